@@ -1,0 +1,113 @@
+// Our own small DIDComm v2 types. Only didcomm/envelope.ts sees didcomm-node's types.
+import type { DIDDocument, Secret } from '../did/types.js';
+
+/** DIDComm Messaging v2 §2.4 plaintext message. */
+export interface Attachment {
+  id?: string;
+  description?: string;
+  filename?: string;
+  media_type?: string;
+  format?: string;
+  lastmod_time?: number;
+  byte_count?: number;
+  data: { json?: unknown; base64?: string; links?: string[]; hash?: string; jws?: unknown };
+}
+
+export interface PlainMessage {
+  id: string;
+  type: string;
+  typ?: string;
+  from?: string;
+  to?: string[];
+  thid?: string;
+  pthid?: string;
+  created_time?: number;
+  expires_time?: number;
+  body: Record<string, unknown>;
+  attachments?: Attachment[];
+  /** DIDComm v2 §6.1 (transport return route extension): 'all' | 'thread' | 'none'. */
+  return_route?: 'all' | 'thread' | 'none';
+  from_prior?: string;
+  [header: string]: unknown;
+}
+
+/**
+ * How a message travels. `authcrypt-signed` is authcrypt of a signed message with
+ * protect_sender; `anoncrypt-authcrypt` is authcrypt wrapped again in anoncrypt
+ * (what protect_sender produces in didcomm-node).
+ */
+export type EnvelopeMode = 'plaintext' | 'signed' | 'anoncrypt' | 'authcrypt' | 'authcrypt-signed' | 'anoncrypt-authcrypt' | 'anoncrypt-signed';
+
+export const MEDIA_TYPES = {
+  plaintext: 'application/didcomm-plain+json',
+  signed: 'application/didcomm-signed+json',
+  encrypted: 'application/didcomm-encrypted+json',
+} as const;
+
+/** Resolves a DID to a W3C DID document, or null when it cannot be resolved. */
+export type DocumentResolver = (did: string) => Promise<DIDDocument | null>;
+
+/** Private keys by full key id. */
+export interface SecretsSource {
+  get(kid: string): Promise<Secret | undefined>;
+  /** The subset of `kids` held here. */
+  find(kids: string[]): Promise<string[]>;
+}
+
+export interface EnvelopeContext {
+  resolve: DocumentResolver;
+  secrets: SecretsSource;
+}
+
+export interface PackOptions {
+  mode: EnvelopeMode;
+  /** Recipient DID (or key id) for encrypted modes; defaults to message.to[0]. */
+  to?: string;
+  /** Sender DID or key id for authcrypt; defaults to message.from. */
+  from?: string;
+  /** Signer DID or key id for signed modes; defaults to message.from. */
+  signBy?: string;
+  /** Wrap in routing forwards when the recipient's service names routing keys (default true). */
+  forward?: boolean;
+}
+
+export interface PackResult {
+  packed: string;
+  mode: EnvelopeMode;
+  mediaType: string;
+  /** The service the message should go to, when the recipient's document names one. */
+  serviceEndpoint?: string;
+  fromKid?: string;
+  signByKid?: string;
+  toKids: string[];
+}
+
+export interface UnpackMetadata {
+  mode: EnvelopeMode;
+  encrypted: boolean;
+  authenticated: boolean;
+  nonRepudiation: boolean;
+  anonymousSender: boolean;
+  encryptedFromKid?: string;
+  encryptedToKids?: string[];
+  signFrom?: string;
+  encAlgAuth?: string;
+  encAlgAnon?: string;
+  signAlg?: string;
+  reWrappedInForward: boolean;
+}
+
+export interface UnpackResult {
+  message: PlainMessage;
+  metadata: UnpackMetadata;
+}
+
+/** A transport delivers a packed message to an endpoint; replies come back when return_route asks. */
+export interface Transport {
+  readonly schemes: string[];
+  send(endpoint: string, packed: string, options?: { returnRoute?: boolean }): Promise<string[]>;
+  close?(): Promise<void>;
+}
+
+/** What an inbound endpoint calls with each message it receives; the result is any return-routed reply. */
+export type InboundHandler = (packed: string, info: { transport: string; reply?: (packed: string) => Promise<void> }) => Promise<void>;
