@@ -1,0 +1,160 @@
+// did:peer (DIF Peer DID Method Specification): numalgo 2 (§Method 2: multiple inception keys
+// without doc) created and resolved; numalgo 0 (§Method 0) resolved like did:key; numalgo 3
+// (§Method 3: SHA-256 shortening) resolved when the registry maps it to its did:peer:2.
+// Resolved documents use Multikey methods with absolute ids did#key-1, did#key-2… in DID order.
+import { b64uDecodeText, b64uEncode, base58btcDecode, multibaseEncode, sha256Multihash } from '../encoding.js';
+import { IdsyncError } from '../errors.js';
+import { generateKeyPair, toMultikey, type KeyPair } from '../keys.js';
+import {
+  absoluteId, buildDocument, didcommService, documentResult, errorResult, MULTIKEY_CONTEXT, secretFor,
+  type KeyEntry, type Purpose,
+} from './document.js';
+import { keyDidDocument } from './key.js';
+import type { CreatedDid, DIDDocument, DIDResolutionResult, DidRegistry, Service } from './types.js';
+
+/** §Method 2 purpose codes; S marks a service. */
+export type PeerPurposeCode = 'A' | 'E' | 'V' | 'I' | 'D';
+const PURPOSES: Record<PeerPurposeCode, Purpose> = {
+  A: 'assertionMethod', E: 'keyAgreement', V: 'authentication', I: 'capabilityInvocation', D: 'capabilityDelegation',
+};
+
+// §Method 2 "Common String Abbreviations": key names anywhere in the service, and the type value.
+const NAMES: Record<string, string> = { type: 't', serviceEndpoint: 's', routingKeys: 'r', accept: 'a' };
+const TYPES: Record<string, string> = { DIDCommMessaging: 'dm' };
+const invert = (m: Record<string, string>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [v, k]));
+const NAMES_BACK = invert(NAMES);
+const TYPES_BACK = invert(TYPES);
+
+function transform(value: unknown, names: Record<string, string>, types: Record<string, string>, typeKey: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => transform(v, names, types, typeKey));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[names[k] ?? k] = k === typeKey && typeof v === 'string' ? (types[v] ?? v) : transform(v, names, types, typeKey);
+  }
+  return out;
+}
+
+/** Service → abbreviated form (DIDCommMessaging → dm, serviceEndpoint → s, …). */
+export function abbreviateService(service: Record<string, unknown>): Record<string, unknown> {
+  return transform(service, NAMES, TYPES, 'type') as Record<string, unknown>;
+}
+
+export function expandService(service: Record<string, unknown>): Record<string, unknown> {
+  return transform(service, NAMES_BACK, TYPES_BACK, 't') as Record<string, unknown>;
+}
+
+/** Encodes a did:peer:2 from keys (in order) and services (each encoded on its own, §Method 2). */
+export function encodePeerDid2(input: {
+  keys: { purpose: PeerPurposeCode; publicKeyMultibase: string }[];
+  services?: Record<string, unknown>[];
+}): string {
+  const keys = input.keys.map((k) => `.${k.purpose}${k.publicKeyMultibase}`).join('');
+  // JSON without whitespace, members in the order given (the spec's examples rely on it).
+  const services = (input.services ?? []).map((s) => `.S${b64uEncode(JSON.stringify(abbreviateService(s)))}`).join('');
+  return `did:peer:2${keys}${services}`;
+}
+
+/** A new did:peer:2: key-1 Ed25519 (V, authentication), key-2 X25519 (E), optional DIDComm service '#didcomm'. */
+export function createPeerDid(options: {
+  endpoint?: string;
+  routingKeys?: string[];
+  authenticationKey?: KeyPair;
+  keyAgreementKey?: KeyPair;
+} = {}): CreatedDid {
+  const auth = options.authenticationKey ?? generateKeyPair('Ed25519');
+  const agree = options.keyAgreementKey ?? generateKeyPair('X25519');
+  if (auth.type !== 'Ed25519' || agree.type !== 'X25519') {
+    throw new IdsyncError('invalid_argument', 'did:peer:2 needs an Ed25519 authentication key and an X25519 key agreement key');
+  }
+  const services = options.endpoint ? [didcommService('#didcomm', options.endpoint, options.routingKeys ?? [])] : [];
+  const did = encodePeerDid2({
+    keys: [{ purpose: 'V', publicKeyMultibase: toMultikey(auth) }, { purpose: 'E', publicKeyMultibase: toMultikey(agree) }],
+    services: services as unknown as Record<string, unknown>[],
+  });
+  return { did, document: resolvePeerDid(did), secrets: [secretFor(`${did}#key-1`, auth), secretFor(`${did}#key-2`, agree)] };
+}
+
+/** §Method 3: did:peer:3 + multibase(multihash(SHA-256(the did:peer:2 DID without 'did:peer:2'))). */
+export function peerDid3(peer2: string): string {
+  if (!peer2.startsWith('did:peer:2')) throw new IdsyncError('invalid_argument', 'not a did:peer:2 DID');
+  return `did:peer:3${multibaseEncode(sha256Multihash(peer2.slice('did:peer:2'.length)))}`;
+}
+
+function invalid(message: string, cause?: unknown): IdsyncError {
+  return new IdsyncError('invalid_did', message, { cause });
+}
+
+// DIDComm v2.0 peer DIDs put accept/routingKeys beside a string endpoint; give them the v2.1 object form.
+function normaliseDidcomm(service: Record<string, unknown>): Record<string, unknown> {
+  if (service.type !== 'DIDCommMessaging' || typeof service.serviceEndpoint !== 'string') return service;
+  const { accept, routingKeys, serviceEndpoint, ...rest } = service;
+  return { ...rest, serviceEndpoint: { uri: serviceEndpoint, ...(accept ? { accept } : {}), routingKeys: routingKeys ?? [] } };
+}
+
+/** §Method 2 "Resolving a did:peer:2", with `id` as the document id (the did:peer:3 alias when given). */
+function peer2Document(peer2: string, id: string, alsoKnownAs?: string[]): DIDDocument {
+  const elements = peer2.slice('did:peer:2'.length).split('.');
+  if (elements.shift() !== '' || elements.length === 0) throw invalid('a did:peer:2 is did:peer:2.<element>[.<element>…]');
+  const keys: KeyEntry[] = [];
+  const services: Service[] = [];
+  let generated = 0;
+  for (const element of elements) {
+    const code = element[0];
+    const body = element.slice(1);
+    if (code === 'S') {
+      let decoded: unknown;
+      try {
+        decoded = JSON.parse(b64uDecodeText(body));
+      } catch (err) {
+        throw invalid('a did:peer:2 service is not base64url JSON', err);
+      }
+      if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw invalid('a did:peer:2 service is not an object');
+      const svc = normaliseDidcomm(expandService(decoded as Record<string, unknown>));
+      // Services without an id get #service, #service-1, #service-2… (§Method 2, clarified).
+      const ref = typeof svc.id === 'string' ? svc.id : generated++ === 0 ? '#service' : `#service-${generated - 1}`;
+      services.push({ ...svc, id: absoluteId(id, ref) } as Service);
+    } else if (code in PURPOSES) {
+      if (!/^z[1-9A-HJ-NP-Za-km-z]{46,}$/.test(body)) throw invalid('a did:peer:2 key is not a base58btc multikey');
+      base58btcDecode(body.slice(1));
+      keys.push({
+        method: { id: `${id}#key-${keys.length + 1}`, type: 'Multikey', controller: id, publicKeyMultibase: body },
+        purposes: [PURPOSES[code as PeerPurposeCode]],
+      });
+    } else {
+      throw invalid(`unknown did:peer:2 purpose code '${code ?? ''}'`);
+    }
+  }
+  return buildDocument({ id, context: [MULTIKEY_CONTEXT], keys, services, alsoKnownAs });
+}
+
+/** Resolves did:peer:0 and did:peer:2 offline. Throws IdsyncError 'invalid_did' or 'unsupported_did'. */
+export function resolvePeerDid(input: string): DIDDocument {
+  const did = input.split(/[?#]/)[0];
+  if (did.startsWith('did:peer:2')) return peer2Document(did, did);
+  if (did.startsWith('did:peer:0')) {
+    try {
+      return keyDidDocument(did, did.slice('did:peer:0'.length));
+    } catch (err) {
+      throw invalid(`invalid did:peer:0: ${(err as Error).message}`, err);
+    }
+  }
+  if (/^did:peer:[0-9]/.test(did)) throw new IdsyncError('unsupported_did', `did:peer numalgo ${did[9]} is not supported offline`);
+  throw invalid('a did:peer starts with did:peer:<numalgo>');
+}
+
+/** The did:peer method resolver (never throws); did:peer:3 needs the registry to hold its did:peer:2. */
+export async function resolvePeer(did: string, registry?: DidRegistry): Promise<DIDResolutionResult> {
+  try {
+    if (!did.startsWith('did:peer:3')) return documentResult(resolvePeerDid(did));
+    if (!/^did:peer:3zQm[1-9A-HJ-NP-Za-km-z]{44}$/.test(did)) return errorResult('invalidDid', 'a did:peer:3 is did:peer:3zQm…');
+    const peer2 = await registry?.get(did).catch(() => undefined);
+    if (!peer2 || !peer2.startsWith('did:peer:2') || peerDid3(peer2) !== did) {
+      return errorResult('notFound', `${did} is not known here; its did:peer:2 form must be received first`);
+    }
+    return documentResult(peer2Document(peer2, did, [peer2]), { equivalentId: [peer2] });
+  } catch (err) {
+    const code = (err as IdsyncError).code;
+    return errorResult(code === 'unsupported_did' ? 'methodNotSupported' : 'invalidDid', (err as Error).message);
+  }
+}

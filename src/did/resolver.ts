@@ -1,0 +1,103 @@
+// One did-resolver Resolver for every method we support (ion, peer, key, web). Failures are DID
+// Core §7.1.2 / DID Resolution error results (invalidDid, notFound, methodNotSupported), never throws.
+import { Resolver, type DIDCache, type DIDResolutionOptions, type DIDResolver, type Resolvable } from 'did-resolver';
+import { systemClock, type Clock } from '../clock.js';
+import type { DocumentResolver } from '../didcomm/types.js';
+import { errorResult } from './document.js';
+import { resolveIon } from './ion.js';
+import { resolveKey } from './key.js';
+import { resolvePeer } from './peer.js';
+import type { DIDResolutionResult, DidRegistry } from './types.js';
+import { resolveWeb } from './web.js';
+
+export interface ResolverOptions {
+  /** Long forms of short did:ion DIDs and did:peer:2 forms of did:peer:3 DIDs. */
+  registry?: DidRegistry;
+  /** For did:web; defaults to the global fetch. */
+  fetch?: typeof fetch;
+  /** did:web hosts fetched over plain http (default localhost, 127.0.0.1); all others need https. */
+  webAllowHttpHosts?: string[];
+  webTimeoutMs?: number;
+  /** A did-resolver cache, or false for none. Default: resolutionCache(). */
+  cache?: DIDCache | false;
+}
+
+// did-resolver reports an unknown method as 'unsupportedDidMethod'; DID Resolution calls it
+// 'methodNotSupported'. Error results are also rebuilt so no two callers share an object.
+class IdsyncResolver extends Resolver {
+  override async resolve(didUrl: string, options: DIDResolutionOptions = {}): Promise<DIDResolutionResult> {
+    const result = await super.resolve(didUrl, options);
+    switch (result.didResolutionMetadata.error) {
+      case 'unsupportedDidMethod':
+        return errorResult('methodNotSupported', `the DID method of ${didUrl.split(':').slice(0, 2).join(':')} is not supported`);
+      case 'invalidDid':
+        return errorResult('invalidDid', String(result.didResolutionMetadata.message ?? 'not a valid DID'));
+      default:
+        return result;
+    }
+  }
+}
+
+/** A method resolver that turns anything thrown into a notFound result (the boundary never throws). */
+function safe(resolve: (did: string) => Promise<DIDResolutionResult>): DIDResolver {
+  return async (did) => {
+    try {
+      return await resolve(did);
+    } catch (err) {
+      return errorResult('notFound', err instanceof Error ? err.message : String(err));
+    }
+  };
+}
+
+export function createResolver(options: ResolverOptions = {}): Resolver {
+  const { registry } = options;
+  const web = { fetch: options.fetch, allowHttpHosts: options.webAllowHttpHosts, timeoutMs: options.webTimeoutMs };
+  return new IdsyncResolver(
+    {
+      ion: safe((did) => resolveIon(did, registry)),
+      peer: safe((did) => resolvePeer(did, registry)),
+      key: safe(resolveKey),
+      web: safe((did) => resolveWeb(did, web)),
+    },
+    { cache: options.cache === false ? false : (options.cache ?? resolutionCache()) },
+  );
+}
+
+/**
+ * A small LRU cache of successful results, as a plain did-resolver cache function. Entries
+ * expire after ttlMs (did:web documents change); errors are never cached. Results are copied
+ * in and out so callers cannot change what others get. `{cache: false}` in resolve options skips it.
+ */
+export function resolutionCache(options: { max?: number; ttlMs?: number; clock?: Clock } = {}): DIDCache {
+  const max = options.max ?? 500;
+  const ttlMs = options.ttlMs ?? 5 * 60_000;
+  const clock = options.clock ?? systemClock;
+  const entries = new Map<string, { at: number; result: DIDResolutionResult }>();
+  return async (parsed, resolve, resolveOptions) => {
+    if (resolveOptions?.cache === false) return resolve();
+    const hit = entries.get(parsed.did);
+    if (hit && clock.now() - hit.at < ttlMs) {
+      entries.delete(parsed.did); // re-insert: Map order is the LRU order
+      entries.set(parsed.did, hit);
+      return structuredClone(hit.result);
+    }
+    const result = await resolve();
+    if (result.didResolutionMetadata.error || !result.didDocument) return result;
+    entries.delete(parsed.did);
+    entries.set(parsed.did, { at: clock.now(), result: structuredClone(result) });
+    if (entries.size > max) entries.delete(entries.keys().next().value as string);
+    return result;
+  };
+}
+
+/** The DocumentResolver the DIDComm layer wants: the document, or null when it cannot be resolved. */
+export function documentResolver(resolver: Resolvable): DocumentResolver {
+  return async (did) => {
+    try {
+      const result = await resolver.resolve(did);
+      return result.didResolutionMetadata.error ? null : result.didDocument;
+    } catch {
+      return null;
+    }
+  };
+}
