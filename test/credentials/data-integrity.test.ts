@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  BUNDLED_CONTEXTS,
+  CREDENTIALS_V1_URL,
+  CREDENTIALS_V2_URL,
+  DATA_INTEGRITY_V2_URL,
+  KYC_CONTEXT_URL,
+  STATUS_LIST_V1_URL,
+  createDocumentLoader,
+  documentLoader,
+} from '../../src/credentials/contexts.js';
+import { addDataIntegrityProof, canonize, hashData, verifyDataIntegrityProof } from '../../src/credentials/data-integrity.js';
+import { multibaseDecode } from '../../src/encoding.js';
+
+const dir = new URL('../../fixtures/vc-di-eddsa/', import.meta.url);
+const read = (name: string) => readFileSync(new URL(name, dir), 'utf8');
+const signed = JSON.parse(read('eddsa-rdfc-2022-signed.json'));
+const keyPair = JSON.parse(read('key-pair.json'));
+// Multikey: 0xed 0x01 ‖ public key; private: 0x80 0x26 (ed25519-priv) ‖ seed.
+const publicKey = multibaseDecode(keyPair.publicKeyMultibase).slice(2);
+const privateKey = multibaseDecode(keyPair.privateKeyMultibase).slice(2);
+const vectorLoader = createDocumentLoader(new Map([['https://www.w3.org/ns/credentials/examples/v2', JSON.parse(read('examples-v2-context.json'))]]));
+
+describe('eddsa-rdfc-2022 (vc-di-eddsa Appendix A.1 vector)', () => {
+  const { proof, ...unsigned } = signed;
+
+  it('canonicalizes the proof configuration as published', async () => {
+    expect(await canonize(JSON.parse(read('proof-config.json')), vectorLoader)).toBe(read('proof-canonical.nq'));
+  });
+
+  it('computes the published combined hash', async () => {
+    const { proofValue: _pv, ...options } = proof;
+    const data = await hashData(unsigned, { ...options, '@context': unsigned['@context'] }, vectorLoader);
+    expect(Buffer.from(data).toString('hex')).toBe(read('combined-hash.hex'));
+  });
+
+  it('re-signing gives the published proofValue', async () => {
+    const again = await addDataIntegrityProof(unsigned, {
+      privateKey,
+      verificationMethod: proof.verificationMethod,
+      created: proof.created,
+      loader: vectorLoader,
+    });
+    expect(again.proof).toEqual(proof);
+  });
+
+  it('verifies the published credential', async () => {
+    expect(await verifyDataIntegrityProof(signed, publicKey, vectorLoader)).toMatchObject({ ok: true });
+  });
+
+  it('rejects the published credential with one claim changed', async () => {
+    const tampered = { ...signed, credentialSubject: { ...signed.credentialSubject, alumniOf: 'Another School' } };
+    expect(await verifyDataIntegrityProof(tampered, publicKey, vectorLoader)).toMatchObject({ ok: false, code: 'invalid_proof' });
+  });
+
+  it('rejects a changed proof option (created)', async () => {
+    const tampered = { ...signed, proof: { ...proof, created: '2024-02-24T23:36:38Z' } };
+    expect(await verifyDataIntegrityProof(tampered, publicKey, vectorLoader)).toMatchObject({ ok: false, code: 'invalid_proof' });
+  });
+});
+
+describe('offline document loader', () => {
+  it('bundles VC v1/v2, data integrity, status list and KYC contexts', async () => {
+    for (const url of [CREDENTIALS_V1_URL, CREDENTIALS_V2_URL, DATA_INTEGRITY_V2_URL, STATUS_LIST_V1_URL, KYC_CONTEXT_URL]) {
+      expect(BUNDLED_CONTEXTS.has(url)).toBe(true);
+      const r = await documentLoader(url);
+      expect(r.documentUrl).toBe(url);
+      expect(r.document['@context']).toBeDefined();
+    }
+  });
+
+  it('refuses a URL that is not bundled, without fetching it', async () => {
+    await expect(documentLoader('https://www.w3.org/ns/credentials/examples/v2')).rejects.toMatchObject({ code: 'context_not_bundled' });
+    await expect(documentLoader('http://127.0.0.1:1/context.json')).rejects.toMatchObject({ code: 'context_not_bundled' });
+  });
+
+  it('canonicalization of a document with an unbundled context fails with context_not_bundled', async () => {
+    await expect(canonize(signed)).rejects.toMatchObject({ code: 'context_not_bundled' });
+    // …and verification reports it as a malformed credential instead of throwing.
+    expect(await verifyDataIntegrityProof(signed, publicKey)).toMatchObject({ ok: false, code: 'malformed_credential' });
+  });
+
+  it('safe mode refuses terms the contexts do not define (they would go unsigned)', async () => {
+    const doc = { '@context': [CREDENTIALS_V1_URL], type: ['VerifiableCredential'], undefinedTerm: 'x' };
+    await expect(canonize(doc)).rejects.toMatchObject({ code: 'canonicalization_failed' });
+  });
+
+  it('returns copies: jsonld cannot modify the bundled contexts', async () => {
+    const a = await documentLoader(KYC_CONTEXT_URL);
+    (a.document['@context'] as Record<string, unknown>).firstName = 'tampered';
+    const b = await documentLoader(KYC_CONTEXT_URL);
+    expect((b.document['@context'] as Record<string, unknown>).firstName).toBe('kyc:firstName');
+  });
+});
