@@ -69,6 +69,11 @@ export interface PackOptions {
   signBy?: string;
   /** Wrap in routing forwards when the recipient's service names routing keys (default true). */
   forward?: boolean;
+  /**
+   * 'authcrypt-signed' only: anoncrypt the authcrypted JWS again so that mediators cannot see the
+   * sender (default true). false gives a plain authcrypted JWS.
+   */
+  protectSender?: boolean;
 }
 
 export interface PackResult {
@@ -95,6 +100,9 @@ export interface UnpackMetadata {
   encAlgAnon?: string;
   signAlg?: string;
   reWrappedInForward: boolean;
+  /** DIDComm v2 "DID Rotation": the verified `from_prior` claims (iss = prior DID, sub = new DID). */
+  fromPrior?: { iss: string; sub: string; iat?: number };
+  fromPriorIssuerKid?: string;
 }
 
 export interface UnpackResult {
@@ -110,4 +118,12 @@ export interface Transport {
 }
 
 /** What an inbound endpoint calls with each message it receives; the result is any return-routed reply. */
-export type InboundHandler = (packed: string, info: { transport: string; reply?: (packed: string) => Promise<void> }) => Promise<void>;
+export type InboundHandler = (
+  packed: string,
+  info: {
+    transport: string;
+    reply?: (packed: string) => Promise<void>;
+    /** WebSocket and memory transports: associate this connection with a DID for later pushes (return_route 'all'). */
+    bind?: (key: string) => void;
+  },
+) => Promise<void>;

@@ -53,14 +53,30 @@ const NAME = /^[a-z][a-z0-9-]{0,63}$/;
 type Db = AbstractLevel<string | Buffer | Uint8Array, string, unknown>;
 type Sub = AbstractSublevel<Db, string | Buffer | Uint8Array, string, unknown>;
 
+// Prefix and explicit bounds combine as an intersection: the tighter lower and upper bound
+// win. (Passing both `gte` from the prefix and a caller's `gt` down to the backend is
+// ambiguous: memory-level and classic-level then ignore one of them.)
 function range(options: ListOptions = {}): Record<string, unknown> {
-  const r: Record<string, unknown> = {};
+  let lower: { op: 'gt' | 'gte'; key: string } | undefined;
+  let upper: { op: 'lt' | 'lte'; key: string } | undefined;
+  const raise = (op: 'gt' | 'gte', key: string) => {
+    if (!lower || key > lower.key || (key === lower.key && op === 'gt')) lower = { op, key };
+  };
+  const lowerTo = (op: 'lt' | 'lte', key: string) => {
+    if (!upper || key < upper.key || (key === upper.key && op === 'lt')) upper = { op, key };
+  };
   if (options.prefix !== undefined) {
-    r.gte = options.prefix;
-    // '\uffff' sorts after every character a key of ours uses.
-    r.lt = options.prefix + '\uffff';
+    raise('gte', options.prefix);
+    // '\uffff' sorts after every character a key of ours uses (keys are BMP text).
+    lowerTo('lt', options.prefix + '\uffff');
   }
-  for (const k of ['gt', 'gte', 'lt', 'lte'] as const) if (options[k] !== undefined) r[k] = options[k];
+  if (options.gt !== undefined) raise('gt', options.gt);
+  if (options.gte !== undefined) raise('gte', options.gte);
+  if (options.lt !== undefined) lowerTo('lt', options.lt);
+  if (options.lte !== undefined) lowerTo('lte', options.lte);
+  const r: Record<string, unknown> = {};
+  if (lower) r[lower.op] = lower.key;
+  if (upper) r[upper.op] = upper.key;
   if (options.limit !== undefined) r.limit = options.limit;
   if (options.reverse) r.reverse = true;
   return r;
@@ -70,8 +86,9 @@ function storeError(err: unknown, what: string): IdsyncError {
   const code = (err as { code?: string })?.code;
   const causeCode = ((err as { cause?: { code?: string } })?.cause)?.code;
   if (code === 'LEVEL_LOCKED' || causeCode === 'LEVEL_LOCKED') {
-    return new IdsyncError('store_locked', `${what}: the store is open in another process`, { cause: err });
+    return new IdsyncError('store_locked', `${what}: the store is already open (another process or another openStore on the same folder)`, { cause: err });
   }
+  if (code === 'LEVEL_DATABASE_NOT_OPEN') return new IdsyncError('store_closed', `${what}: the store is closed`, { cause: err });
   return new IdsyncError('store_error', `${what}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
 }
 
@@ -124,19 +141,27 @@ class LevelCollection<T> implements Collection<T> {
 }
 
 class LevelStore implements Store {
-  private readonly subs = new Map<string, LevelCollection<unknown>>();
+  private readonly collections = new Map<string, LevelCollection<unknown>>();
+  private readonly subs = new Map<string, Sub>();
   constructor(private readonly db: Db, readonly location: string | null) {}
 
+  // One sublevel per name for the store's lifetime: every sublevel registers itself as a
+  // resource of the parent db, so making a fresh one per batch op would leak.
   private sub(name: string): Sub {
-    if (!NAME.test(name)) throw new IdsyncError('invalid_collection', `invalid collection name: ${name}`);
-    return this.db.sublevel<string, unknown>(name, { valueEncoding: 'json' }) as unknown as Sub;
+    let sub = this.subs.get(name);
+    if (!sub) {
+      if (!NAME.test(name)) throw new IdsyncError('invalid_collection', `invalid collection name: ${name}`);
+      sub = this.db.sublevel<string, unknown>(name, { valueEncoding: 'json' }) as unknown as Sub;
+      this.subs.set(name, sub);
+    }
+    return sub;
   }
 
   collection<T>(name: string): Collection<T> {
-    let c = this.subs.get(name);
+    let c = this.collections.get(name);
     if (!c) {
       c = new LevelCollection<unknown>(name, this.sub(name));
-      this.subs.set(name, c);
+      this.collections.set(name, c);
     }
     return c as Collection<T>;
   }
@@ -144,11 +169,12 @@ class LevelStore implements Store {
   async batch(ops: BatchOp[]): Promise<void> {
     try {
       await this.db.batch(
-        ops.map((op) =>
-          op.type === 'put'
-            ? { type: 'put' as const, sublevel: this.sub(op.collection), key: op.key, value: op.value }
-            : { type: 'del' as const, sublevel: this.sub(op.collection), key: op.key },
-        ) as never,
+        ops.map((op) => {
+          // Checked here so that an unknown op type fails the whole batch instead of deleting.
+          if (op.type === 'put') return { type: 'put' as const, sublevel: this.sub(op.collection), key: op.key, value: op.value };
+          if (op.type === 'del') return { type: 'del' as const, sublevel: this.sub(op.collection), key: op.key };
+          throw new IdsyncError('store_invalid_op', "batch op type must be 'put' or 'del'");
+        }) as never,
       );
     } catch (err) {
       if (err instanceof IdsyncError) throw err;

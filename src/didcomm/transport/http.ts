@@ -1,0 +1,270 @@
+// DIDComm v2 HTTP(S) transport (spec "Transports › HTTP(S)"): the sender POSTs the packed
+// message with its media type as Content-Type; a receiver answers 2xx, preferably 202
+// Accepted. When the handler return-routes a reply (DIDComm v2 return_route extension), the
+// reply travels back in the response body with status 200: HTTP carries at most one.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { IdsyncError, isIdsyncError } from '../../errors.js';
+import type { InboundHandler, Transport } from '../types.js';
+import { byteLength, bareMediaType, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, schemeOf, statusForHandlerError } from './media-type.js';
+
+export interface HttpTransportOptions {
+  /** Whole exchange, redirects and reply included (default 10 s). */
+  timeoutMs?: number;
+  /** Temporary redirects (307) followed; others are rejections (default 3). */
+  maxRedirects?: number;
+  /** Largest reply body read (default 1 MiB). */
+  maxReplyBytes?: number;
+  /** For tests or proxies; defaults to the global fetch. */
+  fetch?: typeof fetch;
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+function causeCode(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
+    if (typeof e.code === 'string') return e.code;
+  }
+  return undefined;
+}
+
+function networkError(err: unknown, endpoint: string): IdsyncError {
+  if (isIdsyncError(err)) return err;
+  const name = (err as Error)?.name;
+  const code = causeCode(err);
+  if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
+    return new IdsyncError('transport_timeout', `no answer from ${endpoint} in time`, { details: { endpoint }, cause: err });
+  }
+  const why = code && NETWORK_CODES.has(code) ? code : ((err as Error)?.message ?? 'network error');
+  return new IdsyncError('transport_unreachable', `cannot reach ${endpoint} (${why})`, { details: { endpoint, reason: code }, cause: err });
+}
+
+async function readBounded(res: Response, max: number, endpoint: string): Promise<string> {
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    total += chunk.byteLength;
+    if (total > max) {
+      throw new IdsyncError('transport_rejected', `reply from ${endpoint} is larger than ${max} bytes`, { details: { endpoint, status: res.status } });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function looksPacked(text: string): boolean {
+  try {
+    detectMediaType(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The sending side. `send` resolves once the receiver answered 2xx; it returns the reply in a
+ * 200 body (a return-routed message) as the only element, or [] for 202 / an empty body.
+ * The reply is returned whatever `returnRoute` says: it is already on the wire.
+ */
+export function httpTransport(options: HttpTransportOptions = {}): Transport {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxRedirects = options.maxRedirects ?? 3;
+  const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_BYTES;
+  const doFetch = options.fetch ?? fetch;
+
+  return {
+    schemes: ['http', 'https'],
+    async send(endpoint, packed) {
+      const scheme = schemeOf(endpoint);
+      if (scheme !== 'http' && scheme !== 'https') throw new IdsyncError('unsupported_scheme', `the HTTP transport cannot send to ${scheme}:`, { details: { endpoint } });
+      const contentType = detectMediaType(packed);
+      const signal = AbortSignal.timeout(timeoutMs);
+      let url = endpoint;
+      try {
+        for (let hop = 0; ; hop++) {
+          const res = await doFetch(url, { method: 'POST', headers: { 'content-type': contentType }, body: packed, redirect: 'manual', signal });
+          // "HTTP Redirects SHOULD be followed. Only Temporary Redirects (307) are acceptable."
+          if (res.status === 307 && res.headers.get('location') && hop < maxRedirects) {
+            await res.body?.cancel();
+            url = new URL(res.headers.get('location')!, url).href;
+            continue;
+          }
+          if (res.status < 200 || res.status > 299) {
+            const text = await readBounded(res, 64 * 1024, endpoint).catch(() => '');
+            let problemCode: string | undefined;
+            try {
+              const p = JSON.parse(text) as { code?: unknown };
+              if (typeof p?.code === 'string') problemCode = p.code;
+            } catch {
+              /* not a problem document */
+            }
+            throw new IdsyncError('transport_rejected', `${endpoint} answered ${res.status}`, {
+              details: { endpoint, status: res.status, ...(problemCode ? { problemCode } : {}) },
+            });
+          }
+          const body = await readBounded(res, maxReplyBytes, endpoint);
+          const type = bareMediaType(res.headers.get('content-type'));
+          if (body.trim() === '') return [];
+          if (isDidcommMediaType(type) || ((type === '' || type === 'application/json') && looksPacked(body))) return [body];
+          return [];
+        }
+      } catch (err) {
+        throw networkError(err, endpoint);
+      }
+    },
+  };
+}
+
+export interface HttpInboundRequest {
+  body: string;
+  contentType?: string | null;
+}
+
+export interface HttpInboundResponse {
+  status: number;
+  body?: string;
+  contentType?: string;
+}
+
+export interface HttpInboundOptions {
+  /** Largest accepted body (default 1 MiB). */
+  maxBytes?: number;
+}
+
+/** An RFC 9457 problem details response. */
+export function problemResponse(status: number, code: string, title: string): HttpInboundResponse {
+  return { status, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title, status, code }) };
+}
+
+/**
+ * The receiving side as a plain function, for any HTTP framework. Calls `handler` and waits
+ * for it; the handler may call `info.reply(packed)` once before it resolves to return-route
+ * a reply in the response. A second reply, or one after the handler resolved, is refused with
+ * `transport_reply_unavailable` so the caller can deliver it another way.
+ */
+export async function handleHttpInbound(req: HttpInboundRequest, handler: InboundHandler, options: HttpInboundOptions = {}): Promise<HttpInboundResponse> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  if (!isDidcommMediaType(req.contentType)) {
+    return problemResponse(415, 'unsupported_media_type', 'Content-Type must be a DIDComm v2 media type (application/didcomm-encrypted+json, -signed+json or -plain+json)');
+  }
+  if (byteLength(req.body) > maxBytes) return problemResponse(413, 'payload_too_large', `a message may have at most ${maxBytes} bytes`);
+  try {
+    detectMediaType(req.body);
+  } catch {
+    return problemResponse(400, 'invalid_message', 'the body is not a JSON object');
+  }
+
+  let reply: string | undefined;
+  let open = true;
+  const info = {
+    transport: 'http',
+    reply: async (packed: string) => {
+      if (!open || reply !== undefined) {
+        throw new IdsyncError('transport_reply_unavailable', 'an HTTP response carries one return-routed message, sent when the handler resolves');
+      }
+      detectMediaType(packed);
+      reply = packed;
+    },
+  };
+  try {
+    await handler(req.body, info);
+  } catch (err) {
+    const { status, code, message } = statusForHandlerError(err);
+    return problemResponse(status, code, message);
+  } finally {
+    open = false;
+  }
+  if (reply === undefined) return { status: 202 };
+  return { status: 200, body: reply, contentType: detectMediaType(reply) };
+}
+
+export interface HttpEndpointOptions extends HttpInboundOptions {
+  host?: string;
+  port?: number;
+  /** The path messages are POSTed to (default '/didcomm'). */
+  path?: string;
+  handler: InboundHandler;
+}
+
+export interface HttpEndpoint {
+  /** The endpoint URL to publish in a DID document, e.g. http://127.0.0.1:50123/didcomm. */
+  readonly url: string;
+  readonly server: http.Server;
+  close(): Promise<void>;
+}
+
+function send(res: http.ServerResponse, r: HttpInboundResponse, extra: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  const headers: Record<string, string | number> = { ...extra };
+  if (r.body !== undefined) {
+    headers['content-type'] = r.contentType ?? 'application/octet-stream';
+    headers['content-length'] = Buffer.byteLength(r.body);
+  } else {
+    headers['content-length'] = 0;
+  }
+  res.writeHead(r.status, headers);
+  res.end(r.body);
+}
+
+/** A node:http server receiving DIDComm messages on one path. */
+export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<HttpEndpoint> {
+  const host = options.host ?? '127.0.0.1';
+  const path = options.path ?? '/didcomm';
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+
+  const server = http.createServer((req, res) => {
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    if (pathname !== path) return send(res, problemResponse(404, 'not_found', `messages go to ${path}`));
+    if (req.method !== 'POST') return send(res, problemResponse(405, 'method_not_allowed', 'messages are POSTed'), { allow: 'POST' });
+    const tooLarge = () => {
+      // Answer, then drop the connection instead of reading the rest of an oversized body.
+      send(res, problemResponse(413, 'payload_too_large', `a message may have at most ${maxBytes} bytes`), { connection: 'close' });
+      res.once('finish', () => req.destroy());
+    };
+    if (Number(req.headers['content-length'] ?? 0) > maxBytes) return tooLarge();
+
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      total += chunk.length;
+      if (total > maxBytes) {
+        done = true;
+        return tooLarge();
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => {
+      done = true;
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      const body = Buffer.concat(chunks).toString('utf8');
+      handleHttpInbound({ body, contentType: req.headers['content-type'] }, options.handler, { maxBytes })
+        .then((r) => send(res, r))
+        .catch(() => send(res, problemResponse(500, 'internal_error', 'the message could not be processed')));
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${hostPart}:${port}${path}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

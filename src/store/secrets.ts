@@ -1,0 +1,110 @@
+// Private keys in the store, as the DIDComm layer asks for them (a SecretsSource).
+// Keyed by the canonical kid: the ion short form, so that a key stored under the long-form
+// kid is found by the short-form kid and vice versa. Never put key material in an error.
+import type { Secret } from '../did/types.js';
+import { ionShortForm } from '../did/ion-form.js';
+import type { SecretsSource } from '../didcomm/types.js';
+import { IdsyncError } from '../errors.js';
+import type { Store } from './store.js';
+
+export const SECRETS_COLLECTION = 'secrets';
+
+export interface StoredSecrets extends SecretsSource {
+  /** Adds (or replaces) secrets, all or nothing. */
+  add(secrets: Secret[]): Promise<void>;
+  has(kid: string): Promise<boolean>;
+  remove(kid: string): Promise<void>;
+  /** Canonical (short-form) kids held, optionally only those of one DID (long or short form). */
+  kids(did?: string): Promise<string[]>;
+}
+
+/** The key a kid is stored under. */
+export function canonicalKid(kid: string): string {
+  return ionShortForm(kid);
+}
+
+const KID = /^did:[a-z0-9]+:[^#\s]+#[^#\s]+$/;
+
+// Validation messages name the kid (public) and the problem, never a JWK member value. An id
+// that is not a kid is not named either: it may be key material passed in the wrong place.
+function check(secret: Secret, index: number): void {
+  const validId = typeof secret?.id === 'string' && KID.test(secret.id);
+  const where = validId ? `secret ${secret.id}` : `secret #${index}`;
+  if (!secret || typeof secret !== 'object') throw new IdsyncError('invalid_secret', `${where} is not an object`);
+  if (!validId) throw new IdsyncError('invalid_secret', `${where}: id must be a full key id (did#fragment)`);
+  if (secret.type !== 'JsonWebKey2020') throw new IdsyncError('invalid_secret', `${where}: type must be JsonWebKey2020`);
+  const jwk = secret.privateKeyJwk as unknown as Record<string, unknown> | undefined;
+  if (!jwk || typeof jwk !== 'object' || typeof jwk.kty !== 'string' || typeof jwk.d !== 'string' || jwk.d.length === 0) {
+    throw new IdsyncError('invalid_secret', `${where}: privateKeyJwk must be a private JWK (kty and d)`);
+  }
+}
+
+const named = (kid: string) => (typeof kid === 'string' && KID.test(kid) ? kid : '(not a kid)');
+
+// A store failure while secrets are involved: keep the code, drop anything else.
+function hide(err: unknown, what: string): IdsyncError {
+  const code = (err as { code?: unknown })?.code;
+  return new IdsyncError(typeof code === 'string' && code.startsWith('store_') ? code : 'store_error', what);
+}
+
+export function storeSecrets(store: Store): StoredSecrets {
+  const col = store.collection<Secret>(SECRETS_COLLECTION);
+
+  async function load(kid: string): Promise<Secret | undefined> {
+    try {
+      return await col.get(canonicalKid(kid));
+    } catch (err) {
+      throw hide(err, `could not read secret ${named(kid)}`);
+    }
+  }
+
+  return {
+    async get(kid) {
+      const s = await load(kid);
+      // didcomm-node needs the secret id to equal the kid it asked for, whichever form that was.
+      return s ? { id: kid, type: s.type, privateKeyJwk: s.privateKeyJwk } : undefined;
+    },
+
+    async find(kids) {
+      const out: string[] = [];
+      for (const kid of kids) if ((await load(kid)) !== undefined) out.push(kid);
+      return out;
+    },
+
+    async has(kid) {
+      return (await load(kid)) !== undefined;
+    },
+
+    async add(secrets) {
+      secrets.forEach(check);
+      const ops = secrets.map((s) => ({
+        type: 'put' as const,
+        collection: SECRETS_COLLECTION,
+        key: canonicalKid(s.id),
+        value: { id: s.id, type: s.type, privateKeyJwk: s.privateKeyJwk },
+      }));
+      try {
+        await store.batch(ops);
+      } catch (err) {
+        throw hide(err, `could not store secrets ${secrets.map((s) => named(s.id)).join(', ')}`);
+      }
+    },
+
+    async remove(kid) {
+      try {
+        await col.del(canonicalKid(kid));
+      } catch (err) {
+        throw hide(err, `could not remove secret ${named(kid)}`);
+      }
+    },
+
+    async kids(did) {
+      try {
+        const prefix = did === undefined ? undefined : `${ionShortForm(did.split('#')[0])}#`;
+        return (await col.list({ prefix })).map((e) => e.key);
+      } catch (err) {
+        throw hide(err, 'could not list secrets');
+      }
+    },
+  };
+}

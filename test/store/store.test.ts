@@ -1,0 +1,23 @@
+// Runs the store contract against memory-level and against an on-disk LevelDB in a temp folder.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore } from '../../src/store/store.js';
+import { storeContract } from './store-contract.js';
+
+storeContract('memory', async () => ({
+  open: () => openStore(),
+  persistent: false,
+  exclusive: false,
+  cleanup: async () => {},
+}));
+
+storeContract('leveldb on disk', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'idsync-store-'));
+  return {
+    open: () => openStore({ path: dir }),
+    persistent: true,
+    exclusive: true,
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+});
