@@ -1,0 +1,89 @@
+// The rule registry: plaintext and sender rules for every message, body rules by message
+// type. Later protocols (issue-credential, present-proof, ...) add their body rules here,
+// and the router checks every message it sees against one registry.
+import { parseMessageType } from '../didcomm/message.js';
+import type { PlainMessage, UnpackMetadata } from '../didcomm/types.js';
+import { checkEnvelope, senderRules } from './envelope.js';
+import { plaintextRules, isPlainObject } from './plaintext.js';
+import { protocolRules } from './protocol-rules.js';
+import { fail, type ConformanceResult, type MessageRule, type RuleContext } from './types.js';
+
+export interface RuleRegistry {
+  /** Body rules for one message type; matched across minor versions (`2.0` rules check `2.1`). */
+  addProtocolRules(messageType: string, ...rules: MessageRule[]): void;
+  /** A rule run on every message. */
+  addMessageRule(rule: MessageRule): void;
+  /** The body rules that apply to `messageType`. */
+  rulesFor(messageType: string): MessageRule[];
+  /** Message types that have body rules. */
+  types(): string[];
+  /** Plaintext, sender and body rules on one message. Never throws. */
+  check(message: unknown, context?: RuleContext): ConformanceResult[];
+}
+
+function keyOf(type: string): string {
+  return parseMessageType(type)?.majorKey ?? type;
+}
+
+export interface RuleRegistryOptions {
+  /** Include the built-in plaintext, sender and DIDComm protocol rules (default true). */
+  builtins?: boolean;
+}
+
+export function createRuleRegistry(options: RuleRegistryOptions = {}): RuleRegistry {
+  const byType = new Map<string, { type: string; rules: MessageRule[] }>();
+  const general: MessageRule[] = [];
+
+  const registry: RuleRegistry = {
+    addProtocolRules(messageType, ...rules) {
+      const key = keyOf(messageType);
+      const entry = byType.get(key) ?? { type: messageType, rules: [] };
+      for (const r of rules) if (!entry.rules.includes(r)) entry.rules.push(r);
+      byType.set(key, entry);
+    },
+    addMessageRule(rule) {
+      if (!general.includes(rule)) general.push(rule);
+    },
+    rulesFor(messageType) {
+      return byType.get(keyOf(messageType))?.rules ?? [];
+    },
+    types() {
+      return [...byType.values()].map((e) => e.type);
+    },
+    check(message, context = {}) {
+      if (!isPlainObject(message)) return [fail('plaintext', 'plaintext.json-object', 'a plaintext message is a JSON object')];
+      const m = message as PlainMessage;
+      const rules = [...general, ...(typeof m.type === 'string' ? registry.rulesFor(m.type) : [])];
+      const out: ConformanceResult[] = [];
+      for (const rule of rules) {
+        try {
+          out.push(...rule(m, context));
+        } catch (err) {
+          // A broken rule is reported, not thrown: conformance checking never stops a flow.
+          out.push(fail('protocol', 'conformance.rule-crashed', `a rule threw: ${(err as Error)?.message ?? String(err)}`, 'warning'));
+        }
+      }
+      return out;
+    },
+  };
+
+  if (options.builtins !== false) {
+    for (const rule of plaintextRules) registry.addMessageRule(rule);
+    registry.addMessageRule(senderRules);
+    for (const [type, rules] of Object.entries(protocolRules)) registry.addProtocolRules(type, ...rules);
+  }
+  return registry;
+}
+
+/**
+ * Checks one message: plaintext headers, sender authentication (with unpack metadata),
+ * the outer envelope (when `packed` is given) and the body rules of its type.
+ */
+export function checkMessage(
+  message: unknown,
+  metadata?: UnpackMetadata,
+  options: { packed?: string; registry?: RuleRegistry } = {},
+): ConformanceResult[] {
+  const registry = options.registry ?? createRuleRegistry();
+  return [...(options.packed !== undefined ? checkEnvelope(options.packed) : []), ...registry.check(message, { metadata, packed: options.packed })];
+}

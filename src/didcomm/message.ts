@@ -1,0 +1,123 @@
+// Plaintext message helpers: building messages with ids and times, threads, message type
+// URIs and DID URL comparisons. Pure functions; the clock and id generator are passed in.
+import type { Clock, IdGenerator } from '../clock.js';
+import { uuid } from '../clock.js';
+import { ionShortForm } from '../did/ion-form.js';
+import { MEDIA_TYPES, type PlainMessage } from './types.js';
+
+/** What a caller writes: a type and a body; the rest is filled in. */
+export interface MessageDraft {
+  type: string;
+  body?: Record<string, unknown>;
+  id?: string;
+  [header: string]: unknown;
+}
+
+export interface MessageDeps {
+  clock: Clock;
+  ids?: IdGenerator;
+}
+
+export interface CreateMessageOptions {
+  /** Sets expires_time this many milliseconds after now (DIDComm v2 §Message Headers). */
+  expiresInMs?: number;
+}
+
+/** DIDComm v2 §Message Headers: created_time and expires_time are UTC epoch seconds. */
+export function epochSeconds(ms: number): number {
+  return Math.floor(ms / 1000);
+}
+
+/**
+ * A complete plaintext message from a draft: a fresh id, `typ`, `created_time` (now) and
+ * an empty body when none is given. Headers already in the draft are kept.
+ */
+export function createMessage(draft: MessageDraft, deps: MessageDeps, options: CreateMessageOptions = {}): PlainMessage {
+  const ids = deps.ids ?? uuid;
+  const now = deps.clock.now();
+  const message: PlainMessage = {
+    ...draft,
+    id: draft.id ?? ids(),
+    // DIDComm v2 §Plaintext Message Structure: the media type is set in `typ`.
+    typ: (draft.typ as string | undefined) ?? MEDIA_TYPES.plaintext,
+    type: draft.type,
+    body: draft.body ?? {},
+  };
+  if (message.created_time === undefined) message.created_time = epochSeconds(now);
+  if (options.expiresInMs !== undefined && message.expires_time === undefined) {
+    message.expires_time = epochSeconds(now + options.expiresInMs);
+  }
+  for (const key of Object.keys(message)) if (message[key] === undefined) delete message[key];
+  return message;
+}
+
+/** DIDComm v2 §Threading: without `thid` the message's own id is its thread id. */
+export function threadId(message: Pick<PlainMessage, 'id' | 'thid'>): string {
+  return message.thid ?? message.id;
+}
+
+/** True when `expires_time` (seconds) lies before `nowMs`. */
+export function isExpired(message: Pick<PlainMessage, 'expires_time'>, nowMs: number): boolean {
+  return typeof message.expires_time === 'number' && message.expires_time < nowMs / 1000;
+}
+
+/** The parts of a message type URI (DIDComm v2 §Message Type URI). */
+export interface MessageTypeParts {
+  /** `https://didcomm.org/` */
+  docUri: string;
+  /** `trust-ping` */
+  protocol: string;
+  /** `2.0` */
+  version: string;
+  major: number;
+  minor: number;
+  /** `ping` */
+  name: string;
+  /** Protocol identifier URI: `https://didcomm.org/trust-ping/2.0` */
+  piuri: string;
+  /**
+   * The key used to match types across minor versions (DIDComm v2 §Semver Rules for
+   * Protocols: a recipient of x.z handles it as the x.y it knows).
+   */
+  majorKey: string;
+}
+
+// <doc-uri><protocol-name>/<protocol-version>/<message-type-name>
+const MTURI = /^([a-zA-Z][a-zA-Z0-9+.-]*:(?:.*\/)?)([a-zA-Z0-9._-]+)\/(\d+)\.(\d+)(?:\.\d+)?\/([a-zA-Z0-9._-]+)$/;
+
+export function parseMessageType(type: string): MessageTypeParts | null {
+  const m = MTURI.exec(type);
+  if (!m) return null;
+  const [, docUri, protocol, major, minor, name] = m;
+  const version = `${major}.${minor}`;
+  return {
+    docUri,
+    protocol,
+    version,
+    major: Number(major),
+    minor: Number(minor),
+    name,
+    piuri: `${docUri}${protocol}/${version}`,
+    majorKey: `${docUri}${protocol}/${major}/${name}`,
+  };
+}
+
+/** Parses a protocol identifier URI (`https://didcomm.org/trust-ping/2.0`). */
+export function parsePiuri(piuri: string): Omit<MessageTypeParts, 'name' | 'majorKey'> | null {
+  const parts = parseMessageType(`${piuri}/x`);
+  if (!parts) return null;
+  const { name: _name, majorKey: _key, ...rest } = parts;
+  return rest;
+}
+
+/** The DID of a DID URL or key id: everything before `#`, `?` or `/` after the method-specific id. */
+export function didOf(didUrl: string): string {
+  const end = didUrl.search(/[#?/]/);
+  return end === -1 ? didUrl : didUrl.slice(0, end);
+}
+
+/** Compares two DIDs (or key ids) treating ion long and short forms as the same DID. */
+export function sameDid(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b) return false;
+  return ionShortForm(didOf(a)) === ionShortForm(didOf(b));
+}

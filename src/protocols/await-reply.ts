@@ -1,0 +1,44 @@
+// Sending a request and waiting for its answer in the same thread, or for a problem report
+// about it (pthid = the request's thread), whichever comes first.
+import type { MessageDraft } from '../didcomm/message.js';
+import type { Router, SendOptions } from '../didcomm/router.js';
+import type { PlainMessage } from '../didcomm/types.js';
+import { IdsyncError } from '../errors.js';
+import type { ParsedProblem } from './report-problem.js';
+
+export interface RequestOptions extends SendOptions {
+  timeoutMs?: number;
+}
+
+/**
+ * Sends `draft` and resolves with the first message emitted as `event` ({message}) whose
+ * thid is the request's id. A problem report for the thread rejects with code
+ * 'problem_reported' (details.problem holds it).
+ */
+export async function request(
+  router: Router,
+  draft: MessageDraft,
+  event: string,
+  options: RequestOptions = {},
+): Promise<{ request: PlainMessage; response: PlainMessage }> {
+  const { timeoutMs, ...sendOptions } = options;
+  const id = (draft.id as string | undefined) ?? router.ids();
+  const stop = new AbortController();
+  const answered = router.waitFor<{ message: PlainMessage }>(event, (e) => e.message.thid === id, { timeoutMs, signal: stop.signal });
+  const refused = router.waitFor<{ problem: ParsedProblem }>('problem', (e) => e.problem.pthid === id, { timeoutMs, signal: stop.signal });
+  answered.catch(() => undefined);
+  refused.catch(() => undefined);
+  try {
+    const sent = await router.send({ ...draft, id }, sendOptions);
+    const outcome = await Promise.race([
+      answered.then((e) => ({ response: e.message })),
+      refused.then((e) => ({ problem: e.problem })),
+    ]);
+    if ('problem' in outcome) {
+      throw new IdsyncError('problem_reported', `${outcome.problem.code}: ${outcome.problem.text}`, { details: { problem: outcome.problem } });
+    }
+    return { request: sent.message, response: outcome.response };
+  } finally {
+    stop.abort();
+  }
+}

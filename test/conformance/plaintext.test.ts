@@ -1,0 +1,82 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkPlaintext } from '../../src/conformance/plaintext.js';
+import { checkMessage } from '../../src/conformance/registry.js';
+import { errorsOf, type ConformanceResult } from '../../src/conformance/types.js';
+
+const WACI = join(import.meta.dirname, '../../fixtures/conformance/waci-didcomm');
+const SPEC = join(import.meta.dirname, '../../fixtures/didcomm-v2-spec');
+
+const good = {
+  id: '1234567890',
+  typ: 'application/didcomm-plain+json',
+  type: 'https://example.com/protocols/lets_do_lunch/1.0/proposal',
+  from: 'did:example:alice',
+  to: ['did:example:bob'],
+  created_time: 1516269022,
+  expires_time: 1516385931,
+  body: { messagespecificattribute: 'and its value' },
+};
+
+function failed(results: ConformanceResult[]): string[] {
+  return results.filter((r) => !r.ok).map((r) => `${r.severity}:${r.rule}`);
+}
+
+describe('plaintext rules (DIDComm v2 §Message Headers)', () => {
+  it('passes the spec example and every WACI-DIDComm message', () => {
+    expect(failed(checkPlaintext(good))).toEqual([]);
+    expect(failed(checkPlaintext(JSON.parse(readFileSync(join(SPEC, 'plaintext.json'), 'utf8'))))).toEqual([]);
+    for (const f of readdirSync(WACI).filter((n) => n.endsWith('.json'))) {
+      const errors = errorsOf(checkMessage(JSON.parse(readFileSync(join(WACI, f), 'utf8'))));
+      expect(errors, f).toEqual([]);
+    }
+  });
+
+  it('warns about attachment fields written inside data (as one WACI vector does)', () => {
+    const present = JSON.parse(readFileSync(join(WACI, 'presentation-4.present-proof_present.json'), 'utf8'));
+    expect(failed(checkPlaintext(present))).toEqual(['warning:plaintext.attachment-fields']);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a missing id', { id: undefined }, 'error:plaintext.id'],
+    ['a numeric id', { id: 42 }, 'error:plaintext.id'],
+    ['an id with spaces', { id: 'a b' }, 'warning:plaintext.id-format'],
+    ['a missing type', { type: undefined }, 'error:plaintext.type'],
+    ['a type that is not a URI', { type: 'ping' }, 'error:plaintext.type'],
+    ['a type URI without a version', { type: 'https://didcomm.org/trust-ping/ping' }, 'error:plaintext.type'],
+    ['a wrong typ', { typ: 'application/json' }, 'error:plaintext.typ'],
+    ['from with a fragment', { from: 'did:example:alice#key-1' }, 'error:plaintext.from'],
+    ['from that is not a DID', { from: 'alice@example.org' }, 'error:plaintext.from'],
+    ['to as a string', { to: 'did:example:bob' }, 'error:plaintext.to'],
+    ['to holding a key id', { to: ['did:example:bob#key-1'] }, 'error:plaintext.to'],
+    ['an empty thid', { thid: '' }, 'error:plaintext.thid'],
+    ['a numeric pthid', { pthid: 7 }, 'error:plaintext.pthid'],
+    ['created_time as a string', { created_time: '2024-01-01T00:00:00Z' }, 'error:plaintext.created_time'],
+    ['created_time in milliseconds', { created_time: 1516269022000, expires_time: undefined }, 'error:plaintext.created_time'],
+    ['a fractional expires_time', { expires_time: 1516385931.5 }, 'error:plaintext.expires_time'],
+    ['expires before created', { expires_time: 1516269021 }, 'warning:plaintext.expires-after-created'],
+    ['a missing body', { body: undefined }, 'error:plaintext.body'],
+    ['a body that is an array', { body: [] }, 'error:plaintext.body'],
+    ['attachments that are not an array', { attachments: {} }, 'error:plaintext.attachments'],
+    ['an attachment without data', { attachments: [{ id: 'a' }] }, 'error:plaintext.attachments'],
+    ['an attachment with bad base64', { attachments: [{ data: { base64: '***' } }] }, 'error:plaintext.attachments'],
+    ['links without a hash', { attachments: [{ data: { links: ['https://x.example/a'] } }] }, 'error:plaintext.attachments'],
+    ['a v1 @id attachment', { attachments: [{ '@id': 'a', data: { json: {} } }] }, 'warning:plaintext.attachment-fields'],
+    ['ack that is not an array', { ack: 'm-1' }, 'error:plaintext.ack'],
+    ['an unknown return_route', { return_route: 'always' }, 'error:plaintext.return_route'],
+    ['from_prior that is not a JWT', { from_prior: 'nope' }, 'error:plaintext.from_prior'],
+  ])('catches %s', (_, change, expected) => {
+    const message: Record<string, unknown> = { ...good, ...change };
+    for (const k of Object.keys(change)) if (change[k] === undefined) delete message[k];
+    expect(failed(checkPlaintext(message))).toEqual([expected]);
+  });
+
+  it('says a non-object is not a message and never throws', () => {
+    for (const v of [null, 42, 'text', [good]]) expect(failed(checkPlaintext(v))).toEqual(['error:plaintext.json-object']);
+  });
+
+  it('accepts media types without the application/ prefix and DID URLs with paths in to', () => {
+    expect(failed(checkPlaintext({ ...good, typ: 'didcomm-plain+json', to: ['did:web:example.com:u:bob/path?x=1'] }))).toEqual([]);
+  });
+});
