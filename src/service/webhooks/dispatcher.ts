@@ -1,0 +1,326 @@
+// Durable, at-least-once webhook delivery. emit() writes the event and one delivery per
+// matching subscription to the store before it resolves; deliverDue() POSTs whatever is due,
+// signed with Standard Webhooks headers, and reschedules failures with back-off until
+// maxAttempts, then dead-letters. A new dispatcher on the same store resumes pending work.
+// webhook-id is the event id on every attempt (Standard Webhooks: receivers dedupe on it).
+import { EventEmitter } from 'node:events';
+import type { Clock, IdGenerator } from '../../clock.js';
+import { IdsyncError } from '../../errors.js';
+import type { BatchOp, Store } from '../../store/store.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { matchesFilter, toEnvelope, type WebhookEnvelope, type WebhookEventInput } from './events.js';
+import { webhookHeaders } from './signature.js';
+import { subscriptionRepo, type SubscriptionInput, type SubscriptionRepo, type WebhookSubscription } from './subscriptions.js';
+
+export const EVENTS = 'webhook-events';
+export const DELIVERIES = 'webhook-deliveries';
+/** Index of pending deliveries by due time: key `<ms, 15 digits>|<deliveryId>` → deliveryId. */
+export const DUE = 'webhook-due';
+
+export type DeliveryState = 'pending' | 'delivered' | 'dead';
+
+export interface DeliveryAttempt {
+  /** 1-based over the delivery's whole life. */
+  n: number;
+  at: string;
+  /** HTTP status, when a response arrived. */
+  status?: number;
+  error?: string;
+  durationMs: number;
+}
+
+export interface WebhookDelivery {
+  /** `<eventId>:<subscriptionId>`. */
+  id: string;
+  eventId: string;
+  subscriptionId: string;
+  url: string;
+  state: DeliveryState;
+  attempts: DeliveryAttempt[];
+  /** Attempts before this index belong to earlier rounds (redeliver() starts a new round). */
+  roundStart: number;
+  /** Epoch ms of the next attempt while pending. */
+  nextAttemptAt?: number;
+  createdAt: string;
+  deliveredAt?: string;
+  deadAt?: string;
+  lastError?: string;
+}
+
+export interface StoredWebhookEvent {
+  id: string;
+  tenantId?: string;
+  envelope: WebhookEnvelope;
+  /** The exact bytes sent on every attempt (signatures cover them). */
+  body: string;
+  createdAt: string;
+}
+
+/** pino-compatible. */
+export interface DispatcherLogger {
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+
+export interface DispatcherOptions {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  fetch?: typeof fetch;
+  backoff?: Partial<BackoffOptions>;
+  /** In [0, 1); injected for deterministic jitter. */
+  random?: () => number;
+  logger?: DispatcherLogger;
+  /** Poll interval of start()'s loop. */
+  pollMs?: number;
+  /** Per-attempt HTTP timeout. */
+  timeoutMs?: number;
+  /** Deliveries attempted in parallel. */
+  concurrency?: number;
+  onDelivered?: (d: WebhookDelivery) => void;
+  onDead?: (d: WebhookDelivery) => void;
+}
+
+export interface DispatcherEvents {
+  delivered: [WebhookDelivery];
+  retry: [WebhookDelivery];
+  dead: [WebhookDelivery];
+}
+
+export interface WebhookDispatcher {
+  subscribe(input: SubscriptionInput): Promise<WebhookSubscription>;
+  unsubscribe(id: string): Promise<boolean>;
+  list(): Promise<WebhookSubscription[]>;
+  /** Full CRUD on subscriptions (admin API). */
+  readonly subscriptions: SubscriptionRepo;
+  /** Durably queues the event for every matching subscription; resolves with the event id (= webhook-id). */
+  emit(event: WebhookEventInput): Promise<string>;
+  /** Attempts every delivery due now; resolves with the number of attempts made. */
+  deliverDue(): Promise<number>;
+  start(): void;
+  /** Stops the loop and waits for a running pass to finish. */
+  stop(): Promise<void>;
+  /** Deliveries of one event, one per subscription, with their attempts. */
+  attempts(eventId: string): Promise<WebhookDelivery[]>;
+  deliveries(filter?: { state?: DeliveryState; limit?: number }): Promise<WebhookDelivery[]>;
+  getEvent(eventId: string): Promise<StoredWebhookEvent | undefined>;
+  /** Puts a dead (or delivered) delivery back in the queue with a fresh attempt budget. */
+  redeliver(deliveryId: string): Promise<WebhookDelivery>;
+  on<K extends keyof DispatcherEvents>(name: K, listener: (...args: DispatcherEvents[K]) => void): void;
+  off<K extends keyof DispatcherEvents>(name: K, listener: (...args: DispatcherEvents[K]) => void): void;
+}
+
+const pad = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
+const dueKey = (ms: number, deliveryId: string) => `${pad(ms)}|${deliveryId}`;
+
+export function createWebhookDispatcher(options: DispatcherOptions): WebhookDispatcher {
+  const { store, clock, ids } = options;
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const backoff: BackoffOptions = { ...DEFAULT_BACKOFF, ...options.backoff };
+  const random = options.random ?? Math.random;
+  const pollMs = options.pollMs ?? 1_000;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const concurrency = Math.max(1, options.concurrency ?? 8);
+  const events = store.collection<StoredWebhookEvent>(EVENTS);
+  const deliveries = store.collection<WebhookDelivery>(DELIVERIES);
+  const due = store.collection<string>(DUE);
+  const subs = subscriptionRepo({ store, clock, ids });
+  const emitter = new EventEmitter();
+  if (options.onDelivered) emitter.on('delivered', options.onDelivered);
+  if (options.onDead) emitter.on('dead', options.onDead);
+
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  // Passes run one after another so no delivery is attempted twice at once.
+  let chain: Promise<unknown> = Promise.resolve();
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  async function emit(input: WebhookEventInput): Promise<string> {
+    if (!input || typeof input.type !== 'string' || !input.type || typeof input.event !== 'string' || !input.event) {
+      throw new IdsyncError('invalid_request', 'a webhook event needs a type and an event name');
+    }
+    const envelope = toEnvelope(input);
+    const now = clock.now();
+    const id = ids();
+    const record: StoredWebhookEvent = { id, envelope, body: JSON.stringify(envelope), createdAt: iso(now) };
+    if (input.tenantId !== undefined) record.tenantId = input.tenantId;
+    const targets = (await subs.list()).filter(
+      (s) => s.enabled && (s.tenantId === undefined || s.tenantId === input.tenantId) && matchesFilter(s.events, envelope),
+    );
+    const ops: BatchOp[] = [{ type: 'put', collection: EVENTS, key: id, value: record }];
+    for (const s of targets) {
+      const d: WebhookDelivery = {
+        id: `${id}:${s.id}`,
+        eventId: id,
+        subscriptionId: s.id,
+        url: s.url,
+        state: 'pending',
+        attempts: [],
+        roundStart: 0,
+        nextAttemptAt: now,
+        createdAt: record.createdAt,
+      };
+      ops.push({ type: 'put', collection: DELIVERIES, key: d.id, value: d });
+      ops.push({ type: 'put', collection: DUE, key: dueKey(now, d.id), value: d.id });
+    }
+    await store.batch(ops);
+    if (running && targets.length > 0) void deliverDue().catch(() => {});
+    return id;
+  }
+
+  async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status?: number; error?: string }> {
+    try {
+      const res = await doFetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'idsync-webhooks/1', ...headers },
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await res.body?.cancel().catch(() => {});
+      return { status: res.status };
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } })?.cause?.code;
+      return { error: cause ?? (err as Error)?.name ?? 'network_error' };
+    }
+  }
+
+  async function attempt(key: string, deliveryId: string): Promise<boolean> {
+    const d = await deliveries.get(deliveryId);
+    if (!d || d.state !== 'pending') {
+      await due.del(key);
+      return false;
+    }
+    const now = clock.now();
+    const ev = await events.get(d.eventId);
+    const sub = await subs.get(d.subscriptionId);
+    const next: WebhookDelivery = { ...d, attempts: [...d.attempts] };
+    const ops: BatchOp[] = [{ type: 'del', collection: DUE, key }];
+    if (!ev || !sub || !sub.enabled) {
+      next.state = 'dead';
+      next.deadAt = iso(now);
+      next.lastError = !ev ? 'event missing' : !sub ? 'subscription removed' : 'subscription disabled';
+      delete next.nextAttemptAt;
+      ops.push({ type: 'put', collection: DELIVERIES, key: d.id, value: next });
+      await store.batch(ops);
+      emitter.emit('dead', next);
+      return false;
+    }
+    const started = performance.now();
+    const result = await post(sub.url, { ...webhookHeaders(sub.secret, ev.id, Math.floor(now / 1000), ev.body) }, ev.body);
+    const a: DeliveryAttempt = { n: d.attempts.length + 1, at: iso(now), durationMs: Math.round(performance.now() - started) };
+    if (result.status !== undefined) a.status = result.status;
+    if (result.error !== undefined) a.error = result.error;
+    next.attempts.push(a);
+    next.url = sub.url;
+    const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
+    let signal: keyof DispatcherEvents;
+    if (ok) {
+      next.state = 'delivered';
+      next.deliveredAt = iso(now);
+      delete next.nextAttemptAt;
+      delete next.lastError;
+      signal = 'delivered';
+    } else {
+      next.lastError = result.error ?? `HTTP ${result.status}`;
+      const failed = next.attempts.length - next.roundStart;
+      if (failed >= backoff.maxAttempts) {
+        next.state = 'dead';
+        next.deadAt = iso(now);
+        delete next.nextAttemptAt;
+        signal = 'dead';
+      } else {
+        next.nextAttemptAt = now + backoffDelay(failed, backoff, random);
+        ops.push({ type: 'put', collection: DUE, key: dueKey(next.nextAttemptAt, d.id), value: d.id });
+        signal = 'retry';
+      }
+      options.logger?.warn({ eventId: d.eventId, subscriptionId: d.subscriptionId, attempt: a.n, status: a.status, error: a.error }, `webhook delivery failed (${signal})`);
+    }
+    ops.push({ type: 'put', collection: DELIVERIES, key: d.id, value: next });
+    await store.batch(ops);
+    emitter.emit(signal, next);
+    return true;
+  }
+
+  async function pass(): Promise<number> {
+    // Keys sort by due time; everything strictly before `now + 1 ms` is due.
+    const list = await due.list({ lt: pad(clock.now() + 1) });
+    let made = 0;
+    for (let i = 0; i < list.length; i += concurrency) {
+      const chunk = list.slice(i, i + concurrency);
+      const results = await Promise.all(
+        chunk.map((e) =>
+          attempt(e.key, e.value).catch((err) => {
+            options.logger?.error({ err, deliveryId: e.value }, 'webhook delivery pass failed');
+            return false;
+          }),
+        ),
+      );
+      made += results.filter(Boolean).length;
+    }
+    return made;
+  }
+
+  function deliverDue(): Promise<number> {
+    const p = chain.then(pass, pass);
+    chain = p.catch(() => {});
+    return p;
+  }
+
+  function schedule(): void {
+    if (!running) return;
+    timer = setTimeout(() => {
+      deliverDue()
+        .catch((err) => options.logger?.error({ err }, 'webhook delivery loop failed'))
+        .finally(schedule);
+    }, pollMs);
+    timer.unref();
+  }
+
+  return {
+    subscribe: (input) => subs.create(input),
+    unsubscribe: (id) => subs.remove(id),
+    list: () => subs.list(),
+    subscriptions: subs,
+    emit,
+    deliverDue,
+    start() {
+      if (running) return;
+      running = true;
+      void deliverDue().catch(() => {});
+      schedule();
+    },
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await chain;
+    },
+    async attempts(eventId) {
+      return (await deliveries.list({ prefix: `${eventId}:` })).map((e) => e.value);
+    },
+    async deliveries(filter = {}) {
+      const all = (await deliveries.list()).map((e) => e.value).filter((d) => !filter.state || d.state === filter.state);
+      all.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      return filter.limit ? all.slice(0, filter.limit) : all;
+    },
+    getEvent: (eventId) => events.get(eventId),
+    async redeliver(deliveryId) {
+      const d = await deliveries.get(deliveryId);
+      if (!d) throw new IdsyncError('not_found', `no webhook delivery ${deliveryId}`);
+      if (d.state === 'pending') return d;
+      const now = clock.now();
+      const next: WebhookDelivery = { ...d, state: 'pending', roundStart: d.attempts.length, nextAttemptAt: now };
+      delete next.deadAt;
+      await store.batch([
+        { type: 'put', collection: DELIVERIES, key: d.id, value: next },
+        { type: 'put', collection: DUE, key: dueKey(now, d.id), value: d.id },
+      ]);
+      if (running) void deliverDue().catch(() => {});
+      return next;
+    },
+    on: (name, listener) => void emitter.on(name, listener as (...a: unknown[]) => void),
+    off: (name, listener) => void emitter.off(name, listener as (...a: unknown[]) => void),
+  };
+}

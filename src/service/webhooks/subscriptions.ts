@@ -1,0 +1,122 @@
+// Webhook subscriptions, kept in the store (collection `webhook-subscriptions`).
+import type { Clock, IdGenerator } from '../../clock.js';
+import { IdsyncError } from '../../errors.js';
+import type { Store } from '../../store/store.js';
+import { generateWebhookSecret, isValidWebhookSecret } from './signature.js';
+
+export const SUBSCRIPTIONS = 'webhook-subscriptions';
+
+export interface WebhookSubscription {
+  id: string;
+  url: string;
+  /** `whsec_` + base64 (Standard Webhooks). */
+  secret: string;
+  /** Event names, types or actions to receive; absent or empty: all. */
+  events?: string[];
+  enabled: boolean;
+  /** Only events of this tenant; absent: every tenant's events. */
+  tenantId?: string;
+  description?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface SubscriptionInput {
+  id?: string;
+  url: string;
+  secret?: string;
+  events?: string[];
+  enabled?: boolean;
+  tenantId?: string;
+  description?: string;
+}
+
+export type SubscriptionPatch = Partial<Omit<SubscriptionInput, 'id'>>;
+
+function fieldError(field: string, message: string): IdsyncError {
+  return new IdsyncError('invalid_request', `${field}: ${message}`, { details: { errors: [{ field: `body/${field}`, code: 'invalid_value', message }] } });
+}
+
+function checkUrl(url: unknown): string {
+  if (typeof url !== 'string') throw fieldError('url', 'must be a string');
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw fieldError('url', 'must be an absolute URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw fieldError('url', 'must be http or https');
+  return u.toString();
+}
+
+function checkEvents(events: unknown): string[] | undefined {
+  if (events === undefined) return undefined;
+  if (!Array.isArray(events) || !events.every((e) => typeof e === 'string' && e.length > 0)) {
+    throw fieldError('events', 'must be an array of event names');
+  }
+  return [...new Set(events as string[])];
+}
+
+export interface SubscriptionRepo {
+  create(input: SubscriptionInput): Promise<WebhookSubscription>;
+  get(id: string): Promise<WebhookSubscription | undefined>;
+  update(id: string, patch: SubscriptionPatch): Promise<WebhookSubscription>;
+  remove(id: string): Promise<boolean>;
+  list(): Promise<WebhookSubscription[]>;
+}
+
+export function subscriptionRepo(deps: { store: Store; clock: Clock; ids: IdGenerator }): SubscriptionRepo {
+  const col = deps.store.collection<WebhookSubscription>(SUBSCRIPTIONS);
+  const now = () => new Date(deps.clock.now()).toISOString();
+
+  function checkSecret(secret: unknown): string {
+    if (typeof secret !== 'string' || !isValidWebhookSecret(secret)) {
+      throw fieldError('secret', 'must be whsec_ followed by base64 of 24..64 bytes');
+    }
+    return secret;
+  }
+
+  return {
+    async create(input) {
+      const id = input.id ?? deps.ids();
+      if (await col.get(id)) throw new IdsyncError('already_exists', `webhook subscription ${id} exists`);
+      const at = now();
+      const sub: WebhookSubscription = {
+        id,
+        url: checkUrl(input.url),
+        secret: input.secret === undefined ? generateWebhookSecret() : checkSecret(input.secret),
+        enabled: input.enabled ?? true,
+        createdAt: at,
+        updatedAt: at,
+      };
+      const events = checkEvents(input.events);
+      if (events) sub.events = events;
+      if (input.tenantId !== undefined) sub.tenantId = input.tenantId;
+      if (input.description !== undefined) sub.description = input.description;
+      await col.put(id, sub);
+      return sub;
+    },
+    get: (id) => col.get(id),
+    async update(id, patch) {
+      const sub = await col.get(id);
+      if (!sub) throw new IdsyncError('webhook_not_found', `no webhook subscription ${id}`);
+      const next: WebhookSubscription = { ...sub, updatedAt: now() };
+      if (patch.url !== undefined) next.url = checkUrl(patch.url);
+      if (patch.secret !== undefined) next.secret = checkSecret(patch.secret);
+      if (patch.events !== undefined) next.events = checkEvents(patch.events);
+      if (patch.enabled !== undefined) next.enabled = patch.enabled;
+      if (patch.tenantId !== undefined) next.tenantId = patch.tenantId;
+      if (patch.description !== undefined) next.description = patch.description;
+      await col.put(id, next);
+      return next;
+    },
+    async remove(id) {
+      if (!(await col.get(id))) return false;
+      await col.del(id);
+      return true;
+    },
+    async list() {
+      return (await col.list()).map((e) => e.value).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock, sequentialIds } from '../../../src/clock.js';
+import { openStore, type Store } from '../../../src/store/store.js';
+import { backoffDelay } from '../../../src/service/webhooks/backoff.js';
+import { createWebhookDispatcher, type WebhookDelivery } from '../../../src/service/webhooks/dispatcher.js';
+import { credentialIssuanceEvent, dataPipeStatusUpdate, dataSyncEvent } from '../../../src/service/webhooks/events.js';
+import { startReceiver, type Receiver } from './receiver.js';
+
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const f of cleanup.splice(0).reverse()) await f();
+});
+
+async function setup(script: number[] = [], opts: { store?: Store; clock?: ManualClock } = {}) {
+  const store = opts.store ?? (await openStore());
+  if (!opts.store) cleanup.push(() => store.close());
+  const clock = opts.clock ?? new ManualClock(Date.now());
+  const receiver = await startReceiver(script);
+  cleanup.push(() => receiver.close());
+  const dispatcher = createWebhookDispatcher({
+    store,
+    clock,
+    ids: sequentialIds('evt'),
+    backoff: { baseMs: 1_000, maxMs: 8_000, maxAttempts: 4 },
+    random: () => 0.5,
+  });
+  cleanup.push(() => dispatcher.stop());
+  return { store, clock, receiver, dispatcher };
+}
+
+describe('webhook dispatcher', () => {
+  it('delivers the vendor envelope signed with Standard Webhooks headers', async () => {
+    const { receiver, dispatcher } = await setup();
+    const sub = await dispatcher.subscribe({ url: receiver.url });
+    const id = await dispatcher.emit(dataPipeStatusUpdate('DATA_PIPE_ESTABLISHED', { thid: 't-1', userId: 'u-1' }));
+    expect(await dispatcher.deliverDue()).toBe(1);
+    expect(receiver.received).toHaveLength(1);
+    const got = receiver.received[0];
+    expect(got.headers['webhook-id']).toBe(id);
+    expect(got.headers['content-type']).toBe('application/json');
+    const payload = new Webhook(sub.secret).verify(got.body, got.headers as Record<string, string>);
+    expect(payload).toEqual({
+      type: 'SSI_AGENT',
+      action: 'DATA_PIPE_STATUS_UPDATE',
+      event: 'DATA_PIPE_ESTABLISHED',
+      params: { thid: 't-1', userId: 'u-1' },
+    });
+    const [d] = await dispatcher.attempts(id);
+    expect(d.state).toBe('delivered');
+    expect(d.attempts).toHaveLength(1);
+    expect(await dispatcher.deliverDue()).toBe(0);
+  });
+
+  it('writes the delivery to the store before emit resolves', async () => {
+    const { store, receiver, dispatcher } = await setup();
+    await dispatcher.subscribe({ url: receiver.url });
+    const id = await dispatcher.emit(dataSyncEvent('DATA_SYNC_STARTED', { cptyDID: 'did:x', dataSyncOperationId: 'op' }));
+    const stored = await store.collection<WebhookDelivery>('webhook-deliveries').list({ prefix: `${id}:` });
+    expect(stored.map((e) => e.value.state)).toEqual(['pending']);
+    expect(receiver.received).toHaveLength(0);
+  });
+
+  it('retries with back-off under the same webhook-id, then delivers', async () => {
+    const { clock, receiver, dispatcher } = await setup([500, 503]);
+    const sub = await dispatcher.subscribe({ url: receiver.url });
+    const id = await dispatcher.emit(credentialIssuanceEvent('CREDENTIAL_ISSUANCE_COMPLETED', { didcommThreadId: 'th', userAccountId: 'u' }));
+    const retries: WebhookDelivery[] = [];
+    dispatcher.on('retry', (d) => retries.push(d));
+    expect(await dispatcher.deliverDue()).toBe(1);
+    // random 0.5 with equal jitter: 1000 → 750 ms, then 2000 → 1500 ms.
+    expect(backoffDelay(1, { baseMs: 1_000, maxMs: 8_000, maxAttempts: 4 }, () => 0.5)).toBe(750);
+    clock.advance(749);
+    expect(await dispatcher.deliverDue()).toBe(0);
+    clock.advance(1);
+    expect(await dispatcher.deliverDue()).toBe(1);
+    clock.advance(1_499);
+    expect(await dispatcher.deliverDue()).toBe(0);
+    clock.advance(1);
+    expect(await dispatcher.deliverDue()).toBe(1);
+    expect(receiver.received.map((r) => r.status)).toEqual([500, 503, 200]);
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
+    // Each attempt is signed afresh with its own timestamp and still verifies.
+    for (const r of receiver.received) expect(() => new Webhook(sub.secret).verify(r.body, r.headers as Record<string, string>)).not.toThrow();
+    expect(retries).toHaveLength(2);
+    const [d] = await dispatcher.attempts(id);
+    expect(d.state).toBe('delivered');
+    expect(d.attempts.map((a) => a.status)).toEqual([500, 503, 200]);
+  });
+
+  it('dead-letters after maxAttempts and can redeliver', async () => {
+    const { clock, receiver, dispatcher } = await setup([500, 500, 500, 500]);
+    await dispatcher.subscribe({ url: receiver.url });
+    const dead = new Promise<WebhookDelivery>((resolve) => dispatcher.on('dead', resolve));
+    const id = await dispatcher.emit(dataSyncEvent('DATA_SYNC_FAILED', { cptyDID: 'did:x', dataSyncOperationId: 'op' }));
+    for (let i = 0; i < 6; i++) {
+      await dispatcher.deliverDue();
+      clock.advance(10_000);
+    }
+    const d = await dead;
+    expect(d.state).toBe('dead');
+    expect(d.attempts).toHaveLength(4);
+    expect(d.lastError).toBe('HTTP 500');
+    expect(receiver.received).toHaveLength(4);
+    expect(await dispatcher.deliveries({ state: 'dead' })).toHaveLength(1);
+    await dispatcher.redeliver(d.id);
+    expect(await dispatcher.deliverDue()).toBe(1);
+    expect((await dispatcher.attempts(id))[0].state).toBe('delivered');
+  });
+
+  it('treats a network error as a failure to retry', async () => {
+    const { dispatcher } = await setup();
+    await dispatcher.subscribe({ url: 'http://127.0.0.1:1/unreachable' });
+    const id = await dispatcher.emit(dataSyncEvent('DATA_SYNC_STARTED', { cptyDID: 'd', dataSyncOperationId: 'o' }));
+    await dispatcher.deliverDue();
+    const [d] = await dispatcher.attempts(id);
+    expect(d.state).toBe('pending');
+    expect(d.attempts[0].error).toBeTruthy();
+    expect(d.attempts[0].status).toBeUndefined();
+  });
+
+  it('resumes pending deliveries after a restart on the same store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'idsync-wh-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const clock = new ManualClock(Date.now());
+    let store = await openStore({ path: dir });
+    const first = await setup([500], { store, clock });
+    await first.dispatcher.subscribe({ url: first.receiver.url });
+    const id = await first.dispatcher.emit(dataSyncEvent('DATA_SYNC_COMPLETED', { cptyDID: 'd', dataSyncOperationId: 'o' }));
+    await first.dispatcher.deliverDue(); // 500: rescheduled
+    await first.dispatcher.stop();
+    await store.close();
+
+    store = await openStore({ path: dir });
+    cleanup.push(() => store.close());
+    const second = createWebhookDispatcher({ store, clock, ids: sequentialIds('x') });
+    clock.advance(60_000);
+    expect(await second.deliverDue()).toBe(1);
+    expect(first.receiver.received.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
+    expect((await second.attempts(id))[0].state).toBe('delivered');
+  });
+
+  it('filters by event name or type, skips disabled subscriptions and other tenants', async () => {
+    const { receiver, dispatcher } = await setup();
+    const onlySync = await dispatcher.subscribe({ url: receiver.url, events: ['DATA_SYNC'] });
+    const onlyCompleted = await dispatcher.subscribe({ url: receiver.url, events: ['DATA_SYNC_COMPLETED'] });
+    const disabled = await dispatcher.subscribe({ url: receiver.url, enabled: false });
+    const tenantB = await dispatcher.subscribe({ url: receiver.url, tenantId: 'b' });
+    const e1 = await dispatcher.emit({ tenantId: 'a', ...dataSyncEvent('DATA_SYNC_STARTED', { cptyDID: 'd', dataSyncOperationId: 'o' }) });
+    const e2 = await dispatcher.emit({ tenantId: 'b', ...dataSyncEvent('DATA_SYNC_COMPLETED', { cptyDID: 'd', dataSyncOperationId: 'o' }) });
+    const subsOf = async (id: string) => (await dispatcher.attempts(id)).map((d) => d.subscriptionId).sort();
+    expect(await subsOf(e1)).toEqual([onlySync.id]);
+    expect(await subsOf(e2)).toEqual([onlySync.id, onlyCompleted.id, tenantB.id].sort());
+    expect(await subsOf(e2)).not.toContain(disabled.id);
+  });
+
+  it('rejects a subscription with a bad url or secret', async () => {
+    const { dispatcher } = await setup();
+    await expect(dispatcher.subscribe({ url: 'ftp://x' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(dispatcher.subscribe({ url: 'http://x', secret: 'plain' })).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(await dispatcher.unsubscribe('nope')).toBe(false);
+  });
+
+  it('start() delivers without being asked and stop() ends the loop', async () => {
+    const { receiver, dispatcher } = await setup();
+    await dispatcher.subscribe({ url: receiver.url });
+    dispatcher.start();
+    const next = receiver.next();
+    const delivered = new Promise<WebhookDelivery>((resolve) => dispatcher.on('delivered', resolve));
+    const id = await dispatcher.emit(dataSyncEvent('DATA_SYNC_STARTED', { cptyDID: 'd', dataSyncOperationId: 'o' }));
+    expect((await next).headers['webhook-id']).toBe(id);
+    expect((await delivered).eventId).toBe(id);
+    await dispatcher.stop();
+  });
+});
