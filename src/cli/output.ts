@@ -1,0 +1,49 @@
+// What a command prints. With --json stdout carries exactly one JSON document (the result);
+// without it, lines for people. Errors never go through here (see cli/errors.ts).
+
+/** Where the CLI writes and reads; process streams in production, buffers when embedded. */
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** All of standard input as text (for `-` file arguments). */
+  readStdin(): Promise<string>;
+}
+
+export const processIo: CliIo = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    return Buffer.concat(chunks).toString('utf8');
+  },
+};
+
+export interface Output {
+  readonly json: boolean;
+  /** A line for people; dropped with --json so that stdout stays one JSON document. */
+  say(text?: string): void;
+  /** The command's result: one compact JSON line with --json, otherwise `human(value)` (default: indented JSON). */
+  result<T>(value: T, human?: (value: T) => string): void;
+}
+
+export function createOutput(io: CliIo, json: boolean): Output {
+  return {
+    json,
+    say(text = '') {
+      if (!json) io.stdout(text + '\n');
+    },
+    result(value, human) {
+      if (json) io.stdout(JSON.stringify(value) + '\n');
+      else io.stdout(withNewline(human ? human(value) : pretty(value)));
+    },
+  };
+}
+
+export function pretty(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+function withNewline(text: string): string {
+  return text.endsWith('\n') ? text : text + '\n';
+}
