@@ -1,0 +1,132 @@
+// Shared parts of the idsync application protocols (data-pipe, present-proof, issue-credential,
+// message pickup): their error codes and problem codes, JSON attachments, and turning body
+// rules into parsers. Each protocol file stays "URIs, builders, parsers, state, module".
+import { isPlainObject } from '../conformance/plaintext.js';
+import { check, errorsOf, fail, type ConformanceResult, type MessageRule } from '../conformance/types.js';
+import { parseMessageType } from '../didcomm/message.js';
+import type { Attachment, PlainMessage } from '../didcomm/types.js';
+import { b64uDecodeText, b64uEncode } from '../encoding.js';
+import { IdsyncError } from '../errors.js';
+
+export { isPlainObject };
+
+/**
+ * IdsyncError codes of the application protocols → DIDComm problem codes (DIDComm v2 §Problem
+ * Codes; the data-pipe and sync codes are ours, docs/protocols.md). report-problem.ts maps errors
+ * through `details.problemCode`, which `protocolError` sets from this table.
+ */
+export const PROTOCOL_PROBLEM_CODES = Object.freeze({
+  // docs/protocols.md "Refusals that change no state"
+  unexpected_message: 'e.p.msg.unexpected',
+  unknown_thread: 'e.p.msg.unknown-thread',
+  duplicate_message: 'e.p.msg.duplicate',
+  // docs/protocols.md "Data Pipe 1.0" problem codes
+  data_pipe_invitation_unknown: 'e.p.req.data-pipe.invitation-unknown',
+  data_pipe_invitation_expired: 'e.p.req.data-pipe.invitation-expired',
+  data_pipe_already_linked: 'e.p.req.data-pipe.already-linked',
+  data_pipe_not_authenticated: 'e.p.trust.data-pipe.not-authenticated',
+  data_pipe_short_form: 'e.p.msg.data-pipe.short-form',
+  // docs/protocols.md "Sync" and "Issue-credential 3.0"
+  authentication_failed: 'e.p.trust.sync.authentication-failed',
+  credential_invalid: 'e.p.msg.credential-invalid',
+  offer_declined: 'e.p.req.offer-declined',
+  // Message Pickup 3.0 §Live Mode Change
+  live_mode_not_supported: 'e.m.live-mode-not-supported',
+} as const);
+
+export type ProtocolErrorCode = keyof typeof PROTOCOL_PROBLEM_CODES;
+
+/** An IdsyncError that report-problem turns into the problem code of `code`. */
+export function protocolError(code: ProtocolErrorCode, message: string, details: Record<string, unknown> = {}): IdsyncError {
+  return new IdsyncError(code, message, { details: { ...details, problemCode: PROTOCOL_PROBLEM_CODES[code] } });
+}
+
+/** The router's code for a body that breaks its protocol's rules (→ e.m.msg.invalid-body). */
+export const INVALID_BODY = 'message_invalid_body';
+
+/**
+ * Runs body rules and throws 'message_invalid_body' naming every broken MUST. Parsers call it
+ * first, so a parser accepts exactly what the conformance rules accept.
+ */
+export function assertRules(message: PlainMessage, rules: MessageRule[]): void {
+  const failures = errorsOf(rules.flatMap((r) => r(message, {})));
+  if (failures.length === 0) return;
+  throw new IdsyncError(INVALID_BODY, `${message.type}: ${failures.map((f) => `${f.rule}: ${f.detail}`).join('; ')}`, {
+    details: { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) },
+  });
+}
+
+/** The message must be of one of `types`, in any minor version (DIDComm v2 §Semver Rules for Protocols). */
+export function assertType(message: PlainMessage, ...types: string[]): void {
+  const key = (t: unknown) => (typeof t === 'string' ? parseMessageType(t)?.majorKey ?? t : undefined);
+  if (!types.some((t) => key(t) === key(message.type))) {
+    throw new IdsyncError(INVALID_BODY, `expected ${types.join(' or ')}, got ${String(message.type)}`, { details: { type: message.type } });
+  }
+}
+
+// ---- small value checks used by the body rules ---------------------------------------------
+
+export const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+export const isOptString = (v: unknown): boolean => v === undefined || typeof v === 'string';
+export const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+/** ISO 8601 / xsd:dateTime with a time zone, as Date.parse reads it. */
+export const isDateTime = (v: unknown): v is string =>
+  typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v));
+export const isDid = (v: unknown): v is string => typeof v === 'string' && /^did:[a-z0-9]+:\S+$/.test(v) && !v.includes('#');
+
+/** One rule result in the protocol layer. */
+export function rule(name: string, ok: boolean, detail: string, severity: 'error' | 'warning' = 'error'): ConformanceResult {
+  return check('protocol', name, ok, detail, severity);
+}
+
+// ---- attachments (DIDComm v2 §Attachments) -------------------------------------------------
+
+/** The attachment's `format`; tolerates the WACI present-proof vector, which nests it in `data`. */
+export function formatOf(a: Attachment): string | undefined {
+  if (typeof a.format === 'string') return a.format;
+  const nested = (a.data as Record<string, unknown> | undefined)?.format;
+  return typeof nested === 'string' ? nested : undefined;
+}
+
+/** The attachments of `message` with `format`. */
+export function attachmentsOf(message: PlainMessage, format: string): Attachment[] {
+  return (Array.isArray(message.attachments) ? message.attachments : []).filter((a) => isPlainObject(a) && formatOf(a) === format);
+}
+
+/** Inline JSON of an attachment: data.json, or data.base64 holding JSON; undefined otherwise. */
+export function attachmentJson(a: Attachment | undefined): unknown {
+  if (!a || !isPlainObject(a.data)) return undefined;
+  if (a.data.json !== undefined) return a.data.json;
+  if (typeof a.data.base64 === 'string') {
+    try {
+      return JSON.parse(b64uDecodeText(a.data.base64));
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** An `application/json` attachment carrying `json` inline. */
+export function jsonAttachment(id: string, format: string, json: unknown): Attachment {
+  return { id, media_type: 'application/json', format, data: { json } };
+}
+
+/** A body rule: exactly one attachment of `format` whose JSON passes `inner`. */
+export function attachmentRule(name: string, format: string, inner: (json: unknown) => string[]): MessageRule {
+  return (m) => {
+    const found = attachmentsOf(m, format);
+    if (found.length !== 1) return [fail('protocol', name, `exactly one attachment with format ${format} is required, found ${found.length}`)];
+    const json = attachmentJson(found[0]);
+    if (json === undefined) return [fail('protocol', name, `the ${format} attachment must carry JSON inline (data.json or data.base64)`)];
+    const problems = inner(json);
+    const out = [rule(name, problems.length === 0, problems.join('; '))];
+    if (typeof found[0].format !== 'string') out.push(fail('protocol', `${name}-format-placement`, 'format belongs on the attachment, not inside data', 'warning'));
+    return out;
+  };
+}
+
+/** Inline base64url of a string (packed messages in pickup deliveries). */
+export function base64Data(text: string): { base64: string } {
+  return { base64: b64uEncode(text) };
+}

@@ -1,0 +1,117 @@
+// Per-thread protocol state as plain data: a machine is a table state → event → next state, a
+// thread record says where one thread stands. Agents store records; these functions only decide.
+// Events are `<send|receive>:<message name>`; a problem report sent or received abandons any
+// thread that has not ended (issue-credential 3.0 and present-proof 3.0 §States: every error
+// moves both parties to `abandoned`).
+import { parseMessageType, sameDid, threadId } from '../didcomm/message.js';
+import type { PlainMessage } from '../didcomm/types.js';
+import { protocolError } from './protocol-kit.js';
+
+export type Direction = 'send' | 'receive';
+
+export interface StateMachine<S extends string = string> {
+  /** Protocol identifier URI. */
+  protocol: string;
+  role: string;
+  /** The state before the first message (e.g. `start`, `invitation-received`). */
+  initial: S;
+  /** States after which no message is expected (`done`, `abandoned`, `closed`). */
+  final: readonly S[];
+  /** state → event → next state. */
+  transitions: Readonly<Partial<Record<S, Readonly<Record<string, S>>>>>;
+}
+
+/** Where one thread stands; the agent persists it (JSON). */
+export interface ThreadRecord<S extends string = string> {
+  thid: string;
+  protocol: string;
+  role: string;
+  state: S;
+  /** The other party's DID (ion long and short forms compare equal). */
+  peer?: string;
+  pthid?: string;
+  /** Ids of the messages seen on this thread, in order. */
+  messages: string[];
+}
+
+export const ABANDONED = 'abandoned';
+const PROBLEM_NAME = 'problem-report';
+
+/** The event a message makes: `receive:offer-credential`. Problem reports give `<dir>:problem-report`. */
+export function eventOf(direction: Direction, message: Pick<PlainMessage, 'type'>): string {
+  const name = parseMessageType(String(message.type))?.name ?? String(message.type);
+  return `${direction}:${name}`;
+}
+
+/** The next state, or undefined when `event` is not allowed in `state`. */
+export function transition<S extends string>(machine: StateMachine<S>, state: S, event: string): S | undefined {
+  if (event.endsWith(`:${PROBLEM_NAME}`)) return machine.final.includes(state) ? undefined : (ABANDONED as S);
+  return machine.transitions[state]?.[event];
+}
+
+/** Like transition, but throws 'unexpected_message' (→ e.p.msg.unexpected) when not allowed. */
+export function nextState<S extends string>(machine: StateMachine<S>, state: S, event: string): S {
+  const next = transition(machine, state, event);
+  if (next === undefined) {
+    throw protocolError('unexpected_message', `${event} is not expected in state ${state} (${machine.role} of ${machine.protocol})`, {
+      state,
+      event,
+      role: machine.role,
+    });
+  }
+  return next;
+}
+
+/** The events allowed in `state` (for logs and tests). */
+export function allowedEvents<S extends string>(machine: StateMachine<S>, state: S): string[] {
+  return Object.keys(machine.transitions[state] ?? {});
+}
+
+/**
+ * A new thread record from the first message we send or receive. The message must be one the
+ * machine accepts in its initial state, else 'unexpected_message' (e.g. an `ack` with no thread).
+ */
+export function startThread<S extends string>(machine: StateMachine<S>, direction: Direction, message: PlainMessage, peer?: string): ThreadRecord<S> {
+  const state = nextState(machine, machine.initial, eventOf(direction, message));
+  const record: ThreadRecord<S> = { thid: threadId(message), protocol: machine.protocol, role: machine.role, state, messages: [message.id] };
+  const other = peer ?? (direction === 'receive' ? message.from : message.to?.[0]);
+  if (other) record.peer = other;
+  if (message.pthid) record.pthid = message.pthid;
+  return record;
+}
+
+/**
+ * The record after `message` (sent or received) on its thread; the input is not changed.
+ * Refuses with 'unknown_thread' (→ e.p.msg.unknown-thread) a message of another thread or, on
+ * receive, from another DID than the thread's peer; with 'unexpected_message' one out of order.
+ */
+export function advanceThread<S extends string>(
+  machine: StateMachine<S>,
+  record: ThreadRecord<S>,
+  direction: Direction,
+  message: PlainMessage,
+  sender?: string,
+): ThreadRecord<S> {
+  // A problem report names its thread in pthid (DIDComm v2 §Problem Reports).
+  const isProblem = eventOf(direction, message).endsWith(`:${PROBLEM_NAME}`);
+  const thid = isProblem ? message.pthid : threadId(message);
+  if (thid !== record.thid) {
+    throw protocolError('unknown_thread', `message ${message.id} is not on thread ${record.thid}`, { thid: thid ?? null });
+  }
+  const from = sender ?? message.from;
+  if (direction === 'receive' && record.peer && !sameDid(from, record.peer)) {
+    throw protocolError('unknown_thread', `thread ${record.thid} is with another DID than ${String(from)}`, { thid });
+  }
+  const state = nextState(machine, record.state, eventOf(direction, message));
+  return { ...record, state, messages: [...record.messages, message.id] };
+}
+
+/** A received message whose thread we do not know: 'unknown_thread'. */
+export function requireThread<S extends string>(record: ThreadRecord<S> | undefined, message: PlainMessage): ThreadRecord<S> {
+  if (!record) throw protocolError('unknown_thread', `no thread ${threadId(message)} here`, { thid: threadId(message) });
+  return record;
+}
+
+export function isFinal<S extends string>(machine: StateMachine<S>, state: S): boolean {
+  return machine.final.includes(state);
+}
