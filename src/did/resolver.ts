@@ -65,8 +65,10 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
 
 /**
  * A small LRU cache of successful results, as a plain did-resolver cache function. Entries
- * expire after ttlMs (did:web documents change); errors are never cached. Results are copied
- * in and out so callers cannot change what others get. `{cache: false}` in resolve options skips it.
+ * expire after ttlMs (did:web documents change); errors are never cached. Results are deep-frozen
+ * once and shared, so callers cannot change what others get and a hit costs no copy (the
+ * envelope layer's per-document conversion cache relies on that identity).
+ * `{cache: false}` in resolve options skips it.
  */
 export function resolutionCache(options: { max?: number; ttlMs?: number; clock?: Clock } = {}): DIDCache {
   const max = options.max ?? 500;
@@ -79,14 +81,15 @@ export function resolutionCache(options: { max?: number; ttlMs?: number; clock?:
     if (hit && clock.now() - hit.at < ttlMs) {
       entries.delete(parsed.did); // re-insert: Map order is the LRU order
       entries.set(parsed.did, hit);
-      return structuredClone(hit.result);
+      return hit.result;
     }
     const result = await resolve();
     if (result.didResolutionMetadata.error || !result.didDocument) return result;
+    const frozen = deepFreeze(structuredClone(result));
     entries.delete(parsed.did);
-    entries.set(parsed.did, { at: clock.now(), result: structuredClone(result) });
+    entries.set(parsed.did, { at: clock.now(), result: frozen });
     if (entries.size > max) entries.delete(entries.keys().next().value as string);
-    return result;
+    return frozen;
   };
 }
 
@@ -100,4 +103,12 @@ export function documentResolver(resolver: Resolvable): DocumentResolver {
       return null;
     }
   };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  }
+  return value;
 }

@@ -102,7 +102,7 @@ describe('documentResolver', () => {
 });
 
 describe('resolutionCache', () => {
-  it('caches successes until the TTL passes, never errors, and hands out copies', async () => {
+  it('caches successes until the TTL passes, never errors, and hands out frozen results', async () => {
     const clock = new ManualClock();
     const created = createIonDid();
     const registry = mapRegistry();
@@ -116,7 +116,9 @@ describe('resolutionCache', () => {
     expect(first.didDocument?.id).toBe(created.shortDid);
     expect(lookups).toBe(2);
 
-    first.didDocument!.id = 'changed by a caller';
+    expect(() => {
+      first.didDocument!.id = 'changed by a caller';
+    }).toThrow(TypeError);
     const second = await resolver.resolve(`${created.shortDid}#key-1`);
     expect(second.didDocument?.id).toBe(created.shortDid);
     expect(lookups).toBe(2);
