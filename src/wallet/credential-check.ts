@@ -1,0 +1,67 @@
+// The holder's checks on an issued credential before it is acked (docs/protocols.md
+// "Issue-credential 3.0"): proof, issuer DID and its assertionMethod key, subject = this wallet's
+// DID (long or short form), validity period, status (against the status list credential attached
+// to the issue message when there is one) and claims = the offer's preview.
+import { decodeVcJwt } from '../credentials/vc-jwt.js';
+import { verifyCredential } from '../credentials/verify.js';
+import type { VerificationResult } from '../credentials/types.js';
+import type { FlatDatapoints } from '../credentials/datapoints.js';
+import type { WalletContext } from './context.js';
+
+export interface CredentialExpectations {
+  /** The issuer: the DID of the thread's peer. */
+  issuer: string;
+  /** The offer's preview as flat datapoints; undefined when the offer had none. */
+  claims?: FlatDatapoints;
+  /** The status list credential attached to the issue message (object or VC-JWT). */
+  statusListCredential?: unknown;
+}
+
+/** The id of a status list credential given as an object or a VC-JWT; undefined when unreadable. */
+export function statusListId(list: unknown): string | undefined {
+  try {
+    if (typeof list === 'string') return decodeVcJwt(list).credential.id;
+    if (list && typeof list === 'object') {
+      const l = list as { id?: unknown; jwt?: unknown };
+      if (typeof l.jwt === 'string') return decodeVcJwt(l.jwt).credential.id;
+      return typeof l.id === 'string' ? l.id : undefined;
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+/** Fetches a status list credential over HTTP(S): JSON, or a VC-JWT as text. */
+export function httpStatusListFetch(fetchFn: typeof fetch = fetch): (url: string) => Promise<unknown> {
+  return async (url) => {
+    if (!/^https?:\/\//.test(url)) return undefined;
+    const res = await fetchFn(url, { headers: { accept: 'application/vc+ld+json, application/json, application/vc+jwt, application/jwt;q=0.9' } });
+    if (!res.ok) return undefined;
+    const text = (await res.text()).trim();
+    return text.startsWith('{') ? JSON.parse(text) : text;
+  };
+}
+
+/** Runs every check; never throws (a failure is a check in the result). */
+export async function checkIssuedCredential(ctx: WalletContext, raw: unknown, expect: CredentialExpectations): Promise<VerificationResult> {
+  const attachedId = expect.statusListCredential === undefined ? undefined : statusListId(expect.statusListCredential);
+  return verifyCredential(raw, {
+    resolve: ctx.resolve,
+    clock: ctx.clock,
+    // credentials/issuer-key.ts sameDid: the long and short forms of our did:ion both match.
+    expectedSubject: ctx.identity.did,
+    expectedIssuer: expect.issuer,
+    ...(expect.claims ? { expectedClaims: expect.claims as Record<string, unknown> } : {}),
+    statusList: async (url) => {
+      if (attachedId !== undefined && attachedId === url) return expect.statusListCredential;
+      return ctx.statusListFetch?.(url);
+    },
+  });
+}
+
+/** The first failed check: what the problem report names. */
+export function firstFailure(result: VerificationResult): { check: string; code?: string; detail?: string } | undefined {
+  const bad = result.checks.find((c) => !c.ok);
+  return bad ? { check: bad.check, code: bad.code, detail: bad.detail } : undefined;
+}

@@ -1,0 +1,43 @@
+// Re-reading the status of stored credentials (Bitstring Status List v1.0 §3.2): each credential
+// with a credentialStatus is checked against the issuer's current status list credential, and its
+// stored status becomes 'revoked', 'suspended' or 'valid' again (a suspension can be lifted).
+// Replaced credentials keep 'replaced'. A list that cannot be fetched changes nothing.
+import { verifyCredential } from '../credentials/verify.js';
+import type { WalletContext } from './context.js';
+import type { CredentialStatus, StoredCredential } from './credential-store.js';
+
+export interface StatusRefresh {
+  id: string;
+  status: CredentialStatus;
+  changed: boolean;
+  /** Why the status could not be read (the stored status was kept). */
+  error?: string;
+}
+
+function statusFrom(code: string | undefined): CredentialStatus | undefined {
+  if (code === undefined) return 'valid';
+  if (code === 'revoked' || code === 'suspended') return code;
+  return undefined;
+}
+
+export async function refreshStatuses(ctx: WalletContext, ids?: string[]): Promise<StatusRefresh[]> {
+  const out: StatusRefresh[] = [];
+  const all = await ctx.credentials.list();
+  for (const credential of all.filter((c) => c.status !== 'replaced' && (ids === undefined || ids.includes(c.id)))) {
+    const result = await verifyCredential(credential.raw, { resolve: ctx.resolve, clock: ctx.clock, statusList: async (url) => ctx.statusListFetch?.(url) });
+    const check = result.checks.find((c) => c.check === 'status');
+    if (!check) continue; // no credentialStatus: nothing to refresh
+    const status = statusFrom(check.ok ? undefined : check.code);
+    if (!status) {
+      out.push({ id: credential.id, status: credential.status, changed: false, error: `${check.code}: ${check.detail ?? ''}`.trim() });
+      continue;
+    }
+    let stored: StoredCredential = credential;
+    if (status !== credential.status) {
+      stored = await ctx.credentials.setStatus(credential.id, status);
+      ctx.events.emit('credential-status-changed', { credential: stored, previous: credential.status });
+    }
+    out.push({ id: credential.id, status: stored.status, changed: status !== credential.status });
+  }
+  return out;
+}

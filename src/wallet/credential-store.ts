@@ -1,0 +1,105 @@
+// The wallet's credentials: every credential that passed verification, with its current status
+// ('valid' until a replacement, a revocation or a suspension says otherwise), and, apart from
+// them, credentials that were refused (verified false) kept for inspection only.
+import type { Clock } from '../clock.js';
+import type { CredentialFormat, VerificationCheck } from '../credentials/types.js';
+import { IdsyncError } from '../errors.js';
+import type { Store } from '../store/store.js';
+
+export const CREDENTIALS_COLLECTION = 'wallet-credentials';
+/** Refused credentials: never listed with the accepted ones, never 'valid'. */
+export const REJECTED_CREDENTIALS_COLLECTION = 'wallet-rejected-credentials';
+
+export type CredentialStatus = 'valid' | 'replaced' | 'revoked' | 'suspended';
+
+export interface StoredCredential {
+  /** The credential's `id` (a urn:uuid for ours). */
+  id: string;
+  type: string[];
+  issuer: string;
+  subject?: string;
+  /** credentialSubject without `id`, nested (residentialAddress {…}). */
+  claims: Record<string, unknown>;
+  format: CredentialFormat;
+  /** Always true here; a refused credential is a RejectedCredential. */
+  verified: true;
+  status: CredentialStatus;
+  /** ISO 8601. */
+  receivedAt: string;
+  /** The issue-credential thread it arrived on. */
+  thid: string;
+  /** The credential as it came: a JSON object (ldp) or a VC-JWT string. */
+  raw: unknown;
+  checks: VerificationCheck[];
+  /** The id of the credential this one replaced (offer/issue `replacement_id`, or the VC's `replaces`). */
+  replaces?: string;
+  /** Set when status is 'replaced'. */
+  replacedBy?: string;
+  statusChangedAt?: string;
+}
+
+/** A credential that failed verification: kept for inspection, clearly not usable. */
+export interface RejectedCredential {
+  /** `<thid>` of the issue message that carried it. */
+  key: string;
+  id?: string;
+  issuer?: string;
+  verified: false;
+  status: 'rejected';
+  /** The first failed check, e.g. 'proof', 'subject', 'claims'. */
+  failedCheck: string;
+  failedCode?: string;
+  checks: VerificationCheck[];
+  receivedAt: string;
+  thid: string;
+  raw: unknown;
+}
+
+export interface CredentialQuery {
+  status?: CredentialStatus;
+  thid?: string;
+}
+
+export interface CredentialStore {
+  put(credential: StoredCredential): Promise<void>;
+  get(id: string): Promise<StoredCredential | undefined>;
+  /** Accepted credentials, oldest first. */
+  list(query?: CredentialQuery): Promise<StoredCredential[]>;
+  /** Changes the status of an accepted credential (e.g. 'replaced' with replacedBy). */
+  setStatus(id: string, status: CredentialStatus, extra?: { replacedBy?: string }): Promise<StoredCredential>;
+  putRejected(rejected: RejectedCredential): Promise<void>;
+  listRejected(): Promise<RejectedCredential[]>;
+}
+
+const byReceived = <T extends { receivedAt: string }>(a: T, b: T) => (a.receivedAt < b.receivedAt ? -1 : a.receivedAt > b.receivedAt ? 1 : 0);
+
+export function credentialStore(store: Store, clock: Clock): CredentialStore {
+  const col = store.collection<StoredCredential>(CREDENTIALS_COLLECTION);
+  const rejected = store.collection<RejectedCredential>(REJECTED_CREDENTIALS_COLLECTION);
+  return {
+    async put(credential) {
+      if (credential.verified !== true) throw new IdsyncError('invalid_argument', 'only verified credentials are stored as accepted');
+      await col.put(credential.id, credential);
+    },
+    get: (id) => col.get(id),
+    async list(query = {}) {
+      return (await col.list())
+        .map((e) => e.value)
+        .filter((c) => (query.status === undefined || c.status === query.status) && (query.thid === undefined || c.thid === query.thid))
+        .sort(byReceived);
+    },
+    async setStatus(id, status, extra = {}) {
+      const old = await col.get(id);
+      if (!old) throw new IdsyncError('not_found', `no credential ${id}`);
+      const next: StoredCredential = { ...old, status, statusChangedAt: new Date(clock.now()).toISOString(), ...(extra.replacedBy ? { replacedBy: extra.replacedBy } : {}) };
+      await col.put(id, next);
+      return next;
+    },
+    async putRejected(rec) {
+      await rejected.put(rec.key, rec);
+    },
+    async listRejected() {
+      return (await rejected.list()).map((e) => e.value).sort(byReceived);
+    },
+  };
+}

@@ -1,0 +1,108 @@
+// The wallet's events and the promises built on them, so that callers (QA tests, the CLI) await
+// states instead of sleeping. Each wait has a guard timeout that fails loudly, never a delay.
+import { EventEmitter } from 'node:events';
+import type { PlainMessage, EnvelopeMode } from '../didcomm/types.js';
+import type { ConformanceResult } from '../conformance/types.js';
+import type { ParsedProblem } from '../protocols/report-problem.js';
+import type { ConnectionRecord } from '../store/connections.js';
+import { IdsyncError } from '../errors.js';
+import type { RejectedCredential, StoredCredential } from './credential-store.js';
+import type { PendingItem } from './policies.js';
+
+export interface WalletEventMap {
+  /** A Data Pipe reached `established`. */
+  'connection-established': { connection: ConnectionRecord };
+  /** A credential passed every check and was stored (and acked). */
+  'credential-received': { credential: StoredCredential; replaced?: string };
+  /** refreshCredentialStatus() found a stored credential revoked, suspended, or valid again. */
+  'credential-status-changed': { credential: StoredCredential; previous: string };
+  /** A credential failed a check: report-problem e.p.msg.credential-invalid was sent. */
+  'credential-refused': { thid: string; failedCheck: string; code?: string; rejected: RejectedCredential };
+  /** An offer waits for approve/decline (manual policy). */
+  'offer-pending': { item: PendingItem };
+  /** A proof request waits for approve/decline (proofRequests: 'manual'). */
+  'proof-request-pending': { item: PendingItem };
+  /** An out-of-band invitation arrived as a DIDComm message; it waits as a pending item (approve = accept). */
+  'invitation-received': { item: PendingItem };
+  /** A live WebSocket to a peer closed (goLive must be called again). */
+  'live-ended': { peer: string; endpoint: string };
+  /** A DID-auth presentation was sent. */
+  'presentation-sent': { thid: string; domain: string; challenge: string };
+  /** A thread ended: issuance or proof `done`, or `abandoned` after a problem. */
+  'thread-ended': { thid: string; protocol: string; state: string };
+  'problem-received': { problem: ParsedProblem; message: PlainMessage };
+  /** Every message in or out (also in the message log). */
+  message: {
+    direction: 'in' | 'out';
+    message?: PlainMessage;
+    mode?: EnvelopeMode;
+    /** in: the router's status (handled, duplicate, rejected, ...); out: 'sent'. */
+    status: string;
+    problemCode?: string;
+    conformance?: ConformanceResult[];
+  };
+}
+
+export type WalletEventName = keyof WalletEventMap;
+
+export interface WaitOptions {
+  /** Guard against waiting forever (default 10 s); not a way to wait for state. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Resolves with the first `event` payload that passes `predicate`. */
+export function waitForEvent<K extends WalletEventName>(
+  emitter: EventEmitter,
+  event: K,
+  predicate: (data: WalletEventMap[K]) => boolean = () => true,
+  options: WaitOptions = {},
+): Promise<WalletEventMap[K]> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      emitter.off(event, listener);
+      options.signal?.removeEventListener('abort', aborted);
+    };
+    const listener = (data: WalletEventMap[K]) => {
+      let ok = false;
+      try {
+        ok = predicate(data);
+      } catch {
+        ok = false;
+      }
+      if (!ok) return;
+      done();
+      resolve(data);
+    };
+    const aborted = () => {
+      done();
+      reject(new IdsyncError('aborted', `stopped waiting for ${event}`));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new IdsyncError('timeout', `no ${event} event within ${timeoutMs} ms`));
+    }, timeoutMs);
+    timer.unref?.();
+    if (options.signal?.aborted) return aborted();
+    options.signal?.addEventListener('abort', aborted);
+    emitter.on(event, listener);
+  });
+}
+
+/** An EventEmitter with the wallet's event names and payload types. */
+export class WalletEvents extends EventEmitter {
+  override emit<K extends WalletEventName>(event: K, data: WalletEventMap[K]): boolean {
+    return super.emit(event, data);
+  }
+  override on<K extends WalletEventName>(event: K, listener: (data: WalletEventMap[K]) => void): this {
+    return super.on(event, listener);
+  }
+  override once<K extends WalletEventName>(event: K, listener: (data: WalletEventMap[K]) => void): this {
+    return super.once(event, listener);
+  }
+  override off<K extends WalletEventName>(event: K, listener: (data: WalletEventMap[K]) => void): this {
+    return super.off(event, listener);
+  }
+}

@@ -1,0 +1,80 @@
+// The wallet's own DID: one did:ion long form, created once and kept in the store (keys in the
+// secrets collection, the DID in the registry's own DIDs). Its DIDCommMessaging service names
+// the wallet's inbound endpoint; a wallet without one publishes no service and relies on Message
+// Pickup 3.0 or a live WebSocket (docs/protocols.md "Message Pickup 3.0").
+import type { Clock } from '../clock.js';
+import { createIonDid } from '../did/ion.js';
+import { ionShortForm } from '../did/ion-form.js';
+import { IdsyncError } from '../errors.js';
+import { keyPairFromJwk } from '../keys.js';
+import type { StoredDidRegistry } from '../store/dids.js';
+import type { StoredSecrets } from '../store/secrets.js';
+import type { Store } from '../store/store.js';
+
+/** OwnDid.purpose of the wallet's DID, so a store shared with other agents finds the right one. */
+export const WALLET_DID_PURPOSE = 'wallet';
+/** ION recovery and update keys (secp256k1, not DIDComm keys): kept for a later DID update, never used in messages. */
+export const CONTROL_KEYS_COLLECTION = 'wallet-control-keys';
+
+export interface WalletIdentity {
+  /** The long form (did:ion:<suffix>:<state>): what the wallet sends until the peer knows it. */
+  did: string;
+  /** did:ion:<suffix>. */
+  shortDid: string;
+  /** The inbound endpoint in the DID document, when there is one. */
+  endpoint?: string;
+  /** `<long form>#key-1`: Ed25519, in authentication and assertionMethod (did/ion.ts). */
+  authenticationKid: string;
+  /** `<long form>#key-2`: X25519 keyAgreement. */
+  keyAgreementKid: string;
+  createdAt: string;
+}
+
+function toIdentity(did: string, createdAt: string, endpoint?: string): WalletIdentity {
+  return {
+    did,
+    shortDid: ionShortForm(did),
+    ...(endpoint ? { endpoint } : {}),
+    authenticationKid: `${did}#key-1`,
+    keyAgreementKid: `${did}#key-2`,
+    createdAt,
+  };
+}
+
+/** The wallet DID kept in `registry`, if one was created before. */
+export async function loadIdentity(registry: StoredDidRegistry): Promise<WalletIdentity | undefined> {
+  const own = (await registry.listOwn()).filter((d) => d.purpose === WALLET_DID_PURPOSE);
+  const latest = own[own.length - 1];
+  return latest ? toIdentity(latest.did, latest.createdAt, latest.endpoint) : undefined;
+}
+
+/**
+ * Creates the wallet DID (with a DIDCommMessaging service when `endpoint` is given) and stores
+ * its keys and DID. Secrets first: a DID without its keys would be useless after a crash.
+ */
+export async function createIdentity(
+  deps: { store: Store; registry: StoredDidRegistry; secrets: StoredSecrets; clock: Clock },
+  options: { endpoint?: string; label?: string } = {},
+): Promise<WalletIdentity> {
+  const created = createIonDid(options.endpoint ? { endpoint: options.endpoint } : {});
+  const createdAt = new Date(deps.clock.now()).toISOString();
+  await deps.secrets.add(created.secrets);
+  if (created.controlKeys) await deps.store.collection(CONTROL_KEYS_COLLECTION).put(created.shortDid ?? ionShortForm(created.did), created.controlKeys);
+  await deps.registry.putOwn({
+    did: created.did,
+    createdAt,
+    purpose: WALLET_DID_PURPOSE,
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.label ? { label: options.label } : {}),
+  });
+  return toIdentity(created.did, createdAt, options.endpoint);
+}
+
+/** The Ed25519 private key of `kid` from the secrets store (for presentation proofs). Never logged. */
+export async function signingKey(secrets: StoredSecrets, kid: string): Promise<Uint8Array> {
+  const secret = await secrets.get(kid);
+  if (!secret) throw new IdsyncError('secret_not_found', `no private key for ${ionShortForm(kid)}`);
+  const pair = keyPairFromJwk(secret.privateKeyJwk);
+  if (pair.type !== 'Ed25519') throw new IdsyncError('invalid_secret', `${ionShortForm(kid)} is not an Ed25519 key`);
+  return pair.privateKey;
+}

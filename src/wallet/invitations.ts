@@ -1,0 +1,111 @@
+// Accepting an out-of-band invitation (DIDComm v2 §Out Of Band Messages) is the user's consent:
+// by goal code, it opens a Data Pipe (docs/protocols.md "Data Pipe 1.0") or starts a WACI
+// `streamlined-vc` issuance with propose-credential (pthid = the invitation id).
+import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
+import { epochSeconds } from '../didcomm/message.js';
+import { IdsyncError } from '../errors.js';
+import { DATA_PIPE_GOAL_CODE } from '../protocols/data-pipe.js';
+import { STREAMLINED_VC } from '../protocols/issue-credential.js';
+import { acceptsDidcommV2, parseInvitationUrl, validateInvitation, type FetchLike, type Invitation } from '../protocols/out-of-band.js';
+import type { ConnectionRecord } from '../store/connections.js';
+import type { MessageLog } from '../store/messages.js';
+import type { WalletContext } from './context.js';
+import type { StoredCredential } from './credential-store.js';
+import { requestDataPipe } from './data-pipe.js';
+import { waitForEvent } from './events.js';
+import { proposeCredential } from './issue-credential.js';
+import { didcommEndpoints } from './outbound.js';
+
+/**
+ * Goal codes that open a Data Pipe. docs/protocols.md names `idsync.data-pipe`; `connect` is the
+ * vendor's goal ("Connect", vendor-facts) that the service's invitations used first.
+ */
+export const DATA_PIPE_GOAL_CODES = [DATA_PIPE_GOAL_CODE, 'connect'];
+export const ISSUANCE_GOAL_CODES = [STREAMLINED_VC];
+
+export type Acceptance =
+  | { kind: 'data-pipe'; invitation: Invitation; thid: string; connection: ConnectionRecord }
+  | { kind: 'issuance'; invitation: Invitation; thid: string; done: Promise<StoredCredential> };
+
+export interface AcceptOptions {
+  /** Sent in the data-pipe request body. */
+  label?: string;
+  /** Guard for `established` / the credential (default 30 s / 120 s). */
+  timeoutMs?: number;
+  /** Fetches `_oobid` short URLs. */
+  fetch?: FetchLike;
+}
+
+export interface AcceptDeps {
+  log: MessageLog;
+  /** Collects queued messages from the peer (wallets without an inbound endpoint). */
+  pickup?: (peer: string) => Promise<unknown>;
+  canReach: (peer: string) => boolean;
+}
+
+async function readInvitation(input: string | Invitation, log: MessageLog, fetchFn?: FetchLike): Promise<Invitation> {
+  const fromUrl = typeof input === 'string';
+  const invitation = fromUrl ? await parseInvitationUrl(input, fetchFn ? { fetchShort: fetchFn } : {}) : validateInvitation(input);
+  // Recorded like any received message, with the out-of-band conformance results.
+  const conformance = fromUrl && /[?&]_oob=/.test(input) ? inspectInvitationUrl(input).results : checkInvitation(invitation);
+  await log.record({
+    id: invitation.id, direction: 'in', type: invitation.type, from: invitation.from, mode: 'plaintext', size: Buffer.byteLength(JSON.stringify(invitation)),
+    result: 'accepted', conformance, transport: 'oob', message: invitation,
+  });
+  return invitation;
+}
+
+async function checkUsable(ctx: WalletContext, invitation: Invitation, canReach: (peer: string) => boolean): Promise<void> {
+  if (typeof invitation.expires_time === 'number' && invitation.expires_time < epochSeconds(ctx.clock.now())) {
+    throw new IdsyncError('invalid_invitation', `the invitation expired at ${new Date(invitation.expires_time * 1000).toISOString()}`, { details: { reason: 'expired' } });
+  }
+  if (!acceptsDidcommV2(invitation)) throw new IdsyncError('didcomm_unsupported', 'the invitation does not accept DIDComm v2 answers');
+  // The answer goes to the service endpoint of the inviter's DID document (did:web: fetched).
+  const doc = await ctx.resolve(invitation.from);
+  if (!doc) throw new IdsyncError('did_not_resolved', `the inviter's DID ${invitation.from} did not resolve`, { details: { did: invitation.from } });
+  if (!canReach(invitation.from) && didcommEndpoints(doc).length === 0) {
+    throw new IdsyncError('no_endpoint', `the inviter's DID document names no DIDComm endpoint`, { details: { did: invitation.from } });
+  }
+}
+
+/** Parses, checks and accepts an invitation (URL with `_oob` or `_oobid`, or the invitation itself). */
+export async function acceptInvitation(ctx: WalletContext, deps: AcceptDeps, input: string | Invitation, options: AcceptOptions = {}): Promise<Acceptance> {
+  const invitation = await readInvitation(input, deps.log, options.fetch);
+  await checkUsable(ctx, invitation, deps.canReach);
+  const goal = invitation.body.goal_code;
+
+  if (goal !== undefined && DATA_PIPE_GOAL_CODES.includes(goal)) {
+    const requested = await requestDataPipe(ctx, invitation, { label: options.label, timeoutMs: options.timeoutMs });
+    // Without an inbound endpoint, `established` is return-routed or queued; collect it if queued.
+    if (deps.pickup && (await ctx.connections.get(requested.thid))?.state === 'requested') {
+      await deps.pickup(invitation.from).catch((err) => ctx.logger('warn', 'pickup after the data-pipe request failed', { code: (err as IdsyncError).code }));
+    }
+    return { kind: 'data-pipe', invitation, thid: requested.thid, connection: await requested.established };
+  }
+
+  if (goal !== undefined && ISSUANCE_GOAL_CODES.includes(goal)) {
+    const thid = ctx.ids();
+    const done = credentialOnThread(ctx, thid, options.timeoutMs ?? 120_000);
+    await proposeCredential(ctx, invitation, thid);
+    return { kind: 'issuance', invitation, thid, done };
+  }
+
+  throw new IdsyncError('unsupported_goal', `the wallet cannot act on goal_code ${String(goal)}`, { details: { goal_code: goal ?? null } });
+}
+
+/** The first credential stored on `thid`, or why the issuance failed. */
+export function credentialOnThread(ctx: WalletContext, thid: string, timeoutMs: number): Promise<StoredCredential> {
+  const stop = new AbortController();
+  const o = { timeoutMs, signal: stop.signal };
+  const got = waitForEvent(ctx.events, 'credential-received', (e) => e.credential.thid === thid, o).then((e) => e.credential);
+  const refused = waitForEvent(ctx.events, 'credential-refused', (e) => e.thid === thid, o).then((e) => {
+    throw new IdsyncError('credential_refused', `the credential failed the ${e.failedCheck} check`, { details: { check: e.failedCheck, code: e.code } });
+  });
+  const problem = waitForEvent(ctx.events, 'problem-received', (e) => e.problem.pthid === thid, o).then((e) => {
+    throw new IdsyncError('problem_reported', `the issuer reported ${e.problem.code}`, { details: { problem: e.problem } });
+  });
+  for (const p of [got, refused, problem]) p.catch(() => undefined);
+  const done = Promise.race([got, refused, problem]).finally(() => stop.abort());
+  done.catch(() => undefined);
+  return done;
+}

@@ -1,0 +1,163 @@
+// The wallet as holder in Issue Credential 3.0, WACI `streamlined-vc` (docs/protocols.md
+// "Issue-credential 3.0"): propose (issuance invitations) → offer → request (a signed credential
+// application) → issue → verify every credential → store and ack, or refuse with
+// e.p.msg.credential-invalid and store nothing as valid. Offers wait under the manual policy.
+import { xsdDateTime } from '../credentials/issue.js';
+import { signPresentation } from '../credentials/presentation.js';
+import type { FlatDatapoints } from '../credentials/datapoints.js';
+import type { W3cCredential } from '../credentials/types.js';
+import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
+import {
+  buildCredentialApplication, buildIssueAck, buildProposeCredential, buildRequestCredential, issueCredentialProtocol,
+  ISSUE_CREDENTIAL_HOLDER, type ParsedIssueCredential, type ParsedOffer,
+} from '../protocols/issue-credential.js';
+import type { Invitation } from '../protocols/out-of-band.js';
+import { PROTOCOL_PROBLEM_CODES } from '../protocols/protocol-kit.js';
+import { problemReportDraft } from '../protocols/report-problem.js';
+import { createMessage } from '../didcomm/message.js';
+import { isoNow, type WalletContext } from './context.js';
+import { checkIssuedCredential, firstFailure } from './credential-check.js';
+import type { StoredCredential } from './credential-store.js';
+import { signingKey } from './identity.js';
+import type { PendingItem } from './policies.js';
+import { requireAuthenticatedSender } from './present-proof.js';
+import { receiveStep, sendStep } from './thread-steps.js';
+import type { WalletThread } from './threads.js';
+
+interface OfferData {
+  challenge: string;
+  domain: string;
+  manifestId: string;
+  datapoints?: FlatDatapoints;
+  replacementId?: string;
+  goalCode?: string;
+  invitationId?: string;
+}
+
+/** Starts an issuance from an invitation (goal `streamlined-vc`): propose, pthid = the invitation. */
+export async function proposeCredential(ctx: WalletContext, invitation: Invitation, id: string = ctx.ids()): Promise<string> {
+  // Long form: the issuer may never have seen this wallet (no Data Pipe), like the data-pipe request.
+  const propose = buildProposeCredential({ id, from: ctx.identity.did, to: invitation.from, pthid: invitation.id }, { clock: ctx.clock, ids: ctx.ids });
+  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, propose, { start: true, data: { invitationId: invitation.id } });
+  return propose.id;
+}
+
+async function onOffer(ctx: WalletContext, h: HandlerContext, offer: ParsedOffer): Promise<void> {
+  const sender = requireAuthenticatedSender(h);
+  const data: OfferData = {
+    challenge: offer.challenge,
+    domain: offer.domain,
+    manifestId: String(offer.manifest.id),
+    ...(offer.datapoints ? { datapoints: offer.datapoints } : {}),
+    ...(offer.replacementId ? { replacementId: offer.replacementId } : {}),
+    ...(offer.goalCode ? { goalCode: offer.goalCode } : {}),
+  };
+  const { thread } = await receiveStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, sender, { start: true, data: data as unknown as Record<string, unknown> });
+  if (ctx.policy.offers === 'manual') {
+    const item: PendingItem = {
+      id: thread.thid, kind: 'credential-offer', thid: thread.thid, from: sender, receivedAt: isoNow(ctx), message: h.message,
+      ...(offer.datapoints ? { preview: offer.datapoints as Record<string, string> } : {}),
+      ...(offer.replacementId ? { replacementId: offer.replacementId } : {}),
+      ...(offer.goalCode ? { goalCode: offer.goalCode } : {}),
+    };
+    await ctx.pending.add(item);
+    ctx.events.emit('offer-pending', { item });
+    return;
+  }
+  await acceptOffer(ctx, thread);
+}
+
+/** Answers the thread's offer with a credential application signed for the offer's challenge and domain. */
+export async function acceptOffer(ctx: WalletContext, thread: WalletThread): Promise<void> {
+  const data = thread.data as unknown as OfferData;
+  const application = signPresentation(buildCredentialApplication({ holder: ctx.identity.did, manifestId: data.manifestId, applicationId: ctx.ids() }), {
+    kid: ctx.identity.authenticationKid,
+    privateKey: await signingKey(ctx.secrets, ctx.identity.authenticationKid),
+    challenge: data.challenge,
+    domain: data.domain,
+    created: xsdDateTime(ctx.clock.now()),
+  });
+  const request = buildRequestCredential({ to: thread.peer, thid: thread.thid, pthid: thread.pthid, application }, { clock: ctx.clock, ids: ctx.ids });
+  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, request);
+}
+
+/** Declines the thread's offer: report-problem e.p.req.offer-declined (docs/protocols.md). */
+export async function declineOffer(ctx: WalletContext, thread: WalletThread, reason?: string): Promise<void> {
+  const offer = (await ctx.pending.get(thread.thid))?.message;
+  const draft = problemReportDraft(offer ?? { id: thread.messages[0], thid: thread.thid, type: '', body: {}, from: thread.peer }, {
+    code: PROTOCOL_PROBLEM_CODES.offer_declined,
+    comment: 'The holder declined the offer: {1}',
+    args: [reason ?? 'declined'],
+  });
+  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, createMessage({ ...draft, to: [thread.peer!] }, { clock: ctx.clock, ids: ctx.ids }));
+}
+
+function describe(raw: unknown, checked?: W3cCredential): Pick<StoredCredential, 'type' | 'issuer' | 'subject' | 'claims'> {
+  const c = checked ?? (raw as W3cCredential);
+  const { id: subject, ...claims } = (c?.credentialSubject ?? {}) as Record<string, unknown>;
+  return {
+    type: Array.isArray(c?.type) ? c.type : [],
+    issuer: typeof c?.issuer === 'string' ? c.issuer : (c?.issuer as { id?: string } | undefined)?.id ?? '',
+    ...(typeof subject === 'string' ? { subject } : {}),
+    claims,
+  };
+}
+
+async function onIssue(ctx: WalletContext, h: HandlerContext, issue: ParsedIssueCredential): Promise<void> {
+  const { thread } = await receiveStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, h.sender);
+  const data = thread.data as unknown as OfferData;
+  const receivedAt = isoNow(ctx);
+  const accepted: StoredCredential[] = [];
+  for (const item of issue.credentials) {
+    const result = await checkIssuedCredential(ctx, item.credential, { issuer: thread.peer!, claims: data.datapoints, statusListCredential: issue.statusListCredential });
+    const failed = firstFailure(result);
+    if (failed) {
+      const rejected = {
+        key: h.message.id, verified: false as const, status: 'rejected' as const, failedCheck: failed.check, checks: result.checks, receivedAt, thid: thread.thid,
+        raw: item.credential, ...(failed.code ? { failedCode: failed.code } : {}), ...(result.credential?.id ? { id: result.credential.id } : {}),
+        ...(result.credential ? { issuer: describe(item.credential, result.credential).issuer } : {}),
+      };
+      await ctx.credentials.putRejected(rejected);
+      // docs/protocols.md: answered with e.p.msg.credential-invalid, the comment naming the failed check.
+      const draft = problemReportDraft(h.message, {
+        code: PROTOCOL_PROBLEM_CODES.credential_invalid,
+        comment: 'The credential failed the {1} check: {2}',
+        args: [failed.check, failed.code ?? 'failed'],
+      });
+      await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, createMessage({ ...draft, to: [thread.peer!] }, { clock: ctx.clock, ids: ctx.ids }));
+      ctx.events.emit('credential-refused', { thid: thread.thid, failedCheck: failed.check, code: failed.code, rejected });
+      return;
+    }
+    const vc = result.credential!;
+    accepted.push({
+      id: vc.id ?? `${thread.thid}#${accepted.length}`,
+      ...describe(item.credential, vc),
+      format: result.format ?? (typeof item.credential === 'string' ? 'jwt' : 'ldp'),
+      verified: true,
+      status: 'valid',
+      receivedAt,
+      thid: thread.thid,
+      raw: item.credential,
+      checks: result.checks,
+      ...(issue.replacementId ?? data.replacementId ?? vc.replaces ? { replaces: issue.replacementId ?? data.replacementId ?? vc.replaces } : {}),
+    });
+  }
+  for (const credential of accepted) {
+    await ctx.credentials.put(credential);
+    const old = credential.replaces ? await ctx.credentials.get(credential.replaces) : undefined;
+    if (old && old.id !== credential.id) await ctx.credentials.setStatus(old.id, 'replaced', { replacedBy: credential.id });
+  }
+  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, buildIssueAck({ to: thread.peer, thid: thread.thid, pthid: thread.pthid }, { clock: ctx.clock, ids: ctx.ids }));
+  for (const credential of accepted) ctx.events.emit('credential-received', { credential, ...(credential.replaces ? { replaced: credential.replaces } : {}) });
+}
+
+/** The wallet's Issue Credential module (holder role). */
+export function walletIssueCredential(ctx: () => WalletContext): ProtocolModule {
+  return issueCredentialProtocol(
+    {
+      'offer-credential': (h, offer) => onOffer(ctx(), h, offer),
+      'issue-credential': (h, issue) => onIssue(ctx(), h, issue),
+    },
+    ['holder'],
+  );
+}

@@ -1,0 +1,168 @@
+// Message Pickup 3.0 as recipient (docs/protocols.md "Message Pickup 3.0"): a wallet without an
+// inbound endpoint collects what the service queued. Over HTTP: status-request, then
+// delivery-request until the queue is empty, each delivery's messages processed as if they had
+// arrived, then acknowledged with messages-received; all with return_route "all", so each answer
+// comes back in the HTTP response and is handled inside the send. Over a WebSocket:
+// live-delivery-change {live_delivery: true}, after which the service pushes on the socket.
+import type { HandlerContext, ProtocolModule, RouterResult } from '../didcomm/router.js';
+import { IdsyncError } from '../errors.js';
+import {
+  buildDeliveryRequest, buildLiveDeliveryChange, buildMessagesReceived, buildStatusRequest, messagePickupProtocol,
+  type QueuedMessage, type QueueStatus,
+} from '../protocols/message-pickup.js';
+import { protocolError } from '../protocols/protocol-kit.js';
+import { outgoingHeaders, type WalletContext } from './context.js';
+
+export interface PickupResult {
+  /** Messages delivered and processed. */
+  received: number;
+  /** Delivery requests sent. */
+  rounds: number;
+  /** The router's outcome for each delivered message, in order. */
+  results: RouterResult[];
+  /** The last queue status the service reported. */
+  status?: QueueStatus;
+}
+
+export interface PickupOptions {
+  /** Messages per delivery (default 10). */
+  limit?: number;
+  /** Stop after this many delivery requests (default 50): a guard, not a schedule. */
+  maxRounds?: number;
+}
+
+/** What the pickup handlers and the loops share: outstanding request ids and what came back. */
+export class PickupSession {
+  /** Request id → the peer asked and the answer (status or delivery) handled for it. */
+  private readonly answers = new Map<string, { peer: string; status?: QueueStatus; delivered?: number }>();
+  readonly results: RouterResult[] = [];
+  /** Peers (short DIDs) pushing to us on a live socket. */
+  readonly live = new Set<string>();
+  lastStatus?: QueueStatus;
+
+  expect(id: string, peer: string): void {
+    this.answers.set(id, { peer });
+  }
+  isExpected(thid: string | undefined): boolean {
+    return thid !== undefined && this.answers.has(thid);
+  }
+  /** The peer a request went to: a delivery's outer layer is anoncrypted, so its sender is not proven. */
+  peerOf(thid: string): string | undefined {
+    return this.answers.get(thid)?.peer;
+  }
+  answer(thid: string, patch: { status?: QueueStatus; delivered?: number }): void {
+    const a = this.answers.get(thid);
+    if (a) Object.assign(a, patch);
+  }
+  take(id: string): { peer: string; status?: QueueStatus; delivered?: number } | undefined {
+    const a = this.answers.get(id);
+    this.answers.delete(id);
+    return a;
+  }
+}
+
+function deps(ctx: WalletContext) {
+  return { clock: ctx.clock, ids: ctx.ids };
+}
+
+async function onDelivery(ctx: WalletContext, session: PickupSession, h: HandlerContext, thid: string, messages: QueuedMessage[]): Promise<void> {
+  const peer = session.peerOf(thid) ?? (session.live.size > 0 ? h.sender : undefined);
+  if (!peer) {
+    throw protocolError('unknown_thread', `delivery ${h.message.id} answers no delivery request of ours`, { thid });
+  }
+  // Each queued message is handled as if it had just arrived; whatever the outcome (handled,
+  // refused, duplicate) it has been received, so it is acknowledged and not delivered again.
+  for (const m of messages) session.results.push(await ctx.router.receive(m.packed, { transport: 'pickup' }));
+  session.answer(thid, { delivered: messages.length });
+  const ack = buildMessagesReceived({ from: (await outgoingHeaders(ctx, peer)).from, to: peer, messageIds: messages.map((m) => m.id) }, deps(ctx));
+  session.expect(ack.id, peer);
+  await ctx.router.send(ack, { to: peer });
+  const answered = session.take(ack.id);
+  if (answered?.status) session.lastStatus = answered.status;
+}
+
+/** The recipient side of Message Pickup for the wallet's router. */
+export function walletPickupProtocol(ctx: () => WalletContext, session: PickupSession): ProtocolModule {
+  return messagePickupProtocol(
+    {
+      status: (h, status) => {
+        if (!session.isExpected(h.message.thid) && session.live.size === 0) {
+          throw protocolError('unknown_thread', `status ${h.message.id} answers no request of ours`, { thid: h.message.thid ?? null });
+        }
+        session.lastStatus = status;
+        if (h.message.thid) session.answer(h.message.thid, { status });
+      },
+      delivery: (h, d) => onDelivery(ctx(), session, h, d.thid, d.messages),
+    },
+    ['recipient'],
+  );
+}
+
+/**
+ * Collects everything queued for the wallet at `peer` (the service DID), sending to `endpoint`
+ * when given, else to the peer's DIDComm endpoint. Resolves when the queue reports empty.
+ */
+export async function pickup(ctx: WalletContext, session: PickupSession, peer: string, endpoint?: string, options: PickupOptions = {}): Promise<PickupResult> {
+  const limit = options.limit ?? 10;
+  const maxRounds = options.maxRounds ?? 50;
+  const first = session.results.length;
+  const via = endpoint ? { via: endpoint } : {};
+  const headers = { from: (await outgoingHeaders(ctx, peer)).from, to: peer };
+
+  const statusRequest = buildStatusRequest(headers, deps(ctx));
+  session.expect(statusRequest.id, peer);
+  await ctx.router.send(statusRequest, { to: peer, ...via });
+  let status = session.take(statusRequest.id)?.status;
+  if (!status) throw new IdsyncError('pickup_unanswered', `${peer} did not answer the status-request on the return route`);
+
+  let rounds = 0;
+  while (status.messageCount > 0 && rounds < maxRounds) {
+    rounds += 1;
+    const request = buildDeliveryRequest({ ...headers, limit }, deps(ctx));
+    session.expect(request.id, peer);
+    await ctx.router.send(request, { to: peer, ...via });
+    const answer = session.take(request.id);
+    if (answer?.status && !answer.delivered) {
+      status = answer.status; // §Delivery Request: an empty queue is answered with a status
+      continue;
+    }
+    if (!answer?.delivered) throw new IdsyncError('pickup_unanswered', `${peer} did not answer the delivery-request on the return route`);
+    // The messages-received answer (a status) tells what is left, new arrivals included.
+    status = session.lastStatus ?? { messageCount: 0 };
+  }
+  const results = session.results.splice(first);
+  return { received: results.length, rounds, results, status };
+}
+
+/**
+ * Asks `peer` to push queued and new messages on the WebSocket at `wsUrl` (the socket must be
+ * open on the wallet's WebSocket transport, whose inbound handler is the router).
+ */
+export async function liveDeliveryChange(ctx: WalletContext, session: PickupSession, peer: string, wsUrl: string, live: boolean): Promise<QueueStatus | undefined> {
+  const change = buildLiveDeliveryChange({ from: (await outgoingHeaders(ctx, peer)).from, to: peer, liveDelivery: live }, deps(ctx));
+  session.expect(change.id, peer);
+  const key = peer;
+  if (live) session.live.add(key);
+  const stop = new AbortController();
+  const o = { timeoutMs: 10_000, signal: stop.signal };
+  const answered = ctx.router.waitFor<{ message: { thid?: string } }>('handled', (e) => e.message.thid === change.id, o);
+  const refused = ctx.router.waitFor<{ problem: { pthid: string; code: string } }>('problem', (e) => e.problem.pthid === change.id, o);
+  answered.catch(() => undefined);
+  refused.catch(() => undefined);
+  try {
+    await ctx.router.send(change, { to: peer, via: wsUrl });
+    const outcome = await Promise.race([answered.then(() => 'ok' as const), refused.then((e) => e.problem.code)]);
+    if (outcome !== 'ok') {
+      session.live.delete(key);
+      throw new IdsyncError('live_mode_refused', `${peer} refused live delivery: ${outcome}`, { details: { problemCode: outcome } });
+    }
+    if (!live) session.live.delete(key);
+    return session.take(change.id)?.status;
+  } catch (err) {
+    session.take(change.id);
+    if (live) session.live.delete(key);
+    throw err;
+  } finally {
+    stop.abort();
+  }
+}

@@ -1,0 +1,84 @@
+// The wallet as prover in Present Proof 3.0, for DID authentication before each sync
+// (docs/protocols.md "Sync" step 1): a request-presentation with a challenge and domain is
+// answered with a presentation signed eddsa-jcs-2022 by the DID's authentication key, at once
+// (policy 'auto') or after approve() (proofRequests: 'manual').
+import { xsdDateTime } from '../credentials/issue.js';
+import { signPresentation } from '../credentials/presentation.js';
+import { sameDid } from '../didcomm/message.js';
+import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
+import { IdsyncError } from '../errors.js';
+import {
+  buildDidAuthPresentation, buildPresentation, presentProofProtocol, PRESENT_PROOF_PROVER, type ParsedRequestPresentation,
+} from '../protocols/present-proof.js';
+import { isoNow, type WalletContext } from './context.js';
+import { signingKey } from './identity.js';
+import type { PendingItem } from './policies.js';
+import { receiveStep, sendStep } from './thread-steps.js';
+import type { WalletThread } from './threads.js';
+
+interface ProofData {
+  challenge: string;
+  domain: string;
+  definitionId: string;
+  goalCode?: string;
+}
+
+/** The envelope must prove who asks: a DID-auth proof is bound to the asker (its domain). */
+export function requireAuthenticatedSender(h: HandlerContext): string {
+  if (!h.sender || !h.metadata.authenticated) {
+    throw new IdsyncError('sender_not_authenticated', `${h.message.type} must be authcrypted or signed by its sender`);
+  }
+  return h.sender;
+}
+
+async function onRequest(ctx: WalletContext, h: HandlerContext, parsed: ParsedRequestPresentation): Promise<void> {
+  const sender = requireAuthenticatedSender(h);
+  // VC Data Integrity §2.1 domain: the proof is only good for the party named in it; signing for
+  // a domain other than the asker would let a third party replay our answer elsewhere.
+  if (!sameDid(parsed.domain, sender)) {
+    throw new IdsyncError('forbidden', `the request's domain ${parsed.domain} is not the DID asking (${sender})`);
+  }
+  const data: ProofData = { challenge: parsed.challenge, domain: parsed.domain, definitionId: parsed.definitionId, ...(parsed.goalCode ? { goalCode: parsed.goalCode } : {}) };
+  const { thread } = await receiveStep(ctx, PRESENT_PROOF_PROVER, h.message, sender, { start: true, data: data as unknown as Record<string, unknown> });
+  if (ctx.policy.proofRequests === 'manual') {
+    const item: PendingItem = {
+      id: thread.thid, kind: 'proof-request', thid: thread.thid, from: sender, receivedAt: isoNow(ctx), domain: parsed.domain, message: h.message,
+      ...(parsed.goalCode ? { goalCode: parsed.goalCode } : {}),
+    };
+    await ctx.pending.add(item);
+    ctx.events.emit('proof-request-pending', { item });
+    return;
+  }
+  await answerProofRequest(ctx, thread);
+}
+
+/** Signs the DID-auth presentation for the thread's challenge and domain and sends it. */
+export async function answerProofRequest(ctx: WalletContext, thread: WalletThread): Promise<void> {
+  const data = thread.data as unknown as ProofData;
+  // The long form as holder and key id: any verifier can check it offline (did/ion.ts), whether
+  // or not it has learnt our short form yet.
+  const vp = buildDidAuthPresentation({ holder: ctx.identity.did, definitionId: data.definitionId, submissionId: ctx.ids() });
+  const signed = signPresentation(vp, {
+    kid: ctx.identity.authenticationKid,
+    privateKey: await signingKey(ctx.secrets, ctx.identity.authenticationKid),
+    challenge: data.challenge,
+    domain: data.domain,
+    created: xsdDateTime(ctx.clock.now()),
+  });
+  const message = buildPresentation({ to: thread.peer, thid: thread.thid, presentation: signed }, { clock: ctx.clock, ids: ctx.ids });
+  await sendStep(ctx, PRESENT_PROOF_PROVER, message);
+  ctx.events.emit('presentation-sent', { thid: thread.thid, domain: data.domain, challenge: data.challenge });
+}
+
+/** The wallet's Present Proof module (prover role). */
+export function walletPresentProof(ctx: () => WalletContext): ProtocolModule {
+  return presentProofProtocol(
+    {
+      'request-presentation': (h, parsed) => onRequest(ctx(), h, parsed),
+      ack: async (h) => {
+        await receiveStep(ctx(), PRESENT_PROOF_PROVER, h.message, h.sender);
+      },
+    },
+    ['prover'],
+  );
+}

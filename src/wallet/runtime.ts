@@ -1,0 +1,178 @@
+// The running wallet behind the Wallet class: identity loaded or created, the router with the
+// holder's protocols, transports (HTTP, a WebSocket client for live mode, any given ones), and the
+// operations that need all of them. Built by Wallet.init().
+import { systemClock, uuid } from '../clock.js';
+import { sameDid } from '../didcomm/message.js';
+import { createRouter, type ReceiveInfo, type Router, type RouterResult } from '../didcomm/router.js';
+import { httpTransport } from '../didcomm/transport/http.js';
+import { multiTransport } from '../didcomm/transport/index.js';
+import { wsTransport } from '../didcomm/transport/ws.js';
+import type { EnvelopeMode, InboundHandler, PlainMessage } from '../didcomm/types.js';
+import { IdsyncError } from '../errors.js';
+import { request } from '../protocols/await-reply.js';
+import { basicProtocols } from '../protocols/basic.js';
+import { TRUST_PING } from '../protocols/trust-ping.js';
+import { outOfBandProtocol, type Invitation } from '../protocols/out-of-band.js';
+import { connections } from '../store/connections.js';
+import { didRegistry } from '../store/dids.js';
+import { messageLog, type MessageLog } from '../store/messages.js';
+import { storeSecrets } from '../store/secrets.js';
+import { approvePending, declinePending } from './approvals.js';
+import { isoNow, outgoingHeaders, withWalletFrom, type WalletContext } from './context.js';
+import { httpStatusListFetch } from './credential-check.js';
+import { credentialStore } from './credential-store.js';
+import { walletDataPipe } from './data-pipe.js';
+import type { WalletEvents } from './events.js';
+import { createIdentity, loadIdentity } from './identity.js';
+import { acceptInvitation, type Acceptance, type AcceptOptions } from './invitations.js';
+import { walletIssueCredential } from './issue-credential.js';
+import { chooseEndpoint, didcommEndpoints, Routes, walletOutbound } from './outbound.js';
+import { liveDeliveryChange, pickup, PickupSession, walletPickupProtocol, type PickupOptions, type PickupResult } from './pickup.js';
+import { pendingStore, resolvePolicy } from './policies.js';
+import { answerDuplicate, onProblemReceived } from './problems.js';
+import { walletPresentProof } from './present-proof.js';
+import { threadStore } from './threads.js';
+import { walletResolver } from './resolver.js';
+import type { WalletOptions } from './wallet.js';
+
+/** Message ids already processed (router duplicate detection across restarts). */
+export const SEEN_COLLECTION = 'wallet-seen';
+
+export interface Runtime {
+  ctx: WalletContext;
+  log: MessageLog;
+  receive(packed: string, info?: ReceiveInfo & { transport?: string }): Promise<RouterResult>;
+  acceptInvitation(input: string | Invitation, options?: AcceptOptions): Promise<Acceptance>;
+  approve(id: string): Promise<void>;
+  decline(id: string, reason?: string): Promise<void>;
+  pickup(target?: string, options?: PickupOptions): Promise<PickupResult>;
+  goLive(target?: string): Promise<void>;
+  defaultPeer(): Promise<string>;
+  /** Trust Ping 2.0 to `peer` (default: the connected service); resolves with the response. */
+  ping(peer?: string, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startWallet(options: WalletOptions, events: WalletEvents, env: { endpoint?: string; isListening(): boolean }): Promise<Runtime> {
+  const { store } = options;
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? uuid;
+  const logger = options.logger ?? (() => {});
+  const registry = didRegistry(store);
+  const secrets = storeSecrets(store);
+  const identity = (await loadIdentity(registry)) ?? (await createIdentity({ store, registry, secrets, clock }, { endpoint: env.endpoint }));
+  const resolve = walletResolver(registry, options);
+  const log = messageLog(store, clock);
+  const routes = new Routes(options.routes);
+  const session = new PickupSession();
+
+  let router: Router | undefined;
+  const receive = async (packed: string, info: ReceiveInfo & { transport?: string } = {}): Promise<RouterResult> => {
+    const result = await router!.receive(packed, info);
+    await answerDuplicate(ctx, result, info.transport);
+    return result;
+  };
+  const inbound: InboundHandler = async (packed, info) => void (await receive(packed, info));
+  const ws = wsTransport({
+    // Messages on our own outgoing sockets: live-mode pushes and replies (logged as 'ws-live').
+    onInbound: (packed, info) => inbound(packed, { ...info, transport: 'ws-live' }),
+    onError: (err) => logger('warn', 'WebSocket transport error', { code: err.code }),
+    onClose: (endpoint) => {
+      for (const peer of [...session.live]) {
+        session.live.delete(peer);
+        events.emit('live-ended', { peer, endpoint });
+      }
+    },
+  });
+  const extra = (options.transports ?? []).map((t) => (typeof t === 'function' ? t(inbound) : t));
+  const transport = multiTransport([...extra, httpTransport(options.fetch ? { fetch: options.fetch } : {}), ws]);
+
+  router = createRouter({
+    envelope: { resolve, secrets },
+    clock,
+    ids,
+    seen: store.collection(SEEN_COLLECTION),
+    log,
+    send: walletOutbound({ resolve, transport, routes }),
+    myDids: [identity.did, identity.shortDid],
+    logger,
+  });
+
+  const ctx: WalletContext = {
+    store, clock, ids, resolve, identity, secrets, router, logger, events,
+    threads: threadStore(store),
+    credentials: credentialStore(store, clock),
+    pending: pendingStore(store),
+    connections: connections(store, clock),
+    policy: resolvePolicy(options.policy),
+    statusListFetch: options.statusListFetch ?? httpStatusListFetch(options.fetch),
+    needsReturnRoute: () => !env.isListening(),
+  };
+
+  router.use(
+    ...basicProtocols({ reportProblem: { onProblem: (problem, message) => onProblemReceived(ctx, problem, message) } }).map((m) => withWalletFrom(() => ctx, m)),
+    outOfBandProtocol({
+      onInvitation: async (invitation, message) => {
+        const item = { id: invitation.id, kind: 'invitation' as const, thid: invitation.id, from: invitation.from, receivedAt: isoNow(ctx), message, ...(invitation.body.goal_code ? { goalCode: invitation.body.goal_code } : {}) };
+        await ctx.pending.add(item);
+        events.emit('invitation-received', { item });
+      },
+    }),
+    walletDataPipe(() => ctx),
+    walletPresentProof(() => ctx),
+    walletIssueCredential(() => ctx),
+    walletPickupProtocol(() => ctx, session),
+  );
+  router.events.on('result', (r: RouterResult) => {
+    events.emit('message', { direction: 'in', message: r.message, mode: r.metadata?.mode, status: r.status, problemCode: r.problemCode, conformance: r.conformance });
+  });
+  router.events.on('sent', (e: { message: PlainMessage; mode: EnvelopeMode }) => {
+    events.emit('message', { direction: 'out', message: e.message, mode: e.mode, status: 'sent' });
+  });
+
+  async function defaultPeer(): Promise<string> {
+    const established = (await ctx.connections.list({ state: 'established' })).filter((c) => sameDid(c.myDid, identity.did));
+    const peers = [...new Set(established.map((c) => c.theirDid))];
+    if (peers.length === 1) return peers[0];
+    throw new IdsyncError('invalid_argument', peers.length ? 'several services are connected: name the peer DID' : 'no established Data Pipe: name the peer DID or endpoint');
+  }
+
+  async function doPickup(target?: string, o?: PickupOptions): Promise<PickupResult> {
+    const isUrl = target !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
+    const peer = target && !isUrl ? target : await defaultPeer();
+    return pickup(ctx, session, peer, isUrl ? target : undefined, o);
+  }
+
+  const acceptDeps = () => ({
+    log,
+    canReach: (peer: string) => routes.get(peer) !== undefined,
+    // A wallet nobody can reach collects `established` itself when it was queued.
+    pickup: env.isListening() ? undefined : (peer: string) => pickup(ctx, session, peer),
+  });
+
+  return {
+    ctx,
+    log,
+    receive,
+    acceptInvitation: (input, o) => acceptInvitation(ctx, acceptDeps(), input, { fetch: options.fetch, ...o }),
+    approve: (id) => approvePending(ctx, id, (invitation) => acceptInvitation(ctx, acceptDeps(), invitation, { fetch: options.fetch })),
+    decline: (id, reason) => declinePending(ctx, id, reason),
+    pickup: doPickup,
+    async goLive(target) {
+      const isUrl = target !== undefined && /^wss?:\/\//i.test(target);
+      const peer = target && !isUrl ? target : await defaultPeer();
+      const url = isUrl ? target : chooseEndpoint(didcommEndpoints(await resolve(peer)), ['ws', 'wss']);
+      if (!url) throw new IdsyncError('no_endpoint', `${peer} names no WebSocket endpoint`);
+      await ws.connect(url);
+      await liveDeliveryChange(ctx, session, peer, url, true);
+    },
+    defaultPeer,
+    async ping(peer, timeoutMs) {
+      const to = peer ?? (await defaultPeer());
+      await request(router!, { type: TRUST_PING.ping, body: { response_requested: true }, ...(await outgoingHeaders(ctx, to)) }, 'trust-ping-response', { to, timeoutMs });
+    },
+    async close() {
+      await transport.close();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+// One step of a protocol thread: check the message against the thread's state machine
+// (protocols/thread-state.ts), persist the new state, then send. A message out of order, of an
+// unknown thread or from another DID than the thread's throws the state machine's coded error
+// (e.p.msg.unexpected / e.p.msg.unknown-thread) before anything is stored, so a refusal changes
+// no state. The thread lock covers check-and-write only, never a send: a reply that comes back
+// on the return route is handled inside the send and needs the lock itself.
+import { threadId } from '../didcomm/message.js';
+import type { SendResult } from '../didcomm/router.js';
+import type { PlainMessage } from '../didcomm/types.js';
+import { advanceThread, isFinal, requireThread, startThread, type StateMachine } from '../protocols/thread-state.js';
+import { isProblemReport } from '../protocols/report-problem.js';
+import { isoNow, outgoingHeaders, type WalletContext } from './context.js';
+import type { WalletThread } from './threads.js';
+
+type Data = Record<string, unknown>;
+
+/** The thread a message belongs to; a problem report names it in pthid (DIDComm v2 §Problem Reports). */
+export function threadOfMessage(message: PlainMessage): string {
+  return isProblemReport(message) && message.pthid ? message.pthid : threadId(message);
+}
+
+/**
+ * Applies a received `message` to its thread. `start` allows a message with no thread yet to
+ * open one (an offer, a proof request); otherwise an unknown thread is refused.
+ */
+export async function receiveStep<S extends string>(
+  ctx: WalletContext,
+  machine: StateMachine<S>,
+  message: PlainMessage,
+  sender: string | undefined,
+  options: { start?: boolean; data?: Data } = {},
+): Promise<{ thread: WalletThread<S>; previous?: S }> {
+  const thid = threadOfMessage(message);
+  return ctx.threads.exclusive(thid, async () => {
+    const existing = await ctx.threads.get<S>(thid);
+    const now = isoNow(ctx);
+    let thread: WalletThread<S>;
+    if (!existing && options.start) {
+      const record = startThread(machine, 'receive', message, sender ?? message.from);
+      thread = { ...record, data: { ...options.data }, createdAt: now, updatedAt: now };
+    } else {
+      const known = requireThread(existing, message) as WalletThread<S>;
+      const record = advanceThread(machine, known, 'receive', message, sender);
+      thread = { ...known, ...record, data: { ...known.data, ...options.data }, updatedAt: now };
+    }
+    await ctx.threads.put(thread);
+    endedEvent(ctx, machine, thread);
+    return { thread, previous: existing?.state };
+  });
+}
+
+/** Builds nothing: sends `message` (already threaded) to the thread's peer after recording the send. */
+export async function sendStep<S extends string>(
+  ctx: WalletContext,
+  machine: StateMachine<S>,
+  message: PlainMessage,
+  options: { data?: Data; start?: boolean } = {},
+): Promise<SendResult> {
+  const thid = threadOfMessage(message);
+  const to = message.to?.[0];
+  const headers = await outgoingHeaders(ctx, to);
+  const outgoing: PlainMessage = { ...message, from: message.from ?? headers.from, ...(headers.return_route && !message.return_route ? { return_route: headers.return_route } : {}) };
+  const before = await ctx.threads.exclusive(thid, async () => {
+    const existing = await ctx.threads.get<S>(thid);
+    const now = isoNow(ctx);
+    let thread: WalletThread<S>;
+    if (!existing && options.start) {
+      thread = { ...startThread(machine, 'send', outgoing, to), data: { ...options.data }, createdAt: now, updatedAt: now };
+    } else {
+      const known = requireThread(existing, outgoing) as WalletThread<S>;
+      thread = { ...known, ...advanceThread(machine, known, 'send', outgoing), data: { ...known.data, ...options.data }, updatedAt: now };
+    }
+    await ctx.threads.put(thread);
+    return { existing, thread };
+  });
+  try {
+    const result = await ctx.router.send(outgoing, { to });
+    endedEvent(ctx, machine, before.thread);
+    return result;
+  } catch (err) {
+    // Not sent: put the thread back where it was, unless a reply moved it on meanwhile.
+    await ctx.threads.exclusive(thid, async () => {
+      const now = await ctx.threads.get(thid);
+      if (now && now.state === before.thread.state && now.messages.length === before.thread.messages.length) {
+        if (before.existing) await ctx.threads.put(before.existing);
+        else await ctx.threads.put({ ...now, state: 'abandoned', data: { ...now.data, error: 'send_failed' } });
+      }
+    });
+    throw err;
+  }
+}
+
+function endedEvent<S extends string>(ctx: WalletContext, machine: StateMachine<S>, thread: WalletThread<S>): void {
+  if (isFinal(machine, thread.state)) ctx.events.emit('thread-ended', { thid: thread.thid, protocol: thread.protocol, state: thread.state });
+}

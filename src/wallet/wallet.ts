@@ -1,0 +1,293 @@
+// The holder wallet agent: one did:ion, a LevelDB store, a DIDComm router with the holder's
+// protocols (Data Pipe, Present Proof, Issue Credential, Message Pickup, trust-ping,
+// discover-features, report-problem), inbound endpoints or Message Pickup, and an event API.
+//
+//   const wallet = createWallet({ store });            // nothing happens yet
+//   await wallet.listen({ http: { port: 0 } });         // optional; creates the DID with this URL
+//   await wallet.init();                               // else: loads or creates the DID (no service)
+//   const accepted = await wallet.acceptInvitation(url);
+//   if (accepted.kind === 'data-pipe') accepted.connection;   // state 'established'
+//   else await accepted.done;                          // 'issuance': the verified credential
+//   const credential = await wallet.waitForCredential();   // e.g. after a datapoints update
+//   await wallet.pickup(); / await wallet.goLive();    // without an inbound endpoint
+//
+// This file is the wallet's public entry point: the types callers need are re-exported below.
+import type { Resolvable } from 'did-resolver';
+import type { Clock, IdGenerator } from '../clock.js';
+import type { ReceiveInfo, RouterResult } from '../didcomm/router.js';
+import type { DocumentResolver, InboundHandler, Transport } from '../didcomm/types.js';
+import { IdsyncError } from '../errors.js';
+import type { Invitation } from '../protocols/out-of-band.js';
+import type { ConnectionQuery, ConnectionRecord } from '../store/connections.js';
+import type { LoggedMessage, MessageQuery } from '../store/messages.js';
+import type { Store } from '../store/store.js';
+import type { WalletLogger } from './context.js';
+import type { StatusRefresh } from './credential-status.js';
+import type { CredentialQuery, RejectedCredential, StoredCredential } from './credential-store.js';
+import { WalletEvents, waitForEvent, type WaitOptions, type WalletEventMap } from './events.js';
+import type { WalletIdentity } from './identity.js';
+import type { Listening, ListenOptions } from './inbound.js';
+import type { Acceptance, AcceptOptions } from './invitations.js';
+import type { PendingItem, WalletPolicy } from './policies.js';
+import type { PickupOptions, PickupResult } from './pickup.js';
+import { startWallet, type Runtime } from './runtime.js';
+import type { WalletThread } from './threads.js';
+
+export interface WalletOptions {
+  store: Store;
+  clock?: Clock;
+  ids?: IdGenerator;
+  /** Resolves every DID but did:ion (ion always resolves offline, short forms via the store). Default: did:web over HTTP(S). */
+  resolver?: Resolvable | DocumentResolver;
+  /** For did:web documents, `_oobid` short URLs and status lists (default global fetch). */
+  fetch?: typeof fetch;
+  /** Outbound transports besides HTTP(S) and WebSocket; a function gets the wallet's inbound handler (for live replies). */
+  transports?: Array<Transport | ((inbound: InboundHandler) => Transport)>;
+  /** The inbound URL to publish in the DID created by init(). Without it (and without listen()), the DID has no service. */
+  endpoint?: string;
+  /** 'auto' (default) answers offers at once; 'manual' holds them in pending(). See policies.ts. */
+  policy?: WalletPolicy;
+  /** Endpoint to use for a peer DID instead of its DID document's (in-process tests). */
+  routes?: Record<string, string>;
+  /** Fetches status list credentials not attached to the issue message (default: HTTP(S) GET). */
+  statusListFetch?: (url: string) => Promise<unknown>;
+  logger?: WalletLogger;
+}
+
+export class Wallet extends WalletEvents {
+  private runtime?: Runtime;
+  private starting?: Promise<Runtime>;
+  private listening?: Listening;
+  private readonly inbound: InboundHandler = async (packed, info) => {
+    await this.receive(packed, info);
+  };
+
+  constructor(readonly options: WalletOptions) {
+    super();
+  }
+
+  private get rt(): Runtime {
+    if (!this.runtime) throw new IdsyncError('wallet_not_initialized', 'call wallet.init() (or listen()) first');
+    return this.runtime;
+  }
+
+  /** True once init() completed. */
+  get initialized(): boolean {
+    return this.runtime !== undefined;
+  }
+  /** The long-form did:ion. */
+  get did(): string {
+    return this.rt.ctx.identity.did;
+  }
+  get shortDid(): string {
+    return this.rt.ctx.identity.shortDid;
+  }
+  get identity(): WalletIdentity {
+    return this.rt.ctx.identity;
+  }
+  /** The inbound endpoints while listening. */
+  get endpoints(): Omit<Listening, 'close'> | undefined {
+    if (!this.listening) return undefined;
+    const { close: _c, ...urls } = this.listening;
+    return urls;
+  }
+
+  /**
+   * Loads the wallet DID from the store, or creates it once: with a DIDCommMessaging service for
+   * `options.endpoint`, else for the listener started by listen(), else without a service.
+   */
+  async init(): Promise<WalletIdentity> {
+    if (this.runtime) return this.runtime.ctx.identity;
+    this.starting ??= startWallet(this.options, this, {
+      endpoint: this.options.endpoint ?? this.listening?.url,
+      isListening: () => this.listening !== undefined,
+    });
+    try {
+      this.runtime = await this.starting;
+    } finally {
+      this.starting = undefined;
+    }
+    const published = this.runtime.ctx.identity.endpoint;
+    if (this.listening && published && !Object.values(this.endpoints ?? {}).includes(published)) {
+      this.runtime.ctx.logger('warn', 'the DID names another endpoint than the one listening', { published, listening: this.listening.url });
+    }
+    return this.runtime.ctx.identity;
+  }
+
+  /**
+   * Starts inbound endpoints, then init() (a DID created now names the first listener's URL,
+   * so `port: 0` works). A DID created earlier keeps the endpoint it names.
+   */
+  async listen(options: ListenOptions = { http: true }): Promise<Omit<Listening, 'close'>> {
+    if (this.listening) throw new IdsyncError('invalid_state', 'the wallet is already listening');
+    const { startListening } = await import('./inbound.js');
+    this.listening = await startListening(this.inbound, options);
+    try {
+      await this.init();
+    } catch (err) {
+      await this.listening.close();
+      this.listening = undefined;
+      throw err;
+    }
+    return this.endpoints!;
+  }
+
+  /** Handles one packed message from any transport (what listeners and in-process transports call). */
+  async receive(packed: string, info: ReceiveInfo & { bind?: (key: string) => void } = {}): Promise<RouterResult> {
+    const rt = this.runtime ?? (await this.init(), this.rt);
+    return rt.receive(packed, info);
+  }
+
+  /**
+   * The user's consent to an invitation URL (`_oob` or `_oobid`) or invitation: goal
+   * `idsync.data-pipe` resolves once the Data Pipe is established; `streamlined-vc` resolves once
+   * the proposal is sent, with `done` for the credential.
+   */
+  async acceptInvitation(input: string | Invitation, options: AcceptOptions = {}): Promise<Acceptance> {
+    await this.init();
+    return this.rt.acceptInvitation(input, options);
+  }
+
+  /** Offers, proof requests and invitations waiting for approve/decline. */
+  async pending(): Promise<PendingItem[]> {
+    await this.init();
+    return this.rt.ctx.pending.list();
+  }
+  async approve(id: string): Promise<void> {
+    await this.init();
+    return this.rt.approve(id);
+  }
+  /** Offers: report-problem e.p.req.offer-declined; proof requests: e.p.req.declined. */
+  async decline(id: string, reason?: string): Promise<void> {
+    await this.init();
+    return this.rt.decline(id, reason);
+  }
+
+  /** Accepted credentials (status valid, replaced, revoked or suspended), oldest first. */
+  async credentials(query?: CredentialQuery): Promise<StoredCredential[]> {
+    await this.init();
+    return this.rt.ctx.credentials.list(query);
+  }
+  /**
+   * Re-reads the status lists of stored credentials (all, or `ids`) and marks them 'revoked',
+   * 'suspended' or 'valid' again; fires 'credential-status-changed' for each change.
+   */
+  async refreshCredentialStatus(ids?: string[]): Promise<StatusRefresh[]> {
+    await this.init();
+    const { refreshStatuses } = await import('./credential-status.js');
+    return refreshStatuses(this.rt.ctx, ids);
+  }
+  /** Credentials refused by a check, kept for inspection (never valid). */
+  async rejectedCredentials(): Promise<RejectedCredential[]> {
+    await this.init();
+    return this.rt.ctx.credentials.listRejected();
+  }
+  async connections(query?: ConnectionQuery): Promise<ConnectionRecord[]> {
+    await this.init();
+    return this.rt.ctx.connections.list(query);
+  }
+  /** Every message in and out (direction, type, thread, envelope mode, conformance results). */
+  async messages(query?: MessageQuery): Promise<LoggedMessage[]> {
+    await this.init();
+    return this.rt.log.list(query);
+  }
+  async threads(query?: { protocol?: string; state?: string }): Promise<WalletThread[]> {
+    await this.init();
+    return this.rt.ctx.threads.list(query);
+  }
+
+  /**
+   * Message Pickup 3.0 over HTTP from `peer` (default: the one established Data Pipe's service;
+   * a URL is taken as the endpoint to use). Resolves when the service's queue is empty.
+   */
+  async pickup(target?: string, options?: PickupOptions): Promise<PickupResult> {
+    await this.init();
+    return this.rt.pickup(target, options);
+  }
+  /** Opens a WebSocket to the peer (default: its ws endpoint) and asks for live delivery. */
+  async goLive(target?: string): Promise<void> {
+    await this.init();
+    return this.rt.goLive(target);
+  }
+  /** Trust Ping 2.0: resolves when `peer` answered. */
+  async ping(peer?: string, options: WaitOptions = {}): Promise<void> {
+    await this.init();
+    await this.rt.ping(peer, options.timeoutMs);
+  }
+
+  /** Resolves with the next `event` payload passing `predicate` (guard timeout 10 s). */
+  waitFor<K extends keyof WalletEventMap>(event: K, predicate?: (data: WalletEventMap[K]) => boolean, options?: WaitOptions): Promise<WalletEventMap[K]> {
+    return waitForEvent(this, event, predicate, options);
+  }
+  /**
+   * The next credential stored (matching `thid` / `predicate`). With `thid`, a credential already
+   * stored on that thread resolves at once.
+   */
+  async waitForCredential(o: { thid?: string; predicate?: (c: StoredCredential) => boolean } & WaitOptions = {}): Promise<StoredCredential> {
+    const matches = (c: StoredCredential) => (o.thid === undefined || c.thid === o.thid) && (o.predicate?.(c) ?? true);
+    const next = this.waitFor('credential-received', (e) => matches(e.credential), o);
+    if (o.thid !== undefined) {
+      const stored = (await this.credentials({ thid: o.thid })).find(matches);
+      if (stored) {
+        next.catch(() => undefined);
+        return stored;
+      }
+    }
+    return (await next).credential;
+  }
+  /** The next established connection (with `theirDid`, or any); an established one resolves at once. */
+  async waitForConnection(o: { theirDid?: string } & WaitOptions = {}): Promise<ConnectionRecord> {
+    const { sameDid } = await import('../didcomm/message.js');
+    const matches = (c: ConnectionRecord) => c.state === 'established' && (o.theirDid === undefined || sameDid(c.theirDid, o.theirDid));
+    const next = this.waitFor('connection-established', (e) => matches(e.connection), o);
+    const existing = o.theirDid !== undefined ? (await this.connections({ state: 'established' })).find(matches) : undefined;
+    if (existing) {
+      next.catch(() => undefined);
+      return existing;
+    }
+    return (await next).connection;
+  }
+  /** The next pending item of `kind`; one already pending resolves at once. */
+  async waitForPending(o: { kind?: PendingItem['kind'] } & WaitOptions = {}): Promise<PendingItem> {
+    const matches = (i: PendingItem) => o.kind === undefined || i.kind === o.kind;
+    const events = ['offer-pending', 'proof-request-pending', 'invitation-received'] as const;
+    const stop = new AbortController();
+    const waits = events.map((e) => this.waitFor(e, (d) => matches(d.item), { ...o, signal: stop.signal }).then((d) => d.item));
+    waits.forEach((w) => w.catch(() => undefined));
+    const existing = (await this.pending()).find(matches);
+    if (existing) {
+      stop.abort();
+      return existing;
+    }
+    return Promise.race(waits).finally(() => stop.abort());
+  }
+  /** The next problem report received (about thread `pthid`, or any). */
+  async waitForProblem(o: { pthid?: string } & WaitOptions = {}): Promise<WalletEventMap['problem-received']> {
+    return this.waitFor('problem-received', (e) => o.pthid === undefined || e.problem.pthid === o.pthid, o);
+  }
+
+  /** Stops listeners, live sockets and transports. The store stays open (its owner closes it). */
+  async close(): Promise<void> {
+    await this.listening?.close();
+    this.listening = undefined;
+    await this.runtime?.close();
+    this.runtime = undefined;
+  }
+}
+
+export function createWallet(options: WalletOptions): Wallet {
+  if (!options?.store) throw new IdsyncError('invalid_argument', 'createWallet needs a store');
+  return new Wallet(options);
+}
+
+export type { WalletLogger } from './context.js';
+export type { StatusRefresh } from './credential-status.js';
+export type { CredentialQuery, CredentialStatus, RejectedCredential, StoredCredential } from './credential-store.js';
+export type { DataPipeMeta } from './data-pipe.js';
+export type { WaitOptions, WalletEventMap, WalletEventName } from './events.js';
+export type { WalletIdentity } from './identity.js';
+export type { Listening, ListenOptions } from './inbound.js';
+export type { Acceptance, AcceptOptions } from './invitations.js';
+export type { Decision, PendingItem, PendingKind, WalletPolicy } from './policies.js';
+export type { PickupOptions, PickupResult } from './pickup.js';
+export type { WalletThread } from './threads.js';
