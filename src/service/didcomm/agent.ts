@@ -1,0 +1,242 @@
+// The service's DIDComm agent: implements F's ServiceAgent (requestSync, receive) and G's
+// DidcommDelivery (deliverInvitation) over one router with the Data Pipe responder, DID-auth
+// verifier, WACI issuer, issuance workflows and the Message Pickup mediator.
+//
+// Events on `agent.events` (tests await these; nothing here sleeps): 'data-pipe-established',
+// 'data-pipe-closed', 'sync-requested', 'sync-started', 'sync-completed', 'sync-failed',
+// 'sync-aborted', 'credential-issued', 'credential-status-changed', 'workflow-in-progress',
+// 'workflow-completed', 'workflow-failed', 'message-queued', 'message-delivered',
+// 'pickup-delivered', 'pickup-received', 'received' (every inbound result), 'refused'
+// (inbound not handled), 'agent-error' (a background task failed).
+import { EventEmitter } from 'node:events';
+import { createRouter, type HandlerContext, type ProtocolModule, type Router } from '../../didcomm/router.js';
+import { createMessage, sameDid } from '../../didcomm/message.js';
+import { httpTransport } from '../../didcomm/transport/http.js';
+import { wsTransport } from '../../didcomm/transport/ws.js';
+import type { PlainMessage } from '../../didcomm/types.js';
+import { toIdsyncError } from '../../errors.js';
+import { basicProtocols } from '../../protocols/basic.js';
+import { issueCredentialProtocol } from '../../protocols/issue-credential.js';
+import { presentProofProtocol } from '../../protocols/present-proof.js';
+import { isProblemReport, problemReportDraft, parseProblemReport, REPORT_PROBLEM_PIURI } from '../../protocols/report-problem.js';
+import { didRegistry } from '../../store/dids.js';
+import { messageLog, type MessageRecord } from '../../store/messages.js';
+import type { SeenRecord } from '../../didcomm/router.js';
+import type { DidcommDelivery } from '../delivery/didcomm.js';
+import type { ServiceDeps } from '../deps.js';
+import type { InboundInfo, ServiceAgent, SyncReason, UserRef } from '../agent.js';
+import { wsUrl } from '../identity.js';
+import { COLLECTIONS, emitSafe, keyedLock, nowIso, type AgentCore, type AgentOptions } from './core.js';
+import { dataPipeResponder } from './data-pipe.js';
+import { failureOf, issuance } from './issuance.js';
+import { serviceEnvelope } from './keys.js';
+import { createMediator, inboundInfo } from './mediator.js';
+import { liveRoutes, serviceOutbound } from './outbound.js';
+import { messageQueue, type MessageQueue } from './queue.js';
+import { statusService } from './status.js';
+import { syncEngine } from './sync.js';
+import { threadStore } from './threads.js';
+import { workflowIssuance } from './workflows.js';
+
+export interface ServiceDidcommAgent extends ServiceAgent {
+  readonly router: Router;
+  readonly events: EventEmitter;
+  readonly queue: MessageQueue;
+  requestSync(user: UserRef, reason: SyncReason): Promise<{ operationId: string }>;
+  receive(packed: string, info: InboundInfo): Promise<void>;
+  deliverInvitation: DidcommDelivery;
+  /** The signed status list credential served at /status-lists/:name. */
+  statusListCredential(name: string): Promise<Record<string, unknown> | undefined>;
+  /** Sets (true) or clears (false: unsuspend) a credential's status bit; fires CREDENTIAL_STATUS_UPDATE. */
+  setCredentialStatus(credentialId: string, value: boolean): Promise<boolean>;
+  closeDataPipe(user: UserRef, reason?: string): Promise<void>;
+  /** Resolves with the first `event` payload matching `predicate` (a guard timeout, default 10 s, rejects). */
+  waitFor<T = Record<string, unknown>>(event: string, predicate?: (data: T) => boolean, timeoutMs?: number): Promise<T>;
+  /** Resolves when no background work (sync starts) and no inbound message being handled is left. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}): ServiceDidcommAgent {
+  const events = new EventEmitter();
+  const registry = didRegistry(deps.store);
+  const envelope = serviceEnvelope(deps, registry);
+  const queue = messageQueue(deps);
+  const live = liveRoutes();
+  let agentRef: ServiceDidcommAgent | undefined;
+  const transports = options.transports ?? [
+    httpTransport(),
+    wsTransport({ onInbound: (packed, info) => agentRef!.receive(packed, { transport: 'ws', ...(info.reply ? { reply: info.reply } : {}) }) }),
+  ];
+  const outbound = serviceOutbound({
+    resolve: envelope.resolve,
+    queue,
+    live,
+    transports,
+    events,
+    ownEndpoints: () => [`${deps.publicUrl}/didcomm`, `${wsUrl(deps.publicUrl)}/didcomm`, ...(options.ownEndpoints ?? [])],
+  });
+  const log = messageLog(deps.store, deps.clock);
+  const mark = <T extends Omit<MessageRecord, 'at'>>(rec: T): T => (rec.direction === 'out' && outbound.outcome(rec.id) === 'queued' ? { ...rec, result: 'queued' } : rec);
+  const router = createRouter({
+    envelope,
+    pack: outbound.pack,
+    send: outbound.deliver,
+    clock: deps.clock,
+    ids: deps.ids,
+    seen: deps.store.collection<SeenRecord>(COLLECTIONS.seen),
+    log: { record: (rec) => log.record(mark(rec)), update: (seq, patch) => log.update(seq, patch) },
+    myDids: [deps.serviceDid],
+    logger: (level, msg, data) => deps.logger[level](data ?? {}, msg),
+  });
+
+  const pending = new Set<Promise<void>>();
+  const core: AgentCore = {
+    deps,
+    options,
+    router,
+    envelope,
+    registry,
+    events,
+    lock: keyedLock(),
+    background(what, fn) {
+      const p = fn().catch((err) => {
+        const e = toIdsyncError(err);
+        deps.logger.warn({ code: e.code, what }, 'background DIDComm work failed');
+        events.emit('agent-error', { what, code: e.code, message: e.message });
+      });
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
+    },
+    async send(draft, to) {
+      router.addDid(deps.serviceDid);
+      return (await router.send({ ...draft, from: (draft.from as string | undefined) ?? deps.serviceDid }, { to, mode: 'authcrypt' })).message;
+    },
+    emit: (event) => emitSafe(deps, event),
+    now: () => nowIso(deps),
+  };
+
+  const threads = threadStore(deps.store, core.now);
+  const status = statusService(core);
+  const pipes = dataPipeResponder(core);
+  const issue = issuance(core, threads, status);
+  const sync = syncEngine(core, threads, pipes, issue);
+  const workflows = workflowIssuance(core, issue, status, outbound);
+  const mediator = createMediator(core, queue, live);
+  issue.owners.sync = sync.owner;
+  issue.owners.workflow = workflows.owner;
+
+  // A wallet's problem report ends the thread it names (pthid), if the thread is with that wallet.
+  async function onProblem(ctx: HandlerContext): Promise<void> {
+    const problem = parseProblemReport(ctx.message);
+    const thread = await threads.get(problem.pthid);
+    if (!thread || !ctx.sender || !sameDid(ctx.sender, thread.peer)) return;
+    const claimed = await core.lock(`thread:${thread.thid}`, async () => {
+      const fresh = await threads.get(thread.thid);
+      if (!fresh || fresh.state === 'done' || fresh.state === 'abandoned') return undefined;
+      await threads.put({ ...fresh, state: 'abandoned' });
+      return fresh;
+    });
+    if (!claimed) return;
+    const failure = failureOf(problem.code);
+    if (claimed.kind === 'auth') await sync.authAbandoned(claimed, failure, problem.code);
+    else await issue.abandon(claimed, failure, problem.code);
+  }
+
+  const basics = basicProtocols();
+  const reportProblem = basics.find((m) => m.piuri === REPORT_PROBLEM_PIURI)!;
+  const problems: ProtocolModule = {
+    ...reportProblem,
+    handlers: {
+      'problem-report': async (ctx) => {
+        await reportProblem.handlers['problem-report'](ctx);
+        await onProblem(ctx);
+      },
+    },
+  };
+  router.use(
+    ...basics.filter((m) => m !== reportProblem),
+    problems,
+    pipes.protocol,
+    presentProofProtocol({ presentation: sync.onPresentation }, ['verifier']),
+    issueCredentialProtocol({ 'propose-credential': workflows.onPropose, ...issue.handlers }, ['issuer']),
+    mediator.protocol,
+  );
+
+  /** docs/protocols.md "Refusals": a replay is answered with e.p.msg.duplicate when its sender is authenticated. */
+  async function answerDuplicate(message: PlainMessage, sender: string): Promise<void> {
+    const draft = problemReportDraft(message, { code: 'e.p.msg.duplicate', comment: 'Message {1} was already received.', args: [message.id] });
+    await core.send(createMessage({ ...draft, from: deps.serviceDid, to: [sender] }, { clock: deps.clock, ids: deps.ids }), sender);
+  }
+
+  async function handle(packed: string, info: InboundInfo): Promise<void> {
+    router.addDid(deps.serviceDid);
+    let replied = false;
+    const reply = info.reply ? async (p: string) => ((replied = true), info.reply!(p)) : undefined;
+    const wrapped: InboundInfo = { ...info, ...(reply ? { reply } : {}) };
+    const result = await inboundInfo.run(wrapped, () => router.receive(packed, { transport: info.transport, ...(reply ? { reply } : {}) }));
+    const m = result.message;
+    const sender = result.metadata?.authenticated ? (result.metadata.encryptedFromKid ?? result.metadata.signFrom)?.split('#')[0] : undefined;
+    events.emit('received', { status: result.status, type: m?.type, id: m?.id, thid: m?.thid, code: result.code, problemCode: result.problemCode, transport: info.transport });
+    if (result.status !== 'handled') {
+      events.emit('refused', { status: result.status, type: m?.type, id: m?.id, code: result.code, problemCode: result.problemCode });
+    }
+    // Problem reports are never answered with problem reports (DIDComm v2 §Problem Reports).
+    if (result.status === 'duplicate' && m && sender && !isProblemReport(m)) await answerDuplicate(m, sender).catch(() => undefined);
+    // DIDComm v2 §6.1 return_route "all": an HTTP response with room left carries the oldest
+    // message queued for the sender. (Pushing on a socket needs pickup live mode: mediator.ts.)
+    if (m && sender && m.return_route === 'all' && !replied && reply && info.transport === 'http') {
+      await mediator.takeOne(sender, reply);
+    }
+  }
+
+  const agent: ServiceDidcommAgent = {
+    router,
+    events,
+    queue,
+    requestSync: (user, reason) => sync.requestSync(user, reason),
+    deliverInvitation: workflows.deliverInvitation,
+    statusListCredential: (name) => status.listCredential(name),
+    setCredentialStatus: (id, value) => status.setCredentialStatus(id, value),
+    closeDataPipe: (user, reason) => pipes.close(user, reason),
+
+    receive(packed, info) {
+      // Tracked like background work, so idle() also waits for inbound messages being handled.
+      const p = handle(packed, info);
+      const tracked = p.catch(() => undefined);
+      pending.add(tracked);
+      void tracked.finally(() => pending.delete(tracked));
+      return p;
+    },
+
+    waitFor<T>(event: string, predicate?: (data: T) => boolean, timeoutMs = 10_000): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        const listener = (data: T) => {
+          if (predicate && !predicate(data)) return;
+          clearTimeout(timer);
+          events.off(event, listener);
+          resolve(data);
+        };
+        // A guard against waiting forever, not a way to wait for state.
+        const timer = setTimeout(() => {
+          events.off(event, listener);
+          reject(new Error(`no ${event} event within ${timeoutMs} ms`));
+        }, timeoutMs);
+        timer.unref?.();
+        events.on(event, listener);
+      });
+    },
+
+    async idle() {
+      while (pending.size) await Promise.allSettled([...pending]);
+    },
+
+    async close() {
+      await agent.idle();
+      await Promise.all(transports.map((t) => t.close?.()));
+    },
+  };
+  agentRef = agent;
+  core.background('resume syncs', () => sync.resume());
+  return agent;
+}

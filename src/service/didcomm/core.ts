@@ -1,0 +1,91 @@
+// The shared state of the service's DIDComm agent: what every flow module (data pipe, sync,
+// issuance, workflows, mediator) is handed. Plain data plus a few helpers; the agent builds it.
+import { EventEmitter } from 'node:events';
+import type { Router } from '../../didcomm/router.js';
+import type { EnvelopeContext, PlainMessage, Transport } from '../../didcomm/types.js';
+import type { MessageDraft } from '../../didcomm/message.js';
+import type { StoredDidRegistry } from '../../store/dids.js';
+import { IdsyncError, toIdsyncError } from '../../errors.js';
+import type { ServiceDeps, ServiceEvent } from '../deps.js';
+import { isoNow } from '../deps.js';
+
+/** Store collections of the DIDComm side (names: src/store/store.ts rules). */
+export const COLLECTIONS = {
+  threads: 'svc-dc-threads',
+  pipes: 'svc-dc-pipes',
+  userState: 'svc-dc-user-state',
+  queue: 'svc-dc-queue',
+  seen: 'svc-dc-seen',
+  credentials: 'svc-dc-credentials',
+  statusLists: 'svc-dc-status-lists',
+  projectCredentialData: 'svc-project-credential-data',
+} as const;
+
+export interface AgentOptions {
+  /** Outbound transports by URL scheme (default HTTP and WebSocket). */
+  transports?: Transport[];
+  /**
+   * Lifetime of a Data Pipe invitation. Default none: invitations do not expire (docs/service.md)
+   * unless the invitation itself carries `expires_time`.
+   */
+  invitationTtlMs?: number;
+  /** Extra endpoint URLs that mean "this service" (a wallet naming one of them has no endpoint of its own). */
+  ownEndpoints?: string[];
+  /** A running sync without progress for this long is failed by the next request (default 24 h). */
+  syncTimeoutMs?: number;
+  /** Random index source for status lists (tests make it deterministic). */
+  statusIndex?: (max: number) => number;
+}
+
+/** What the flow modules share. */
+export interface AgentCore {
+  deps: ServiceDeps;
+  options: AgentOptions;
+  router: Router;
+  envelope: EnvelopeContext;
+  registry: StoredDidRegistry;
+  /** Agent events for tests and embedders (see agent.ts for the names). */
+  events: EventEmitter;
+  /** Serialises work on one key (a thread id, a user) inside this process. Never hold it while sending. */
+  lock<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` in the background; failures are logged and emitted as 'agent-error'. close() waits for them. */
+  background(what: string, fn: () => Promise<void>): void;
+  /** Sends an authcrypted message from the service DID (outbound.ts decides: push, deliver or queue). */
+  send(draft: MessageDraft, to: string): Promise<PlainMessage>;
+  /** Emits a webhook event; never throws. */
+  emit(event: ServiceEvent): Promise<void>;
+  now(): string;
+}
+
+/** Per-key promise chains (the same pattern as the user and workflow stores). */
+export function keyedLock(): <T>(key: string, fn: () => Promise<T>) => Promise<T> {
+  const chains = new Map<string, Promise<unknown>>();
+  return <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const prev = chains.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    chains.set(key, tail);
+    void tail.then(() => {
+      if (chains.get(key) === tail) chains.delete(key);
+    });
+    return next;
+  };
+}
+
+export async function emitSafe(deps: ServiceDeps, event: ServiceEvent): Promise<void> {
+  try {
+    await deps.events.emit(event);
+  } catch (err) {
+    deps.logger.warn({ code: toIdsyncError(err).code, event: event.event }, 'event hook failed');
+  }
+}
+
+export const nowIso = (deps: ServiceDeps): string => isoNow(deps);
+
+/** An IdsyncError that report-problem sends as `problemCode` (DIDComm v2 §Problem Codes). */
+export function coded(code: string, problemCode: string, message: string, details: Record<string, unknown> = {}): IdsyncError {
+  return new IdsyncError(code, message, { details: { ...details, problemCode } });
+}
+
+/** `<tenantId>/<userId>`: keys of per-user records. */
+export const userKey = (ref: { tenantId: string; userId: string }): string => `${ref.tenantId}/${ref.userId}`;

@@ -1,0 +1,125 @@
+// The service's Data Pipe 1.0 responder (docs/protocols.md "Data Pipe 1.0"): a wallet answers
+// a user's invitation (pthid = invitation id) with an authcrypted `request` from its long-form
+// did:ion; the service records short → long in its DID registry, links the wallet to the user
+// (userDID, shortUserDID, isSessionEstablished; F's users.linkWallet fires DATA_PIPE_ESTABLISHED
+// and starts an owed sync) and answers `established`. A repeat from the same DID is answered
+// again; another DID for a linked user is refused.
+import { ionShortForm } from '../../did/ion-form.js';
+import { buildEstablished, buildDataPipeClose, dataPipeProtocol, type ParsedDataPipeRequest } from '../../protocols/data-pipe.js';
+import { protocolError } from '../../protocols/protocol-kit.js';
+import type { HandlerContext, ProtocolModule } from '../../didcomm/router.js';
+import { sameDid } from '../../didcomm/message.js';
+import { findInvitation } from '../invitations.js';
+import type { UserRef } from '../agent.js';
+import { COLLECTIONS, userKey, type AgentCore } from './core.js';
+
+/** One user's Data Pipe as the service knows it. */
+export interface PipeRecord extends UserRef {
+  /** The thread of the wallet's first request (pthid of sync issuance threads). */
+  thid: string;
+  invitationId: string;
+  /** The wallet DID, long form, and its short form (what later messages are addressed to). */
+  did: string;
+  shortDid: string;
+  establishedAt: string;
+  closedAt?: string;
+  closeReason?: string;
+}
+
+export interface DataPipeResponder {
+  protocol: ProtocolModule;
+  get(ref: UserRef): Promise<PipeRecord | undefined>;
+  /** Resolves once a Data Pipe being established for `ref` has answered `established` (so a sync it starts comes after). */
+  settled(ref: UserRef): Promise<void>;
+  /** The service closes a user's pipe (sends `close`). */
+  close(ref: UserRef, reason?: string): Promise<void>;
+}
+
+export function dataPipeResponder(core: AgentCore): DataPipeResponder {
+  const { deps } = core;
+  const pipes = deps.store.collection<PipeRecord>(COLLECTIONS.pipes);
+  const gates = new Map<string, Promise<void>>();
+
+  async function link(parsed: ParsedDataPipeRequest, ref: UserRef): Promise<{ pipe: PipeRecord; linked: boolean }> {
+    const long = parsed.from;
+    const short = ionShortForm(long);
+    return core.lock(`pipe:${userKey(ref)}`, async () => {
+      const user = await deps.users.get(ref);
+      if (!user) throw protocolError('data_pipe_invitation_unknown', 'the invitation names a user that no longer exists');
+      // A user is linked to one wallet (docs/protocols.md: from a different DID it is refused).
+      if (user.isSessionEstablished && user.shortUserDID && user.shortUserDID !== short) {
+        throw protocolError('data_pipe_already_linked', 'the user is already linked to another DID');
+      }
+      if (long.startsWith('did:ion:')) await core.registry.put(short, long);
+      const existing = await pipes.get(userKey(ref));
+      const pipe: PipeRecord =
+        existing && existing.shortDid === short && !existing.closedAt
+          ? existing
+          : { ...ref, thid: parsed.thid, invitationId: parsed.invitationId, did: long, shortDid: short, establishedAt: core.now() };
+      if (pipe !== existing) await pipes.put(userKey(ref), pipe);
+      const linked = !user.isSessionEstablished || user.shortUserDID !== short;
+      // Durable before we answer; a sync owed since a datapoints update starts from here (agent.requestSync).
+      // `thid` rides along for DATA_PIPE_ESTABLISHED's params {thid, userId} (docs/protocols.md) once users.linkWallet reads it.
+      const dids = { longDid: long, shortDid: short, thid: pipe.thid };
+      if (linked) await deps.users.linkWallet(ref, dids);
+      return { pipe, linked };
+    });
+  }
+
+  async function onRequest(ctx: HandlerContext, parsed: ParsedDataPipeRequest): Promise<void> {
+    const invitation = await findInvitation(deps, parsed.invitationId);
+    if (!invitation) throw protocolError('data_pipe_invitation_unknown', `no invitation ${parsed.invitationId} of ours`);
+    // DIDComm v2 §Message Headers expires_time (seconds), or the agent's configured lifetime.
+    const now = deps.clock.now();
+    const expiresAt = invitation.invitation.expires_time !== undefined ? invitation.invitation.expires_time * 1000 : undefined;
+    const ttl = core.options.invitationTtlMs;
+    if ((expiresAt !== undefined && expiresAt <= now) || (ttl !== undefined && Date.parse(invitation.createdAt) + ttl <= now)) {
+      throw protocolError('data_pipe_invitation_expired', 'the invitation is past its lifetime');
+    }
+    const ref: UserRef = { tenantId: invitation.tenantId, userId: invitation.userId };
+    const key = userKey(ref);
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    gates.set(key, gate);
+    try {
+      const { pipe, linked } = await link(parsed, ref);
+      await ctx.reply(
+        buildEstablished(
+          { from: deps.serviceDid, to: parsed.from, thid: parsed.thid, did: pipe.did, shortDid: pipe.shortDid, establishedAt: pipe.establishedAt },
+          { clock: deps.clock, ids: deps.ids },
+        ),
+      );
+      core.events.emit('data-pipe-established', { ...ref, thid: parsed.thid, did: pipe.did, shortDid: pipe.shortDid, repeated: !linked });
+    } finally {
+      if (gates.get(key) === gate) gates.delete(key);
+      release();
+    }
+  }
+
+  const protocol = dataPipeProtocol(
+    {
+      request: onRequest,
+      close: async (ctx, parsed) => {
+        // Only the linked wallet may close its own pipe.
+        const all = await pipes.list();
+        const entry = all.find((e) => e.value.thid === parsed.thid);
+        if (!entry || !sameDid(ctx.sender, entry.value.did)) throw protocolError('unknown_thread', `no data pipe ${parsed.thid} with this DID`);
+        await pipes.put(entry.key, { ...entry.value, closedAt: core.now(), ...(parsed.reason ? { closeReason: parsed.reason } : {}) });
+        core.events.emit('data-pipe-closed', { tenantId: entry.value.tenantId, userId: entry.value.userId, thid: parsed.thid, by: 'wallet' });
+      },
+    },
+    ['responder'],
+  );
+
+  return {
+    protocol,
+    get: (ref) => pipes.get(userKey(ref)),
+    settled: (ref) => gates.get(userKey(ref)) ?? Promise.resolve(),
+    async close(ref, reason) {
+      const pipe = await pipes.get(userKey(ref));
+      if (!pipe || pipe.closedAt) return;
+      await pipes.put(userKey(ref), { ...pipe, closedAt: core.now(), ...(reason ? { closeReason: reason } : {}) });
+      await core.send(buildDataPipeClose({ from: deps.serviceDid, to: pipe.shortDid, thid: pipe.thid, ...(reason ? { reason } : {}) }, { clock: deps.clock, ids: deps.ids }), pipe.shortDid);
+    },
+  };
+}

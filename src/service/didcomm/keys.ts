@@ -1,0 +1,46 @@
+// The service's DIDComm keys and DID resolution. The secrets are the ones F's identity module
+// keeps in the store (did:web of the public URL, `#key-1` authentication, `#key-2` keyAgreement);
+// they are read through `deps.identity` on every use because the DID follows the URL bound by
+// listen(). The service's own document is answered locally (no HTTP round trip to itself), and
+// short did:ion forms resolve through the DID registry once a Data Pipe recorded their long form.
+import { createResolver, documentResolver } from '../../did/resolver.js';
+import { memorySecrets } from '../../didcomm/secrets.js';
+import { sameDid } from '../../didcomm/message.js';
+import type { DocumentResolver, EnvelopeContext, SecretsSource } from '../../didcomm/types.js';
+import type { StoredDidRegistry } from '../../store/dids.js';
+import type { ServiceDeps } from '../deps.js';
+import type { ServiceIdentity } from '../identity.js';
+import type { IssuerKey } from '../../credentials/types.js';
+
+/** A SecretsSource over the current service identity (rebuilt when listen() changes the DID). */
+export function serviceSecrets(deps: Pick<ServiceDeps, 'identity'>): SecretsSource {
+  let seen: ServiceIdentity | undefined;
+  let source: SecretsSource = memorySecrets([]);
+  const current = (): SecretsSource => {
+    if (deps.identity !== seen) {
+      seen = deps.identity;
+      source = memorySecrets(deps.identity.secrets);
+    }
+    return source;
+  };
+  return {
+    get: (kid) => current().get(kid),
+    find: (kids) => current().find(kids),
+  };
+}
+
+/** Resolves the service DID locally and everything else with the project resolver (ion long forms offline, short forms by registry). */
+export function serviceResolver(deps: Pick<ServiceDeps, 'identity'>, registry: StoredDidRegistry, fetchFn?: typeof fetch): DocumentResolver {
+  const others = documentResolver(createResolver({ registry, ...(fetchFn ? { fetch: fetchFn } : {}) }));
+  return async (did) => (sameDid(did, deps.identity.did) ? deps.identity.document : others(did));
+}
+
+export function serviceEnvelope(deps: Pick<ServiceDeps, 'identity'>, registry: StoredDidRegistry, fetchFn?: typeof fetch): EnvelopeContext {
+  return { resolve: serviceResolver(deps, registry, fetchFn), secrets: serviceSecrets(deps) };
+}
+
+/** The assertionMethod key credentials are signed with (`#key-3`); never logged. */
+export function credentialIssuer(deps: Pick<ServiceDeps, 'identity'>): IssuerKey {
+  const id = deps.identity;
+  return { did: id.did, kid: id.assertionKid, privateKey: id.assertionKey.privateKey };
+}

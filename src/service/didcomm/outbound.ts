@@ -1,0 +1,139 @@
+// Where a message for a wallet goes (docs/protocols.md "Message Pickup 3.0"): pushed on a live
+// socket the wallet bound, else POSTed to the DIDComm endpoint in its DID document, else queued
+// durably for pickup: when the document names no endpoint, names this service's own endpoint
+// (a wallet that uses us as its mediator), or the endpoint cannot be reached.
+import type { EventEmitter } from 'node:events';
+import { pack as packEnvelope } from '../../didcomm/envelope.js';
+import type { Outbound, PackFn } from '../../didcomm/router.js';
+import { multiTransport } from '../../didcomm/transport/index.js';
+import type { DocumentResolver, Transport } from '../../didcomm/types.js';
+import { ionShortForm } from '../../did/ion-form.js';
+import type { Service } from '../../did/types.js';
+import { toIdsyncError } from '../../errors.js';
+import type { MessageQueue } from './queue.js';
+
+/** How a recipient is reached right now. */
+export type Route =
+  | { kind: 'live' }
+  | { kind: 'remote'; endpoint: string }
+  | { kind: 'mediated'; reason: 'no-endpoint' | 'self' };
+
+/** Sockets wallets asked to receive on (pickup live mode, or return_route 'all' over WebSocket). */
+export interface LiveRoutes {
+  bind(did: string, push: (packed: string) => Promise<void>): void;
+  unbind(did: string): void;
+  has(did: string): boolean;
+  /** Sends on the bound socket; false (and unbound) when it is gone. */
+  push(did: string, packed: string): Promise<boolean>;
+}
+
+export function liveRoutes(): LiveRoutes {
+  const sockets = new Map<string, (packed: string) => Promise<void>>();
+  return {
+    bind: (did, push) => void sockets.set(ionShortForm(did), push),
+    unbind: (did) => void sockets.delete(ionShortForm(did)),
+    has: (did) => sockets.has(ionShortForm(did)),
+    async push(did, packed) {
+      const push = sockets.get(ionShortForm(did));
+      if (!push) return false;
+      try {
+        await push(packed);
+        return true;
+      } catch {
+        if (sockets.get(ionShortForm(did)) === push) sockets.delete(ionShortForm(did));
+        return false;
+      }
+    },
+  };
+}
+
+function endpointUri(svc: Service): string | undefined {
+  const ep = Array.isArray(svc.serviceEndpoint) ? svc.serviceEndpoint[0] : svc.serviceEndpoint;
+  if (typeof ep === 'string') return ep;
+  if (ep && typeof ep === 'object' && typeof (ep as { uri?: unknown }).uri === 'string') return (ep as { uri: string }).uri;
+  return undefined;
+}
+
+const norm = (url: string): string => url.replace(/\/+$/, '').toLowerCase();
+
+export interface OutboundDeps {
+  resolve: DocumentResolver;
+  queue: MessageQueue;
+  live: LiveRoutes;
+  transports: Transport[];
+  /** Endpoint URLs of this service (they change when listen() binds a port). */
+  ownEndpoints(): string[];
+  events: EventEmitter;
+}
+
+export interface ServiceOutbound {
+  route(did: string): Promise<Route>;
+  /** Router pack: no routing forwards for a message we will queue or push ourselves. */
+  pack: PackFn;
+  /** Router delivery. */
+  deliver: Outbound;
+  /** How a recent message left: queued for pickup, or delivered (push or endpoint). */
+  outcome(messageId: string): 'queued' | 'delivered' | undefined;
+  close(): Promise<void>;
+}
+
+export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
+  const transport = multiTransport(d.transports);
+  // Recent outcomes by message id, bounded (the message log and deliverInvitation read them right after sending).
+  const outcomes = new Map<string, 'queued' | 'delivered'>();
+  const note = (id: string, o: 'queued' | 'delivered') => {
+    outcomes.set(id, o);
+    if (outcomes.size > 1000) outcomes.delete(outcomes.keys().next().value as string);
+  };
+
+  async function route(did: string): Promise<Route> {
+    if (d.live.has(did)) return { kind: 'live' };
+    const doc = await d.resolve(did);
+    const services = (doc?.service ?? []).filter((s) => ([] as string[]).concat(s.type as string | string[]).includes('DIDCommMessaging'));
+    const uri = services.map(endpointUri).find((u): u is string => typeof u === 'string');
+    if (!uri) return { kind: 'mediated', reason: 'no-endpoint' };
+    const own = d.ownEndpoints().map(norm);
+    if (own.includes(norm(uri))) return { kind: 'mediated', reason: 'self' };
+    return { kind: 'remote', endpoint: uri };
+  }
+
+  async function enqueue(to: string, packed: string, message: { id: string; thid?: string; type: string }, reason: string): Promise<void> {
+    const entry = await d.queue.enqueue(to, packed, { messageId: message.id, thid: message.thid ?? message.id, type: message.type });
+    note(message.id, 'queued');
+    d.events.emit('message-queued', { to: ionShortForm(to), queueId: entry.id, messageId: message.id, thid: entry.thid, type: message.type, reason });
+  }
+
+  return {
+    route,
+    outcome: (id) => outcomes.get(id),
+    async pack(message, options, ctx) {
+      const to = options.to ?? message.to?.[0];
+      const r = to ? await route(to).catch(() => undefined) : undefined;
+      return packEnvelope(message, { ...options, forward: r?.kind === 'remote' }, ctx);
+    },
+    async deliver(packed, target) {
+      const { to, message } = target;
+      if (d.live.has(to) && (await d.live.push(to, packed))) {
+        note(message.id, 'delivered');
+        d.events.emit('message-delivered', { to: ionShortForm(to), messageId: message.id, type: message.type, via: 'live' });
+        return [];
+      }
+      const r = await route(to);
+      if (r.kind === 'remote') {
+        try {
+          const replies = await transport.send(target.endpoint ?? r.endpoint, packed, { returnRoute: target.returnRoute });
+          note(message.id, 'delivered');
+          d.events.emit('message-delivered', { to: ionShortForm(to), messageId: message.id, type: message.type, via: 'endpoint' });
+          return replies;
+        } catch (err) {
+          // Unreachable (or refused): keep it for pickup rather than lose it.
+          await enqueue(to, packed, message, `unreachable: ${toIdsyncError(err).code}`);
+          return [];
+        }
+      }
+      await enqueue(to, packed, message, r.kind === 'mediated' ? r.reason : 'live-gone');
+      return [];
+    },
+    close: () => transport.close(),
+  };
+}

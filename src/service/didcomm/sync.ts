@@ -1,0 +1,282 @@
+// Data sync operations (docs/protocols.md "Sync"): durable {id, user, status, phase, datapoints,
+// threads}; DID authentication with present-proof 3.0 (single-use challenge, domain = service
+// DID, holder = the linked DID), then issuance of the datapoints (issuance.ts) with pthid = the
+// Data Pipe thread and replacement_id = the previous sync credential. Webhooks DATA_SYNC_* and
+// CREDENTIAL_ISSUANCE_*.
+//
+// Coalescing: a requestSync while the user's sync has not yet offered its credential joins it
+// (the offer carries the datapoints as they are when it is made); once the offer is out, one
+// follow-up operation is queued and every further request joins that one. The follow-up starts
+// when the running sync ends, however it ends. A sync without progress for syncTimeoutMs (default
+// 24 h) is failed by the next request, which then starts afresh.
+import type { FlatDatapoints } from '../../credentials/datapoints.js';
+import type { HandlerContext } from '../../didcomm/router.js';
+import { buildPresentationAck, buildRequestPresentation, PRESENT_PROOF_PIURI, PRESENT_PROOF_VERIFIER, verifyDidAuth, type ParsedPresentation } from '../../protocols/present-proof.js';
+import { SYNC_OPERATIONS, syncOperationKey, type SyncOperation, type SyncReason, type SyncStatus, type UserRef } from '../agent.js';
+import { credentialIssuanceEvent, dataSyncEvent } from '../webhooks/events.js';
+import { COLLECTIONS, userKey, type AgentCore } from './core.js';
+import type { DataPipeResponder } from './data-pipe.js';
+import type { IssueFailure, Issuance, IssueOwner } from './issuance.js';
+import { sent, type DcThread, type ThreadStore } from './threads.js';
+
+export type SyncPhase = 'queued' | 'authenticating' | 'issuing' | 'done';
+
+export interface SyncRecord extends SyncOperation {
+  phase: SyncPhase;
+  cptyDID?: string;
+  authThid?: string;
+  issueThid?: string;
+  /** The datapoints offered (flat); datapointsSynced once acknowledged. */
+  datapoints?: FlatDatapoints;
+  credentialId?: string;
+}
+
+/** Per user: the sync that runs, the one queued behind it, the last sync credential. */
+export interface SyncUserState {
+  activeSyncId?: string;
+  followUpSyncId?: string;
+  lastCredentialId?: string;
+}
+
+export interface SyncEngine {
+  requestSync(user: UserRef, reason: SyncReason): Promise<{ operationId: string }>;
+  onPresentation(ctx: HandlerContext, parsed: ParsedPresentation): Promise<void>;
+  /** A problem report ended a DID-auth thread. */
+  authAbandoned(thread: DcThread, failure: IssueFailure, detail: string): Promise<void>;
+  /** Starts operations a restart left queued. */
+  resume(): Promise<void>;
+  owner: IssueOwner;
+}
+
+const TERMINAL: SyncStatus[] = ['completed', 'aborted', 'failed'];
+/** A running sync with no progress for this long is failed by the next request (AgentOptions.syncTimeoutMs). */
+export const DEFAULT_SYNC_TIMEOUT_MS = 24 * 3600 * 1000;
+
+export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPipeResponder, issue: Issuance): SyncEngine {
+  const { deps } = core;
+  const ops = deps.store.collection<SyncRecord>(SYNC_OPERATIONS);
+  const states = deps.store.collection<SyncUserState>(COLLECTIONS.userState);
+  const md = () => ({ clock: deps.clock, ids: deps.ids });
+  const getOp = (ref: UserRef, id: string) => ops.get(syncOperationKey({ ...ref, id }));
+  const putOp = (op: SyncRecord) => ops.put(syncOperationKey(op), { ...op, updatedAt: core.now() });
+  const syncLock = <T>(ref: UserRef, fn: () => Promise<T>) => core.lock(`sync:${userKey(ref)}`, fn);
+
+  async function syncEvent(op: SyncRecord, event: Parameters<typeof dataSyncEvent>[0]): Promise<void> {
+    const env = dataSyncEvent(event, { cptyDID: op.cptyDID ?? '', dataSyncOperationId: op.id, userId: op.userId });
+    await core.emit({ tenantId: op.tenantId, type: env.type, event: env.event, params: env.params });
+  }
+
+  async function issuanceEvent(op: SyncRecord, event: Parameters<typeof credentialIssuanceEvent>[0], thid: string, extra: Record<string, unknown> = {}): Promise<void> {
+    const env = credentialIssuanceEvent(event, { didcommThreadId: thid, userAccountId: op.userId, dataSyncOperationId: op.id, ...extra });
+    await core.emit({ tenantId: op.tenantId, type: env.type, event: env.event, params: env.params });
+  }
+
+  function newOp(ref: UserRef, reason: SyncReason): SyncRecord {
+    const now = core.now();
+    return { id: deps.ids(), tenantId: ref.tenantId, userId: ref.userId, reason, status: 'queued', phase: 'queued', createdAt: now, updatedAt: now };
+  }
+
+  /** Ends the active operation and promotes the follow-up (started in the background). */
+  async function finish(ref: UserRef, opId: string, patch: Partial<SyncRecord>): Promise<{ op?: SyncRecord; next?: string }> {
+    return syncLock(ref, async () => {
+      const op = await getOp(ref, opId);
+      if (!op || TERMINAL.includes(op.status)) return {};
+      const done: SyncRecord = { ...op, ...patch, phase: 'done', updatedAt: core.now() };
+      const state = (await states.get(userKey(ref))) ?? {};
+      const next: SyncUserState = { ...state, activeSyncId: state.followUpSyncId };
+      delete next.followUpSyncId;
+      if (done.status === 'completed' && done.credentialId) next.lastCredentialId = done.credentialId;
+      await deps.store.batch([
+        { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(done), value: done },
+        { type: 'put', collection: COLLECTIONS.userState, key: userKey(ref), value: next },
+      ]);
+      return { op: done, next: next.activeSyncId };
+    });
+  }
+
+  function kickLater(ref: UserRef, opId: string | undefined): void {
+    if (opId) core.background(`sync ${opId}`, () => kick(ref, opId));
+  }
+
+  async function fail(ref: UserRef, opId: string, failure: IssueFailure | 'session_not_established' | 'authentication_failed', detail: string, issueThid?: string): Promise<void> {
+    const status: SyncStatus = failure === 'declined' ? 'aborted' : 'failed';
+    const { op, next } = await finish(ref, opId, { status, error: `${failure}: ${detail}` });
+    if (!op) return;
+    if (issueThid) await issuanceEvent(op, 'CREDENTIAL_ISSUANCE_FAILED', issueThid, { reason: failure });
+    await syncEvent(op, status === 'aborted' ? 'DATA_SYNC_ABORTED' : 'DATA_SYNC_FAILED');
+    core.events.emit(status === 'aborted' ? 'sync-aborted' : 'sync-failed', { operationId: op.id, tenantId: op.tenantId, userId: op.userId, reason: failure, detail });
+    kickLater(ref, next);
+  }
+
+  /** Sends the DID-auth request of a queued operation. */
+  async function kick(ref: UserRef, opId: string): Promise<void> {
+    await pipes.settled(ref);
+    const prepared = await syncLock(ref, async () => {
+      const op = await getOp(ref, opId);
+      if (!op || op.status !== 'queued') return undefined;
+      const user = await deps.users.get(ref);
+      const pipe = await pipes.get(ref);
+      if (!user?.isSessionEstablished || !pipe || pipe.closedAt) return { op, missing: true as const };
+      const thid = deps.ids();
+      const challenge = deps.ids();
+      const definitionId = deps.ids();
+      const message = buildRequestPresentation(
+        { id: thid, from: deps.serviceDid, to: pipe.shortDid, pthid: pipe.thid, challenge, domain: deps.serviceDid, definitionId },
+        md(),
+      );
+      const now = core.now();
+      const thread = sent(PRESENT_PROOF_VERIFIER, {
+        thid, protocol: PRESENT_PROOF_PIURI, role: 'verifier', state: 'start', peer: pipe.did, pthid: pipe.thid, messages: [],
+        kind: 'auth' as const, owner: { kind: 'sync' as const, syncId: op.id }, tenantId: ref.tenantId, userId: ref.userId,
+        peerLong: pipe.did, challenge, domain: deps.serviceDid, definitionId, createdAt: now, updatedAt: now,
+      }, message);
+      await threads.put(thread);
+      const started: SyncRecord = { ...op, status: 'started', phase: 'authenticating', authThid: thid, cptyDID: user.userDID ?? pipe.did };
+      await putOp(started);
+      return { op: started, message, to: pipe.shortDid };
+    });
+    if (!prepared) return;
+    if ('missing' in prepared) return fail(ref, opId, 'session_not_established', 'the user has no established Data Pipe');
+    await syncEvent(prepared.op, 'DATA_SYNC_STARTED');
+    core.events.emit('sync-started', { operationId: prepared.op.id, tenantId: ref.tenantId, userId: ref.userId, authThid: prepared.op.authThid });
+    await core.send(prepared.message, prepared.to);
+  }
+
+  async function startIssue(ref: UserRef, opId: string): Promise<void> {
+    const prepared = await syncLock(ref, async () => {
+      const op = await getOp(ref, opId);
+      if (!op || op.status !== 'started' || op.phase !== 'authenticating') return undefined;
+      const user = await deps.users.require(ref);
+      const pipe = await pipes.get(ref);
+      if (!pipe || pipe.closedAt) return { missing: true as const };
+      const issuing: SyncRecord = { ...op, phase: 'issuing', datapoints: { ...user.datapoints } };
+      await putOp(issuing);
+      return { op: issuing, pipe, state: (await states.get(userKey(ref))) ?? {} };
+    });
+    if (!prepared) return;
+    if ('missing' in prepared) return fail(ref, opId, 'session_not_established', 'the Data Pipe was closed');
+    const { op, pipe, state } = prepared;
+    await issue.offer({
+      owner: { kind: 'sync', syncId: op.id },
+      tenantId: op.tenantId,
+      userId: op.userId,
+      peerLong: pipe.did,
+      to: pipe.shortDid,
+      datapoints: op.datapoints ?? {},
+      pthid: pipe.thid,
+      ...(state.lastCredentialId ? { replacementId: state.lastCredentialId } : {}),
+      beforeSend: async (thread) => {
+        await syncLock(ref, async () => {
+          const current = await getOp(ref, op.id);
+          if (current) await putOp({ ...current, issueThid: thread.thid });
+        });
+        await issuanceEvent(op, 'CREDENTIAL_ISSUANCE_PENDING', thread.thid);
+      },
+    });
+  }
+
+  const refOf = (t: DcThread): UserRef => ({ tenantId: t.tenantId, userId: t.userId ?? '' });
+  const syncIdOf = (t: DcThread): string => (t.owner.kind === 'sync' ? t.owner.syncId : '');
+
+  const owner: IssueOwner = {
+    async completed(thread) {
+      const ref = refOf(thread);
+      const { op, next } = await finish(ref, syncIdOf(thread), { status: 'completed', ...(thread.credentialId ? { credentialId: thread.credentialId } : {}) });
+      if (!op) return;
+      // docs/protocols.md "Sync": on the holder's ack, datapointsSynced = the datapoints offered, isLinked = true.
+      await deps.users.markSynced(ref, op.datapoints ?? thread.datapoints ?? {});
+      await issuanceEvent(op, 'CREDENTIAL_ISSUANCE_COMPLETED', thread.thid, { credentialId: thread.credentialId });
+      await syncEvent(op, 'DATA_SYNC_COMPLETED');
+      core.events.emit('sync-completed', { operationId: op.id, tenantId: op.tenantId, userId: op.userId, credentialId: thread.credentialId, issueThid: thread.thid });
+      kickLater(ref, next);
+    },
+    async failed(thread, failure, detail) {
+      await fail(refOf(thread), syncIdOf(thread), failure, detail, thread.thid);
+    },
+  };
+
+  return {
+    owner,
+    async requestSync(user, reason) {
+      const { operationId, start, expired } = await syncLock(user, async () => {
+        let state = (await states.get(userKey(user))) ?? {};
+        const active = state.activeSyncId ? await getOp(user, state.activeSyncId) : undefined;
+        let running = !!active && !TERMINAL.includes(active.status);
+        // A sync the wallet has not moved for syncTimeoutMs ends as failed, so that one silent wallet
+        // does not swallow every later request.
+        let expired: SyncRecord | undefined;
+        if (active && running && deps.clock.now() - Date.parse(active.updatedAt) >= (core.options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS)) {
+          expired = { ...active, status: 'failed', phase: 'done', error: 'timeout: the wallet did not answer', updatedAt: core.now() };
+          state = { ...state, activeSyncId: state.followUpSyncId };
+          delete state.followUpSyncId;
+          await deps.store.batch([
+            { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(expired), value: expired },
+            { type: 'put', collection: COLLECTIONS.userState, key: userKey(user), value: state },
+          ]);
+          if (state.activeSyncId) return { operationId: state.activeSyncId, start: true, expired };
+          running = false;
+        }
+        if (state.followUpSyncId) return { operationId: state.followUpSyncId, start: false, expired };
+        if (active && running && (active.phase === 'queued' || active.phase === 'authenticating')) return { operationId: active.id, start: false, expired };
+        const op = newOp(user, reason);
+        const next: SyncUserState = running ? { ...state, followUpSyncId: op.id } : { ...state, activeSyncId: op.id };
+        // Durable before the caller answers 202.
+        await deps.store.batch([
+          { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(op), value: op },
+          { type: 'put', collection: COLLECTIONS.userState, key: userKey(user), value: next },
+        ]);
+        return { operationId: op.id, start: !running, expired };
+      });
+      if (expired) {
+        await syncEvent(expired, 'DATA_SYNC_FAILED');
+        core.events.emit('sync-failed', { operationId: expired.id, tenantId: expired.tenantId, userId: expired.userId, reason: 'timeout', detail: expired.error });
+      }
+      if (start) kickLater(user, operationId);
+      core.events.emit('sync-requested', { ...user, operationId, reason, started: start });
+      return { operationId };
+    },
+
+    async onPresentation(ctx, parsed) {
+      type Outcome = { thread: DcThread; error: Error } | { thread: DcThread; ack: ReturnType<typeof buildPresentationAck> };
+      const outcome = await core.lock(`thread:${parsed.thid}`, async (): Promise<Outcome> => {
+        const thread = (await threads.advance(PRESENT_PROOF_VERIFIER, ctx.message, ctx.sender)) as DcThread;
+        try {
+          await verifyDidAuth({ challenge: thread.challenge, domain: thread.domain, definitionId: thread.definitionId ?? '' }, parsed, {
+            resolve: core.envelope.resolve,
+            expectedHolder: thread.peerLong,
+          });
+        } catch (err) {
+          // The challenge is spent either way; the sync fails (docs/protocols.md "Sync" step 1).
+          await threads.put({ ...thread, state: 'abandoned', challengeUsed: true });
+          return { error: err as Error, thread };
+        }
+        const ack = buildPresentationAck({ from: deps.serviceDid, to: ctx.sender, thid: thread.thid, status: 'OK' }, md());
+        const next = sent(PRESENT_PROOF_VERIFIER, { ...thread, challengeUsed: true }, ack);
+        await threads.put(next);
+        return { ack, thread: next };
+      });
+      const ref = refOf(outcome.thread);
+      if ('error' in outcome) {
+        await fail(ref, syncIdOf(outcome.thread), 'authentication_failed', outcome.error.message);
+        throw outcome.error;
+      }
+      await deps.users.recordLogin(ref);
+      await ctx.reply(outcome.ack);
+      await startIssue(ref, syncIdOf(outcome.thread));
+    },
+
+    async authAbandoned(thread, failure, detail) {
+      await threads.put({ ...thread, state: 'abandoned' });
+      await fail(refOf(thread), syncIdOf(thread), failure === 'other' ? 'authentication_failed' : failure, detail);
+    },
+
+    async resume() {
+      for (const { key, value } of await states.list()) {
+        if (!value.activeSyncId) continue;
+        const [tenantId, userId] = key.split('/');
+        const op = await getOp({ tenantId, userId }, value.activeSyncId);
+        if (op?.status === 'queued') kickLater({ tenantId, userId }, op.id);
+      }
+    },
+  };
+}
