@@ -1,0 +1,161 @@
+// `idsync service`: run the service twin on a LevelDB folder until SIGTERM/SIGINT.
+// Reads IDSYNC_CLIENT_ID / IDSYNC_CLIENT_SECRET / IDSYNC_PROJECT_ID to seed a client; without
+// them a demo tenant is created on first start and its credentials are printed once.
+import { mkdir, readFile } from 'node:fs/promises';
+import { Command } from 'commander';
+import { openStore } from '../../store/store.js';
+import { createService } from '../../service/app.js';
+import type { RateLimitOptions } from '../../service/rate-limit.js';
+import { IdsyncError } from '../../errors.js';
+import { usageError } from '../errors.js';
+import { processIo, type CliIo } from '../output.js';
+
+export interface ServiceCommandOptions {
+  port: string;
+  host: string;
+  data: string;
+  publicUrl?: string;
+  fixtures?: string;
+  smtp?: string;
+  smsGateway?: string;
+  rateLimit?: string;
+  log?: boolean;
+}
+
+export interface ServiceRunDeps {
+  io: CliIo;
+  env: Record<string, string | undefined>;
+  /** Resolves when the service should stop (default: SIGTERM or SIGINT). */
+  until: Promise<unknown>;
+  /** Called with the URL once the service listens. */
+  onListening?: (url: string) => void;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError('invalid_argument', `--port must be 0-65535: ${value}`);
+  return port;
+}
+
+/** `off` or `BURST:PER_SECOND`, e.g. `120:20`. */
+export function parseRateLimit(value: string | undefined): RateLimitOptions | false | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'off') return false;
+  const m = /^(\d+):(\d+(?:\.\d+)?)$/.exec(value);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) <= 0) throw usageError('invalid_argument', `--rate-limit must be off or BURST:PER_SECOND: ${value}`);
+  return { burst: Number(m[1]), perSecond: Number(m[2]) };
+}
+
+function checkUrl(flag: string, value: string | undefined): void {
+  if (value === undefined) return;
+  try {
+    new URL(value);
+  } catch {
+    throw usageError('invalid_argument', `${flag} is not a URL: ${value}`);
+  }
+}
+
+async function readFixtures(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (cause) {
+    throw new IdsyncError('invalid_config', `cannot read fixtures file ${file}`, { cause });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new IdsyncError('invalid_config', `fixtures file ${file} is not JSON`, { cause });
+  }
+}
+
+function localHost(host: string): string {
+  // A wildcard bind address is not something clients can reach; name the loopback instead.
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDeps): Promise<void> {
+  const port = parsePort(opts.port);
+  checkUrl('--public-url', opts.publicUrl);
+  checkUrl('--smtp', opts.smtp);
+  checkUrl('--sms-gateway', opts.smsGateway);
+  const rateLimit = parseRateLimit(opts.rateLimit);
+  const fixtures = opts.fixtures ? await readFixtures(opts.fixtures) : undefined;
+  const publicUrl = opts.publicUrl ?? (port !== 0 ? `http://${localHost(opts.host)}:${port}` : undefined);
+
+  await mkdir(opts.data, { recursive: true });
+  const store = await openStore({ path: opts.data });
+  let service;
+  try {
+    service = await createService({
+      store,
+      publicUrl,
+      fixtures,
+      rateLimit,
+      smtpUrl: opts.smtp,
+      smsGatewayUrl: opts.smsGateway,
+      logger: Boolean(opts.log),
+      env: {
+        clientId: deps.env.IDSYNC_CLIENT_ID,
+        clientSecret: deps.env.IDSYNC_CLIENT_SECRET,
+        projectId: deps.env.IDSYNC_PROJECT_ID,
+      },
+    });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  try {
+    const url = await service.listen({ port, host: opts.host });
+    const io = deps.io;
+    const demo = service.demoCredentials;
+    if (demo) {
+      // Printed on the start that created them only; the store keeps just a hash of the secret.
+      io.stdout('demo tenant created; keep these, they are shown once:\n');
+      io.stdout(`  IDSYNC_CLIENT_ID=${demo.clientId}\n  IDSYNC_CLIENT_SECRET=${demo.clientSecret}\n  IDSYNC_PROJECT_ID=${demo.projectId}\n`);
+    }
+    io.stdout(`public URL ${service.deps.publicUrl}, DID ${service.deps.serviceDid}\n`);
+    io.stdout(`OpenAPI ${url}/openapi.json, docs ${url}/docs, data in ${opts.data}\n`);
+    // Last line of the start-up banner: scripts wait for it.
+    io.stdout(`idsync service listening on ${url}\n`);
+    deps.onListening?.(url);
+    await deps.until;
+    io.stdout('idsync service stopping\n');
+  } finally {
+    await service.close();
+    await store.close();
+  }
+}
+
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      resolve(signal);
+    };
+    const onTerm = () => stop('SIGTERM');
+    const onInt = () => stop('SIGINT');
+    process.once('SIGTERM', onTerm);
+    process.once('SIGINT', onInt);
+  });
+}
+
+export function registerServiceCommand(program: Command, deps: { io?: CliIo } = {}): void {
+  program
+    .command('service')
+    .description('run the local twin of the identity data sync and issuance service')
+    .option('--port <port>', 'TCP port (0: any free port)', '8080')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--data <dir>', 'LevelDB folder', './.idsync/service')
+    .option('--public-url <url>', 'URL clients and wallets reach the service at (default http://<host>:<port>)')
+    .option('--fixtures <file>', 'JSON file with tenants, clients, projects and data profiles (see fixtures/service-fixtures.json)')
+    .option('--smtp <url>', 'SMTP server for e-mail invitations, e.g. smtp://127.0.0.1:2525')
+    .option('--sms-gateway <url>', 'HTTP endpoint that receives SMS invitations as JSON POSTs')
+    .option('--rate-limit <spec>', 'per-client limit: off or BURST:PER_SECOND (default 120:20)')
+    .option('--log', 'log every request (JSON lines on stdout)')
+    .action(async (opts: ServiceCommandOptions) => {
+      await runService(opts, { io: deps.io ?? processIo, env: process.env, until: untilSignal() });
+    });
+}

@@ -1,0 +1,73 @@
+// The seam between the REST API and the service's DIDComm agent. Routes call a ServiceAgent;
+// until the DIDComm flows are wired, the default agent records each requested sync durably as
+// a 'queued' operation so that the REST state machine (202, sync operations) is already right.
+import type { Clock, IdGenerator } from '../clock.js';
+import type { Store } from '../store/store.js';
+import type { OobInvitation } from './invitations.js';
+
+/** Which user: users live inside a tenant. */
+export interface UserRef {
+  tenantId: string;
+  userId: string;
+}
+
+/** Why a sync was requested: a datapoints update with autoSync, or POST .../sync. */
+export type SyncReason = 'datapoints-updated' | 'manual';
+
+export type SyncStatus = 'queued' | 'started' | 'completed' | 'aborted' | 'failed';
+
+/** One data sync operation (vendor-facts: DATA_SYNC_* events carry its id as dataSyncOperationId). */
+export interface SyncOperation {
+  id: string;
+  tenantId: string;
+  userId: string;
+  reason: SyncReason;
+  status: SyncStatus;
+  createdAt: string;
+  updatedAt: string;
+  /** Set by the DIDComm side when it fails or aborts. */
+  error?: string;
+}
+
+/** What inbound DIDComm endpoints hand over: the packed message and, when the transport allows, a way to reply. */
+export interface InboundInfo {
+  transport: 'http' | 'ws';
+  /** Return-routed reply (DIDComm v2 §6.1 return_route), when the transport can carry one. */
+  reply?: (packed: string) => Promise<void>;
+  /** WebSocket only: binds a DID to the socket so that later messages to it are pushed there. */
+  bind?: (key: string) => void;
+}
+
+export interface ServiceAgent {
+  /** Called after POST .../invite made a new invitation for a user. */
+  onInvitationCreated?(info: UserRef & { invitation: OobInvitation }): Promise<void>;
+  /** Starts (or queues) a sync over the user's established session. Must be durable before it resolves. */
+  requestSync(user: UserRef, reason: SyncReason): Promise<{ operationId: string }>;
+  /** Inbound DIDComm message from POST /didcomm or the WebSocket. Without it the service answers 202 and logs. */
+  receive?(packed: string, info: InboundInfo): Promise<void>;
+  close?(): Promise<void>;
+}
+
+export const SYNC_OPERATIONS = 'svc-sync-operations';
+
+// Key `<tenantId>/<userId>/<operationId>`: a user's operations list by prefix.
+export const syncOperationKey = (op: Pick<SyncOperation, 'tenantId' | 'userId' | 'id'>): string =>
+  `${op.tenantId}/${op.userId}/${op.id}`;
+
+export async function listSyncOperations(store: Store, user: UserRef): Promise<SyncOperation[]> {
+  const rows = await store.collection<SyncOperation>(SYNC_OPERATIONS).list({ prefix: `${user.tenantId}/${user.userId}/` });
+  return rows.map((r) => r.value).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** The default agent: records sync operations as 'queued' and does nothing else. */
+export function createQueueingAgent(deps: { store: Store; clock: Clock; ids: IdGenerator }): ServiceAgent {
+  const ops = deps.store.collection<SyncOperation>(SYNC_OPERATIONS);
+  return {
+    async requestSync(user, reason) {
+      const now = new Date(deps.clock.now()).toISOString();
+      const op: SyncOperation = { id: deps.ids(), ...user, reason, status: 'queued', createdAt: now, updatedAt: now };
+      await ops.put(syncOperationKey(op), op);
+      return { operationId: op.id };
+    },
+  };
+}

@@ -1,0 +1,167 @@
+// The service twin's HTTP server: builds deps, seeds configuration, registers every route
+// (ours and engineer G's), problem handlers, OpenAPI and the DIDComm endpoints.
+import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
+import type { Store } from '../store/store.js';
+import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
+import type { App } from './app-types.js';
+import { createQueueingAgent, type ServiceAgent } from './agent.js';
+import type { AuthContext } from './auth.js';
+import { createServiceConfig } from './config.js';
+import { silentLogger, type EventSink, type ServiceDeps, type ServiceLogger } from './deps.js';
+import { installProblemHandlers, sendProblem } from './http-errors.js';
+import { loadServiceIdentity } from './identity.js';
+import { createAuthenticator } from './authenticator.js';
+import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rate-limit.js';
+import { createTokenService } from './tokens.js';
+import { createUserStore } from './users.js';
+import { applyFixtures, seedDemoTenant, seedFromEnv, type DemoCredentials, type EnvSeed } from './seed.js';
+import { installJsonParsers } from './body-parsers.js';
+import { scopeDocumentation, type ScopedRoute } from './scope-docs.js';
+import { openapiOptions } from './openapi.js';
+import { registerRoutes } from './routes/index.js';
+import { inboundHandler } from './routes/didcomm.js';
+import { wireExtensions } from './extensions.js';
+
+export interface CreateServiceOptions {
+  store: Store;
+  clock?: Clock;
+  ids?: IdGenerator;
+  /** The URL clients and wallets reach the service at. Omitted: the listen address, known after listen(). */
+  publicUrl?: string;
+  /** IDSYNC_CLIENT_ID / IDSYNC_CLIENT_SECRET / IDSYNC_PROJECT_ID. */
+  env?: EnvSeed;
+  /** Parsed fixtures JSON (fixtures/service-fixtures.json shows the shape). */
+  fixtures?: unknown;
+  /** Per-client token bucket; false turns it off. */
+  rateLimit?: RateLimitOptions | false;
+  smtpUrl?: string;
+  smsGatewayUrl?: string;
+  /** true: fastify's pino logger; a pino-like instance; default: no logging. */
+  logger?: boolean | FastifyBaseLogger;
+  /**
+   * The DIDComm side, or a factory given the finished deps (users, identity) to build it from.
+   * Default: records sync operations as queued.
+   */
+  agent?: ServiceAgent | ((deps: ServiceDeps) => ServiceAgent);
+  /** Where events go; default engineer G's webhook dispatcher when present, else logged. */
+  events?: EventSink;
+  /** Create a demo tenant on a store without tenants (default true unless env seeds one). */
+  demoTenant?: boolean;
+}
+
+export interface Service {
+  app: App;
+  deps: ServiceDeps;
+  /** Credentials of the demo tenant when this start created it (print them once). */
+  demoCredentials?: DemoCredentials;
+  /** Every route that needs a scope, with that scope (also in the OpenAPI as x-required-scope). */
+  scopedRoutes: ScopedRoute[];
+  /** The DIDComm WebSocket endpoint (pushTo a bound DID). */
+  ws: WsEndpoint;
+  listen(options?: { port?: number; host?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+const trimSlash = (url: string): string => url.replace(/\/+$/, '');
+
+/** Issuer and audience of access tokens; stable across restarts even when the port changes. */
+export function tokenIssuer(publicUrl: string | undefined): { issuer: string; audience: string } {
+  return publicUrl ? { issuer: trimSlash(publicUrl), audience: `${trimSlash(publicUrl)}/api/v1` } : { issuer: 'urn:idsync:service', audience: 'urn:idsync:api:v1' };
+}
+
+export async function createService(options: CreateServiceOptions): Promise<Service> {
+  const { store } = options;
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? uuid;
+  const explicitUrl = options.publicUrl ? trimSlash(options.publicUrl) : undefined;
+  let publicUrl = explicitUrl ?? 'http://127.0.0.1';
+
+  const app = Fastify({
+    ...(options.logger && typeof options.logger === 'object' ? { loggerInstance: options.logger } : { logger: options.logger === true }),
+    bodyLimit: 1024 * 1024,
+    // Long-form did:ion DIDs in paths are ~1-2 KB.
+    routerOptions: { maxParamLength: 8192 },
+    frameworkErrors: (err, request, reply) => sendProblem(request as FastifyRequest, reply as FastifyReply, err),
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  const logger: ServiceLogger = options.logger ? app.log : silentLogger;
+  const config = createServiceConfig(store);
+  const identity = await loadServiceIdentity(store, publicUrl);
+  const deps = {
+    store,
+    clock,
+    ids,
+    config,
+    publicUrl,
+    serviceDid: identity.did,
+    identity,
+    agent: typeof options.agent === 'object' ? options.agent : createQueueingAgent({ store, clock, ids }),
+    events: options.events ?? { emit: async (e) => logger.info({ event: e.event, type: e.type }, 'event (no sink wired)') },
+    logger,
+    smtpUrl: options.smtpUrl,
+    smsGatewayUrl: options.smsGatewayUrl,
+  } as ServiceDeps;
+  deps.users = createUserStore(deps);
+  if (typeof options.agent === 'function') deps.agent = options.agent(deps);
+  const extras = wireExtensions(deps, { eventsGiven: options.events !== undefined });
+
+  // Configuration before serving: fixtures, then the environment client, then (first start) a demo tenant.
+  if (options.fixtures !== undefined) await applyFixtures(deps, options.fixtures);
+  const envSeeded = options.env ? await seedFromEnv(deps, options.env) : false;
+  const demoCredentials = options.demoTenant === false || envSeeded ? undefined : await seedDemoTenant(deps);
+
+  const tokens = await createTokenService({ store, clock, ids, ...tokenIssuer(explicitUrl) });
+  const limiter = createRateLimiter(clock, options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  app.decorate('idsyncAuth', createAuthenticator({ deps, tokens, limiter }));
+  app.decorateRequest('auth', null as AuthContext | null);
+
+  // TypeBox validates: JSON bodies as sent (no type coercion), path and query strings converted.
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  installJsonParsers(app);
+  installProblemHandlers(app);
+  const scopedRoutes = scopeDocumentation(app);
+  await app.register(fastifySwagger, openapiOptions());
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await registerRoutes(app, { deps, tokens, limiter });
+
+  const ws = attachWsEndpoint(app.server, { path: '/didcomm', handler: inboundHandler(deps) });
+  app.addHook('onClose', async () => {
+    await ws.close();
+  });
+  await app.ready();
+
+  return {
+    app,
+    deps,
+    demoCredentials,
+    scopedRoutes,
+    ws,
+    async listen({ port = 0, host = '127.0.0.1' } = {}) {
+      await app.listen({ port, host });
+      const addr = app.server.address();
+      const bound = typeof addr === 'object' && addr ? addr : { address: host, port };
+      // A wildcard bind address is not reachable as such: name the loopback instead.
+      const addr4 = bound.address === '0.0.0.0' || bound.address === '::' ? '127.0.0.1' : bound.address;
+      const h = addr4.includes(':') ? `[${addr4}]` : addr4;
+      const url = `http://${h}:${bound.port}`;
+      if (!explicitUrl) {
+        // The DID and invitation URLs follow the address actually bound.
+        publicUrl = url;
+        deps.publicUrl = url;
+        deps.identity = await loadServiceIdentity(store, url);
+        deps.serviceDid = deps.identity.did;
+      }
+      extras.start();
+      return url;
+    },
+    async close() {
+      await extras.stop();
+      await app.close();
+      await deps.agent.close?.();
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// What every part of the service is given: store, clock, ids, configuration, its identity,
+// the event hook and a logger. No module of the service reaches for globals.
+import type { Clock, IdGenerator } from '../clock.js';
+import type { Store } from '../store/store.js';
+import type { ServiceConfig } from './config.js';
+import type { ServiceAgent } from './agent.js';
+import type { ServiceIdentity } from './identity.js';
+import type { UserStore } from './users.js';
+import type { WebhookDispatcher } from './webhooks/dispatcher.js';
+import type { IssuanceServices } from './workflows/services.js';
+
+/**
+ * A service event, in the vendor's webhook shape (vendor-facts "Webhooks"): the body of a
+ * webhook is `{type, action, event, params}`; `tenantId` says whose subscribers get it.
+ */
+export interface ServiceEvent {
+  tenantId: string;
+  type: string;
+  action?: string;
+  event: string;
+  params: Record<string, unknown>;
+}
+
+/** Where events go (engineer G's webhook dispatcher implements it). Must not throw for delivery failures. */
+export interface EventSink {
+  emit(event: ServiceEvent): Promise<void>;
+}
+
+/** The subset of fastify's (pino) logger the service uses; any pino-like logger fits. */
+export interface ServiceLogger {
+  debug(obj: unknown, msg?: string): void;
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+
+export const silentLogger: ServiceLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export interface ServiceDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  /** Tenants, clients, projects, data profiles, issuance settings (store-backed). */
+  config: ServiceConfig;
+  /** The base URL the service is reached at, without a trailing slash, e.g. http://127.0.0.1:8080. */
+  publicUrl: string;
+  /** did:web of publicUrl. */
+  serviceDid: string;
+  /** The service's DID document and keys (secrets stay inside; never served or logged). */
+  identity: ServiceIdentity;
+  /** Data Pipe / sync / DIDComm side. Routes call it; the default records sync operations as queued. */
+  agent: ServiceAgent;
+  /** Provider users; also how the DIDComm side links wallets and records syncs (users.ts). */
+  users: UserStore;
+  events: EventSink;
+  /** Webhook subscriptions and deliveries (engineer G); also the events sink unless one was given. */
+  webhooks?: WebhookDispatcher;
+  /** Outbox, invitation senders, webhooks, partners (engineer G), built once by createService. */
+  issuance?: IssuanceServices;
+  logger: ServiceLogger;
+  /** Outbound delivery endpoints given on the command line (engineer G's senders read them). */
+  smtpUrl?: string;
+  smsGatewayUrl?: string;
+}
+
+/** An ISO 8601 UTC timestamp with milliseconds from the injected clock. */
+export function isoNow(deps: Pick<ServiceDeps, 'clock'>): string {
+  return new Date(deps.clock.now()).toISOString();
+}

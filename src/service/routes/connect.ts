@@ -1,0 +1,93 @@
+// GET /connect?_oob=…: where invitation URLs point (vendor-facts). JSON clients get the decoded
+// out-of-band invitation (DIDComm v2 §9.5.2); browsers get a page with the URL and a QR code.
+import { Type } from '@fastify/type-provider-typebox';
+import QRCode from 'qrcode';
+import type { App } from '../app-types.js';
+import { problem } from '../problem.js';
+import { problemResponses } from '../schemas/common.js';
+import { b64uDecodeText } from '../../encoding.js';
+
+const Query = Type.Object({ _oob: Type.Optional(Type.String({ maxLength: 65536, description: 'base64url JSON out-of-band invitation' })) });
+
+const Invitation = Type.Object(
+  {
+    type: Type.String(),
+    id: Type.String(),
+    from: Type.Optional(Type.String()),
+    body: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: true, title: 'OutOfBandInvitation' },
+);
+
+export function decodeOob(oob: string | undefined): Record<string, unknown> {
+  if (!oob) throw problem('invalid_invitation', 400, 'the _oob query parameter is missing');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(b64uDecodeText(oob));
+  } catch {
+    throw problem('invalid_invitation', 400, '_oob is not base64url-encoded JSON');
+  }
+  const inv = parsed as Record<string, unknown>;
+  if (typeof inv !== 'object' || inv === null || Array.isArray(inv) || typeof inv.type !== 'string' || typeof inv.id !== 'string') {
+    throw problem('invalid_invitation', 400, '_oob is not an out-of-band invitation');
+  }
+  return inv;
+}
+
+const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+
+export function wantsJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return /application\/(?:[\w.+-]*\+)?json/i.test(accept) && !/text\/html/i.test(accept);
+}
+
+async function page(url: string, invitation: Record<string, unknown>): Promise<string> {
+  let qr = '';
+  try {
+    qr = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'L', margin: 2 });
+  } catch {
+    qr = '<p>(The invitation is too long for a QR code.)</p>';
+  }
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Connect your wallet</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
+.qr svg{width:18rem;height:18rem}code,pre{word-break:break-all;white-space:pre-wrap;background:#f4f4f4;padding:.5rem;display:block}</style>
+</head><body>
+<h1>Connect your wallet</h1>
+<p>Scan the code with your wallet, or paste the invitation URL into it.</p>
+<div class="qr">${qr}</div>
+<h2>Invitation URL</h2><code id="invitation-url">${escapeHtml(url)}</code>
+<h2>Invitation</h2><pre>${escapeHtml(JSON.stringify(invitation, null, 2))}</pre>
+</body></html>`;
+}
+
+export async function connectRoutes(app: App, deps: { publicUrl: string }): Promise<void> {
+  app.get(
+    '/connect',
+    {
+      schema: {
+        tags: ['Data Sync'],
+        summary: 'The page an invitation URL opens',
+        description: 'Accept: application/json → the decoded invitation; otherwise an HTML page with the URL and a QR code. No token needed.',
+        querystring: Query,
+        produces: ['application/json', 'text/html'],
+        response: {
+          200: {
+            description: 'The invitation',
+            content: { 'application/json': { schema: Invitation }, 'text/html': { schema: Type.String() } },
+          },
+          ...problemResponses([400]),
+        },
+      },
+    },
+    async (request, reply) => {
+      const invitation = decodeOob(request.query._oob);
+      reply.header('Cache-Control', 'no-store').header('Vary', 'Accept');
+      if (wantsJson(request.headers.accept)) return reply.type('application/json').send(JSON.stringify(invitation));
+      const url = `${deps.publicUrl}/connect?_oob=${request.query._oob}`;
+      return reply.type('text/html; charset=utf-8').send(await page(url, invitation));
+    },
+  );
+}

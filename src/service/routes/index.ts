@@ -1,0 +1,36 @@
+// Registers every route group: ours, then engineer G's (issuance workflows, admin, dev outbox).
+import type { App } from '../app-types.js';
+import type { ServiceDeps } from '../deps.js';
+import type { TokenService } from '../tokens.js';
+import type { RateLimiter } from '../rate-limit.js';
+import { healthRoutes } from './health.js';
+import { problemRoutes } from './problems.js';
+import { tokenRoutes } from './token.js';
+import { userRoutes } from './users.js';
+import { userDatapointRoutes } from './user-datapoints.js';
+import { userSessionRoutes } from './user-session.js';
+import { usersByDidRoutes } from './users-by-did.js';
+import { connectRoutes } from './connect.js';
+import { wellKnownRoutes } from './well-known.js';
+import { didcommRoutes } from './didcomm.js';
+import { issuanceWorkflowRoutes } from './issuance-workflows.js';
+import { adminRoutes } from './admin.js';
+import { devOutboxRoutes } from './dev-outbox.js';
+
+export async function registerRoutes(app: App, ctx: { deps: ServiceDeps; tokens: TokenService; limiter: RateLimiter }): Promise<void> {
+  const { deps } = ctx;
+  await healthRoutes(app);
+  await problemRoutes(app);
+  await tokenRoutes(app, ctx);
+  await userRoutes(app, deps);
+  await userDatapointRoutes(app, deps);
+  await userSessionRoutes(app, deps);
+  await usersByDidRoutes(app, deps);
+  await connectRoutes(app, deps);
+  await wellKnownRoutes(app, deps);
+  await didcommRoutes(app, deps);
+  // Engineer G's route groups.
+  await issuanceWorkflowRoutes(app, deps);
+  await adminRoutes(app, deps);
+  await devOutboxRoutes(app, deps);
+}

@@ -1,0 +1,157 @@
+// Filling the configuration at start: a fixtures file, the IDSYNC_* environment client, or a
+// demo tenant on first start. All of it is idempotent: the same input on every start gives
+// the same records (secrets are re-hashed only when they changed).
+import { TypeBoxValidatorCompiler, type TSchema } from '@fastify/type-provider-typebox';
+import { createDataProfile, defaultKycProfile } from '../credentials/manifest.js';
+import { randomId } from '../encoding.js';
+import { IdsyncError } from '../errors.js';
+import type { ServiceDeps } from './deps.js';
+import { isoNow } from './deps.js';
+import { DEFAULT_ISSUANCE, type ProjectRecord, type TenantRecord } from './config.js';
+import { hashClientSecret, verifyClientSecret } from './client-secret.js';
+import { ALL_SCOPES, isKnownScope } from './scopes.js';
+import { ServiceFixtures, type DataProfileInputT, type ProjectInputT, type ServiceFixturesT } from './schemas/config.js';
+
+type SeedDeps = Pick<ServiceDeps, 'config' | 'clock' | 'serviceDid'>;
+
+export const DEFAULT_PROFILE_ID = 'idsync-kyc-default';
+
+/** Validates a value against a TypeBox schema, throwing IdsyncError(code) with field errors. */
+export function checkSchema<T>(schema: TSchema, value: unknown, code: string, what: string): T {
+  const check = TypeBoxValidatorCompiler({ schema, method: 'POST', url: '/', httpPart: 'body' } as never) as (v: unknown) => { value?: unknown; error?: Array<{ message?: string; instancePath?: string }> };
+  const result = check(value);
+  if (result.error) {
+    const errors = result.error.map((e) => ({ field: e.instancePath ?? '', message: e.message ?? 'is invalid' }));
+    throw new IdsyncError(code, `${what}: ${errors[0] ? `${errors[0].field || '/'} ${errors[0].message}` : 'invalid'}`, { details: { errors } });
+  }
+  return value as T;
+}
+
+export function parseFixtures(value: unknown): ServiceFixturesT {
+  return checkSchema<ServiceFixturesT>(ServiceFixtures, value, 'invalid_config', 'invalid fixtures');
+}
+
+export async function putDataProfile(deps: SeedDeps, tenantId: string, input: DataProfileInputT): Promise<void> {
+  try {
+    await deps.config.putDataProfile(tenantId, createDataProfile({ ...input, issuer: { id: deps.serviceDid } }));
+  } catch (err) {
+    if (err instanceof IdsyncError && err.code === 'invalid_profile') throw new IdsyncError('invalid_config', err.message, { cause: err });
+    throw err;
+  }
+}
+
+/** Creates or updates a project; its data profile must exist (default: the whole vocabulary). */
+export async function putProject(deps: SeedDeps, tenantId: string, input: ProjectInputT): Promise<ProjectRecord> {
+  const dataProfileId = input.dataProfileId ?? DEFAULT_PROFILE_ID;
+  if (!(await deps.config.getDataProfile(tenantId, dataProfileId))) {
+    throw new IdsyncError('invalid_config', `project ${input.id}: no data profile ${dataProfileId}`);
+  }
+  const existing = await deps.config.getProject(tenantId, input.id);
+  const now = isoNow(deps);
+  const project: ProjectRecord = {
+    id: input.id,
+    tenantId,
+    name: input.name ?? existing?.name ?? input.id,
+    dataProfileId,
+    issuance: { ...DEFAULT_ISSUANCE, ...existing?.issuance, ...input.issuance },
+    createdAt: existing?.createdAt ?? now,
+    updatedAt: now,
+  };
+  await deps.config.putProject(project);
+  return project;
+}
+
+/** Creates the tenant if missing and makes sure it has the default KYC profile. */
+export async function ensureTenant(deps: SeedDeps, id: string, name?: string): Promise<TenantRecord> {
+  let tenant = await deps.config.getTenant(id);
+  if (!tenant) {
+    tenant = { id, name: name ?? id, createdAt: isoNow(deps) };
+    await deps.config.putTenant(tenant);
+  } else if (name && tenant.name !== name) {
+    tenant = { ...tenant, name };
+    await deps.config.putTenant(tenant);
+  }
+  if (!(await deps.config.getDataProfile(id, DEFAULT_PROFILE_ID))) {
+    await deps.config.putDataProfile(id, defaultKycProfile(deps.serviceDid));
+  }
+  return tenant;
+}
+
+export async function putClient(deps: SeedDeps, tenantId: string, input: { clientId: string; clientSecret: string; scopes?: string[] }): Promise<void> {
+  const scopes = input.scopes ?? [...ALL_SCOPES];
+  const unknown = scopes.filter((s) => !isKnownScope(s));
+  if (unknown.length) throw new IdsyncError('invalid_config', `client ${input.clientId}: unknown scopes ${unknown.join(' ')}`);
+  const existing = await deps.config.getClient(input.clientId);
+  if (existing && existing.tenantId !== tenantId) {
+    throw new IdsyncError('invalid_config', `client ${input.clientId} already belongs to another tenant`);
+  }
+  const same = existing && (await verifyClientSecret(input.clientSecret, existing.secretHash));
+  await deps.config.putClient({
+    clientId: input.clientId,
+    tenantId,
+    secretHash: same ? existing.secretHash : await hashClientSecret(input.clientSecret),
+    scopes,
+    createdAt: existing?.createdAt ?? isoNow(deps),
+  });
+}
+
+async function setDefaultProject(deps: SeedDeps, tenantId: string, projectId: string): Promise<void> {
+  const tenant = await deps.config.getTenant(tenantId);
+  if (tenant && tenant.defaultProjectId !== projectId) await deps.config.putTenant({ ...tenant, defaultProjectId: projectId });
+}
+
+export async function applyFixtures(deps: SeedDeps, fixtures: unknown): Promise<void> {
+  const parsed = parseFixtures(fixtures);
+  for (const t of parsed.tenants) {
+    await ensureTenant(deps, t.id, t.name);
+    for (const p of t.dataProfiles ?? []) await putDataProfile(deps, t.id, p);
+    for (const p of t.projects ?? []) await putProject(deps, t.id, p);
+    for (const c of t.clients ?? []) await putClient(deps, t.id, c);
+    const def = t.defaultProjectId ?? t.projects?.[0]?.id;
+    if (def) {
+      if (!(await deps.config.getProject(t.id, def))) throw new IdsyncError('invalid_config', `tenant ${t.id}: no project ${def}`);
+      await setDefaultProject(deps, t.id, def);
+    }
+  }
+}
+
+export interface EnvSeed {
+  clientId?: string;
+  clientSecret?: string;
+  projectId?: string;
+}
+
+export const ENV_TENANT_ID = 'default';
+
+/**
+ * IDSYNC_CLIENT_ID/SECRET/PROJECT_ID: a tenant with that client (every scope, issuance and
+ * admin included) and that project with the default KYC profile (the whole vocabulary).
+ */
+export async function seedFromEnv(deps: SeedDeps, env: EnvSeed): Promise<boolean> {
+  if (!env.clientId || !env.clientSecret || !env.projectId) return false;
+  const existing = await deps.config.getClient(env.clientId);
+  const tenantId = existing?.tenantId ?? ENV_TENANT_ID;
+  await ensureTenant(deps, tenantId, 'Environment tenant');
+  const project = (await deps.config.getProject(tenantId, env.projectId)) ?? (await putProject(deps, tenantId, { id: env.projectId }));
+  await putClient(deps, tenantId, { clientId: env.clientId, clientSecret: env.clientSecret });
+  await setDefaultProject(deps, tenantId, project.id);
+  return true;
+}
+
+export interface DemoCredentials {
+  tenantId: string;
+  clientId: string;
+  clientSecret: string;
+  projectId: string;
+}
+
+/** On a store with no tenant at all: a demo tenant whose credentials are returned once (to print). */
+export async function seedDemoTenant(deps: SeedDeps): Promise<DemoCredentials | undefined> {
+  if ((await deps.config.listTenants()).length > 0) return undefined;
+  const creds: DemoCredentials = { tenantId: 'demo', clientId: `demo-${randomId(6)}`, clientSecret: randomId(24), projectId: 'demo-project' };
+  await ensureTenant(deps, creds.tenantId, 'Demo tenant');
+  await putProject(deps, creds.tenantId, { id: creds.projectId, name: 'Demo project' });
+  await setDefaultProject(deps, creds.tenantId, creds.projectId);
+  await putClient(deps, creds.tenantId, { clientId: creds.clientId, clientSecret: creds.clientSecret });
+  return creds;
+}
