@@ -1,8 +1,10 @@
 // Per-thread protocol state as plain data: a machine is a table state → event → next state, a
 // thread record says where one thread stands. Agents store records; these functions only decide.
-// Events are `<send|receive>:<message name>`; a problem report sent or received abandons any
-// thread that has not ended (issue-credential 3.0 and present-proof 3.0 §States: every error
-// moves both parties to `abandoned`).
+// Events are `<send|receive>:<message name>`; an error problem report sent or received abandons
+// any thread that has not ended (issue-credential 3.0 and present-proof 3.0 §States: every error
+// moves both parties to `abandoned`). A warning (`w.` sorter, DIDComm v2 §Problem Codes) or
+// e.p.msg.duplicate ("I already had that": the first copy was handled) is the event
+// `<dir>:problem-notice`, which leaves the thread where it stands.
 import { parseMessageType, sameDid, threadId } from '../didcomm/message.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { protocolError } from './protocol-kit.js';
@@ -36,15 +38,41 @@ export interface ThreadRecord<S extends string = string> {
 
 export const ABANDONED = 'abandoned';
 const PROBLEM_NAME = 'problem-report';
+/** The event of a problem report that does not end its thread (see problemEndsThread). */
+export const PROBLEM_NOTICE = 'problem-notice';
+/** docs/protocols.md "Refusals that change no state": a replay was dropped. */
+const DUPLICATE_CODE = 'e.p.msg.duplicate';
 
-/** The event a message makes: `receive:offer-credential`. Problem reports give `<dir>:problem-report`. */
-export function eventOf(direction: Direction, message: Pick<PlainMessage, 'type'>): string {
+/**
+ * Whether a problem report ends the thread it names: errors do, except e.p.msg.duplicate (and
+ * its more specific descriptors), which says the first copy of a message was already handled;
+ * warnings (`w.`) never do. A report without a code string counts as an error.
+ */
+export function problemEndsThread(message: { body?: Record<string, unknown> }): boolean {
+  const code = message.body?.code;
+  if (typeof code !== 'string') return true;
+  if (code.startsWith('w.')) return false;
+  return !(code === DUPLICATE_CODE || code.startsWith(`${DUPLICATE_CODE}.`));
+}
+
+function isProblemType(type: unknown): boolean {
+  return (parseMessageType(String(type))?.name ?? String(type)) === PROBLEM_NAME;
+}
+
+/**
+ * The event a message makes: `receive:offer-credential`. Problem reports give
+ * `<dir>:problem-report`, or `<dir>:problem-notice` when they do not end the thread.
+ */
+export function eventOf(direction: Direction, message: Pick<PlainMessage, 'type'> & { body?: Record<string, unknown> }): string {
   const name = parseMessageType(String(message.type))?.name ?? String(message.type);
+  if (name === PROBLEM_NAME && !problemEndsThread(message)) return `${direction}:${PROBLEM_NOTICE}`;
   return `${direction}:${name}`;
 }
 
 /** The next state, or undefined when `event` is not allowed in `state`. */
 export function transition<S extends string>(machine: StateMachine<S>, state: S, event: string): S | undefined {
+  // A notice is allowed in every state, ended ones too: it may concern any earlier message.
+  if (event.endsWith(`:${PROBLEM_NOTICE}`)) return state;
   if (event.endsWith(`:${PROBLEM_NAME}`)) return machine.final.includes(state) ? undefined : (ABANDONED as S);
   return machine.transitions[state]?.[event];
 }
@@ -93,7 +121,7 @@ export function advanceThread<S extends string>(
   sender?: string,
 ): ThreadRecord<S> {
   // A problem report names its thread in pthid (DIDComm v2 §Problem Reports).
-  const isProblem = eventOf(direction, message).endsWith(`:${PROBLEM_NAME}`);
+  const isProblem = isProblemType(message.type);
   const thid = isProblem ? message.pthid : threadId(message);
   if (thid !== record.thid) {
     throw protocolError('unknown_thread', `message ${message.id} is not on thread ${record.thid}`, { thid: thid ?? null });
