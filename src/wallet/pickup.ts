@@ -72,7 +72,7 @@ async function onDelivery(ctx: WalletContext, session: PickupSession, h: Handler
   }
   // Each queued message is handled as if it had just arrived; whatever the outcome (handled,
   // refused, duplicate) it has been received, so it is acknowledged and not delivered again.
-  for (const m of messages) session.results.push(await ctx.router.receive(m.packed, { transport: 'pickup' }));
+  for (const m of messages) session.results.push(await ctx.router.receive(m.packed, { transport: 'pickup', redelivery: true }));
   session.answer(thid, { delivered: messages.length });
   const ack = buildMessagesReceived({ from: (await outgoingHeaders(ctx, peer)).from, to: peer, messageIds: messages.map((m) => m.id) }, deps(ctx));
   session.expect(ack.id, peer);

@@ -29,7 +29,7 @@ import { walletIssueCredential } from './issue-credential.js';
 import { chooseEndpoint, didcommEndpoints, Routes, walletOutbound } from './outbound.js';
 import { liveDeliveryChange, pickup, PickupSession, walletPickupProtocol, type PickupOptions, type PickupResult } from './pickup.js';
 import { pendingStore, resolvePolicy } from './policies.js';
-import { answerDuplicate, onProblemReceived } from './problems.js';
+import { onProblemReceived } from './problems.js';
 import { walletPresentProof } from './present-proof.js';
 import { threadStore } from './threads.js';
 import { walletResolver } from './resolver.js';
@@ -68,9 +68,10 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
 
   let router: Router | undefined;
   const receive = async (packed: string, info: ReceiveInfo & { transport?: string } = {}): Promise<RouterResult> => {
-    const result = await router!.receive(packed, info);
-    await answerDuplicate(ctx, result, info.transport);
-    return result;
+    // Message Pickup 3.0 and a live socket may deliver again what was not yet acknowledged:
+    // redelivery by the mediator, not a replay to report (the router answers real replays).
+    const redelivery = info.redelivery ?? (info.transport === 'pickup' || info.transport === 'ws-live');
+    return router!.receive(packed, { ...info, redelivery });
   };
   const inbound: InboundHandler = async (packed, info) => void (await receive(packed, info));
   const ws = wsTransport({
