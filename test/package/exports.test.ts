@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import * as idsync from '../../src/index.js';
+
+describe('the package entry point', () => {
+  it('exports both sides and the layers below them as functions', () => {
+    for (const name of ['createService', 'createWallet', 'createIonDid', 'createResolver', 'pack', 'unpack', 'openStore', 'issueCredential', 'verifyCredential', 'parseInvitationUrl']) {
+      expect(typeof (idsync as Record<string, unknown>)[name], name).toBe('function');
+    }
+  });
+
+  it('creates an ion DID that its resolver resolves offline', async () => {
+    const created = idsync.createIonDid({ endpoint: 'http://127.0.0.1:1/didcomm' });
+    const result = await idsync.createResolver().resolve(created.did);
+    expect(result.didDocument?.id).toBe(created.did);
+    expect(result.didDocumentMetadata.equivalentId).toEqual([created.shortDid]);
+  });
+});
