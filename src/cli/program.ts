@@ -3,7 +3,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerDidCommand, type CommandDeps } from './commands/did.js';
-import { runFoundationDemo } from './commands/demo-foundation.js';
 import { registerMessageCommand } from './commands/message.js';
 import { EXIT_OK, errorLine, exitCodeFor, fromCommander, usageError, verboseReport } from './errors.js';
 import { toIdsyncError } from '../errors.js';
@@ -25,6 +24,16 @@ const LAZY_COMMANDS: LazyCommand[] = [
     name: 'service',
     summary: 'run the local twin of the identity data sync and issuance service',
     register: async (program, io) => (await import('./commands/service.js')).registerServiceCommand(program, { io }),
+  },
+  {
+    name: 'wallet',
+    summary: 'a holder wallet in a folder: create, serve, accept invitations, list credentials and messages',
+    register: async (program, io) => (await import('./commands/wallet.js')).registerWalletCommands(program, { io, output: (json) => createOutput(io, json) }),
+  },
+  {
+    name: 'demo',
+    summary: 'the service twin and a wallet in one process: the sync flow and an e-mailed issuance, step by step',
+    register: async (program, io) => (await import('./commands/demo.js')).registerDemoCommand(program, { io, output: (json) => createOutput(io, json) }),
   },
 ];
 
@@ -60,12 +69,6 @@ export async function buildProgram(io: CliIo, options: BuildOptions = {}): Promi
     if (lazy.name === named) await lazy.register(program, io);
     else program.command(lazy.name).description(lazy.summary);
   }
-  program
-    .command('demo')
-    .description('walk through what works so far: DIDs, resolution, an authcrypt message')
-    .option('--json', 'print only a final JSON document')
-    .action(async (opts: { json?: boolean }) => runFoundationDemo(createOutput(io, Boolean(opts.json))));
-
   return program;
 }
 

@@ -1,25 +1,34 @@
+// `idsync demo`: the service twin and a wallet in one process through the sync flow and an
+// e-mailed issuance. The steps run in-process here; the CLI contract (--json) is checked in
+// test/e2e/cli-flow.test.ts, which runs the command as users do.
 import { describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
+import { runDemo } from '../../src/cli/commands/demo.js';
+import { createOutput } from '../../src/cli/output.js';
 
-describe('idsync demo (foundation)', () => {
-  it('walks through DIDs, resolution and an authcrypt message, numbered for people', async () => {
-    const run = await runCli(['demo']);
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    for (const step of [1, 2, 3, 4, 5]) expect(run.stdout).toMatch(new RegExp(`^${step}\\. `, 'm'));
-    expect(run.stdout).toContain('Hello from the wallet');
+function capture(json: boolean) {
+  let stdout = '';
+  const io = { stdout: (t: string) => void (stdout += t), stderr: () => {}, readStdin: async () => '' };
+  return { out: createOutput(io, json), text: () => stdout };
+}
+
+describe('idsync demo', () => {
+  it('prints each step, numbered, and both credentials verified', async () => {
+    const c = capture(false);
+    const result = await runDemo(c.out);
+    for (const step of [1, 2, 3, 4, 5, 6]) expect(c.text()).toMatch(new RegExp(`^${step}\\. `, 'm'));
+    expect(c.text()).toMatch(/Done: both credentials verified by the wallet \(true\)/);
+    expect(result.sync).toMatchObject({ userId: 'demo-user', isLinked: true, verified: true });
+    expect(result.sync.userDID).toMatch(/^did:ion:/);
+    expect(result.issuance).toMatchObject({ status: 'COMPLETED', verified: true });
+    expect(result.issuance.credentialId).not.toBe(result.sync.credentialId);
   });
 
-  it('prints one JSON document with --json', async () => {
-    const run = await runCli(['demo', '--json']);
-    expect(run.code).toBe(0);
-    const lines = run.stdout.trimEnd().split('\n');
+  it('prints only the result with --json, and no private keys', async () => {
+    const c = capture(true);
+    await runDemo(c.out);
+    const lines = c.text().trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    const result = JSON.parse(lines[0]);
-    expect(result.wallet.did).toMatch(/^did:ion:/);
-    expect(result.peer.did).toMatch(/^did:peer:2/);
-    expect(result.unpacked.metadata).toMatchObject({ mode: 'authcrypt', authenticated: true });
-    expect(result.unpacked.message.body).toEqual({ content: 'Hello from the wallet' });
-    expect(run.stdout).not.toMatch(/"d":/);
+    expect(JSON.parse(lines[0])).toMatchObject({ sync: { verified: true }, issuance: { verified: true, status: 'COMPLETED' } });
+    expect(c.text()).not.toMatch(/"d":/);
   });
 });

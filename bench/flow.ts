@@ -1,0 +1,242 @@
+// The whole sync flow, end to end, in one process (memory transport, memory stores):
+//   1. one flow at a time: PUT user (isSyncOn) → invite → the wallet accepts → Data Pipe
+//      established → PUT datapoints → DID authentication → credential offered, requested,
+//      issued, verified, stored, acked → the service says linked. Median wall time over many
+//      runs, beside its crypto floor: the same number of authcrypt pack + unpack operations, on
+//      the flow's own plaintexts (the wallet's message log: each was packed by one side and
+//      unpacked by the other), timed right after each flow;
+//   2. N wallets syncing at once against one service (100, then 1,000): throughput, p50/p99
+//      latency, memory per wallet (heap and RSS growth ÷ N, after a GC).
+// Run: npm run bench:flow   (node --import tsx bench/flow.ts)
+// Options (argv or env): --quick (BENCH_QUICK=1) CI-sized; --runs N (BENCH_RUNS);
+// --wallets 100,1000 (BENCH_WALLETS); --format ldp|jwt (BENCH_FORMAT).
+import os from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { createIonDid, resolveIonLongForm } from '../src/did/ion.js';
+import { pack, unpack } from '../src/didcomm/envelope.js';
+import { memorySecrets } from '../src/didcomm/secrets.js';
+import type { EnvelopeContext, PlainMessage } from '../src/didcomm/types.js';
+import { startTestbed, type Testbed } from '../src/testing/index.js';
+import type { Wallet } from '../src/wallet/wallet.js';
+
+// --- options ---------------------------------------------------------------------------------
+const argv = process.argv.slice(2);
+const arg = (name: string): string | undefined => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+const runs = Number(arg('runs') ?? process.env.BENCH_RUNS ?? (quick ? 8 : 30));
+const walletCounts = (arg('wallets') ?? process.env.BENCH_WALLETS ?? (quick ? '20,50' : '100,1000')).split(',').map(Number).filter((n) => n > 0);
+const format = (arg('format') ?? process.env.BENCH_FORMAT ?? 'ldp') as 'ldp' | 'jwt';
+const WARMUP = quick ? 2 : 3;
+const DATAPOINTS = { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10', nationality: 'GB', emailAddress: 'ada@example.com' };
+// A guard for the system's own waits; 1,000 flows at once take minutes, not seconds.
+const GUARD_MS = 15 * 60_000;
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+// --- one flow --------------------------------------------------------------------------------
+/** The flow with targeted waits (agent and wallet events), so that waiting costs nothing per other flow. */
+async function syncFlow(bed: Testbed, wallet: Wallet, userId: string, step: () => void = () => {}): Promise<number> {
+  const { client, agent } = bed.service;
+  const started = performance.now();
+  await client.putUser(userId, { settings: { isSyncOn: true } });
+  const { invitationUrl } = await client.invite(userId);
+  step();
+  const established = agent.waitFor<{ userId: string }>('data-pipe-established', (e) => e.userId === userId, GUARD_MS);
+  established.catch(() => undefined);
+  await wallet.acceptInvitation(invitationUrl!, { timeoutMs: GUARD_MS });
+  await established;
+  step();
+  const completed = agent.waitFor<{ userId: string }>('sync-completed', (e) => e.userId === userId, GUARD_MS);
+  const stored = wallet.waitForCredential({ timeoutMs: GUARD_MS });
+  completed.catch(() => undefined);
+  stored.catch(() => undefined);
+  await client.putDatapoints(userId, DATAPOINTS);
+  step();
+  await Promise.all([completed, stored]);
+  const ctx = await client.syncContext(userId);
+  if (!ctx.isLinked) throw new Error(`${userId} is not linked after the sync`);
+  step();
+  return performance.now() - started;
+}
+
+/** The flow's envelopes, from the wallet's log: what it sent (it packed, the service unpacked) and received (the reverse). */
+async function flowEnvelopes(wallet: Wallet): Promise<{ message: PlainMessage; fromWallet: boolean }[]> {
+  const log = await wallet.messages();
+  return log.filter((r) => r.mode !== 'plaintext').map((r) => ({ message: r.message, fromWallet: r.direction === 'out' }));
+}
+
+/** The crypto floor of a flow: authcrypt pack + unpack of each of its plaintexts between a did:ion and the service. */
+async function cryptoFloor(bed: Testbed, envelopes: { message: PlainMessage; fromWallet: boolean }[]): Promise<{ ms: number; ops: number; bytes: number }> {
+  const holder = floorHolder ??= createIonDid({ endpoint: 'memory://bench-holder' });
+  const identity = bed.service.deps.identity;
+  const ctx: EnvelopeContext = {
+    resolve: async (did) => (did === identity.did ? identity.document : resolveIonLongForm(did)),
+    secrets: memorySecrets([...holder.secrets, ...identity.secrets]),
+  };
+  let ms = 0;
+  let bytes = 0;
+  for (const { message, fromWallet } of envelopes) {
+    const [from, to] = fromWallet ? [holder.did, identity.did] : [identity.did, holder.did];
+    const plain: PlainMessage = { ...message, from, to: [to] };
+    const t = performance.now();
+    const packed = await pack(plain, { mode: 'authcrypt', forward: false }, ctx);
+    await unpack(packed.packed, ctx);
+    ms += performance.now() - t;
+    bytes += packed.packed.length;
+  }
+  return { ms, ops: envelopes.length * 2, bytes };
+}
+let floorHolder: ReturnType<typeof createIonDid> | undefined;
+
+// --- progress on stderr ----------------------------------------------------------------------
+function progress(label: string, total: number) {
+  const tty = process.stderr.isTTY === true;
+  const start = performance.now();
+  let done = 0;
+  let lastDraw = 0;
+  let lastDecile = -1;
+  const draw = (force = false) => {
+    const now = performance.now();
+    const secs = ((now - start) / 1000).toFixed(1);
+    if (tty) {
+      if (!force && now - lastDraw < 100) return;
+      lastDraw = now;
+      const width = 30;
+      const filled = Math.round((done / total) * width);
+      process.stderr.write(`\r${label.padEnd(36)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(done).padStart(String(total).length)}/${total} ${secs}s `);
+    } else {
+      const decile = Math.floor((done / total) * 10);
+      if (decile === lastDecile && !force) return;
+      lastDecile = decile;
+      process.stderr.write(`${label}: ${done}/${total} (${secs}s)\n`);
+    }
+  };
+  draw(true);
+  return {
+    tick() {
+      done += 1;
+      draw(done === total);
+    },
+    end() {
+      if (tty) process.stderr.write('\n');
+    },
+  };
+}
+
+// --- statistics ------------------------------------------------------------------------------
+function quantile(values: number[], q: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const i = Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1));
+  return s[i];
+}
+const median = (v: number[]) => quantile(v, 0.5);
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+function memory() {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return { rss: m.rss, heap: m.heapUsed + m.external + m.arrayBuffers };
+}
+
+// --- 1. one flow at a time ------------------------------------------------------------------
+async function singleFlows() {
+  const bed = await startTestbed({ wallets: 0, webhooks: false, service: { format } });
+  try {
+    const flows: number[] = [];
+    const floors: number[] = [];
+    let ops = 0;
+    let bytes = 0;
+    const bar = progress(`single flows (${runs}+${WARMUP} warm-up)`, runs + WARMUP);
+    for (let i = 0; i < runs + WARMUP; i++) {
+      const wallet = await bed.addWallet();
+      const flow = await syncFlow(bed, wallet, `single-${i}`);
+      const floor = await cryptoFloor(bed, await flowEnvelopes(wallet));
+      if (i >= WARMUP) {
+        flows.push(flow);
+        floors.push(floor.ms);
+        ops = floor.ops;
+        bytes = floor.bytes;
+      }
+      bar.tick();
+    }
+    bar.end();
+    return { flows, floors, ops, bytes };
+  } finally {
+    await bed.close();
+  }
+}
+
+// --- 2. N wallets at once -------------------------------------------------------------------
+async function concurrentFlows(n: number) {
+  const bed = await startTestbed({ wallets: 0, webhooks: false, service: { format } });
+  bed.service.agent.events.setMaxListeners(0);
+  try {
+    // Warm up the service (JIT, first issuance) so the figures are about concurrency.
+    await syncFlow(bed, await bed.addWallet(), 'warm-up');
+    const before = memory();
+    const made = progress(`${n} wallets: create`, n);
+    const wallets: Wallet[] = [];
+    for (let i = 0; i < n; i++) {
+      wallets.push(await bed.addWallet());
+      made.tick();
+    }
+    made.end();
+    // Four steps per flow (invited, connected, datapoints sent, synced): all flows start together
+    // and finish close together, so counting whole flows would show nothing until the end.
+    const bar = progress(`${n} wallets: sync at once (steps)`, 4 * n);
+    const started = performance.now();
+    const latencies = await Promise.all(wallets.map((w, i) => syncFlow(bed, w, `c${n}-${i}`, () => bar.tick())));
+    const wall = performance.now() - started;
+    bar.end();
+    const after = memory();
+    return {
+      n,
+      wall,
+      throughput: n / (wall / 1000),
+      p50: median(latencies),
+      p99: quantile(latencies, 0.99),
+      heapPerWallet: (after.heap - before.heap) / n,
+      rssPerWallet: (after.rss - before.rss) / n,
+    };
+  } finally {
+    await bed.close();
+  }
+}
+
+// --- main ------------------------------------------------------------------------------------
+const t0 = performance.now();
+const single = await singleFlows();
+const concurrent = [];
+for (const n of walletCounts) concurrent.push(await concurrentFlows(n));
+
+const flowMed = median(single.flows);
+const floorMed = median(single.floors);
+const row = (label: string, a: string, b: string, note = '') => `  ${label.padEnd(44)} ${a.padStart(10)} ${b.padStart(10)}${note ? `   ${note}` : ''}`;
+const lines = [
+  '',
+  `idsync flow benchmark: node ${process.version}, ${os.cpus().length} CPU(s), ${format} credentials, memory transport and stores${quick ? ', --quick' : ''}`,
+  '',
+  `one sync flow at a time: ${single.flows.length} runs after ${WARMUP} warm-up`,
+  row('', 'median', 'p90'),
+  row('whole flow (REST + DIDComm + credentials)', ms(flowMed), ms(quantile(single.flows, 0.9))),
+  row(`crypto floor: ${single.ops / 2} authcrypt pack + ${single.ops / 2} unpack`, ms(floorMed), ms(quantile(single.floors, 0.9)), `${kb(single.bytes / (single.ops / 2))} per envelope`),
+  row('everything else', ms(flowMed - floorMed), '', `the floor is ${((floorMed / flowMed) * 100).toFixed(0)}% of the flow`),
+  '',
+  'N wallets syncing at once against one service (every flow starts at t=0, so latency ≈ wall time)',
+  '  wallets  wall time   flows/s        p50        p99  heap/wallet  RSS/wallet',
+  ...concurrent.map((c) =>
+    `  ${String(c.n).padStart(7)} ${`${(c.wall / 1000).toFixed(1)} s`.padStart(10)} ${c.throughput.toFixed(1).padStart(9)} ${ms(c.p50).padStart(10)} ${ms(c.p99).padStart(10)} ${kb(c.heapPerWallet).padStart(12)} ${kb(c.rssPerWallet).padStart(11)}`,
+  ),
+  '',
+  `total ${((performance.now() - t0) / 1000).toFixed(0)} s, peak RSS ${mb(process.resourceUsage().maxRSS * 1024)}`,
+];
+process.stdout.write(lines.join('\n') + '\n');

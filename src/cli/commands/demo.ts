@@ -1,0 +1,108 @@
+// `idsync demo`: the service twin and a holder wallet in this process, on a temporary LevelDB
+// store and real sockets on 127.0.0.1, through both flows end to end, printing each step:
+//   sync:     PUT user (isSyncOn) → invite → the wallet accepts (consent) → Data Pipe → PUT
+//             datapoints → DID authentication → credential issued, verified, stored → linked;
+//   issuance: workflow → invitation sent by e-mail (the outbox) → the wallet accepts the URL →
+//             WACI streamlined-vc → workflow COMPLETED.
+// With --json only the result is printed: {sync: {…}, issuance: {…}}.
+import { Command } from 'commander';
+import { IdsyncError } from '../../errors.js';
+import {
+  nextOutboxEntry, startTestbed, syncDatapoints, waitForSyncContext, waitForWebhook, waitForWorkflowStatus, type Testbed,
+} from '../../testing/index.js';
+import type { CliIo, Output } from '../output.js';
+
+export interface DemoResult {
+  sync: { userId: string; userDID: string; isLinked: boolean; credentialId: string; verified: boolean };
+  issuance: { workflowId: string; status: string; credentialId: string; verified: boolean };
+}
+
+const USER = 'demo-user';
+const EMAIL = 'ada@example.com';
+const DATAPOINTS = {
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  birthDate: '1815-12-10',
+  nationality: 'GB',
+  residentialAddressStreetAddress: '12 St James Square',
+  residentialAddressLocality: 'London',
+  residentialAddressPostalCode: 'SW1Y 4JH',
+  residentialAddressCountry: 'GB',
+};
+const WORKFLOW_DATAPOINTS = { firstName: 'Grace', lastName: 'Hopper', birthDate: '1906-12-09', emailAddress: EMAIL };
+
+// Each wait gets a generous guard: a cold start (JSON-LD contexts, WASM) is slower than a test.
+const WAIT = { timeoutMs: 60_000 };
+
+export async function runDemo(out: Output): Promise<DemoResult> {
+  const step = (n: number, text: string) => out.say(`${n}. ${text}`);
+  const detail = (text: string) => out.say(`   ${text}`);
+
+  step(1, 'Start the service twin (temporary LevelDB store, HTTP on 127.0.0.1) and a holder wallet');
+  const bed: Testbed = await startTestbed({ transport: 'http', storage: 'temp' });
+  try {
+    const { client } = bed.service;
+    const [wallet] = bed.wallets;
+    detail(`service ${bed.service.url}, DID ${bed.service.did}`);
+    detail(`wallet  ${wallet.shortDid} (did:ion long form, ${wallet.did.length} characters), endpoint ${wallet.identity.endpoint}`);
+
+    step(2, `Provider: PUT /api/v1/provider/users/${USER} {settings: {isSyncOn: true}}, then POST …/invite`);
+    const invitation = await client.putUser(USER).then(() => client.invite(USER));
+    detail(`invitationUrl ${shorten(invitation.invitationUrl ?? '')}`);
+
+    step(3, 'Wallet: accept the invitation URL (the user consents) → Data Pipe request, authcrypted from the wallet DID');
+    await wallet.acceptInvitation(invitation.invitationUrl!, { timeoutMs: WAIT.timeoutMs });
+    await waitForSyncContext(client, USER, (c) => c.isSessionEstablished, WAIT);
+    await waitForWebhook(bed.webhooks, { event: 'DATA_PIPE_ESTABLISHED', params: { userId: USER } }, WAIT);
+    const userDID = (await client.getUser(USER)).userDID ?? '';
+    detail(`established: the service linked ${shorten(userDID)}; webhook DATA_PIPE_ESTABLISHED (signature verified)`);
+
+    step(4, 'Provider: PUT …/datapoints → sync: DID authentication (present-proof 3.0), then issue-credential 3.0');
+    const synced = await syncDatapoints(bed, USER, wallet, DATAPOINTS, WAIT);
+    const c1 = synced.credential;
+    detail(`credential ${c1.id} (${c1.format}), verified by the wallet: ${c1.verified}`);
+    detail(`claims ${JSON.stringify(c1.claims)}`);
+    detail(`sync context: isSessionEstablished ${synced.syncContext.isSessionEstablished}, isLinked ${synced.syncContext.isLinked}`);
+    await waitForWebhook(bed.webhooks, { event: 'DATA_SYNC_COMPLETED', params: { userId: USER } }, WAIT);
+    detail('webhook DATA_SYNC_COMPLETED');
+
+    step(5, 'Provider: POST /api/v1/issuance-workflows, then send-invitation by e-mail');
+    const workflow = await client.createWorkflow({ datapoints: WORKFLOW_DATAPOINTS });
+    await client.sendInvitation(workflow.id, [{ channel: 'EMAIL', target: EMAIL }]);
+    const email = await nextOutboxEntry(bed.service, { to: EMAIL, workflowId: workflow.id }, WAIT);
+    detail(`workflow ${workflow.id}; e-mail to ${email.to}: "${email.subject ?? ''}" (${email.status}, in the outbox)`);
+
+    step(6, 'Wallet: accept the URL from the e-mail → propose, offer, request, issue, ack (WACI streamlined-vc)');
+    const accepted = await wallet.acceptInvitation(email.invitationUrl, { timeoutMs: WAIT.timeoutMs });
+    if (accepted.kind !== 'issuance') throw new IdsyncError('demo_failed', `the e-mailed invitation opened a ${accepted.kind}, not an issuance`);
+    const c2 = await accepted.done;
+    const done = await waitForWorkflowStatus(client, workflow.id, 'COMPLETED', WAIT);
+    detail(`credential ${c2.id} (${c2.format}), verified by the wallet: ${c2.verified}; workflow ${done.status}`);
+
+    const context = await client.syncContext(USER);
+    const result: DemoResult = {
+      sync: { userId: USER, userDID, isLinked: context.isLinked, credentialId: c1.id, verified: c1.verified },
+      issuance: { workflowId: workflow.id, status: done.status, credentialId: c2.id, verified: c2.verified },
+    };
+    out.result(result, (r) =>
+      `Done: both credentials verified by the wallet (${r.sync.verified && r.issuance.verified}); the user is linked (${r.sync.isLinked}); the workflow is ${r.issuance.status}.`,
+    );
+    return result;
+  } finally {
+    await bed.close();
+  }
+}
+
+function shorten(value: string): string {
+  return value.length > 100 ? `${value.slice(0, 70)}…${value.slice(-20)}` : value;
+}
+
+export function registerDemoCommand(program: Command, deps: { io: CliIo; output(json: boolean): Output }): void {
+  program
+    .command('demo')
+    .description('run the service twin and a wallet in one process through the sync flow and an e-mailed issuance, step by step')
+    .option('--json', 'print only the result: {sync: {…}, issuance: {…}}')
+    .action(async (opts: { json?: boolean }) => {
+      await runDemo(deps.output(Boolean(opts.json)));
+    });
+}

@@ -1,0 +1,24 @@
+// idsync/testing: a QA testbed (the service twin and holder wallets in one process), a typed
+// REST client, a webhook receiver, and helpers that wait for states without sleeping.
+export { startTestbed } from './testbed.js';
+export type { Testbed, TestbedOptions, TestbedService, AddWalletOptions, WalletMode } from './testbed.js';
+export { startServiceTwin, MEMORY_SERVICE_URL } from './service-twin.js';
+export type { ServiceTwin, StartTwinOptions, TwinServiceOptions } from './service-twin.js';
+export { createServiceClient } from './rest-client.js';
+export type {
+  ServiceClient, ServiceClientOptions, User, UpsertedUser, SyncContext, Invitation, SyncStart, IssuanceWorkflow,
+  SentInvitation, OutboxEntry, FlatDatapoints, WorkflowInput, Destination, WebhookSubscription,
+} from './rest-client.js';
+export { startWebhookReceiver, waitForWebhook, webhookMatches } from './webhooks.js';
+export type { WebhookReceiver, WebhookReceiverOptions, ReceivedWebhook, WebhookEvent, WebhookMatch } from './webhooks.js';
+export { waitForSyncContext, waitForUser, waitForWorkflowStatus, describeSyncContext } from './service-waits.js';
+export { waitForCredential } from './wallet-waits.js';
+export { nextOutboxEntry } from './outbox.js';
+export type { OutboxFilter, OutboxSource } from './outbox.js';
+export { connectUser, syncDatapoints, clientOf } from './flows.js';
+export type { ConnectedUser, SyncResult, ClientSource } from './flows.js';
+export { waitForState, untilTimeout, stopWaiting, DEFAULT_TIMEOUT_MS } from './wait.js';
+export type { WaitOptions } from './wait.js';
+export { changeSignal } from './changes.js';
+export type { ChangeFeed, ChangeSignal } from './changes.js';
+export { appFetch, routeFetch } from './inject-fetch.js';

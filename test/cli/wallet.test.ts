@@ -1,0 +1,94 @@
+// `idsync wallet` without a serve process: each command opens the wallet folder itself; accept
+// runs the agent for its own duration (on the DID's endpoint, or live delivery without one).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/store/store.js';
+import { nextOutboxEntry, startServiceTwin, waitForWorkflowStatus, type ServiceTwin } from '../../src/testing/index.js';
+import { freePort } from '../e2e/processes.js';
+import { ERROR_LINE, runCli, tempDir } from './run-cli.js';
+
+let twin: ServiceTwin;
+let store: Store;
+let dir: Awaited<ReturnType<typeof tempDir>>;
+
+beforeAll(async () => {
+  store = await openStore();
+  twin = await startServiceTwin({ store, transport: 'http' });
+  dir = await tempDir();
+});
+afterAll(async () => {
+  await twin?.close();
+  await store?.close();
+  await dir?.remove();
+});
+
+async function emailedInvitation(to: string): Promise<{ workflowId: string; url: string }> {
+  const wf = await twin.client.createWorkflow({ datapoints: { firstName: 'Grace', lastName: 'Hopper', birthDate: '1906-12-09' } });
+  await twin.client.sendInvitation(wf.id, [{ channel: 'EMAIL', target: to }]);
+  const entry = await nextOutboxEntry({ outbox: twin.service.deps.issuance!.outbox }, { to });
+  return { workflowId: wf.id, url: entry.invitationUrl };
+}
+
+describe('idsync wallet (no serve process)', () => {
+  it('creates a wallet once, and refuses to create it again', async () => {
+    const data = dir.file('created');
+    const first = await runCli(['wallet', 'create', '--data', data, '--endpoint', 'http://127.0.0.1:7001/didcomm', '--json']);
+    expect(first.stderr).toBe('');
+    const created = JSON.parse(first.stdout);
+    expect(created.did).toMatch(/^did:ion:[\w-]+:[\w-]+$/);
+    expect(created.did.startsWith(created.shortDid + ':')).toBe(true);
+    expect(created.endpoint).toBe('http://127.0.0.1:7001/didcomm');
+
+    const again = await runCli(['wallet', 'create', '--data', data]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(ERROR_LINE);
+    expect(again.stderr).toContain(`idsync: wallet_exists: ${data} already holds wallet ${created.shortDid}`);
+  });
+
+  it('says there is no wallet in an empty folder', async () => {
+    const run = await runCli(['wallet', 'credentials', '--data', dir.file('nothing-here')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(ERROR_LINE);
+    expect(run.stderr).toMatch(/^idsync: wallet_not_found: no wallet in /);
+  });
+
+  it('accepts an e-mailed issuance invitation with --wait on its own endpoint, then lists the credential and messages', async () => {
+    const data = dir.file('endpoint-wallet');
+    const port = await freePort();
+    expect((await runCli(['wallet', 'create', '--data', data, '--endpoint', `http://127.0.0.1:${port}/didcomm`])).code).toBe(0);
+    const { workflowId, url } = await emailedInvitation('grace@example.com');
+
+    const accepted = await runCli(['wallet', 'accept', url, '--data', data, '--wait', '--json']);
+    expect(accepted.stderr).toBe('');
+    const result = JSON.parse(accepted.stdout);
+    expect(result).toMatchObject({ kind: 'issuance', goalCode: 'streamlined-vc', peer: twin.did, credential: { verified: true, status: 'valid', issuer: twin.did } });
+    expect(result.credential.claims).toMatchObject({ firstName: 'Grace', lastName: 'Hopper' });
+    expect((await waitForWorkflowStatus(twin.client, workflowId, 'COMPLETED')).credentialId).toBe(result.credential.id);
+
+    const listed = JSON.parse((await runCli(['wallet', 'credentials', '--data', data, '--json'])).stdout);
+    expect(listed).toEqual([expect.objectContaining({ id: result.credential.id, type: expect.arrayContaining(['VerifiableCredential']), format: 'ldp', verified: true, status: 'valid' })]);
+
+    const messages = await runCli(['wallet', 'messages', '--data', data, '--json']);
+    const log = JSON.parse(messages.stdout) as Array<{ direction: string; type: string; mode: string; thid: string }>;
+    const types = log.map((m) => `${m.direction} ${m.type.split('/').slice(-1)[0]}`);
+    // An outgoing message is logged once its send returned, so an answer can be logged before it.
+    expect(types.sort()).toEqual(['in invitation', 'in issue-credential', 'in offer-credential', 'out ack', 'out propose-credential', 'out request-credential']);
+    expect(log.filter((m) => m.type !== 'https://didcomm.org/out-of-band/2.0/invitation').every((m) => m.mode === 'authcrypt' && m.thid === result.thid)).toBe(true);
+  });
+
+  it('accepts with a wallet that has no endpoint, over live delivery', async () => {
+    const data = dir.file('no-endpoint-wallet');
+    expect((await runCli(['wallet', 'create', '--data', data, '--json'])).code).toBe(0);
+    const { url } = await emailedInvitation('live@example.com');
+    const accepted = await runCli(['wallet', 'accept', url, '--data', data, '--wait']);
+    expect(accepted.stderr).toBe('');
+    expect(accepted.stdout).toMatch(/^credential received from did:web:127\.0\.0\.1/);
+    expect(accepted.stdout).toContain('firstName: Grace');
+  });
+
+  it('reports a bad invitation URL on one line', async () => {
+    const data = dir.file('created');
+    const run = await runCli(['wallet', 'accept', 'https://example.com/connect?_oob=not-base64-json', '--data', data]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(ERROR_LINE);
+  });
+});
