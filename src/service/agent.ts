@@ -1,9 +1,11 @@
 // The seam between the REST API and the service's DIDComm agent. Routes call a ServiceAgent;
-// until the DIDComm flows are wired, the default agent records each requested sync durably as
-// a 'queued' operation so that the REST state machine (202, sync operations) is already right.
+// createService runs the real one (didcomm/agent.ts createServiceAgent) unless given another.
+// The queueing agent below only records each requested sync durably as a 'queued' operation:
+// tests of the REST state machine (202, sync operations) use it where no wallet exists.
 import type { Clock, IdGenerator } from '../clock.js';
 import type { Store } from '../store/store.js';
 import type { OobInvitation } from './invitations.js';
+import type { IssuanceWorkflow } from './workflows/workflows.js';
 
 /** Which user: users live inside a tenant. */
 export interface UserRef {
@@ -45,6 +47,13 @@ export interface ServiceAgent {
   requestSync(user: UserRef, reason: SyncReason): Promise<{ operationId: string }>;
   /** Inbound DIDComm message from POST /didcomm or the WebSocket. Without it the service answers 202 and logs. */
   receive?(packed: string, info: InboundInfo): Promise<void>;
+  /** A new issuance workflow was stored (statusChangeTerms with trigger WORKFLOW_CREATION). */
+  onWorkflowCreated?(workflow: IssuanceWorkflow): Promise<void>;
+  /**
+   * Called once the service DID is final (createService: at creation with a public URL, else from
+   * listen()): resume work a restart left. Idempotent.
+   */
+  start?(): void;
   close?(): Promise<void>;
 }
 
@@ -59,7 +68,7 @@ export async function listSyncOperations(store: Store, user: UserRef): Promise<S
   return rows.map((r) => r.value).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
-/** The default agent: records sync operations as 'queued' and does nothing else. */
+/** A stand-in agent for REST tests: records sync operations as 'queued' and does nothing else. */
 export function createQueueingAgent(deps: { store: Store; clock: Clock; ids: IdGenerator }): ServiceAgent {
   const ops = deps.store.collection<SyncOperation>(SYNC_OPERATIONS);
   return {

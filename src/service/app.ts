@@ -1,5 +1,6 @@
 // The service twin's HTTP server: builds deps, seeds configuration, registers every route
-// (ours and engineer G's), problem handlers, OpenAPI and the DIDComm endpoints.
+// (ours and engineer G's), problem handlers, OpenAPI and the DIDComm endpoints, and runs the
+// DIDComm agent (didcomm/agent.ts) unless given another.
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -8,7 +9,9 @@ import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
 import type { Store } from '../store/store.js';
 import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
 import type { App } from './app-types.js';
-import { createQueueingAgent, type ServiceAgent } from './agent.js';
+import type { ServiceAgent } from './agent.js';
+import { createServiceAgent } from './didcomm/agent.js';
+import { DEFAULT_INVITATION_TTL_MS } from './invitations.js';
 import type { AuthContext } from './auth.js';
 import { createServiceConfig } from './config.js';
 import { silentLogger, type EventSink, type ServiceDeps, type ServiceLogger } from './deps.js';
@@ -44,9 +47,12 @@ export interface CreateServiceOptions {
   logger?: boolean | FastifyBaseLogger;
   /**
    * The DIDComm side, or a factory given the finished deps (users, identity) to build it from.
-   * Default: records sync operations as queued.
+   * Default: the service's DIDComm agent, `createServiceAgent(deps)`. Its start() is called once
+   * the service DID is final: here when a publicUrl is given, else from listen().
    */
   agent?: ServiceAgent | ((deps: ServiceDeps) => ServiceAgent);
+  /** Lifetime of Data Pipe invitations in ms (default 30 days). */
+  invitationTtlMs?: number;
   /** Where events go; default engineer G's webhook dispatcher when present, else logged. */
   events?: EventSink;
   /** Create a demo tenant on a store without tenants (default true unless env seeds one). */
@@ -99,15 +105,23 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
     publicUrl,
     serviceDid: identity.did,
     identity,
-    agent: typeof options.agent === 'object' ? options.agent : createQueueingAgent({ store, clock, ids }),
     events: options.events ?? { emit: async (e) => logger.info({ event: e.event, type: e.type }, 'event (no sink wired)') },
     logger,
+    invitationTtlMs: options.invitationTtlMs ?? DEFAULT_INVITATION_TTL_MS,
     smtpUrl: options.smtpUrl,
     smsGatewayUrl: options.smsGatewayUrl,
   } as ServiceDeps;
   deps.users = createUserStore(deps);
-  if (typeof options.agent === 'function') deps.agent = options.agent(deps);
+  // The agent reads deps (DID, URL, events) when it uses them, so it may be built before listen().
+  const given = options.agent;
+  deps.agent = typeof given === 'object' ? given : (given ?? ((d: ServiceDeps) => createServiceAgent(d)))(deps);
   const extras = wireExtensions(deps, { eventsGiven: options.events !== undefined });
+  let agentStarted = false;
+  const startAgent = () => {
+    if (agentStarted) return;
+    agentStarted = true;
+    deps.agent.start?.();
+  };
 
   // Configuration before serving: fixtures, then the environment client, then (first start) a demo tenant.
   if (options.fixtures !== undefined) await applyFixtures(deps, options.fixtures);
@@ -133,6 +147,8 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
     await ws.close();
   });
   await app.ready();
+  // With a public URL the DID is final now: in-process users that never listen() get a running agent.
+  if (explicitUrl) startAgent();
 
   return {
     app,
@@ -155,13 +171,15 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
         deps.identity = await loadServiceIdentity(store, url);
         deps.serviceDid = deps.identity.did;
       }
+      startAgent();
       extras.start();
       return url;
     },
     async close() {
-      await extras.stop();
+      // Inbound first (HTTP and WebSocket), then the agent's work in flight, then webhook delivery.
       await app.close();
       await deps.agent.close?.();
+      await extras.stop();
     },
   };
 }

@@ -58,6 +58,8 @@ export interface ServiceDeps {
   /** Outbox, invitation senders, webhooks, partners (engineer G), built once by createService. */
   issuance?: IssuanceServices;
   logger: ServiceLogger;
+  /** Lifetime of a Data Pipe invitation in ms (its expires_time; docs/service.md, default 30 days). */
+  invitationTtlMs: number;
   /** Outbound delivery endpoints given on the command line (engineer G's senders read them). */
   smtpUrl?: string;
   smsGatewayUrl?: string;

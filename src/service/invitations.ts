@@ -16,6 +16,8 @@ export interface InvitationRecord extends UserRef {
   invitation: OobInvitation;
   url: string;
   createdAt: string;
+  /** ISO 8601 form of the invitation's expires_time. */
+  expiresAt?: string;
 }
 
 export const INVITATIONS = 'svc-invitations';
@@ -26,15 +28,24 @@ export function invitationUrl(publicUrl: string, invitation: OobInvitation): str
   return encodeInvitationUrl(`${publicUrl}/connect`, invitation);
 }
 
-/** Makes, stores and returns a new Data Pipe invitation for the user (no expiry: docs/service.md). */
-export async function createUserInvitation(deps: ServiceDeps, user: UserRef): Promise<InvitationRecord> {
-  const invitation = createDataPipeInvitation({ from: deps.serviceDid }, { ids: deps.ids, clock: deps.clock });
+/** Default lifetime of a Data Pipe invitation: 30 days (the vendor's default workflow expiresIn). */
+export const DEFAULT_INVITATION_TTL_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * Makes, stores and returns a new Data Pipe invitation for the user. It carries `expires_time`
+ * (DIDComm v2 §Message Headers) `deps.invitationTtlMs` from now; the agent refuses a request
+ * answering it later with e.p.req.data-pipe.invitation-expired.
+ */
+export async function createUserInvitation(deps: Pick<ServiceDeps, 'serviceDid' | 'publicUrl' | 'ids' | 'clock' | 'store'> & Partial<Pick<ServiceDeps, 'invitationTtlMs'>>, user: UserRef): Promise<InvitationRecord> {
+  const ttl = deps.invitationTtlMs ?? DEFAULT_INVITATION_TTL_MS;
+  const invitation = createDataPipeInvitation({ from: deps.serviceDid, expiresInMs: ttl }, { ids: deps.ids, clock: deps.clock });
   const record: InvitationRecord = {
     id: invitation.id,
     ...user,
     invitation,
     url: invitationUrl(deps.publicUrl, invitation),
     createdAt: isoNow(deps),
+    ...(invitation.expires_time !== undefined ? { expiresAt: new Date(invitation.expires_time * 1000).toISOString() } : {}),
   };
   await deps.store.collection<InvitationRecord>(INVITATIONS).put(record.id, record);
   return record;

@@ -25,6 +25,7 @@ export function openapiOptions(): FastifyDynamicSwaggerOptions {
         { name: 'Issuance', description: 'Issuance workflows' },
         { name: 'Admin', description: 'Configuration (projects, data profiles, issuance settings, webhooks)' },
         { name: 'DIDComm', description: 'The service\'s DID and DIDComm endpoint' },
+        { name: 'Credentials', description: 'Public credential resources: status list credentials, the KYC JSON-LD context' },
         { name: 'Service', description: 'Health and API description' },
       ],
     },

@@ -36,6 +36,14 @@ export const USER_DIDS = 'svc-user-dids';
 const userKey = (r: UserRef): string => `${r.tenantId}/${r.userId}`;
 const didKey = (tenantId: string, did: string): string => `${tenantId}/${ionShortForm(did)}`;
 
+/** The wallet a Data Pipe linked, and the thread it did it on. */
+export interface LinkedDids {
+  longDid: string;
+  shortDid?: string;
+  thid?: string;
+  invitationId?: string;
+}
+
 export interface ListUsersOptions {
   limit: number;
   offset?: number;
@@ -52,7 +60,8 @@ export interface UserStore {
   updateDatapoints(ref: UserRef, patch: FlatDatapointsPatch, options: { autoSync: boolean }): Promise<{ user: UserRecord; syncOperationId?: string }>;
   /** Manual sync (POST .../sync): 409 while no session or no consent. */
   startSync(ref: UserRef): Promise<{ operationId: string }>;
-  linkWallet(ref: UserRef, dids: { longDid: string; shortDid?: string }): Promise<UserRecord>;
+  /** `thid`: the Data Pipe thread (the wallet's request id); `invitationId`: the invitation it answered. */
+  linkWallet(ref: UserRef, dids: LinkedDids): Promise<UserRecord>;
   recordLogin(ref: UserRef): Promise<UserRecord>;
   markSynced(ref: UserRef, datapoints: FlatDatapoints): Promise<UserRecord>;
   findByDid(tenantId: string, did: string): Promise<UserRecord | undefined>;
@@ -167,7 +176,7 @@ export function createUserStore(deps: ServiceDeps): UserStore {
         return deps.agent.requestSync(ref, 'manual');
       }),
 
-    linkWallet: async (ref, { longDid, shortDid }) => {
+    linkWallet: async (ref, { longDid, shortDid, thid, invitationId }) => {
       const { user, owed } = await locked(ref, async () => {
         const u = await requireUser(ref);
         const short = shortDid ?? ionShortForm(longDid);
@@ -184,7 +193,10 @@ export function createUserStore(deps: ServiceDeps): UserStore {
         await deps.store.batch(ops);
         return { user: u, owed: owedSync };
       });
-      await emit({ tenantId: ref.tenantId, type: 'SSI_AGENT', action: 'DATA_PIPE_STATUS_UPDATE', event: 'DATA_PIPE_ESTABLISHED', params: { userId: ref.userId } });
+      // vendor-facts "Webhooks": params {thid, userId}; pthid (an extension) = the invitation id,
+      // the thid of DATA_PIPE_INITIATED, so the two events can be matched.
+      const params = { ...(thid !== undefined ? { thid } : {}), userId: ref.userId, ...(invitationId !== undefined ? { pthid: invitationId } : {}) };
+      await emit({ tenantId: ref.tenantId, type: 'SSI_AGENT', action: 'DATA_PIPE_STATUS_UPDATE', event: 'DATA_PIPE_ESTABLISHED', params });
       if (owed) await deps.agent.requestSync(ref, 'datapoints-updated');
       return user;
     },
@@ -216,7 +228,7 @@ export function createUserStore(deps: ServiceDeps): UserStore {
 // Module-level entry points for the DIDComm side (they only need deps).
 
 /** Links the wallet that answered the user's invitation: sets userDID/shortUserDID and isSessionEstablished. */
-export function linkWallet(deps: ServiceDeps, ref: UserRef, dids: { longDid: string; shortDid?: string }): Promise<UserRecord> {
+export function linkWallet(deps: ServiceDeps, ref: UserRef, dids: LinkedDids): Promise<UserRecord> {
   return deps.users.linkWallet(ref, dids);
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { listSyncOperations } from '../../src/service/agent.js';
+import { createQueueingAgent, listSyncOperations } from '../../src/service/agent.js';
 import { linkWallet } from '../../src/service/users.js';
 import { expectProblem, fakeIonDid, startService, type Harness } from './http-helpers.js';
 
@@ -13,7 +13,8 @@ describe('user datapoints', () => {
   const path = (suffix = 'datapoints') => `/api/v1/provider/users/${userId}/${suffix}`;
 
   beforeAll(async () => {
-    h = await startService();
+    // The REST state machine only: a stand-in agent that records syncs as queued (no wallet exists here).
+    h = await startService({ agent: (deps) => createQueueingAgent(deps) });
     token = await h.token();
   });
   afterAll(() => h.close());

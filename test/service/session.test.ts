@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listSyncOperations } from '../../src/service/agent.js';
+import { createQueueingAgent, listSyncOperations } from '../../src/service/agent.js';
 import { findInvitation } from '../../src/service/invitations.js';
 import { linkWallet, markSynced } from '../../src/service/users.js';
 import { expectProblem, fakeIonDid, startService, type Harness } from './http-helpers.js';
@@ -13,7 +13,8 @@ describe('Data Pipe: sync context, invitation, sync', () => {
   let token: string;
   const ref = (userId: string) => ({ tenantId: 'acme', userId });
   beforeAll(async () => {
-    h = await startService({ fixtures, env: {} });
+    // The REST state machine only: a stand-in agent that records syncs as queued (no wallet exists here).
+    h = await startService({ fixtures, env: {}, agent: (deps) => createQueueingAgent(deps) });
     token = await h.token(undefined, ACME);
   });
   afterAll(() => h.close());

@@ -7,7 +7,6 @@ import { memoryNetwork } from '../../src/didcomm/transport/memory.js';
 import { createService, type Service } from '../../src/service/app.js';
 import { createServiceAgent, type ServiceDidcommAgent } from '../../src/service/didcomm/agent.js';
 import type { InboundInfo } from '../../src/service/agent.js';
-import { deferredServiceAgent } from '../../src/service/didcomm/deferred.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createWallet, type Wallet } from '../../src/wallet/wallet.js';
 
@@ -49,11 +48,10 @@ async function client(send: (method: string, path: string, headers: Record<strin
 
 async function httpEnv(): Promise<Env & { url: string }> {
   const store = await openStore();
-  const deferred = deferredServiceAgent();
-  const service = await createService({ store, env: CLIENT, rateLimit: false, agent: deferred.agent });
+  // createService runs the DIDComm agent by default; it starts once listen() fixed the service DID.
+  const service = await createService({ store, env: CLIENT, rateLimit: false });
   const url = await service.listen({ port: 0, host: '127.0.0.1' });
-  // Bound after listen: the service DID follows the bound address.
-  const agent = deferred.bind(createServiceAgent(service.deps));
+  const agent = service.deps.agent as ServiceDidcommAgent;
   const call = await client(async (method, path, headers, body) => {
     const res = await fetch(url + path, { method, headers, body });
     return { status: res.status, text: await res.text() };
@@ -197,11 +195,13 @@ describe('wallet ↔ service end to end', () => {
   it('in process: the same flow on a memory network, REST through fastify inject', async () => {
     const store = await openStore();
     const clock = new ManualClock(Date.now());
-    const service = await createService({ store, clock, env: CLIENT, rateLimit: false, publicUrl: 'http://127.0.0.1:9' });
     const network = memoryNetwork();
     let agent: ServiceDidcommAgent | undefined;
-    agent = createServiceAgent(service.deps, { transports: [network.transport({ onInbound: (p, i) => agent!.receive(p, i as InboundInfo) })] });
-    service.deps.agent = agent;
+    // The agent factory: the default agent with a memory transport (createService starts it: the public URL is given).
+    const service = await createService({
+      store, clock, env: CLIENT, rateLimit: false, publicUrl: 'http://127.0.0.1:9',
+      agent: (deps) => (agent = createServiceAgent(deps, { transports: [network.transport({ onInbound: (p, i) => agent!.receive(p, i as InboundInfo) })] })),
+    });
     network.endpoint('memory://service', (packed, info) => agent!.receive(packed, { transport: 'memory', reply: info.reply, bind: info.bind } as unknown as InboundInfo));
     const call = await client(async (method, url, headers, payload) => {
       const res = await service.app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
@@ -216,12 +216,12 @@ describe('wallet ↔ service end to end', () => {
       routes: { [serviceDid]: 'memory://service' },
       transports: [(inbound) => network.transport({ onInbound: inbound })],
     });
-    env = { service, agent, call, stores: [store, walletStore], wallets: [wallet] };
+    env = { service, agent: agent!, call, stores: [store, walletStore], wallets: [wallet] };
     await wallet.listen({ memory: { network, url: 'memory://wallet' } });
 
     const acceptance = await wallet.acceptInvitation(await invite(call, 'u4'));
     expect(acceptance.kind === 'data-pipe' && acceptance.connection.state).toBe('established');
-    const completed = agent.waitFor('sync-completed', undefined, 15_000);
+    const completed = env.agent.waitFor('sync-completed', undefined, 15_000);
     const received = wallet.waitForCredential({ timeoutMs: 15_000 });
     await call('PUT', '/api/v1/provider/users/u4/datapoints', DATAPOINTS);
     expect(await received).toMatchObject({ verified: true, status: 'valid', issuer: serviceDid });

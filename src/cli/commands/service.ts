@@ -1,10 +1,12 @@
-// `idsync service`: run the service twin on a LevelDB folder until SIGTERM/SIGINT.
-// Reads IDSYNC_CLIENT_ID / IDSYNC_CLIENT_SECRET / IDSYNC_PROJECT_ID to seed a client; without
-// them a demo tenant is created on first start and its credentials are printed once.
+// `idsync service`: run the service twin (REST API and its DIDComm agent: Data Pipe, sync,
+// issuance, mediator) on a LevelDB folder until SIGTERM/SIGINT, which close the server, the
+// agent (after its work in flight) and the store. Reads IDSYNC_CLIENT_ID / IDSYNC_CLIENT_SECRET /
+// IDSYNC_PROJECT_ID to seed a client; without them a demo tenant is created on first start and
+// its credentials are printed once.
 import { mkdir, readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { openStore } from '../../store/store.js';
-import { createService } from '../../service/app.js';
+import { createService, type Service } from '../../service/app.js';
 import type { RateLimitOptions } from '../../service/rate-limit.js';
 import { IdsyncError } from '../../errors.js';
 import { usageError } from '../errors.js';
@@ -19,6 +21,7 @@ export interface ServiceCommandOptions {
   smtp?: string;
   smsGateway?: string;
   rateLimit?: string;
+  invitationTtl?: string;
   log?: boolean;
 }
 
@@ -29,6 +32,8 @@ export interface ServiceRunDeps {
   until: Promise<unknown>;
   /** Called with the URL once the service listens. */
   onListening?: (url: string) => void;
+  /** Called with the running service (tests look at its deps). */
+  onService?: (service: Service) => void;
 }
 
 function parsePort(value: string): number {
@@ -44,6 +49,17 @@ export function parseRateLimit(value: string | undefined): RateLimitOptions | fa
   const m = /^(\d+):(\d+(?:\.\d+)?)$/.exec(value);
   if (!m || Number(m[1]) < 1 || Number(m[2]) <= 0) throw usageError('invalid_argument', `--rate-limit must be off or BURST:PER_SECOND: ${value}`);
   return { burst: Number(m[1]), perSecond: Number(m[2]) };
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration: milliseconds (`60000`) or a number with a unit (`30d`, `12h`, `15m`, `90s`, `500ms`). */
+export function parseDuration(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
+  const ms = m ? Math.round(Number(m[1]) * UNIT_MS[m[2] ?? 'ms']) : NaN;
+  if (!Number.isSafeInteger(ms) || ms <= 0) throw usageError('invalid_argument', `${flag} must be a duration such as 30d, 12h or 60000 (ms): ${value}`);
+  return ms;
 }
 
 function checkUrl(flag: string, value: string | undefined): void {
@@ -81,6 +97,7 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
   checkUrl('--smtp', opts.smtp);
   checkUrl('--sms-gateway', opts.smsGateway);
   const rateLimit = parseRateLimit(opts.rateLimit);
+  const invitationTtlMs = parseDuration('--invitation-ttl', opts.invitationTtl);
   const fixtures = opts.fixtures ? await readFixtures(opts.fixtures) : undefined;
   const publicUrl = opts.publicUrl ?? (port !== 0 ? `http://${localHost(opts.host)}:${port}` : undefined);
 
@@ -93,8 +110,10 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
       publicUrl,
       fixtures,
       rateLimit,
+      // Invitation delivery (send-invitation EMAIL / SMS) goes through these.
       smtpUrl: opts.smtp,
       smsGatewayUrl: opts.smsGateway,
+      ...(invitationTtlMs !== undefined ? { invitationTtlMs } : {}),
       logger: Boolean(opts.log),
       env: {
         clientId: deps.env.IDSYNC_CLIENT_ID,
@@ -119,12 +138,17 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
     io.stdout(`OpenAPI ${url}/openapi.json, docs ${url}/docs, data in ${opts.data}\n`);
     // Last line of the start-up banner: scripts wait for it.
     io.stdout(`idsync service listening on ${url}\n`);
+    deps.onService?.(service);
     deps.onListening?.(url);
     await deps.until;
     io.stdout('idsync service stopping\n');
   } finally {
-    await service.close();
-    await store.close();
+    // Server, then the DIDComm agent (it finishes what it is doing), then webhook delivery; then the store.
+    try {
+      await service.close();
+    } finally {
+      await store.close();
+    }
   }
 }
 
@@ -154,6 +178,7 @@ export function registerServiceCommand(program: Command, deps: { io?: CliIo } = 
     .option('--smtp <url>', 'SMTP server for e-mail invitations, e.g. smtp://127.0.0.1:2525')
     .option('--sms-gateway <url>', 'HTTP endpoint that receives SMS invitations as JSON POSTs')
     .option('--rate-limit <spec>', 'per-client limit: off or BURST:PER_SECOND (default 120:20)')
+    .option('--invitation-ttl <duration>', 'lifetime of Data Pipe invitations, e.g. 30d, 12h or ms (default 30d)')
     .option('--log', 'log every request (JSON lines on stdout)')
     .action(async (opts: ServiceCommandOptions) => {
       await runService(opts, { io: deps.io ?? processIo, env: process.env, until: untilSignal() });

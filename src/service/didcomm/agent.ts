@@ -7,7 +7,13 @@
 // 'sync-aborted', 'credential-issued', 'credential-status-changed', 'workflow-in-progress',
 // 'workflow-completed', 'workflow-failed', 'message-queued', 'message-delivered',
 // 'pickup-delivered', 'pickup-received', 'received' (every inbound result), 'refused'
-// (inbound not handled), 'agent-error' (a background task failed).
+// (inbound not handled), 'sync-withdrawn' (queued messages of an ended sync removed),
+// 'seen-pruned', 'agent-error' (a background task failed).
+//
+// Lifecycle: createServiceAgent only wires things up (it may be built before listen() fixes the
+// service DID: every module reads deps.serviceDid / publicUrl / identity when it uses them).
+// start() resumes what a restart left (queued syncs) and sweeps old replay records; createService
+// calls it once the DID is final (at creation with a public URL, else from listen()).
 import { EventEmitter } from 'node:events';
 import { createRouter, type HandlerContext, type ProtocolModule, type Router } from '../../didcomm/router.js';
 import { createMessage, sameDid } from '../../didcomm/message.js';
@@ -21,18 +27,19 @@ import { presentProofProtocol } from '../../protocols/present-proof.js';
 import { isProblemReport, problemReportDraft, parseProblemReport, REPORT_PROBLEM_PIURI } from '../../protocols/report-problem.js';
 import { didRegistry } from '../../store/dids.js';
 import { messageLog, type MessageRecord } from '../../store/messages.js';
-import type { SeenRecord } from '../../didcomm/router.js';
 import type { DidcommDelivery } from '../delivery/didcomm.js';
 import type { ServiceDeps } from '../deps.js';
 import type { InboundInfo, ServiceAgent, SyncReason, UserRef } from '../agent.js';
+import type { IssuanceWorkflow } from '../workflows/workflows.js';
 import { wsUrl } from '../identity.js';
-import { COLLECTIONS, emitSafe, keyedLock, nowIso, type AgentCore, type AgentOptions } from './core.js';
+import { emitSafe, keyedLock, nowIso, type AgentCore, type AgentOptions } from './core.js';
 import { dataPipeResponder } from './data-pipe.js';
 import { failureOf, issuance } from './issuance.js';
 import { serviceEnvelope } from './keys.js';
 import { createMediator, inboundInfo } from './mediator.js';
 import { liveRoutes, serviceOutbound } from './outbound.js';
 import { messageQueue, type MessageQueue } from './queue.js';
+import { DEFAULT_SEEN_RETENTION_MS, seenMemory } from './seen.js';
 import { statusService } from './status.js';
 import { syncEngine } from './sync.js';
 import { threadStore } from './threads.js';
@@ -50,10 +57,16 @@ export interface ServiceDidcommAgent extends ServiceAgent {
   /** Sets (true) or clears (false: unsuspend) a credential's status bit; fires CREDENTIAL_STATUS_UPDATE. */
   setCredentialStatus(credentialId: string, value: boolean): Promise<boolean>;
   closeDataPipe(user: UserRef, reason?: string): Promise<void>;
+  /** statusChangeTerms with trigger WORKFLOW_CREATION: the user's earlier credentials get their status. */
+  onWorkflowCreated(workflow: IssuanceWorkflow): Promise<void>;
   /** Resolves with the first `event` payload matching `predicate` (a guard timeout, default 10 s, rejects). */
   waitFor<T = Record<string, unknown>>(event: string, predicate?: (data: T) => boolean, timeoutMs?: number): Promise<T>;
   /** Resolves when no background work (sync starts) and no inbound message being handled is left. */
   idle(): Promise<void>;
+  /** Resumes queued syncs and prunes old replay records; idempotent (createService calls it). */
+  start(): void;
+  /** Deletes replay records (message ids) older than the retention window now; resolves with how many. */
+  pruneSeen(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -77,6 +90,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     ownEndpoints: () => [`${deps.publicUrl}/didcomm`, `${wsUrl(deps.publicUrl)}/didcomm`, ...(options.ownEndpoints ?? [])],
   });
   const log = messageLog(deps.store, deps.clock);
+  const seen = seenMemory(deps.store, deps.clock, { retentionMs: options.seenRetentionMs, sweepMs: options.seenSweepMs });
   const mark = <T extends Omit<MessageRecord, 'at'>>(rec: T): T => (rec.direction === 'out' && outbound.outcome(rec.id) === 'queued' ? { ...rec, result: 'queued' } : rec);
   const router = createRouter({
     envelope,
@@ -84,9 +98,14 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     send: outbound.deliver,
     clock: deps.clock,
     ids: deps.ids,
-    seen: deps.store.collection<SeenRecord>(COLLECTIONS.seen),
+    // Get/put only: the service prunes through its time index (seen.ts) rather than the router's
+    // full scans; both count a record for the same window.
+    seen: seen.collection,
+    seenRetentionMs: options.seenRetentionMs ?? DEFAULT_SEEN_RETENTION_MS,
     log: { record: (rec) => log.record(mark(rec)), update: (seq, patch) => log.update(seq, patch) },
-    myDids: [deps.serviceDid],
+    // None yet: the DID may still change (listen() without a public URL). handle() and send()
+    // add the current one before every use, so the first DID the router knows is the final one.
+    myDids: [],
     logger: (level, msg, data) => deps.logger[level](data ?? {}, msg),
   });
 
@@ -120,7 +139,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   const status = statusService(core);
   const pipes = dataPipeResponder(core);
   const issue = issuance(core, threads, status);
-  const sync = syncEngine(core, threads, pipes, issue);
+  const sync = syncEngine(core, threads, pipes, issue, queue);
   const workflows = workflowIssuance(core, issue, status, outbound);
   const mediator = createMediator(core, queue, live);
   issue.owners.sync = sync.owner;
@@ -190,17 +209,31 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     }
   }
 
+  async function pruneSeen(): Promise<number> {
+    const removed = await seen.prune();
+    if (removed) events.emit('seen-pruned', { removed });
+    return removed;
+  }
+
+  /** Opportunistic: inbound traffic starts at most one sweep per seenSweepMs (injected clock). */
+  function maybeSweep(): void {
+    if (seen.due()) core.background('prune seen', async () => void (await pruneSeen()));
+  }
+
+  let started = false;
   const agent: ServiceDidcommAgent = {
     router,
     events,
     queue,
     requestSync: (user, reason) => sync.requestSync(user, reason),
+    onWorkflowCreated: (wf) => workflows.onWorkflowCreated(wf),
     deliverInvitation: workflows.deliverInvitation,
     statusListCredential: (name) => status.listCredential(name),
     setCredentialStatus: (id, value) => status.setCredentialStatus(id, value),
     closeDataPipe: (user, reason) => pipes.close(user, reason),
 
     receive(packed, info) {
+      maybeSweep();
       // Tracked like background work, so idle() also waits for inbound messages being handled.
       const p = handle(packed, info);
       const tracked = p.catch(() => undefined);
@@ -231,12 +264,26 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       while (pending.size) await Promise.allSettled([...pending]);
     },
 
+    start() {
+      if (started) return;
+      started = true;
+      core.background('resume syncs', () => sync.resume());
+      // Records written before the time index existed are found by a full scan, once per start.
+      seen.due();
+      core.background('prune seen', async () => {
+        const legacy = await seen.pruneUnindexed();
+        const removed = legacy + (await seen.prune());
+        if (removed) events.emit('seen-pruned', { removed });
+      });
+    },
+
+    pruneSeen,
+
     async close() {
       await agent.idle();
       await Promise.all(transports.map((t) => t.close?.()));
     },
   };
   agentRef = agent;
-  core.background('resume syncs', () => sync.resume());
   return agent;
 }

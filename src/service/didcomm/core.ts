@@ -16,8 +16,12 @@ export const COLLECTIONS = {
   userState: 'svc-dc-user-state',
   queue: 'svc-dc-queue',
   seen: 'svc-dc-seen',
+  /** `<at ms, 15 digits>|<seen key>`: the seen records in time order, so pruning reads only the old ones. */
+  seenByTime: 'svc-dc-seen-at',
   credentials: 'svc-dc-credentials',
   statusLists: 'svc-dc-status-lists',
+  /** Credentials whose statusChangeTerms wait for a later workflow (status.ts). */
+  statusTerms: 'svc-dc-status-terms',
   projectCredentialData: 'svc-project-credential-data',
 } as const;
 
@@ -25,10 +29,14 @@ export interface AgentOptions {
   /** Outbound transports by URL scheme (default HTTP and WebSocket). */
   transports?: Transport[];
   /**
-   * Lifetime of a Data Pipe invitation. Default none: invitations do not expire (docs/service.md)
-   * unless the invitation itself carries `expires_time`.
+   * Lifetime of a Data Pipe invitation, counted from its creation; default `deps.invitationTtlMs`
+   * (30 days, docs/service.md). The invitation's own `expires_time` is enforced as well.
    */
   invitationTtlMs?: number;
+  /** How long message ids are remembered for replay detection (default 7 days, injected clock). */
+  seenRetentionMs?: number;
+  /** At most one prune of old message ids per this interval, run on inbound traffic (default 1 h). */
+  seenSweepMs?: number;
   /** Extra endpoint URLs that mean "this service" (a wallet naming one of them has no endpoint of its own). */
   ownEndpoints?: string[];
   /** A running sync without progress for this long is failed by the next request (default 24 h). */

@@ -59,8 +59,8 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
       if (pipe !== existing) await pipes.put(userKey(ref), pipe);
       const linked = !user.isSessionEstablished || user.shortUserDID !== short;
       // Durable before we answer; a sync owed since a datapoints update starts from here (agent.requestSync).
-      // `thid` rides along for DATA_PIPE_ESTABLISHED's params {thid, userId} (docs/protocols.md) once users.linkWallet reads it.
-      const dids = { longDid: long, shortDid: short, thid: pipe.thid };
+      // `thid` (and the invitation id) go into DATA_PIPE_ESTABLISHED's params (docs/protocols.md).
+      const dids = { longDid: long, shortDid: short, thid: pipe.thid, invitationId: pipe.invitationId };
       if (linked) await deps.users.linkWallet(ref, dids);
       return { pipe, linked };
     });
@@ -72,7 +72,7 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
     // DIDComm v2 §Message Headers expires_time (seconds), or the agent's configured lifetime.
     const now = deps.clock.now();
     const expiresAt = invitation.invitation.expires_time !== undefined ? invitation.invitation.expires_time * 1000 : undefined;
-    const ttl = core.options.invitationTtlMs;
+    const ttl = core.options.invitationTtlMs ?? deps.invitationTtlMs;
     if ((expiresAt !== undefined && expiresAt <= now) || (ttl !== undefined && Date.parse(invitation.createdAt) + ttl <= now)) {
       throw protocolError('data_pipe_invitation_expired', 'the invitation is past its lifetime');
     }

@@ -1,26 +1,26 @@
-// The DIDComm agent needs the service's finished deps (users, identity), while createService
-// wires the agent into everything else (routes, G's DIDCOMM invitation delivery) as it builds
-// them. A deferred agent breaks that circle without changing createService:
+// A seam that lets a test replace the DIDComm agent behind a running service (a restart of the
+// agent on the same store): createService gets `d.agent`, which forwards to the agent bound last.
+// (createService runs createServiceAgent by default; most users need none of this.)
 //
 //   const d = deferredServiceAgent();
-//   const service = await createService({ store, agent: d.agent });
-//   await service.listen({ port: 0 });
-//   d.bind(createServiceAgent(service.deps));
+//   const service = await createService({ store, agent: d.agent, publicUrl });
+//   d.bind(createServiceAgent(service.deps, options));   // and again later, after closing the old one
 //
-// Bind after listen() when no publicUrl was given: the service DID follows the bound address,
-// and the agent resumes queued syncs as soon as it is created.
+// createService calls start() once the service DID is final; an agent bound after that is
+// started as it is bound (it resumes queued syncs).
 import { IdsyncError } from '../../errors.js';
 import type { ServiceAgent } from '../agent.js';
 import type { ServiceDidcommAgent } from './agent.js';
 
 export interface DeferredServiceAgent {
   /** Hand this to createService({agent}); it forwards to the bound agent. */
-  agent: ServiceAgent & Pick<ServiceDidcommAgent, 'deliverInvitation' | 'statusListCredential'>;
+  agent: ServiceAgent & Pick<ServiceDidcommAgent, 'deliverInvitation' | 'statusListCredential' | 'start'>;
   bind(agent: ServiceDidcommAgent): ServiceDidcommAgent;
 }
 
 export function deferredServiceAgent(): DeferredServiceAgent {
   let bound: ServiceDidcommAgent | undefined;
+  let started = false;
   const target = (): ServiceDidcommAgent => {
     if (!bound) throw new IdsyncError('agent_not_ready', 'the DIDComm agent is not bound yet (deferredServiceAgent().bind)');
     return bound;
@@ -32,10 +32,16 @@ export function deferredServiceAgent(): DeferredServiceAgent {
       deliverInvitation: (did, invitation) => target().deliverInvitation(did, invitation),
       statusListCredential: (name) => target().statusListCredential(name),
       onInvitationCreated: async (info) => bound?.onInvitationCreated?.(info),
+      onWorkflowCreated: async (wf) => target().onWorkflowCreated?.(wf),
+      start() {
+        started = true;
+        bound?.start();
+      },
       close: async () => bound?.close(),
     },
     bind(agent) {
       bound = agent;
+      if (started) agent.start();
       return agent;
     },
   };

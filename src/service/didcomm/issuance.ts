@@ -9,6 +9,7 @@ import { toNested } from '../../credentials/datapoints.js';
 import { issueCredential, xsdDateTime } from '../../credentials/issue.js';
 import { credentialManifestFor, defaultKycProfile, type DataProfile } from '../../credentials/manifest.js';
 import { verifyPresentation } from '../../credentials/presentation.js';
+import { statusPurposeFor, type StatusChangeTerms } from '../../credentials/status-list.js';
 import type { StatusPurpose } from '../../credentials/types.js';
 import type { HandlerContext } from '../../didcomm/router.js';
 import type { PlainMessage } from '../../didcomm/types.js';
@@ -33,12 +34,15 @@ export type IssueFailure = 'declined' | 'credential_invalid' | 'request_invalid'
 
 /** What the owner of an issuance thread does at each end. */
 export interface IssueOwner {
-  /** The credential was issued (before the issue message goes out): e.g. statusChangeTerms at creation. */
+  /** The credential was issued (before the issue message goes out). */
   issued?(thread: DcThread, credential: IssuedCredentialRecord): Promise<void>;
   completed(thread: DcThread): Promise<void>;
   failed(thread: DcThread, failure: IssueFailure, detail: string): Promise<void>;
-  /** The status list purpose for this thread's credential (default revocation). */
-  statusPurpose?(thread: DcThread): Promise<StatusPurpose>;
+  /**
+   * statusChangeTerms the credential is issued under (workflows): it then always gets a status
+   * entry in the list of the terms' purpose, even when the project's settings ask for none.
+   */
+  statusTerms?(thread: DcThread): Promise<StatusChangeTerms | undefined>;
 }
 
 export interface OfferInput {
@@ -92,7 +96,9 @@ export function issuance(core: AgentCore, threads: ThreadStore, status: StatusSe
   async function issueFor(thread: DcThread): Promise<{ message: PlainMessage; credential: IssuedCredentialRecord }> {
     const { issuance: settings } = await settingsFor(core, thread.tenantId, thread.projectId);
     const owner = ownerOf(thread);
-    const purpose = settings.statusList ? ((await owner.statusPurpose?.(thread)) ?? 'revocation') : undefined;
+    const terms = await owner.statusTerms?.(thread);
+    // Terms need a status entry to be enforceable; otherwise the project's settings decide.
+    const purpose: StatusPurpose | undefined = terms ? statusPurposeFor(terms.status) : settings.statusList ? 'revocation' : undefined;
     const slot = purpose ? await status.allocate(purpose) : undefined;
     const now = deps.clock.now();
     const issued = await issueCredential({
@@ -116,6 +122,7 @@ export function issuance(core: AgentCore, threads: ThreadStore, status: StatusSe
       ...(thread.owner.kind === 'workflow' ? { workflowId: thread.owner.workflowId } : {}),
       ...(thread.projectId ? { projectId: thread.projectId } : {}),
       ...(slot && purpose ? { status: { list: slot.list, purpose, index: slot.index, set: false } } : {}),
+      ...(terms ? { terms } : {}),
     };
     await status.recordCredential(record);
     await owner.issued?.(thread, record);

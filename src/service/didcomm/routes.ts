@@ -16,8 +16,12 @@ export async function statusListRoutes(app: App, deps: ServiceDeps): Promise<voi
     '/status-lists/:name',
     {
       schema: {
-        tags: ['DIDComm'],
+        tags: ['Credentials'],
         summary: 'A status list credential (revocation or suspension)',
+        description:
+          'The BitstringStatusListCredential every issued credential\'s `credentialStatus.statusListCredential` names ' +
+          '(Bitstring Status List v1.0). Public: verifiers and wallets fetch it without a token. Re-issued after every ' +
+          'status change (statusChangeTerms, revocation, suspension). `revocation-1`, `suspension-1`.',
         params: Params,
         response: { 200: { description: 'BitstringStatusListCredential', type: 'object', additionalProperties: true }, ...problemResponses([404]) },
       },

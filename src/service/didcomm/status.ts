@@ -2,9 +2,16 @@
 // statusChangeTerms (vendor-facts "POST /issuance-workflows"): one list per purpose, published
 // at `<publicUrl>/status-lists/<name>` (routes.ts), re-issued after every change, and
 // CREDENTIAL_STATUS_UPDATE webhooks (CREDENTIAL_REVOKED / _SUSPENDED / _UNSUSPENDED).
+//
+// statusChangeTerms (docs/service.md "statusChangeTerms"): a credential issued under terms is
+// VALID when issued and is watched; when a LATER workflow of the same project for the same user
+// (userId, or the credential's subject DID) is created (WORKFLOW_CREATION) or completed
+// (WORKFLOW_COMPLETION), every watched credential of that user whose terms name that trigger gets
+// the terms' status (the newer credential supersedes it). The credential's own workflow never
+// triggers its own terms: a credential born suspended or revoked is refused by every wallet.
+import { ionShortForm } from '../../did/ion-form.js';
 import {
   allocateIndex,
-  applyStatusChange,
   createStatusList,
   issueStatusListCredential,
   setStatus,
@@ -16,6 +23,7 @@ import {
 } from '../../credentials/status-list.js';
 import type { CredentialStatusEntry, StatusPurpose } from '../../credentials/types.js';
 import { IdsyncError } from '../../errors.js';
+import type { BatchOp } from '../../store/store.js';
 import { credentialStatusUpdate } from '../webhooks/events.js';
 import { COLLECTIONS, type AgentCore } from './core.js';
 import { credentialIssuer } from './keys.js';
@@ -38,7 +46,30 @@ export interface IssuedCredentialRecord {
   projectId?: string;
   format: 'ldp' | 'jwt';
   status?: { list: string; purpose: StatusPurpose; index: number; set: boolean };
+  /** The statusChangeTerms of the workflow that issued it (watched until a later workflow triggers them). */
+  terms?: StatusChangeTerms;
+  /** When a later workflow triggered the terms, and which. */
+  termsApplied?: { at: string; byWorkflowId: string; trigger: StatusUpdateTrigger };
   issuedAt: string;
+}
+
+/** A credential whose statusChangeTerms have not triggered yet. Key `<tenantId>/<projectId>/<credentialId>`. */
+export interface WatchedTerms {
+  credentialId: string;
+  workflowId?: string;
+  userId?: string;
+  /** The holder DID (long form) the credential names. */
+  subject: string;
+  trigger: StatusUpdateTrigger;
+}
+
+/** The workflow whose creation or completion may trigger earlier credentials' terms. */
+export interface TriggeringWorkflow {
+  id: string;
+  tenantId: string;
+  projectId: string;
+  userId?: string;
+  userDID?: string;
 }
 
 export const listName = (purpose: StatusPurpose): string => `${purpose}-1`;
@@ -50,9 +81,13 @@ export interface StatusService {
   listCredential(name: string): Promise<Record<string, unknown> | undefined>;
   /** Sets or clears a credential's bit, re-issues the list and fires the webhook. */
   setCredentialStatus(credentialId: string, value: boolean): Promise<boolean>;
-  /** statusChangeTerms: applies them when `trigger` happens. Returns whether the status changed. */
-  applyTerms(credentialId: string, terms: StatusChangeTerms, trigger: StatusUpdateTrigger): Promise<boolean>;
+  /**
+   * statusChangeTerms: `workflow` was created or completed (`trigger`); earlier credentials of the
+   * same user and project whose terms name that trigger get their status. Returns their ids.
+   */
+  workflowTriggered(workflow: TriggeringWorkflow, trigger: StatusUpdateTrigger): Promise<string[]>;
   credential(id: string): Promise<IssuedCredentialRecord | undefined>;
+  /** Stores the record and, when it carries terms and a status entry, watches them (one batch). */
   recordCredential(rec: IssuedCredentialRecord): Promise<void>;
 }
 
@@ -60,6 +95,8 @@ export function statusService(core: AgentCore): StatusService {
   const { deps } = core;
   const lists = deps.store.collection<StatusListRecord>(COLLECTIONS.statusLists);
   const creds = deps.store.collection<IssuedCredentialRecord>(COLLECTIONS.credentials);
+  const watched = deps.store.collection<WatchedTerms>(COLLECTIONS.statusTerms);
+  const watchKey = (rec: Pick<IssuedCredentialRecord, 'tenantId' | 'projectId' | 'id'>) => `${rec.tenantId}/${rec.projectId ?? ''}/${rec.id}`;
   const url = (name: string) => `${deps.publicUrl}/status-lists/${name}`;
 
   async function load(purpose: StatusPurpose): Promise<StatusListRecord> {
@@ -79,15 +116,33 @@ export function statusService(core: AgentCore): StatusService {
     return next;
   }
 
-  async function emitStatus(rec: IssuedCredentialRecord, purpose: StatusPurpose, value: boolean): Promise<void> {
+  async function emitStatus(rec: IssuedCredentialRecord, purpose: StatusPurpose, value: boolean, applied?: IssuedCredentialRecord['termsApplied']): Promise<void> {
     const event = !value ? 'CREDENTIAL_UNSUSPENDED' : purpose === 'revocation' ? 'CREDENTIAL_REVOKED' : 'CREDENTIAL_SUSPENDED';
     const env = credentialStatusUpdate(event, {
       userAccountId: rec.userId ?? rec.subject,
       credentialId: rec.id,
       ...(rec.workflowId ? { issuanceWorkflowId: rec.workflowId } : {}),
+      // Which later workflow triggered the terms (extension members; the vendor's two come first).
+      ...(applied ? { statusUpdateTrigger: applied.trigger, triggeredByWorkflowId: applied.byWorkflowId } : {}),
     });
     await core.emit({ tenantId: rec.tenantId, type: env.type, action: env.action ?? undefined, event: env.event, params: env.params });
-    core.events.emit('credential-status-changed', { credentialId: rec.id, purpose, value });
+    core.events.emit('credential-status-changed', { credentialId: rec.id, purpose, value, ...(applied ? { trigger: applied.trigger, byWorkflowId: applied.byWorkflowId } : {}) });
+  }
+
+  /** Sets or clears the credential's bit, re-issues the list, records it, fires the webhook. */
+  async function setBit(cred: IssuedCredentialRecord, value: boolean, applied?: IssuedCredentialRecord['termsApplied']): Promise<boolean> {
+    const status = cred.status!;
+    const changed = await core.lock(`status-list:${status.purpose}`, async () => {
+      const rec = await load(status.purpose);
+      const list = setStatus(rec.list, status.index, value);
+      if (list.bits === rec.list.bits) return false;
+      await reissue({ ...rec, list });
+      const fresh = (await creds.get(cred.id)) ?? cred;
+      await creds.put(cred.id, { ...fresh, status: { ...status, set: value }, ...(applied ? { termsApplied: applied } : {}) });
+      return true;
+    });
+    if (changed) await emitStatus(cred, status.purpose, value, applied);
+    return changed;
   }
 
   const service: StatusService = {
@@ -111,41 +166,43 @@ export function statusService(core: AgentCore): StatusService {
     async setCredentialStatus(credentialId, value) {
       const cred = await creds.get(credentialId);
       if (!cred?.status) throw new IdsyncError('credential_has_no_status', `credential ${credentialId} has no status entry`);
-      const status = cred.status;
-      const changed = await core.lock(`status-list:${status.purpose}`, async () => {
-        const rec = await load(status.purpose);
-        const list = setStatus(rec.list, status.index, value);
-        if (list.bits === rec.list.bits) return false;
-        await reissue({ ...rec, list });
-        await creds.put(cred.id, { ...cred, status: { ...status, set: value } });
-        return true;
-      });
-      if (changed) await emitStatus(cred, status.purpose, value);
-      return changed;
+      return setBit(cred, value);
     },
 
-    async applyTerms(credentialId, terms, trigger) {
-      const cred = await creds.get(credentialId);
-      if (!cred?.status || terms.statusUpdateTrigger !== trigger) return false;
-      const status = cred.status;
-      if (status.purpose !== statusPurposeFor(terms.status)) {
-        deps.logger.warn({ credentialId, purpose: status.purpose, terms: terms.status }, 'statusChangeTerms need another status list than the credential has');
-        return false;
+    async workflowTriggered(workflow, trigger) {
+      const sameUser = (w: WatchedTerms): boolean =>
+        (workflow.userId !== undefined && w.userId !== undefined && workflow.userId === w.userId) ||
+        (workflow.userDID !== undefined && ionShortForm(workflow.userDID) === ionShortForm(w.subject));
+      const changed: string[] = [];
+      for (const { key, value: w } of await watched.list({ prefix: `${workflow.tenantId}/${workflow.projectId}/` })) {
+        // Never the credential's own workflow: its terms are about what comes after it.
+        if (w.trigger !== trigger || w.workflowId === workflow.id || !sameUser(w)) continue;
+        const cred = await creds.get(w.credentialId);
+        if (cred?.status && cred.terms && !cred.termsApplied && cred.status.purpose === statusPurposeFor(cred.terms.status)) {
+          const applied = { at: core.now(), byWorkflowId: workflow.id, trigger };
+          if (await setBit(cred, true, applied)) changed.push(cred.id);
+          else await creds.put(cred.id, { ...((await creds.get(cred.id)) ?? cred), termsApplied: applied });
+        }
+        await watched.del(key);
       }
-      const changed = await core.lock(`status-list:${status.purpose}`, async () => {
-        const rec = await load(status.purpose);
-        const result = applyStatusChange({ terms, trigger, list: rec.list, index: status.index });
-        if (!result.changed) return false;
-        await reissue({ ...rec, list: result.list });
-        await creds.put(cred.id, { ...cred, status: { ...status, set: true } });
-        return true;
-      });
-      if (changed) await emitStatus(cred, status.purpose, true);
       return changed;
     },
 
     credential: (id) => creds.get(id),
-    recordCredential: (rec) => creds.put(rec.id, rec),
+    async recordCredential(rec) {
+      const ops: BatchOp[] = [{ type: 'put', collection: COLLECTIONS.credentials, key: rec.id, value: rec }];
+      if (rec.terms && rec.status && rec.projectId) {
+        const w: WatchedTerms = {
+          credentialId: rec.id,
+          subject: rec.subject,
+          trigger: rec.terms.statusUpdateTrigger,
+          ...(rec.workflowId ? { workflowId: rec.workflowId } : {}),
+          ...(rec.userId ? { userId: rec.userId } : {}),
+        };
+        ops.push({ type: 'put', collection: COLLECTIONS.statusTerms, key: watchKey(rec), value: w });
+      }
+      await deps.store.batch(ops);
+    },
   };
   return service;
 }

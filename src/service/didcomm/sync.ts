@@ -9,6 +9,10 @@
 // follow-up operation is queued and every further request joins that one. The follow-up starts
 // when the running sync ends, however it ends. A sync without progress for syncTimeoutMs (default
 // 24 h) is failed by the next request, which then starts afresh.
+//
+// A sync that ends without completing (failed, aborted, timed out) takes back what it left
+// queued for pickup (its request-presentation or offer) and ends its open threads, so a wallet
+// that comes back later is not asked to continue a sync that no longer exists.
 import type { FlatDatapoints } from '../../credentials/datapoints.js';
 import type { HandlerContext } from '../../didcomm/router.js';
 import { buildPresentationAck, buildRequestPresentation, PRESENT_PROOF_PIURI, PRESENT_PROOF_VERIFIER, verifyDidAuth, type ParsedPresentation } from '../../protocols/present-proof.js';
@@ -17,6 +21,7 @@ import { credentialIssuanceEvent, dataSyncEvent } from '../webhooks/events.js';
 import { COLLECTIONS, userKey, type AgentCore } from './core.js';
 import type { DataPipeResponder } from './data-pipe.js';
 import type { IssueFailure, Issuance, IssueOwner } from './issuance.js';
+import type { MessageQueue } from './queue.js';
 import { sent, type DcThread, type ThreadStore } from './threads.js';
 
 export type SyncPhase = 'queued' | 'authenticating' | 'issuing' | 'done';
@@ -52,7 +57,7 @@ const TERMINAL: SyncStatus[] = ['completed', 'aborted', 'failed'];
 /** A running sync with no progress for this long is failed by the next request (AgentOptions.syncTimeoutMs). */
 export const DEFAULT_SYNC_TIMEOUT_MS = 24 * 3600 * 1000;
 
-export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPipeResponder, issue: Issuance): SyncEngine {
+export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPipeResponder, issue: Issuance, queue: MessageQueue): SyncEngine {
   const { deps } = core;
   const ops = deps.store.collection<SyncRecord>(SYNC_OPERATIONS);
   const states = deps.store.collection<SyncUserState>(COLLECTIONS.userState);
@@ -94,6 +99,31 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     });
   }
 
+  /**
+   * An operation ended without completing: its threads still open are abandoned (a late answer is
+   * then out of order) and its messages still queued for pickup are removed.
+   */
+  async function withdraw(op: SyncRecord): Promise<void> {
+    const thids = [op.authThid, op.issueThid].filter((t): t is string => typeof t === 'string');
+    if (thids.length === 0) return;
+    const peers = new Set<string>();
+    for (const thid of thids) {
+      await core.lock(`thread:${thid}`, async () => {
+        const t = await threads.get(thid);
+        if (!t) return;
+        peers.add(t.peerLong);
+        if (t.state !== 'done' && t.state !== 'abandoned') await threads.put({ ...t, state: 'abandoned' });
+      });
+    }
+    if (op.cptyDID) peers.add(op.cptyDID);
+    let removed = 0;
+    for (const peer of peers) {
+      const stale = (await queue.list(peer)).filter((e) => e.thid !== undefined && thids.includes(e.thid));
+      if (stale.length) removed += await queue.remove(peer, stale.map((e) => e.id));
+    }
+    if (removed) core.events.emit('sync-withdrawn', { operationId: op.id, tenantId: op.tenantId, userId: op.userId, removed });
+  }
+
   function kickLater(ref: UserRef, opId: string | undefined): void {
     if (opId) core.background(`sync ${opId}`, () => kick(ref, opId));
   }
@@ -102,6 +132,9 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     const status: SyncStatus = failure === 'declined' ? 'aborted' : 'failed';
     const { op, next } = await finish(ref, opId, { status, error: `${failure}: ${detail}` });
     if (!op) return;
+    // In the background: fail() may run inside a thread's lock (a refused credential application),
+    // and withdraw() takes the thread locks itself.
+    core.background(`withdraw sync ${op.id}`, () => withdraw(op));
     if (issueThid) await issuanceEvent(op, 'CREDENTIAL_ISSUANCE_FAILED', issueThid, { reason: failure });
     await syncEvent(op, status === 'aborted' ? 'DATA_SYNC_ABORTED' : 'DATA_SYNC_FAILED');
     core.events.emit(status === 'aborted' ? 'sync-aborted' : 'sync-failed', { operationId: op.id, tenantId: op.tenantId, userId: op.userId, reason: failure, detail });
@@ -228,6 +261,7 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
         return { operationId: op.id, start: !running, expired };
       });
       if (expired) {
+        await withdraw(expired);
         await syncEvent(expired, 'DATA_SYNC_FAILED');
         core.events.emit('sync-failed', { operationId: expired.id, tenantId: expired.tenantId, userId: expired.userId, reason: 'timeout', detail: expired.error });
       }

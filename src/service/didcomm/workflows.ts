@@ -2,18 +2,18 @@
 // workflow's out-of-band invitation (goal_code streamlined-vc) with propose-credential, pthid =
 // invitation id; the workflow goes IN_PROGRESS and issuance.ts runs offer → request → issue →
 // ack; on ack it is COMPLETED with the credential id and the user's credential data is added to
-// the project. Also G's DidcommDelivery: the invitation itself, authcrypted to the target DID.
+// the project. A workflow's creation and completion trigger the statusChangeTerms of the same
+// user's earlier credentials (status.ts). Also G's DidcommDelivery: the invitation itself, authcrypted to the target DID.
 import { ionShortForm, isIonLongForm } from '../../did/ion-form.js';
 import { sameDid } from '../../didcomm/message.js';
 import type { HandlerContext } from '../../didcomm/router.js';
 import type { FlatDatapoints } from '../../credentials/datapoints.js';
-import { statusPurposeFor } from '../../credentials/status-list.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import type { DidcommDelivery } from '../delivery/didcomm.js';
 import type { OobInvitation } from '../invitations.js';
 import { findWorkflowByInvitation } from '../workflows/invitation.js';
 import { isTerminal } from '../workflows/states.js';
-import { complete, fail, getWorkflow, markInProgress, type WorkflowStateDeps } from '../workflows/workflows.js';
+import { complete, fail, getWorkflow, markInProgress, type IssuanceWorkflow, type WorkflowStateDeps } from '../workflows/workflows.js';
 import type { Store } from '../../store/store.js';
 import { COLLECTIONS, coded, type AgentCore } from './core.js';
 import type { Issuance, IssueFailure, IssueOwner } from './issuance.js';
@@ -51,26 +51,29 @@ const FAILURE_CODE: Record<IssueFailure, string> = {
 
 export interface WorkflowIssuance {
   owner: IssueOwner;
+  /** A workflow was created: trigger WORKFLOW_CREATION for the user's earlier credentials. */
+  onWorkflowCreated(workflow: IssuanceWorkflow): Promise<void>;
   onPropose(ctx: HandlerContext, parsed: { id: string; thid: string; pthid?: string }): Promise<void>;
   deliverInvitation: DidcommDelivery;
 }
 
 export function workflowIssuance(core: AgentCore, issue: Issuance, status: StatusService, outbound: ServiceOutbound): WorkflowIssuance {
   const { deps } = core;
-  const stateDeps: WorkflowStateDeps = { store: deps.store, clock: deps.clock, events: deps.events, logger: deps.logger };
+  // Events read at call time: createService installs the webhook sink after building the agent.
+  const stateDeps: WorkflowStateDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    get events() {
+      return deps.events;
+    },
+    logger: deps.logger,
+  };
   const data = deps.store.collection<ProjectCredentialData>(COLLECTIONS.projectCredentialData);
   const workflowOf = (t: DcThread) => getWorkflow(stateDeps, t.owner.kind === 'workflow' ? t.owner.workflowId : '');
 
   const owner: IssueOwner = {
-    async statusPurpose(thread) {
-      const wf = await workflowOf(thread);
-      return wf.statusChangeTerms ? statusPurposeFor(wf.statusChangeTerms.status) : 'revocation';
-    },
-    async issued(thread, credential) {
-      // vendor-facts statusChangeTerms, trigger WORKFLOW_CREATION: that trigger has happened, so
-      // the credential is born with the status (the list credential attached to the issue says so).
-      const wf = await workflowOf(thread);
-      if (wf.statusChangeTerms) await status.applyTerms(credential.id, wf.statusChangeTerms, 'WORKFLOW_CREATION');
+    async statusTerms(thread) {
+      return (await workflowOf(thread)).statusChangeTerms;
     },
     async completed(thread) {
       const credentialId = thread.credentialId ?? '';
@@ -86,7 +89,8 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
         createdAt: core.now(),
       };
       await data.put(projectCredentialKey(record), record);
-      if (wf.statusChangeTerms) await status.applyTerms(credentialId, wf.statusChangeTerms, 'WORKFLOW_COMPLETION');
+      // statusChangeTerms of EARLIER credentials of this user (status.ts); never this one's own.
+      await status.workflowTriggered(wf, 'WORKFLOW_COMPLETION');
       core.events.emit('workflow-completed', { workflowId: wf.id, tenantId: wf.tenantId, credentialId, thid: thread.thid });
     },
     async failed(thread, failure, detail) {
@@ -144,5 +148,9 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     return outbound.outcome(sentMessage.id) === 'queued' ? 'queued' : 'delivered';
   };
 
-  return { owner, onPropose, deliverInvitation };
+  async function onWorkflowCreated(workflow: IssuanceWorkflow): Promise<void> {
+    await status.workflowTriggered(workflow, 'WORKFLOW_CREATION');
+  }
+
+  return { owner, onPropose, deliverInvitation, onWorkflowCreated };
 }

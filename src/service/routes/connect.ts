@@ -3,6 +3,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import QRCode from 'qrcode';
 import type { App } from '../app-types.js';
+import type { Clock } from '../../clock.js';
 import { problem } from '../problem.js';
 import { problemResponses } from '../schemas/common.js';
 import { b64uDecodeText } from '../../encoding.js';
@@ -63,14 +64,16 @@ async function page(url: string, invitation: Record<string, unknown>): Promise<s
 </body></html>`;
 }
 
-export async function connectRoutes(app: App, deps: { publicUrl: string }): Promise<void> {
+export async function connectRoutes(app: App, deps: { publicUrl: string; clock: Clock }): Promise<void> {
   app.get(
     '/connect',
     {
       schema: {
         tags: ['Data Sync'],
         summary: 'The page an invitation URL opens',
-        description: 'Accept: application/json → the decoded invitation; otherwise an HTML page with the URL and a QR code. No token needed.',
+        description:
+          'Accept: application/json → the decoded invitation; otherwise an HTML page with the URL and a QR code. No token needed. ' +
+          '410 invitation_expired once the invitation\'s expires_time has passed.',
         querystring: Query,
         produces: ['application/json', 'text/html'],
         response: {
@@ -78,12 +81,16 @@ export async function connectRoutes(app: App, deps: { publicUrl: string }): Prom
             description: 'The invitation',
             content: { 'application/json': { schema: Invitation }, 'text/html': { schema: Type.String() } },
           },
-          ...problemResponses([400]),
+          ...problemResponses([400, 410]),
         },
       },
     },
     async (request, reply) => {
       const invitation = decodeOob(request.query._oob);
+      // DIDComm v2 §Message Headers expires_time (seconds): Data Pipe invitations carry one (docs/service.md).
+      if (typeof invitation.expires_time === 'number' && invitation.expires_time * 1000 <= deps.clock.now()) {
+        throw problem('invitation_expired', 410, `the invitation expired at ${new Date(invitation.expires_time * 1000).toISOString()}; ask for a new one`);
+      }
       reply.header('Cache-Control', 'no-store').header('Vary', 'Accept');
       if (wantsJson(request.headers.accept)) return reply.type('application/json').send(JSON.stringify(invitation));
       const url = `${deps.publicUrl}/connect?_oob=${request.query._oob}`;

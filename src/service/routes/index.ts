@@ -1,4 +1,5 @@
-// Registers every route group: ours, then engineer G's (issuance workflows, admin, dev outbox).
+// Registers every route group: ours (with the DIDComm side's status lists), then engineer G's
+// (issuance workflows, admin, dev outbox).
 import type { App } from '../app-types.js';
 import type { ServiceDeps } from '../deps.js';
 import type { TokenService } from '../tokens.js';
@@ -13,6 +14,8 @@ import { usersByDidRoutes } from './users-by-did.js';
 import { connectRoutes } from './connect.js';
 import { wellKnownRoutes } from './well-known.js';
 import { didcommRoutes } from './didcomm.js';
+import { contextRoutes } from './contexts.js';
+import { statusListRoutes } from '../didcomm/routes.js';
 import { issuanceWorkflowRoutes } from './issuance-workflows.js';
 import { adminRoutes } from './admin.js';
 import { devOutboxRoutes } from './dev-outbox.js';
@@ -29,6 +32,9 @@ export async function registerRoutes(app: App, ctx: { deps: ServiceDeps; tokens:
   await connectRoutes(app, deps);
   await wellKnownRoutes(app, deps);
   await didcommRoutes(app, deps);
+  // Public credential resources: status list credentials and the KYC context.
+  await statusListRoutes(app, deps);
+  await contextRoutes(app);
   // Engineer G's route groups.
   await issuanceWorkflowRoutes(app, deps);
   await adminRoutes(app, deps);

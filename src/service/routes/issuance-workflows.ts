@@ -50,6 +50,12 @@ export async function issuanceWorkflowRoutes(app: App, deps: ServiceDeps): Promi
         ...(b.expiresIn !== undefined ? { expiresIn: b.expiresIn } : {}),
         ...(b.statusChangeTerms !== undefined ? { statusChangeTerms: b.statusChangeTerms } : {}),
       });
+      // statusChangeTerms with trigger WORKFLOW_CREATION: this user's earlier credentials (docs/service.md).
+      try {
+        await deps.agent.onWorkflowCreated?.(wf);
+      } catch (err) {
+        request.log.warn({ err, workflowId: wf.id }, 'statusChangeTerms at workflow creation failed');
+      }
       reply.code(201).header('location', `/api/v1/issuance-workflows/${encodeURIComponent(wf.id)}`);
       return { issuanceWorkflow: workflowView(wf) };
     },

@@ -39,7 +39,8 @@ export async function userSessionRoutes(app: App, deps: ServiceDeps): Promise<vo
         summary: 'Create an invitation URL for the user to establish the Data Pipe',
         description:
           'Body `{}` (or none). invitationUrl is `<public-url>/connect?_oob=<base64url OOB 2.0 invitation>` from the service DID; ' +
-          'absent once the session is established. Every call makes a new invitation; earlier ones stay valid.',
+          'absent once the session is established. Every call makes a new invitation; earlier ones stay valid until they ' +
+          'expire (expires_time, default 30 days after creation; invitationExpiresAt). DATA_PIPE_INITIATED {thid: invitation id, userId}.',
         params: UserIdParams,
         body: Empty,
         response: responses({ 200: InviteResponse }, [404, 413, 415]),
@@ -63,7 +64,7 @@ export async function userSessionRoutes(app: App, deps: ServiceDeps): Promise<vo
       } catch (err) {
         request.log.warn({ err }, 'event hook failed');
       }
-      return { ...base, invitationUrl: record.url };
+      return { ...base, invitationUrl: record.url, ...(record.expiresAt ? { invitationExpiresAt: record.expiresAt } : {}) };
     },
   );
 

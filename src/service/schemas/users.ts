@@ -128,6 +128,9 @@ export const InviteResponse = Type.Object(
     isSessionEstablished: Type.Boolean(),
     isLinked: Type.Boolean(),
     invitationUrl: Type.Optional(Type.String({ description: 'Absent when the session is already established' })),
+    invitationExpiresAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the invitation stops being accepted (its expires_time; default 30 days). Not in the spec.' }),
+    ),
     isAlreadyConnected: Type.Boolean({ description: 'Older response shape (vendor-facts); equals isSessionEstablished' }),
   },
   { title: 'UserInvitation' },

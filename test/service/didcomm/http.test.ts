@@ -88,7 +88,11 @@ async function invited(userId: string) {
 describe('over HTTP', () => {
   it('Data Pipe, manual sync, verified credential, user synced and linked', async () => {
     const holder = await env.holder();
-    await holder.acceptDataPipe(await invited('u1'));
+    const invitation = await invited('u1');
+    await holder.acceptDataPipe(invitation);
+    // DATA_PIPE_INITIATED {thid: invitation id, userId} on invite; DATA_PIPE_ESTABLISHED {thid: request id, userId, pthid: invitation id}.
+    expect(named(env.webhooks, 'DATA_PIPE_INITIATED').map((e) => e.params)).toEqual([{ thid: invitation.id, userId: 'u1' }]);
+    expect(named(env.webhooks, 'DATA_PIPE_ESTABLISHED').map((e) => e.params)).toEqual([{ thid: expect.any(String), userId: 'u1', pthid: invitation.id }]);
     const user = (await env.call('GET', '/api/v1/provider/users/u1')).json;
     expect(user).toMatchObject({ userDID: holder.did.did, shortUserDID: holder.did.shortDid });
     expect((await env.call('POST', '/api/v1/provider/users/u1/invite', {})).json).toMatchObject({ isSessionEstablished: true });

@@ -126,16 +126,47 @@ describe('message pickup', () => {
     expect(await h.agent.queue.count(holder.did.did)).toBe(1);
   });
 
-  it('fails a sync the wallet never answers once the next request comes after the timeout', async () => {
-    const { ref } = await offlineLinked();
+  it('fails a sync the wallet never answers once the next request comes after the timeout, and takes back its queued request', async () => {
+    const { ref, holder } = await offlineLinked();
     const first = await h.agent.requestSync(ref, 'manual');
     await h.agent.idle();
+    const [stale] = await h.agent.queue.list(holder.did.did);
+    expect(stale.type).toMatch(/\/request-presentation$/);
     h.clock.advance(24 * 3600 * 1000);
     const failed = h.agent.waitFor('sync-failed');
     const second = await h.agent.requestSync(ref, 'manual');
     expect(second.operationId).not.toBe(first.operationId);
     expect(await failed).toMatchObject({ operationId: first.operationId, reason: 'timeout' });
     await h.agent.idle();
-    expect((await listSyncOperations(h.store, ref)).map((o) => o.status)).toEqual(['failed', 'started']);
+    const ops = await listSyncOperations(h.store, ref);
+    expect(ops.map((o) => o.status)).toEqual(['failed', 'started']);
+    // Only the new sync's request waits for the wallet; the timed-out one's was removed.
+    const queued = await h.agent.queue.list(holder.did.did);
+    expect(queued.map((q) => q.thid)).toEqual([(ops[1] as { authThid?: string }).authThid]);
+    expect(queued.map((q) => q.id)).not.toContain(stale.id);
+
+    // The wallet collects and completes the new sync only.
+    const done = h.agent.waitFor('sync-completed');
+    await collect(holder, done);
+    expect(holder.credentials).toHaveLength(1);
+    expect((await listSyncOperations(h.store, ref)).map((o) => o.status)).toEqual(['failed', 'completed']);
+  });
+
+  it('takes back the queued offer of a sync that failed', async () => {
+    const { ref, holder } = await offlineLinked();
+    await h.agent.requestSync(ref, 'manual');
+    await h.agent.idle();
+    await holder.pickup(); // presentation → ack; the offer is queued now
+    await h.agent.idle();
+    const [offer] = await h.agent.queue.list(holder.did.did);
+    expect(offer.type).toMatch(/\/offer-credential$/);
+    // A problem report on the issue thread (before the wallet collected the offer) fails the sync.
+    const op = (await listSyncOperations(h.store, ref))[0] as { issueThid?: string; id: string };
+    const withdrawn = h.agent.waitFor('sync-withdrawn');
+    const failed = h.agent.waitFor('sync-failed');
+    await holder.send({ type: 'https://didcomm.org/report-problem/2.0/problem-report', pthid: op.issueThid, body: { code: 'e.p.msg.credential-invalid', comment: 'test' } });
+    expect(await failed).toMatchObject({ operationId: op.id });
+    expect(await withdrawn).toMatchObject({ operationId: op.id, removed: 1 });
+    expect(await h.agent.queue.count(holder.did.did)).toBe(0);
   });
 });

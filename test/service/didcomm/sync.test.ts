@@ -29,9 +29,12 @@ describe('Data Pipe', () => {
     expect(user.isSessionEstablished).toBe(true);
     expect(user.userDID).toBe(holder.did.did);
     expect(user.shortUserDID).toBe(holder.did.shortDid);
-    expect(named(h.webhooks, 'DATA_PIPE_ESTABLISHED')).toEqual([
-      expect.objectContaining({ type: 'SSI_AGENT', action: 'DATA_PIPE_STATUS_UPDATE', params: expect.objectContaining({ userId: 'u1' }) }),
-    ]);
+    // vendor-facts params {thid, userId}: thid = the wallet's request (the Data Pipe thread); pthid = the invitation.
+    const [event] = named(h.webhooks, 'DATA_PIPE_ESTABLISHED');
+    expect(event).toMatchObject({ type: 'SSI_AGENT', action: 'DATA_PIPE_STATUS_UPDATE', params: { userId: 'u1', thid: expect.any(String), pthid: expect.any(String) } });
+    expect(named(h.webhooks, 'DATA_PIPE_ESTABLISHED')).toHaveLength(1);
+    const request = holder.sentPacked.find((p) => p.message.type.endsWith('/data-pipe/1.0/request'))!.message;
+    expect(event.params).toEqual({ userId: 'u1', thid: request.id, pthid: request.pthid });
     // Short → long is known, so later messages may use the short form.
     expect(await didRegistry(h.store).get(holder.did.shortDid!)).toBe(holder.did.did);
   });
@@ -61,6 +64,18 @@ describe('Data Pipe', () => {
     const ref = await h.user('u1');
     const invitation = await h.invitation(ref);
     h.clock.advance(60_001);
+    const holder = h.holder();
+    const problem = new Promise((resolve) => holder.events.once('problem', resolve));
+    await holder.router.send(buildDataPipeRequest({ from: holder.did.did, to: h.service.deps.serviceDid, invitationId: invitation.id, consentAt: new Date(h.clock.now()).toISOString() }, { clock: h.clock }));
+    expect(await problem).toMatchObject({ code: 'e.p.req.data-pipe.invitation-expired' });
+    expect((await h.service.deps.users.require(ref)).isSessionEstablished).toBe(false);
+  });
+
+  it('gives invitations a 30-day expires_time by default and refuses a request after it', async () => {
+    const ref = await h.user('u1');
+    const invitation = await h.invitation(ref);
+    expect(invitation.expires_time).toBe(Math.floor(h.clock.now() / 1000) + 30 * 24 * 3600);
+    h.clock.advance(30 * 24 * 3600 * 1000);
     const holder = h.holder();
     const problem = new Promise((resolve) => holder.events.once('problem', resolve));
     await holder.router.send(buildDataPipeRequest({ from: holder.did.did, to: h.service.deps.serviceDid, invitationId: invitation.id, consentAt: new Date(h.clock.now()).toISOString() }, { clock: h.clock }));

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
+import { createKeyDid } from '../../../src/did/key.js';
 import { b64uDecodeText } from '../../../src/encoding.js';
 import { CLIENT, expectProblem, startService, type Harness } from '../http-helpers.js';
 
@@ -67,14 +68,16 @@ describe('issuance workflow API', () => {
 
   it('sends on combined channels, records every message in the dev outbox, and moves to INVITATION_SENT', async () => {
     const h = await harness();
-    const wf = (await create(h, { userDID: 'did:key:z6MkHolder' })).json.issuanceWorkflow;
+    // The DIDComm agent resolves the DID; a did:key names no endpoint, so the invitation waits for pickup.
+    const holder = createKeyDid().did;
+    const wf = (await create(h, { userDID: holder })).json.issuanceWorkflow;
     const res = await h.call('POST', `/api/v1/issuance-workflows/${wf.id}/send-invitation`, {
       token: h.all,
       body: { destinations: [{ channel: 'DIDCOMM' }, { channel: 'Email', target: 'Ada@Example.com' }, { channel: 'sms', target: '+44 20 7946 0958' }] },
     });
     expect(res.status).toBe(200);
     expect(res.json.deliveries.map((d: { channel: string; to: string; status: string }) => [d.channel, d.to, d.status])).toEqual([
-      ['DIDCOMM', 'did:key:z6MkHolder', 'recorded'],
+      ['DIDCOMM', holder, 'queued'],
       ['EMAIL', 'ada@example.com', 'recorded'],
       ['SMS', '+442079460958', 'recorded'],
     ]);
