@@ -50,6 +50,12 @@ export interface RouterResult {
   /** Replies packed for the return route of the transport this message came on. */
   replies: string[];
   error?: IdsyncError;
+  /**
+   * A handler failure that may pass (internal, storage, transport, timeout, unresolved DID): the
+   * message id was not marked seen, so a retry of the same message is handled. A transport may
+   * answer so that the sender retries (e.g. HTTP 503 instead of 202).
+   */
+  retryable?: boolean;
 }
 
 export interface SendOptions {
@@ -120,9 +126,13 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type RouterLog = Pick<MessageLog, 'record'> & Partial<Pick<MessageLog, 'update'>>;
 
 export interface SeenRecord {
+  /** When it was marked seen (clock ms); records older than `seenRetentionMs` no longer count. */
   at: number;
   type?: string;
 }
+
+/** Where seen message ids are kept; with `list` and `del` the router also deletes old ones. */
+export type SeenStore = Pick<Collection<SeenRecord>, 'get' | 'put'> & Partial<Pick<Collection<SeenRecord>, 'list' | 'del'>>;
 
 export interface RouterOptions {
   envelope: EnvelopeContext;
@@ -130,9 +140,22 @@ export interface RouterOptions {
   unpack?: UnpackFn;
   clock: Clock;
   ids?: IdGenerator;
-  /** Message ids already processed; a store collection makes duplicate detection survive restarts. */
-  seen?: Pick<Collection<SeenRecord>, 'get' | 'put'>;
+  /**
+   * Message ids already processed (router-seen.ts); a store collection makes duplicate detection
+   * survive restarts. Default: in memory.
+   */
+  seen?: SeenStore;
+  /** How long a seen id counts as a replay (default 7 days, router-seen.ts DEFAULT_SEEN_RETENTION_MS; Infinity: forever). */
+  seenRetentionMs?: number;
+  /** Older seen records are deleted after every this many writes (default 1000), when `seen` can list and delete. */
+  seenPruneEvery?: number;
   log?: RouterLog;
+  /**
+   * Received messages larger than this (packed bytes) are logged as a digest, without their
+   * plaintext, even when their sender is authenticated (default 256 KiB). Messages without an
+   * authenticated sender are always logged as a digest (router-records.ts).
+   */
+  logMessageMaxBytes?: number;
   send?: Outbound;
   /** Our DIDs (an ion DID may be given in both forms); the first is the default sender. */
   myDids?: string[];
@@ -178,6 +201,8 @@ export interface Router {
   /** An InboundHandler for transports. */
   inbound(packed: string, info: ReceiveInfo): Promise<void>;
   send(draft: MessageDraft, options?: SendOptions): Promise<SendResult>;
+  /** Deletes seen message ids older than `seenRetentionMs` now (also done every `seenPruneEvery` writes). */
+  pruneSeen(): Promise<number>;
   /** Resolves with the first `event` payload that satisfies `predicate`. */
   waitFor<T = unknown>(event: string, predicate?: (data: T) => boolean, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
 }

@@ -2,17 +2,20 @@
 // authenticated sender), refuses expired messages, dispatches to protocol handlers by message
 // type, and answers problems with report-problem messages. Packs, delivers and logs what goes
 // out (router-outbound.ts). It never throws from `receive`: every outcome is a coded RouterResult.
+// A message id counts as seen once its outcome is final (router-seen.ts): a handler failure
+// that may pass leaves it free for the sender's retry. What the log keeps: router-records.ts.
 import { EventEmitter } from 'node:events';
 import { uuid } from '../clock.js';
 import { checkEnvelope, outerMode } from '../conformance/envelope.js';
 import { createRuleRegistry } from '../conformance/registry.js';
 import { errorsOf, fail, type ConformanceResult } from '../conformance/types.js';
-import { ionShortForm } from '../did/ion-form.js';
-import { IdsyncError, toIdsyncError } from '../errors.js';
-import type { PlainMessage, UnpackResult } from './types.js';
+import { IdsyncError, isIdsyncError, toIdsyncError } from '../errors.js';
+import type { UnpackResult } from './types.js';
 import { isExpired, parseMessageType, parsePiuri, threadId } from './message.js';
 import { addressedDid, senderOf } from './router-addressing.js';
 import { refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './router-outbound.js';
+import { loggedConformance, receivedRecord, undecryptableRecord } from './router-records.js';
+import { isTransientProblem, seenKey, seenTracker } from './router-seen.js';
 import {
   DUPLICATE_PROBLEM_CODE,
   DUPLICATE_RULE,
@@ -28,13 +31,14 @@ import {
   type RouterOptions,
   type RouterResult,
   type RouterStatus,
-  type SeenRecord,
   type UnpackFn,
 } from './router-types.js';
 import { waitForEvent } from './router-wait.js';
 
 export * from './router-types.js';
 export { transportOutbound } from './router-outbound.js';
+export { DEFAULT_SEEN_PRUNE_EVERY, DEFAULT_SEEN_RETENTION_MS } from './router-seen.js';
+export { DEFAULT_LOG_MESSAGE_MAX_BYTES } from './router-records.js';
 
 const defaultPack: PackFn = async (m, o, c) => (await import('./envelope.js')).pack(m, o, c);
 const defaultUnpack: UnpackFn = async (p, c) => (await import('./envelope.js')).unpack(p, c);
@@ -45,9 +49,6 @@ export function createRouter(options: RouterOptions): Router {
   const unpack = options.unpack ?? defaultUnpack;
   const reportDuplicates = options.reportDuplicates !== false;
   const events = new EventEmitter();
-  const memorySeen = new Map<string, SeenRecord>();
-  const seen = options.seen ?? { get: async (k: string) => memorySeen.get(k), put: async (k: string, v: SeenRecord) => void memorySeen.set(k, v) };
-  const inFlight = new Set<string>();
   const handlers = new Map<string, { module: ProtocolModule; handler: MessageHandler }>();
   const modules = new Map<string, ProtocolModule>();
   let reporter: ProblemReporter | undefined;
@@ -56,6 +57,7 @@ export function createRouter(options: RouterOptions): Router {
     options.logger?.(level, msg, data);
     events.emit('log', { level, msg, data });
   };
+  const seen = seenTracker(options, clock, log);
 
   /** Writes a log record; the log never breaks message handling. Returns its seq. */
   async function record(rec: LogInput): Promise<string | undefined> {
@@ -109,7 +111,6 @@ export function createRouter(options: RouterOptions): Router {
   }
 
   async function receive(packed: string, info: ReceiveInfo = {}): Promise<RouterResult> {
-    const size = Buffer.byteLength(packed);
     const replies: string[] = [];
     let unpacked: UnpackResult;
     try {
@@ -119,10 +120,7 @@ export function createRouter(options: RouterOptions): Router {
       const error = toIdsyncError(err, 'didcomm_error');
       const result: RouterResult = { status: 'undecryptable', code: error.code, conformance: checkEnvelope(packed), replies, error };
       log('warn', 'message could not be unpacked', { code: error.code });
-      await record({
-        id: `undecryptable-${ids()}`, direction: 'in', type: '', mode: outerMode(packed), size, result: result.status,
-        conformance: result.conformance, transport: info.transport, message: {} as PlainMessage,
-      });
+      await record(undecryptableRecord(packed, `undecryptable-${ids()}`, outerMode(packed), result.conformance, info));
       events.emit('result', result);
       return result;
     }
@@ -130,11 +128,7 @@ export function createRouter(options: RouterOptions): Router {
     const inc: Incoming = { message, metadata, info, replies, me: addressedDid(core.myDids, message, metadata) };
     const results = [...checkEnvelope(packed), ...core.conformance.check(message, { metadata, packed })];
     // Recorded before handling so that replies are logged after it; the result follows.
-    const rec: LogInput = {
-      id: typeof message.id === 'string' ? message.id : `invalid-${ids()}`, direction: 'in', type: String(message.type ?? ''),
-      thid: message.thid, pthid: message.pthid, from: message.from, to: message.to, mode: metadata.mode, size,
-      result: 'received', conformance: results, transport: info.transport, message,
-    };
+    const rec = receivedRecord(packed, unpacked, results, info, { invalidId: () => `invalid-${ids()}`, maxBytes: options.logMessageMaxBytes });
     const seq = options.log?.update ? await record(rec) : undefined;
     events.emit('received', { message, metadata, conformance: results });
     let result: RouterResult;
@@ -145,7 +139,7 @@ export function createRouter(options: RouterOptions): Router {
       const error = toIdsyncError(err);
       result = { status: 'failed', code: error.code, message, metadata, conformance: results, replies, error };
     }
-    await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: result.conformance });
+    await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: loggedConformance(result.conformance) });
     events.emit('result', result);
     if (result.status === 'handled') events.emit('handled', { message, metadata, result });
     return result;
@@ -182,16 +176,14 @@ export function createRouter(options: RouterOptions): Router {
     const failures = errorsOf(results);
     if (core.strict && failures.length) return refuse('rejected', refusalFor(failures));
 
-    // DIDComm v2 §Threading: ids are unique per sender and compared case-insensitively.
-    const sender = senderOf(metadata) ?? message.from;
-    const key = `${String(message.id).toLowerCase()}|${sender ? ionShortForm(sender) : ''}`;
-    if (inFlight.has(key) || (await seen.get(key)) !== undefined) return refuseDuplicate(inc, results);
-    inFlight.add(key);
+    const key = seenKey(message.id, senderOf(metadata) ?? message.from);
+    if (!(await seen.claim(key))) return refuseDuplicate(inc, results);
+    // Set once the outcome is final (handled or deliberately refused): the id is then marked seen.
+    let final = false;
     try {
-      await seen.put(key, { at: clock.now(), type: message.type });
-
       // DIDComm v2 §Message Headers expires_time: the sender considers it invalid after that time.
       if (isExpired(message, clock.now())) {
+        final = true;
         return refuse('expired', new IdsyncError(ROUTER_ERRORS.expired, `message expired at ${new Date(message.expires_time! * 1000).toISOString()}`, {
           details: { expires_time: message.expires_time },
         }));
@@ -200,6 +192,7 @@ export function createRouter(options: RouterOptions): Router {
       const parts = typeof message.type === 'string' ? parseMessageType(message.type) : null;
       const entry = handlers.get(parts?.majorKey ?? String(message.type));
       if (!entry) {
+        final = true;
         return refuse('unsupported', new IdsyncError(ROUTER_ERRORS.unsupported, `message type ${String(message.type)} is not supported`, { details: { type: message.type } }));
       }
 
@@ -213,11 +206,18 @@ export function createRouter(options: RouterOptions): Router {
       try {
         await entry.handler(ctx);
       } catch (err) {
-        return refuse('failed', toIdsyncError(err));
+        const result = await refuse('failed', toIdsyncError(err));
+        // A deliberate refusal (a coded error its sender was told about) is final; anything else
+        // (a bug, a store error, a timeout) may pass, so the id stays free for a retry.
+        final = isIdsyncError(err) && result.problemCode !== undefined && !isTransientProblem(result.problemCode);
+        if (final) return result;
+        log('info', 'message id left free for a retry', { id: message.id, code: result.code });
+        return { ...result, retryable: true };
       }
+      final = true;
       return { ...base, status: 'handled' };
     } finally {
-      inFlight.delete(key);
+      await seen.finish(key, final ? { type: message.type } : undefined);
     }
   }
 
@@ -264,6 +264,7 @@ export function createRouter(options: RouterOptions): Router {
       await receive(packed, info);
     },
     send: (draft, o) => sendMessage(core, draft, o),
+    pruneSeen: () => seen.prune(),
     waitFor<T>(event: string, predicate?: (data: T) => boolean, o?: { timeoutMs?: number; signal?: AbortSignal }) {
       return waitForEvent(events, event, predicate, o);
     },

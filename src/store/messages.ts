@@ -7,8 +7,14 @@
 // clock and the last key in the store (read once at the first record), so order survives a
 // restart, a ManualClock that stands still and a wall clock stepped back. `at` stays the
 // clock's own reading.
+//
+// Retention: anyone can send us messages, so the log is bounded. Records older than `maxAgeMs`
+// (by their key time) and the oldest beyond `maxEntries` are deleted, opportunistically after
+// every `pruneEvery` records (at most PRUNE_MAX_PER_RUN per run, so one record never pays for a
+// large backlog) or all at once with prune(). Defaults: 30 days, 100,000 records, every 100.
 import type { Clock } from '../clock.js';
 import type { EnvelopeMode, PlainMessage } from '../didcomm/types.js';
+import { b64uEncode, sha256 } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
 import type { Collection, Store } from './store.js';
 
@@ -49,9 +55,45 @@ export interface MessageRecord {
   conformance?: ConformanceResult[];
   transport?: string;
   endpoint?: string;
-  /** The plaintext. */
+  /** The plaintext; with `digest`, only its headers (body empty), or `{}` when it could not be read. */
   message: PlainMessage;
+  /** Instead of the plaintext, for what was not authenticated or too large to keep (never a full body). */
+  digest?: MessageDigest;
 }
+
+/** What is kept of a message whose content is not stored. */
+export interface MessageDigest {
+  /** Bytes received. */
+  size: number;
+  /** `sha256:` and the first 128 bits of the SHA-256 of what was received, base64url. */
+  hash: string;
+  /** Its first characters (at most DIGEST_HEAD_CHARS). */
+  head: string;
+}
+
+export const DIGEST_HEAD_CHARS = 200;
+
+/** The digest of `received` (the packed text); `head` defaults to its start. */
+export function messageDigest(received: string, head: string = received): MessageDigest {
+  return {
+    size: Buffer.byteLength(received),
+    hash: `sha256:${b64uEncode(sha256(received).subarray(0, 16))}`,
+    head: head.slice(0, DIGEST_HEAD_CHARS),
+  };
+}
+
+export interface MessageLogOptions {
+  /** Records this old are deleted (default 30 days; Infinity keeps them). */
+  maxAgeMs?: number;
+  /** At most about this many records are kept, the oldest go first (default 100,000; Infinity: no limit). */
+  maxEntries?: number;
+  /** An opportunistic prune runs after every this many records (default 100). */
+  pruneEvery?: number;
+}
+
+export const MESSAGE_LOG_DEFAULTS = { maxAgeMs: 30 * 24 * 3600 * 1000, maxEntries: 100_000, pruneEvery: 100 } as const;
+/** Deletions one opportunistic prune does at most. */
+export const PRUNE_MAX_PER_RUN = 5_000;
 
 /** A record as stored: `seq` is its key, in arrival order. */
 export type LoggedMessage = MessageRecord & { seq: string };
@@ -77,6 +119,8 @@ export interface MessageLog {
   get(seq: string): Promise<LoggedMessage | undefined>;
   list(query?: MessageQuery): Promise<LoggedMessage[]>;
   count(): Promise<number>;
+  /** Deletes every record past the retention limits now; resolves with how many went. */
+  prune(): Promise<number>;
 }
 
 const TIME_DIGITS = 15;
@@ -92,6 +136,12 @@ interface Allocator {
   ready: Promise<void>;
   lastTime: number;
   lastSeq: number;
+  /** Records in the collection, once counted (for maxEntries); kept up to date after that. */
+  count?: number;
+  /** Records since the last opportunistic prune. */
+  sincePrune: number;
+  /** The prune running now, if any. */
+  pruning?: Promise<number>;
 }
 
 // One allocator per collection object (a store hands out one object per name), so that two
@@ -101,7 +151,7 @@ const allocators = new WeakMap<Collection<unknown>, Allocator>();
 function allocator(col: Collection<unknown>): Allocator {
   let a = allocators.get(col);
   if (!a) {
-    const fresh: Allocator = { lastTime: -1, lastSeq: -1, ready: Promise.resolve() };
+    const fresh: Allocator = { lastTime: -1, lastSeq: -1, sincePrune: 0, ready: Promise.resolve() };
     fresh.ready = col.list({ reverse: true, limit: 1 }).then(([last]) => {
       if (!last) return;
       const [t, s] = last.key.split('-');
@@ -116,6 +166,8 @@ function allocator(col: Collection<unknown>): Allocator {
   return a;
 }
 
+const timeKey = (ms: number): string => String(Math.max(0, Math.floor(ms))).padStart(TIME_DIGITS, '0');
+
 function nextKey(a: Allocator, now: number): string {
   if (now > a.lastTime) {
     a.lastTime = now;
@@ -127,7 +179,7 @@ function nextKey(a: Allocator, now: number): string {
       a.lastSeq = 0;
     }
   }
-  return `${String(a.lastTime).padStart(TIME_DIGITS, '0')}-${String(a.lastSeq).padStart(SEQ_DIGITS, '0')}`;
+  return `${timeKey(a.lastTime)}-${String(a.lastSeq).padStart(SEQ_DIGITS, '0')}`;
 }
 
 function check(rec: Omit<MessageRecord, 'at'>): void {
@@ -147,13 +199,64 @@ function matches(rec: MessageRecord, q: MessageQuery): boolean {
   );
 }
 
-export function messageLog(store: Store, clock: Clock): MessageLog {
+const PRUNE_PAGE = 500;
+
+export function messageLog(store: Store, clock: Clock, options: MessageLogOptions = {}): MessageLog {
   const col = store.collection<MessageRecord>(MESSAGES_COLLECTION);
   const byThread = store.collection<string>(MESSAGES_BY_THREAD_COLLECTION);
+  const maxAgeMs = options.maxAgeMs ?? MESSAGE_LOG_DEFAULTS.maxAgeMs;
+  const maxEntries = options.maxEntries ?? MESSAGE_LOG_DEFAULTS.maxEntries;
+  const pruneEvery = Math.max(1, options.pruneEvery ?? MESSAGE_LOG_DEFAULTS.pruneEvery);
 
   async function get(seq: string): Promise<LoggedMessage | undefined> {
     const rec = await col.get(seq);
     return rec ? { ...rec, seq } : undefined;
+  }
+
+  /** Deletes records with their thread index entries; returns how many. */
+  async function remove(a: Allocator, entries: { key: string; value: MessageRecord }[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    await store.batch(
+      entries.flatMap(({ key, value }) => [
+        { type: 'del' as const, collection: MESSAGES_COLLECTION, key },
+        { type: 'del' as const, collection: MESSAGES_BY_THREAD_COLLECTION, key: `${threadOf(value)}${SEP}${key}` },
+      ]),
+    );
+    if (a.count !== undefined) a.count = Math.max(0, a.count - entries.length);
+    return entries.length;
+  }
+
+  /** Old records first (keys are in time order), then the oldest beyond maxEntries; at most `budget`. */
+  async function pruneRun(a: Allocator, budget: number): Promise<number> {
+    let removed = 0;
+    if (Number.isFinite(maxAgeMs)) {
+      // Keys of times up to now − maxAgeMs (a record exactly maxAgeMs old is due).
+      const lt = timeKey(clock.now() - maxAgeMs + 1);
+      while (removed < budget) {
+        const page = await col.list({ lt, limit: Math.min(PRUNE_PAGE, budget - removed) });
+        removed += await remove(a, page);
+        if (page.length < PRUNE_PAGE) break;
+      }
+    }
+    if (Number.isFinite(maxEntries)) {
+      a.count ??= await col.count();
+      while (removed < budget && a.count > maxEntries) {
+        const page = await col.list({ limit: Math.min(PRUNE_PAGE, budget - removed, a.count - maxEntries) });
+        if (page.length === 0) break;
+        removed += await remove(a, page);
+      }
+    }
+    return removed;
+  }
+
+  /** One prune at a time per collection; a later one waits for the running one. */
+  function runPrune(a: Allocator, budget: number): Promise<number> {
+    const run = (a.pruning ?? Promise.resolve(0)).catch(() => 0).then(() => pruneRun(a, budget));
+    a.pruning = run;
+    void run.finally(() => {
+      if (a.pruning === run) a.pruning = undefined;
+    }).catch(() => undefined);
+    return run;
   }
 
   return {
@@ -169,6 +272,13 @@ export function messageLog(store: Store, clock: Clock): MessageLog {
         { type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec },
         { type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: `${threadOf(rec)}${SEP}${seq}`, value: seq },
       ]);
+      if (a.count !== undefined) a.count += 1;
+      a.sincePrune += 1;
+      if (a.sincePrune >= pruneEvery && !a.pruning) {
+        a.sincePrune = 0;
+        // Retention must not fail a record: a prune that fails is retried at the next turn.
+        await runPrune(a, PRUNE_MAX_PER_RUN).catch(() => undefined);
+      }
       return { ...rec, seq };
     },
 
@@ -200,8 +310,10 @@ export function messageLog(store: Store, clock: Clock): MessageLog {
         }
         return out;
       }
-      // Without a thread, scan in key order (the log of one run is small; add an index when it is not).
-      for (const { key, value } of await col.list({ gt: q.after, reverse: q.reverse })) {
+      // Without a thread, scan in key order (bounded by retention; add an index when that is too slow).
+      const filtered = q.pthid !== undefined || q.direction !== undefined || q.type !== undefined;
+      const bound = !filtered && Number.isFinite(limit) ? { limit } : {};
+      for (const { key, value } of await col.list({ gt: q.after, reverse: q.reverse, ...bound })) {
         if (matches(value, q)) out.push({ ...value, seq: key });
         if (out.length >= limit) break;
       }
@@ -210,6 +322,12 @@ export function messageLog(store: Store, clock: Clock): MessageLog {
 
     async count() {
       return col.count();
+    },
+
+    async prune() {
+      const a = allocator(col as Collection<unknown>);
+      await a.ready;
+      return runPrune(a, Infinity);
     },
   };
 }
