@@ -2,8 +2,7 @@
 //   raw    = didcomm-node called directly with hand-built library-shaped documents, an object
 //            map resolver and a Map of secrets (no adapters, no checks);
 //   idsync = pack/unpack from src/didcomm/envelope.ts: our adapters over W3C documents from the
-//            project resolver (did:ion long form ↔ did:peer:2), store-backed secrets;
-//   idsync* = the same with the resolver's cache sharing results instead of cloning them.
+//            project resolver (did:ion long form ↔ did:peer:2), store-backed secrets.
 // All sides use the same DIDs and keys, so message sizes match. Rounds interleave the sides in
 // rotating order so that drift on a noisy machine hits all alike; figures are medians.
 // Run: npm run bench   (node --import tsx bench/envelope.ts). The one place outside
@@ -12,7 +11,7 @@ import { Message } from 'didcomm-node';
 import { createIonDid } from '../src/did/ion.js';
 import { createPeerDid } from '../src/did/peer.js';
 import { createResolver, documentResolver } from '../src/did/resolver.js';
-import type { CreatedDid, DIDResolutionResult } from '../src/did/types.js';
+import type { CreatedDid } from '../src/did/types.js';
 import { pack, unpack } from '../src/didcomm/envelope.js';
 import type { DocumentResolver, EnvelopeContext, EnvelopeMode, PlainMessage } from '../src/didcomm/types.js';
 import { storeSecrets } from '../src/store/secrets.js';
@@ -115,21 +114,8 @@ function idsyncOp(mode: Mode, resolve: DocumentResolver): Op {
   };
 }
 
-// The resolver as src/did ships it: its cache hands out a structuredClone of each result, so
-// every call yields a new document (and the adapter's identity cache cannot hit).
+// The resolver as src/did ships it (its cache shares deep-frozen results).
 const shipped = documentResolver(createResolver());
-// What-if: the same resolver with a cache that hands out one shared result per DID (as a
-// deep-frozen cache entry would). Shown to size that change; not how src/did is configured.
-const shared = new Map<string, DIDResolutionResult>();
-const sharing = documentResolver(
-  createResolver({
-    cache: async (parsed, resolve) => {
-      let hit = shared.get(parsed.did);
-      if (!hit) shared.set(parsed.did, (hit = await resolve()));
-      return hit;
-    },
-  }),
-);
 
 // --- measurement ---------------------------------------------------------------------------
 // CPU time of this process (user + system), not wall time: the machine is shared, and the work
@@ -162,11 +148,11 @@ console.log(`envelope bench: 1 KB body; sender did:ion long form (${wallet.did.l
 console.log(`node ${process.version}; CPU µs per op, medians over rounds run in rotating order\n`);
 console.log('mode        side            pack        unpack      round trip   round trips/s   (wall µs)');
 
-const SIDES = ['raw', 'idsync', 'idsync*'] as const;
-const ratios: Record<string, { idsync: number; shared: number }> = {};
+const SIDES = ['raw', 'idsync'] as const;
+const ratios: Record<string, number> = {};
 for (const { mode, rounds, batch: n } of MODES) {
-  const ops: Record<(typeof SIDES)[number], Op> = { raw: rawOp(mode), idsync: idsyncOp(mode, shipped), 'idsync*': idsyncOp(mode, sharing) };
-  const samples: Record<string, Sample[]> = { raw: [], idsync: [], 'idsync*': [] };
+  const ops: Record<(typeof SIDES)[number], Op> = { raw: rawOp(mode), idsync: idsyncOp(mode, shipped) };
+  const samples: Record<string, Sample[]> = { raw: [], idsync: [] };
   for (const side of SIDES) await batch(ops[side], n); // warm-up: JIT, WASM allocator, caches
   for (let i = 0; i < rounds; i++) {
     // Rotate the order each round (raw first, then idsync first, ...) so drift hits all sides.
@@ -184,14 +170,13 @@ for (const { mode, rounds, batch: n } of MODES) {
   }
   // Ratio of throughputs per round (both sides measured close together), then the median.
   const per = (side: string) => median(samples.raw.map((r, i) => r.rt / samples[side][i].rt));
-  ratios[mode] = { idsync: per('idsync'), shared: per('idsync*') };
+  ratios[mode] = per('idsync');
 }
 
 console.log('\nthroughput idsync / raw (target >= 0.90):');
 for (const [mode, r] of Object.entries(ratios)) {
-  console.log(`  ${mode.padEnd(10)} idsync ${r.idsync.toFixed(3)} ${r.idsync >= 0.9 ? 'ok' : 'below'}   idsync* ${r.shared.toFixed(3)} ${r.shared >= 0.9 ? 'ok' : 'below'}`);
+  console.log(`  ${mode.padEnd(10)} ${r.toFixed(3)} ${r >= 0.9 ? 'ok' : 'below'}`);
 }
-console.log('idsync  = src/did resolver as shipped (cache returns clones); idsync* = same, cache shares results');
 console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
 await senderStore.close();
 await recipientStore.close();

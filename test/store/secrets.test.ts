@@ -57,3 +57,21 @@ describe('store secrets', () => {
     await store.close();
   });
 });
+
+describe('store secrets cache', () => {
+  it('stays in step across views of one store: a removed key is gone, a re-added key is the new one', async () => {
+    const store = await openStore();
+    const a = storeSecrets(store);
+    const b = storeSecrets(store);
+    const kid = 'did:example:cache#key-1';
+    const first: Secret = { id: kid, type: 'JsonWebKey2020', privateKeyJwk: privateJwk(generateKeyPair('X25519'), kid) };
+    await a.add([first]);
+    expect((await b.get(kid))?.privateKeyJwk.x).toBe(first.privateKeyJwk.x);
+    await a.remove(kid);
+    expect(await b.get(kid)).toBeUndefined();
+    const second: Secret = { id: kid, type: 'JsonWebKey2020', privateKeyJwk: privateJwk(generateKeyPair('X25519'), kid) };
+    await b.add([second]);
+    expect((await a.get(kid))?.privateKeyJwk.x).toBe(second.privateKeyJwk.x);
+    await store.close();
+  });
+});
