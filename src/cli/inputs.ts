@@ -20,9 +20,90 @@ export async function readJson(file: string, io: CliIo): Promise<unknown> {
   const text = await readInput(file, io);
   try {
     return JSON.parse(text);
-  } catch (err) {
-    throw new IdsyncError('invalid_json', `${label(file)} is not JSON (${(err as Error).message})`, { cause: err });
+  } catch {
+    // Node 20's SyntaxError quotes the input around the fault, and these files hold private
+    // keys (`d`): report only where it is, never the parser's message, the text or the cause.
+    const at = jsonErrorOffset(text);
+    if (at < 0) throw new IdsyncError('invalid_json', `${label(file)} is not valid JSON`);
+    const before = text.slice(0, at);
+    const line = before.split('\n').length;
+    const column = at - before.lastIndexOf('\n');
+    throw new IdsyncError('invalid_json', `${label(file)} is not valid JSON (line ${line}, column ${column})`, { details: { line, column, position: at } });
   }
+}
+
+/**
+ * The offset of the first character that makes `text` invalid JSON (RFC 8259), or -1 when none
+ * is found. A plain scanner (no recursion, so deep nesting cannot overflow the stack); it only
+ * locates the fault so that no parser message (which quotes the input) is ever shown.
+ */
+export function jsonErrorOffset(text: string): number {
+  const stack: string[] = [];
+  const close: Record<string, string> = { '{': '}', '[': ']' };
+  let i = 0;
+  let expect: 'value' | 'key' | 'after' = 'value';
+  let opened = false;
+  for (;;) {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+    const c = text[i];
+    if (c === undefined) return expect === 'after' && stack.length === 0 ? -1 : i;
+    const top = stack[stack.length - 1];
+    if ((expect === 'after' || opened) && top !== undefined && c === close[top]) {
+      stack.pop();
+      i++;
+      expect = 'after';
+      opened = false;
+      continue;
+    }
+    opened = false;
+    if (expect === 'after') {
+      if (c !== ',' || top === undefined) return i;
+      i++;
+      expect = top === '{' ? 'key' : 'value';
+    } else if (expect === 'key') {
+      const end = c === '"' ? jsonStringEnd(text, i) : -1 - i;
+      if (end < 0) return -1 - end;
+      i = end;
+      while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+      if (text[i] !== ':') return i;
+      i++;
+      expect = 'value';
+    } else if (c === '{' || c === '[') {
+      stack.push(c);
+      i++;
+      expect = c === '{' ? 'key' : 'value';
+      opened = true;
+    } else if (c === '"') {
+      const end = jsonStringEnd(text, i);
+      if (end < 0) return -1 - end;
+      i = end;
+      expect = 'after';
+    } else {
+      const scalar = /true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+      scalar.lastIndex = i;
+      if (!scalar.test(text)) return i;
+      i = scalar.lastIndex;
+      expect = 'after';
+    }
+  }
+}
+
+/** The offset after the string starting at `start`, or -1 - (offset of the fault). */
+function jsonStringEnd(text: string, start: number): number {
+  for (let j = start + 1; j < text.length; ) {
+    const c = text.charCodeAt(j);
+    if (c === 0x22) return j + 1;
+    if (c < 0x20) return -1 - j;
+    if (c !== 0x5c) {
+      j++;
+      continue;
+    }
+    const next = text[j + 1];
+    if (next !== undefined && '"\\/bfnrt'.includes(next)) j += 2;
+    else if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(j + 2, j + 6))) j += 6;
+    else return -1 - j;
+  }
+  return -1 - text.length;
 }
 
 /**

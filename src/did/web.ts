@@ -1,7 +1,7 @@
 // did:web (W3C CCG did:web Method Specification, §Create and §Read): did:web:<host[%3Aport]>[:path…]
 // is fetched from https://<host>/.well-known/did.json or https://<host>/<path…>/did.json.
 // Plain HTTP only for hosts on an allow list (default localhost and 127.0.0.1), for local use.
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, isIdsyncError } from '../errors.js';
 import { generateKeyPair, type KeyPair } from '../keys.js';
 import {
   buildDocument, defaultPurposes, didcommService, documentResult, errorResult, jwkMethod, JWS_2020_CONTEXT, secretFor,
@@ -9,7 +9,9 @@ import {
 import type { CreatedDid, DIDDocument, DIDResolutionResult } from './types.js';
 
 export const DEFAULT_HTTP_HOSTS = ['localhost', '127.0.0.1'];
-const MAX_DOCUMENT_BYTES = 256 * 1024;
+/** A DID document larger than this is refused while it streams in (never buffered whole). */
+export const DEFAULT_MAX_DOCUMENT_BYTES = 256 * 1024;
+export const DEFAULT_FETCH_TIMEOUT_MS = 10_000;
 const MAX_REDIRECTS = 3;
 
 /** The did:web for a base URL: 'http://127.0.0.1:8080' → 'did:web:127.0.0.1%3A8080' (§Create: port as %3A). */
@@ -90,16 +92,115 @@ export interface WebResolveOptions {
   /** Hosts (hostname, no port) fetched over plain http; default localhost and 127.0.0.1. */
   allowHttpHosts?: string[];
   timeoutMs?: number;
+  /** Largest document accepted, in bytes (default 256 KiB). */
+  maxBytes?: number;
 }
 
-function allowed(url: URL, allowHttpHosts: string[]): boolean {
+/** Whether `url` may be fetched at all: https, or plain http to an allowed (local) host. */
+export function fetchAllowed(url: URL, allowHttpHosts: string[] = DEFAULT_HTTP_HOSTS): boolean {
   return url.protocol === 'https:' || (url.protocol === 'http:' && allowHttpHosts.includes(url.hostname));
+}
+
+/**
+ * Why a redirect from the first URL of a request (`original`) to `next` is not followed, or
+ * undefined when it may be. A redirect stays on the same host (hostname and port), so a server
+ * cannot point us at another machine (SSRF), and never goes to plain HTTP unless the request
+ * already was plain HTTP to that host (no downgrade, not even to localhost).
+ */
+export function redirectRefusal(original: URL, next: URL): string | undefined {
+  const reasons: string[] = [];
+  if (next.protocol !== 'https:' && next.protocol !== 'http:') reasons.push(`not HTTP(S) (${next.protocol})`);
+  if (next.host !== original.host) reasons.push('another host');
+  if (next.protocol === 'http:' && !(original.protocol === 'http:' && next.host === original.host)) reasons.push('plain HTTP');
+  return reasons.length ? `refused to follow a redirect to ${next.protocol}//${next.host}: ${reasons.join(', ')}` : undefined;
+}
+
+/** Error codes of fetchBounded's refusals (network failures are thrown as they come). */
+export const FETCH_REFUSALS = ['fetch_refused', 'response_too_large'] as const;
+
+export interface BoundedFetchOptions {
+  fetch?: typeof fetch;
+  allowHttpHosts?: string[];
+  timeoutMs?: number;
+  /** Largest body read, in bytes; more aborts the request. */
+  maxBytes: number;
+  accept: string;
+}
+
+export interface BoundedResponse {
+  /** The URL that answered (after same-host redirects). */
+  url: URL;
+  status: number;
+  ok: boolean;
+  /** The body as UTF-8, read only when `ok`. */
+  text?: string;
+}
+
+/**
+ * GET `start` with a time limit covering the whole exchange (body included), redirects followed
+ * by hand under redirectRefusal, and the body read as a stream that is cancelled as soon as it
+ * passes `maxBytes` (a declared Content-Length over the limit is refused before reading).
+ * Throws IdsyncError 'fetch_refused' or 'response_too_large'; network errors as they come.
+ */
+export async function fetchBounded(start: URL, o: BoundedFetchOptions): Promise<BoundedResponse> {
+  const allowHttpHosts = o.allowHttpHosts ?? DEFAULT_HTTP_HOSTS;
+  if (!fetchAllowed(start, allowHttpHosts)) {
+    throw new IdsyncError('fetch_refused', `refused to fetch ${start.protocol}//${start.host}: only https, or http to ${allowHttpHosts.join(', ') || 'no host'}`);
+  }
+  const doFetch = o.fetch ?? fetch;
+  const signal = AbortSignal.timeout(o.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS);
+  let url = start;
+  for (let hops = 0; ; hops++) {
+    const res = await doFetch(url, { headers: { accept: o.accept }, redirect: 'manual', signal });
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
+    if (!location) {
+      if (!res.ok) {
+        await discard(res);
+        return { url, status: res.status, ok: false };
+      }
+      return { url, status: res.status, ok: true, text: await readBounded(res, o.maxBytes, url) };
+    }
+    await discard(res);
+    if (hops >= MAX_REDIRECTS) throw new IdsyncError('fetch_refused', `too many redirects fetching ${start.href}`);
+    const next = new URL(location, url);
+    const refusal = redirectRefusal(start, next);
+    if (refusal) throw new IdsyncError('fetch_refused', refusal);
+    url = next;
+  }
+}
+
+async function discard(res: Response): Promise<void> {
+  await res.body?.cancel().catch(() => undefined);
+}
+
+/** The body as UTF-8 text, refusing (and cancelling the stream) past `maxBytes`. */
+async function readBounded(res: Response, maxBytes: number, url: URL): Promise<string> {
+  const tooLarge = () => new IdsyncError('response_too_large', `the response from ${url.href} is larger than the ${maxBytes}-byte limit`, { details: { maxBytes } });
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await discard(res);
+    throw tooLarge();
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 /** The did:web method resolver: network and HTTP failures become notFound with a message, never throws. */
 export async function resolveWeb(did: string, options: WebResolveOptions = {}): Promise<DIDResolutionResult> {
   const allowHttpHosts = options.allowHttpHosts ?? DEFAULT_HTTP_HOSTS;
-  const doFetch = options.fetch ?? fetch;
   let url: URL;
   try {
     url = new URL(didWebUrl(did, allowHttpHosts));
@@ -108,25 +209,22 @@ export async function resolveWeb(did: string, options: WebResolveOptions = {}): 
   }
   const id = did.split(/[?#]/)[0];
   try {
-    const signal = AbortSignal.timeout(options.timeoutMs ?? 10_000);
-    let res: Response;
-    // Redirects are followed by hand so that none can downgrade to plain HTTP on another host.
-    for (let hops = 0; ; hops++) {
-      res = await doFetch(url, { headers: { accept: 'application/did+json, application/did+ld+json, application/json' }, redirect: 'manual', signal });
-      const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
-      if (!location) break;
-      if (hops >= MAX_REDIRECTS) return errorResult('notFound', `too many redirects resolving ${id}`);
-      url = new URL(location, url);
-      if (!allowed(url, allowHttpHosts)) return errorResult('notFound', `refused to follow a redirect to ${url.protocol}//${url.host} (plain HTTP)`);
-    }
-    if (!res.ok) return errorResult('notFound', `${url.href} answered HTTP ${res.status}`);
-    const text = await res.text();
-    if (text.length > MAX_DOCUMENT_BYTES) return errorResult('notFound', `the DID document at ${url.href} is too large`);
-    const doc = JSON.parse(text) as DIDDocument;
+    const res = await fetchBounded(url, {
+      fetch: options.fetch,
+      allowHttpHosts,
+      timeoutMs: options.timeoutMs,
+      maxBytes: options.maxBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
+      accept: 'application/did+json, application/did+ld+json, application/json',
+    });
+    if (!res.ok) return errorResult('notFound', `${res.url.href} answered HTTP ${res.status}`);
+    const doc = JSON.parse(res.text ?? '') as DIDDocument;
     // §Read: the document's id must be the DID that was resolved.
-    if (!doc || typeof doc !== 'object' || doc.id !== id) return errorResult('notFound', `the document at ${url.href} is not for ${id}`);
+    if (!doc || typeof doc !== 'object' || doc.id !== id) return errorResult('notFound', `the document at ${res.url.href} is not for ${id}`);
     return documentResult(doc);
   } catch (err) {
+    if (isIdsyncError(err) && (FETCH_REFUSALS as readonly string[]).includes(err.code)) {
+      return errorResult('notFound', `could not resolve ${id}: ${err.message}`);
+    }
     return errorResult('notFound', `could not fetch ${url.href}: ${(err as Error).message}`);
   }
 }

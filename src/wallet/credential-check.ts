@@ -3,6 +3,7 @@
 // DID (long or short form), validity period, status (against the status list credential attached
 // to the issue message when there is one) and claims = the offer's preview.
 import { decodeVcJwt } from '../credentials/vc-jwt.js';
+import { DEFAULT_HTTP_HOSTS, fetchAllowed, fetchBounded } from '../did/web.js';
 import { verifyCredential } from '../credentials/verify.js';
 import type { VerificationResult } from '../credentials/types.js';
 import type { FlatDatapoints } from '../credentials/datapoints.js';
@@ -32,13 +33,44 @@ export function statusListId(list: unknown): string | undefined {
   return undefined;
 }
 
-/** Fetches a status list credential over HTTP(S): JSON, or a VC-JWT as text. */
-export function httpStatusListFetch(fetchFn: typeof fetch = fetch): (url: string) => Promise<unknown> {
+export interface StatusListFetchOptions {
+  /** The whole request, body included (default 10 s). */
+  timeoutMs?: number;
+  /** Largest list accepted, in bytes (default 1 MiB; a 131,072-entry list is ~16 KiB compressed). */
+  maxBytes?: number;
+  /** Hosts fetched over plain http (default localhost and 127.0.0.1: the local service twin). */
+  allowHttpHosts?: string[];
+}
+
+export const DEFAULT_STATUS_LIST_TIMEOUT_MS = 10_000;
+export const DEFAULT_STATUS_LIST_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Fetches a status list credential: JSON, or a VC-JWT as text. The URL comes from an issuer's
+ * credential, so the same rules as did:web apply (did/web.ts fetchBounded): https only, plain
+ * http only to localhost/127.0.0.1, same-host redirects only, a time limit and a size limit.
+ * A URL outside those rules gives undefined (the status is unavailable); a list too large, a
+ * redirect refused or a timeout throws, which the verifier reports as status_unavailable.
+ */
+export function httpStatusListFetch(fetchFn: typeof fetch = fetch, options: StatusListFetchOptions = {}): (url: string) => Promise<unknown> {
+  const allowHttpHosts = options.allowHttpHosts ?? DEFAULT_HTTP_HOSTS;
   return async (url) => {
-    if (!/^https?:\/\//.test(url)) return undefined;
-    const res = await fetchFn(url, { headers: { accept: 'application/vc+ld+json, application/json, application/vc+jwt, application/jwt;q=0.9' } });
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return undefined;
+    }
+    if (!fetchAllowed(target, allowHttpHosts)) return undefined;
+    const res = await fetchBounded(target, {
+      fetch: fetchFn,
+      allowHttpHosts,
+      timeoutMs: options.timeoutMs ?? DEFAULT_STATUS_LIST_TIMEOUT_MS,
+      maxBytes: options.maxBytes ?? DEFAULT_STATUS_LIST_MAX_BYTES,
+      accept: 'application/vc+ld+json, application/json, application/vc+jwt, application/jwt;q=0.9',
+    });
     if (!res.ok) return undefined;
-    const text = (await res.text()).trim();
+    const text = (res.text ?? '').trim();
     return text.startsWith('{') ? JSON.parse(text) : text;
   };
 }

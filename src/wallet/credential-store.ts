@@ -3,6 +3,7 @@
 // them, credentials that were refused (verified false) kept for inspection only.
 import type { Clock } from '../clock.js';
 import type { CredentialFormat, VerificationCheck } from '../credentials/types.js';
+import { sameDid } from '../didcomm/message.js';
 import { IdsyncError } from '../errors.js';
 import type { Store } from '../store/store.js';
 
@@ -61,6 +62,7 @@ export interface CredentialQuery {
 }
 
 export interface CredentialStore {
+  /** Stores an accepted credential; throws 'conflict' when its id is held from another issuer. */
   put(credential: StoredCredential): Promise<void>;
   get(id: string): Promise<StoredCredential | undefined>;
   /** Accepted credentials, oldest first. */
@@ -79,6 +81,12 @@ export function credentialStore(store: Store, clock: Clock): CredentialStore {
   return {
     async put(credential) {
       if (credential.verified !== true) throw new IdsyncError('invalid_argument', 'only verified credentials are stored as accepted');
+      // Ids are the issuers' choice: a record is never overwritten by a credential of another
+      // issuer (ion long and short forms are the same issuer).
+      const held = await col.get(credential.id);
+      if (held && !sameDid(held.issuer, credential.issuer)) {
+        throw new IdsyncError('conflict', `credential ${credential.id} is already held from another issuer`, { details: { id: credential.id } });
+      }
       await col.put(credential.id, credential);
     },
     get: (id) => col.get(id),

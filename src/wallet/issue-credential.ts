@@ -2,21 +2,25 @@
 // "Issue-credential 3.0"): propose (issuance invitations) → offer → request (a signed credential
 // application) → issue → verify every credential → store and ack, or refuse with
 // e.p.msg.credential-invalid and store nothing as valid. Offers wait under the manual policy.
+// Only offers the wallet asked for are answered (see requireSolicitedOffer), and an issuer can
+// neither overwrite nor retire a credential another issuer gave us.
 import { xsdDateTime } from '../credentials/issue.js';
 import { signPresentation } from '../credentials/presentation.js';
 import type { FlatDatapoints } from '../credentials/datapoints.js';
 import type { W3cCredential } from '../credentials/types.js';
 import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
+import type { PlainMessage } from '../didcomm/types.js';
 import {
   buildCredentialApplication, buildIssueAck, buildProposeCredential, buildRequestCredential, issueCredentialProtocol,
-  ISSUE_CREDENTIAL_HOLDER, type ParsedIssueCredential, type ParsedOffer,
+  ISSUE_CREDENTIAL_HOLDER, ISSUE_CREDENTIAL_PIURI, type ParsedIssueCredential, type ParsedOffer,
 } from '../protocols/issue-credential.js';
 import type { Invitation } from '../protocols/out-of-band.js';
-import { PROTOCOL_PROBLEM_CODES } from '../protocols/protocol-kit.js';
+import { PROTOCOL_PROBLEM_CODES, protocolError } from '../protocols/protocol-kit.js';
 import { problemReportDraft } from '../protocols/report-problem.js';
-import { createMessage } from '../didcomm/message.js';
+import { createMessage, sameDid, threadId } from '../didcomm/message.js';
+import { IdsyncError } from '../errors.js';
 import { isoNow, type WalletContext } from './context.js';
-import { checkIssuedCredential, firstFailure } from './credential-check.js';
+import { checkIssuedCredential, firstFailure, type CredentialExpectations } from './credential-check.js';
 import type { StoredCredential } from './credential-store.js';
 import { signingKey } from './identity.js';
 import type { PendingItem } from './policies.js';
@@ -42,8 +46,42 @@ export async function proposeCredential(ctx: WalletContext, invitation: Invitati
   return propose.id;
 }
 
+/** Problem code of an offer nobody asked for (report-problem 2.0: e.p.req = the request is refused). */
+export const UNSOLICITED_OFFER_PROBLEM = 'e.p.req.unsolicited-offer';
+
+/**
+ * An offer is answered only when the wallet asked for it: on a thread the wallet started (its
+ * `propose-credential`, thid = the propose's id; receiveStep then checks the offer comes from the
+ * propose's peer and that a propose is what is waiting), or, for a new thread, when `pthid` names
+ * an established Data Pipe with the sender (docs/protocols.md "Sync" step 2: the service's sync
+ * offers carry pthid = the Data Pipe thread, which is our connection's id). Anything else would let
+ * any DID that can reach us get a signed credential application and push credentials into the
+ * wallet, so it is refused before any state is written. Returns whether a new thread is opened.
+ */
+async function requireSolicitedOffer(ctx: WalletContext, message: PlainMessage, sender: string): Promise<boolean> {
+  const thid = threadId(message);
+  const existing = await ctx.threads.get(thid);
+  if (existing) {
+    if (existing.protocol !== ISSUE_CREDENTIAL_PIURI || existing.role !== ISSUE_CREDENTIAL_HOLDER.role) {
+      throw protocolError('unknown_thread', `thread ${thid} is not an issue-credential thread of this holder`, { thid });
+    }
+    return false;
+  }
+  const pipe = message.pthid ? await ctx.connections.get(message.pthid) : undefined;
+  if (pipe && pipe.state === 'established' && sameDid(pipe.theirDid, sender) && sameDid(pipe.myDid, ctx.identity.did)) return true;
+  throw new IdsyncError('unsolicited_offer', 'an offer is accepted only on a thread this wallet started or on its established Data Pipe with the sender', {
+    details: { problemCode: UNSOLICITED_OFFER_PROBLEM, thid, ...(message.pthid ? { pthid: message.pthid } : {}) },
+  });
+}
+
 async function onOffer(ctx: WalletContext, h: HandlerContext, offer: ParsedOffer): Promise<void> {
   const sender = requireAuthenticatedSender(h);
+  // VC Data Integrity §2.1 domain, as for proof requests (present-proof.ts): the application we
+  // sign is only good for the party named in it, so that party must be the DID offering.
+  if (!sameDid(offer.domain, sender)) {
+    throw new IdsyncError('forbidden', `the offer's domain ${offer.domain} is not the DID offering (${sender})`);
+  }
+  const start = await requireSolicitedOffer(ctx, h.message, sender);
   const data: OfferData = {
     challenge: offer.challenge,
     domain: offer.domain,
@@ -52,7 +90,7 @@ async function onOffer(ctx: WalletContext, h: HandlerContext, offer: ParsedOffer
     ...(offer.replacementId ? { replacementId: offer.replacementId } : {}),
     ...(offer.goalCode ? { goalCode: offer.goalCode } : {}),
   };
-  const { thread } = await receiveStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, sender, { start: true, data: data as unknown as Record<string, unknown> });
+  const { thread } = await receiveStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, sender, { start, data: data as unknown as Record<string, unknown> });
   if (ctx.policy.offers === 'manual') {
     const item: PendingItem = {
       id: thread.thid, kind: 'credential-offer', thid: thread.thid, from: sender, receivedAt: isoNow(ctx), message: h.message,
@@ -103,52 +141,83 @@ function describe(raw: unknown, checked?: W3cCredential): Pick<StoredCredential,
   };
 }
 
+interface Refusal {
+  check: string;
+  code?: string;
+}
+
+/** Refuses the issue message: the credential is kept as rejected, the issuer gets e.p.msg.credential-invalid. */
+async function refuseCredential(
+  ctx: WalletContext,
+  h: HandlerContext,
+  thread: WalletThread,
+  raw: unknown,
+  failed: Refusal,
+  result: { checks: StoredCredential['checks']; credential?: W3cCredential },
+  receivedAt: string,
+): Promise<void> {
+  const rejected = {
+    key: h.message.id, verified: false as const, status: 'rejected' as const, failedCheck: failed.check, checks: result.checks, receivedAt, thid: thread.thid,
+    raw, ...(failed.code ? { failedCode: failed.code } : {}), ...(result.credential?.id ? { id: result.credential.id } : {}),
+    ...(result.credential ? { issuer: describe(raw, result.credential).issuer } : {}),
+  };
+  await ctx.credentials.putRejected(rejected);
+  // docs/protocols.md: answered with e.p.msg.credential-invalid, the comment naming the failed check.
+  const draft = problemReportDraft(h.message, {
+    code: PROTOCOL_PROBLEM_CODES.credential_invalid,
+    comment: 'The credential failed the {1} check: {2}',
+    args: [failed.check, failed.code ?? 'failed'],
+  });
+  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, createMessage({ ...draft, to: [thread.peer!] }, { clock: ctx.clock, ids: ctx.ids }));
+  ctx.events.emit('credential-refused', { thid: thread.thid, failedCheck: failed.check, code: failed.code, rejected });
+}
+
 async function onIssue(ctx: WalletContext, h: HandlerContext, issue: ParsedIssueCredential): Promise<void> {
   const { thread } = await receiveStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, h.sender);
   const data = thread.data as unknown as OfferData;
   const receivedAt = isoNow(ctx);
-  const accepted: StoredCredential[] = [];
+  const accepted: Array<{ credential: StoredCredential; retire?: StoredCredential }> = [];
+  const expected: CredentialExpectations = { issuer: thread.peer!, claims: data.datapoints, statusListCredential: issue.statusListCredential };
   for (const item of issue.credentials) {
-    const result = await checkIssuedCredential(ctx, item.credential, { issuer: thread.peer!, claims: data.datapoints, statusListCredential: issue.statusListCredential });
+    const result = await checkIssuedCredential(ctx, item.credential, expected);
     const failed = firstFailure(result);
-    if (failed) {
-      const rejected = {
-        key: h.message.id, verified: false as const, status: 'rejected' as const, failedCheck: failed.check, checks: result.checks, receivedAt, thid: thread.thid,
-        raw: item.credential, ...(failed.code ? { failedCode: failed.code } : {}), ...(result.credential?.id ? { id: result.credential.id } : {}),
-        ...(result.credential ? { issuer: describe(item.credential, result.credential).issuer } : {}),
-      };
-      await ctx.credentials.putRejected(rejected);
-      // docs/protocols.md: answered with e.p.msg.credential-invalid, the comment naming the failed check.
-      const draft = problemReportDraft(h.message, {
-        code: PROTOCOL_PROBLEM_CODES.credential_invalid,
-        comment: 'The credential failed the {1} check: {2}',
-        args: [failed.check, failed.code ?? 'failed'],
-      });
-      await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, createMessage({ ...draft, to: [thread.peer!] }, { clock: ctx.clock, ids: ctx.ids }));
-      ctx.events.emit('credential-refused', { thid: thread.thid, failedCheck: failed.check, code: failed.code, rejected });
-      return;
-    }
+    if (failed) return refuseCredential(ctx, h, thread, item.credential, failed, result, receivedAt);
     const vc = result.credential!;
+    const described = describe(item.credential, vc);
+    const id = vc.id ?? `${thread.thid}#${accepted.length}`;
+    // Credential ids are chosen by issuers: one issuer reusing another's id must not overwrite it.
+    const held = await ctx.credentials.get(id);
+    if (held && !sameDid(held.issuer, described.issuer)) {
+      return refuseCredential(ctx, h, thread, item.credential, { check: 'id', code: 'id_held_from_another_issuer' }, result, receivedAt);
+    }
+    // A replacement (offer/issue replacement_id, or the VC's own `replaces`) retires the old
+    // credential only when the same issuer gave it; another issuer's claim to replace it is ignored.
+    const replacementId = issue.replacementId ?? data.replacementId ?? vc.replaces;
+    const old = replacementId && replacementId !== id ? await ctx.credentials.get(replacementId) : undefined;
+    const retire = old && sameDid(old.issuer, described.issuer) ? old : undefined;
+    if (old && !retire) ctx.logger('warn', 'ignored a replacement of a credential from another issuer', { thid: thread.thid, replacementId });
     accepted.push({
-      id: vc.id ?? `${thread.thid}#${accepted.length}`,
-      ...describe(item.credential, vc),
-      format: result.format ?? (typeof item.credential === 'string' ? 'jwt' : 'ldp'),
-      verified: true,
-      status: 'valid',
-      receivedAt,
-      thid: thread.thid,
-      raw: item.credential,
-      checks: result.checks,
-      ...(issue.replacementId ?? data.replacementId ?? vc.replaces ? { replaces: issue.replacementId ?? data.replacementId ?? vc.replaces } : {}),
+      credential: {
+        id,
+        ...described,
+        format: result.format ?? (typeof item.credential === 'string' ? 'jwt' : 'ldp'),
+        verified: true,
+        status: 'valid',
+        receivedAt,
+        thid: thread.thid,
+        raw: item.credential,
+        checks: result.checks,
+        ...(retire ? { replaces: retire.id } : {}),
+      },
+      ...(retire ? { retire } : {}),
     });
   }
-  for (const credential of accepted) {
+  for (const { credential, retire } of accepted) {
     await ctx.credentials.put(credential);
-    const old = credential.replaces ? await ctx.credentials.get(credential.replaces) : undefined;
-    if (old && old.id !== credential.id) await ctx.credentials.setStatus(old.id, 'replaced', { replacedBy: credential.id });
+    if (retire) await ctx.credentials.setStatus(retire.id, 'replaced', { replacedBy: credential.id });
   }
   await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, buildIssueAck({ to: thread.peer, thid: thread.thid, pthid: thread.pthid }, { clock: ctx.clock, ids: ctx.ids }));
-  for (const credential of accepted) ctx.events.emit('credential-received', { credential, ...(credential.replaces ? { replaced: credential.replaces } : {}) });
+  for (const { credential } of accepted) ctx.events.emit('credential-received', { credential, ...(credential.replaces ? { replaced: credential.replaces } : {}) });
 }
 
 /** The wallet's Issue Credential module (holder role). */

@@ -106,7 +106,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     pending: pendingStore(store),
     connections: connections(store, clock),
     policy: resolvePolicy(options.policy),
-    statusListFetch: options.statusListFetch ?? httpStatusListFetch(options.fetch),
+    statusListFetch: options.statusListFetch ?? httpStatusListFetch(options.fetch, options.statusListLimits),
     needsReturnRoute: () => !env.isListening(),
   };
 

@@ -22,6 +22,7 @@ import type { ConnectionQuery, ConnectionRecord } from '../store/connections.js'
 import type { LoggedMessage, MessageQuery } from '../store/messages.js';
 import type { Store } from '../store/store.js';
 import type { WalletLogger } from './context.js';
+import type { StatusListFetchOptions } from './credential-check.js';
 import type { StatusRefresh } from './credential-status.js';
 import type { CredentialQuery, RejectedCredential, StoredCredential } from './credential-store.js';
 import { WalletEvents, waitForEvent, type WaitOptions, type WalletEventMap } from './events.js';
@@ -49,8 +50,10 @@ export interface WalletOptions {
   policy?: WalletPolicy;
   /** Endpoint to use for a peer DID instead of its DID document's (in-process tests). */
   routes?: Record<string, string>;
-  /** Fetches status list credentials not attached to the issue message (default: HTTP(S) GET). */
+  /** Fetches status list credentials not attached to the issue message (default: HTTP(S) GET, see statusListLimits). */
   statusListFetch?: (url: string) => Promise<unknown>;
+  /** Limits of the default status list fetch: timeout (10 s), size (1 MiB), plain-http hosts (localhost, 127.0.0.1). */
+  statusListLimits?: StatusListFetchOptions;
   logger?: WalletLogger;
 }
 

@@ -75,6 +75,24 @@ describe('idsync errors', () => {
     expectErrorLine(run, 'invalid_secrets', 1);
   });
 
+  it('reports a malformed secrets file by name, line and column, never quoting its private key', async () => {
+    // A hand-edited key file whose `d` lost its quotes: Node 20's JSON.parse message quotes the
+    // text around the fault, which here is the private key itself.
+    const secret = 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A';
+    const secrets = dir.file('broken-keys.json');
+    await writeFile(secrets, `[\n  {"kid": "did:example:bob#key-1", "kty": "OKP", "crv": "X25519",\n   "d": ${secret}, "x": "abc"}\n]\n`);
+    const [plain, verbose] = await Promise.all([
+      runCli(['message', 'unpack', '-', '--secrets', secrets], { stdin: '{}' }),
+      runCli(['--verbose', 'message', 'unpack', '-', '--secrets', secrets], { stdin: '{}' }),
+    ]);
+    expectErrorLine(plain, 'invalid_json', 1);
+    expect(plain.stderr).toContain(`${secrets} is not valid JSON (line 3, column 9)`);
+    for (const run of [plain, verbose]) {
+      expect(run.stderr.startsWith('idsync: invalid_json: ')).toBe(true);
+      for (const piece of [secret.slice(0, 6), secret.slice(-6), '"abc"']) expect(run.stderr).not.toContain(piece);
+    }
+  });
+
   it('adds the stack and causes with --verbose', async () => {
     const run = await runCli(['--verbose', 'message', 'unpack', dir.file('absent.json')]);
     expect(run.code).toBe(1);

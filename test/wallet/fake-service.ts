@@ -55,7 +55,10 @@ export interface FakeService {
   establish(request: PlainMessage): Promise<PlainMessage>;
   send(message: PlainMessage, to: string): Promise<PlainMessage>;
   requestPresentation(to: string, o?: { challenge?: string; domain?: string; pthid?: string }): Promise<PlainMessage>;
-  offer(to: string, datapoints: FlatDatapoints, o?: { replacementId?: string; thid?: string; pthid?: string }): Promise<PlainMessage>;
+  /** Like a sync offer: pthid defaults to the wallet's Data Pipe thread (none before `established` or with `thid`). */
+  offer(to: string, datapoints: FlatDatapoints, o?: { replacementId?: string; thid?: string; pthid?: string; domain?: string }): Promise<PlainMessage>;
+  /** The Data Pipe thread established with `wallet` (either form). */
+  pipeThread(wallet: string): string | undefined;
   /** A signed credential for `subject` holding `claims` (tamper with the result to test refusals). */
   credential(subject: string, claims: FlatDatapoints, o?: { format?: CredentialFormat; id?: string }): Promise<W3cCredential | string>;
   issue(to: string, thid: string, credential: W3cCredential | string, o?: { replacementId?: string; statusListCredential?: unknown }): Promise<PlainMessage>;
@@ -71,6 +74,8 @@ export function fakeService(network: MemoryNetwork, clock: Clock, options: { ids
   const issuer: IssuerKey = { did, kid: `${did}#key-1`, privateKey: key1.privateKey };
   // The service learns wallet long forms in `established` (docs/protocols.md).
   const longForms = new Map<string, string>();
+  // The Data Pipe thread per wallet (short form): sync offers carry it as pthid (docs/protocols.md "Sync").
+  const pipes = new Map<string, string>();
   const ion = documentResolver(createResolver({ registry: { get: async (d) => longForms.get(ionShortForm(d)) }, cache: false }));
   const resolve: DocumentResolver = async (d) => (d.split('#')[0] === did ? created.document : ion(d));
   const received: Received[] = [];
@@ -114,6 +119,7 @@ export function fakeService(network: MemoryNetwork, clock: Clock, options: { ids
           record(h);
           if (!options.autoEstablish) return;
           longForms.set(ionShortForm(p.from), p.from);
+          pipes.set(ionShortForm(p.from), h.message.id);
           const body = { did: p.from, short_did: ionShortForm(p.from), established_at: new Date(clock.now()).toISOString() };
           await h.reply({ type: DATA_PIPE.established, body });
         },
@@ -185,12 +191,14 @@ export function fakeService(network: MemoryNetwork, clock: Clock, options: { ids
     async establish(request) {
       const wallet = request.from as string;
       longForms.set(ionShortForm(wallet), wallet);
+      pipes.set(ionShortForm(wallet), request.id);
       const established = buildEstablished(
         { from: did, to: ionShortForm(wallet), thid: request.id, did: wallet, shortDid: ionShortForm(wallet), establishedAt: new Date(clock.now()).toISOString() },
         deps,
       );
       return service.send(established, ionShortForm(wallet));
     },
+    pipeThread: (wallet) => pipes.get(ionShortForm(wallet)),
     async send(message, to) {
       return (await router.send(message, { to })).message;
     },
@@ -199,7 +207,8 @@ export function fakeService(network: MemoryNetwork, clock: Clock, options: { ids
     },
     offer(to, datapoints, o = {}) {
       const manifest = credentialManifestFor(defaultKycProfile(did), did) as unknown as Record<string, unknown>;
-      const offer = buildOffer({ from: did, to, thid: o.thid, pthid: o.pthid, manifest, preview: previewFromDatapoints(datapoints), challenge: `offer-${ids()}`, domain: did, replacementId: o.replacementId }, deps);
+      const pthid = o.pthid ?? (o.thid === undefined ? pipes.get(ionShortForm(to)) : undefined);
+      const offer = buildOffer({ from: did, to, thid: o.thid, pthid, manifest, preview: previewFromDatapoints(datapoints), challenge: `offer-${ids()}`, domain: o.domain ?? did, replacementId: o.replacementId }, deps);
       return service.send(offer, to);
     },
     async credential(subject, claims, o = {}) {
