@@ -18,6 +18,8 @@ export interface ResolverOptions {
   /** did:web hosts fetched over plain http (default localhost, 127.0.0.1); all others need https. */
   webAllowHttpHosts?: string[];
   webTimeoutMs?: number;
+  /** Largest did:web document body read, in bytes (default 256 KiB). */
+  webMaxBytes?: number;
   /** A did-resolver cache, or false for none. Default: resolutionCache(). */
   cache?: DIDCache | false;
 }
@@ -51,7 +53,7 @@ function safe(resolve: (did: string) => Promise<DIDResolutionResult>): DIDResolv
 
 export function createResolver(options: ResolverOptions = {}): Resolver {
   const { registry } = options;
-  const web = { fetch: options.fetch, allowHttpHosts: options.webAllowHttpHosts, timeoutMs: options.webTimeoutMs };
+  const web = { fetch: options.fetch, allowHttpHosts: options.webAllowHttpHosts, timeoutMs: options.webTimeoutMs, maxBytes: options.webMaxBytes };
   return new IdsyncResolver(
     {
       ion: safe((did) => resolveIon(did, registry)),
