@@ -18,7 +18,11 @@ import { silentLogger, type EventSink, type ServiceDeps, type ServiceLogger } fr
 import { installProblemHandlers, sendProblem } from './http-errors.js';
 import { loadServiceIdentity } from './identity.js';
 import { createAuthenticator } from './authenticator.js';
-import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './rate-limit.js';
+import { createRateLimiter, DEFAULT_DIDCOMM_ADDRESS_LIMIT, DEFAULT_RATE_LIMIT, DEFAULT_TOKEN_ADDRESS_LIMIT, type RateLimitOptions } from './rate-limit.js';
+import type { AddressLimits } from './routes/index.js';
+import { createWorkGate, DEFAULT_SECRET_CHECKS, type WorkGateOptions } from './work-gate.js';
+import { limitWsInbound } from './ws-limits.js';
+import { DEFAULT_ENDPOINT_POLICY, type EndpointPolicy } from './endpoint-policy.js';
 import { createTokenService } from './tokens.js';
 import { createUserStore } from './users.js';
 import { applyFixtures, seedDemoTenant, seedFromEnv, type DemoCredentials, type EnvSeed } from './seed.js';
@@ -39,8 +43,22 @@ export interface CreateServiceOptions {
   env?: EnvSeed;
   /** Parsed fixtures JSON (fixtures/service-fixtures.json shows the shape). */
   fixtures?: unknown;
-  /** Per-client token bucket; false turns it off. */
+  /** Per-client token bucket; false turns it off (and, unless `addressRateLimit` says otherwise, the per-address ones). */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * Per remote address (IPv6: per /64): `didcomm` counts POST /didcomm requests and WebSocket
+   * upgrades and frames (default burst 600, 100/s), `token` counts token requests (default burst
+   * 60, 5/s). false turns one off. Default: on, unless `rateLimit` is false.
+   */
+  addressRateLimit?: { didcomm?: RateLimitOptions | false; token?: RateLimitOptions | false };
+  /** Client secret (scrypt) checks at once and waiting; more are answered 429 (default 2 and 32). */
+  secretChecks?: WorkGateOptions;
+  /**
+   * Which DIDComm endpoints named in peers' DID documents the agent may send to (docs/service.md
+   * "Outbound endpoints"): loopback allowed, private ranges refused by default; link-local and
+   * cloud metadata addresses always refused.
+   */
+  outboundEndpoints?: EndpointPolicy;
   smtpUrl?: string;
   smsGatewayUrl?: string;
   /** true: fastify's pino logger; a pino-like instance; default: no logging. */
@@ -108,6 +126,7 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
     events: options.events ?? { emit: async (e) => logger.info({ event: e.event, type: e.type }, 'event (no sink wired)') },
     logger,
     invitationTtlMs: options.invitationTtlMs ?? DEFAULT_INVITATION_TTL_MS,
+    outboundEndpoints: { ...DEFAULT_ENDPOINT_POLICY, ...options.outboundEndpoints },
     smtpUrl: options.smtpUrl,
     smsGatewayUrl: options.smsGatewayUrl,
   } as ServiceDeps;
@@ -130,6 +149,13 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
 
   const tokens = await createTokenService({ store, clock, ids, ...tokenIssuer(explicitUrl) });
   const limiter = createRateLimiter(clock, options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  const addressDefault = (given: RateLimitOptions | false | undefined, fallback: RateLimitOptions) =>
+    given !== undefined ? given : options.rateLimit === false ? false : fallback;
+  const limits: AddressLimits = {
+    didcomm: createRateLimiter(clock, addressDefault(options.addressRateLimit?.didcomm, DEFAULT_DIDCOMM_ADDRESS_LIMIT)),
+    token: createRateLimiter(clock, addressDefault(options.addressRateLimit?.token, DEFAULT_TOKEN_ADDRESS_LIMIT)),
+    secretChecks: createWorkGate(options.secretChecks ?? DEFAULT_SECRET_CHECKS),
+  };
   app.decorate('idsyncAuth', createAuthenticator({ deps, tokens, limiter }));
   app.decorateRequest('auth', null as AuthContext | null);
 
@@ -140,9 +166,12 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
   const scopedRoutes = scopeDocumentation(app);
   await app.register(fastifySwagger, openapiOptions());
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
-  await registerRoutes(app, { deps, tokens, limiter });
+  await registerRoutes(app, { deps, tokens, limiter, limits });
 
-  const ws = attachWsEndpoint(app.server, { path: '/didcomm', handler: inboundHandler(deps) });
+  // WebSocket upgrades and frames count against the same per-address bucket as POST /didcomm.
+  const wsLimits = limitWsInbound(app.server, { path: '/didcomm', limiter: limits.didcomm, logger });
+  const ws = attachWsEndpoint(app.server, { path: '/didcomm', handler: wsLimits.wrap(inboundHandler(deps)) });
+  wsLimits.attach(ws);
   app.addHook('onClose', async () => {
     await ws.close();
   });

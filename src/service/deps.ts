@@ -1,9 +1,10 @@
 // What every part of the service is given: store, clock, ids, configuration, its identity,
 // the event hook and a logger. No module of the service reaches for globals.
 import type { Clock, IdGenerator } from '../clock.js';
-import type { Store } from '../store/store.js';
+import type { BatchOp, Store } from '../store/store.js';
 import type { ServiceConfig } from './config.js';
 import type { ServiceAgent } from './agent.js';
+import type { EndpointPolicy } from './endpoint-policy.js';
 import type { ServiceIdentity } from './identity.js';
 import type { UserStore } from './users.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -24,6 +25,12 @@ export interface ServiceEvent {
 /** Where events go (engineer G's webhook dispatcher implements it). Must not throw for delivery failures. */
 export interface EventSink {
   emit(event: ServiceEvent): Promise<void>;
+  /**
+   * Optional outbox support (event-outbox.ts): the store writes that record the event, for the
+   * caller to put in the same batch as the state change it reports; `commit()` after that batch.
+   * Sinks without it get emit() after the state change is stored.
+   */
+  prepare?(event: ServiceEvent): Promise<{ ops: BatchOp[]; commit(): void }>;
 }
 
 /** The subset of fastify's (pino) logger the service uses; any pino-like logger fits. */
@@ -60,6 +67,8 @@ export interface ServiceDeps {
   logger: ServiceLogger;
   /** Lifetime of a Data Pipe invitation in ms (its expires_time; docs/service.md, default 30 days). */
   invitationTtlMs: number;
+  /** Which DIDComm endpoints of peers the agent may send to (endpoint-policy.ts; docs/service.md "Outbound endpoints"). */
+  outboundEndpoints?: EndpointPolicy;
   /** Outbound delivery endpoints given on the command line (engineer G's senders read them). */
   smtpUrl?: string;
   smsGatewayUrl?: string;

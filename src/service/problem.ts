@@ -20,6 +20,7 @@ export const PROBLEMS: Record<string, ProblemEntry> = {
   invalid_datapoints: { status: 400, title: 'Invalid datapoints' },
   invalid_destination: { status: 400, title: 'Invalid invitation destination' },
   invalid_invitation: { status: 400, title: 'Invalid invitation' },
+  foreign_invitation: { status: 400, title: 'Not an invitation of this service' },
   invalid_config: { status: 400, title: 'Invalid configuration' },
   invalid_profile: { status: 400, title: 'Invalid data profile' },
   // 401

@@ -7,6 +7,7 @@ import { ionShortForm } from '../did/ion-form.js';
 import type { ServiceDeps } from './deps.js';
 import { isoNow } from './deps.js';
 import type { UserRef } from './agent.js';
+import { prepareEvents } from './event-outbox.js';
 import { problem } from './problem.js';
 
 export interface UserRecord extends UserRef {
@@ -97,14 +98,6 @@ export function createUserStore(deps: ServiceDeps): UserStore {
     return u;
   }
 
-  async function emit(event: Parameters<ServiceDeps['events']['emit']>[0]): Promise<void> {
-    try {
-      await deps.events.emit(event);
-    } catch (err) {
-      deps.logger.warn({ err, event: event.event }, 'event hook failed');
-    }
-  }
-
   const store: UserStore = {
     get: (ref) => users.get(userKey(ref)),
     require: requireUser,
@@ -177,7 +170,7 @@ export function createUserStore(deps: ServiceDeps): UserStore {
       }),
 
     linkWallet: async (ref, { longDid, shortDid, thid, invitationId }) => {
-      const { user, owed } = await locked(ref, async () => {
+      const { user, owed, event } = await locked(ref, async () => {
         const u = await requireUser(ref);
         const short = shortDid ?? ionShortForm(longDid);
         const ops: Parameters<ServiceDeps['store']['batch']>[0] = [];
@@ -190,13 +183,15 @@ export function createUserStore(deps: ServiceDeps): UserStore {
         if (owedSync) u.pendingSync = false;
         ops.push({ type: 'put', collection: USERS, key: userKey(u), value: u });
         ops.push({ type: 'put', collection: USER_DIDS, key: didKey(ref.tenantId, short), value: ref.userId });
-        await deps.store.batch(ops);
-        return { user: u, owed: owedSync };
+        // vendor-facts "Webhooks": params {thid, userId}; pthid (an extension) = the invitation id,
+        // the thid of DATA_PIPE_INITIATED, so the two events can be matched. Outbox: the event is
+        // stored in the same batch as the link (event-outbox.ts).
+        const params = { ...(thid !== undefined ? { thid } : {}), userId: ref.userId, ...(invitationId !== undefined ? { pthid: invitationId } : {}) };
+        const event = await prepareEvents(deps, [{ tenantId: ref.tenantId, type: 'SSI_AGENT', action: 'DATA_PIPE_STATUS_UPDATE', event: 'DATA_PIPE_ESTABLISHED', params }]);
+        await deps.store.batch([...ops, ...event.ops]);
+        return { user: u, owed: owedSync, event };
       });
-      // vendor-facts "Webhooks": params {thid, userId}; pthid (an extension) = the invitation id,
-      // the thid of DATA_PIPE_INITIATED, so the two events can be matched.
-      const params = { ...(thid !== undefined ? { thid } : {}), userId: ref.userId, ...(invitationId !== undefined ? { pthid: invitationId } : {}) };
-      await emit({ tenantId: ref.tenantId, type: 'SSI_AGENT', action: 'DATA_PIPE_STATUS_UPDATE', event: 'DATA_PIPE_ESTABLISHED', params });
+      await event.commit();
       if (owed) await deps.agent.requestSync(ref, 'datapoints-updated');
       return user;
     },

@@ -6,6 +6,7 @@
 // 'data-pipe-closed', 'sync-requested', 'sync-started', 'sync-completed', 'sync-failed',
 // 'sync-aborted', 'credential-issued', 'credential-status-changed', 'workflow-in-progress',
 // 'workflow-completed', 'workflow-failed', 'message-queued', 'message-delivered',
+// 'message-dropped' (not deliverable and not kept: outbound.ts), 'queue-pruned',
 // 'pickup-delivered', 'pickup-received', 'received' (every inbound result), 'refused'
 // (inbound not handled), 'sync-withdrawn' (queued messages of an ended sync removed),
 // 'seen-pruned', 'agent-error' (a background task failed).
@@ -16,15 +17,15 @@
 // calls it once the DID is final (at creation with a public URL, else from listen()).
 import { EventEmitter } from 'node:events';
 import { createRouter, type HandlerContext, type ProtocolModule, type Router } from '../../didcomm/router.js';
-import { createMessage, sameDid } from '../../didcomm/message.js';
+import { sameDid } from '../../didcomm/message.js';
 import { httpTransport } from '../../didcomm/transport/http.js';
 import { wsTransport } from '../../didcomm/transport/ws.js';
-import type { PlainMessage } from '../../didcomm/types.js';
 import { toIdsyncError } from '../../errors.js';
 import { basicProtocols } from '../../protocols/basic.js';
 import { issueCredentialProtocol } from '../../protocols/issue-credential.js';
 import { presentProofProtocol } from '../../protocols/present-proof.js';
-import { isProblemReport, problemReportDraft, parseProblemReport, REPORT_PROBLEM_PIURI } from '../../protocols/report-problem.js';
+import { parseProblemReport, REPORT_PROBLEM_PIURI } from '../../protocols/report-problem.js';
+import { problemEndsThread } from '../../protocols/thread-state.js';
 import { didRegistry } from '../../store/dids.js';
 import { messageLog, type MessageRecord } from '../../store/messages.js';
 import type { DidcommDelivery } from '../delivery/didcomm.js';
@@ -37,7 +38,9 @@ import { dataPipeResponder } from './data-pipe.js';
 import { failureOf, issuance } from './issuance.js';
 import { serviceEnvelope } from './keys.js';
 import { createMediator, inboundInfo } from './mediator.js';
-import { liveRoutes, serviceOutbound } from './outbound.js';
+import { liveRoutes, policyFetch, serviceOutbound } from './outbound.js';
+import { relationships } from './relationships.js';
+import { DEFAULT_ENDPOINT_POLICY } from '../endpoint-policy.js';
 import { messageQueue, type MessageQueue } from './queue.js';
 import { DEFAULT_SEEN_RETENTION_MS, seenMemory } from './seen.js';
 import { statusService } from './status.js';
@@ -73,12 +76,18 @@ export interface ServiceDidcommAgent extends ServiceAgent {
 export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}): ServiceDidcommAgent {
   const events = new EventEmitter();
   const registry = didRegistry(deps.store);
-  const envelope = serviceEnvelope(deps, registry);
-  const queue = messageQueue(deps);
+  // Read at every request: options first, then createService's (docs/service.md "Outbound endpoints").
+  const endpointPolicy = () => ({ ...DEFAULT_ENDPOINT_POLICY, ...deps.outboundEndpoints, ...options.outboundEndpoints });
+  // did:web documents of peers are fetched under the same policy (a DID names its own host).
+  const envelope = serviceEnvelope(deps, registry, policyFetch(endpointPolicy));
+  const queue = messageQueue(deps, options.queue);
   const live = liveRoutes();
+  const threads = threadStore(deps.store, () => nowIso(deps));
+  const related = relationships(deps, threads);
   let agentRef: ServiceDidcommAgent | undefined;
   const transports = options.transports ?? [
-    httpTransport(),
+    // Every request (redirects too) is checked against the endpoint policy.
+    httpTransport({ fetch: policyFetch(endpointPolicy) }),
     wsTransport({ onInbound: (packed, info) => agentRef!.receive(packed, { transport: 'ws', ...(info.reply ? { reply: info.reply } : {}) }) }),
   ];
   const outbound = serviceOutbound({
@@ -88,10 +97,17 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     transports,
     events,
     ownEndpoints: () => [`${deps.publicUrl}/didcomm`, `${wsUrl(deps.publicUrl)}/didcomm`, ...(options.ownEndpoints ?? [])],
+    relationships: related,
+    endpointPolicy,
+    logger: deps.logger,
   });
   const log = messageLog(deps.store, deps.clock);
   const seen = seenMemory(deps.store, deps.clock, { retentionMs: options.seenRetentionMs, sweepMs: options.seenSweepMs });
-  const mark = <T extends Omit<MessageRecord, 'at'>>(rec: T): T => (rec.direction === 'out' && outbound.outcome(rec.id) === 'queued' ? { ...rec, result: 'queued' } : rec);
+  // What the router logs as 'sent' may have been queued for pickup or dropped (outbound.ts).
+  const mark = <T extends Omit<MessageRecord, 'at'>>(rec: T): T => {
+    const outcome = rec.direction === 'out' && rec.result === 'sent' ? outbound.outcome(rec.id) : undefined;
+    return outcome === 'queued' || outcome === 'dropped' ? { ...rec, result: outcome } : rec;
+  };
   const router = createRouter({
     envelope,
     pack: outbound.pack,
@@ -129,13 +145,13 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     },
     async send(draft, to) {
       router.addDid(deps.serviceDid);
-      return (await router.send({ ...draft, from: (draft.from as string | undefined) ?? deps.serviceDid }, { to, mode: 'authcrypt' })).message;
+      // The service chose this recipient: it may be queued for (relationships.ts).
+      return related.own(to, async () => (await router.send({ ...draft, from: (draft.from as string | undefined) ?? deps.serviceDid }, { to, mode: 'authcrypt' })).message);
     },
     emit: (event) => emitSafe(deps, event),
     now: () => nowIso(deps),
   };
 
-  const threads = threadStore(deps.store, core.now);
   const status = statusService(core);
   const pipes = dataPipeResponder(core);
   const issue = issuance(core, threads, status);
@@ -146,7 +162,9 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   issue.owners.workflow = workflows.owner;
 
   // A wallet's problem report ends the thread it names (pthid), if the thread is with that wallet.
+  // Warnings (w.…) and e.p.msg.duplicate ("I already had that one") do not (thread-state.ts).
   async function onProblem(ctx: HandlerContext): Promise<void> {
+    if (!problemEndsThread(ctx.message)) return;
     const problem = parseProblemReport(ctx.message);
     const thread = await threads.get(problem.pthid);
     if (!thread || !ctx.sender || !sameDid(ctx.sender, thread.peer)) return;
@@ -182,12 +200,6 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     mediator.protocol,
   );
 
-  /** docs/protocols.md "Refusals": a replay is answered with e.p.msg.duplicate when its sender is authenticated. */
-  async function answerDuplicate(message: PlainMessage, sender: string): Promise<void> {
-    const draft = problemReportDraft(message, { code: 'e.p.msg.duplicate', comment: 'Message {1} was already received.', args: [message.id] });
-    await core.send(createMessage({ ...draft, from: deps.serviceDid, to: [sender] }, { clock: deps.clock, ids: deps.ids }), sender);
-  }
-
   async function handle(packed: string, info: InboundInfo): Promise<void> {
     router.addDid(deps.serviceDid);
     let replied = false;
@@ -200,8 +212,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     if (result.status !== 'handled') {
       events.emit('refused', { status: result.status, type: m?.type, id: m?.id, code: result.code, problemCode: result.problemCode });
     }
-    // Problem reports are never answered with problem reports (DIDComm v2 §Problem Reports).
-    if (result.status === 'duplicate' && m && sender && !isProblemReport(m)) await answerDuplicate(m, sender).catch(() => undefined);
+    // Replays: the router itself answers them with e.p.msg.duplicate (docs/protocols.md "Refusals").
     // DIDComm v2 §6.1 return_route "all": an HTTP response with room left carries the oldest
     // message queued for the sender. (Pushing on a socket needs pickup live mode: mediator.ts.)
     if (m && sender && m.return_route === 'all' && !replied && reply && info.transport === 'http') {
@@ -268,6 +279,10 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       if (started) return;
       started = true;
       core.background('resume syncs', () => sync.resume());
+      core.background('prune message queue', async () => {
+        const removed = await queue.prune();
+        if (removed) events.emit('queue-pruned', { removed });
+      });
       // Records written before the time index existed are found by a full scan, once per start.
       seen.due();
       core.background('prune seen', async () => {

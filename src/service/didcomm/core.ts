@@ -8,6 +8,8 @@ import type { StoredDidRegistry } from '../../store/dids.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import type { ServiceDeps, ServiceEvent } from '../deps.js';
 import { isoNow } from '../deps.js';
+import type { EndpointPolicy } from '../endpoint-policy.js';
+import type { QueueOptions } from './queue.js';
 
 /** Store collections of the DIDComm side (names: src/store/store.ts rules). */
 export const COLLECTIONS = {
@@ -41,6 +43,10 @@ export interface AgentOptions {
   ownEndpoints?: string[];
   /** A running sync without progress for this long is failed by the next request (default 24 h). */
   syncTimeoutMs?: number;
+  /** Overrides createService's `outboundEndpoints` (which endpoint addresses of peers may be called). */
+  outboundEndpoints?: EndpointPolicy;
+  /** Message Pickup queue bounds: TTL (default 30 days) and messages per recipient (default 1000). */
+  queue?: QueueOptions;
   /** Random index source for status lists (tests make it deterministic). */
   statusIndex?: (max: number) => number;
 }

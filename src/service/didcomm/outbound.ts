@@ -1,7 +1,13 @@
 // Where a message for a wallet goes (docs/protocols.md "Message Pickup 3.0"): pushed on a live
 // socket the wallet bound, else POSTed to the DIDComm endpoint in its DID document, else queued
 // durably for pickup: when the document names no endpoint, names this service's own endpoint
-// (a wallet that uses us as its mediator), or the endpoint cannot be reached.
+// (a wallet that uses us as its mediator), or the endpoint cannot be reached or is refused.
+//
+// Two guards (docs/service.md "Outbound endpoints"): an endpoint is only called when the
+// endpoint policy allows its address (endpoint-policy.ts: never link-local or cloud metadata;
+// loopback by default, private ranges when configured), and a message is only queued for a DID
+// the service has a relationship with (relationships.ts). Anything else is dropped: logged,
+// emitted as 'message-dropped' and recorded in the message log with result 'dropped'.
 import type { EventEmitter } from 'node:events';
 import { pack as packEnvelope } from '../../didcomm/envelope.js';
 import type { Outbound, PackFn } from '../../didcomm/router.js';
@@ -9,8 +15,11 @@ import { multiTransport } from '../../didcomm/transport/index.js';
 import type { DocumentResolver, Transport } from '../../didcomm/types.js';
 import { ionShortForm } from '../../did/ion-form.js';
 import type { Service } from '../../did/types.js';
-import { toIdsyncError } from '../../errors.js';
+import { IdsyncError, toIdsyncError } from '../../errors.js';
+import type { ServiceLogger } from '../deps.js';
+import { endpointRefusal, type EndpointPolicy } from '../endpoint-policy.js';
 import type { MessageQueue } from './queue.js';
+import type { Relationships } from './relationships.js';
 
 /** How a recipient is reached right now. */
 export type Route =
@@ -64,7 +73,14 @@ export interface OutboundDeps {
   /** Endpoint URLs of this service (they change when listen() binds a port). */
   ownEndpoints(): string[];
   events: EventEmitter;
+  /** Whether messages for a DID may be queued (relationships.ts). */
+  relationships: Pick<Relationships, 'reason'>;
+  /** Which endpoint addresses may be called (read at every send). */
+  endpointPolicy(): EndpointPolicy;
+  logger?: ServiceLogger;
 }
+
+export type DeliveryOutcome = 'queued' | 'delivered' | 'dropped';
 
 export interface ServiceOutbound {
   route(did: string): Promise<Route>;
@@ -72,16 +88,16 @@ export interface ServiceOutbound {
   pack: PackFn;
   /** Router delivery. */
   deliver: Outbound;
-  /** How a recent message left: queued for pickup, or delivered (push or endpoint). */
-  outcome(messageId: string): 'queued' | 'delivered' | undefined;
+  /** How a recent message left: queued for pickup, delivered (push or endpoint), or dropped. */
+  outcome(messageId: string): DeliveryOutcome | undefined;
   close(): Promise<void>;
 }
 
 export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
   const transport = multiTransport(d.transports);
   // Recent outcomes by message id, bounded (the message log and deliverInvitation read them right after sending).
-  const outcomes = new Map<string, 'queued' | 'delivered'>();
-  const note = (id: string, o: 'queued' | 'delivered') => {
+  const outcomes = new Map<string, DeliveryOutcome>();
+  const note = (id: string, o: DeliveryOutcome) => {
     outcomes.set(id, o);
     if (outcomes.size > 1000) outcomes.delete(outcomes.keys().next().value as string);
   };
@@ -97,10 +113,28 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
     return { kind: 'remote', endpoint: uri };
   }
 
-  async function enqueue(to: string, packed: string, message: { id: string; thid?: string; type: string }, reason: string): Promise<void> {
-    const entry = await d.queue.enqueue(to, packed, { messageId: message.id, thid: message.thid ?? message.id, type: message.type });
+  type Sent = { id: string; thid?: string; pthid?: string; type: string };
+
+  function drop(to: string, message: Sent, reason: string): void {
+    note(message.id, 'dropped');
+    d.logger?.info({ to: ionShortForm(to).slice(0, 120), messageId: message.id, type: message.type, reason }, 'outbound DIDComm message dropped');
+    d.events.emit('message-dropped', { to: ionShortForm(to), messageId: message.id, type: message.type, reason });
+  }
+
+  /** Keeps the message for pickup when the service has a relationship with `to`; drops it otherwise. */
+  async function keep(to: string, packed: string, message: Sent, reason: string): Promise<void> {
+    const related = await d.relationships.reason(to, message);
+    if (!related) return drop(to, message, `no relationship with the recipient (${reason})`);
+    let entry;
+    try {
+      entry = await d.queue.enqueue(to, packed, { messageId: message.id, thid: message.thid ?? message.id, type: message.type });
+    } catch (err) {
+      const e = toIdsyncError(err);
+      if (e.code === 'queue_full') return drop(to, message, `the recipient's queue is full (${reason})`);
+      throw err;
+    }
     note(message.id, 'queued');
-    d.events.emit('message-queued', { to: ionShortForm(to), queueId: entry.id, messageId: message.id, thid: entry.thid, type: message.type, reason });
+    d.events.emit('message-queued', { to: ionShortForm(to), queueId: entry.id, messageId: message.id, thid: entry.thid, type: message.type, reason, relationship: related });
   }
 
   return {
@@ -120,20 +154,39 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
       }
       const r = await route(to);
       if (r.kind === 'remote') {
+        const endpoint = target.endpoint ?? r.endpoint;
+        const refused = endpointRefusal(endpoint, d.endpointPolicy());
+        if (refused) {
+          await keep(to, packed, message, `endpoint refused: ${refused}`);
+          return [];
+        }
         try {
-          const replies = await transport.send(target.endpoint ?? r.endpoint, packed, { returnRoute: target.returnRoute });
+          const replies = await transport.send(endpoint, packed, { returnRoute: target.returnRoute });
           note(message.id, 'delivered');
           d.events.emit('message-delivered', { to: ionShortForm(to), messageId: message.id, type: message.type, via: 'endpoint' });
           return replies;
         } catch (err) {
           // Unreachable (or refused): keep it for pickup rather than lose it.
-          await enqueue(to, packed, message, `unreachable: ${toIdsyncError(err).code}`);
+          await keep(to, packed, message, `unreachable: ${toIdsyncError(err).code}`);
           return [];
         }
       }
-      await enqueue(to, packed, message, r.kind === 'mediated' ? r.reason : 'live-gone');
+      await keep(to, packed, message, r.kind === 'mediated' ? r.reason : 'live-gone');
       return [];
     },
     close: () => transport.close(),
+  };
+}
+
+/**
+ * A fetch for the HTTP transport that refuses URLs the endpoint policy does not allow, so a
+ * 307 redirect from an allowed endpoint cannot lead to a refused address either.
+ */
+export function policyFetch(policy: () => EndpointPolicy, base: typeof fetch = fetch): typeof fetch {
+  return (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const refused = endpointRefusal(url, policy());
+    if (refused) return Promise.reject(new IdsyncError('endpoint_refused', `not sending to ${url.slice(0, 200)}: ${refused}`));
+    return base(input, init);
   };
 }

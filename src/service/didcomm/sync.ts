@@ -17,6 +17,8 @@ import type { FlatDatapoints } from '../../credentials/datapoints.js';
 import type { HandlerContext } from '../../didcomm/router.js';
 import { buildPresentationAck, buildRequestPresentation, PRESENT_PROOF_PIURI, PRESENT_PROOF_VERIFIER, verifyDidAuth, type ParsedPresentation } from '../../protocols/present-proof.js';
 import { SYNC_OPERATIONS, syncOperationKey, type SyncOperation, type SyncReason, type SyncStatus, type UserRef } from '../agent.js';
+import type { ServiceEvent } from '../deps.js';
+import { prepareEvents } from '../event-outbox.js';
 import { credentialIssuanceEvent, dataSyncEvent } from '../webhooks/events.js';
 import { COLLECTIONS, userKey, type AgentCore } from './core.js';
 import type { DataPipeResponder } from './data-pipe.js';
@@ -66,24 +68,32 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
   const putOp = (op: SyncRecord) => ops.put(syncOperationKey(op), { ...op, updatedAt: core.now() });
   const syncLock = <T>(ref: UserRef, fn: () => Promise<T>) => core.lock(`sync:${userKey(ref)}`, fn);
 
-  async function syncEvent(op: SyncRecord, event: Parameters<typeof dataSyncEvent>[0]): Promise<void> {
+  function syncEventOf(op: SyncRecord, event: Parameters<typeof dataSyncEvent>[0]): ServiceEvent {
     const env = dataSyncEvent(event, { cptyDID: op.cptyDID ?? '', dataSyncOperationId: op.id, userId: op.userId });
-    await core.emit({ tenantId: op.tenantId, type: env.type, event: env.event, params: env.params });
+    return { tenantId: op.tenantId, type: env.type, event: env.event, params: env.params };
   }
 
-  async function issuanceEvent(op: SyncRecord, event: Parameters<typeof credentialIssuanceEvent>[0], thid: string, extra: Record<string, unknown> = {}): Promise<void> {
+  function issuanceEventOf(op: SyncRecord, event: Parameters<typeof credentialIssuanceEvent>[0], thid: string, extra: Record<string, unknown> = {}): ServiceEvent {
     const env = credentialIssuanceEvent(event, { didcommThreadId: thid, userAccountId: op.userId, dataSyncOperationId: op.id, ...extra });
-    await core.emit({ tenantId: op.tenantId, type: env.type, event: env.event, params: env.params });
+    return { tenantId: op.tenantId, type: env.type, event: env.event, params: env.params };
   }
+
+  const syncEvent = (op: SyncRecord, event: Parameters<typeof dataSyncEvent>[0]) => core.emit(syncEventOf(op, event));
+  const issuanceEvent = (op: SyncRecord, event: Parameters<typeof credentialIssuanceEvent>[0], thid: string, extra: Record<string, unknown> = {}) =>
+    core.emit(issuanceEventOf(op, event, thid, extra));
 
   function newOp(ref: UserRef, reason: SyncReason): SyncRecord {
     const now = core.now();
     return { id: deps.ids(), tenantId: ref.tenantId, userId: ref.userId, reason, status: 'queued', phase: 'queued', createdAt: now, updatedAt: now };
   }
 
-  /** Ends the active operation and promotes the follow-up (started in the background). */
-  async function finish(ref: UserRef, opId: string, patch: Partial<SyncRecord>): Promise<{ op?: SyncRecord; next?: string }> {
-    return syncLock(ref, async () => {
+  /**
+   * Ends the active operation and promotes the follow-up (started in the background). `events`
+   * (webhook events about the ended operation) are stored in the same batch (event-outbox.ts)
+   * and committed before this resolves.
+   */
+  async function finish(ref: UserRef, opId: string, patch: Partial<SyncRecord>, events?: (done: SyncRecord) => ServiceEvent[]): Promise<{ op?: SyncRecord; next?: string }> {
+    const result = await syncLock(ref, async () => {
       const op = await getOp(ref, opId);
       if (!op || TERMINAL.includes(op.status)) return {};
       const done: SyncRecord = { ...op, ...patch, phase: 'done', updatedAt: core.now() };
@@ -91,12 +101,16 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       const next: SyncUserState = { ...state, activeSyncId: state.followUpSyncId };
       delete next.followUpSyncId;
       if (done.status === 'completed' && done.credentialId) next.lastCredentialId = done.credentialId;
+      const prepared = events ? await prepareEvents(deps, events(done)) : undefined;
       await deps.store.batch([
         { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(done), value: done },
         { type: 'put', collection: COLLECTIONS.userState, key: userKey(ref), value: next },
+        ...(prepared?.ops ?? []),
       ]);
-      return { op: done, next: next.activeSyncId };
+      return { op: done, next: next.activeSyncId, prepared };
     });
+    await result.prepared?.commit();
+    return { op: result.op, next: result.next };
   }
 
   /**
@@ -214,12 +228,17 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
   const owner: IssueOwner = {
     async completed(thread) {
       const ref = refOf(thread);
-      const { op, next } = await finish(ref, syncIdOf(thread), { status: 'completed', ...(thread.credentialId ? { credentialId: thread.credentialId } : {}) });
+      const current = await getOp(ref, syncIdOf(thread));
+      if (!current || TERMINAL.includes(current.status)) return;
+      // docs/protocols.md "Sync": on the holder's ack, datapointsSynced = the datapoints offered,
+      // isLinked = true. Stored first (idempotent): the completion below (operation, user state
+      // and both webhook events in one batch) is what resume() redoes when a crash came between.
+      await deps.users.markSynced(ref, current.datapoints ?? thread.datapoints ?? {});
+      const { op, next } = await finish(ref, current.id, { status: 'completed', ...(thread.credentialId ? { credentialId: thread.credentialId } : {}) }, (done) => [
+        issuanceEventOf(done, 'CREDENTIAL_ISSUANCE_COMPLETED', thread.thid, { credentialId: thread.credentialId }),
+        syncEventOf(done, 'DATA_SYNC_COMPLETED'),
+      ]);
       if (!op) return;
-      // docs/protocols.md "Sync": on the holder's ack, datapointsSynced = the datapoints offered, isLinked = true.
-      await deps.users.markSynced(ref, op.datapoints ?? thread.datapoints ?? {});
-      await issuanceEvent(op, 'CREDENTIAL_ISSUANCE_COMPLETED', thread.thid, { credentialId: thread.credentialId });
-      await syncEvent(op, 'DATA_SYNC_COMPLETED');
       core.events.emit('sync-completed', { operationId: op.id, tenantId: op.tenantId, userId: op.userId, credentialId: thread.credentialId, issueThid: thread.thid });
       kickLater(ref, next);
     },
@@ -310,6 +329,14 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
         const [tenantId, userId] = key.split('/');
         const op = await getOp({ tenantId, userId }, value.activeSyncId);
         if (op?.status === 'queued') kickLater({ tenantId, userId }, op.id);
+        // The wallet acknowledged the credential (thread done) but the process stopped before the
+        // completion was stored: complete it now (its webhooks go out with it).
+        if (op?.status === 'started' && op.phase === 'issuing' && op.issueThid) {
+          const thread = await threads.get(op.issueThid);
+          if (thread?.state === 'done' && thread.owner.kind === 'sync') {
+            core.background(`complete sync ${op.id}`, () => owner.completed(thread));
+          }
+        }
       }
     },
   };

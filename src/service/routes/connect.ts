@@ -3,10 +3,12 @@
 import { Type } from '@fastify/type-provider-typebox';
 import QRCode from 'qrcode';
 import type { App } from '../app-types.js';
-import type { Clock } from '../../clock.js';
+import type { ServiceDeps } from '../deps.js';
+import { findInvitation } from '../invitations.js';
+import { findWorkflowByInvitation } from '../workflows/invitation.js';
 import { problem } from '../problem.js';
 import { problemResponses } from '../schemas/common.js';
-import { b64uDecodeText } from '../../encoding.js';
+import { b64uDecodeText, jcs } from '../../encoding.js';
 
 const Query = Type.Object({ _oob: Type.Optional(Type.String({ maxLength: 65536, description: 'base64url JSON out-of-band invitation' })) });
 
@@ -64,7 +66,45 @@ async function page(url: string, invitation: Record<string, unknown>): Promise<s
 </body></html>`;
 }
 
-export async function connectRoutes(app: App, deps: { publicUrl: string; clock: Clock }): Promise<void> {
+/** The latest instant a JavaScript Date can hold (ECMA-262 §21.4.1.1), in epoch seconds. */
+const MAX_EPOCH_SECONDS = 8.64e12;
+
+/**
+ * DIDComm v2 §Message Headers: `expires_time` is an integer of UTC epoch seconds. Anything else
+ * (a string, a fraction, a value no date can hold) is refused rather than read.
+ */
+export function checkExpiresTime(invitation: Record<string, unknown>): number | undefined {
+  const t = invitation.expires_time;
+  if (t === undefined) return undefined;
+  if (typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0 || t > MAX_EPOCH_SECONDS) {
+    throw problem('invalid_invitation', 400, 'expires_time must be an integer of epoch seconds between 0 and 8.64e12');
+  }
+  return t;
+}
+
+/**
+ * The invitation as this service issued it (a user's Data Pipe invitation or an issuance
+ * workflow's), or a 400: /connect renders only what the service itself made, so its page
+ * cannot be used to dress up someone else's invitation (or edited text) as ours.
+ */
+async function ownInvitation(deps: Pick<ServiceDeps, 'serviceDid' | 'store'>, invitation: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (invitation.from !== deps.serviceDid) {
+    throw problem('foreign_invitation', 400, 'this invitation is not from this service; only invitations it issued are shown here');
+  }
+  const id = invitation.id as string;
+  const issued = ((await findInvitation(deps, id))?.invitation ?? (await findWorkflowByInvitation(deps, id))?.invitation) as Record<string, unknown> | undefined;
+  if (!issued) throw problem('foreign_invitation', 400, 'this service issued no invitation with that id');
+  let same = false;
+  try {
+    same = jcs(issued) === jcs(invitation);
+  } catch {
+    same = false;
+  }
+  if (!same) throw problem('invalid_invitation', 400, 'the invitation differs from the one this service issued');
+  return issued;
+}
+
+export async function connectRoutes(app: App, deps: Pick<ServiceDeps, 'publicUrl' | 'clock' | 'serviceDid' | 'store'>): Promise<void> {
   app.get(
     '/connect',
     {
@@ -73,6 +113,7 @@ export async function connectRoutes(app: App, deps: { publicUrl: string; clock: 
         summary: 'The page an invitation URL opens',
         description:
           'Accept: application/json → the decoded invitation; otherwise an HTML page with the URL and a QR code. No token needed. ' +
+          'Only invitations this service issued (unchanged) are shown: another issuer\'s → 400 foreign_invitation, an edited one → 400 invalid_invitation. ' +
           '410 invitation_expired once the invitation\'s expires_time has passed.',
         querystring: Query,
         produces: ['application/json', 'text/html'],
@@ -86,10 +127,12 @@ export async function connectRoutes(app: App, deps: { publicUrl: string; clock: 
       },
     },
     async (request, reply) => {
-      const invitation = decodeOob(request.query._oob);
+      const decoded = decodeOob(request.query._oob);
       // DIDComm v2 §Message Headers expires_time (seconds): Data Pipe invitations carry one (docs/service.md).
-      if (typeof invitation.expires_time === 'number' && invitation.expires_time * 1000 <= deps.clock.now()) {
-        throw problem('invitation_expired', 410, `the invitation expired at ${new Date(invitation.expires_time * 1000).toISOString()}; ask for a new one`);
+      const expires = checkExpiresTime(decoded);
+      const invitation = await ownInvitation(deps, decoded);
+      if (expires !== undefined && expires * 1000 <= deps.clock.now()) {
+        throw problem('invitation_expired', 410, `the invitation expired at ${new Date(expires * 1000).toISOString()}; ask for a new one`);
       }
       reply.header('Cache-Control', 'no-store').header('Vary', 'Accept');
       if (wantsJson(request.headers.accept)) return reply.type('application/json').send(JSON.stringify(invitation));

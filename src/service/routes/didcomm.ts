@@ -9,6 +9,8 @@ import { handleHttpInbound } from '../../didcomm/transport/http.js';
 import { MEDIA_TYPES } from '../../didcomm/types.js';
 import { problem } from '../problem.js';
 import { problemResponses } from '../schemas/common.js';
+import { addressKey, type RateLimiter } from '../rate-limit.js';
+import { rateLimitProblem } from '../rate-limit-problem.js';
 
 export const DIDCOMM_MEDIA_TYPES: string[] = Object.values(MEDIA_TYPES);
 
@@ -20,11 +22,16 @@ export function inboundHandler(deps: ServiceDeps) {
   };
 }
 
-export async function didcommRoutes(app: App, deps: ServiceDeps): Promise<void> {
+export async function didcommRoutes(app: App, deps: ServiceDeps, limiter?: RateLimiter): Promise<void> {
   const handle = inboundHandler(deps);
   app.post(
     '/didcomm',
     {
+      // Per remote address, before the body is read (docs/service.md "Limits"): anyone may post here.
+      onRequest: async (request) => {
+        const decision = limiter?.take(`didcomm:${addressKey(request.ip)}`);
+        if (decision && !decision.allowed) throw rateLimitProblem(decision.retryAfterSeconds);
+      },
       schema: {
         tags: ['DIDComm'],
         summary: 'DIDComm v2 HTTP endpoint',
@@ -33,7 +40,7 @@ export async function didcommRoutes(app: App, deps: ServiceDeps): Promise<void> 
         response: {
           200: { description: 'Return-routed reply (a packed DIDComm message)', content: { [MEDIA_TYPES.encrypted]: { schema: { type: 'string' } } } },
           202: { description: 'Accepted', type: 'null' },
-          ...problemResponses([400, 413, 415]),
+          ...problemResponses([400, 413, 415, 429]),
         },
       },
     },

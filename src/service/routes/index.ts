@@ -4,6 +4,7 @@ import type { App } from '../app-types.js';
 import type { ServiceDeps } from '../deps.js';
 import type { TokenService } from '../tokens.js';
 import type { RateLimiter } from '../rate-limit.js';
+import type { WorkGate } from '../work-gate.js';
 import { healthRoutes } from './health.js';
 import { problemRoutes } from './problems.js';
 import { tokenRoutes } from './token.js';
@@ -20,7 +21,17 @@ import { issuanceWorkflowRoutes } from './issuance-workflows.js';
 import { adminRoutes } from './admin.js';
 import { devOutboxRoutes } from './dev-outbox.js';
 
-export async function registerRoutes(app: App, ctx: { deps: ServiceDeps; tokens: TokenService; limiter: RateLimiter }): Promise<void> {
+/** Limits per remote address and on expensive work (app.ts builds them; docs/service.md "Limits"). */
+export interface AddressLimits {
+  /** POST /didcomm and WebSocket upgrades and frames, keyed by addressKey(). */
+  didcomm: RateLimiter;
+  /** POST /api/v1/auth/token, keyed by addressKey(). */
+  token: RateLimiter;
+  /** Client secret checks (scrypt) at once. */
+  secretChecks: WorkGate;
+}
+
+export async function registerRoutes(app: App, ctx: { deps: ServiceDeps; tokens: TokenService; limiter: RateLimiter; limits: AddressLimits }): Promise<void> {
   const { deps } = ctx;
   await healthRoutes(app);
   await problemRoutes(app);
@@ -31,7 +42,7 @@ export async function registerRoutes(app: App, ctx: { deps: ServiceDeps; tokens:
   await usersByDidRoutes(app, deps);
   await connectRoutes(app, deps);
   await wellKnownRoutes(app, deps);
-  await didcommRoutes(app, deps);
+  await didcommRoutes(app, deps, ctx.limits.didcomm);
   // Public credential resources: status list credentials and the KYC context.
   await statusListRoutes(app, deps);
   await contextRoutes(app);

@@ -4,7 +4,9 @@
 import type { App } from '../app-types.js';
 import type { ServiceDeps } from '../deps.js';
 import type { TokenService } from '../tokens.js';
-import type { RateLimiter } from '../rate-limit.js';
+import { addressKey, type RateLimiter } from '../rate-limit.js';
+import type { AddressLimits } from './index.js';
+import { isIdsyncError } from '../../errors.js';
 import { TokenRequest, TokenResponse } from '../schemas/token.js';
 import { problemResponses } from '../schemas/common.js';
 import { verifyClientSecret } from '../client-secret.js';
@@ -29,26 +31,40 @@ export function grantScopes(held: string[], requested: string[] | undefined): st
   return requested;
 }
 
-export async function tokenRoutes(app: App, ctx: { deps: ServiceDeps; tokens: TokenService; limiter: RateLimiter }): Promise<void> {
-  const { deps, tokens, limiter } = ctx;
+export async function tokenRoutes(app: App, ctx: { deps: ServiceDeps; tokens: TokenService; limiter: RateLimiter; limits?: Pick<AddressLimits, 'token' | 'secretChecks'> }): Promise<void> {
+  const { deps, tokens, limiter, limits } = ctx;
   app.post(
     '/api/v1/auth/token',
     {
       schema: {
         tags: ['Auth'],
         summary: 'Get an access token (client credentials)',
-        description: 'Scopes omitted: every scope the client holds. A scope the client lacks or an unknown one: 400 invalid_scope.',
         body: TokenRequest,
+        description:
+          'Scopes omitted: every scope the client holds. A scope the client lacks or an unknown one: 400 invalid_scope. ' +
+          '429 rate_limited (Retry-After) per remote address, per client id, or while too many secret checks are waiting.',
         response: { 200: TokenResponse, ...problemResponses([400, 401, 413, 415, 429]) },
       },
     },
     async (request, reply) => {
       const { clientId, clientSecret } = request.body;
-      // Guessing secrets is rate limited per client id like any other traffic.
+      // Every request costs an scrypt check (unknown clients too, to hide which exist): limited per
+      // remote address (random client ids each get their own per-client bucket) ...
+      const byAddress = limits?.token.take(`token:${addressKey(request.ip)}`);
+      if (byAddress && !byAddress.allowed) throw rateLimitProblem(byAddress.retryAfterSeconds);
+      // ... and per client id like any other traffic (slows guessing one client's secret).
       const decision = limiter.take(`token:${clientId}`);
       if (!decision.allowed) throw rateLimitProblem(decision.retryAfterSeconds);
       const client = await deps.config.getClient(clientId);
-      const ok = await verifyClientSecret(clientSecret, client?.secretHash);
+      // ... and only a few checks run at once; a full queue is answered 429 at once.
+      const check = () => verifyClientSecret(clientSecret, client?.secretHash);
+      let ok: boolean;
+      try {
+        ok = limits ? await limits.secretChecks.run(check) : await check();
+      } catch (err) {
+        if (isIdsyncError(err) && err.code === 'busy') throw rateLimitProblem(1);
+        throw err;
+      }
       if (!client || !ok) throw problem('invalid_client', 401, 'unknown client or wrong secret');
       const scopes = grantScopes(client.scopes, requestedScopes(request.body));
       const project = await deps.config.defaultProject(client.tenantId);

@@ -37,6 +37,19 @@ const WebhookInput = Type.Object(
   { additionalProperties: false },
 );
 
+// Spelled out rather than Type.Partial(WebhookInput): Partial does not carry additionalProperties
+// over, and a PATCH naming anything else (e.g. tenantId) must be refused, not applied.
+const WebhookPatch = Type.Object(
+  {
+    url: Type.Optional(WebhookInput.properties.url),
+    secret: WebhookInput.properties.secret,
+    events: WebhookInput.properties.events,
+    enabled: WebhookInput.properties.enabled,
+    description: WebhookInput.properties.description,
+  },
+  { additionalProperties: false },
+);
+
 const DeliverySchema = Type.Object({
   id: Type.String(),
   eventId: Type.String({ description: 'Also the webhook-id header: stable across retries' }),
@@ -99,10 +112,13 @@ export async function adminWebhookRoutes(app: App, webhooks: WebhookDispatcher):
 
   app.patch(
     '/admin/webhooks/:webhookId',
-    { preHandler: admin, schema: { tags, summary: 'Update a webhook subscription', params: Params, body: Type.Partial(WebhookInput), response: responses({ 200: WebhookSchema }, [404]) } },
+    { preHandler: admin, schema: { tags, summary: 'Update a webhook subscription', description: 'url, secret, events, enabled, description; other members are refused (400).', params: Params, body: WebhookPatch, response: responses({ 200: WebhookSchema }, [400, 404]) } },
     async (request) => {
       await own(authOf(request).tenantId, request.params.webhookId);
-      return view(await webhooks.subscriptions.update(request.params.webhookId, request.body));
+      // Only the fields a tenant may change, whatever else the body carried.
+      const { url, secret, events, enabled, description } = request.body ?? {};
+      const patch = { url, secret, events, enabled, description };
+      return view(await webhooks.subscriptions.update(request.params.webhookId, patch));
     },
   );
 

@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
 import type { BatchOp, Store } from '../../store/store.js';
+import { endpointRefusal, WEBHOOK_ENDPOINT_POLICY } from '../endpoint-policy.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { matchesFilter, toEnvelope, type WebhookEnvelope, type WebhookEventInput } from './events.js';
 import { webhookHeaders } from './signature.js';
@@ -82,6 +83,14 @@ export interface DispatcherOptions {
   onDead?: (d: WebhookDelivery) => void;
 }
 
+/** An event ready to be written with a caller's own batch (WebhookDispatcher.prepare). */
+export interface PreparedWebhookEvent {
+  eventId: string;
+  ops: BatchOp[];
+  /** Call after the batch with `ops` was written. */
+  commit(): void;
+}
+
 export interface DispatcherEvents {
   delivered: [WebhookDelivery];
   retry: [WebhookDelivery];
@@ -96,6 +105,12 @@ export interface WebhookDispatcher {
   readonly subscriptions: SubscriptionRepo;
   /** Durably queues the event for every matching subscription; resolves with the event id (= webhook-id). */
   emit(event: WebhookEventInput): Promise<string>;
+  /**
+   * The store writes emit() would make, without making them (outbox pattern): the caller puts
+   * `ops` in the same store batch as the state change the event reports, then calls `commit()`
+   * (which only starts delivery early; the delivery loop finds the event anyway).
+   */
+  prepare(event: WebhookEventInput): Promise<PreparedWebhookEvent>;
   /** Attempts every delivery due now; resolves with the number of attempts made. */
   deliverDue(): Promise<number>;
   start(): void;
@@ -136,7 +151,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
   let chain: Promise<unknown> = Promise.resolve();
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  async function emit(input: WebhookEventInput): Promise<string> {
+  async function prepare(input: WebhookEventInput): Promise<PreparedWebhookEvent> {
     if (!input || typeof input.type !== 'string' || !input.type || typeof input.event !== 'string' || !input.event) {
       throw new IdsyncError('invalid_request', 'a webhook event needs a type and an event name');
     }
@@ -164,9 +179,20 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
       ops.push({ type: 'put', collection: DELIVERIES, key: d.id, value: d });
       ops.push({ type: 'put', collection: DUE, key: dueKey(now, d.id), value: d.id });
     }
-    await store.batch(ops);
-    if (running && targets.length > 0) void deliverDue().catch(() => {});
-    return id;
+    return {
+      eventId: id,
+      ops,
+      commit() {
+        if (running && targets.length > 0) void deliverDue().catch(() => {});
+      },
+    };
+  }
+
+  async function emit(input: WebhookEventInput): Promise<string> {
+    const prepared = await prepare(input);
+    await store.batch(prepared.ops);
+    prepared.commit();
+    return prepared.eventId;
   }
 
   async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status?: number; error?: string }> {
@@ -197,10 +223,12 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
     const sub = await subs.get(d.subscriptionId);
     const next: WebhookDelivery = { ...d, attempts: [...d.attempts] };
     const ops: BatchOp[] = [{ type: 'del', collection: DUE, key }];
-    if (!ev || !sub || !sub.enabled) {
+    // A URL stored before link-local and metadata hosts were refused is not called either.
+    const refused = sub ? endpointRefusal(sub.url, WEBHOOK_ENDPOINT_POLICY) : undefined;
+    if (!ev || !sub || !sub.enabled || refused) {
       next.state = 'dead';
       next.deadAt = iso(now);
-      next.lastError = !ev ? 'event missing' : !sub ? 'subscription removed' : 'subscription disabled';
+      next.lastError = !ev ? 'event missing' : !sub ? 'subscription removed' : !sub.enabled ? 'subscription disabled' : `url refused: ${refused}`;
       delete next.nextAttemptAt;
       ops.push({ type: 'put', collection: DELIVERIES, key: d.id, value: next });
       await store.batch(ops);
@@ -284,6 +312,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
     list: () => subs.list(),
     subscriptions: subs,
     emit,
+    prepare,
     deliverDue,
     start() {
       if (running) return;

@@ -2,6 +2,7 @@
 import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
+import { endpointRefusal, WEBHOOK_ENDPOINT_POLICY } from '../endpoint-policy.js';
 import { generateWebhookSecret, isValidWebhookSecret } from './signature.js';
 
 export const SUBSCRIPTIONS = 'webhook-subscriptions';
@@ -31,7 +32,8 @@ export interface SubscriptionInput {
   description?: string;
 }
 
-export type SubscriptionPatch = Partial<Omit<SubscriptionInput, 'id'>>;
+/** What an update may change. The tenant is not among it: a subscription never moves to another tenant. */
+export type SubscriptionPatch = Partial<Pick<SubscriptionInput, 'url' | 'secret' | 'events' | 'enabled' | 'description'>>;
 
 function fieldError(field: string, message: string): IdsyncError {
   return new IdsyncError('invalid_request', `${field}: ${message}`, { details: { errors: [{ field: `body/${field}`, code: 'invalid_value', message }] } });
@@ -46,6 +48,9 @@ function checkUrl(url: unknown): string {
     throw fieldError('url', 'must be an absolute URL');
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw fieldError('url', 'must be http or https');
+  // Link-local (169.254/16, fe80::/10) and cloud metadata hosts: never a subscriber (SSRF).
+  const refused = endpointRefusal(u.toString(), WEBHOOK_ENDPOINT_POLICY);
+  if (refused) throw fieldError('url', refused);
   return u.toString();
 }
 
@@ -105,7 +110,6 @@ export function subscriptionRepo(deps: { store: Store; clock: Clock; ids: IdGene
       if (patch.secret !== undefined) next.secret = checkSecret(patch.secret);
       if (patch.events !== undefined) next.events = checkEvents(patch.events);
       if (patch.enabled !== undefined) next.enabled = patch.enabled;
-      if (patch.tenantId !== undefined) next.tenantId = patch.tenantId;
       if (patch.description !== undefined) next.description = patch.description;
       await col.put(id, next);
       return next;

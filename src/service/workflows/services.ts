@@ -91,6 +91,8 @@ export function createIssuanceServices(o: IssuanceServicesOptions): IssuanceRunt
     async emit(event) {
       await webhooks.emit(event);
     },
+    // Outbox: the event's writes go into the caller's batch with the state change (event-outbox.ts).
+    prepare: (event) => webhooks.prepare(event),
   };
   let sweep: NodeJS.Timeout | undefined;
   const stateDeps = { store: o.store, clock: o.clock, events, ...(o.logger ? { logger: o.logger } : {}) };

@@ -8,6 +8,7 @@ import { IdsyncError } from '../../errors.js';
 import type { BatchOp } from '../../store/store.js';
 import type { ServiceDeps, ServiceEvent } from '../deps.js';
 import { isDid } from '../delivery/targets.js';
+import { prepareEvents } from '../event-outbox.js';
 import { credentialIssuanceEvent, type CredentialIssuanceEvent } from '../webhooks/events.js';
 import { buildWorkflowInvitation, WORKFLOW_INVITATIONS, type WorkflowInvitationRecord } from './invitation.js';
 import { assertTransition, isTerminal, type WorkflowStatus } from './states.js';
@@ -168,8 +169,7 @@ export async function createWorkflow(deps: WorkflowDeps, input: CreateWorkflowIn
   return wf;
 }
 
-async function emitEvent(deps: WorkflowStateDeps, wf: IssuanceWorkflow, event: CredentialIssuanceEvent, extra: Record<string, unknown> = {}) {
-  if (!deps.events) return;
+function eventOf(wf: IssuanceWorkflow, event: CredentialIssuanceEvent, extra: Record<string, unknown> = {}): ServiceEvent {
   const env = credentialIssuanceEvent(event, {
     didcommThreadId: wf.didcommThreadId ?? wf.invitation.id,
     userAccountId: wf.userId ?? wf.userDID ?? '',
@@ -177,32 +177,41 @@ async function emitEvent(deps: WorkflowStateDeps, wf: IssuanceWorkflow, event: C
     projectId: wf.projectId,
     ...extra,
   });
-  const ev: ServiceEvent = { tenantId: wf.tenantId, type: env.type, event: env.event, params: env.params };
-  try {
-    await deps.events.emit(ev);
-  } catch (err) {
-    deps.logger?.error({ err, workflowId: wf.id, event }, 'could not queue webhook event');
-  }
+  return { tenantId: wf.tenantId, type: env.type, event: env.event, params: env.params };
 }
 
-/** Applies a transition and stores it; `mutate` may set more fields. */
+/**
+ * Stores `next` with the webhook events it causes in one batch (event-outbox.ts): a crash never
+ * keeps the state change and loses its event.
+ */
+async function storeWithEvents(deps: WorkflowStateDeps, next: IssuanceWorkflow, events: ServiceEvent[]): Promise<() => Promise<void>> {
+  const prepared = deps.events && events.length ? await prepareEvents({ events: deps.events, logger: deps.logger }, events) : undefined;
+  await deps.store.batch([{ type: 'put', collection: WORKFLOWS, key: next.id, value: next }, ...(prepared?.ops ?? [])]);
+  return async () => {
+    await prepared?.commit();
+  };
+}
+
+/** Applies a transition and stores it with the events `events` names; `mutate` may set more fields. */
 async function transition(
   deps: WorkflowStateDeps,
   id: string,
   to: WorkflowStatus,
   mutate: (wf: IssuanceWorkflow) => void = () => {},
   reason?: string,
+  events: (next: IssuanceWorkflow, before: IssuanceWorkflow) => ServiceEvent[] = () => [],
 ): Promise<IssuanceWorkflow> {
-  return locked(deps, id, async () => {
+  const { next, commit } = await locked(deps, id, async () => {
     const wf = await load(deps, id);
     const at = iso(deps.clock.now());
     assertTransition(wf.status, to, id);
     const next: IssuanceWorkflow = { ...wf, status: to, updatedAt: at, history: [...wf.history] };
     if (wf.status !== to) next.history.push({ status: to, at, ...(reason ? { reason } : {}) });
     mutate(next);
-    await deps.store.collection<IssuanceWorkflow>(WORKFLOWS).put(id, next);
-    return next;
+    return { next, commit: await storeWithEvents(deps, next, events(next, wf)) };
   });
+  await commit();
+  return next;
 }
 
 async function load(deps: WorkflowStateDeps, id: string): Promise<IssuanceWorkflow> {
@@ -216,8 +225,8 @@ async function expire(deps: WorkflowStateDeps, wf: IssuanceWorkflow): Promise<Is
   const at = iso(deps.clock.now());
   const failure = { code: 'expired', message: `not completed within expiresIn (${wf.expiresIn} ms)` };
   const next: IssuanceWorkflow = { ...wf, status: 'EXPIRED', updatedAt: at, failure, history: [...wf.history, { status: 'EXPIRED', at, reason: 'expired' }] };
-  await deps.store.collection<IssuanceWorkflow>(WORKFLOWS).put(wf.id, next);
-  await emitEvent(deps, next, 'CREDENTIAL_ISSUANCE_FAILED', { reason: 'expired' });
+  const commit = await storeWithEvents(deps, next, [eventOf(next, 'CREDENTIAL_ISSUANCE_FAILED', { reason: 'expired' })]);
+  await commit();
   return next;
 }
 
@@ -248,32 +257,46 @@ export function markInvitationSent(deps: WorkflowStateDeps, id: string, sent: Se
 
 /** The wallet answered the invitation (pthid = invitation id): → IN_PROGRESS. */
 export async function markInProgress(deps: WorkflowStateDeps, id: string, info: { didcommThreadId?: string; userDID?: string } = {}): Promise<IssuanceWorkflow> {
-  const before = await getWorkflow(deps, id);
-  const wf = await transition(deps, id, 'IN_PROGRESS', (w) => {
-    if (info.didcommThreadId) w.didcommThreadId = info.didcommThreadId;
-    if (info.userDID && !w.userDID) w.userDID = info.userDID;
-  });
-  if (before.status !== 'IN_PROGRESS') await emitEvent(deps, wf, 'CREDENTIAL_ISSUANCE_PENDING');
-  return wf;
+  return transition(
+    deps,
+    id,
+    'IN_PROGRESS',
+    (w) => {
+      if (info.didcommThreadId) w.didcommThreadId = info.didcommThreadId;
+      if (info.userDID && !w.userDID) w.userDID = info.userDID;
+    },
+    undefined,
+    (next, before) => (before.status !== 'IN_PROGRESS' ? [eventOf(next, 'CREDENTIAL_ISSUANCE_PENDING')] : []),
+  );
 }
 
 /** The holder acknowledged the credential: → COMPLETED. */
 export async function complete(deps: WorkflowStateDeps, id: string, credentialId: string): Promise<IssuanceWorkflow> {
-  const wf = await transition(deps, id, 'COMPLETED', (w) => {
-    w.credentialId = credentialId;
-  });
-  await emitEvent(deps, wf, 'CREDENTIAL_ISSUANCE_COMPLETED', { credentialId });
-  return wf;
+  return transition(
+    deps,
+    id,
+    'COMPLETED',
+    (w) => {
+      w.credentialId = credentialId;
+    },
+    undefined,
+    (next) => [eventOf(next, 'CREDENTIAL_ISSUANCE_COMPLETED', { credentialId })],
+  );
 }
 
 /** → FAILED with a reason code (states.ts FAILURE_CODES, or any snake_case code). */
 export async function fail(deps: WorkflowStateDeps, id: string, code: string, message?: string): Promise<IssuanceWorkflow> {
   if (!/^[a-z][a-z0-9_]{0,63}$/.test(code)) throw new IdsyncError('invalid_request', 'failure code must be snake_case');
-  const wf = await transition(deps, id, 'FAILED', (w) => {
-    w.failure = { code, message: message ?? code.replace(/_/g, ' ') };
-  }, code);
-  await emitEvent(deps, wf, 'CREDENTIAL_ISSUANCE_FAILED', { reason: code });
-  return wf;
+  return transition(
+    deps,
+    id,
+    'FAILED',
+    (w) => {
+      w.failure = { code, message: message ?? code.replace(/_/g, ' ') };
+    },
+    code,
+    (next) => [eventOf(next, 'CREDENTIAL_ISSUANCE_FAILED', { reason: code })],
+  );
 }
 
 /** Expires every non-terminal workflow whose expiresAt ≤ now; resolves with how many. */

@@ -45,8 +45,16 @@ export interface MemoryHarness {
 
 export const SERVICE_ENDPOINT = 'memory://service';
 
-export async function memoryHarness(options: { clock?: ManualClock } = {}): Promise<MemoryHarness> {
-  const store = await openStore();
+export interface MemoryHarnessOptions {
+  clock?: ManualClock;
+  /** A store to use (e.g. one whose batches a test watches); closed by close(). */
+  store?: Store;
+  /** Webhook events go to the service's own dispatcher (stored, outbox-capable) instead of `webhooks`. */
+  dispatcherEvents?: boolean;
+}
+
+export async function memoryHarness(options: MemoryHarnessOptions = {}): Promise<MemoryHarness> {
+  const store = options.store ?? (await openStore());
   const clock = options.clock ?? new ManualClock();
   const webhooks: ServiceEvent[] = [];
   // Deferred: a restart binds a new agent behind the same seam (routes, G's DIDCOMM delivery).
@@ -58,7 +66,7 @@ export async function memoryHarness(options: { clock?: ManualClock } = {}): Prom
     publicUrl: 'http://127.0.0.1:9',
     env: CLIENT,
     rateLimit: false,
-    events: { emit: async (e) => void webhooks.push(e) },
+    ...(options.dispatcherEvents ? {} : { events: { emit: async (e: ServiceEvent) => void webhooks.push(e) } }),
   });
   const network = memoryNetwork();
   const holders: Holder[] = [];

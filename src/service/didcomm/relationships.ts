@@ -1,0 +1,49 @@
+// Whom the service keeps messages for (docs/service.md "Outbound endpoints"). Anyone can make
+// the service answer (a trust ping, a refusal); only a peer it has a relationship with gets an
+// answer queued for pickup when it cannot be delivered at once. Otherwise anyone could fill the
+// durable queue with answers to fresh DIDs nobody will ever collect.
+//
+// A relationship is one of:
+// - the service chose the recipient itself (`own`: the agent's own sends, core.send: syncs and
+//   Data Pipe messages to a linked wallet, offers to a workflow's proposer, a workflow's
+//   invitation to the DID the provider named);
+// - the recipient is a linked user's wallet DID (any tenant);
+// - the message belongs to a protocol thread (present-proof, issue-credential) the service has
+//   with that DID (its thread, or for a problem report its parent thread).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { sameDid } from '../../didcomm/message.js';
+import type { PlainMessage } from '../../didcomm/types.js';
+import type { ServiceDeps } from '../deps.js';
+import type { ThreadStore } from './threads.js';
+
+export type RelationshipReason = 'service-initiated' | 'linked-user' | 'thread';
+
+export interface Relationships {
+  /** Why messages for `did` may be kept, or undefined when there is no relationship. */
+  reason(did: string, message: Pick<PlainMessage, 'id' | 'thid' | 'pthid'>): Promise<RelationshipReason | undefined>;
+  /**
+   * Runs `fn`, the service's own send to `recipient`: what it delivers to that DID has a recipient
+   * the service chose. (Only that DID: answers to return-routed replies handled inside `fn` go by
+   * the other rules.)
+   */
+  own<T>(recipient: string, fn: () => Promise<T>): Promise<T>;
+}
+
+export function relationships(deps: Pick<ServiceDeps, 'config' | 'users'>, threads: Pick<ThreadStore, 'get'>): Relationships {
+  const owned = new AsyncLocalStorage<string>();
+  return {
+    own: (recipient, fn) => owned.run(recipient, fn),
+    async reason(did, message) {
+      const chosen = owned.getStore();
+      if (chosen !== undefined && sameDid(chosen, did)) return 'service-initiated';
+      for (const thid of new Set([message.thid ?? message.id, message.pthid].filter((t): t is string => typeof t === 'string' && t !== ''))) {
+        const thread = await threads.get(thid);
+        if (thread && sameDid(thread.peer, did)) return 'thread';
+      }
+      for (const tenant of await deps.config.listTenants()) {
+        if (await deps.users.findByDid(tenant.id, did)) return 'linked-user';
+      }
+      return undefined;
+    },
+  };
+}

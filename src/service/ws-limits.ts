@@ -1,0 +1,76 @@
+// The per-address limit of the DIDComm WebSocket endpoint (docs/service.md "Limits"): an upgrade
+// and every frame take a token from the same bucket as POST /didcomm (addressKey of the remote
+// address). An upgrade over the limit is answered 429 with Retry-After; a frame over it closes
+// the socket with 1008 (RFC 6455 §7.4.1 policy violation), logged with code `rate_limited`.
+//
+// The endpoint (src/didcomm/transport/ws.ts) does not tell handlers the remote address, so the
+// upgrade listener here, registered before it, notes the address of each upgrade and gives it to
+// the connection the endpoint accepts for it. That relies on `ws` accepting synchronously
+// (WebSocketServer.handleUpgrade without verifyClient); should it ever not, a connection falls
+// back to a bucket of its own. Registering a second 'upgrade' listener also means unknown paths
+// get their 404 from here (the endpoint answers them only when it is the sole listener).
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { WsConnection, WsEndpoint, WsInboundHandler } from '../didcomm/transport/ws.js';
+import type { ServiceLogger } from './deps.js';
+import { addressKey, type RateLimiter } from './rate-limit.js';
+
+/** RFC 6455 §7.4.1: 1008, the endpoint received a message that violates its policy. */
+export const WS_RATE_LIMIT_CLOSE = 1008;
+
+export interface WsInboundLimits {
+  /** The handler to give attachWsEndpoint: counts each frame, closes the socket when over the limit. */
+  wrap(handler: WsInboundHandler): WsInboundHandler;
+  /** Call with the endpoint once attachWsEndpoint returned. */
+  attach(endpoint: WsEndpoint): void;
+}
+
+export function limitWsInbound(server: http.Server, o: { path: string; limiter: RateLimiter; logger: ServiceLogger }): WsInboundLimits {
+  let endpoint: WsEndpoint | undefined;
+  const addresses = new WeakMap<WsConnection, string>();
+  const keyOf = (conn: WsConnection) => addresses.get(conn) ?? `ws-connection-${conn.id}`;
+
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex) => {
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    if (pathname !== o.path) {
+      // No other endpoint shares this server: the same 404 the endpoint would give.
+      if (server.listenerCount('upgrade') <= 2) {
+        socket.on('error', () => {});
+        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      }
+      return;
+    }
+    const address = addressKey(req.socket.remoteAddress);
+    const decision = o.limiter.take(`didcomm:${address}`);
+    if (!decision.allowed) {
+      o.logger.warn({ code: 'rate_limited', address, retryAfter: decision.retryAfterSeconds }, 'DIDComm WebSocket upgrade refused: rate limit');
+      socket.on('error', () => {});
+      // The endpoint's listener runs next and finds the socket closed (ws then only destroys it).
+      socket.end(`HTTP/1.1 429 Too Many Requests\r\nRetry-After: ${decision.retryAfterSeconds}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    // The endpoint accepts the connection in its own listener, right after this one returns.
+    const before = new Set(endpoint?.sockets ?? []);
+    queueMicrotask(() => {
+      for (const conn of endpoint?.sockets ?? []) if (!before.has(conn) && !addresses.has(conn)) addresses.set(conn, address);
+    });
+  });
+
+  return {
+    attach(e) {
+      endpoint = e;
+    },
+    wrap(handler) {
+      return async (packed, info) => {
+        const key = keyOf(info.connection);
+        const decision = o.limiter.take(`didcomm:${key}`);
+        if (!decision.allowed) {
+          o.logger.warn({ code: 'rate_limited', address: key, closeCode: WS_RATE_LIMIT_CLOSE }, 'DIDComm WebSocket closed: rate limit');
+          info.connection.close(WS_RATE_LIMIT_CLOSE, 'rate limited');
+          return;
+        }
+        return handler(packed, info);
+      };
+    },
+  };
+}
