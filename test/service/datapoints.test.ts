@@ -64,6 +64,7 @@ describe('user datapoints', () => {
     expectProblem(await h.call('PUT', path(), { token, body: { datapoints: { firstName: 42 } } }), 400, 'invalid_datapoints');
     const date = expectProblem(await h.call('PUT', path(), { token, body: { datapoints: { birthDate: '1990-02-30' } } }), 400, 'invalid_datapoints');
     expect(date.errors).toEqual([expect.objectContaining({ field: 'birthDate', code: 'invalid_date' })]);
+    expect(date.detail).toBe('birthDate is not a calendar date');
     expectProblem(await h.call('PUT', path(), { token, body: { datapoints: { firstName: 'A' }, lastName: 'B' } }), 400, 'invalid_request');
     expect((await h.call('GET', path(), { token })).json).toEqual({});
   });

@@ -80,7 +80,8 @@ export async function userDatapointRoutes(app: App, deps: ServiceDeps): Promise<
           const body = request.body as UpdateBody;
           const { datapoints, errors } = normalizePatch(datapointsOf(body));
           if (errors.length) {
-            throw problem('invalid_datapoints', 400, `${errors[0].field} ${errors[0].message}`, {
+            // The datapoint module's messages already name their field.
+            throw problem('invalid_datapoints', 400, errors[0].message, {
               errors: errors.map((e) => ({ field: e.field, code: e.code, message: e.message })),
             });
           }
