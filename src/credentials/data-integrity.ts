@@ -2,10 +2,10 @@
 // Cryptosuites v1.0" §3.2): RDFC-1.0 canonical N-Quads of the document and of the proof
 // configuration, SHA-256 of each, hashData = proofConfigHash ‖ documentHash, Ed25519.
 import jsonld from 'jsonld';
-import { multibaseDecode, multibaseEncode, sha256, utf8 } from '../encoding.js';
 import { IdsyncError, toIdsyncError } from '../errors.js';
-import { sign, verify } from '../keys.js';
+import { verify } from '../keys.js';
 import { type DocumentLoader, documentLoader as defaultLoader } from './contexts.js';
+import { joinHashes, proofValueOf, readProof } from './eddsa-proof.js';
 
 export const CRYPTOSUITE = 'eddsa-rdfc-2022';
 
@@ -56,10 +56,7 @@ export async function canonize(doc: JsonObject, loader: DocumentLoader = default
 /** vc-di-eddsa §3.2.4 hashing: SHA-256(canonical proof config) ‖ SHA-256(canonical document). */
 export async function hashData(unsecured: JsonObject, proofConfig: JsonObject, loader?: DocumentLoader): Promise<Uint8Array> {
   const [docNq, proofNq] = await Promise.all([canonize(unsecured, loader), canonize(proofConfig, loader)]);
-  const out = new Uint8Array(64);
-  out.set(sha256(utf8.encode(proofNq)), 0);
-  out.set(sha256(utf8.encode(docNq)), 32);
-  return out;
+  return joinHashes(proofNq, docNq);
 }
 
 /** vc-di-eddsa §3.2.5 proof configuration: the proof options with the document's @context. */
@@ -88,7 +85,7 @@ export async function addDataIntegrityProof<T extends JsonObject>(document: T, o
     proofPurpose: options.proofPurpose ?? 'assertionMethod',
   };
   const data = await hashData(document, proofConfiguration(document, proof), options.loader);
-  proof.proofValue = multibaseEncode(sign(options.privateKey, data));
+  proof.proofValue = proofValueOf(options.privateKey, data);
   return { ...document, proof };
 }
 
@@ -103,24 +100,10 @@ export async function verifyDataIntegrityProof(
   publicKey: Uint8Array,
   loader?: DocumentLoader,
 ): Promise<{ ok: true; proof: DataIntegrityProof } | ProofFailure> {
-  const proof = secured.proof as DataIntegrityProof | undefined;
-  if (!proof || typeof proof !== 'object' || Array.isArray(proof)) {
-    return { ok: false, code: 'malformed_credential', detail: 'exactly one proof object is expected' };
-  }
-  if (proof.type !== 'DataIntegrityProof' || proof.cryptosuite !== CRYPTOSUITE) {
-    return { ok: false, code: 'invalid_proof', detail: `unsupported proof ${String(proof.type)}/${String(proof.cryptosuite)}` };
-  }
-  if (typeof proof.proofValue !== 'string' || typeof proof.verificationMethod !== 'string') {
-    return { ok: false, code: 'malformed_credential', detail: 'proof lacks proofValue or verificationMethod' };
-  }
-  let signature: Uint8Array;
-  try {
-    signature = multibaseDecode(proof.proofValue);
-  } catch {
-    return { ok: false, code: 'invalid_proof', detail: 'proofValue is not base58btc multibase' };
-  }
-  if (signature.length !== 64) return { ok: false, code: 'invalid_proof', detail: 'an Ed25519 signature is 64 bytes' };
-  const { proof: _p, ...unsecured } = secured;
+  const read = readProof(secured, { cryptosuite: CRYPTOSUITE, malformed: 'malformed_credential', incomplete: 'proof lacks proofValue or verificationMethod' });
+  if (!read.ok) return read;
+  const { signature, unsecured } = read;
+  const proof = read.proof as DataIntegrityProof;
   let data: Uint8Array;
   try {
     data = await hashData(unsecured, proofConfiguration(unsecured, proof), loader);

@@ -5,9 +5,10 @@
 import { ionShortForm, isIonLongForm } from '../did/ion-form.js';
 import type { DIDDocument, VerificationMethod } from '../did/types.js';
 import type { DocumentResolver } from '../didcomm/types.js';
-import { jcs, multibaseDecode, multibaseEncode, sha256, utf8 } from '../encoding.js';
+import { jcs } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
-import { fromMultikey, publicKeyFromJwk, sign, verify } from '../keys.js';
+import { fromMultikey, publicKeyFromJwk, verify } from '../keys.js';
+import { joinHashes, proofValueOf, readProof } from './eddsa-proof.js';
 
 export const EDDSA_JCS_2022 = 'eddsa-jcs-2022';
 
@@ -38,10 +39,7 @@ export interface VerifiablePresentation {
 
 /** §3.3.4 Hashing: SHA-256(JCS(proof config)) ‖ SHA-256(JCS(document)). */
 export function jcsHashData(unsecured: JsonObject, proofConfig: JsonObject): Uint8Array {
-  const out = new Uint8Array(64);
-  out.set(sha256(utf8.encode(jcs(proofConfig))), 0);
-  out.set(sha256(utf8.encode(jcs(unsecured))), 32);
-  return out;
+  return joinHashes(jcs(proofConfig), jcs(unsecured));
 }
 
 export interface AddProofOptions {
@@ -65,7 +63,7 @@ export function addJcsProof<T extends JsonObject>(document: T, o: AddProofOption
   if (o.challenge !== undefined) proof.challenge = o.challenge;
   if (o.domain !== undefined) proof.domain = o.domain;
   if (document['@context'] !== undefined) proof['@context'] = document['@context'];
-  proof.proofValue = multibaseEncode(sign(o.privateKey, jcsHashData(document, proof)));
+  proof.proofValue = proofValueOf(o.privateKey, jcsHashData(document, proof));
   return { ...document, proof };
 }
 
@@ -75,22 +73,9 @@ const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !==
 
 /** §3.3.2 Verify Proof against a given Ed25519 public key. Never throws. */
 export function verifyJcsProof(secured: JsonObject, publicKey: Uint8Array): ProofCheck {
-  const proof = secured.proof;
-  if (!isObject(proof)) return { ok: false, code: 'malformed_presentation', detail: 'exactly one proof object is expected' };
-  if (proof.type !== 'DataIntegrityProof' || proof.cryptosuite !== EDDSA_JCS_2022) {
-    return { ok: false, code: 'invalid_proof', detail: `unsupported proof ${String(proof.type)}/${String(proof.cryptosuite)}` };
-  }
-  if (typeof proof.proofValue !== 'string' || typeof proof.verificationMethod !== 'string') {
-    return { ok: false, code: 'malformed_presentation', detail: 'the proof lacks proofValue or verificationMethod' };
-  }
-  let signature: Uint8Array;
-  try {
-    signature = multibaseDecode(proof.proofValue);
-  } catch {
-    return { ok: false, code: 'invalid_proof', detail: 'proofValue is not base58btc multibase' };
-  }
-  if (signature.length !== 64) return { ok: false, code: 'invalid_proof', detail: 'an Ed25519 signature is 64 bytes' };
-  const { proof: _p, ...unsecured } = secured;
+  const read = readProof(secured, { cryptosuite: EDDSA_JCS_2022, malformed: 'malformed_presentation', incomplete: 'the proof lacks proofValue or verificationMethod' });
+  if (!read.ok) return read;
+  const { proof, signature, unsecured } = read;
   const { proofValue: _v, ...options } = proof;
   // Step 4: a proof @context must be a prefix of the document's; the document is hashed with it.
   if (options['@context'] !== undefined) {

@@ -1,21 +1,36 @@
-// Router.waitFor: the first event payload that satisfies a predicate, as a promise.
+// Waiting for an event instead of sleeping: the first payload an emitter sends that passes a
+// predicate, as a promise. Router.waitFor uses it, and so do the wallet's waits (wallet/events.ts).
 import type { EventEmitter } from 'node:events';
 import { IdsyncError } from '../errors.js';
 
+export interface WaitOptions {
+  /** Guard against waiting forever (default 10 s); not a way to wait for state. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_WAIT_TIMEOUT_MS = 10_000;
+
+/**
+ * Resolves with the first `event` payload that passes `predicate` (any payload without one). A
+ * predicate that throws counts as "not this one": the error must not escape into the emitter's
+ * caller. Rejects with 'timeout' after `timeoutMs`, with 'aborted' when `signal` aborts.
+ */
 export function waitForEvent<T>(
-  events: EventEmitter,
+  emitter: Pick<EventEmitter, 'on' | 'off'>,
   event: string,
   predicate?: (data: T) => boolean,
-  o: { timeoutMs?: number; signal?: AbortSignal } = {},
+  options: WaitOptions = {},
 ): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
   return new Promise<T>((resolve, reject) => {
     const done = () => {
       clearTimeout(timer);
-      events.off(event, listener);
-      o.signal?.removeEventListener('abort', aborted);
+      emitter.off(event, listener);
+      options.signal?.removeEventListener('abort', aborted);
     };
     const listener = (data: T) => {
-      if (predicate && !predicate(data)) return;
+      if (predicate && !matches(predicate, data)) return;
       done();
       resolve(data);
     };
@@ -26,11 +41,19 @@ export function waitForEvent<T>(
     // A guard against waiting forever, not a way to wait for state.
     const timer = setTimeout(() => {
       done();
-      reject(new IdsyncError('timeout', `no ${event} event within ${o.timeoutMs ?? 10_000} ms`));
-    }, o.timeoutMs ?? 10_000);
+      reject(new IdsyncError('timeout', `no ${event} event within ${timeoutMs} ms`));
+    }, timeoutMs);
     timer.unref?.();
-    if (o.signal?.aborted) return aborted();
-    o.signal?.addEventListener('abort', aborted);
-    events.on(event, listener);
+    if (options.signal?.aborted) return aborted();
+    options.signal?.addEventListener('abort', aborted);
+    emitter.on(event, listener);
   });
+}
+
+function matches<T>(predicate: (data: T) => boolean, data: T): boolean {
+  try {
+    return predicate(data);
+  } catch {
+    return false;
+  }
 }

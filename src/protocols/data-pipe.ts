@@ -3,12 +3,25 @@
 // service links that DID to the user and answers `established`; either side may `close`.
 import type { MessageRule } from '../conformance/types.js';
 import { createMessage, sameDid, type MessageDeps } from '../didcomm/message.js';
-import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
+import type { ProtocolModule } from '../didcomm/router.js';
 import type { PlainMessage, UnpackMetadata } from '../didcomm/types.js';
 import { isIonLongForm } from '../did/ion-form.js';
 import { uuid } from '../clock.js';
 import { createInvitation, type Invitation } from './out-of-band.js';
-import { assertRules, assertType, isDateTime, isDid, isOptString, isPlainObject, isString, protocolError, rule } from './protocol-kit.js';
+import {
+  assertRules,
+  assertType,
+  isDateTime,
+  isDid,
+  isOptString,
+  isPlainObject,
+  isString,
+  parsedProtocol,
+  protocolError,
+  rule,
+  type HandlersFor,
+  type ModuleParser,
+} from './protocol-kit.js';
 import type { StateMachine } from './thread-state.js';
 
 export const DATA_PIPE_PIURI = 'https://idsync.dev/didcomm/data-pipe/1.0';
@@ -211,28 +224,21 @@ export const DATA_PIPE_SERVICE: StateMachine<ServicePipeState> = {
 
 // ---- protocol module -----------------------------------------------------------------------
 
-type Handler<T> = (ctx: HandlerContext, parsed: T) => Promise<void> | void;
+/** `request` as its handler gets it: checkDataPipeRequestSender first, then the body. */
+const parseAuthenticatedRequest: ModuleParser<ParsedDataPipeRequest> = (message, ctx) => {
+  checkDataPipeRequestSender(message, ctx.metadata);
+  return parseDataPipeRequest(message);
+};
 
-export interface DataPipeHandlers {
-  request?: Handler<ParsedDataPipeRequest>;
-  established?: Handler<ParsedEstablished>;
-  close?: Handler<{ thid: string; reason?: string }>;
-}
+const PARSERS = { request: parseAuthenticatedRequest, established: parseEstablished, close: parseDataPipeClose } as const;
+
+/** Per message name, the agent's handler given the parsed message. */
+export type DataPipeHandlers = HandlersFor<typeof PARSERS>;
 
 /**
  * The module for router.use(). The `request` handler runs only after checkDataPipeRequestSender
  * passed on the envelope metadata, so handlers see authenticated long-form requests only.
  */
 export function dataPipeProtocol(handlers: DataPipeHandlers, roles: string[] = ['requester', 'responder']): ProtocolModule {
-  const module: ProtocolModule = { piuri: DATA_PIPE_PIURI, roles, goalCodes: [DATA_PIPE_GOAL_CODE], rules: DATA_PIPE_RULES, handlers: {} };
-  const on = handlers;
-  if (on.request) {
-    module.handlers.request = (ctx) => {
-      checkDataPipeRequestSender(ctx.message, ctx.metadata);
-      return on.request!(ctx, parseDataPipeRequest(ctx.message));
-    };
-  }
-  if (on.established) module.handlers.established = (ctx) => on.established!(ctx, parseEstablished(ctx.message));
-  if (on.close) module.handlers.close = (ctx) => on.close!(ctx, parseDataPipeClose(ctx.message));
-  return module;
+  return parsedProtocol({ piuri: DATA_PIPE_PIURI, roles, goalCodes: [DATA_PIPE_GOAL_CODE], rules: DATA_PIPE_RULES }, PARSERS, handlers);
 }

@@ -5,7 +5,7 @@
 import type { MessageRule } from '../conformance/types.js';
 import { uuid } from '../clock.js';
 import { createMessage, type MessageDeps } from '../didcomm/message.js';
-import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
+import type { ProtocolModule } from '../didcomm/router.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import type { FlatDatapoints } from '../credentials/datapoints.js';
 import type { VerifiablePresentation } from '../credentials/presentation.js';
@@ -26,8 +26,8 @@ import {
   type FulfilledCredential,
   type FulfillmentInput,
 } from './credential-manifest-messages.js';
-import { assertRules, assertType, attachmentJson, attachmentRule, attachmentsOf, isOptString, isString, jsonAttachment, rule } from './protocol-kit.js';
-import type { StateMachine } from './thread-state.js';
+import { assertRules, assertType, attachmentJson, attachmentRule, attachmentsOf, draftHeaders, isOptString, isString, jsonAttachment, parsedProtocol, rule, type HandlersFor, type MessageHeaders } from './protocol-kit.js';
+import { startDoneMachine, type StateMachine } from './thread-state.js';
 
 export * from './credential-manifest-messages.js';
 
@@ -44,23 +44,15 @@ export const STREAMLINED_VC = 'streamlined-vc';
 
 // ---- builders ------------------------------------------------------------------------------
 
-interface Headers {
-  from?: string;
-  to?: string;
-  thid?: string;
-  pthid?: string;
-  id?: string;
-}
-const headers = (h: Headers) => ({ id: h.id, from: h.from, to: h.to ? [h.to] : undefined, thid: h.thid, pthid: h.pthid });
 const withReplacement = (body: Record<string, unknown>, replacementId?: string) => (replacementId === undefined ? body : { ...body, replacement_id: replacementId });
 
 /** `propose-credential` (issuance workflows): empty body, thid = own id, pthid = the invitation. */
-export function buildProposeCredential(input: Omit<Headers, 'thid'> & { pthid: string }, deps: MessageDeps): PlainMessage {
+export function buildProposeCredential(input: Omit<MessageHeaders, 'thid'> & { pthid: string }, deps: MessageDeps): PlainMessage {
   const id = input.id ?? (deps.ids ?? uuid)();
-  return createMessage({ type: ISSUE_CREDENTIAL.propose, ...headers({ ...input, id, thid: id }), body: {} }, deps);
+  return createMessage({ type: ISSUE_CREDENTIAL.propose, ...draftHeaders({ ...input, id, thid: id }), body: {} }, deps);
 }
 
-export interface OfferInput extends Headers {
+export interface OfferInput extends MessageHeaders {
   /** The DIF Credential Manifest (credentials/manifest.ts credentialManifestFor). */
   manifest: Record<string, unknown>;
   preview: CredentialPreview;
@@ -77,7 +69,7 @@ export function buildOffer(input: OfferInput, deps: MessageDeps): PlainMessage {
   return createMessage(
     {
       type: ISSUE_CREDENTIAL.offer,
-      ...headers(input),
+      ...draftHeaders(input),
       body: withReplacement({ goal_code: input.goalCode ?? STREAMLINED_VC, credential_preview: input.preview }, input.replacementId),
       attachments: [jsonAttachment((deps.ids ?? uuid)(), MANIFEST_FORMAT, manifest)],
     },
@@ -86,14 +78,14 @@ export function buildOffer(input: OfferInput, deps: MessageDeps): PlainMessage {
 }
 
 /** `request-credential` carrying the signed credential application (buildCredentialApplication + signPresentation). */
-export function buildRequestCredential(input: Headers & { thid: string; application: VerifiablePresentation }, deps: MessageDeps): PlainMessage {
+export function buildRequestCredential(input: MessageHeaders & { thid: string; application: VerifiablePresentation }, deps: MessageDeps): PlainMessage {
   return createMessage(
-    { type: ISSUE_CREDENTIAL.request, ...headers(input), body: {}, attachments: [jsonAttachment((deps.ids ?? uuid)(), APPLICATION_FORMAT, input.application)] },
+    { type: ISSUE_CREDENTIAL.request, ...draftHeaders(input), body: {}, attachments: [jsonAttachment((deps.ids ?? uuid)(), APPLICATION_FORMAT, input.application)] },
     deps,
   );
 }
 
-export interface IssueInput extends Headers, FulfillmentInput {
+export interface IssueInput extends MessageHeaders, FulfillmentInput {
   thid: string;
   replacementId?: string;
   /** The current status list credential (object or VC-JWT) when the credential has a status. */
@@ -104,7 +96,7 @@ export function buildIssueCredential(input: IssueInput, deps: MessageDeps): Plai
   const ids = deps.ids ?? uuid;
   const attachments = [jsonAttachment(ids(), FULFILLMENT_FORMAT, buildFulfillment(input))];
   if (input.statusListCredential !== undefined) attachments.push(jsonAttachment(ids(), STATUS_LIST_FORMAT, input.statusListCredential));
-  return createMessage({ type: ISSUE_CREDENTIAL.issue, ...headers(input), body: withReplacement({}, input.replacementId), attachments }, deps);
+  return createMessage({ type: ISSUE_CREDENTIAL.issue, ...draftHeaders(input), body: withReplacement({}, input.replacementId), attachments }, deps);
 }
 
 /** The holder's ack after every check passed: `{"status": "OK"}`. */
@@ -231,45 +223,23 @@ export function parseIssueAck(message: PlainMessage): ParsedAck {
 export type HolderState = 'start' | 'proposal-sent' | 'offer-received' | 'request-sent' | 'credential-received' | 'done' | 'abandoned';
 export type IssuerState = 'start' | 'proposal-received' | 'offer-sent' | 'request-received' | 'credential-issued' | 'done' | 'abandoned';
 
-export const ISSUE_CREDENTIAL_HOLDER: StateMachine<HolderState> = {
-  protocol: ISSUE_CREDENTIAL_PIURI,
-  role: 'holder',
-  initial: 'start',
-  final: ['done', 'abandoned'],
-  transitions: {
-    start: { 'send:propose-credential': 'proposal-sent', 'receive:offer-credential': 'offer-received' },
-    'proposal-sent': { 'receive:offer-credential': 'offer-received' },
-    'offer-received': { 'send:request-credential': 'request-sent' },
-    'request-sent': { 'receive:issue-credential': 'credential-received' },
-    'credential-received': { 'send:ack': 'done' },
-  },
-};
+export const ISSUE_CREDENTIAL_HOLDER: StateMachine<HolderState> = startDoneMachine(ISSUE_CREDENTIAL_PIURI, 'holder', {
+  start: { 'send:propose-credential': 'proposal-sent', 'receive:offer-credential': 'offer-received' },
+  'proposal-sent': { 'receive:offer-credential': 'offer-received' },
+  'offer-received': { 'send:request-credential': 'request-sent' },
+  'request-sent': { 'receive:issue-credential': 'credential-received' },
+  'credential-received': { 'send:ack': 'done' },
+});
 
-export const ISSUE_CREDENTIAL_ISSUER: StateMachine<IssuerState> = {
-  protocol: ISSUE_CREDENTIAL_PIURI,
-  role: 'issuer',
-  initial: 'start',
-  final: ['done', 'abandoned'],
-  transitions: {
-    start: { 'receive:propose-credential': 'proposal-received', 'send:offer-credential': 'offer-sent' },
-    'proposal-received': { 'send:offer-credential': 'offer-sent' },
-    'offer-sent': { 'receive:request-credential': 'request-received' },
-    'request-received': { 'send:issue-credential': 'credential-issued' },
-    'credential-issued': { 'receive:ack': 'done' },
-  },
-};
+export const ISSUE_CREDENTIAL_ISSUER: StateMachine<IssuerState> = startDoneMachine(ISSUE_CREDENTIAL_PIURI, 'issuer', {
+  start: { 'receive:propose-credential': 'proposal-received', 'send:offer-credential': 'offer-sent' },
+  'proposal-received': { 'send:offer-credential': 'offer-sent' },
+  'offer-sent': { 'receive:request-credential': 'request-received' },
+  'request-received': { 'send:issue-credential': 'credential-issued' },
+  'credential-issued': { 'receive:ack': 'done' },
+});
 
 // ---- protocol module -----------------------------------------------------------------------
-
-type Handler<T> = (ctx: HandlerContext, parsed: T) => Promise<void> | void;
-
-export interface IssueCredentialHandlers {
-  'propose-credential'?: Handler<ReturnType<typeof parseProposeCredential>>;
-  'offer-credential'?: Handler<ParsedOffer>;
-  'request-credential'?: Handler<ParsedRequestCredential>;
-  'issue-credential'?: Handler<ParsedIssueCredential>;
-  ack?: Handler<ParsedAck>;
-}
 
 const PARSERS = {
   'propose-credential': parseProposeCredential,
@@ -279,12 +249,10 @@ const PARSERS = {
   ack: parseIssueAck,
 } as const;
 
+/** Per message name, the agent's handler given the parsed message. */
+export type IssueCredentialHandlers = HandlersFor<typeof PARSERS>;
+
 /** The module for router.use(): PIURI, roles, goal code, body rules, and handlers given parsed messages. */
 export function issueCredentialProtocol(handlers: IssueCredentialHandlers, roles: string[] = ['issuer', 'holder']): ProtocolModule {
-  const module: ProtocolModule = { piuri: ISSUE_CREDENTIAL_PIURI, roles, goalCodes: [STREAMLINED_VC], rules: ISSUE_CREDENTIAL_RULES, handlers: {} };
-  for (const name of Object.keys(PARSERS) as Array<keyof typeof PARSERS>) {
-    const handler = handlers[name] as Handler<unknown> | undefined;
-    if (handler) module.handlers[name] = (ctx) => handler(ctx, PARSERS[name](ctx.message));
-  }
-  return module;
+  return parsedProtocol({ piuri: ISSUE_CREDENTIAL_PIURI, roles, goalCodes: [STREAMLINED_VC], rules: ISSUE_CREDENTIAL_RULES }, PARSERS, handlers);
 }

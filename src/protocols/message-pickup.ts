@@ -3,11 +3,11 @@
 // recipient's requests carry return_route "all"; the queue itself belongs to the service.
 import type { MessageRule } from '../conformance/types.js';
 import { createMessage, type MessageDeps } from '../didcomm/message.js';
-import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
+import type { ProtocolModule } from '../didcomm/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
-import { INVALID_BODY, assertRules, assertType, base64Data, isPlainObject, isString, isStringArray, rule } from './protocol-kit.js';
+import { INVALID_BODY, assertRules, assertType, base64Data, draftHeaders, isPlainObject, isString, isStringArray, parsedProtocol, rule, type HandlersFor, type MessageHeaders } from './protocol-kit.js';
 
 export const MESSAGE_PICKUP_PIURI = 'https://didcomm.org/messagepickup/3.0';
 export const MESSAGE_PICKUP = {
@@ -21,20 +21,15 @@ export const MESSAGE_PICKUP = {
 /** §Live Mode Change: the problem code for live mode on a connection that cannot push. */
 export const LIVE_MODE_NOT_SUPPORTED = 'e.m.live-mode-not-supported';
 
-interface Headers {
-  from?: string;
-  to?: string;
-  thid?: string;
-  id?: string;
-}
-const headers = (h: Headers) => ({ id: h.id, from: h.from, to: h.to ? [h.to] : undefined, thid: h.thid });
+/** Pickup messages have no parent thread. */
+type Headers = Omit<MessageHeaders, 'pthid'>;
 const optRecipient = (recipientDid?: string) => (recipientDid === undefined ? {} : { recipient_did: recipientDid });
 
 // ---- builders ------------------------------------------------------------------------------
 
 /** §Status Request; `return_route: "all"` so that the status comes back on the same connection. */
 export function buildStatusRequest(input: Headers & { recipientDid?: string }, deps: MessageDeps): PlainMessage {
-  return createMessage({ type: MESSAGE_PICKUP.statusRequest, ...headers(input), body: optRecipient(input.recipientDid), return_route: 'all' }, deps);
+  return createMessage({ type: MESSAGE_PICKUP.statusRequest, ...draftHeaders(input), body: optRecipient(input.recipientDid), return_route: 'all' }, deps);
 }
 
 export interface QueueStatus {
@@ -60,11 +55,11 @@ const STATUS_FIELDS = [
 export function buildStatus(input: Headers & QueueStatus, deps: MessageDeps): PlainMessage {
   const body: Record<string, unknown> = { message_count: input.messageCount };
   for (const [k, wire] of STATUS_FIELDS) if (input[k] !== undefined) body[wire] = input[k];
-  return createMessage({ type: MESSAGE_PICKUP.status, ...headers(input), body }, deps);
+  return createMessage({ type: MESSAGE_PICKUP.status, ...draftHeaders(input), body }, deps);
 }
 
 export function buildDeliveryRequest(input: Headers & { limit: number; recipientDid?: string }, deps: MessageDeps): PlainMessage {
-  return createMessage({ type: MESSAGE_PICKUP.deliveryRequest, ...headers(input), body: { limit: input.limit, ...optRecipient(input.recipientDid) }, return_route: 'all' }, deps);
+  return createMessage({ type: MESSAGE_PICKUP.deliveryRequest, ...draftHeaders(input), body: { limit: input.limit, ...optRecipient(input.recipientDid) }, return_route: 'all' }, deps);
 }
 
 export interface QueuedMessage {
@@ -84,16 +79,16 @@ export function buildDelivery(input: Headers & { thid: string; messages: QueuedM
     media_type: 'application/didcomm-encrypted+json',
     data: input.encoding === 'json' ? { json: JSON.parse(m.packed) } : base64Data(m.packed),
   }));
-  return createMessage({ type: MESSAGE_PICKUP.delivery, ...headers(input), body: optRecipient(input.recipientDid), attachments }, deps);
+  return createMessage({ type: MESSAGE_PICKUP.delivery, ...draftHeaders(input), body: optRecipient(input.recipientDid), attachments }, deps);
 }
 
 export function buildMessagesReceived(input: Headers & { messageIds: string[] }, deps: MessageDeps): PlainMessage {
-  return createMessage({ type: MESSAGE_PICKUP.messagesReceived, ...headers(input), body: { message_id_list: input.messageIds }, return_route: 'all' }, deps);
+  return createMessage({ type: MESSAGE_PICKUP.messagesReceived, ...draftHeaders(input), body: { message_id_list: input.messageIds }, return_route: 'all' }, deps);
 }
 
 /** §Live Mode Change: only over a persistent transport (WebSocket); the mediator answers with status. */
 export function buildLiveDeliveryChange(input: Headers & { liveDelivery: boolean }, deps: MessageDeps): PlainMessage {
-  return createMessage({ type: MESSAGE_PICKUP.liveDeliveryChange, ...headers(input), body: { live_delivery: input.liveDelivery }, return_route: 'all' }, deps);
+  return createMessage({ type: MESSAGE_PICKUP.liveDeliveryChange, ...draftHeaders(input), body: { live_delivery: input.liveDelivery }, return_route: 'all' }, deps);
 }
 
 // ---- body rules (conformance) --------------------------------------------------------------
@@ -199,17 +194,6 @@ function optRecipientOf(message: PlainMessage): { recipientDid?: string } {
 
 // ---- protocol module -----------------------------------------------------------------------
 
-type Handler<T> = (ctx: HandlerContext, parsed: T) => Promise<void> | void;
-
-export interface MessagePickupHandlers {
-  'status-request'?: Handler<{ recipientDid?: string }>;
-  status?: Handler<QueueStatus>;
-  'delivery-request'?: Handler<{ limit: number; recipientDid?: string }>;
-  delivery?: Handler<{ thid: string; recipientDid?: string; messages: QueuedMessage[] }>;
-  'messages-received'?: Handler<{ messageIds: string[] }>;
-  'live-delivery-change'?: Handler<{ liveDelivery: boolean }>;
-}
-
 const PARSERS = {
   'status-request': parseStatusRequest,
   status: parseStatus,
@@ -219,12 +203,10 @@ const PARSERS = {
   'live-delivery-change': parseLiveDeliveryChange,
 } as const;
 
+/** Per message name, the agent's handler given the parsed message. */
+export type MessagePickupHandlers = HandlersFor<typeof PARSERS>;
+
 /** The module for router.use(): the mediator registers the request handlers, the recipient status/delivery. */
 export function messagePickupProtocol(handlers: MessagePickupHandlers, roles: string[] = ['mediator', 'recipient']): ProtocolModule {
-  const module: ProtocolModule = { piuri: MESSAGE_PICKUP_PIURI, roles, rules: MESSAGE_PICKUP_RULES, handlers: {} };
-  for (const name of Object.keys(PARSERS) as Array<keyof typeof PARSERS>) {
-    const handler = handlers[name] as Handler<unknown> | undefined;
-    if (handler) module.handlers[name] = (ctx) => handler(ctx, PARSERS[name](ctx.message));
-  }
-  return module;
+  return parsedProtocol({ piuri: MESSAGE_PICKUP_PIURI, roles, rules: MESSAGE_PICKUP_RULES }, PARSERS, handlers);
 }

@@ -5,7 +5,7 @@
 import type { MessageRule } from '../conformance/types.js';
 import { buildAck, ackRule, parseAck, type AckInput, type ParsedAck } from './ack.js';
 import { createMessage, type MessageDeps } from '../didcomm/message.js';
-import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
+import type { ProtocolModule } from '../didcomm/router.js';
 import type { DocumentResolver, PlainMessage } from '../didcomm/types.js';
 import { verifyPresentation, type PresentationVerification, type VerifiablePresentation } from '../credentials/presentation.js';
 import { uuid } from '../clock.js';
@@ -15,13 +15,17 @@ import {
   attachmentJson,
   attachmentRule,
   attachmentsOf,
+  draftHeaders,
   isPlainObject,
   isString,
   jsonAttachment,
+  parsedProtocol,
   protocolError,
   rule,
+  type HandlersFor,
+  type MessageHeaders,
 } from './protocol-kit.js';
-import type { StateMachine } from './thread-state.js';
+import { startDoneMachine, type StateMachine } from './thread-state.js';
 
 export const PRESENT_PROOF_PIURI = 'https://didcomm.org/present-proof/3.0';
 export const PRESENT_PROOF = {
@@ -38,22 +42,13 @@ const CREDENTIALS_V1 = 'https://www.w3.org/2018/credentials/v1';
 
 // ---- builders ------------------------------------------------------------------------------
 
-interface Headers {
-  from?: string;
-  to?: string;
-  thid?: string;
-  pthid?: string;
-  id?: string;
-}
-const headers = (h: Headers) => ({ id: h.id, from: h.from, to: h.to ? [h.to] : undefined, thid: h.thid, pthid: h.pthid });
-
 /** WACI `propose-presentation`: empty body, starts a thread (thid = own id) answering an invitation (pthid). */
-export function buildProposePresentation(input: Omit<Headers, 'thid'> & { pthid: string }, deps: MessageDeps): PlainMessage {
+export function buildProposePresentation(input: Omit<MessageHeaders, 'thid'> & { pthid: string }, deps: MessageDeps): PlainMessage {
   const id = input.id ?? (deps.ids ?? uuid)();
-  return createMessage({ type: PRESENT_PROOF.propose, ...headers({ ...input, id, thid: id }), body: {} }, deps);
+  return createMessage({ type: PRESENT_PROOF.propose, ...draftHeaders({ ...input, id, thid: id }), body: {} }, deps);
 }
 
-export interface RequestPresentationInput extends Headers {
+export interface RequestPresentationInput extends MessageHeaders {
   challenge: string;
   domain: string;
   /** presentation_definition.id (default: a fresh uuid). */
@@ -70,7 +65,7 @@ export function buildRequestPresentation(input: RequestPresentationInput, deps: 
   return createMessage(
     {
       type: PRESENT_PROOF.request,
-      ...headers(input),
+      ...draftHeaders(input),
       body: { goal_code: input.goalCode ?? SYNC_AUTH_GOAL_CODE, will_confirm: input.willConfirm ?? true },
       attachments: [jsonAttachment(ids(), PE_DEFINITION_FORMAT, { options: { challenge: input.challenge, domain: input.domain }, presentation_definition: definition })],
     },
@@ -91,11 +86,11 @@ export function buildDidAuthPresentation(input: { holder: string; definitionId: 
   };
 }
 
-export function buildPresentation(input: Headers & { thid: string; presentation: VerifiablePresentation; attachmentId?: string }, deps: MessageDeps): PlainMessage {
+export function buildPresentation(input: MessageHeaders & { thid: string; presentation: VerifiablePresentation; attachmentId?: string }, deps: MessageDeps): PlainMessage {
   return createMessage(
     {
       type: PRESENT_PROOF.presentation,
-      ...headers(input),
+      ...draftHeaders(input),
       body: {},
       attachments: [jsonAttachment(input.attachmentId ?? (deps.ids ?? uuid)(), PE_SUBMISSION_FORMAT, input.presentation)],
     },
@@ -227,50 +222,34 @@ export async function verifyDidAuth(
 export type VerifierState = 'start' | 'proposal-received' | 'request-sent' | 'presentation-received' | 'done' | 'abandoned';
 export type ProverState = 'start' | 'proposal-sent' | 'request-received' | 'presentation-sent' | 'done' | 'abandoned';
 
-export const PRESENT_PROOF_VERIFIER: StateMachine<VerifierState> = {
-  protocol: PRESENT_PROOF_PIURI,
-  role: 'verifier',
-  initial: 'start',
-  final: ['done', 'abandoned'],
-  transitions: {
-    start: { 'receive:propose-presentation': 'proposal-received', 'send:request-presentation': 'request-sent' },
-    'proposal-received': { 'send:request-presentation': 'request-sent' },
-    'request-sent': { 'receive:presentation': 'presentation-received', 'receive:propose-presentation': 'proposal-received' },
-    'presentation-received': { 'send:ack': 'done' },
-  },
-};
+export const PRESENT_PROOF_VERIFIER: StateMachine<VerifierState> = startDoneMachine(PRESENT_PROOF_PIURI, 'verifier', {
+  start: { 'receive:propose-presentation': 'proposal-received', 'send:request-presentation': 'request-sent' },
+  'proposal-received': { 'send:request-presentation': 'request-sent' },
+  'request-sent': { 'receive:presentation': 'presentation-received', 'receive:propose-presentation': 'proposal-received' },
+  'presentation-received': { 'send:ack': 'done' },
+});
 
-export const PRESENT_PROOF_PROVER: StateMachine<ProverState> = {
-  protocol: PRESENT_PROOF_PIURI,
-  role: 'prover',
-  initial: 'start',
-  final: ['done', 'abandoned'],
-  transitions: {
-    start: { 'send:propose-presentation': 'proposal-sent', 'receive:request-presentation': 'request-received' },
-    'proposal-sent': { 'receive:request-presentation': 'request-received' },
-    'request-received': { 'send:presentation': 'presentation-sent', 'send:propose-presentation': 'proposal-sent' },
-    'presentation-sent': { 'receive:ack': 'done' },
-  },
-};
+export const PRESENT_PROOF_PROVER: StateMachine<ProverState> = startDoneMachine(PRESENT_PROOF_PIURI, 'prover', {
+  start: { 'send:propose-presentation': 'proposal-sent', 'receive:request-presentation': 'request-received' },
+  'proposal-sent': { 'receive:request-presentation': 'request-received' },
+  'request-received': { 'send:presentation': 'presentation-sent', 'send:propose-presentation': 'proposal-sent' },
+  'presentation-sent': { 'receive:ack': 'done' },
+});
 
 // ---- protocol module -----------------------------------------------------------------------
 
-type Handler<T> = (ctx: HandlerContext, parsed: T) => Promise<void> | void;
+const PARSERS = {
+  // A WACI proposal has an empty body: the handler gets the message itself.
+  'propose-presentation': (message: PlainMessage): PlainMessage => message,
+  'request-presentation': parseRequestPresentation,
+  presentation: parsePresentation,
+  ack: parsePresentationAck,
+} as const;
 
-export interface PresentProofHandlers {
-  'propose-presentation'?: Handler<PlainMessage>;
-  'request-presentation'?: Handler<ParsedRequestPresentation>;
-  presentation?: Handler<ParsedPresentation>;
-  ack?: Handler<ParsedAck>;
-}
+/** Per message name, the agent's handler given the parsed message. */
+export type PresentProofHandlers = HandlersFor<typeof PARSERS>;
 
 /** The module for router.use(): PIURI, roles, body rules, and the agent's handlers given parsed messages. */
 export function presentProofProtocol(handlers: PresentProofHandlers, roles: string[] = ['verifier', 'prover']): ProtocolModule {
-  const module: ProtocolModule = { piuri: PRESENT_PROOF_PIURI, roles, goalCodes: [SYNC_AUTH_GOAL_CODE], rules: PRESENT_PROOF_RULES, handlers: {} };
-  const on = handlers;
-  if (on['propose-presentation']) module.handlers['propose-presentation'] = (ctx) => on['propose-presentation']!(ctx, ctx.message);
-  if (on['request-presentation']) module.handlers['request-presentation'] = (ctx) => on['request-presentation']!(ctx, parseRequestPresentation(ctx.message));
-  if (on.presentation) module.handlers.presentation = (ctx) => on.presentation!(ctx, parsePresentation(ctx.message));
-  if (on.ack) module.handlers.ack = (ctx) => on.ack!(ctx, parsePresentationAck(ctx.message));
-  return module;
+  return parsedProtocol({ piuri: PRESENT_PROOF_PIURI, roles, goalCodes: [SYNC_AUTH_GOAL_CODE], rules: PRESENT_PROOF_RULES }, PARSERS, handlers);
 }

@@ -1,9 +1,11 @@
 // Shared parts of the idsync application protocols (data-pipe, present-proof, issue-credential,
-// message pickup): their error codes and problem codes, JSON attachments, and turning body
-// rules into parsers. Each protocol file stays "URIs, builders, parsers, state, module".
+// message pickup): their error codes and problem codes, builder headers, JSON attachments,
+// turning body rules into parsers, and parsers into a router module. Each protocol file stays
+// "URIs, builders, parsers, state, module".
 import { isPlainObject } from '../conformance/plaintext.js';
 import { check, errorsOf, fail, type ConformanceResult, type MessageRule } from '../conformance/types.js';
 import { parseMessageType } from '../didcomm/message.js';
+import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText, b64uEncode } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
@@ -63,6 +65,20 @@ export function assertType(message: PlainMessage, ...types: string[]): void {
     throw new IdsyncError(INVALID_BODY, `expected ${types.join(' or ')}, got ${String(message.type)}`, { details: { type: message.type } });
   }
 }
+
+// ---- builder headers (DIDComm v2 §Message Headers) -----------------------------------------
+
+/** The headers a builder takes: one recipient, and the thread it belongs to. */
+export interface MessageHeaders {
+  from?: string;
+  to?: string;
+  thid?: string;
+  pthid?: string;
+  id?: string;
+}
+
+/** The draft's header fields; `to` becomes the array DIDComm v2 wants. */
+export const draftHeaders = (h: MessageHeaders) => ({ id: h.id, from: h.from, to: h.to ? [h.to] : undefined, thid: h.thid, pthid: h.pthid });
 
 // ---- small value checks used by the body rules ---------------------------------------------
 
@@ -129,4 +145,29 @@ export function attachmentRule(name: string, format: string, inner: (json: unkno
 /** Inline base64url of a string (packed messages in pickup deliveries). */
 export function base64Data(text: string): { base64: string } {
   return { base64: b64uEncode(text) };
+}
+
+// ---- protocol modules (router.use) ---------------------------------------------------------
+
+/** An agent's handler of one message name, given the parsed message. */
+export type ParsedHandler<T> = (ctx: HandlerContext, parsed: T) => Promise<void> | void;
+
+/** Reads one message name for its handler; throws (→ a problem report) to refuse it. Gets the context for envelope checks. */
+export type ModuleParser<T = unknown> = (message: PlainMessage, ctx: HandlerContext) => T;
+
+/** The handlers a module takes: per message name of `P`, one given what that name's parser returns. */
+export type HandlersFor<P extends Record<string, ModuleParser>> = { [K in keyof P]?: ParsedHandler<ReturnType<P[K]>> };
+
+/**
+ * A module for router.use(): `base` (PIURI, roles, goal codes, body rules) with a router handler
+ * for each message name the agent handles, which parses first, so an agent's handler never sees
+ * a message its parser refuses.
+ */
+export function parsedProtocol<P extends Record<string, ModuleParser>>(base: Omit<ProtocolModule, 'handlers'>, parsers: P, handlers: HandlersFor<P>): ProtocolModule {
+  const module: ProtocolModule = { ...base, handlers: {} };
+  for (const name of Object.keys(parsers)) {
+    const handler = handlers[name] as ParsedHandler<unknown> | undefined;
+    if (handler) module.handlers[name] = (ctx) => handler(ctx, parsers[name](ctx.message, ctx));
+  }
+  return module;
 }

@@ -43,6 +43,17 @@ export const PROBLEM_NOTICE = 'problem-notice';
 /** docs/protocols.md "Refusals that change no state": a replay was dropped. */
 const DUPLICATE_CODE = 'e.p.msg.duplicate';
 
+/** The states every issue-credential 3.0 and present-proof 3.0 role has (§States). */
+export type StartDoneState = 'start' | 'done' | 'abandoned';
+
+/**
+ * A machine of those protocols: threads begin in `start` and end in `done`, or in `abandoned`
+ * after an error problem report; `transitions` holds the role's own states.
+ */
+export function startDoneMachine<S extends string>(protocol: string, role: string, transitions: StateMachine<S | StartDoneState>['transitions']): StateMachine<S | StartDoneState> {
+  return { protocol, role, initial: 'start', final: ['done', 'abandoned'], transitions };
+}
+
 /**
  * Whether a problem report ends the thread it names: errors do, except e.p.msg.duplicate (and
  * its more specific descriptors), which says the first copy of a message was already handled;

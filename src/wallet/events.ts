@@ -5,7 +5,7 @@ import type { PlainMessage, EnvelopeMode } from '../didcomm/types.js';
 import type { ConformanceResult } from '../conformance/types.js';
 import type { ParsedProblem } from '../protocols/report-problem.js';
 import type { ConnectionRecord } from '../store/connections.js';
-import { IdsyncError } from '../errors.js';
+import { waitForEvent as waitForAnyEvent, type WaitOptions } from '../didcomm/router-wait.js';
 import type { RejectedCredential, StoredCredential } from './credential-store.js';
 import type { PendingItem } from './policies.js';
 
@@ -45,50 +45,16 @@ export interface WalletEventMap {
 
 export type WalletEventName = keyof WalletEventMap;
 
-export interface WaitOptions {
-  /** Guard against waiting forever (default 10 s); not a way to wait for state. */
-  timeoutMs?: number;
-  signal?: AbortSignal;
-}
+export type { WaitOptions };
 
-/** Resolves with the first `event` payload that passes `predicate`. */
+/** Resolves with the first `event` payload that passes `predicate` (didcomm/router-wait.ts waitForEvent, typed by event name). */
 export function waitForEvent<K extends WalletEventName>(
   emitter: EventEmitter,
   event: K,
   predicate: (data: WalletEventMap[K]) => boolean = () => true,
   options: WaitOptions = {},
 ): Promise<WalletEventMap[K]> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      clearTimeout(timer);
-      emitter.off(event, listener);
-      options.signal?.removeEventListener('abort', aborted);
-    };
-    const listener = (data: WalletEventMap[K]) => {
-      let ok = false;
-      try {
-        ok = predicate(data);
-      } catch {
-        ok = false;
-      }
-      if (!ok) return;
-      done();
-      resolve(data);
-    };
-    const aborted = () => {
-      done();
-      reject(new IdsyncError('aborted', `stopped waiting for ${event}`));
-    };
-    const timer = setTimeout(() => {
-      done();
-      reject(new IdsyncError('timeout', `no ${event} event within ${timeoutMs} ms`));
-    }, timeoutMs);
-    timer.unref?.();
-    if (options.signal?.aborted) return aborted();
-    options.signal?.addEventListener('abort', aborted);
-    emitter.on(event, listener);
-  });
+  return waitForAnyEvent<WalletEventMap[K]>(emitter, event, predicate, options);
 }
 
 /** An EventEmitter with the wallet's event names and payload types. */

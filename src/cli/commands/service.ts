@@ -2,14 +2,16 @@
 // issuance, mediator) on a LevelDB folder until SIGTERM/SIGINT, which close the server, the
 // agent (after its work in flight) and the store. Reads IDSYNC_CLIENT_ID / IDSYNC_CLIENT_SECRET /
 // IDSYNC_PROJECT_ID to seed a client; without them a demo tenant is created on first start and
-// its credentials are printed once.
+// its credentials are printed once. The flags map onto createService's options (service/app.ts).
 import { mkdir, readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { openStore } from '../../store/store.js';
-import { createService, type Service } from '../../service/app.js';
+import { createService, type CreateServiceOptions, type Service } from '../../service/app.js';
 import type { RateLimitOptions } from '../../service/rate-limit.js';
+import type { WorkGateOptions } from '../../service/work-gate.js';
 import { IdsyncError } from '../../errors.js';
 import { usageError } from '../errors.js';
+import { untilSignal } from '../signals.js';
 import { processIo, type CliIo } from '../output.js';
 
 export interface ServiceCommandOptions {
@@ -21,6 +23,15 @@ export interface ServiceCommandOptions {
   smtp?: string;
   smsGateway?: string;
   rateLimit?: string;
+  /** Per remote address: POST /didcomm and WebSocket upgrades and frames. */
+  didcommRateLimit?: string;
+  /** Per remote address: token requests. */
+  tokenRateLimit?: string;
+  secretChecks?: string;
+  /** --allow-private-endpoints */
+  allowPrivateEndpoints?: boolean;
+  /** false with --no-loopback-endpoints (commander sets true otherwise). */
+  loopbackEndpoints?: boolean;
   invitationTtl?: string;
   log?: boolean;
 }
@@ -43,12 +54,39 @@ function parsePort(value: string): number {
 }
 
 /** `off` or `BURST:PER_SECOND`, e.g. `120:20`. */
-export function parseRateLimit(value: string | undefined): RateLimitOptions | false | undefined {
+export function parseRateLimit(value: string | undefined, flag = '--rate-limit'): RateLimitOptions | false | undefined {
   if (value === undefined) return undefined;
   if (value === 'off') return false;
   const m = /^(\d+):(\d+(?:\.\d+)?)$/.exec(value);
-  if (!m || Number(m[1]) < 1 || Number(m[2]) <= 0) throw usageError('invalid_argument', `--rate-limit must be off or BURST:PER_SECOND: ${value}`);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) <= 0) throw usageError('invalid_argument', `${flag} must be off or BURST:PER_SECOND: ${value}`);
   return { burst: Number(m[1]), perSecond: Number(m[2]) };
+}
+
+/** `CONCURRENCY:QUEUE`, e.g. `2:32`: client secret checks at once, and waiting. */
+export function parseSecretChecks(value: string | undefined): WorkGateOptions | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d+):(\d+)$/.exec(value);
+  if (!m || Number(m[1]) < 1) throw usageError('invalid_argument', `--secret-checks must be CONCURRENCY:QUEUE with CONCURRENCY >= 1: ${value}`);
+  return { concurrency: Number(m[1]), queue: Number(m[2]) };
+}
+
+/** The limits and endpoint policy the flags set; an option no flag names is left out (createService's default). */
+export function limitOptions(opts: ServiceCommandOptions): Pick<CreateServiceOptions, 'rateLimit' | 'addressRateLimit' | 'secretChecks' | 'outboundEndpoints'> {
+  const out: ReturnType<typeof limitOptions> = {};
+  const rateLimit = parseRateLimit(opts.rateLimit);
+  if (rateLimit !== undefined) out.rateLimit = rateLimit;
+  const didcomm = parseRateLimit(opts.didcommRateLimit, '--didcomm-rate-limit');
+  const token = parseRateLimit(opts.tokenRateLimit, '--token-rate-limit');
+  if (didcomm !== undefined || token !== undefined) {
+    out.addressRateLimit = { ...(didcomm !== undefined ? { didcomm } : {}), ...(token !== undefined ? { token } : {}) };
+  }
+  const secretChecks = parseSecretChecks(opts.secretChecks);
+  if (secretChecks) out.secretChecks = secretChecks;
+  // docs/service.md "Outbound endpoints": only these two are choices; link-local and metadata stay refused.
+  if (opts.allowPrivateEndpoints || opts.loopbackEndpoints === false) {
+    out.outboundEndpoints = { ...(opts.allowPrivateEndpoints ? { allowPrivate: true } : {}), ...(opts.loopbackEndpoints === false ? { allowLoopback: false } : {}) };
+  }
+  return out;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -96,7 +134,7 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
   checkUrl('--public-url', opts.publicUrl);
   checkUrl('--smtp', opts.smtp);
   checkUrl('--sms-gateway', opts.smsGateway);
-  const rateLimit = parseRateLimit(opts.rateLimit);
+  const limits = limitOptions(opts);
   const invitationTtlMs = parseDuration('--invitation-ttl', opts.invitationTtl);
   const fixtures = opts.fixtures ? await readFixtures(opts.fixtures) : undefined;
   const publicUrl = opts.publicUrl ?? (port !== 0 ? `http://${localHost(opts.host)}:${port}` : undefined);
@@ -109,7 +147,7 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
       store,
       publicUrl,
       fixtures,
-      rateLimit,
+      ...limits,
       // Invitation delivery (send-invitation EMAIL / SMS) goes through these.
       smtpUrl: opts.smtp,
       smsGatewayUrl: opts.smsGateway,
@@ -152,20 +190,6 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
   }
 }
 
-function untilSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = (signal: string) => {
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      resolve(signal);
-    };
-    const onTerm = () => stop('SIGTERM');
-    const onInt = () => stop('SIGINT');
-    process.once('SIGTERM', onTerm);
-    process.once('SIGINT', onInt);
-  });
-}
-
 export function registerServiceCommand(program: Command, deps: { io?: CliIo } = {}): void {
   program
     .command('service')
@@ -177,7 +201,12 @@ export function registerServiceCommand(program: Command, deps: { io?: CliIo } = 
     .option('--fixtures <file>', 'JSON file with tenants, clients, projects and data profiles (see fixtures/service-fixtures.json)')
     .option('--smtp <url>', 'SMTP server for e-mail invitations, e.g. smtp://127.0.0.1:2525')
     .option('--sms-gateway <url>', 'HTTP endpoint that receives SMS invitations as JSON POSTs')
-    .option('--rate-limit <spec>', 'per-client limit: off or BURST:PER_SECOND (default 120:20)')
+    .option('--rate-limit <spec>', 'per-client limit: off or BURST:PER_SECOND (default 120:20); off also turns off the per-address limits no flag sets')
+    .option('--didcomm-rate-limit <spec>', 'per remote address limit on POST /didcomm and WebSocket upgrades and frames: off or BURST:PER_SECOND (default 600:100)')
+    .option('--token-rate-limit <spec>', 'per remote address limit on token requests: off or BURST:PER_SECOND (default 60:5)')
+    .option('--secret-checks <spec>', 'client secret checks at once and waiting: CONCURRENCY:QUEUE (default 2:32)')
+    .option('--allow-private-endpoints', "let the agent send to peers' DIDComm endpoints in private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7)")
+    .option('--no-loopback-endpoints', "refuse peers' DIDComm endpoints on loopback (127.0.0.0/8, ::1, localhost)")
     .option('--invitation-ttl <duration>', 'lifetime of Data Pipe invitations, e.g. 30d, 12h or ms (default 30d)')
     .option('--log', 'log every request (JSON lines on stdout)')
     .action(async (opts: ServiceCommandOptions) => {

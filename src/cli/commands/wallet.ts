@@ -1,10 +1,10 @@
 // `idsync wallet create|serve|accept|credentials|messages`: a holder wallet in a folder (LevelDB
 // in DIR/store). LevelDB admits one process, so `serve` (the running agent) writes DIR/serve.json
 // {pid, url, token} and answers the other commands on a control API bound to 127.0.0.1 and
-// guarded by that token; without a serve process they open the store themselves.
-import { timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// guarded by that token (wallet-control.ts); without a serve process they open the store
+// themselves. What they print is in wallet-views.ts.
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -12,87 +12,33 @@ import { randomId } from '../../encoding.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import { parseInvitationUrl } from '../../protocols/out-of-band.js';
 import { didRegistry } from '../../store/dids.js';
-import { threadOf, type LoggedMessage } from '../../store/messages.js';
 import { openStore, type Store } from '../../store/store.js';
-import type { RejectedCredential, StoredCredential } from '../../wallet/credential-store.js';
 import { loadIdentity } from '../../wallet/identity.js';
 import { createWallet, type Wallet } from '../../wallet/wallet.js';
 import { usageError } from '../errors.js';
 import type { CliIo, Output } from '../output.js';
+import { untilSignal } from '../signals.js';
+import { startControl, stopControl, viaServe, type ServeInfo } from './wallet-control.js';
+import {
+  credentialView,
+  humanAccept,
+  humanCredentials,
+  humanMessages,
+  messageView,
+  rejectedView,
+  type AcceptResult,
+  type CredentialView,
+  type MessageView,
+} from './wallet-views.js';
+
+export type { ServeInfo } from './wallet-control.js';
+export { credentialView, messageView, type AcceptResult, type CredentialView, type MessageView } from './wallet-views.js';
 
 export interface WalletCommandDeps {
   io: CliIo;
   output(json: boolean): Output;
   /** When `wallet serve` stops (default: SIGINT or SIGTERM). */
   until?: () => Promise<unknown>;
-}
-
-/** What DIR/serve.json holds while `wallet serve` runs (mode 0600: the token guards the wallet). */
-export interface ServeInfo {
-  pid: number;
-  url: string;
-  token: string;
-  did: string;
-  shortDid: string;
-  endpoint?: string;
-}
-
-// --- what the commands print ----------------------------------------------------------------
-
-export interface CredentialView {
-  id: string;
-  type: string[];
-  issuer: string;
-  claims: Record<string, unknown>;
-  format: string;
-  verified: boolean;
-  status: string;
-  receivedAt: string;
-  thid: string;
-  replaces?: string;
-  replacedBy?: string;
-  failedCheck?: string;
-}
-
-export function credentialView(c: StoredCredential): CredentialView {
-  return {
-    id: c.id, type: c.type, issuer: c.issuer, claims: c.claims, format: c.format, verified: c.verified, status: c.status, receivedAt: c.receivedAt, thid: c.thid,
-    ...(c.replaces ? { replaces: c.replaces } : {}),
-    ...(c.replacedBy ? { replacedBy: c.replacedBy } : {}),
-  };
-}
-
-/** A refused credential, shown for inspection: never verified, status 'rejected'. */
-function rejectedView(r: RejectedCredential): CredentialView {
-  const raw = (typeof r.raw === 'object' && r.raw !== null ? r.raw : {}) as { type?: string[]; credentialSubject?: Record<string, unknown> };
-  const { id: _id, ...claims } = raw.credentialSubject ?? {};
-  return {
-    id: r.id ?? r.key, type: raw.type ?? [], issuer: r.issuer ?? '', claims, format: typeof r.raw === 'string' ? 'jwt' : 'ldp',
-    verified: false, status: 'rejected', receivedAt: r.receivedAt, thid: r.thid, failedCheck: r.failedCheck,
-  };
-}
-
-export function messageView(m: LoggedMessage) {
-  const failed = (m.conformance ?? []).filter((c) => !c.ok && c.severity !== 'warning').map((c) => c.rule);
-  return {
-    seq: m.seq, at: m.at, direction: m.direction, type: m.type, thid: threadOf(m), ...(m.pthid ? { pthid: m.pthid } : {}), mode: m.mode,
-    ...(m.from ? { from: m.from } : {}), ...(m.to ? { to: m.to } : {}), ...(m.result ? { result: m.result } : {}),
-    ...(m.problemCode ? { problemCode: m.problemCode } : {}), ...(m.transport ? { transport: m.transport } : {}), size: m.size,
-    ...(failed.length ? { conformanceFailures: failed } : {}),
-  };
-}
-export type MessageView = ReturnType<typeof messageView>;
-
-export interface AcceptResult {
-  kind: 'data-pipe' | 'issuance';
-  invitationId: string;
-  goalCode?: string;
-  peer: string;
-  thid: string;
-  /** data-pipe: the connection's state ('established'). */
-  state?: string;
-  /** issuance with --wait: the credential received. */
-  credential?: CredentialView;
 }
 
 // --- running a wallet: accept, serve ----------------------------------------------------------
@@ -168,72 +114,6 @@ async function openExisting(dir: string): Promise<{ wallet: Wallet; store: Store
   };
 }
 
-// --- the control API of `wallet serve` -------------------------------------------------------
-
-type Handler = (body: Record<string, unknown>, query: URLSearchParams) => Promise<unknown>;
-
-function startControl(token: string, routes: Record<string, Handler>): Promise<Server> {
-  const expected = Buffer.from(`Bearer ${token}`);
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const send = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-    const given = Buffer.from(req.headers.authorization ?? '');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return send(401, { code: 'unauthorized', message: 'wrong or missing control token' });
-    const url = new URL(req.url ?? '/', 'http://control');
-    const handler = routes[`${req.method} ${url.pathname}`];
-    if (!handler) return send(404, { code: 'not_found', message: `${req.method} ${url.pathname}` });
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      let body: Record<string, unknown> = {};
-      try {
-        body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
-      } catch {
-        return send(400, { code: 'invalid_json', message: 'the request body is not JSON' });
-      }
-      handler(body, url.searchParams).then(
-        (value) => send(200, value),
-        (err) => {
-          const e = toIdsyncError(err);
-          send(e.details?.usage ? 400 : 500, { code: e.code, message: e.message });
-        },
-      );
-    });
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  });
-}
-
-async function readServeInfo(dir: string): Promise<ServeInfo | undefined> {
-  try {
-    return JSON.parse(await readFile(join(dir, 'serve.json'), 'utf8')) as ServeInfo;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Calls the serve process of `dir`; undefined when none answers (then the caller opens the store). */
-async function viaServe<T>(dir: string, method: string, path: string, body?: unknown): Promise<T | undefined> {
-  const info = await readServeInfo(dir);
-  if (!info) return undefined;
-  let res: Response;
-  try {
-    res = await fetch(info.url + path, {
-      method,
-      headers: { authorization: `Bearer ${info.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-  } catch {
-    return undefined; // nobody listens: a stale serve.json
-  }
-  const value = (await res.json()) as { code?: string; message?: string };
-  if (!res.ok) {
-    throw new IdsyncError(value.code ?? 'wallet_serve_error', value.message ?? `wallet serve answered ${res.status}`, res.status === 400 ? { details: { usage: true } } : {});
-  }
-  return value as T;
-}
-
 /** Runs `op` through the serve process of `dir` when one runs, else on the store opened here. */
 async function withWallet<T>(dir: string, remote: () => Promise<T | undefined>, local: (wallet: Wallet) => Promise<T>): Promise<T> {
   const answered = await remote();
@@ -244,20 +124,6 @@ async function withWallet<T>(dir: string, remote: () => Promise<T | undefined>, 
   } finally {
     await opened.close();
   }
-}
-
-function untilSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = (signal: string) => {
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      resolve(signal);
-    };
-    const onTerm = () => stop('SIGTERM');
-    const onInt = () => stop('SIGINT');
-    process.once('SIGTERM', onTerm);
-    process.once('SIGINT', onInt);
-  });
 }
 
 export async function serveWallet(opts: { data: string; port?: string; host: string; json?: boolean }, deps: WalletCommandDeps): Promise<void> {
@@ -316,43 +182,13 @@ export async function serveWallet(opts: { data: string; port?: string; host: str
     out.say('wallet stopping');
   } finally {
     await rm(join(opts.data, 'serve.json'), { force: true });
-    if (control) await new Promise<void>((resolve) => {
-      control!.closeAllConnections();
-      control!.close(() => resolve());
-    });
+    if (control) await stopControl(control);
     await wallet.close();
     await store.close();
   }
 }
 
 // --- commands --------------------------------------------------------------------------------
-
-function humanCredentials(list: CredentialView[]): string {
-  if (list.length === 0) return 'no credentials';
-  return list
-    .map((c) => {
-      const head = `${c.id}  ${c.status}  ${c.verified ? 'verified' : `NOT verified (${c.failedCheck})`}  ${c.format}`;
-      const claims = Object.entries(c.claims).map(([k, v]) => `    ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
-      return [head, `  type: ${c.type.join(', ')}`, `  issuer: ${c.issuer}`, `  received: ${c.receivedAt}`, '  claims:', ...claims].join('\n');
-    })
-    .join('\n\n');
-}
-
-function humanMessages(list: MessageView[]): string {
-  if (list.length === 0) return 'no messages';
-  return list
-    .map((m) => {
-      const extra = [m.result, m.problemCode, m.conformanceFailures ? `conformance: ${m.conformanceFailures.join(', ')}` : undefined].filter(Boolean).join(' ');
-      return `${m.at}  ${m.direction.padEnd(3)} ${m.mode.padEnd(10)} ${m.type}  thid ${m.thid}${extra ? `  ${extra}` : ''}`;
-    })
-    .join('\n');
-}
-
-function humanAccept(r: AcceptResult): string {
-  if (r.kind === 'data-pipe') return `Data Pipe ${r.state} with ${r.peer} (thread ${r.thid})`;
-  if (!r.credential) return `credential proposed to ${r.peer} (thread ${r.thid}); it arrives while the wallet runs (wallet serve, or accept --wait)`;
-  return [`credential received from ${r.peer} (thread ${r.thid})`, humanCredentials([r.credential])].join('\n');
-}
 
 function parseTimeout(value: string): number {
   const s = Number(value);

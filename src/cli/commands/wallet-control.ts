@@ -1,0 +1,95 @@
+// The control API of `idsync wallet serve`: LevelDB admits one process, so while serve runs the
+// other wallet commands ask it over HTTP on 127.0.0.1 instead of opening the store. The serve
+// process writes DIR/serve.json {pid, url, token} (mode 0600); every request carries the token.
+import { timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { IdsyncError, toIdsyncError } from '../../errors.js';
+
+/** What DIR/serve.json holds while `wallet serve` runs (mode 0600: the token guards the wallet). */
+export interface ServeInfo {
+  pid: number;
+  url: string;
+  token: string;
+  did: string;
+  shortDid: string;
+  endpoint?: string;
+}
+
+/** One route of the control API: the JSON body (empty object without one) and the query. */
+export type ControlRoute = (body: Record<string, unknown>, query: URLSearchParams) => Promise<unknown>;
+
+/**
+ * Serves `routes` (keyed `METHOD /path`) on 127.0.0.1, any free port, to callers that send
+ * `Authorization: Bearer <token>`. Failures answer {code, message}: 400 for usage errors, else 500.
+ */
+export function startControl(token: string, routes: Record<string, ControlRoute>): Promise<Server> {
+  const expected = Buffer.from(`Bearer ${token}`);
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const send = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    const given = Buffer.from(req.headers.authorization ?? '');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return send(401, { code: 'unauthorized', message: 'wrong or missing control token' });
+    const url = new URL(req.url ?? '/', 'http://control');
+    const handler = routes[`${req.method} ${url.pathname}`];
+    if (!handler) return send(404, { code: 'not_found', message: `${req.method} ${url.pathname}` });
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let body: Record<string, unknown> = {};
+      try {
+        body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
+      } catch {
+        return send(400, { code: 'invalid_json', message: 'the request body is not JSON' });
+      }
+      handler(body, url.searchParams).then(
+        (value) => send(200, value),
+        (err) => {
+          const e = toIdsyncError(err);
+          send(e.details?.usage ? 400 : 500, { code: e.code, message: e.message });
+        },
+      );
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+/** Closes the control server, dropping open keep-alive connections. */
+export function stopControl(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+async function readServeInfo(dir: string): Promise<ServeInfo | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dir, 'serve.json'), 'utf8')) as ServeInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Calls the serve process of `dir`; undefined when none answers (then the caller opens the store). */
+export async function viaServe<T>(dir: string, method: string, path: string, body?: unknown): Promise<T | undefined> {
+  const info = await readServeInfo(dir);
+  if (!info) return undefined;
+  let res: Response;
+  try {
+    res = await fetch(info.url + path, {
+      method,
+      headers: { authorization: `Bearer ${info.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch {
+    return undefined; // nobody listens: a stale serve.json
+  }
+  const value = (await res.json()) as { code?: string; message?: string };
+  if (!res.ok) {
+    throw new IdsyncError(value.code ?? 'wallet_serve_error', value.message ?? `wallet serve answered ${res.status}`, res.status === 400 ? { details: { usage: true } } : {});
+  }
+  return value as T;
+}
