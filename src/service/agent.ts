@@ -3,6 +3,7 @@
 // The queueing agent below only records each requested sync durably as a 'queued' operation:
 // tests of the REST state machine (202, sync operations) use it where no wallet exists.
 import type { Clock, IdGenerator } from '../clock.js';
+import type { InboundOutcome } from '../didcomm/transport/media-type.js';
 import type { Store } from '../store/store.js';
 import type { OobInvitation } from './invitations.js';
 import type { IssuanceWorkflow } from './workflows/workflows.js';
@@ -38,6 +39,21 @@ export interface InboundInfo {
   reply?: (packed: string) => Promise<void>;
   /** WebSocket only: binds a DID to the socket so that later messages to it are pushed there. */
   bind?: (key: string) => void;
+  /**
+   * Called (before receive resolves) when the message failed for a reason that may pass and may
+   * be sent again; the endpoint tells the sender so where it can (HTTP 503 with Retry-After).
+   */
+  retryable?: (outcome: ReceiveOutcome) => void;
+}
+
+/**
+ * What `InboundInfo.retryable` is called with: the message failed for a reason that may pass
+ * (store error, timeout, unresolved DID) and its id was left free, so the same message sent again
+ * can succeed. POST /didcomm then answers 503 with Retry-After instead of 202.
+ */
+export interface ReceiveOutcome extends Omit<InboundOutcome, 'retryable'> {
+  /** The error code of the failure, for logs. */
+  code?: string;
 }
 
 export interface ServiceAgent {
@@ -45,7 +61,10 @@ export interface ServiceAgent {
   onInvitationCreated?(info: UserRef & { invitation: OobInvitation }): Promise<void>;
   /** Starts (or queues) a sync over the user's established session. Must be durable before it resolves. */
   requestSync(user: UserRef, reason: SyncReason): Promise<{ operationId: string }>;
-  /** Inbound DIDComm message from POST /didcomm or the WebSocket. Without it the service answers 202 and logs. */
+  /**
+   * Inbound DIDComm message from POST /didcomm or the WebSocket. Without it the service answers
+   * 202 and logs. Calling `info.retryable` makes POST /didcomm answer 503 instead of 202.
+   */
   receive?(packed: string, info: InboundInfo): Promise<void>;
   /** A new issuance workflow was stored (statusChangeTerms with trigger WORKFLOW_CREATION). */
   onWorkflowCreated?(workflow: IssuanceWorkflow): Promise<void>;

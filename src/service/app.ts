@@ -30,7 +30,7 @@ import { installJsonParsers } from './body-parsers.js';
 import { scopeDocumentation, type ScopedRoute } from './scope-docs.js';
 import { openapiOptions } from './openapi.js';
 import { registerRoutes } from './routes/index.js';
-import { inboundHandler } from './routes/didcomm.js';
+import { wsInboundHandler } from './routes/didcomm.js';
 import { wireExtensions } from './extensions.js';
 
 export interface CreateServiceOptions {
@@ -170,8 +170,7 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
 
   // WebSocket upgrades and frames count against the same per-address bucket as POST /didcomm.
   const wsLimits = limitWsInbound(app.server, { path: '/didcomm', limiter: limits.didcomm, logger });
-  const ws = attachWsEndpoint(app.server, { path: '/didcomm', handler: wsLimits.wrap(inboundHandler(deps)) });
-  wsLimits.attach(ws);
+  const ws = attachWsEndpoint(app.server, { path: '/didcomm', handler: wsLimits.wrap(wsInboundHandler(deps)) });
   app.addHook('onClose', async () => {
     await ws.close();
   });

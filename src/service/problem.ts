@@ -63,6 +63,8 @@ export const PROBLEMS: Record<string, ProblemEntry> = {
   // 5xx: never for bad input
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
+  /** POST /didcomm: the message failed for a reason that may pass; the sender should resend it (Retry-After). */
+  temporarily_unavailable: { status: 503, title: 'Temporarily unavailable' },
 };
 
 /** The catalogue entry of a code (own keys only: 'constructor' is not a code). */

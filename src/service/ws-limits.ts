@@ -3,15 +3,13 @@
 // address). An upgrade over the limit is answered 429 with Retry-After; a frame over it closes
 // the socket with 1008 (RFC 6455 §7.4.1 policy violation), logged with code `rate_limited`.
 //
-// The endpoint (src/didcomm/transport/ws.ts) does not tell handlers the remote address, so the
-// upgrade listener here, registered before it, notes the address of each upgrade and gives it to
-// the connection the endpoint accepts for it. That relies on `ws` accepting synchronously
-// (WebSocketServer.handleUpgrade without verifyClient); should it ever not, a connection falls
-// back to a bucket of its own. Registering a second 'upgrade' listener also means unknown paths
-// get their 404 from here (the endpoint answers them only when it is the sole listener).
+// Frames are counted against the address of their connection (WsConnection.remoteAddress, taken
+// by the endpoint from the upgrade request's socket); a connection without one gets a bucket of
+// its own. Registering a second 'upgrade' listener means unknown paths get their 404 from here
+// (the endpoint answers them only when it is the sole listener).
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { WsConnection, WsEndpoint, WsInboundHandler } from '../didcomm/transport/ws.js';
+import type { WsConnection, WsInboundHandler } from '../didcomm/transport/ws.js';
 import type { ServiceLogger } from './deps.js';
 import { addressKey, type RateLimiter } from './rate-limit.js';
 
@@ -21,15 +19,14 @@ export const WS_RATE_LIMIT_CLOSE = 1008;
 export interface WsInboundLimits {
   /** The handler to give attachWsEndpoint: counts each frame, closes the socket when over the limit. */
   wrap(handler: WsInboundHandler): WsInboundHandler;
-  /** Call with the endpoint once attachWsEndpoint returned. */
-  attach(endpoint: WsEndpoint): void;
+}
+
+/** The bucket key of a connection: its remote address (IPv6 by /64), else a bucket of its own. */
+export function connectionKey(conn: Pick<WsConnection, 'id' | 'remoteAddress'>): string {
+  return conn.remoteAddress ? addressKey(conn.remoteAddress) : `ws-connection-${conn.id}`;
 }
 
 export function limitWsInbound(server: http.Server, o: { path: string; limiter: RateLimiter; logger: ServiceLogger }): WsInboundLimits {
-  let endpoint: WsEndpoint | undefined;
-  const addresses = new WeakMap<WsConnection, string>();
-  const keyOf = (conn: WsConnection) => addresses.get(conn) ?? `ws-connection-${conn.id}`;
-
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex) => {
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
     if (pathname !== o.path) {
@@ -49,20 +46,12 @@ export function limitWsInbound(server: http.Server, o: { path: string; limiter: 
       socket.end(`HTTP/1.1 429 Too Many Requests\r\nRetry-After: ${decision.retryAfterSeconds}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    // The endpoint accepts the connection in its own listener, right after this one returns.
-    const before = new Set(endpoint?.sockets ?? []);
-    queueMicrotask(() => {
-      for (const conn of endpoint?.sockets ?? []) if (!before.has(conn) && !addresses.has(conn)) addresses.set(conn, address);
-    });
   });
 
   return {
-    attach(e) {
-      endpoint = e;
-    },
     wrap(handler) {
       return async (packed, info) => {
-        const key = keyOf(info.connection);
+        const key = connectionKey(info.connection);
         const decision = o.limiter.take(`didcomm:${key}`);
         if (!decision.allowed) {
           o.logger.warn({ code: 'rate_limited', address: key, closeCode: WS_RATE_LIMIT_CLOSE }, 'DIDComm WebSocket closed: rate limit');

@@ -1,12 +1,14 @@
 // Limits per remote address (service-security.md #5, #10): POST /didcomm and the DIDComm
 // WebSocket share a token bucket per address; token requests have one too, and only a few
 // client secret (scrypt) checks run at once.
+import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ManualClock } from '../../src/clock.js';
+import type { WsConnection, WsInboundInfo } from '../../src/didcomm/transport/ws.js';
 import { addressKey, createRateLimiter } from '../../src/service/rate-limit.js';
 import { createWorkGate } from '../../src/service/work-gate.js';
-import { WS_RATE_LIMIT_CLOSE } from '../../src/service/ws-limits.js';
+import { limitWsInbound, WS_RATE_LIMIT_CLOSE } from '../../src/service/ws-limits.js';
 import { expectProblem, startService, type Harness } from './http-helpers.js';
 
 const PING = JSON.stringify({ id: 'p1', typ: 'application/didcomm-plain+json', type: 'https://didcomm.org/trust-ping/2.0/ping', body: { response_requested: false } });
@@ -124,6 +126,28 @@ describe('building blocks', () => {
     releases[2]();
     expect(await Promise.all(running)).toEqual(['done', 'done', 'done']);
     expect(gate.active).toBe(0);
+  });
+
+  it('counts a WebSocket frame against the remote address its connection reports, whenever it arrived', async () => {
+    const limiter = createRateLimiter(new ManualClock(), { burst: 2, perSecond: 0.001 });
+    const quiet = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} } as never;
+    // Never attached to an endpoint and no upgrade seen: the address comes from the connection alone.
+    const limits = limitWsInbound(http.createServer(), { path: '/didcomm', limiter, logger: quiet });
+    const closed: number[] = [];
+    const handled: number[] = [];
+    const connection = (id: number, remoteAddress?: string) =>
+      ({ id, remoteAddress, keys: new Set(), open: true, send: async () => {}, bind: () => {}, close: (code?: number) => void closed.push(code ?? 0) }) as WsConnection;
+    const frame = (conn: WsConnection) => limits.wrap(async () => void handled.push(conn.id))('{}', { transport: 'ws', reply: async () => {}, bind: () => {}, connection: conn } as WsInboundInfo);
+    // POST /didcomm from the same address (IPv4-mapped form) already used one token of its bucket.
+    expect(limiter.take(`didcomm:${addressKey('10.0.0.7')}`).allowed).toBe(true);
+    await frame(connection(1, '::ffff:10.0.0.7'));
+    await frame(connection(2, '10.0.0.7'));
+    expect(handled).toEqual([1]);
+    expect(closed).toEqual([WS_RATE_LIMIT_CLOSE]);
+    // Without an address a connection has a bucket of its own.
+    await frame(connection(3));
+    await frame(connection(3));
+    expect(handled).toEqual([1, 3, 3]);
   });
 
   it('keys IPv6 addresses by /64 and IPv4-mapped addresses as IPv4', () => {

@@ -2,21 +2,33 @@
 // message with its media type as Content-Type; a receiver answers 2xx, preferably 202
 // Accepted. When the handler return-routes a reply (DIDComm v2 return_route extension), the
 // reply travels back in the response body with status 200: HTTP carries at most one.
+//
+// Retries: a receiver whose handler says the message may be sent again (InboundOutcome
+// `retryable`, media-type.ts) answers 503 with Retry-After; a sender that gets 503 or 429 throws
+// `transport_retry_later` with the Retry-After seconds, so its caller can back off and resend.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { systemClock, type Clock } from '../../clock.js';
 import { IdsyncError, isIdsyncError } from '../../errors.js';
 import type { InboundHandler, Transport } from '../types.js';
-import { byteLength, bareMediaType, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, schemeOf, statusForHandlerError } from './media-type.js';
+import {
+  byteLength, bareMediaType, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseRetryAfter, RETRY_LATER_CODE, retryHint,
+  retryLaterError, schemeOf, statusForHandlerError, type InboundOutcome,
+} from './media-type.js';
+
+export type { InboundOutcome } from './media-type.js';
 
 export interface HttpTransportOptions {
   /** Whole exchange, redirects and reply included (default 10 s). */
   timeoutMs?: number;
   /** Temporary redirects (307) followed; others are rejections (default 3). */
   maxRedirects?: number;
-  /** Largest reply body read (default 1 MiB). */
+  /** Largest reply body read (default 1 MiB); a longer one is cancelled, not read to its end. */
   maxReplyBytes?: number;
   /** For tests or proxies; defaults to the global fetch. */
   fetch?: typeof fetch;
+  /** Reads a Retry-After given as an HTTP-date (default the system clock). */
+  clock?: Clock;
 }
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
@@ -39,18 +51,43 @@ function networkError(err: unknown, endpoint: string): IdsyncError {
   return new IdsyncError('transport_unreachable', `cannot reach ${endpoint} (${why})`, { details: { endpoint, reason: code }, cause: err });
 }
 
+/**
+ * Reads at most `max` bytes of a response body. A declared Content-Length over the cap is
+ * refused before reading; otherwise the body is read chunk by chunk and, once past the cap,
+ * the stream is cancelled (the connection is dropped) instead of being read to its end.
+ */
 async function readBounded(res: Response, max: number, endpoint: string): Promise<string> {
+  const tooLarge = () => new IdsyncError('transport_rejected', `reply from ${endpoint} is larger than ${max} bytes`, { details: { endpoint, status: res.status, maxBytes: max } });
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > max) {
+    void res.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
   if (!res.body) return '';
+  const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    total += chunk.byteLength;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
     if (total > max) {
-      throw new IdsyncError('transport_rejected', `reply from ${endpoint} is larger than ${max} bytes`, { details: { endpoint, status: res.status } });
+      void reader.cancel().catch(() => undefined);
+      throw tooLarge();
     }
-    chunks.push(chunk);
+    chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The `code` of an RFC 9457 problem document, if `text` is one. */
+function problemCodeOf(text: string): string | undefined {
+  try {
+    const p = JSON.parse(text) as { code?: unknown };
+    return typeof p?.code === 'string' ? p.code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function looksPacked(text: string): boolean {
@@ -72,6 +109,7 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
   const maxRedirects = options.maxRedirects ?? 3;
   const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_BYTES;
   const doFetch = options.fetch ?? fetch;
+  const clock = options.clock ?? systemClock;
 
   return {
     schemes: ['http', 'https'],
@@ -92,12 +130,10 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
           }
           if (res.status < 200 || res.status > 299) {
             const text = await readBounded(res, 64 * 1024, endpoint).catch(() => '');
-            let problemCode: string | undefined;
-            try {
-              const p = JSON.parse(text) as { code?: unknown };
-              if (typeof p?.code === 'string') problemCode = p.code;
-            } catch {
-              /* not a problem document */
+            const problemCode = problemCodeOf(text);
+            // RFC 9110 §15.6.4 (503), RFC 6585 §4 (429): not taken now; Retry-After says when to resend.
+            if (res.status === 503 || res.status === 429) {
+              throw retryLaterError(endpoint, res.status, parseRetryAfter(res.headers.get('retry-after'), clock.now()), problemCode);
             }
             throw new IdsyncError('transport_rejected', `${endpoint} answered ${res.status}`, {
               details: { endpoint, status: res.status, ...(problemCode ? { problemCode } : {}) },
@@ -125,7 +161,16 @@ export interface HttpInboundResponse {
   status: number;
   body?: string;
   contentType?: string;
+  /** Extra response headers (Retry-After on a 503). */
+  headers?: Record<string, string>;
 }
+
+/**
+ * An inbound handler for the HTTP side: an InboundHandler that may also resolve with an
+ * InboundOutcome; `{retryable: true}` (e.g. the router's result for a message whose handler
+ * failed for a reason that may pass) is answered 503 with Retry-After instead of 202.
+ */
+export type HttpInboundHandler = (packed: string, info: Parameters<InboundHandler>[1]) => Promise<void | InboundOutcome>;
 
 export interface HttpInboundOptions {
   /** Largest accepted body (default 1 MiB). */
@@ -137,13 +182,28 @@ export function problemResponse(status: number, code: string, title: string): Ht
   return { status, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title, status, code }) };
 }
 
+/** 503 with Retry-After (RFC 9110 §10.2.3, §15.6.4): the message was not processed; send it again. */
+export function retryLaterResponse(retryAfterSeconds: number): HttpInboundResponse {
+  const title = 'the message could not be processed now; send it again later';
+  return {
+    status: 503,
+    contentType: 'application/problem+json',
+    body: JSON.stringify({ type: 'about:blank', title, status: 503, code: RETRY_LATER_CODE, retryAfter: retryAfterSeconds }),
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  };
+}
+
 /**
  * The receiving side as a plain function, for any HTTP framework. Calls `handler` and waits
  * for it; the handler may call `info.reply(packed)` once before it resolves to return-route
  * a reply in the response. A second reply, or one after the handler resolved, is refused with
  * `transport_reply_unavailable` so the caller can deliver it another way.
+ *
+ * A handler that resolves with `{retryable: true}` or throws an IdsyncError with
+ * `details.retryable` gets 503 with Retry-After (a reply it made is not sent: the sender will
+ * send the message again and get its answer then).
  */
-export async function handleHttpInbound(req: HttpInboundRequest, handler: InboundHandler, options: HttpInboundOptions = {}): Promise<HttpInboundResponse> {
+export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpInboundHandler, options: HttpInboundOptions = {}): Promise<HttpInboundResponse> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   if (!isDidcommMediaType(req.contentType)) {
     return problemResponse(415, 'unsupported_media_type', 'Content-Type must be a DIDComm v2 media type (application/didcomm-encrypted+json, -signed+json or -plain+json)');
@@ -167,14 +227,18 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: Inboun
       reply = packed;
     },
   };
+  let outcome: void | InboundOutcome;
   try {
-    await handler(req.body, info);
+    outcome = await handler(req.body, info);
   } catch (err) {
-    const { status, code, message } = statusForHandlerError(err);
+    const { status, code, message, retryAfterSeconds } = statusForHandlerError(err);
+    if (retryAfterSeconds !== undefined) return retryLaterResponse(retryAfterSeconds);
     return problemResponse(status, code, message);
   } finally {
     open = false;
   }
+  const retry = retryHint(outcome);
+  if (retry) return retryLaterResponse(retry.retryAfterSeconds);
   if (reply === undefined) return { status: 202 };
   return { status: 200, body: reply, contentType: detectMediaType(reply) };
 }
@@ -184,7 +248,7 @@ export interface HttpEndpointOptions extends HttpInboundOptions {
   port?: number;
   /** The path messages are POSTed to (default '/didcomm'). */
   path?: string;
-  handler: InboundHandler;
+  handler: HttpInboundHandler;
 }
 
 export interface HttpEndpoint {
@@ -196,7 +260,7 @@ export interface HttpEndpoint {
 
 function send(res: http.ServerResponse, r: HttpInboundResponse, extra: Record<string, string> = {}): void {
   if (res.headersSent) return;
-  const headers: Record<string, string | number> = { ...extra };
+  const headers: Record<string, string | number> = { ...r.headers, ...extra };
   if (r.body !== undefined) {
     headers['content-type'] = r.contentType ?? 'application/octet-stream';
     headers['content-length'] = Buffer.byteLength(r.body);

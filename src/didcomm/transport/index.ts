@@ -4,13 +4,14 @@ import { IdsyncError } from '../../errors.js';
 import type { Transport } from '../types.js';
 import { schemeOf } from './media-type.js';
 
-export { httpTransport, handleHttpInbound, startHttpEndpoint, problemResponse } from './http.js';
-export type { HttpTransportOptions, HttpInboundRequest, HttpInboundResponse, HttpInboundOptions, HttpEndpointOptions, HttpEndpoint } from './http.js';
+export { httpTransport, handleHttpInbound, startHttpEndpoint, problemResponse, retryLaterResponse } from './http.js';
+export type { HttpTransportOptions, HttpInboundRequest, HttpInboundResponse, HttpInboundOptions, HttpInboundHandler, HttpEndpointOptions, HttpEndpoint } from './http.js';
 export { wsTransport, attachWsEndpoint, startWsEndpoint, WS_CLOSE } from './ws.js';
 export type { WsTransport, WsTransportOptions, WsConnection, WsInboundInfo, WsInboundHandler, WsEndpoint, WsEndpointOptions, StandaloneWsEndpoint } from './ws.js';
 export { memoryNetwork } from './memory.js';
 export type { MemoryNetwork, MemoryTransport, MemoryTransportOptions, MemoryInboundHandler, MemoryInboundInfo } from './memory.js';
-export { detectMediaType, isDidcommMediaType, bareMediaType, schemeOf } from './media-type.js';
+export { detectMediaType, isDidcommMediaType, bareMediaType, schemeOf, retryHint, parseRetryAfter, DEFAULT_RETRY_AFTER_SECONDS } from './media-type.js';
+export type { InboundOutcome } from './media-type.js';
 
 /** Picks the first transport whose schemes include the endpoint's; `unsupported_scheme` otherwise. */
 export function multiTransport(transports: Transport[]): Transport & { close(): Promise<void>; forScheme(scheme: string): Transport | undefined } {

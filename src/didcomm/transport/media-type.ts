@@ -56,12 +56,83 @@ export const DEFAULT_MAX_BYTES = 1024 * 1024;
 // Codes that mean the message, not the receiver, is at fault.
 const BAD_INPUT = new Set(['didcomm_malformed', 'didcomm_unsupported', 'didcomm_invalid_argument', 'did_not_resolved', 'secret_not_found', 'transport_invalid_message']);
 
+/** The Retry-After (seconds) a receiver answers with when a handler gives none. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+/** Longer Retry-After values (ours or a peer's) are cut to this: a day. */
+export const MAX_RETRY_AFTER_SECONDS = 86_400;
+/** The problem code of a receiver's 503: the message was not processed, send it again later. */
+export const RETRY_LATER_CODE = 'temporarily_unavailable';
+
 /**
- * The HTTP status an inbound handler's error maps to: a 4xx an IdsyncError names in
+ * What an inbound handler may resolve with. `retryable: true` says the message was not processed
+ * for a reason that may pass (a store error, a timeout, a DID that did not resolve) and that the
+ * same message sent again can succeed: a receiving transport then answers so that the sender
+ * retries (HTTP 503 with Retry-After). The router's RouterResult has this shape, so a handler may
+ * resolve with `router.receive(...)` as it is; transports look at nothing else in it and never
+ * import the router. A handler may also throw an IdsyncError with `details.retryable: true`.
+ */
+export interface InboundOutcome {
+  retryable?: boolean;
+  /** Seconds the sender should wait (default DEFAULT_RETRY_AFTER_SECONDS). */
+  retryAfterSeconds?: number;
+}
+
+function clampSeconds(n: unknown): number {
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return DEFAULT_RETRY_AFTER_SECONDS;
+  return Math.min(MAX_RETRY_AFTER_SECONDS, Math.ceil(n));
+}
+
+/**
+ * The retry hint of what a handler resolved with or threw: `{retryAfterSeconds}` when it says the
+ * message may be sent again, undefined otherwise (handled, or refused for good). Anything that is
+ * not an object with `retryable === true` (or an IdsyncError with `details.retryable === true`)
+ * is no hint.
+ */
+export function retryHint(outcome: unknown): { retryAfterSeconds: number } | undefined {
+  if (isIdsyncError(outcome)) {
+    return outcome.details?.retryable === true ? { retryAfterSeconds: clampSeconds(outcome.details.retryAfterSeconds) } : undefined;
+  }
+  if (!outcome || typeof outcome !== 'object') return undefined;
+  const o = outcome as InboundOutcome;
+  return o.retryable === true ? { retryAfterSeconds: clampSeconds(o.retryAfterSeconds) } : undefined;
+}
+
+/**
+ * Seconds from an RFC 9110 §10.2.3 Retry-After value (`delay-seconds` or an HTTP-date, taken
+ * relative to `now`), at most MAX_RETRY_AFTER_SECONDS; undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
+  const v = (value ?? '').trim();
+  if (v === '') return undefined;
+  if (/^\d+$/.test(v)) return Math.min(MAX_RETRY_AFTER_SECONDS, Number(v));
+  // HTTP-date (IMF-fixdate, or the obsolete RFC 850 and asctime forms) names a weekday and month;
+  // Date.parse alone would also take '-5' or '2026' as dates.
+  const at = /[A-Za-z]{3}/.test(v) ? Date.parse(v) : NaN;
+  if (Number.isNaN(at)) return undefined;
+  return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(0, Math.ceil((at - now) / 1000)));
+}
+
+/**
+ * What a sending transport throws when the receiver answered 503 or 429 (RFC 9110 §15.6.4,
+ * RFC 6585 §4): the message was not taken, send it again later. `details.retryAfterSeconds` is
+ * the receiver's Retry-After when it gave a readable one.
+ */
+export function retryLaterError(endpoint: string, status: number, retryAfterSeconds: number | undefined, problemCode?: string, cause?: unknown): IdsyncError {
+  return new IdsyncError('transport_retry_later', `${endpoint} answered ${status}: retry later`, {
+    details: { endpoint, status, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}), ...(problemCode ? { problemCode } : {}) },
+    ...(cause ? { cause } : {}),
+  });
+}
+
+/**
+ * The HTTP status an inbound handler's error maps to: 503 (code `temporarily_unavailable`, with
+ * `retryAfterSeconds`) for an IdsyncError with `details.retryable`, a 4xx an IdsyncError names in
  * `details.status`, 400 for a bad message, 500 (code `internal_error`) for anything else.
  */
-export function statusForHandlerError(err: unknown): { status: number; code: string; message: string } {
+export function statusForHandlerError(err: unknown): { status: number; code: string; message: string; retryAfterSeconds?: number } {
   if (!isIdsyncError(err)) return { status: 500, code: 'internal_error', message: 'the message could not be processed' };
+  const retry = retryHint(err);
+  if (retry) return { status: 503, code: RETRY_LATER_CODE, message: 'the message could not be processed now; send it again later', retryAfterSeconds: retry.retryAfterSeconds };
   const status = err.details?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) return { status, code: err.code, message: err.message };
   if (BAD_INPUT.has(err.code)) return { status: 400, code: err.code, message: err.message };

@@ -1,12 +1,14 @@
 // An in-process network for tests: endpoints are `memory://<name>` URLs registered with a
 // handler, and a transport delivers to them directly. It behaves like the HTTP transport
 // (replies made while the handler runs come back from `send`; a handler error becomes
-// `transport_rejected`) plus the WebSocket live mode (replies after that, and pushes to a
+// `transport_rejected`; a handler that says the message may be sent again, by resolving with
+// `{retryable: true}` or throwing with `details.retryable`, becomes `transport_retry_later`, the
+// HTTP sender's answer to a 503) plus the WebSocket live mode (replies after that, and pushes to a
 // bound key, reach the sending transport's `onInbound`).
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import { ionShortForm } from '../../did/ion-form.js';
 import type { InboundHandler, Transport } from '../types.js';
-import { detectMediaType, schemeOf, statusForHandlerError } from './media-type.js';
+import { detectMediaType, retryHint, retryLaterError, schemeOf, statusForHandlerError, type InboundOutcome } from './media-type.js';
 
 export interface MemoryInboundInfo {
   transport: 'memory';
@@ -16,7 +18,7 @@ export interface MemoryInboundInfo {
   bind(key: string): void;
 }
 
-export type MemoryInboundHandler = (packed: string, info: MemoryInboundInfo) => Promise<void>;
+export type MemoryInboundHandler = (packed: string, info: MemoryInboundInfo) => Promise<void | InboundOutcome>;
 
 export interface MemoryTransportOptions {
   /** Live-mode messages: late replies and pushes. */
@@ -117,15 +119,19 @@ export function memoryNetwork(): MemoryNetwork {
               bound.set(ionShortForm(key), live);
             },
           };
+          let outcome: void | InboundOutcome;
           try {
-            await handler(packed, info);
+            outcome = await handler(packed, info);
           } catch (err) {
             // The same answer the HTTP endpoint would give.
-            const { status, code } = statusForHandlerError(err);
+            const { status, code, retryAfterSeconds } = statusForHandlerError(err);
+            if (retryAfterSeconds !== undefined) throw retryLaterError(endpoint, status, retryAfterSeconds, code, err);
             throw new IdsyncError('transport_rejected', `${endpoint} answered ${status}`, { details: { endpoint, status, problemCode: code }, cause: err });
           } finally {
             during = false;
           }
+          const retry = retryHint(outcome);
+          if (retry) throw retryLaterError(endpoint, 503, retry.retryAfterSeconds, 'temporarily_unavailable');
           return replies;
         },
         async close() {

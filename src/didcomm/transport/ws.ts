@@ -195,6 +195,12 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
 /** A client socket on the server side. */
 export interface WsConnection {
   readonly id: number;
+  /**
+   * The peer's IP address as the upgrade request's socket saw it (node:net `remoteAddress`, e.g.
+   * '127.0.0.1' or '::ffff:127.0.0.1'); undefined when the socket no longer knew it. Behind a
+   * proxy this is the proxy's address.
+   */
+  readonly remoteAddress?: string;
   /** Keys (DIDs, in ion short form) bound to this socket. */
   readonly keys: ReadonlySet<string>;
   readonly open: boolean;
@@ -245,10 +251,12 @@ export function attachWsEndpoint(server: http.Server, options: WsEndpointOptions
   const bound = new Map<string, WsConnection[]>();
   let nextId = 1;
 
-  function accept(ws: WebSocket): void {
+  function accept(ws: WebSocket, req: http.IncomingMessage): void {
     const keys = new Set<string>();
+    const remoteAddress = req.socket.remoteAddress;
     const conn: WsConnection = {
       id: nextId++,
+      ...(remoteAddress !== undefined ? { remoteAddress } : {}),
       keys,
       get open() {
         return ws.readyState === WebSocket.OPEN;

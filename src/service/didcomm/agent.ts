@@ -6,7 +6,8 @@
 // 'data-pipe-closed', 'sync-requested', 'sync-started', 'sync-completed', 'sync-failed',
 // 'sync-aborted', 'credential-issued', 'credential-status-changed', 'workflow-in-progress',
 // 'workflow-completed', 'workflow-failed', 'message-queued', 'message-delivered',
-// 'message-dropped' (not deliverable and not kept: outbound.ts), 'queue-pruned',
+// 'message-dropped' (not deliverable and not kept: outbound.ts), 'redelivery-scheduled',
+// 'redelivery-given-up' (a message an endpoint answered 503/429 for: redelivery.ts), 'queue-pruned',
 // 'pickup-delivered', 'pickup-received', 'received' (every inbound result), 'refused'
 // (inbound not handled), 'sync-withdrawn' (queued messages of an ended sync removed),
 // 'seen-pruned', 'agent-error' (a background task failed).
@@ -42,6 +43,7 @@ import { liveRoutes, policyFetch, serviceOutbound } from './outbound.js';
 import { relationships } from './relationships.js';
 import { DEFAULT_ENDPOINT_POLICY } from '../endpoint-policy.js';
 import { messageQueue, type MessageQueue } from './queue.js';
+import { redelivery as createRedelivery } from './redelivery.js';
 import { DEFAULT_SEEN_RETENTION_MS, seenMemory } from './seen.js';
 import { statusService } from './status.js';
 import { syncEngine } from './sync.js';
@@ -53,6 +55,7 @@ export interface ServiceDidcommAgent extends ServiceAgent {
   readonly events: EventEmitter;
   readonly queue: MessageQueue;
   requestSync(user: UserRef, reason: SyncReason): Promise<{ operationId: string }>;
+  /** Calls `info.retryable({code})` when the message may be sent again (the router left its id free). */
   receive(packed: string, info: InboundInfo): Promise<void>;
   deliverInvitation: DidcommDelivery;
   /** The signed status list credential served at /status-lists/:name. */
@@ -70,6 +73,11 @@ export interface ServiceDidcommAgent extends ServiceAgent {
   start(): void;
   /** Deletes replay records (message ids) older than the retention window now; resolves with how many. */
   pruneSeen(): Promise<number>;
+  /**
+   * Sends again, now, the queued messages whose endpoint answered 503/429 and whose retry time
+   * (injected clock) has come; resolves with how many were delivered. A timer does this too.
+   */
+  redeliver(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -100,8 +108,13 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     relationships: related,
     endpointPolicy,
     logger: deps.logger,
+    // `redeliveries` (below) sends through this outbound path; it exists before any send.
+    retryLater: async (entry, o) => void (await redeliveries.schedule(entry, { attempts: 1, ...o })),
+    onReplies: async (replies) => {
+      for (const r of replies) await router.receive(r, { transport: 'return-route' });
+    },
   });
-  const log = messageLog(deps.store, deps.clock);
+  const log = messageLog(deps.store, deps.clock, options.messageLog);
   const seen = seenMemory(deps.store, deps.clock, { retentionMs: options.seenRetentionMs, sweepMs: options.seenSweepMs });
   // What the router logs as 'sent' may have been queued for pickup or dropped (outbound.ts).
   const mark = <T extends Omit<MessageRecord, 'at'>>(rec: T): T => {
@@ -119,6 +132,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     seen: seen.collection,
     seenRetentionMs: options.seenRetentionMs ?? DEFAULT_SEEN_RETENTION_MS,
     log: { record: (rec) => log.record(mark(rec)), update: (seq, patch) => log.update(seq, patch) },
+    ...(options.logMessageMaxBytes !== undefined ? { logMessageMaxBytes: options.logMessageMaxBytes } : {}),
     // None yet: the DID may still change (listen() without a public URL). handle() and send()
     // add the current one before every use, so the first DID the router knows is the final one.
     myDids: [],
@@ -158,6 +172,16 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   const sync = syncEngine(core, threads, pipes, issue, queue);
   const workflows = workflowIssuance(core, issue, status, outbound);
   const mediator = createMediator(core, queue, live);
+  const redeliveries = createRedelivery({
+    store: deps.store,
+    clock: deps.clock,
+    queue,
+    events,
+    logger: deps.logger,
+    options: options.redelivery,
+    attempt: (entry, returnRoute) => outbound.redeliver(entry, returnRoute),
+    background: (what, fn) => core.background(what, fn),
+  });
   issue.owners.sync = sync.owner;
   issue.owners.workflow = workflows.owner;
 
@@ -208,9 +232,18 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     const result = await inboundInfo.run(wrapped, () => router.receive(packed, { transport: info.transport, ...(reply ? { reply } : {}) }));
     const m = result.message;
     const sender = result.metadata?.authenticated ? (result.metadata.encryptedFromKid ?? result.metadata.signFrom)?.split('#')[0] : undefined;
-    events.emit('received', { status: result.status, type: m?.type, id: m?.id, thid: m?.thid, code: result.code, problemCode: result.problemCode, transport: info.transport });
+    const retryable = result.retryable === true;
+    events.emit('received', {
+      status: result.status, type: m?.type, id: m?.id, thid: m?.thid, code: result.code, problemCode: result.problemCode, transport: info.transport,
+      ...(retryable ? { retryable } : {}),
+    });
     if (result.status !== 'handled') {
-      events.emit('refused', { status: result.status, type: m?.type, id: m?.id, code: result.code, problemCode: result.problemCode });
+      events.emit('refused', { status: result.status, type: m?.type, id: m?.id, code: result.code, problemCode: result.problemCode, ...(retryable ? { retryable } : {}) });
+    }
+    // The id was left free: the endpoint asks the sender to send it again (POST /didcomm: 503).
+    if (retryable) {
+      info.retryable?.(result.code ? { code: result.code } : {});
+      return;
     }
     // Replays: the router itself answers them with e.p.msg.duplicate (docs/protocols.md "Refusals").
     // DIDComm v2 §6.1 return_route "all": an HTTP response with room left carries the oldest
@@ -279,6 +312,8 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       if (started) return;
       started = true;
       core.background('resume syncs', () => sync.resume());
+      // Messages an endpoint asked to get later (503/429), scheduled before a restart.
+      redeliveries.start();
       core.background('prune message queue', async () => {
         const removed = await queue.prune();
         if (removed) events.emit('queue-pruned', { removed });
@@ -293,8 +328,10 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     },
 
     pruneSeen,
+    redeliver: () => redeliveries.runDue(),
 
     async close() {
+      redeliveries.close();
       await agent.idle();
       await Promise.all(transports.map((t) => t.close?.()));
     },

@@ -5,11 +5,13 @@ import type { Router } from '../../didcomm/router.js';
 import type { EnvelopeContext, PlainMessage, Transport } from '../../didcomm/types.js';
 import type { MessageDraft } from '../../didcomm/message.js';
 import type { StoredDidRegistry } from '../../store/dids.js';
+import type { MessageLogOptions } from '../../store/messages.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import type { ServiceDeps, ServiceEvent } from '../deps.js';
 import { isoNow } from '../deps.js';
 import type { EndpointPolicy } from '../endpoint-policy.js';
 import type { QueueOptions } from './queue.js';
+import type { RedeliveryOptions } from './redelivery.js';
 
 /** Store collections of the DIDComm side (names: src/store/store.ts rules). */
 export const COLLECTIONS = {
@@ -17,6 +19,8 @@ export const COLLECTIONS = {
   pipes: 'svc-dc-pipes',
   userState: 'svc-dc-user-state',
   queue: 'svc-dc-queue',
+  /** `<due ms, 15 digits>|<recipient>/<queue id>`: queued messages to send to the peer's endpoint again (redelivery.ts). */
+  redelivery: 'svc-dc-redeliver',
   seen: 'svc-dc-seen',
   /** `<at ms, 15 digits>|<seen key>`: the seen records in time order, so pruning reads only the old ones. */
   seenByTime: 'svc-dc-seen-at',
@@ -47,6 +51,21 @@ export interface AgentOptions {
   outboundEndpoints?: EndpointPolicy;
   /** Message Pickup queue bounds: TTL (default 30 days) and messages per recipient (default 1000). */
   queue?: QueueOptions;
+  /**
+   * Messages a peer's endpoint answered 503/429 are sent again (redelivery.ts): attempts (default
+   * 8, the first one included), back-off without a Retry-After (5 s doubling, at most 1 h).
+   */
+  redelivery?: RedeliveryOptions;
+  /**
+   * Retention of the message log (`messages` collection): records older than `maxAgeMs` (default
+   * 30 days) and the oldest beyond `maxEntries` (default 100,000) are deleted (store/messages.ts).
+   */
+  messageLog?: MessageLogOptions;
+  /**
+   * Received messages larger than this (packed bytes) are logged as a digest even when their sender
+   * is authenticated (default 256 KiB); unauthenticated ones always are (router-records.ts).
+   */
+  logMessageMaxBytes?: number;
   /** Random index source for status lists (tests make it deterministic). */
   statusIndex?: (max: number) => number;
 }

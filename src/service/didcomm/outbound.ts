@@ -8,6 +8,11 @@
 // loopback by default, private ranges when configured), and a message is only queued for a DID
 // the service has a relationship with (relationships.ts). Anything else is dropped: logged,
 // emitted as 'message-dropped' and recorded in the message log with result 'dropped'.
+//
+// An endpoint that answers 503 or 429 (`transport_retry_later`: "not now, send it again") gets
+// the same treatment as an unreachable one (kept for a related recipient, dropped otherwise), and
+// a kept message is also handed to `retryLater` (redelivery.ts), which sends it again after the
+// peer's Retry-After.
 import type { EventEmitter } from 'node:events';
 import { pack as packEnvelope } from '../../didcomm/envelope.js';
 import type { Outbound, PackFn } from '../../didcomm/router.js';
@@ -18,7 +23,8 @@ import type { Service } from '../../did/types.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import type { ServiceLogger } from '../deps.js';
 import { endpointRefusal, type EndpointPolicy } from '../endpoint-policy.js';
-import type { MessageQueue } from './queue.js';
+import type { MessageQueue, QueuedMessage } from './queue.js';
+import type { AttemptOutcome } from './redelivery.js';
 import type { Relationships } from './relationships.js';
 
 /** How a recipient is reached right now. */
@@ -78,6 +84,10 @@ export interface OutboundDeps {
   /** Which endpoint addresses may be called (read at every send). */
   endpointPolicy(): EndpointPolicy;
   logger?: ServiceLogger;
+  /** A message the peer's endpoint answered 503/429 for was queued: schedule it to be sent again. */
+  retryLater?(entry: QueuedMessage, o: { returnRoute: boolean; retryAfterSeconds?: number; reason: string }): Promise<void>;
+  /** Return-routed replies to a message sent again by `redeliver`. */
+  onReplies?(replies: string[]): Promise<void>;
 }
 
 export type DeliveryOutcome = 'queued' | 'delivered' | 'dropped';
@@ -88,6 +98,8 @@ export interface ServiceOutbound {
   pack: PackFn;
   /** Router delivery. */
   deliver: Outbound;
+  /** Sends a queued message again on the recipient's current route (redelivery.ts). */
+  redeliver(entry: QueuedMessage, returnRoute: boolean): Promise<AttemptOutcome>;
   /** How a recent message left: queued for pickup, delivered (push or endpoint), or dropped. */
   outcome(messageId: string): DeliveryOutcome | undefined;
   close(): Promise<void>;
@@ -121,8 +133,12 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
     d.events.emit('message-dropped', { to: ionShortForm(to), messageId: message.id, type: message.type, reason });
   }
 
-  /** Keeps the message for pickup when the service has a relationship with `to`; drops it otherwise. */
-  async function keep(to: string, packed: string, message: Sent, reason: string): Promise<void> {
+  /**
+   * Keeps the message for pickup when the service has a relationship with `to`; drops it
+   * otherwise. `retry`: the endpoint asked for it later (503/429), so it is also scheduled to be
+   * sent again.
+   */
+  async function keep(to: string, packed: string, message: Sent, reason: string, retry?: { returnRoute: boolean; retryAfterSeconds?: number }): Promise<void> {
     const related = await d.relationships.reason(to, message);
     if (!related) return drop(to, message, `no relationship with the recipient (${reason})`);
     let entry;
@@ -134,8 +150,16 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
       throw err;
     }
     note(message.id, 'queued');
-    d.events.emit('message-queued', { to: ionShortForm(to), queueId: entry.id, messageId: message.id, thid: entry.thid, type: message.type, reason, relationship: related });
+    d.events.emit('message-queued', {
+      to: ionShortForm(to), queueId: entry.id, messageId: message.id, thid: entry.thid, type: message.type, reason, relationship: related,
+      ...(retry?.retryAfterSeconds !== undefined ? { retryAfterSeconds: retry.retryAfterSeconds } : {}),
+    });
+    if (retry && d.retryLater) await d.retryLater(entry, { ...retry, reason });
   }
+
+  /** The peer's Retry-After (seconds) of a `transport_retry_later`, when it gave one. */
+  const retryAfterOf = (e: { details?: Record<string, unknown> }): number | undefined =>
+    typeof e.details?.retryAfterSeconds === 'number' ? e.details.retryAfterSeconds : undefined;
 
   return {
     route,
@@ -166,13 +190,44 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
           d.events.emit('message-delivered', { to: ionShortForm(to), messageId: message.id, type: message.type, via: 'endpoint' });
           return replies;
         } catch (err) {
+          const e = toIdsyncError(err);
+          if (e.code === 'transport_retry_later') {
+            // "Not now" (503/429): keep it, and send it again after the peer's Retry-After.
+            const retryAfterSeconds = retryAfterOf(e);
+            await keep(to, packed, message, `endpoint asked to retry later (${String(e.details?.status ?? 503)})`, {
+              returnRoute: target.returnRoute,
+              ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+            });
+            return [];
+          }
           // Unreachable (or refused): keep it for pickup rather than lose it.
-          await keep(to, packed, message, `unreachable: ${toIdsyncError(err).code}`);
+          await keep(to, packed, message, `unreachable: ${e.code}`);
           return [];
         }
       }
       await keep(to, packed, message, r.kind === 'mediated' ? r.reason : 'live-gone');
       return [];
+    },
+    async redeliver(entry, returnRoute) {
+      const to = entry.recipient;
+      if (d.live.has(to) && (await d.live.push(to, entry.packed))) return { kind: 'delivered', via: 'live' };
+      const r = await route(to);
+      if (r.kind !== 'remote') return { kind: 'stop', reason: r.kind === 'mediated' ? `no endpoint of its own (${r.reason})` : 'live socket gone' };
+      const refused = endpointRefusal(r.endpoint, d.endpointPolicy());
+      if (refused) return { kind: 'stop', reason: `endpoint refused: ${refused}` };
+      let replies: string[];
+      try {
+        replies = await transport.send(r.endpoint, entry.packed, { returnRoute });
+      } catch (err) {
+        const e = toIdsyncError(err);
+        const retryAfterSeconds = e.code === 'transport_retry_later' ? retryAfterOf(e) : undefined;
+        return { kind: 'retry', reason: e.code, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+      }
+      // Delivered; what comes back on the return route is handled like any reply.
+      if (replies.length && d.onReplies) {
+        await d.onReplies(replies).catch((err) => d.logger?.warn({ code: toIdsyncError(err).code }, 'reply to a redelivered DIDComm message failed'));
+      }
+      return { kind: 'delivered', via: 'endpoint' };
     },
     close: () => transport.close(),
   };

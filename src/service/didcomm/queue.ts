@@ -39,6 +39,8 @@ export interface MessageQueue {
   enqueue(recipient: string, packed: string, meta?: { messageId?: string; thid?: string; type?: string }): Promise<QueuedMessage>;
   /** Oldest first, at most `limit`. */
   list(recipient: string, limit?: number): Promise<QueuedMessage[]>;
+  /** One message by queue id while it waits (not collected, removed or past the TTL). */
+  get(recipient: string, id: string): Promise<QueuedMessage | undefined>;
   count(recipient: string): Promise<number>;
   /** Removes the given queue ids of this recipient; unknown ids are ignored. Returns how many went. */
   remove(recipient: string, ids: string[]): Promise<number>;
@@ -87,6 +89,12 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
     async list(recipient, limit) {
       await expire(recipient);
       return (await col.list({ ...live(recipient), ...(limit !== undefined ? { limit } : {}) })).map((e) => e.value);
+    },
+    async get(recipient, id) {
+      if (typeof id !== 'string' || id.includes('/')) return undefined;
+      const entry = await col.get(prefix(recipient) + id);
+      if (!entry || Date.parse(entry.queuedAt) < deps.clock.now() - ttl) return undefined;
+      return entry;
     },
     count: (recipient) => col.count(live(recipient)),
     async remove(recipient, ids) {

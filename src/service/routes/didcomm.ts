@@ -1,11 +1,16 @@
 // POST /didcomm: the service's DIDComm v2 HTTP endpoint (DIDComm v2 §9.12, media types §2.4).
 // The message goes to agent.receive when one is wired; otherwise it is logged and accepted (202).
-// The WebSocket endpoint on the same path is attached in app.ts.
+// A message that failed for a reason that may pass (the agent resolves with `retryable`: its id
+// was left free) is answered 503 with Retry-After (RFC 9110 §15.6.4) so that the sender resends
+// it, instead of a 202 that would tell it the message was taken.
+// The WebSocket endpoint on the same path is attached in app.ts (wsInboundHandler).
 import type { FastifyReply } from 'fastify';
 import type { App } from '../app-types.js';
 import type { ServiceDeps } from '../deps.js';
-import type { InboundInfo } from '../agent.js';
+import type { InboundInfo, ReceiveOutcome } from '../agent.js';
 import { handleHttpInbound } from '../../didcomm/transport/http.js';
+import type { InboundOutcome } from '../../didcomm/transport/media-type.js';
+import type { WsInboundHandler } from '../../didcomm/transport/ws.js';
 import { MEDIA_TYPES } from '../../didcomm/types.js';
 import { problem } from '../problem.js';
 import { problemResponses } from '../schemas/common.js';
@@ -14,11 +19,44 @@ import { rateLimitProblem } from '../rate-limit-problem.js';
 
 export const DIDCOMM_MEDIA_TYPES: string[] = Object.values(MEDIA_TYPES);
 
-/** What inbound endpoints call: the agent's receive, or log-and-accept while no agent handles DIDComm. */
+/**
+ * What inbound endpoints call: the agent's receive, or log-and-accept while no agent handles
+ * DIDComm. Resolves with `{retryable: true}` (the transport's InboundOutcome) when the agent
+ * called `info.retryable`.
+ */
 export function inboundHandler(deps: ServiceDeps) {
-  return async (packed: string, info: InboundInfo): Promise<void> => {
-    if (deps.agent.receive) return deps.agent.receive(packed, info);
-    deps.logger.info({ transport: info.transport, bytes: packed.length }, 'DIDComm message received (no agent wired)');
+  return async (packed: string, info: InboundInfo): Promise<void | (InboundOutcome & ReceiveOutcome)> => {
+    if (!deps.agent.receive) {
+      deps.logger.info({ transport: info.transport, bytes: packed.length }, 'DIDComm message received (no agent wired)');
+      return;
+    }
+    let retry: ReceiveOutcome | undefined;
+    await deps.agent.receive(packed, {
+      ...info,
+      retryable: (o) => {
+        retry = o;
+        info.retryable?.(o);
+      },
+    });
+    return retry ? { ...retry, retryable: true } : undefined;
+  };
+}
+
+/**
+ * The WebSocket endpoint's handler. A frame has no status to answer with: a message that may be
+ * retried is only logged (the router already told an authenticated sender with a transient
+ * problem report, e.g. e.p.me.res.storage, where it could).
+ */
+export function wsInboundHandler(deps: ServiceDeps): WsInboundHandler {
+  const handle = inboundHandler(deps);
+  return async (packed, info) => {
+    const outcome = await handle(packed, { transport: 'ws', reply: info.reply, bind: info.bind });
+    if (outcome?.retryable) {
+      deps.logger.warn(
+        { code: 'temporarily_unavailable', cause: outcome.code, transport: 'ws', connection: info.connection.id },
+        'DIDComm message over WebSocket failed for a reason that may pass; not answered with a retry signal',
+      );
+    }
   };
 }
 
@@ -40,7 +78,7 @@ export async function didcommRoutes(app: App, deps: ServiceDeps, limiter?: RateL
         response: {
           200: { description: 'Return-routed reply (a packed DIDComm message)', content: { [MEDIA_TYPES.encrypted]: { schema: { type: 'string' } } } },
           202: { description: 'Accepted', type: 'null' },
-          ...problemResponses([400, 413, 415, 429]),
+          ...problemResponses([400, 413, 415, 429, 503]),
         },
       },
     },
@@ -54,14 +92,18 @@ export async function didcommRoutes(app: App, deps: ServiceDeps, limiter?: RateL
       if (res.status >= 400) {
         let code = 'invalid_request';
         let detail = 'the message was refused';
+        let retryAfter: unknown;
         try {
-          const parsed = JSON.parse(res.body ?? '{}') as { code?: string; title?: string };
+          const parsed = JSON.parse(res.body ?? '{}') as { code?: string; title?: string; retryAfter?: unknown };
           code = parsed.code ?? code;
           detail = parsed.title ?? detail;
+          retryAfter = parsed.retryAfter;
         } catch {
           // keep the defaults
         }
-        throw problem(code, res.status, detail);
+        // 503 temporarily_unavailable: Retry-After header and the `retryAfter` member, as for 429.
+        const headers = res.headers?.['retry-after'] ? { 'Retry-After': res.headers['retry-after'] } : undefined;
+        throw problem(code, res.status, detail, typeof retryAfter === 'number' ? { retryAfter } : undefined, headers);
       }
       reply.code(res.status);
       if (res.body === undefined) return reply.send();

@@ -50,6 +50,7 @@ function problemDescription(status: number): string {
     413: 'Body larger than 1 MiB (payload_too_large)',
     415: 'Unsupported media type',
     429: 'Rate limited (see Retry-After)',
+    503: 'Temporarily unavailable: send the same request again after Retry-After seconds',
   };
   return text[status] ?? 'Problem';
 }

@@ -75,6 +75,15 @@ describe('websocket transport', () => {
     expect(await atServer.next()).toBe(encrypted(11));
   });
 
+  it('tells the handler the remote address of the connection, taken from the upgrade request', async () => {
+    const addresses = inbox<string | undefined>();
+    const ep = await server({ handler: async (_packed, info) => addresses.push(info.connection.remoteAddress) });
+    await client().send(ep.url, encrypted());
+    // Listening on 127.0.0.1: the peer is the loopback address (IPv4, possibly IPv4-mapped).
+    expect(await addresses.next()).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    expect([...ep.sockets][0].remoteAddress).toMatch(/127\.0\.0\.1$/);
+  });
+
   it('pushes later to the socket a DID was bound to, by long or short form', async () => {
     const bound = deferred();
     const ep = await server({
