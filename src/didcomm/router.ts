@@ -119,6 +119,8 @@ export function createRouter(options: RouterOptions): Router {
       // Nobody to answer: the sender is unknown until the envelope opens.
       const error = toIdsyncError(err, 'didcomm_error');
       const result: RouterResult = { status: 'undecryptable', code: error.code, conformance: checkEnvelope(packed), replies, error };
+      // Our own store failing while looking up keys says nothing about the message: retry it.
+      if (error.code.startsWith('store_')) result.retryable = true;
       log('warn', 'message could not be unpacked', { code: error.code });
       await record(undecryptableRecord(packed, `undecryptable-${ids()}`, outerMode(packed), result.conformance, info));
       events.emit('result', result);
@@ -135,9 +137,10 @@ export function createRouter(options: RouterOptions): Router {
     try {
       result = await dispatch(inc, results);
     } catch (err) {
-      // Defensive: dispatch() handles its own errors; this keeps `receive` from ever throwing.
+      // dispatch() handles its own errors; what escapes (e.g. the store failing in the replay
+      // check) happened before any outcome was final, so the message may be sent again.
       const error = toIdsyncError(err);
-      result = { status: 'failed', code: error.code, message, metadata, conformance: results, replies, error };
+      result = { status: 'failed', code: error.code, message, metadata, conformance: results, replies, error, retryable: true };
     }
     await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: loggedConformance(result.conformance) });
     events.emit('result', result);

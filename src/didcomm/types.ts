@@ -117,7 +117,18 @@ export interface Transport {
   close?(): Promise<void>;
 }
 
-/** What an inbound endpoint calls with each message it receives; the result is any return-routed reply. */
+/** What an inbound handler may resolve with: `retryable` asks HTTP to answer 503 + Retry-After. */
+export interface InboundOutcome {
+  retryable?: boolean;
+  /** Seconds the sender should wait (default DEFAULT_RETRY_AFTER_SECONDS in transport/media-type.ts). */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * What an inbound endpoint calls with each message it receives. Replies go through `reply`; a
+ * handler may resolve with `{retryable: true, retryAfterSeconds?}` (the router's result has that
+ * shape) so HTTP answers 503 + Retry-After instead of 202 (transport/media-type.ts).
+ */
 export type InboundHandler = (
   packed: string,
   info: {
@@ -126,4 +137,4 @@ export type InboundHandler = (
     /** WebSocket and memory transports: associate this connection with a DID for later pushes (return_route 'all'). */
     bind?: (key: string) => void;
   },
-) => Promise<void>;
+) => Promise<void | InboundOutcome>;

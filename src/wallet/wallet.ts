@@ -61,9 +61,9 @@ export class Wallet extends WalletEvents {
   private runtime?: Runtime;
   private starting?: Promise<Runtime>;
   private listening?: Listening;
-  private readonly inbound: InboundHandler = async (packed, info) => {
-    await this.receive(packed, info);
-  };
+  // Resolves with the router's result: the HTTP endpoint answers 503 + Retry-After when the
+  // message failed for a transient reason and its id was left free for the sender's retry.
+  private readonly inbound: InboundHandler = (packed, info) => this.receive(packed, info);
 
   constructor(readonly options: WalletOptions) {
     super();

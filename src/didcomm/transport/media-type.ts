@@ -71,11 +71,8 @@ export const RETRY_LATER_CODE = 'temporarily_unavailable';
  * resolve with `router.receive(...)` as it is; transports look at nothing else in it and never
  * import the router. A handler may also throw an IdsyncError with `details.retryable: true`.
  */
-export interface InboundOutcome {
-  retryable?: boolean;
-  /** Seconds the sender should wait (default DEFAULT_RETRY_AFTER_SECONDS). */
-  retryAfterSeconds?: number;
-}
+export type { InboundOutcome } from '../types.js';
+import type { InboundOutcome } from '../types.js';
 
 function clampSeconds(n: unknown): number {
   if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return DEFAULT_RETRY_AFTER_SECONDS;

@@ -219,7 +219,8 @@ export interface WsInboundInfo {
   connection: WsConnection;
 }
 
-export type WsInboundHandler = (packed: string, info: WsInboundInfo) => Promise<void>;
+// The outcome is ignored: a WebSocket has no status to answer with (the service logs it).
+export type WsInboundHandler = (packed: string, info: WsInboundInfo) => Promise<unknown>;
 
 export interface WsEndpointOptions {
   path?: string;

@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { IdsyncError } from '../../src/errors.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPeerDid } from '../../src/did/peer.js';
+import { createResolver, documentResolver } from '../../src/did/resolver.js';
+import { pack } from '../../src/didcomm/envelope.js';
+import { memorySecrets } from '../../src/didcomm/secrets.js';
+import { systemClock, uuid } from '../../src/clock.js';
+import { credentialManifestFor, defaultKycProfile } from '../../src/credentials/manifest.js';
+import { buildOffer, previewFromDatapoints } from '../../src/protocols/issue-credential.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { createWallet, type Wallet } from '../../src/wallet/wallet.js';
+
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const c of open.splice(0).reverse()) await c.close().catch(() => {});
+});
+
+// A store that starts failing on demand, as a full disk or a closed database would.
+function failing(store: Store): Store & { fail: boolean } {
+  const s = {
+    fail: false,
+    location: store.location,
+    collection<T>(name: string) {
+      const c = store.collection<T>(name);
+      const guard = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
+        if (s.fail) throw new IdsyncError('store_error', 'disk full');
+        return f(...a);
+      };
+      return { name: c.name, get: guard(c.get.bind(c)), put: guard(c.put.bind(c)), del: guard(c.del.bind(c)), list: guard(c.list.bind(c)), count: guard(c.count.bind(c)) };
+    },
+    batch: async (ops: Parameters<Store['batch']>[0]) => {
+      if (s.fail) throw new IdsyncError('store_error', 'disk full');
+      return store.batch(ops);
+    },
+    close: () => store.close(),
+  };
+  return s;
+}
+
+describe('wallet inbound HTTP endpoint', () => {
+  it('answers 503 with Retry-After when a message fails for a transient reason, so the sender retries', async () => {
+    const inner = await openStore();
+    open.push(inner);
+    const store = failing(inner);
+    const wallet: Wallet = createWallet({ store });
+    open.push(wallet);
+    const { http } = await wallet.listen({ http: { host: '127.0.0.1', port: 0 } });
+    // The sender has an endpoint that accepts whatever the wallet answers.
+    const inbox = createServer((req, res) => req.resume().on('end', () => res.writeHead(202).end()));
+    await new Promise<void>((r) => inbox.listen(0, '127.0.0.1', r));
+    open.push({ close: () => new Promise<void>((r) => inbox.close(() => r())) });
+    const sender = createPeerDid({ endpoint: `http://127.0.0.1:${(inbox.address() as AddressInfo).port}/didcomm` });
+    const resolve = documentResolver(createResolver({ cache: false }));
+    const ctx = { resolve: async (did: string) => (did.startsWith(sender.did) ? sender.document : resolve(did)), secrets: memorySecrets(sender.secrets) };
+    const ping = (id: string) => ({ id, type: 'https://didcomm.org/trust-ping/2.0/ping', from: sender.did, to: [wallet.did], body: { response_requested: false } });
+    const post = async (packed: string) => fetch(http!, { method: 'POST', headers: { 'content-type': 'application/didcomm-encrypted+json' }, body: packed });
+
+    // Warm up: the wallet's keys are loaded (and cached) while the store still works.
+    expect((await post((await pack(ping('p-1'), { mode: 'authcrypt', to: wallet.did }, ctx)).packed)).status).toBe(202);
+
+    // An offer makes the wallet read its threads: with the store failing, that is a transient
+    // failure (not a refusal of the offer).
+    store.fail = true;
+    const offer = buildOffer(
+      {
+        from: sender.did,
+        to: wallet.did,
+        manifest: credentialManifestFor(defaultKycProfile(sender.did), sender.did),
+        preview: previewFromDatapoints({ firstName: 'Ada' }),
+        challenge: 'c-1',
+        domain: sender.did,
+      } as never,
+      { clock: systemClock, ids: uuid },
+    );
+    const packed = (await pack(offer, { mode: 'authcrypt', to: wallet.did }, ctx)).packed;
+    const refused = await post(packed);
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { code: string }).code).toBe('temporarily_unavailable');
+
+    // The id was left free: the same message sent again once the store recovers is processed
+    // (here: refused as an unsolicited offer, which is a final answer, not a 503).
+    store.fail = false;
+    expect((await post(packed)).status).toBe(202);
+  });
+});
