@@ -22,10 +22,6 @@ export function ed25519ToX25519KeyPair(kp: KeyPair): KeyPair {
   return generateKeyPair('X25519', ed25519.utils.toMontgomerySecret(kp.privateKey));
 }
 
-export function keyDidFromKey(kp: Pick<KeyPair, 'type' | 'publicKey'>): string {
-  return `did:key:${toMultikey(kp)}`;
-}
-
 /**
  * The document of a did:key-style identifier (also used for did:peer:0, peer spec §Method 0).
  * `did` is the identifier the document is for; `multikey` is the encoded key it carries.

@@ -4,6 +4,7 @@ import { ionShortForm } from '../did/ion-form.js';
 import type { DIDDocument, Secret, Service, VerificationMethod } from '../did/types.js';
 import { base58btcDecode, multibaseDecode } from '../encoding.js';
 import { fromMultikey, publicJwk, type KeyType } from '../keys.js';
+import { didOf } from './message.js';
 import type { DocumentResolver, SecretsSource } from './types.js';
 
 /** A verification method as didcomm-node reads it (JsonWebKey2020 is all we hand it). */
@@ -93,6 +94,12 @@ const multikeyJwk = boundedMemo(2048, (multibase: string): Readonly<Record<strin
   }
 });
 
+/** The JWK of a raw 32-byte key of one of RAW_KEY_TYPES, else null. */
+function rawKeyJwk(vmType: string, raw: Uint8Array): Record<string, unknown> | null {
+  const type = RAW_KEY_TYPES[vmType];
+  return type && raw.length === 32 ? { ...publicJwk({ type, publicKey: raw }) } : null;
+}
+
 /** The public JWK of a verification method, or null when we cannot express it as one. */
 function methodJwk(vm: VerificationMethod): Record<string, unknown> | null {
   if (vm.publicKeyJwk && typeof vm.publicKeyJwk === 'object') {
@@ -105,16 +112,9 @@ function methodJwk(vm: VerificationMethod): Record<string, unknown> | null {
     if (typeof vm.publicKeyMultibase === 'string') {
       // Multikey (W3C CID §2.2.2) and the 2020 suites carry a multicodec-prefixed key.
       const jwk = multikeyJwk(vm.publicKeyMultibase);
-      if (jwk) return { ...jwk };
-      const raw = multibaseDecode(vm.publicKeyMultibase);
-      const type = RAW_KEY_TYPES[vm.type];
-      return type && raw.length === 32 ? { ...publicJwk({ type, publicKey: raw }) } : null;
+      return jwk ? { ...jwk } : rawKeyJwk(vm.type, multibaseDecode(vm.publicKeyMultibase));
     }
-    if (typeof vm.publicKeyBase58 === 'string') {
-      const raw = base58btcDecode(vm.publicKeyBase58);
-      const type = RAW_KEY_TYPES[vm.type];
-      return type && raw.length === 32 ? { ...publicJwk({ type, publicKey: raw }) } : null;
-    }
+    if (typeof vm.publicKeyBase58 === 'string') return rawKeyJwk(vm.type, base58btcDecode(vm.publicKeyBase58));
   } catch {
     // Undecodable key material: the key is left out, like any other key we cannot use.
   }
@@ -208,13 +208,10 @@ export function cachedLibraryDoc(doc: DIDDocument, asDid: string = doc.id): LibD
   return lib;
 }
 
-/** The DID of a DID URL (`did:x:y#frag` → `did:x:y`). */
-export function didOf(didUrl: string): string {
-  const i = didUrl.search(/[#?]/);
-  return i < 0 ? didUrl : didUrl.slice(0, i);
-}
-
-/** Same DID, allowing the ion long and short forms of one DID. */
+/**
+ * Same DID string, allowing the ion long and short forms of one DID. Stricter than
+ * message.ts sameDid, which compares the DIDs of two DID URLs: here a DID URL never equals a DID.
+ */
 export function sameDid(a: string, b: string): boolean {
   return a === b || ionShortForm(a) === ionShortForm(b);
 }

@@ -20,7 +20,8 @@
 // reported as 'authcrypt-signed', with anonymousSender false.
 import { Message, FromPrior } from 'didcomm-node';
 import { IdsyncError, isIdsyncError } from '../errors.js';
-import { didOf, libraryResolver, librarySecrets, sameDid, type ErrorTrap, type LibDidResolver } from './adapters.js';
+import { libraryResolver, librarySecrets, sameDid, type ErrorTrap, type LibDidResolver } from './adapters.js';
+import { didOf } from './message.js';
 import {
   MEDIA_TYPES,
   type EnvelopeContext,

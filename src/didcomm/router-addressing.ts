@@ -2,19 +2,13 @@
 // An ion DID has two forms (long, short) that name the same DID; a reply uses the form the peer
 // addressed us by, so a peer that only knows the long form is never sent the short one and a
 // peer that uses the short form gets the ~1 KB smaller messages it asked for.
-import { ionShortForm } from '../did/ion-form.js';
-import { didOf } from './message.js';
+import { didOf, sameDid } from './message.js';
 import type { PlainMessage, UnpackMetadata } from './types.js';
 
 /** The DID proven by the envelope (authcrypt sender or signer); undefined when anonymous. */
 export function senderOf(metadata: UnpackMetadata): string | undefined {
   const kid = metadata.encryptedFromKid ?? metadata.signFrom;
   return kid ? didOf(kid) : undefined;
-}
-
-/** Same DID, ion long and short forms alike. */
-function isSame(a: string, b: string): boolean {
-  return ionShortForm(didOf(a)) === ionShortForm(didOf(b));
 }
 
 /**
@@ -25,7 +19,7 @@ function isSame(a: string, b: string): boolean {
 export function addressedDid(myDids: readonly string[], message: PlainMessage, metadata: UnpackMetadata): string | undefined {
   const to = Array.isArray(message.to) ? message.to.filter((t): t is string => typeof t === 'string') : [];
   const kids = (metadata.encryptedToKids ?? []).filter((k) => typeof k === 'string');
-  const mine = (candidate: string) => myDids.some((d) => isSame(candidate, d));
+  const mine = (candidate: string) => myDids.some((d) => sameDid(candidate, d));
   const addressed = to.find(mine) ?? kids.find(mine);
   if (addressed) return didOf(addressed);
   if (myDids.length) return myDids[0];
@@ -41,6 +35,6 @@ export function addressedDid(myDids: readonly string[], message: PlainMessage, m
  */
 export function replySenderKid(metadata: UnpackMetadata, from: string | undefined): string | undefined {
   if (!from || didOf(from) !== from || !metadata.encryptedFromKid) return undefined;
-  const kid = (metadata.encryptedToKids ?? []).find((k) => typeof k === 'string' && k.includes('#') && isSame(k, from));
+  const kid = (metadata.encryptedToKids ?? []).find((k) => typeof k === 'string' && k.includes('#') && sameDid(k, from));
   return kid ? `${from}${kid.slice(kid.indexOf('#'))}` : undefined;
 }

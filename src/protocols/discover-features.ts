@@ -1,7 +1,6 @@
 // Discover Features 2.0 (DIDComm v2 §Discover Features Protocol 2.0): queries with
 // feature-type and `*` match patterns; disclosures answered from what the router really
 // has registered (protocols/registry.ts featuresOf), optionally filtered per peer.
-import { createMessage, type MessageDeps } from '../didcomm/message.js';
 import type { HandlerContext, ProtocolModule, Router } from '../didcomm/router.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
@@ -17,10 +16,6 @@ export const DISCOVER_FEATURES = {
 export interface FeatureQuery {
   'feature-type': string;
   match: string;
-}
-
-export function createQueries(queries: FeatureQuery[], deps: MessageDeps, headers: { from?: string; to?: string[] } = {}): PlainMessage {
-  return createMessage({ type: DISCOVER_FEATURES.queries, ...headers, body: { queries } }, deps);
 }
 
 /** The disclosures answering `queries` from `available` (unrecognised feature types are ignored). */

@@ -18,8 +18,6 @@ export const MESSAGE_PICKUP = {
   messagesReceived: `${MESSAGE_PICKUP_PIURI}/messages-received`,
   liveDeliveryChange: `${MESSAGE_PICKUP_PIURI}/live-delivery-change`,
 } as const;
-/** §Live Mode Change: the problem code for live mode on a connection that cannot push. */
-export const LIVE_MODE_NOT_SUPPORTED = 'e.m.live-mode-not-supported';
 
 /** Pickup messages have no parent thread. */
 type Headers = Omit<MessageHeaders, 'pthid'>;

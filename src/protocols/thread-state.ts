@@ -101,11 +101,6 @@ export function nextState<S extends string>(machine: StateMachine<S>, state: S, 
   return next;
 }
 
-/** The events allowed in `state` (for logs and tests). */
-export function allowedEvents<S extends string>(machine: StateMachine<S>, state: S): string[] {
-  return Object.keys(machine.transitions[state] ?? {});
-}
-
 /**
  * A new thread record from the first message we send or receive. The message must be one the
  * machine accepts in its initial state, else 'unexpected_message' (e.g. an `ack` with no thread).

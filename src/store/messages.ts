@@ -132,6 +132,9 @@ export function threadOf(rec: { id: string; thid?: string }): string {
   return rec.thid ?? rec.id;
 }
 
+/** The thread index key of record `seq` (see MESSAGES_BY_THREAD_COLLECTION). */
+const threadIndexKey = (rec: { id: string; thid?: string }, seq: string): string => `${threadOf(rec)}${SEP}${seq}`;
+
 interface Allocator {
   ready: Promise<void>;
   lastTime: number;
@@ -219,7 +222,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
     await store.batch(
       entries.flatMap(({ key, value }) => [
         { type: 'del' as const, collection: MESSAGES_COLLECTION, key },
-        { type: 'del' as const, collection: MESSAGES_BY_THREAD_COLLECTION, key: `${threadOf(value)}${SEP}${key}` },
+        { type: 'del' as const, collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(value, key) },
       ]),
     );
     if (a.count !== undefined) a.count = Math.max(0, a.count - entries.length);
@@ -270,7 +273,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       const seq = nextKey(a, now);
       await store.batch([
         { type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec },
-        { type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: `${threadOf(rec)}${SEP}${seq}`, value: seq },
+        { type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(rec, seq), value: seq },
       ]);
       if (a.count !== undefined) a.count += 1;
       a.sincePrune += 1;
@@ -288,8 +291,8 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       const rec: MessageRecord = { ...old, ...patch, id: old.id };
       const ops: Parameters<Store['batch']>[0] = [{ type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec }];
       if (threadOf(rec) !== threadOf(old)) {
-        ops.push({ type: 'del', collection: MESSAGES_BY_THREAD_COLLECTION, key: `${threadOf(old)}${SEP}${seq}` });
-        ops.push({ type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: `${threadOf(rec)}${SEP}${seq}`, value: seq });
+        ops.push({ type: 'del', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(old, seq) });
+        ops.push({ type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(rec, seq), value: seq });
       }
       await store.batch(ops);
       return { ...rec, seq };
