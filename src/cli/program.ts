@@ -46,7 +46,7 @@ export interface BuildOptions {
 
 export async function buildProgram(io: CliIo, options: BuildOptions = {}): Promise<Command> {
   const program = new Command('idsync')
-    .description('DIDs, DIDComm v2 messages, and (soon) a wallet and a local twin of the identity sync service')
+    .description('DIDs, DIDComm v2 messages, a holder wallet and a local twin of the identity sync service')
     .version(packageVersion(), '-V, --version')
     .option('--verbose', 'on error, print the stack trace, details and causes');
 

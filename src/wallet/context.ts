@@ -1,9 +1,8 @@
 // What the wallet's protocol handlers share: its identity, stores, router and policy. Built once
 // by wallet.ts at init(); handler files take it instead of importing the Wallet class.
 import type { Clock, IdGenerator } from '../clock.js';
-import type { MessageDraft } from '../didcomm/message.js';
 import { sameDid } from '../didcomm/message.js';
-import type { MessageHandler, ProtocolModule, Router, SendResult } from '../didcomm/router.js';
+import type { MessageHandler, ProtocolModule, Router } from '../didcomm/router.js';
 import type { DocumentResolver } from '../didcomm/types.js';
 import type { Connections } from '../store/connections.js';
 import type { StoredSecrets } from '../store/secrets.js';
@@ -31,7 +30,7 @@ export interface WalletContext {
   policy: ResolvedPolicy;
   events: WalletEvents;
   logger: WalletLogger;
-  /** Extra options for verifying received credentials. */
+  /** Fetches a status list credential while verifying a received credential (default: HTTP GET). */
   statusListFetch?: (url: string) => Promise<unknown>;
   /** True when the wallet has no inbound endpoint: outgoing messages ask for return_route 'all'. */
   needsReturnRoute(): boolean;
@@ -66,11 +65,6 @@ export async function outgoingHeaders(ctx: WalletContext, peer: string | undefin
   // own connection (HTTP response or WebSocket) or through Message Pickup.
   if (ctx.needsReturnRoute()) headers.return_route = 'all';
   return headers;
-}
-
-/** Sends `draft` to `peer` with the wallet's headers. */
-export async function sendTo(ctx: WalletContext, peer: string, draft: MessageDraft): Promise<SendResult> {
-  return ctx.router.send({ ...(await outgoingHeaders(ctx, peer)), ...draft, to: [peer] }, { to: peer });
 }
 
 /**

@@ -23,8 +23,15 @@ function statusFrom(code: string | undefined): CredentialStatus | undefined {
 export async function refreshStatuses(ctx: WalletContext, ids?: string[]): Promise<StatusRefresh[]> {
   const out: StatusRefresh[] = [];
   const all = await ctx.credentials.list();
+  // Credentials of one issuer share a status list: fetch each list once per refresh.
+  const lists = new Map<string, Promise<unknown>>();
+  const statusList = (url: string) => {
+    let list = lists.get(url);
+    if (!list) lists.set(url, (list = Promise.resolve(ctx.statusListFetch?.(url))));
+    return list;
+  };
   for (const credential of all.filter((c) => c.status !== 'replaced' && (ids === undefined || ids.includes(c.id)))) {
-    const result = await verifyCredential(credential.raw, { resolve: ctx.resolve, clock: ctx.clock, statusList: async (url) => ctx.statusListFetch?.(url) });
+    const result = await verifyCredential(credential.raw, { resolve: ctx.resolve, clock: ctx.clock, statusList });
     const check = result.checks.find((c) => c.check === 'status');
     if (!check) continue; // no credentialStatus: nothing to refresh
     const status = statusFrom(check.ok ? undefined : check.code);

@@ -29,11 +29,6 @@ export interface DataPipeMeta {
   closeReason?: string;
 }
 
-/** The connection of a Data Pipe thread (connection id = thread id). */
-export function dataPipeMeta(connection: ConnectionRecord): DataPipeMeta {
-  return (connection.meta ?? {}) as unknown as DataPipeMeta;
-}
-
 export interface DataPipeRequested {
   thid: string;
   /** The connection as recorded when the request went out ('requested'). */

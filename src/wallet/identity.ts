@@ -3,6 +3,8 @@
 // the wallet's inbound endpoint; a wallet without one publishes no service and relies on Message
 // Pickup 3.0 or a live WebSocket (docs/protocols.md "Message Pickup 3.0").
 import type { Clock } from '../clock.js';
+import { xsdDateTime } from '../credentials/issue.js';
+import { signPresentation, type JcsProof, type VerifiablePresentation } from '../credentials/presentation.js';
 import { createIonDid } from '../did/ion.js';
 import { ionShortForm } from '../did/ion-form.js';
 import { IdsyncError } from '../errors.js';
@@ -77,4 +79,22 @@ export async function signingKey(secrets: StoredSecrets, kid: string): Promise<U
   const pair = keyPairFromJwk(secret.privateKeyJwk);
   if (pair.type !== 'Ed25519') throw new IdsyncError('invalid_secret', `${ionShortForm(kid)} is not an Ed25519 key`);
   return pair.privateKey;
+}
+
+/**
+ * Signs `vp` (holder = the wallet's long form) eddsa-jcs-2022 with the DID's authentication key
+ * for a verifier's `challenge` and `domain`: a DID-auth presentation or a credential application.
+ */
+export async function signAsHolder<T extends VerifiablePresentation>(
+  ctx: { identity: WalletIdentity; secrets: StoredSecrets; clock: Clock },
+  vp: T,
+  bound: { challenge: string; domain: string },
+): Promise<T & { proof: JcsProof }> {
+  return signPresentation(vp, {
+    kid: ctx.identity.authenticationKid,
+    privateKey: await signingKey(ctx.secrets, ctx.identity.authenticationKid),
+    challenge: bound.challenge,
+    domain: bound.domain,
+    created: xsdDateTime(ctx.clock.now()),
+  });
 }

@@ -4,8 +4,6 @@
 // e.p.msg.credential-invalid and store nothing as valid. Offers wait under the manual policy.
 // Only offers the wallet asked for are answered (see requireSolicitedOffer), and an issuer can
 // neither overwrite nor retire a credential another issuer gave us.
-import { xsdDateTime } from '../credentials/issue.js';
-import { signPresentation } from '../credentials/presentation.js';
 import type { FlatDatapoints } from '../credentials/datapoints.js';
 import type { W3cCredential } from '../credentials/types.js';
 import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
@@ -22,7 +20,7 @@ import { IdsyncError } from '../errors.js';
 import { isoNow, type WalletContext } from './context.js';
 import { checkIssuedCredential, firstFailure, type CredentialExpectations } from './credential-check.js';
 import type { StoredCredential } from './credential-store.js';
-import { signingKey } from './identity.js';
+import { signAsHolder } from './identity.js';
 import type { PendingItem } from './policies.js';
 import { requireAuthenticatedSender } from './present-proof.js';
 import { receiveStep, sendStep } from './thread-steps.js';
@@ -108,13 +106,7 @@ async function onOffer(ctx: WalletContext, h: HandlerContext, offer: ParsedOffer
 /** Answers the thread's offer with a credential application signed for the offer's challenge and domain. */
 export async function acceptOffer(ctx: WalletContext, thread: WalletThread): Promise<void> {
   const data = thread.data as unknown as OfferData;
-  const application = signPresentation(buildCredentialApplication({ holder: ctx.identity.did, manifestId: data.manifestId, applicationId: ctx.ids() }), {
-    kid: ctx.identity.authenticationKid,
-    privateKey: await signingKey(ctx.secrets, ctx.identity.authenticationKid),
-    challenge: data.challenge,
-    domain: data.domain,
-    created: xsdDateTime(ctx.clock.now()),
-  });
+  const application = await signAsHolder(ctx, buildCredentialApplication({ holder: ctx.identity.did, manifestId: data.manifestId, applicationId: ctx.ids() }), data);
   const request = buildRequestCredential({ to: thread.peer, thid: thread.thid, pthid: thread.pthid, application }, { clock: ctx.clock, ids: ctx.ids });
   await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, request);
 }

@@ -2,8 +2,6 @@
 // (docs/protocols.md "Sync" step 1): a request-presentation with a challenge and domain is
 // answered with a presentation signed eddsa-jcs-2022 by the DID's authentication key, at once
 // (policy 'auto') or after approve() (proofRequests: 'manual').
-import { xsdDateTime } from '../credentials/issue.js';
-import { signPresentation } from '../credentials/presentation.js';
 import { sameDid } from '../didcomm/message.js';
 import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
 import { IdsyncError } from '../errors.js';
@@ -11,7 +9,7 @@ import {
   buildDidAuthPresentation, buildPresentation, presentProofProtocol, PRESENT_PROOF_PROVER, type ParsedRequestPresentation,
 } from '../protocols/present-proof.js';
 import { isoNow, type WalletContext } from './context.js';
-import { signingKey } from './identity.js';
+import { signAsHolder } from './identity.js';
 import type { PendingItem } from './policies.js';
 import { receiveStep, sendStep } from './thread-steps.js';
 import type { WalletThread } from './threads.js';
@@ -58,13 +56,7 @@ export async function answerProofRequest(ctx: WalletContext, thread: WalletThrea
   // The long form as holder and key id: any verifier can check it offline (did/ion.ts), whether
   // or not it has learnt our short form yet.
   const vp = buildDidAuthPresentation({ holder: ctx.identity.did, definitionId: data.definitionId, submissionId: ctx.ids() });
-  const signed = signPresentation(vp, {
-    kid: ctx.identity.authenticationKid,
-    privateKey: await signingKey(ctx.secrets, ctx.identity.authenticationKid),
-    challenge: data.challenge,
-    domain: data.domain,
-    created: xsdDateTime(ctx.clock.now()),
-  });
+  const signed = await signAsHolder(ctx, vp, data);
   const message = buildPresentation({ to: thread.peer, thid: thread.thid, presentation: signed }, { clock: ctx.clock, ids: ctx.ids });
   await sendStep(ctx, PRESENT_PROOF_PROVER, message);
   ctx.events.emit('presentation-sent', { thid: thread.thid, domain: data.domain, challenge: data.challenge });

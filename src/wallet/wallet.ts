@@ -14,6 +14,7 @@
 // This file is the wallet's public entry point: the types callers need are re-exported below.
 import type { Resolvable } from 'did-resolver';
 import type { Clock, IdGenerator } from '../clock.js';
+import { sameDid } from '../didcomm/message.js';
 import type { ReceiveInfo, RouterResult } from '../didcomm/router.js';
 import type { DocumentResolver, InboundHandler, Transport } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
@@ -23,7 +24,7 @@ import type { LoggedMessage, MessageQuery } from '../store/messages.js';
 import type { Store } from '../store/store.js';
 import type { WalletLogger } from './context.js';
 import type { StatusListFetchOptions } from './credential-check.js';
-import type { StatusRefresh } from './credential-status.js';
+import { refreshStatuses, type StatusRefresh } from './credential-status.js';
 import type { CredentialQuery, RejectedCredential, StoredCredential } from './credential-store.js';
 import { WalletEvents, waitForEvent, type WaitOptions, type WalletEventMap } from './events.js';
 import type { WalletIdentity } from './identity.js';
@@ -177,7 +178,6 @@ export class Wallet extends WalletEvents {
    */
   async refreshCredentialStatus(ids?: string[]): Promise<StatusRefresh[]> {
     await this.init();
-    const { refreshStatuses } = await import('./credential-status.js');
     return refreshStatuses(this.rt.ctx, ids);
   }
   /** Credentials refused by a check, kept for inspection (never valid). */
@@ -238,9 +238,8 @@ export class Wallet extends WalletEvents {
     }
     return (await next).credential;
   }
-  /** The next established connection (with `theirDid`, or any); an established one resolves at once. */
+  /** The next established connection (with `theirDid`, or any); with `theirDid`, one already established resolves at once. */
   async waitForConnection(o: { theirDid?: string } & WaitOptions = {}): Promise<ConnectionRecord> {
-    const { sameDid } = await import('../didcomm/message.js');
     const matches = (c: ConnectionRecord) => c.state === 'established' && (o.theirDid === undefined || sameDid(c.theirDid, o.theirDid));
     const next = this.waitFor('connection-established', (e) => matches(e.connection), o);
     const existing = o.theirDid !== undefined ? (await this.connections({ state: 'established' })).find(matches) : undefined;

@@ -31,9 +31,6 @@ import {
   type MessageView,
 } from './wallet-views.js';
 
-export type { ServeInfo } from './wallet-control.js';
-export { credentialView, messageView, type AcceptResult, type CredentialView, type MessageView } from './wallet-views.js';
-
 export interface WalletCommandDeps {
   io: CliIo;
   output(json: boolean): Output;
@@ -126,6 +123,15 @@ async function withWallet<T>(dir: string, remote: () => Promise<T | undefined>, 
   }
 }
 
+/** What `wallet credentials` lists: the credentials held, then those refused. */
+async function listCredentials(wallet: Wallet): Promise<CredentialView[]> {
+  return [...(await wallet.credentials()).map(credentialView), ...(await wallet.rejectedCredentials()).map(rejectedView)];
+}
+
+async function listMessages(wallet: Wallet, thid: string | undefined): Promise<MessageView[]> {
+  return (await wallet.messages(thid ? { thid } : {})).map(messageView);
+}
+
 export async function serveWallet(opts: { data: string; port?: string; host: string; json?: boolean }, deps: WalletCommandDeps): Promise<void> {
   const port = opts.port === undefined ? undefined : Number(opts.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw usageError('invalid_argument', `--port must be 0-65535: ${opts.port}`);
@@ -154,8 +160,8 @@ export async function serveWallet(opts: { data: string; port?: string; host: str
         if (typeof body.url !== 'string') throw usageError('invalid_argument', 'accept needs a url');
         return acceptWith(wallet, body.url, { wait: body.wait === true, timeoutMs: typeof body.timeoutMs === 'number' ? body.timeoutMs : 120_000 });
       },
-      'GET /credentials': async () => [...(await wallet.credentials()).map(credentialView), ...(await wallet.rejectedCredentials()).map(rejectedView)],
-      'GET /messages': async (_b, q) => (await wallet.messages(q.get('thid') ? { thid: q.get('thid')! } : {})).map(messageView),
+      'GET /credentials': async () => listCredentials(wallet),
+      'GET /messages': async (_b, q) => listMessages(wallet, q.get('thid') ?? undefined),
     });
     const info: ServeInfo = {
       pid: process.pid,
@@ -264,7 +270,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
       const list = await withWallet(
         opts.data,
         () => viaServe<CredentialView[]>(opts.data, 'GET', '/credentials'),
-        async (w) => [...(await w.credentials()).map(credentialView), ...(await w.rejectedCredentials()).map(rejectedView)],
+        listCredentials,
       );
       deps.output(Boolean(opts.json)).result(list, humanCredentials);
     });
@@ -279,7 +285,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
       const list = await withWallet(
         opts.data,
         () => viaServe<MessageView[]>(opts.data, 'GET', `/messages${opts.thid ? `?thid=${encodeURIComponent(opts.thid)}` : ''}`),
-        async (w) => (await w.messages(opts.thid ? { thid: opts.thid } : {})).map(messageView),
+        (w) => listMessages(w, opts.thid),
       );
       deps.output(Boolean(opts.json)).result(list, humanMessages);
     });
