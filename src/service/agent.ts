@@ -1,8 +1,5 @@
 // The seam between the REST API and the service's DIDComm agent. Routes call a ServiceAgent;
 // createService runs the real one (didcomm/agent.ts createServiceAgent) unless given another.
-// The queueing agent below only records each requested sync durably as a 'queued' operation:
-// tests of the REST state machine (202, sync operations) use it where no wallet exists.
-import type { Clock, IdGenerator } from '../clock.js';
 import type { InboundOutcome } from '../didcomm/transport/media-type.js';
 import type { Store } from '../store/store.js';
 import type { OobInvitation } from './invitations.js';
@@ -85,17 +82,4 @@ export const syncOperationKey = (op: Pick<SyncOperation, 'tenantId' | 'userId' |
 export async function listSyncOperations(store: Store, user: UserRef): Promise<SyncOperation[]> {
   const rows = await store.collection<SyncOperation>(SYNC_OPERATIONS).list({ prefix: `${user.tenantId}/${user.userId}/` });
   return rows.map((r) => r.value).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-}
-
-/** A stand-in agent for REST tests: records sync operations as 'queued' and does nothing else. */
-export function createQueueingAgent(deps: { store: Store; clock: Clock; ids: IdGenerator }): ServiceAgent {
-  const ops = deps.store.collection<SyncOperation>(SYNC_OPERATIONS);
-  return {
-    async requestSync(user, reason) {
-      const now = new Date(deps.clock.now()).toISOString();
-      const op: SyncOperation = { id: deps.ids(), ...user, reason, status: 'queued', createdAt: now, updatedAt: now };
-      await ops.put(syncOperationKey(op), op);
-      return { operationId: op.id };
-    },
-  };
 }

@@ -46,13 +46,16 @@ export async function prepareEvents(deps: Pick<ServiceDeps, 'events'> & { logger
           // delivery starts with the next loop pass
         }
       }
-      for (const event of later) {
-        try {
-          await sink.emit(event);
-        } catch (err) {
-          deps.logger?.warn({ code: toIdsyncError(err).code, event: event.event }, 'event hook failed');
-        }
-      }
+      for (const event of later) await emitSafe(deps, event);
     },
   };
+}
+
+/** Emits one event on its own (no state change to share a batch with); never throws, a failure is logged. */
+export async function emitSafe(deps: Pick<ServiceDeps, 'events'> & { logger?: Pick<ServiceDeps['logger'], 'warn'> }, event: ServiceEvent): Promise<void> {
+  try {
+    await deps.events.emit(event);
+  } catch (err) {
+    deps.logger?.warn({ code: toIdsyncError(err).code, event: event.event }, 'event hook failed');
+  }
 }

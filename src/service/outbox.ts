@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../clock.js';
 import { IdsyncError } from '../errors.js';
 import type { Store } from '../store/store.js';
+import { timeKey } from './time-key.js';
 
 export const OUTBOX = 'outbox';
 
@@ -85,7 +86,6 @@ export function matchesOutbox(e: OutboxEntry, f: OutboxFilter = {}): boolean {
   );
 }
 
-const pad = (n: number, w: number) => String(n).padStart(w, '0');
 
 export function createOutbox(deps: { store: Store; clock: Clock; ids: IdGenerator }): Outbox {
   const col = deps.store.collection<OutboxEntry>(OUTBOX);
@@ -144,7 +144,7 @@ export function createOutbox(deps: { store: Store; clock: Clock; ids: IdGenerato
       if (input.subject !== undefined) entry.subject = input.subject;
       if (input.workflowId !== undefined) entry.workflowId = input.workflowId;
       if (input.tenantId !== undefined) entry.tenantId = input.tenantId;
-      const key = `${pad(now, 15)}:${pad(seq++ % 1e9, 9)}:${entry.id}`;
+      const key = `${timeKey(now)}:${String(seq++ % 1e9).padStart(9, '0')}:${entry.id}`;
       await col.put(key, entry);
       keys.set(entry.id, key);
       emitter.emit('entry', entry);

@@ -6,6 +6,7 @@ import { mergeDatapoints } from '../credentials/datapoints.js';
 import { ionShortForm } from '../did/ion-form.js';
 import type { ServiceDeps } from './deps.js';
 import { isoNow } from './deps.js';
+import { keyedLock } from './keyed-lock.js';
 import type { UserRef } from './agent.js';
 import { prepareEvents } from './event-outbox.js';
 import { problem } from './problem.js';
@@ -34,7 +35,8 @@ export interface UserRecord extends UserRef {
 export const USERS = 'svc-users';
 export const USER_DIDS = 'svc-user-dids';
 
-const userKey = (r: UserRef): string => `${r.tenantId}/${r.userId}`;
+/** `<tenantId>/<userId>`: keys of per-user records (here and on the DIDComm side). */
+export const userKey = (r: UserRef): string => `${r.tenantId}/${r.userId}`;
 const didKey = (tenantId: string, did: string): string => `${tenantId}/${ionShortForm(did)}`;
 
 /** The wallet a Data Pipe linked, and the thread it did it on. */
@@ -71,20 +73,9 @@ export interface UserStore {
 export function createUserStore(deps: ServiceDeps): UserStore {
   const users = deps.store.collection<UserRecord>(USERS);
   const dids = deps.store.collection<string>(USER_DIDS);
-  // Per-user promise chains: read-modify-write of one user never interleaves (in this process).
-  const locks = new Map<string, Promise<unknown>>();
-
-  function locked<T>(ref: UserRef, fn: () => Promise<T>): Promise<T> {
-    const k = userKey(ref);
-    const prev = locks.get(k) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    const tail = next.catch(() => undefined);
-    locks.set(k, tail);
-    void tail.then(() => {
-      if (locks.get(k) === tail) locks.delete(k);
-    });
-    return next;
-  }
+  // Read-modify-write of one user never interleaves (in this process).
+  const lock = keyedLock();
+  const locked = <T>(ref: UserRef, fn: () => Promise<T>): Promise<T> => lock(userKey(ref), fn);
 
   async function requireUser(ref: UserRef): Promise<UserRecord> {
     const u = await users.get(userKey(ref));

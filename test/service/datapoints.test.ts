@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createQueueingAgent, listSyncOperations } from '../../src/service/agent.js';
+import { listSyncOperations } from '../../src/service/agent.js';
+import { createQueueingAgent } from './queueing-agent.js';
 import { linkWallet } from '../../src/service/users.js';
 import { expectProblem, fakeIonDid, startService, type Harness } from './http-helpers.js';
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createQueueingAgent, listSyncOperations } from '../../src/service/agent.js';
+import { listSyncOperations } from '../../src/service/agent.js';
+import { createQueueingAgent } from './queueing-agent.js';
 import { findInvitation } from '../../src/service/invitations.js';
 import { linkWallet, markSynced } from '../../src/service/users.js';
 import { expectProblem, fakeIonDid, startService, type Harness } from './http-helpers.js';

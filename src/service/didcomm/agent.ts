@@ -34,7 +34,10 @@ import type { ServiceDeps } from '../deps.js';
 import type { InboundInfo, ServiceAgent, SyncReason, UserRef } from '../agent.js';
 import type { IssuanceWorkflow } from '../workflows/workflows.js';
 import { wsUrl } from '../identity.js';
-import { emitSafe, keyedLock, nowIso, type AgentCore, type AgentOptions } from './core.js';
+import type { AgentCore, AgentOptions } from './core.js';
+import { emitSafe } from '../event-outbox.js';
+import { isoNow } from '../deps.js';
+import { keyedLock } from '../keyed-lock.js';
 import { dataPipeResponder } from './data-pipe.js';
 import { failureOf, issuance } from './issuance.js';
 import { serviceEnvelope } from './keys.js';
@@ -90,7 +93,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   const envelope = serviceEnvelope(deps, registry, policyFetch(endpointPolicy));
   const queue = messageQueue(deps, options.queue);
   const live = liveRoutes();
-  const threads = threadStore(deps.store, () => nowIso(deps));
+  const threads = threadStore(deps.store, () => isoNow(deps));
   const related = relationships(deps, threads);
   let agentRef: ServiceDidcommAgent | undefined;
   const transports = options.transports ?? [
@@ -163,7 +166,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       return related.own(to, async () => (await router.send({ ...draft, from: (draft.from as string | undefined) ?? deps.serviceDid }, { to, mode: 'authcrypt' })).message);
     },
     emit: (event) => emitSafe(deps, event),
-    now: () => nowIso(deps),
+    now: () => isoNow(deps),
   };
 
   const status = statusService(core);

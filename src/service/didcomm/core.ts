@@ -6,9 +6,8 @@ import type { EnvelopeContext, PlainMessage, Transport } from '../../didcomm/typ
 import type { MessageDraft } from '../../didcomm/message.js';
 import type { StoredDidRegistry } from '../../store/dids.js';
 import type { MessageLogOptions } from '../../store/messages.js';
-import { IdsyncError, toIdsyncError } from '../../errors.js';
+import { IdsyncError } from '../../errors.js';
 import type { ServiceDeps, ServiceEvent } from '../deps.js';
-import { isoNow } from '../deps.js';
 import type { EndpointPolicy } from '../endpoint-policy.js';
 import type { QueueOptions } from './queue.js';
 import type { RedeliveryOptions } from './redelivery.js';
@@ -90,35 +89,7 @@ export interface AgentCore {
   now(): string;
 }
 
-/** Per-key promise chains (the same pattern as the user and workflow stores). */
-export function keyedLock(): <T>(key: string, fn: () => Promise<T>) => Promise<T> {
-  const chains = new Map<string, Promise<unknown>>();
-  return <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const prev = chains.get(key) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    const tail = next.catch(() => undefined);
-    chains.set(key, tail);
-    void tail.then(() => {
-      if (chains.get(key) === tail) chains.delete(key);
-    });
-    return next;
-  };
-}
-
-export async function emitSafe(deps: ServiceDeps, event: ServiceEvent): Promise<void> {
-  try {
-    await deps.events.emit(event);
-  } catch (err) {
-    deps.logger.warn({ code: toIdsyncError(err).code, event: event.event }, 'event hook failed');
-  }
-}
-
-export const nowIso = (deps: ServiceDeps): string => isoNow(deps);
-
 /** An IdsyncError that report-problem sends as `problemCode` (DIDComm v2 §Problem Codes). */
 export function coded(code: string, problemCode: string, message: string, details: Record<string, unknown> = {}): IdsyncError {
   return new IdsyncError(code, message, { details: { ...details, problemCode } });
 }
-
-/** `<tenantId>/<userId>`: keys of per-user records. */
-export const userKey = (ref: { tenantId: string; userId: string }): string => `${ref.tenantId}/${ref.userId}`;

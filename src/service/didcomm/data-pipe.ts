@@ -11,7 +11,8 @@ import type { HandlerContext, ProtocolModule } from '../../didcomm/router.js';
 import { sameDid } from '../../didcomm/message.js';
 import { findInvitation } from '../invitations.js';
 import type { UserRef } from '../agent.js';
-import { COLLECTIONS, userKey, type AgentCore } from './core.js';
+import { COLLECTIONS, type AgentCore } from './core.js';
+import { userKey } from '../users.js';
 
 /** One user's Data Pipe as the service knows it. */
 export interface PipeRecord extends UserRef {

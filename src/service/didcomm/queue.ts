@@ -12,6 +12,7 @@ import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import { COLLECTIONS } from './core.js';
+import { timeKey } from '../time-key.js';
 
 export const DEFAULT_QUEUE_TTL_MS = 30 * 24 * 3600 * 1000;
 export const DEFAULT_QUEUE_MAX_PER_RECIPIENT = 1000;
@@ -50,7 +51,6 @@ export interface MessageQueue {
   prune(): Promise<number>;
 }
 
-const pad = (n: number): string => String(n).padStart(15, '0');
 
 export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerator }, options: QueueOptions = {}): MessageQueue {
   const col = deps.store.collection<QueuedMessage>(COLLECTIONS.queue);
@@ -58,7 +58,7 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
   const max = options.maxPerRecipient ?? DEFAULT_QUEUE_MAX_PER_RECIPIENT;
   const prefix = (recipient: string) => `${ionShortForm(recipient)}/`;
   /** Keys of `recipient` at or after this one are still alive (key = prefix + queueing time). */
-  const liveFrom = (recipient: string) => prefix(recipient) + pad(Math.max(0, deps.clock.now() - ttl));
+  const liveFrom = (recipient: string) => prefix(recipient) + timeKey(deps.clock.now() - ttl);
   const live = (recipient: string) => ({ prefix: prefix(recipient), gte: liveFrom(recipient) });
   // Within one millisecond, a counter keeps arrival order.
   let last = 0;
@@ -81,7 +81,7 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
       seq = now === last ? seq + 1 : 0;
       last = now;
       // Queue ids are URL- and key-safe: time, sequence, random part.
-      const id = `${pad(now)}-${String(seq).padStart(4, '0')}-${deps.ids().replace(/[^A-Za-z0-9-]/g, '')}`;
+      const id = `${timeKey(now)}-${String(seq).padStart(4, '0')}-${deps.ids().replace(/[^A-Za-z0-9-]/g, '')}`;
       const entry: QueuedMessage = { id, recipient: ionShortForm(recipient), packed, queuedAt: new Date(now).toISOString(), ...meta };
       await col.put(prefix(recipient) + id, entry);
       return entry;

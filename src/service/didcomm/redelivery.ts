@@ -19,6 +19,7 @@ import type { Store } from '../../store/store.js';
 import type { ServiceLogger } from '../deps.js';
 import { COLLECTIONS } from './core.js';
 import type { MessageQueue, QueuedMessage } from './queue.js';
+import { timeKey } from '../time-key.js';
 
 export interface RedeliveryOptions {
   /** Attempts in all, the first delivery included (default 8). */
@@ -81,8 +82,7 @@ export interface Redelivery {
   close(): void;
 }
 
-const pad = (n: number): string => String(Math.max(0, Math.floor(n))).padStart(15, '0');
-const keyOf = (r: Pick<RedeliveryRecord, 'dueAt' | 'recipient' | 'queueId'>): string => `${pad(r.dueAt)}|${r.recipient}/${r.queueId}`;
+const keyOf = (r: Pick<RedeliveryRecord, 'dueAt' | 'recipient' | 'queueId'>): string => `${timeKey(r.dueAt)}|${r.recipient}/${r.queueId}`;
 
 export function redelivery(d: RedeliveryDeps): Redelivery {
   const o = { ...DEFAULT_REDELIVERY, ...d.options };
@@ -134,7 +134,7 @@ export function redelivery(d: RedeliveryDeps): Redelivery {
 
   async function pass(): Promise<number> {
     // Due: keys below the next millisecond (due times are fixed-width, so they sort by time).
-    const due = await col.list({ lt: pad(d.clock.now() + 1), limit: PASS_LIMIT });
+    const due = await col.list({ lt: timeKey(d.clock.now() + 1), limit: PASS_LIMIT });
     let delivered = 0;
     for (const { key, value: rec } of due) {
       // Claimed before the attempt: an attempt that throws does not come back in a loop.

@@ -11,11 +11,11 @@ import type { Clock } from '../../clock.js';
 import type { SeenRecord } from '../../didcomm/router.js';
 import type { Collection, Store } from '../../store/store.js';
 import { COLLECTIONS } from './core.js';
+import { timeKey } from '../time-key.js';
 
 export const DEFAULT_SEEN_RETENTION_MS = 7 * 24 * 3600 * 1000;
 export const DEFAULT_SEEN_SWEEP_MS = 3600 * 1000;
 
-const pad = (n: number): string => String(Math.max(0, Math.floor(n))).padStart(15, '0');
 const PAGE = 500;
 
 export interface SeenMemory {
@@ -35,7 +35,7 @@ export function seenMemory(store: Store, clock: Clock, options: { retentionMs?: 
   const retention = options.retentionMs ?? DEFAULT_SEEN_RETENTION_MS;
   const sweep = options.sweepMs ?? DEFAULT_SEEN_SWEEP_MS;
   let lastSweep: number | undefined;
-  const indexKey = (key: string, at: number) => `${pad(at)}|${key}`;
+  const indexKey = (key: string, at: number) => `${timeKey(at)}|${key}`;
 
   return {
     collection: {
@@ -48,7 +48,7 @@ export function seenMemory(store: Store, clock: Clock, options: { retentionMs?: 
     },
 
     async prune() {
-      const cutoff = pad(clock.now() - retention);
+      const cutoff = timeKey(clock.now() - retention);
       let removed = 0;
       for (;;) {
         const old = await byTime.list({ lt: cutoff, limit: PAGE });

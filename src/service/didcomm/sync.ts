@@ -20,7 +20,8 @@ import { SYNC_OPERATIONS, syncOperationKey, type SyncOperation, type SyncReason,
 import type { ServiceEvent } from '../deps.js';
 import { prepareEvents } from '../event-outbox.js';
 import { credentialIssuanceEvent, dataSyncEvent } from '../webhooks/events.js';
-import { COLLECTIONS, userKey, type AgentCore } from './core.js';
+import { COLLECTIONS, type AgentCore } from './core.js';
+import { userKey } from '../users.js';
 import type { DataPipeResponder } from './data-pipe.js';
 import type { IssueFailure, Issuance, IssueOwner } from './issuance.js';
 import type { MessageQueue } from './queue.js';

@@ -8,6 +8,7 @@ import { InviteResponse, SyncContext, SyncStarted } from '../schemas/users.js';
 import { syncContextOf } from '../user-view.js';
 import { syncScopeNames } from '../sync-scope.js';
 import { createUserInvitation } from '../invitations.js';
+import { emitSafe } from '../event-outbox.js';
 
 export async function userSessionRoutes(app: App, deps: ServiceDeps): Promise<void> {
   app.get(
@@ -53,17 +54,13 @@ export async function userSessionRoutes(app: App, deps: ServiceDeps): Promise<vo
       if (user.isSessionEstablished) return base;
       const record = await createUserInvitation(deps, ref);
       await deps.agent.onInvitationCreated?.({ ...ref, invitation: record.invitation });
-      try {
-        await deps.events.emit({
-          tenantId: ref.tenantId,
-          type: 'SSI_AGENT',
-          action: 'DATA_PIPE_STATUS_UPDATE',
-          event: 'DATA_PIPE_INITIATED',
-          params: { thid: record.id, userId: ref.userId },
-        });
-      } catch (err) {
-        request.log.warn({ err }, 'event hook failed');
-      }
+      await emitSafe(deps, {
+        tenantId: ref.tenantId,
+        type: 'SSI_AGENT',
+        action: 'DATA_PIPE_STATUS_UPDATE',
+        event: 'DATA_PIPE_INITIATED',
+        params: { thid: record.id, userId: ref.userId },
+      });
       return { ...base, invitationUrl: record.url, ...(record.expiresAt ? { invitationExpiresAt: record.expiresAt } : {}) };
     },
   );

@@ -12,6 +12,7 @@ import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js
 import { matchesFilter, toEnvelope, type WebhookEnvelope, type WebhookEventInput } from './events.js';
 import { webhookHeaders } from './signature.js';
 import { subscriptionRepo, type SubscriptionInput, type SubscriptionRepo, type WebhookSubscription } from './subscriptions.js';
+import { timeKey } from '../time-key.js';
 
 export const EVENTS = 'webhook-events';
 export const DELIVERIES = 'webhook-deliveries';
@@ -126,8 +127,7 @@ export interface WebhookDispatcher {
   off<K extends keyof DispatcherEvents>(name: K, listener: (...args: DispatcherEvents[K]) => void): void;
 }
 
-const pad = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
-const dueKey = (ms: number, deliveryId: string) => `${pad(ms)}|${deliveryId}`;
+const dueKey = (ms: number, deliveryId: string) => `${timeKey(ms)}|${deliveryId}`;
 
 export function createWebhookDispatcher(options: DispatcherOptions): WebhookDispatcher {
   const { store, clock, ids } = options;
@@ -273,7 +273,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
 
   async function pass(): Promise<number> {
     // Keys sort by due time; everything strictly before `now + 1 ms` is due.
-    const list = await due.list({ lt: pad(clock.now() + 1) });
+    const list = await due.list({ lt: timeKey(clock.now() + 1) });
     let made = 0;
     for (let i = 0; i < list.length; i += concurrency) {
       const chunk = list.slice(i, i + concurrency);

@@ -8,6 +8,8 @@ import { IdsyncError } from '../../errors.js';
 import type { BatchOp } from '../../store/store.js';
 import type { ServiceDeps, ServiceEvent } from '../deps.js';
 import { isDid } from '../delivery/targets.js';
+import { keyedLock, type KeyedLock } from '../keyed-lock.js';
+import { timeKey } from '../time-key.js';
 import { prepareEvents } from '../event-outbox.js';
 import { credentialIssuanceEvent, type CredentialIssuanceEvent } from '../webhooks/events.js';
 import { buildWorkflowInvitation, WORKFLOW_INVITATIONS, type WorkflowInvitationRecord } from './invitation.js';
@@ -80,22 +82,15 @@ function invalid(errors: FieldError[]): IdsyncError {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const pad = (ms: number) => String(ms).padStart(15, '0');
-const indexKey = (w: Pick<IssuanceWorkflow, 'tenantId' | 'createdAt' | 'id'>) => `${w.tenantId}/${pad(Date.parse(w.createdAt))}/${w.id}`;
+const indexKey = (w: Pick<IssuanceWorkflow, 'tenantId' | 'createdAt' | 'id'>) => `${w.tenantId}/${timeKey(Date.parse(w.createdAt))}/${w.id}`;
 
-// One queue per workflow id, so concurrent transitions never lose an update.
-const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
+// One queue per workflow id (per store: state changes are plain functions over deps), so
+// concurrent transitions never lose an update.
+const locks = new WeakMap<object, KeyedLock>();
 function locked<T>(deps: WorkflowStateDeps, id: string, fn: () => Promise<T>): Promise<T> {
-  let m = queues.get(deps.store);
-  if (!m) queues.set(deps.store, (m = new Map()));
-  const prev = m.get(id) ?? Promise.resolve();
-  const run = prev.then(fn, fn);
-  const tail = run.catch(() => {});
-  m.set(id, tail);
-  void tail.then(() => {
-    if (m.get(id) === tail) m.delete(id);
-  });
-  return run;
+  let lock = locks.get(deps.store);
+  if (!lock) locks.set(deps.store, (lock = keyedLock()));
+  return lock(id, fn);
 }
 
 function checkTerms(v: unknown, errors: FieldError[]): StatusChangeTerms | undefined {
@@ -303,9 +298,8 @@ export async function fail(deps: WorkflowStateDeps, id: string, code: string, me
 export async function expireDue(deps: WorkflowStateDeps, now: number = deps.clock.now()): Promise<number> {
   const col = deps.store.collection<IssuanceWorkflow>(WORKFLOWS);
   let n = 0;
-  for (const { key } of await col.list()) {
-    const wf = await col.get(key);
-    if (!wf || isTerminal(wf.status) || Date.parse(wf.expiresAt) > now) continue;
+  for (const { key, value: wf } of await col.list()) {
+    if (isTerminal(wf.status) || Date.parse(wf.expiresAt) > now) continue;
     const done = await locked(deps, key, async () => {
       const fresh = await col.get(key);
       if (!fresh || isTerminal(fresh.status) || Date.parse(fresh.expiresAt) > now) return false;
@@ -315,16 +309,4 @@ export async function expireDue(deps: WorkflowStateDeps, now: number = deps.cloc
     if (done) n++;
   }
   return n;
-}
-
-/** Removes a workflow and its index and invitation entries (admin clean-up). */
-export async function deleteWorkflow(deps: WorkflowStateDeps, id: string): Promise<void> {
-  const wf = await deps.store.collection<IssuanceWorkflow>(WORKFLOWS).get(id);
-  if (!wf) throw new IdsyncError('workflow_not_found', `no issuance workflow ${id}`);
-  const ops: BatchOp[] = [
-    { type: 'del', collection: WORKFLOWS, key: id },
-    { type: 'del', collection: WORKFLOW_INDEX, key: indexKey(wf) },
-    { type: 'del', collection: WORKFLOW_INVITATIONS, key: wf.invitation.id },
-  ];
-  await deps.store.batch(ops);
 }
