@@ -6,7 +6,7 @@ import { mergeDatapoints } from '../credentials/datapoints.js';
 import { ionShortForm } from '../did/ion-form.js';
 import type { ServiceDeps } from './deps.js';
 import { isoNow } from './deps.js';
-import { keyedLock } from './keyed-lock.js';
+import { keyedLock } from '../keyed-lock.js';
 import type { UserRef } from './agent.js';
 import { prepareEvents } from './event-outbox.js';
 import { problem } from './problem.js';

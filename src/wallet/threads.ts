@@ -2,6 +2,7 @@
 // what the wallet must remember about the thread: the offer's preview, the invitation, ...),
 // persisted so that a restarted wallet continues a flow. Messages of one thread are handled one
 // at a time, so two deliveries of the same thread cannot both pass the same state check.
+import { keyedLock } from '../keyed-lock.js';
 import type { Store } from '../store/store.js';
 import type { ThreadRecord } from '../protocols/thread-state.js';
 
@@ -24,7 +25,7 @@ export interface ThreadStore {
 
 export function threadStore(store: Store): ThreadStore {
   const col = store.collection<WalletThread>(THREADS_COLLECTION);
-  const locks = new Map<string, Promise<unknown>>();
+  const lock = keyedLock();
   return {
     get: async <S extends string>(thid: string) => (await col.get(thid)) as WalletThread<S> | undefined,
     put: (thread) => col.put(thread.thid, thread),
@@ -33,16 +34,6 @@ export function threadStore(store: Store): ThreadStore {
         .map((e) => e.value)
         .filter((t) => (query.protocol === undefined || t.protocol === query.protocol) && (query.state === undefined || t.state === query.state));
     },
-    async exclusive(thid, fn) {
-      const before = locks.get(thid) ?? Promise.resolve();
-      const run = before.then(fn, fn);
-      const settled = run.catch(() => undefined);
-      locks.set(thid, settled);
-      try {
-        return await run;
-      } finally {
-        if (locks.get(thid) === settled) locks.delete(thid);
-      }
-    },
+    exclusive: (thid, fn) => lock(thid, fn),
   };
 }

@@ -37,7 +37,7 @@ import { wsUrl } from '../identity.js';
 import type { AgentCore, AgentOptions } from './core.js';
 import { emitSafe } from '../event-outbox.js';
 import { isoNow } from '../deps.js';
-import { keyedLock } from '../keyed-lock.js';
+import { keyedLock } from '../../keyed-lock.js';
 import { dataPipeResponder } from './data-pipe.js';
 import { failureOf, issuance } from './issuance.js';
 import { serviceEnvelope } from './keys.js';

@@ -8,7 +8,7 @@ import { IdsyncError } from '../../errors.js';
 import type { BatchOp } from '../../store/store.js';
 import type { ServiceDeps, ServiceEvent } from '../deps.js';
 import { isDid } from '../delivery/targets.js';
-import { keyedLock, type KeyedLock } from '../keyed-lock.js';
+import { keyedLock, type KeyedLock } from '../../keyed-lock.js';
 import { timeKey } from '../time-key.js';
 import { prepareEvents } from '../event-outbox.js';
 import { credentialIssuanceEvent, type CredentialIssuanceEvent } from '../webhooks/events.js';
