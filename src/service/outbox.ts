@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../clock.js';
 import { IdsyncError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { timeKey } from './time-key.js';
+import { timeKey } from '../store/time-key.js';
 
 export const OUTBOX = 'outbox';
 

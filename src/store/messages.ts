@@ -12,6 +12,7 @@
 // (by their key time) and the oldest beyond `maxEntries` are deleted, opportunistically after
 // every `pruneEvery` records (at most PRUNE_MAX_PER_RUN per run, so one record never pays for a
 // large backlog) or all at once with prune(). Defaults: 30 days, 100,000 records, every 100.
+import { timeKey } from './time-key.js';
 import type { Clock } from '../clock.js';
 import type { EnvelopeMode, PlainMessage } from '../didcomm/types.js';
 import { b64uEncode, sha256 } from '../encoding.js';
@@ -123,7 +124,6 @@ export interface MessageLog {
   prune(): Promise<number>;
 }
 
-const TIME_DIGITS = 15;
 const SEQ_DIGITS = 6;
 const SEP = '\u0000';
 
@@ -169,7 +169,6 @@ function allocator(col: Collection<unknown>): Allocator {
   return a;
 }
 
-const timeKey = (ms: number): string => String(Math.max(0, Math.floor(ms))).padStart(TIME_DIGITS, '0');
 
 function nextKey(a: Allocator, now: number): string {
   if (now > a.lastTime) {

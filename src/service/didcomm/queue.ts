@@ -12,7 +12,7 @@ import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import { COLLECTIONS } from './core.js';
-import { timeKey } from '../time-key.js';
+import { timeKey } from '../../store/time-key.js';
 
 export const DEFAULT_QUEUE_TTL_MS = 30 * 24 * 3600 * 1000;
 export const DEFAULT_QUEUE_MAX_PER_RECIPIENT = 1000;

@@ -19,7 +19,7 @@ import type { Store } from '../../store/store.js';
 import type { ServiceLogger } from '../deps.js';
 import { COLLECTIONS } from './core.js';
 import type { MessageQueue, QueuedMessage } from './queue.js';
-import { timeKey } from '../time-key.js';
+import { timeKey } from '../../store/time-key.js';
 
 export interface RedeliveryOptions {
   /** Attempts in all, the first delivery included (default 8). */

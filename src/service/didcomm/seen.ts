@@ -11,7 +11,7 @@ import type { Clock } from '../../clock.js';
 import type { SeenRecord } from '../../didcomm/router.js';
 import type { Collection, Store } from '../../store/store.js';
 import { COLLECTIONS } from './core.js';
-import { timeKey } from '../time-key.js';
+import { timeKey } from '../../store/time-key.js';
 
 export const DEFAULT_SEEN_RETENTION_MS = 7 * 24 * 3600 * 1000;
 export const DEFAULT_SEEN_SWEEP_MS = 3600 * 1000;

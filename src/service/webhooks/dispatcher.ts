@@ -12,7 +12,7 @@ import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js
 import { matchesFilter, toEnvelope, type WebhookEnvelope, type WebhookEventInput } from './events.js';
 import { webhookHeaders } from './signature.js';
 import { subscriptionRepo, type SubscriptionInput, type SubscriptionRepo, type WebhookSubscription } from './subscriptions.js';
-import { timeKey } from '../time-key.js';
+import { timeKey } from '../../store/time-key.js';
 
 export const EVENTS = 'webhook-events';
 export const DELIVERIES = 'webhook-deliveries';

@@ -9,7 +9,7 @@ import type { BatchOp } from '../../store/store.js';
 import type { ServiceDeps, ServiceEvent } from '../deps.js';
 import { isDid } from '../delivery/targets.js';
 import { keyedLock, type KeyedLock } from '../../keyed-lock.js';
-import { timeKey } from '../time-key.js';
+import { timeKey } from '../../store/time-key.js';
 import { prepareEvents } from '../event-outbox.js';
 import { credentialIssuanceEvent, type CredentialIssuanceEvent } from '../webhooks/events.js';
 import { buildWorkflowInvitation, WORKFLOW_INVITATIONS, type WorkflowInvitationRecord } from './invitation.js';
