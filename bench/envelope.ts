@@ -11,9 +11,9 @@ import { Message } from 'didcomm-node';
 import { createIonDid } from '../src/did/ion.js';
 import { createPeerDid } from '../src/did/peer.js';
 import { createResolver, documentResolver } from '../src/did/resolver.js';
-import type { CreatedDid } from '../src/did/types.js';
+import type { CreatedDid, DocumentResolver } from '../src/did/types.js';
 import { pack, unpack } from '../src/didcomm/envelope.js';
-import type { DocumentResolver, EnvelopeContext, EnvelopeMode, PlainMessage } from '../src/didcomm/types.js';
+import type { EnvelopeContext, EnvelopeMode, PlainMessage } from '../src/didcomm/types.js';
 import { storeSecrets } from '../src/store/secrets.js';
 import { openStore } from '../src/store/store.js';
 

@@ -8,6 +8,11 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/** The clock's time as an ISO 8601 UTC timestamp with milliseconds (the API's time format). */
+export function isoNow(clock: Clock): string {
+  return new Date(clock.now()).toISOString();
+}
+
 /** A clock that only moves when told to: for tests of expiry and back-off. */
 export class ManualClock implements Clock {
   constructor(private t = Date.UTC(2026, 0, 1)) {}

@@ -1,5 +1,5 @@
 // One error type for the whole package: a stable `code` callers can switch on, a message
-// for people, and optional details. Codes are mapped once to HTTP status (service/problem.ts)
+// for people, and optional details. Codes are mapped once to HTTP status (service/http/problem.ts)
 // and once to DIDComm problem reports (protocols/report-problem.ts).
 // Never put private key material in a message or in details.
 

@@ -19,7 +19,7 @@ export { createResolver, documentResolver, resolutionCache } from './did/resolve
 export type { PlainMessage, EnvelopeMode, EnvelopeContext, PackOptions, UnpackResult, Transport } from './didcomm/types.js';
 export { pack, unpack, wrapInForward, parseForward } from './didcomm/envelope.js';
 export { memorySecrets } from './didcomm/secrets.js';
-export { createRouter } from './didcomm/router.js';
+export { createRouter } from './router/router.js';
 export { httpTransport, startHttpEndpoint } from './didcomm/transport/http.js';
 export { wsTransport, attachWsEndpoint } from './didcomm/transport/ws.js';
 export { memoryNetwork } from './didcomm/transport/memory.js';

@@ -1,9 +1,9 @@
 // The resolver and secrets a CLI command works with: every DID method we implement, plus DID
 // documents the user supplied (--dids) so that DIDs like did:example from the spec resolve too.
 import { createResolver, documentResolver } from '../did/resolver.js';
-import type { DIDDocument } from '../did/types.js';
+import type { DIDDocument, DocumentResolver } from '../did/types.js';
 import { memorySecrets } from '../didcomm/secrets.js';
-import type { DocumentResolver, EnvelopeContext } from '../didcomm/types.js';
+import type { EnvelopeContext } from '../didcomm/types.js';
 import { loadDidDocuments, loadSecrets } from './inputs.js';
 import type { CliIo } from './output.js';
 

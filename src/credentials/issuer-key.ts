@@ -2,8 +2,7 @@
 // whether the issuer authorised it for assertions (DID Core §5.3.2 assertionMethod;
 // VC Data Integrity §4.5 "Retrieve Verification Method").
 import { ionShortForm } from '../did/ion-form.js';
-import type { DIDDocument, VerificationMethod } from '../did/types.js';
-import type { DocumentResolver } from '../didcomm/types.js';
+import type { DIDDocument, DocumentResolver, VerificationMethod } from '../did/types.js';
 import { base58btcDecode } from '../encoding.js';
 import { fromMultikey, publicKeyFromJwk } from '../keys.js';
 

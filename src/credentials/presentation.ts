@@ -3,8 +3,7 @@
 // and credential applications verify offline without JSON-LD contexts. Used by present-proof
 // (DID-auth before a sync) and issue-credential (the credential application).
 import { ionShortForm, isIonLongForm } from '../did/ion-form.js';
-import type { DIDDocument, VerificationMethod } from '../did/types.js';
-import type { DocumentResolver } from '../didcomm/types.js';
+import type { DIDDocument, DocumentResolver, VerificationMethod } from '../did/types.js';
 import { jcs } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
 import { fromMultikey, publicKeyFromJwk, verify } from '../keys.js';

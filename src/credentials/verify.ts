@@ -2,7 +2,7 @@
 // proof, issuer key authorisation, subject, validity period, status, and expected claims.
 // Never throws for bad input: every failure is a check with a stable code.
 import type { Clock } from '../clock.js';
-import type { DocumentResolver } from '../didcomm/types.js';
+import type { DocumentResolver } from '../did/types.js';
 import { jcs } from '../encoding.js';
 import type { DocumentLoader } from './contexts.js';
 import { verifyDataIntegrityProof } from './data-integrity.js';

@@ -2,12 +2,11 @@
 // Core §7.1.2 / DID Resolution error results (invalidDid, notFound, methodNotSupported), never throws.
 import { Resolver, type DIDCache, type DIDResolutionOptions, type DIDResolver, type Resolvable } from 'did-resolver';
 import { systemClock, type Clock } from '../clock.js';
-import type { DocumentResolver } from '../didcomm/types.js';
 import { errorResult } from './document.js';
 import { resolveIon } from './ion.js';
 import { resolveKey } from './key.js';
 import { resolvePeer } from './peer.js';
-import type { DIDResolutionResult, DidRegistry } from './types.js';
+import type { DidRegistry, DIDResolutionResult, DocumentResolver } from './types.js';
 import { resolveWeb } from './web.js';
 
 export interface ResolverOptions {

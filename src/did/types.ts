@@ -3,6 +3,9 @@ import type { DIDDocument, DIDResolutionResult, Service, VerificationMethod } fr
 import type { PrivateJwk } from '../keys.js';
 export type { DIDDocument, DIDResolutionResult, Service, VerificationMethod };
 
+/** Resolves a DID to a W3C DID document, or null when it cannot be resolved. */
+export type DocumentResolver = (did: string) => Promise<DIDDocument | null>;
+
 /**
  * A private key as the DIDComm layer needs it: `id` is the full key id (`did#fragment`),
  * exactly the verification method id in the DID document.

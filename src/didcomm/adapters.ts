@@ -1,11 +1,10 @@
 // Our W3C DID documents and SecretsSource → the shapes didcomm-node's resolvers must return.
 // This file does not import didcomm-node: the library shapes are restated here as plain types.
 import { ionShortForm } from '../did/ion-form.js';
-import type { DIDDocument, Secret, Service, VerificationMethod } from '../did/types.js';
+import type { DIDDocument, DocumentResolver, Secret, Service, VerificationMethod } from '../did/types.js';
 import { base58btcDecode, multibaseDecode } from '../encoding.js';
 import { fromMultikey, publicJwk, type KeyType } from '../keys.js';
-import { didOf } from './message.js';
-import type { DocumentResolver, SecretsSource } from './types.js';
+import type { SecretsSource } from './types.js';
 
 /** A verification method as didcomm-node reads it (JsonWebKey2020 is all we hand it). */
 export interface LibVerificationMethod {

@@ -1,5 +1,5 @@
 // Our own small DIDComm v2 types. Only didcomm/envelope.ts sees didcomm-node's types.
-import type { DIDDocument, Secret } from '../did/types.js';
+import type { DocumentResolver, Secret } from '../did/types.js';
 
 /** DIDComm Messaging v2 §2.4 plaintext message. */
 export interface Attachment {
@@ -43,9 +43,6 @@ export const MEDIA_TYPES = {
   signed: 'application/didcomm-signed+json',
   encrypted: 'application/didcomm-encrypted+json',
 } as const;
-
-/** Resolves a DID to a W3C DID document, or null when it cannot be resolved. */
-export type DocumentResolver = (did: string) => Promise<DIDDocument | null>;
 
 /** Private keys by full key id. */
 export interface SecretsSource {

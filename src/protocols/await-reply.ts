@@ -1,7 +1,7 @@
 // Sending a request and waiting for its answer in the same thread, or for a problem report
 // about it (pthid = the request's thread), whichever comes first.
 import type { MessageDraft } from '../didcomm/message.js';
-import type { Router, SendOptions } from '../didcomm/router.js';
+import type { Router, SendOptions } from '../router/router.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import type { ParsedProblem } from './report-problem.js';

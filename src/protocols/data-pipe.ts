@@ -3,7 +3,7 @@
 // service links that DID to the user and answers `established`; either side may `close`.
 import type { MessageRule } from '../conformance/types.js';
 import { createMessage, sameDid, type MessageDeps } from '../didcomm/message.js';
-import type { ProtocolModule } from '../didcomm/router.js';
+import type { ProtocolModule } from '../router/router.js';
 import type { PlainMessage, UnpackMetadata } from '../didcomm/types.js';
 import { isIonLongForm } from '../did/ion-form.js';
 import { uuid } from '../clock.js';

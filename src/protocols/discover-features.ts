@@ -1,7 +1,7 @@
 // Discover Features 2.0 (DIDComm v2 §Discover Features Protocol 2.0): queries with
 // feature-type and `*` match patterns; disclosures answered from what the router really
 // has registered (protocols/registry.ts featuresOf), optionally filtered per peer.
-import type { HandlerContext, ProtocolModule, Router } from '../didcomm/router.js';
+import type { HandlerContext, ProtocolModule, Router } from '../router/router.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { request, type RequestOptions } from './await-reply.js';

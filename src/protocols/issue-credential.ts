@@ -5,7 +5,7 @@
 import type { MessageRule } from '../conformance/types.js';
 import { uuid } from '../clock.js';
 import { createMessage, type MessageDeps } from '../didcomm/message.js';
-import type { ProtocolModule } from '../didcomm/router.js';
+import type { ProtocolModule } from '../router/router.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import type { FlatDatapoints } from '../credentials/datapoints.js';
 import type { VerifiablePresentation } from '../credentials/presentation.js';

@@ -3,7 +3,7 @@
 // recipient's requests carry return_route "all"; the queue itself belongs to the service.
 import type { MessageRule } from '../conformance/types.js';
 import { createMessage, type MessageDeps } from '../didcomm/message.js';
-import type { ProtocolModule } from '../didcomm/router.js';
+import type { ProtocolModule } from '../router/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText } from '../encoding.js';
 import { IdsyncError } from '../errors.js';

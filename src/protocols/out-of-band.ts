@@ -4,7 +4,7 @@
 import { inspectInvitationUrl, checkInvitation } from '../conformance/oob-url.js';
 import { errorsOf } from '../conformance/types.js';
 import { epochSeconds, type MessageDeps } from '../didcomm/message.js';
-import type { ProtocolModule } from '../didcomm/router.js';
+import type { ProtocolModule } from '../router/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText, b64uEncode } from '../encoding.js';
 import { IdsyncError, isIdsyncError } from '../errors.js';

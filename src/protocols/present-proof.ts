@@ -5,8 +5,9 @@
 import type { MessageRule } from '../conformance/types.js';
 import { buildAck, ackRule, parseAck, type AckInput, type ParsedAck } from './ack.js';
 import { createMessage, type MessageDeps } from '../didcomm/message.js';
-import type { ProtocolModule } from '../didcomm/router.js';
-import type { DocumentResolver, PlainMessage } from '../didcomm/types.js';
+import type { ProtocolModule } from '../router/router.js';
+import type { PlainMessage } from '../didcomm/types.js';
+import type { DocumentResolver } from '../did/types.js';
 import { verifyPresentation, type PresentationVerification, type VerifiablePresentation } from '../credentials/presentation.js';
 import { uuid } from '../clock.js';
 import {

@@ -5,7 +5,7 @@
 import { isPlainObject } from '../conformance/plaintext.js';
 import { check, errorsOf, fail, type ConformanceResult, type MessageRule } from '../conformance/types.js';
 import { parseMessageType } from '../didcomm/message.js';
-import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
+import type { HandlerContext, ProtocolModule } from '../router/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText, b64uEncode } from '../encoding.js';
 import { IdsyncError } from '../errors.js';

@@ -1,7 +1,7 @@
 // The feature registry: what this agent really supports (protocols with roles, goal codes,
 // DIDComm versions, headers). The router fills it as protocols are registered, and
 // discover-features answers from it, never from a hard-coded list.
-import { DIDCOMM_V2_VERSION, ROUTER_HEADERS, type Router } from '../didcomm/router.js';
+import { DIDCOMM_V2_VERSION, ROUTER_HEADERS, type Router } from '../router/router.js';
 
 /** Discover Features 2.0 feature types an implementation must recognise. */
 export const FEATURE_TYPES = ['protocol', 'goal-code', 'gov-fw', 'didcomm-version', 'header'] as const;

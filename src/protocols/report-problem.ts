@@ -3,7 +3,7 @@
 // lets the router answer failures with problem reports.
 import { PROBLEM_CODE } from '../conformance/protocol-rules.js';
 import { createMessage, threadId, type MessageDeps, type MessageDraft } from '../didcomm/message.js';
-import type { ProblemReporter, ProtocolModule } from '../didcomm/router.js';
+import type { ProblemReporter, ProtocolModule } from '../router/router.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { IdsyncError, isIdsyncError } from '../errors.js';
 
@@ -40,7 +40,7 @@ export const PROBLEM_CODES = {
  * (internal error). An error may name its own code with `details.problemCode`.
  */
 export const ERROR_PROBLEM_CODES: Readonly<Record<string, string>> = Object.freeze({
-  // router refusals (didcomm/router.ts ROUTER_ERRORS)
+  // router refusals (router/router.ts ROUTER_ERRORS)
   unsupported_message_type: PROBLEM_CODES.unsupported,
   message_malformed: PROBLEM_CODES.malformed,
   invalid_message: PROBLEM_CODES.malformed,

@@ -1,7 +1,7 @@
 // Trust Ping 2.0 (DIDComm v2 §Trust Ping Protocol): a ping that asks for a response, and a
 // ping-response threaded to it. Proves the channel (envelopes, keys, endpoints) works.
 import { createMessage, type MessageDeps } from '../didcomm/message.js';
-import type { ProtocolModule, Router } from '../didcomm/router.js';
+import type { ProtocolModule, Router } from '../router/router.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { request, type RequestOptions } from './await-reply.js';
 

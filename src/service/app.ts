@@ -1,5 +1,5 @@
-// The service twin's HTTP server: builds deps, seeds configuration, registers every route
-// (ours and engineer G's), problem handlers, OpenAPI and the DIDComm endpoints, and runs the
+// The service twin's HTTP server: builds deps, seeds configuration, registers every route,
+// problem handlers, OpenAPI and the DIDComm endpoints, and runs the
 // DIDComm agent (didcomm/agent.ts) unless given another.
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
@@ -8,30 +8,31 @@ import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/typ
 import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
 import type { Store } from '../store/store.js';
 import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
-import type { App } from './app-types.js';
-import type { ServiceAgent } from './agent.js';
+import type { App } from './http/app-types.js';
+import type { ServiceAgent } from './didcomm-seam.js';
 import { createServiceAgent } from './didcomm/agent.js';
-import { DEFAULT_INVITATION_TTL_MS } from './invitations.js';
-import type { AuthContext } from './auth.js';
-import { createServiceConfig } from './config.js';
-import { silentLogger, type EventSink, type ServiceDeps, type ServiceLogger } from './deps.js';
-import { installProblemHandlers, sendProblem } from './http-errors.js';
+import { DEFAULT_INVITATION_TTL_MS } from './users/invitations.js';
+import type { AuthContext } from './auth/route-auth.js';
+import { createServiceConfig } from './config/config.js';
+import { silentLogger, type EventSink, type ServiceLogger } from './context.js';
+import type { ServiceDeps } from './deps.js';
+import { installProblemHandlers, sendProblem } from './http/problem-handlers.js';
 import { loadServiceIdentity } from './identity.js';
-import { createAuthenticator } from './authenticator.js';
-import { createRateLimiter, DEFAULT_DIDCOMM_ADDRESS_LIMIT, DEFAULT_RATE_LIMIT, DEFAULT_TOKEN_ADDRESS_LIMIT, type RateLimitOptions } from './rate-limit.js';
-import type { AddressLimits } from './routes/index.js';
-import { createWorkGate, DEFAULT_SECRET_CHECKS, type WorkGateOptions } from './work-gate.js';
-import { limitWsInbound } from './ws-limits.js';
-import { DEFAULT_ENDPOINT_POLICY, type EndpointPolicy } from './endpoint-policy.js';
-import { createTokenService } from './tokens.js';
-import { createUserStore } from './users.js';
+import { createAuthenticator } from './auth/authenticator.js';
+import { createRateLimiter, DEFAULT_DIDCOMM_ADDRESS_LIMIT, DEFAULT_RATE_LIMIT, DEFAULT_TOKEN_ADDRESS_LIMIT, type RateLimitOptions } from './http/rate-limit.js';
+import type { AddressLimits } from './http/rate-limit.js';
+import { createWorkGate, DEFAULT_SECRET_CHECKS, type WorkGateOptions } from './http/work-gate.js';
+import { limitWsInbound } from './http/ws-limits.js';
+import { DEFAULT_ENDPOINT_POLICY, type EndpointPolicy } from './net/endpoint-policy.js';
+import { createTokenService } from './auth/tokens.js';
+import { createUserStore } from './users/users.js';
 import { applyFixtures, seedDemoTenant, seedFromEnv, type DemoCredentials, type EnvSeed } from './seed.js';
-import { installJsonParsers } from './body-parsers.js';
-import { scopeDocumentation, type ScopedRoute } from './scope-docs.js';
-import { openapiOptions } from './openapi.js';
+import { installJsonParsers } from './http/body-parsers.js';
+import { scopeDocumentation, type ScopedRoute } from './auth/scope-docs.js';
+import { openapiOptions } from './http/openapi.js';
 import { registerRoutes } from './routes/index.js';
-import { wsInboundHandler } from './routes/didcomm.js';
-import { wireExtensions } from './extensions.js';
+import { wsInboundHandler } from './routes/didcomm-endpoint.js';
+import { wireExtensions } from './issuance/wiring.js';
 
 export interface CreateServiceOptions {
   store: Store;
@@ -71,7 +72,7 @@ export interface CreateServiceOptions {
   agent?: ServiceAgent | ((deps: ServiceDeps) => ServiceAgent);
   /** Lifetime of Data Pipe invitations in ms (default 30 days). */
   invitationTtlMs?: number;
-  /** Where events go; default engineer G's webhook dispatcher when present, else logged. */
+  /** Where events go; default the webhook dispatcher when present, else logged. */
   events?: EventSink;
   /** Create a demo tenant on a store without tenants (default true unless env seeds one). */
   demoTenant?: boolean;

@@ -1,80 +1,19 @@
-// What every part of the service is given: store, clock, ids, configuration, its identity,
-// the event hook and a logger. No module of the service reaches for globals.
-import type { Clock, IdGenerator } from '../clock.js';
-import type { BatchOp, Store } from '../store/store.js';
-import type { ServiceConfig } from './config.js';
-import type { ServiceAgent } from './agent.js';
-import type { EndpointPolicy } from './endpoint-policy.js';
-import type { ServiceIdentity } from './identity.js';
-import type { UserStore } from './users.js';
+// The service's dependencies once composed: the base every wing gets (context.ts) plus the wings
+// themselves (the DIDComm agent, users, webhooks, issuance). Only the composition root (app.ts),
+// the routes and the DIDComm agent see this whole; the wings below take ServiceBase.
+import type { ServiceBase } from './context.js';
+import type { ServiceAgent } from './didcomm-seam.js';
+import type { UserStore } from './users/users.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
-import type { IssuanceServices } from './workflows/services.js';
+import type { IssuanceRuntime } from './issuance/services.js';
 
-/**
- * A service event, in the vendor's webhook shape (vendor-facts "Webhooks"): the body of a
- * webhook is `{type, action, event, params}`; `tenantId` says whose subscribers get it.
- */
-export interface ServiceEvent {
-  tenantId: string;
-  type: string;
-  action?: string;
-  event: string;
-  params: Record<string, unknown>;
-}
-
-/** Where events go (engineer G's webhook dispatcher implements it). Must not throw for delivery failures. */
-export interface EventSink {
-  emit(event: ServiceEvent): Promise<void>;
-  /**
-   * Optional outbox support (event-outbox.ts): the store writes that record the event, for the
-   * caller to put in the same batch as the state change it reports; `commit()` after that batch.
-   * Sinks without it get emit() after the state change is stored.
-   */
-  prepare?(event: ServiceEvent): Promise<{ ops: BatchOp[]; commit(): void }>;
-}
-
-/** The subset of fastify's (pino) logger the service uses; any pino-like logger fits. */
-export interface ServiceLogger {
-  debug(obj: unknown, msg?: string): void;
-  info(obj: unknown, msg?: string): void;
-  warn(obj: unknown, msg?: string): void;
-  error(obj: unknown, msg?: string): void;
-}
-
-export const silentLogger: ServiceLogger = { debug() {}, info() {}, warn() {}, error() {} };
-
-export interface ServiceDeps {
-  store: Store;
-  clock: Clock;
-  ids: IdGenerator;
-  /** Tenants, clients, projects, data profiles, issuance settings (store-backed). */
-  config: ServiceConfig;
-  /** The base URL the service is reached at, without a trailing slash, e.g. http://127.0.0.1:8080. */
-  publicUrl: string;
-  /** did:web of publicUrl. */
-  serviceDid: string;
-  /** The service's DID document and keys (secrets stay inside; never served or logged). */
-  identity: ServiceIdentity;
+export interface ServiceDeps extends ServiceBase {
   /** Data Pipe / sync / DIDComm side. Routes call it; the default records sync operations as queued. */
   agent: ServiceAgent;
   /** Provider users; also how the DIDComm side links wallets and records syncs (users.ts). */
   users: UserStore;
-  events: EventSink;
-  /** Webhook subscriptions and deliveries (engineer G); also the events sink unless one was given. */
+  /** Webhook subscriptions and deliveries; also the events sink unless one was given. */
   webhooks?: WebhookDispatcher;
-  /** Outbox, invitation senders, webhooks, partners (engineer G), built once by createService. */
-  issuance?: IssuanceServices;
-  logger: ServiceLogger;
-  /** Lifetime of a Data Pipe invitation in ms (its expires_time; docs/service.md, default 30 days). */
-  invitationTtlMs: number;
-  /** Which DIDComm endpoints of peers the agent may send to (endpoint-policy.ts; docs/service.md "Outbound endpoints"). */
-  outboundEndpoints?: EndpointPolicy;
-  /** Outbound delivery endpoints given on the command line (engineer G's senders read them). */
-  smtpUrl?: string;
-  smsGatewayUrl?: string;
-}
-
-/** An ISO 8601 UTC timestamp with milliseconds from the injected clock. */
-export function isoNow(deps: Pick<ServiceDeps, 'clock'>): string {
-  return new Date(deps.clock.now()).toISOString();
+  /** Outbox, invitation senders, webhooks, partners, built once by createService. */
+  issuance?: IssuanceRuntime;
 }

@@ -1,18 +1,18 @@
 // Filling the configuration at start: a fixtures file, the IDSYNC_* environment client, or a
 // demo tenant on first start. All of it is idempotent: the same input on every start gives
 // the same records (secrets are re-hashed only when they changed).
+import { isoNow } from '../clock.js';
 import { TypeBoxValidatorCompiler, type TSchema } from '@fastify/type-provider-typebox';
 import { createDataProfile, defaultKycProfile } from '../credentials/manifest.js';
 import { randomId } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
-import type { ServiceDeps } from './deps.js';
-import { isoNow } from './deps.js';
-import { DEFAULT_ISSUANCE, type ProjectRecord, type TenantRecord } from './config.js';
-import { hashClientSecret, verifyClientSecret } from './client-secret.js';
-import { ALL_SCOPES, isKnownScope } from './scopes.js';
-import { ServiceFixtures, type DataProfileInputT, type ProjectInputT, type ServiceFixturesT } from './schemas/config.js';
+import type { ServiceBase } from './context.js';
+import { DEFAULT_ISSUANCE, type ProjectRecord, type TenantRecord } from './config/config.js';
+import { hashClientSecret, verifyClientSecret } from './auth/client-secret.js';
+import { ALL_SCOPES, isKnownScope } from './auth/scopes.js';
+import { ServiceFixtures, type DataProfileInputT, type ProjectInputT, type ServiceFixturesT } from './config/schemas.js';
 
-type SeedDeps = Pick<ServiceDeps, 'config' | 'clock' | 'serviceDid'>;
+type SeedDeps = Pick<ServiceBase, 'config' | 'clock' | 'serviceDid'>;
 
 export const DEFAULT_PROFILE_ID = 'idsync-kyc-default';
 
@@ -47,7 +47,7 @@ export async function putProject(deps: SeedDeps, tenantId: string, input: Projec
     throw new IdsyncError('invalid_config', `project ${input.id}: no data profile ${dataProfileId}`);
   }
   const existing = await deps.config.getProject(tenantId, input.id);
-  const now = isoNow(deps);
+  const now = isoNow(deps.clock);
   const project: ProjectRecord = {
     id: input.id,
     tenantId,
@@ -65,7 +65,7 @@ export async function putProject(deps: SeedDeps, tenantId: string, input: Projec
 export async function ensureTenant(deps: SeedDeps, id: string, name?: string): Promise<TenantRecord> {
   let tenant = await deps.config.getTenant(id);
   if (!tenant) {
-    tenant = { id, name: name ?? id, createdAt: isoNow(deps) };
+    tenant = { id, name: name ?? id, createdAt: isoNow(deps.clock) };
     await deps.config.putTenant(tenant);
   } else if (name && tenant.name !== name) {
     tenant = { ...tenant, name };
@@ -91,7 +91,7 @@ export async function putClient(deps: SeedDeps, tenantId: string, input: { clien
     tenantId,
     secretHash: same ? existing.secretHash : await hashClientSecret(input.clientSecret),
     scopes,
-    createdAt: existing?.createdAt ?? isoNow(deps),
+    createdAt: existing?.createdAt ?? isoNow(deps.clock),
   });
 }
 

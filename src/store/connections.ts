@@ -1,7 +1,7 @@
 // DIDComm connections: one record per (their DID, my DID) relationship, found by id or by
 // the other party's DID (long or short ion form: indexed by the short form).
+import { isoNow, systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
-import { systemClock } from '../clock.js';
 import { ionShortForm } from '../did/ion-form.js';
 import { IdsyncError } from '../errors.js';
 import type { BatchOp, Store } from './store.js';
@@ -99,7 +99,7 @@ export function connections(store: Store, clock: Clock = systemClock): Connectio
     async update(id, patch) {
       const old = await col.get(id);
       if (!old) throw new IdsyncError('not_found', `no connection ${id}`);
-      const rec: ConnectionRecord = { ...old, ...patch, id: old.id, createdAt: old.createdAt, updatedAt: patch.updatedAt ?? new Date(clock.now()).toISOString() };
+      const rec: ConnectionRecord = { ...old, ...patch, id: old.id, createdAt: old.createdAt, updatedAt: patch.updatedAt ?? isoNow(clock) };
       await write(rec);
       return rec;
     },

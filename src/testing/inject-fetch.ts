@@ -1,6 +1,6 @@
 // fetch without sockets: requests to an in-process service go through fastify's inject (the
 // same routing, validation and hooks as over HTTP); any other URL goes to the real network.
-import type { App } from '../service/app-types.js';
+import type { App } from '../service/http/app-types.js';
 
 /** A fetch that answers every request with `app.inject` (only the path and query of the URL are used). */
 export function appFetch(app: App): typeof fetch {

@@ -1,8 +1,8 @@
 // The service's outbox as a queue for tests: each nextOutboxEntry call hands out a different
 // entry (oldest first) among those matching, waiting for the next one when none is left. An
 // in-process service is watched through its outbox events; a remote one through GET /dev/outbox.
-import type { Outbox, OutboxEntry as StoredOutboxEntry } from '../service/outbox.js';
-import { matchesOutbox } from '../service/outbox.js';
+import type { Outbox, OutboxEntry as StoredOutboxEntry } from '../service/issuance/invitation-outbox.js';
+import { matchesOutbox } from '../service/issuance/invitation-outbox.js';
 import type { OutboxEntry, ServiceClient } from './rest-client.js';
 import { untilTimeout, waitForState, type WaitOptions } from './wait.js';
 

@@ -5,8 +5,8 @@
 import type { Static } from '@fastify/type-provider-typebox';
 import { systemClock, type Clock } from '../clock.js';
 import { IdsyncError } from '../errors.js';
-import type { InviteResponse, SyncContext as SyncContextSchema, SyncStarted, User as UserSchema, UserWithEcho } from '../service/schemas/users.js';
-import type { IssuanceWorkflowSchema, SendInvitationResponse } from '../service/workflows/schemas.js';
+import type { InviteResponse, SyncContext as SyncContextSchema, SyncStarted, User as UserSchema, UserWithEcho } from '../service/routes/schemas/users.js';
+import type { IssuanceWorkflowSchema, SendInvitationResponse } from '../service/routes/schemas/issuance-workflows.js';
 import type { OutboxEntrySchema } from '../service/routes/dev-outbox.js';
 import type { ChangeFeed } from './changes.js';
 

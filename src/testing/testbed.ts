@@ -10,7 +10,7 @@ import { ionShortForm } from '../did/ion-form.js';
 import { IdsyncError, toIdsyncError } from '../errors.js';
 import type { ServiceDeps } from '../service/deps.js';
 import type { ServiceDidcommAgent } from '../service/didcomm/agent.js';
-import type { Outbox } from '../service/outbox.js';
+import type { Outbox } from '../service/issuance/invitation-outbox.js';
 import { openStore, type Store } from '../store/store.js';
 import type { WalletPolicy } from '../wallet/policies.js';
 import { createWallet, type Wallet } from '../wallet/wallet.js';

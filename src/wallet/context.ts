@@ -2,8 +2,8 @@
 // by wallet.ts at init(); handler files take it instead of importing the Wallet class.
 import type { Clock, IdGenerator } from '../clock.js';
 import { sameDid } from '../didcomm/message.js';
-import type { MessageHandler, ProtocolModule, Router } from '../didcomm/router.js';
-import type { DocumentResolver } from '../didcomm/types.js';
+import type { MessageHandler, ProtocolModule, Router } from '../router/router.js';
+import type { DocumentResolver } from '../did/types.js';
 import type { Connections } from '../store/connections.js';
 import type { StoredSecrets } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
@@ -36,9 +36,6 @@ export interface WalletContext {
   needsReturnRoute(): boolean;
 }
 
-export function isoNow(ctx: Pick<WalletContext, 'clock'>): string {
-  return new Date(ctx.clock.now()).toISOString();
-}
 
 /**
  * The DID the wallet writes as `from` to `peer`. docs/protocols.md "Data Pipe 1.0" rules: the

@@ -1,6 +1,7 @@
 // The wallet's credentials: every credential that passed verification, with its current status
 // ('valid' until a replacement, a revocation or a suspension says otherwise), and, apart from
 // them, credentials that were refused (verified false) kept for inspection only.
+import { isoNow } from '../clock.js';
 import type { Clock } from '../clock.js';
 import type { CredentialFormat, VerificationCheck } from '../credentials/types.js';
 import { sameDid } from '../didcomm/message.js';
@@ -99,7 +100,7 @@ export function credentialStore(store: Store, clock: Clock): CredentialStore {
     async setStatus(id, status, extra = {}) {
       const old = await col.get(id);
       if (!old) throw new IdsyncError('not_found', `no credential ${id}`);
-      const next: StoredCredential = { ...old, status, statusChangedAt: new Date(clock.now()).toISOString(), ...(extra.replacedBy ? { replacedBy: extra.replacedBy } : {}) };
+      const next: StoredCredential = { ...old, status, statusChangedAt: isoNow(clock), ...(extra.replacedBy ? { replacedBy: extra.replacedBy } : {}) };
       await col.put(id, next);
       return next;
     },

@@ -2,7 +2,8 @@
 // sends an authcrypted `request` from the long-form DID; `established` links the wallet, after
 // which it writes its short form (context.ts fromFor). Wallet states:
 // invitation-received → request-sent → established → closed.
-import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
+import { isoNow } from '../clock.js';
+import type { HandlerContext, ProtocolModule } from '../router/router.js';
 import { sameDid } from '../didcomm/message.js';
 import {
   buildDataPipeRequest, dataPipeProtocol, DATA_PIPE_WALLET, type ParsedEstablished,
@@ -11,7 +12,7 @@ import type { Invitation } from '../protocols/out-of-band.js';
 import { protocolError } from '../protocols/protocol-kit.js';
 import type { ConnectionRecord } from '../store/connections.js';
 import { IdsyncError } from '../errors.js';
-import { isoNow, type WalletContext } from './context.js';
+import { type WalletContext } from './context.js';
 import { waitForEvent } from './events.js';
 import { receiveStep, sendStep } from './thread-steps.js';
 
@@ -42,7 +43,7 @@ export interface DataPipeRequested {
  * as 'requested'. Resolves once sent; `established` may already have come back on the return route.
  */
 export async function requestDataPipe(ctx: WalletContext, invitation: Invitation, options: { label?: string; timeoutMs?: number } = {}): Promise<DataPipeRequested> {
-  const now = isoNow(ctx);
+  const now = isoNow(ctx.clock);
   // docs/protocols.md: the request MUST come from the long form, authcrypted.
   const request = buildDataPipeRequest(
     { from: ctx.identity.did, to: invitation.from, invitationId: invitation.id, consentAt: now, label: options.label },

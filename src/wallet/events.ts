@@ -5,7 +5,7 @@ import type { PlainMessage, EnvelopeMode } from '../didcomm/types.js';
 import type { ConformanceResult } from '../conformance/types.js';
 import type { ParsedProblem } from '../protocols/report-problem.js';
 import type { ConnectionRecord } from '../store/connections.js';
-import { waitForEvent as waitForAnyEvent, type WaitOptions } from '../didcomm/router-wait.js';
+import { waitForEvent as waitForAnyEvent, type WaitOptions } from '../wait.js';
 import type { RejectedCredential, StoredCredential } from './credential-store.js';
 import type { PendingItem } from './policies.js';
 
@@ -47,7 +47,7 @@ export type WalletEventName = keyof WalletEventMap;
 
 export type { WaitOptions };
 
-/** Resolves with the first `event` payload that passes `predicate` (didcomm/router-wait.ts waitForEvent, typed by event name). */
+/** Resolves with the first `event` payload that passes `predicate` (wait.ts waitForEvent, typed by event name). */
 export function waitForEvent<K extends WalletEventName>(
   emitter: EventEmitter,
   event: K,

@@ -2,6 +2,7 @@
 // secrets collection, the DID in the registry's own DIDs). Its DIDCommMessaging service names
 // the wallet's inbound endpoint; a wallet without one publishes no service and relies on Message
 // Pickup 3.0 or a live WebSocket (docs/protocols.md "Message Pickup 3.0").
+import { isoNow } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { xsdDateTime } from '../credentials/issue.js';
 import { signPresentation, type JcsProof, type VerifiablePresentation } from '../credentials/presentation.js';
@@ -59,7 +60,7 @@ export async function createIdentity(
   options: { endpoint?: string; label?: string } = {},
 ): Promise<WalletIdentity> {
   const created = createIonDid(options.endpoint ? { endpoint: options.endpoint } : {});
-  const createdAt = new Date(deps.clock.now()).toISOString();
+  const createdAt = isoNow(deps.clock);
   await deps.secrets.add(created.secrets);
   if (created.controlKeys) await deps.store.collection(CONTROL_KEYS_COLLECTION).put(created.shortDid ?? ionShortForm(created.did), created.controlKeys);
   await deps.registry.putOwn({

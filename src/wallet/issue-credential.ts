@@ -4,9 +4,10 @@
 // e.p.msg.credential-invalid and store nothing as valid. Offers wait under the manual policy.
 // Only offers the wallet asked for are answered (see requireSolicitedOffer), and an issuer can
 // neither overwrite nor retire a credential another issuer gave us.
+import { isoNow } from '../clock.js';
 import type { FlatDatapoints } from '../credentials/datapoints.js';
 import type { W3cCredential } from '../credentials/types.js';
-import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
+import type { HandlerContext, ProtocolModule } from '../router/router.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import {
   buildCredentialApplication, buildIssueAck, buildProposeCredential, buildRequestCredential, issueCredentialProtocol,
@@ -17,7 +18,7 @@ import { PROTOCOL_PROBLEM_CODES, protocolError } from '../protocols/protocol-kit
 import { problemReportDraft } from '../protocols/report-problem.js';
 import { createMessage, sameDid, threadId } from '../didcomm/message.js';
 import { IdsyncError } from '../errors.js';
-import { isoNow, type WalletContext } from './context.js';
+import { type WalletContext } from './context.js';
 import { checkIssuedCredential, firstFailure, type CredentialExpectations } from './credential-check.js';
 import type { StoredCredential } from './credential-store.js';
 import { signAsHolder } from './identity.js';
@@ -91,7 +92,7 @@ async function onOffer(ctx: WalletContext, h: HandlerContext, offer: ParsedOffer
   const { thread } = await receiveStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, sender, { start, data: data as unknown as Record<string, unknown> });
   if (ctx.policy.offers === 'manual') {
     const item: PendingItem = {
-      id: thread.thid, kind: 'credential-offer', thid: thread.thid, from: sender, receivedAt: isoNow(ctx), message: h.message,
+      id: thread.thid, kind: 'credential-offer', thid: thread.thid, from: sender, receivedAt: isoNow(ctx.clock), message: h.message,
       ...(offer.datapoints ? { preview: offer.datapoints as Record<string, string> } : {}),
       ...(offer.replacementId ? { replacementId: offer.replacementId } : {}),
       ...(offer.goalCode ? { goalCode: offer.goalCode } : {}),
@@ -167,7 +168,7 @@ async function refuseCredential(
 async function onIssue(ctx: WalletContext, h: HandlerContext, issue: ParsedIssueCredential): Promise<void> {
   const { thread } = await receiveStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, h.sender);
   const data = thread.data as unknown as OfferData;
-  const receivedAt = isoNow(ctx);
+  const receivedAt = isoNow(ctx.clock);
   const accepted: Array<{ credential: StoredCredential; retire?: StoredCredential }> = [];
   const expected: CredentialExpectations = { issuer: thread.peer!, claims: data.datapoints, statusListCredential: issue.statusListCredential };
   for (const item of issue.credentials) {

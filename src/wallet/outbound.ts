@@ -1,11 +1,11 @@
 // Where the wallet's messages go: to an explicit route for the peer when one is set (a live
 // WebSocket, an in-process endpoint), else to a DIDCommMessaging endpoint of the peer's DID
 // document (DIDComm v2 §9.12) that one of our transports speaks, HTTP(S) first.
-import type { DIDDocument } from '../did/types.js';
+import type { DIDDocument, DocumentResolver } from '../did/types.js';
 import { ionShortForm } from '../did/ion-form.js';
 import { didOf } from '../didcomm/message.js';
-import type { Outbound } from '../didcomm/router.js';
-import type { DocumentResolver, Transport } from '../didcomm/types.js';
+import type { Outbound } from '../router/router.js';
+import type { Transport } from '../didcomm/types.js';
 import { schemeOf } from '../didcomm/transport/media-type.js';
 import { IdsyncError } from '../errors.js';
 

@@ -4,7 +4,7 @@
 // arrived, then acknowledged with messages-received; all with return_route "all", so each answer
 // comes back in the HTTP response and is handled inside the send. Over a WebSocket:
 // live-delivery-change {live_delivery: true}, after which the service pushes on the socket.
-import type { HandlerContext, ProtocolModule, RouterResult } from '../didcomm/router.js';
+import type { HandlerContext, ProtocolModule, RouterResult } from '../router/router.js';
 import { IdsyncError } from '../errors.js';
 import {
   buildDeliveryRequest, buildLiveDeliveryChange, buildMessagesReceived, buildStatusRequest, messagePickupProtocol,

@@ -2,13 +2,14 @@
 // (docs/protocols.md "Sync" step 1): a request-presentation with a challenge and domain is
 // answered with a presentation signed eddsa-jcs-2022 by the DID's authentication key, at once
 // (policy 'auto') or after approve() (proofRequests: 'manual').
+import { isoNow } from '../clock.js';
 import { sameDid } from '../didcomm/message.js';
-import type { HandlerContext, ProtocolModule } from '../didcomm/router.js';
+import type { HandlerContext, ProtocolModule } from '../router/router.js';
 import { IdsyncError } from '../errors.js';
 import {
   buildDidAuthPresentation, buildPresentation, presentProofProtocol, PRESENT_PROOF_PROVER, type ParsedRequestPresentation,
 } from '../protocols/present-proof.js';
-import { isoNow, type WalletContext } from './context.js';
+import { type WalletContext } from './context.js';
 import { signAsHolder } from './identity.js';
 import type { PendingItem } from './policies.js';
 import { receiveStep, sendStep } from './thread-steps.js';
@@ -40,7 +41,7 @@ async function onRequest(ctx: WalletContext, h: HandlerContext, parsed: ParsedRe
   const { thread } = await receiveStep(ctx, PRESENT_PROOF_PROVER, h.message, sender, { start: true, data: data as unknown as Record<string, unknown> });
   if (ctx.policy.proofRequests === 'manual') {
     const item: PendingItem = {
-      id: thread.thid, kind: 'proof-request', thid: thread.thid, from: sender, receivedAt: isoNow(ctx), domain: parsed.domain, message: h.message,
+      id: thread.thid, kind: 'proof-request', thid: thread.thid, from: sender, receivedAt: isoNow(ctx.clock), domain: parsed.domain, message: h.message,
       ...(parsed.goalCode ? { goalCode: parsed.goalCode } : {}),
     };
     await ctx.pending.add(item);

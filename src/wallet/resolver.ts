@@ -3,8 +3,7 @@
 // the resolver given to createWallet, or the package resolver (did:web over HTTP(S)).
 import type { Resolvable } from 'did-resolver';
 import { createResolver, documentResolver } from '../did/resolver.js';
-import type { DidRegistry } from '../did/types.js';
-import type { DocumentResolver } from '../didcomm/types.js';
+import type { DidRegistry, DocumentResolver } from '../did/types.js';
 
 export function walletResolver(registry: DidRegistry, options: { resolver?: Resolvable | DocumentResolver; fetch?: typeof fetch }): DocumentResolver {
   const own = documentResolver(createResolver({ registry, ...(options.fetch ? { fetch: options.fetch } : {}) }));

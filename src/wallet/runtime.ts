@@ -1,9 +1,9 @@
 // The running wallet behind the Wallet class: identity loaded or created, the router with the
 // holder's protocols, transports (HTTP, a WebSocket client for live mode, any given ones), and the
 // operations that need all of them. Built by Wallet.init().
-import { systemClock, uuid } from '../clock.js';
+import { isoNow, systemClock, uuid } from '../clock.js';
 import { sameDid } from '../didcomm/message.js';
-import { createRouter, type ReceiveInfo, type Router, type RouterResult } from '../didcomm/router.js';
+import { createRouter, type ReceiveInfo, type Router, type RouterResult } from '../router/router.js';
 import { httpTransport } from '../didcomm/transport/http.js';
 import { multiTransport } from '../didcomm/transport/index.js';
 import { wsTransport } from '../didcomm/transport/ws.js';
@@ -18,7 +18,7 @@ import { didRegistry } from '../store/dids.js';
 import { messageLog, type MessageLog } from '../store/messages.js';
 import { storeSecrets } from '../store/secrets.js';
 import { approvePending, declinePending } from './approvals.js';
-import { isoNow, outgoingHeaders, withWalletFrom, type WalletContext } from './context.js';
+import { outgoingHeaders, withWalletFrom, type WalletContext } from './context.js';
 import { httpStatusListFetch } from './credential-check.js';
 import { credentialStore } from './credential-store.js';
 import { walletDataPipe } from './data-pipe.js';
@@ -33,7 +33,7 @@ import { onProblemReceived } from './problems.js';
 import { walletPresentProof } from './present-proof.js';
 import { threadStore } from './threads.js';
 import { walletResolver } from './resolver.js';
-import type { WalletOptions } from './wallet.js';
+import type { WalletOptions } from './options.js';
 
 /** Message ids already processed (router duplicate detection across restarts). */
 export const SEEN_COLLECTION = 'wallet-seen';
@@ -114,7 +114,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     ...basicProtocols({ reportProblem: { onProblem: (problem, message) => onProblemReceived(ctx, problem, message) } }).map((m) => withWalletFrom(() => ctx, m)),
     outOfBandProtocol({
       onInvitation: async (invitation, message) => {
-        const item = { id: invitation.id, kind: 'invitation' as const, thid: invitation.id, from: invitation.from, receivedAt: isoNow(ctx), message, ...(invitation.body.goal_code ? { goalCode: invitation.body.goal_code } : {}) };
+        const item = { id: invitation.id, kind: 'invitation' as const, thid: invitation.id, from: invitation.from, receivedAt: isoNow(ctx.clock), message, ...(invitation.body.goal_code ? { goalCode: invitation.body.goal_code } : {}) };
         await ctx.pending.add(item);
         events.emit('invitation-received', { item });
       },

@@ -4,12 +4,13 @@
 // (e.p.msg.unexpected / e.p.msg.unknown-thread) before anything is stored, so a refusal changes
 // no state. The thread lock covers check-and-write only, never a send: a reply that comes back
 // on the return route is handled inside the send and needs the lock itself.
+import { isoNow } from '../clock.js';
 import { threadId } from '../didcomm/message.js';
-import type { SendResult } from '../didcomm/router.js';
+import type { SendResult } from '../router/router.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { advanceThread, isFinal, requireThread, startThread, type StateMachine } from '../protocols/thread-state.js';
 import { isProblemReport } from '../protocols/report-problem.js';
-import { isoNow, outgoingHeaders, type WalletContext } from './context.js';
+import { outgoingHeaders, type WalletContext } from './context.js';
 import type { WalletThread } from './threads.js';
 
 type Data = Record<string, unknown>;
@@ -33,7 +34,7 @@ export async function receiveStep<S extends string>(
   const thid = threadOfMessage(message);
   return ctx.threads.exclusive(thid, async () => {
     const existing = await ctx.threads.get<S>(thid);
-    const now = isoNow(ctx);
+    const now = isoNow(ctx.clock);
     let thread: WalletThread<S>;
     if (!existing && options.start) {
       const record = startThread(machine, 'receive', message, sender ?? message.from);
@@ -62,7 +63,7 @@ export async function sendStep<S extends string>(
   const outgoing: PlainMessage = { ...message, from: message.from ?? headers.from, ...(headers.return_route && !message.return_route ? { return_route: headers.return_route } : {}) };
   const before = await ctx.threads.exclusive(thid, async () => {
     const existing = await ctx.threads.get<S>(thid);
-    const now = isoNow(ctx);
+    const now = isoNow(ctx.clock);
     let thread: WalletThread<S>;
     if (!existing && options.start) {
       thread = { ...startThread(machine, 'send', outgoing, to), data: { ...options.data }, createdAt: now, updatedAt: now };

@@ -12,51 +12,27 @@
 //   await wallet.pickup(); / await wallet.goLive();    // without an inbound endpoint
 //
 // This file is the wallet's public entry point: the types callers need are re-exported below.
-import type { Resolvable } from 'did-resolver';
-import type { Clock, IdGenerator } from '../clock.js';
 import { sameDid } from '../didcomm/message.js';
-import type { ReceiveInfo, RouterResult } from '../didcomm/router.js';
-import type { DocumentResolver, InboundHandler, Transport } from '../didcomm/types.js';
+import type { ReceiveInfo, RouterResult } from '../router/router.js';
+import type { InboundHandler } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import type { Invitation } from '../protocols/out-of-band.js';
 import type { ConnectionQuery, ConnectionRecord } from '../store/connections.js';
 import type { LoggedMessage, MessageQuery } from '../store/messages.js';
-import type { Store } from '../store/store.js';
-import type { WalletLogger } from './context.js';
-import type { StatusListFetchOptions } from './credential-check.js';
 import { refreshStatuses, type StatusRefresh } from './credential-status.js';
 import type { CredentialQuery, RejectedCredential, StoredCredential } from './credential-store.js';
 import { WalletEvents, waitForEvent, type WaitOptions, type WalletEventMap } from './events.js';
 import type { WalletIdentity } from './identity.js';
 import type { Listening, ListenOptions } from './inbound.js';
 import type { Acceptance, AcceptOptions } from './invitations.js';
-import type { PendingItem, WalletPolicy } from './policies.js';
+import type { PendingItem } from './policies.js';
 import type { PickupOptions, PickupResult } from './pickup.js';
 import { startWallet, type Runtime } from './runtime.js';
+import type { WalletOptions } from './options.js';
 import type { WalletThread } from './threads.js';
 
-export interface WalletOptions {
-  store: Store;
-  clock?: Clock;
-  ids?: IdGenerator;
-  /** Resolves every DID but did:ion (ion always resolves offline, short forms via the store). Default: did:web over HTTP(S). */
-  resolver?: Resolvable | DocumentResolver;
-  /** For did:web documents, `_oobid` short URLs and status lists (default global fetch). */
-  fetch?: typeof fetch;
-  /** Outbound transports besides HTTP(S) and WebSocket; a function gets the wallet's inbound handler (for live replies). */
-  transports?: Array<Transport | ((inbound: InboundHandler) => Transport)>;
-  /** The inbound URL to publish in the DID created by init(). Without it (and without listen()), the DID has no service. */
-  endpoint?: string;
-  /** 'auto' (default) answers offers at once; 'manual' holds them in pending(). See policies.ts. */
-  policy?: WalletPolicy;
-  /** Endpoint to use for a peer DID instead of its DID document's (in-process tests). */
-  routes?: Record<string, string>;
-  /** Fetches status list credentials not attached to the issue message (default: HTTP(S) GET, see statusListLimits). */
-  statusListFetch?: (url: string) => Promise<unknown>;
-  /** Limits of the default status list fetch: timeout (10 s), size (1 MiB), plain-http hosts (localhost, 127.0.0.1). */
-  statusListLimits?: StatusListFetchOptions;
-  logger?: WalletLogger;
-}
+export type { WalletOptions };
+
 
 export class Wallet extends WalletEvents {
   private runtime?: Runtime;

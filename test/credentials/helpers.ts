@@ -1,6 +1,5 @@
 // Hand-built did:example documents and a Map resolver for credential tests (no src/did needed).
-import type { DIDDocument } from '../../src/did/types.js';
-import type { DocumentResolver } from '../../src/didcomm/types.js';
+import type { DIDDocument, DocumentResolver } from '../../src/did/types.js';
 import { generateKeyPair, publicJwk, toMultikey, type KeyPair } from '../../src/keys.js';
 import type { IssuerKey } from '../../src/credentials/types.js';
 

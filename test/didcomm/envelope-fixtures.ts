@@ -1,8 +1,8 @@
 // Test parties, a Map-based DocumentResolver and the DIF spec vectors for the envelope tests.
 import { readFileSync } from 'node:fs';
-import type { DIDDocument, Secret, Service } from '../../src/did/types.js';
+import type { DIDDocument, DocumentResolver, Secret, Service } from '../../src/did/types.js';
 import { memorySecrets } from '../../src/didcomm/secrets.js';
-import type { DocumentResolver, EnvelopeContext, PlainMessage } from '../../src/didcomm/types.js';
+import type { EnvelopeContext, PlainMessage } from '../../src/didcomm/types.js';
 import { generateKeyPair, privateJwk, publicJwk, type KeyPair } from '../../src/keys.js';
 
 export interface Party {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, sequentialIds } from '../../src/clock.js';
 import { errorsOf } from '../../src/conformance/types.js';
 import { createIonDid } from '../../src/did/ion.js';
-import { createRouter, type Router, type RouterResult } from '../../src/didcomm/router.js';
+import { createRouter, type Router, type RouterResult } from '../../src/router/router.js';
 import type { PlainMessage, UnpackMetadata } from '../../src/didcomm/types.js';
 import { basicProtocols } from '../../src/protocols/basic.js';
 import {

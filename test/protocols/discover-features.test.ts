@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DIDCOMM_V2_VERSION } from '../../src/didcomm/router.js';
+import { DIDCOMM_V2_VERSION } from '../../src/router/router.js';
 import { basicProtocols } from '../../src/protocols/basic.js';
 import { DISCOVER_FEATURES, answerQueries, discoverFeatures, discoverFeaturesProtocol } from '../../src/protocols/discover-features.js';
 import { OUT_OF_BAND_PIURI, outOfBandProtocol } from '../../src/protocols/out-of-band.js';

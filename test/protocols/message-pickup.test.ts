@@ -3,7 +3,7 @@ import { ManualClock, sequentialIds } from '../../src/clock.js';
 import { createRuleRegistry } from '../../src/conformance/registry.js';
 import { addIdsyncRules } from '../../src/protocols/idsync-rules.js';
 import { errorsOf } from '../../src/conformance/types.js';
-import { createRouter, type Router } from '../../src/didcomm/router.js';
+import { createRouter, type Router } from '../../src/router/router.js';
 import type { PlainMessage } from '../../src/didcomm/types.js';
 import { basicProtocols } from '../../src/protocols/basic.js';
 import {

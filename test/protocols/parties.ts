@@ -5,7 +5,7 @@ import { createIonDid } from '../../src/did/ion.js';
 import { createPeerDid } from '../../src/did/peer.js';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
 import type { CreatedDid } from '../../src/did/types.js';
-import { createRouter, transportOutbound, type Router, type RouterOptions } from '../../src/didcomm/router.js';
+import { createRouter, transportOutbound, type Router, type RouterOptions } from '../../src/router/router.js';
 import { memorySecrets } from '../../src/didcomm/secrets.js';
 import { memoryNetwork, type MemoryNetwork } from '../../src/didcomm/transport/memory.js';
 import { messageLog, type MessageLog } from '../../src/store/messages.js';

@@ -1,7 +1,7 @@
 // A stand-in for didcomm/envelope.ts in router unit tests: a JWE-shaped envelope whose
 // "ciphertext" is the base64url plaintext, with the protected header a real one would carry
 // (typ, alg, enc, skid, apu, apv, epk), and the metadata a real unpack would give.
-import type { PackFn, UnpackFn } from '../../src/didcomm/router.js';
+import type { PackFn, UnpackFn } from '../../src/router/router.js';
 import { MEDIA_TYPES, type EnvelopeContext, type UnpackMetadata } from '../../src/didcomm/types.js';
 import { b64uDecodeText, b64uEncode, sha256 } from '../../src/encoding.js';
 import { IdsyncError } from '../../src/errors.js';

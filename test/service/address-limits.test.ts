@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ManualClock } from '../../src/clock.js';
 import type { WsConnection, WsInboundInfo } from '../../src/didcomm/transport/ws.js';
-import { addressKey, createRateLimiter } from '../../src/service/rate-limit.js';
-import { createWorkGate } from '../../src/service/work-gate.js';
-import { limitWsInbound, WS_RATE_LIMIT_CLOSE } from '../../src/service/ws-limits.js';
+import { addressKey, createRateLimiter } from '../../src/service/http/rate-limit.js';
+import { createWorkGate } from '../../src/service/http/work-gate.js';
+import { limitWsInbound, WS_RATE_LIMIT_CLOSE } from '../../src/service/http/ws-limits.js';
 import { expectProblem, startService, type Harness } from './http-helpers.js';
 
 const PING = JSON.stringify({ id: 'p1', typ: 'application/didcomm-plain+json', type: 'https://didcomm.org/trust-ping/2.0/ping', body: { response_requested: false } });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ServiceAgent, SyncReason, UserRef } from '../../src/service/agent.js';
+import type { ServiceAgent } from '../../src/service/didcomm-seam.js';
+import type { SyncReason, UserRef } from '../../src/service/users/users.js';
 import type { ServiceDeps } from '../../src/service/deps.js';
-import { linkWallet } from '../../src/service/users.js';
+import { linkWallet } from '../../src/service/users/users.js';
 import { fakeIonDid, startService } from './http-helpers.js';
 
 describe('the ServiceAgent seam', () => {

@@ -1,4 +1,4 @@
-// Runs `idsync service …` in a child process for the durability tests (engineer E's main.ts
+// Runs `idsync service …` in a child process for the durability tests (src/cli/main.ts
 // registers the same command in the real CLI).
 import { Command } from 'commander';
 import { registerServiceCommand } from '../../src/cli/commands/service.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { listSyncOperations } from '../../src/service/agent.js';
+import { listSyncOperations } from '../../src/service/didcomm-seam.js';
 import { createQueueingAgent } from './queueing-agent.js';
-import { linkWallet } from '../../src/service/users.js';
+import { linkWallet } from '../../src/service/users/users.js';
 import { expectProblem, fakeIonDid, startService, type Harness } from './http-helpers.js';
 
 describe('user datapoints', () => {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/store.js';
-import { listSyncOperations } from '../../src/service/agent.js';
-import { linkWallet } from '../../src/service/users.js';
+import { listSyncOperations } from '../../src/service/didcomm-seam.js';
+import { linkWallet } from '../../src/service/users/users.js';
 import { CLIENT, fakeIonDid, startService } from './http-helpers.js';
 import { checkScenario, writeScenario } from './scenario.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { PROBLEMS } from '../../src/service/problem.js';
+import { PROBLEMS } from '../../src/service/http/problem.js';
 import { expectProblem, startService, type Harness } from './http-helpers.js';
 
 describe('problem details for every failure', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, sequentialIds } from '../../src/clock.js';
 import { openStore } from '../../src/store/store.js';
-import { createOutbox } from '../../src/service/outbox.js';
+import { createOutbox } from '../../src/service/issuance/invitation-outbox.js';
 
 async function setup() {
   const store = await openStore();

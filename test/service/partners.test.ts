@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock, sequentialIds } from '../../src/clock.js';
 import { openStore, type Store } from '../../src/store/store.js';
-import { partnerRepo, type PartnerRepo } from '../../src/service/partners.js';
+import { partnerRepo, type PartnerRepo } from '../../src/service/issuance/partners.js';
 
 let store: Store;
 let repo: PartnerRepo;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_SCOPES } from '../../src/service/scopes.js';
+import { ALL_SCOPES } from '../../src/service/auth/scopes.js';
 import { expectProblem, startService, type Harness } from './http-helpers.js';
 
-// The scope each of our routes needs (docs/service.md "Scopes"). Engineer G's routes are
+// The scope each of our routes needs (docs/service.md "Scopes"). The issuance, admin and dev routes are
 // checked through service.scopedRoutes below.
 const TABLE: Array<[method: string, url: string, scope: string]> = [
   ['GET', '/api/v1/provider/users', 'read:provider-users'],

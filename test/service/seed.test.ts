@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/store.js';
 import { createService } from '../../src/service/app.js';
 import { isIdsyncError } from '../../src/errors.js';
-import { ALL_SCOPES } from '../../src/service/scopes.js';
+import { ALL_SCOPES } from '../../src/service/auth/scopes.js';
 import { DATAPOINT_KEYS } from '../../src/credentials/datapoints.js';
 import { startService } from './http-helpers.js';
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listSyncOperations } from '../../src/service/agent.js';
+import { listSyncOperations } from '../../src/service/didcomm-seam.js';
 import { createQueueingAgent } from './queueing-agent.js';
-import { findInvitation } from '../../src/service/invitations.js';
-import { linkWallet, markSynced } from '../../src/service/users.js';
+import { findInvitation } from '../../src/service/users/invitations.js';
+import { linkWallet, markSynced } from '../../src/service/users/users.js';
 import { expectProblem, fakeIonDid, startService, type Harness } from './http-helpers.js';
 
 const fixtures = JSON.parse(readFileSync(new URL('../../fixtures/service-fixtures.json', import.meta.url), 'utf8'));

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { ManualClock } from '../../src/clock.js';
-import { CLAIMS, TOKEN_LIFETIME_S } from '../../src/service/tokens.js';
-import { ALL_SCOPES } from '../../src/service/scopes.js';
+import { CLAIMS, TOKEN_LIFETIME_S } from '../../src/service/auth/tokens.js';
+import { ALL_SCOPES } from '../../src/service/auth/scopes.js';
 import { CLIENT, expectProblem, startService, type Harness } from './http-helpers.js';
 
 describe('POST /api/v1/auth/token', () => {
@@ -56,7 +56,7 @@ describe('POST /api/v1/auth/token', () => {
     await h.service.deps.config.putClient({
       clientId: limited.clientId,
       tenantId: 'default',
-      secretHash: (await import('../../src/service/client-secret.js').then((m) => m.hashClientSecret(limited.clientSecret))),
+      secretHash: (await import('../../src/service/auth/client-secret.js').then((m) => m.hashClientSecret(limited.clientSecret))),
       scopes: ['read:provider-users'],
       createdAt: new Date(clock.now()).toISOString(),
     });
@@ -113,7 +113,7 @@ describe('POST /api/v1/auth/token', () => {
 
   it('stops honouring scopes withdrawn from the client after the token was issued', async () => {
     const client = { clientId: 'shrinking', clientSecret: 'shrinking-secret' };
-    const { hashClientSecret } = await import('../../src/service/client-secret.js');
+    const { hashClientSecret } = await import('../../src/service/auth/client-secret.js');
     const rec = {
       clientId: client.clientId,
       tenantId: 'default',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, sequentialIds } from '../../src/clock.js';
-import { linkWallet, recordLogin } from '../../src/service/users.js';
+import { linkWallet, recordLogin } from '../../src/service/users/users.js';
 import { expectProblem, fakeIonDid, startService, type Harness } from './http-helpers.js';
 
 describe('provider users', () => {
@@ -97,7 +97,7 @@ describe('provider users', () => {
   });
 
   it('keeps tenants apart: another tenant sees none of these users', async () => {
-    const { hashClientSecret } = await import('../../src/service/client-secret.js');
+    const { hashClientSecret } = await import('../../src/service/auth/client-secret.js');
     await h.service.deps.config.putTenant({ id: 'other', name: 'Other', createdAt: '2026-01-01T00:00:00.000Z' });
     await h.service.deps.config.putClient({ clientId: 'other-client', tenantId: 'other', secretHash: await hashClientSecret('other-secret'), scopes: ['read:provider-users'], createdAt: '2026-01-01T00:00:00.000Z' });
     const other = await h.token(undefined, { clientId: 'other-client', clientSecret: 'other-secret' });

@@ -1,4 +1,4 @@
-// The wallet against the real service (F's createService with W2's DIDComm agent): over real
+// The wallet against the real service (createService with its DIDComm agent): over real
 // HTTP on 127.0.0.1 port 0, and in-process on a memory network. The provider drives the flow
 // through the REST API; the wallet meets the service only on the wire.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/clock.js';
 import { memoryNetwork } from '../../src/didcomm/transport/memory.js';
 import { createService, type Service } from '../../src/service/app.js';
 import { createServiceAgent, type ServiceDidcommAgent } from '../../src/service/didcomm/agent.js';
-import type { InboundInfo } from '../../src/service/agent.js';
+import type { InboundInfo } from '../../src/service/didcomm-seam.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createWallet, type Wallet } from '../../src/wallet/wallet.js';
 

@@ -5,7 +5,7 @@ import { credentialManifestFor, defaultKycProfile } from '../../src/credentials/
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
 import type { CreatedDid, DIDDocument } from '../../src/did/types.js';
 import { createWebDid } from '../../src/did/web.js';
-import { createRouter, transportOutbound, type Router } from '../../src/didcomm/router.js';
+import { createRouter, transportOutbound, type Router } from '../../src/router/router.js';
 import { memorySecrets } from '../../src/didcomm/secrets.js';
 import type { PlainMessage } from '../../src/didcomm/types.js';
 import { keyPairFromJwk } from '../../src/keys.js';

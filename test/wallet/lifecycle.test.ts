@@ -2,14 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
 import { createWebDid } from '../../src/did/web.js';
-import { createRouter, transportOutbound, type Router } from '../../src/didcomm/router.js';
+import { createRouter, transportOutbound, type Router } from '../../src/router/router.js';
 import { memorySecrets } from '../../src/didcomm/secrets.js';
 import { httpTransport } from '../../src/didcomm/transport/http.js';
 import { wsTransport } from '../../src/didcomm/transport/ws.js';
 import { basicProtocols } from '../../src/protocols/basic.js';
 import { request } from '../../src/protocols/await-reply.js';
 import { TRUST_PING } from '../../src/protocols/trust-ping.js';
-import type { DocumentResolver, Transport } from '../../src/didcomm/types.js';
+import type { Transport } from '../../src/didcomm/types.js';
+import type { DocumentResolver } from '../../src/did/types.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createWallet, type Wallet } from '../../src/wallet/wallet.js';
 

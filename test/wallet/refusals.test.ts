@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createWebDid } from '../../src/did/web.js';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
 import type { DIDDocument } from '../../src/did/types.js';
-import { createRouter, transportOutbound } from '../../src/didcomm/router.js';
+import { createRouter, transportOutbound } from '../../src/router/router.js';
 import { memorySecrets } from '../../src/didcomm/secrets.js';
 import { basicProtocols } from '../../src/protocols/basic.js';
 import { buildIssueCredential } from '../../src/protocols/issue-credential.js';

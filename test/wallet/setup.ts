@@ -2,7 +2,8 @@
 import { ManualClock, sequentialIds } from '../../src/clock.js';
 import { memoryNetwork, type MemoryNetwork } from '../../src/didcomm/transport/memory.js';
 import { openStore, type Store } from '../../src/store/store.js';
-import { createWallet, type Wallet, type WalletOptions } from '../../src/wallet/wallet.js';
+import { createWallet, type Wallet } from '../../src/wallet/wallet.js';
+import type { WalletOptions } from '../../src/wallet/options.js';
 import { fakeService, type FakeService } from './fake-service.js';
 
 export const WALLET_ENDPOINT = 'memory://wallet';

@@ -163,6 +163,15 @@ export interface HttpInboundResponse {
   contentType?: string;
   /** Extra response headers (Retry-After on a 503). */
   headers?: Record<string, string>;
+  /** A refusal (status >= 400), coded: what `body` says as a problem document, for callers that answer in their own way. */
+  problem?: InboundProblem;
+}
+
+export interface InboundProblem {
+  code: string;
+  title: string;
+  /** 503: seconds after which the sender should send the message again. */
+  retryAfterSeconds?: number;
 }
 
 /**
@@ -179,7 +188,7 @@ export interface HttpInboundOptions {
 
 /** An RFC 9457 problem details response. */
 export function problemResponse(status: number, code: string, title: string): HttpInboundResponse {
-  return { status, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title, status, code }) };
+  return { status, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title, status, code }), problem: { code, title } };
 }
 
 /** 503 with Retry-After (RFC 9110 §10.2.3, §15.6.4): the message was not processed; send it again. */
@@ -190,6 +199,7 @@ export function retryLaterResponse(retryAfterSeconds: number): HttpInboundRespon
     contentType: 'application/problem+json',
     body: JSON.stringify({ type: 'about:blank', title, status: 503, code: RETRY_LATER_CODE, retryAfter: retryAfterSeconds }),
     headers: { 'retry-after': String(retryAfterSeconds) },
+    problem: { code: RETRY_LATER_CODE, title, retryAfterSeconds },
   };
 }
 

@@ -5,7 +5,7 @@ import type { Transport } from '../types.js';
 import { schemeOf } from './media-type.js';
 
 export { httpTransport, handleHttpInbound, startHttpEndpoint, problemResponse, retryLaterResponse } from './http.js';
-export type { HttpTransportOptions, HttpInboundRequest, HttpInboundResponse, HttpInboundOptions, HttpInboundHandler, HttpEndpointOptions, HttpEndpoint } from './http.js';
+export type { HttpTransportOptions, HttpInboundRequest, HttpInboundResponse, InboundProblem, HttpInboundOptions, HttpInboundHandler, HttpEndpointOptions, HttpEndpoint } from './http.js';
 export { wsTransport, attachWsEndpoint, startWsEndpoint, WS_CLOSE } from './ws.js';
 export type { WsTransport, WsTransportOptions, WsConnection, WsInboundInfo, WsInboundHandler, WsEndpoint, WsEndpointOptions, StandaloneWsEndpoint } from './ws.js';
 export { memoryNetwork } from './memory.js';

@@ -1,5 +1,5 @@
-// The service's DIDComm agent: implements F's ServiceAgent (requestSync, receive) and G's
-// DidcommDelivery (deliverInvitation) over one router with the Data Pipe responder, DID-auth
+// The service's DIDComm agent: implements the ServiceAgent seam (requestSync, receive) and
+// the DIDCOMM invitation delivery (deliverInvitation) over one router with the Data Pipe responder, DID-auth
 // verifier, WACI issuer, issuance workflows and the Message Pickup mediator.
 //
 // Events on `agent.events` (tests await these; nothing here sleeps): 'data-pipe-established',
@@ -16,8 +16,10 @@
 // service DID: every module reads deps.serviceDid / publicUrl / identity when it uses them).
 // start() resumes what a restart left (queued syncs) and sweeps old replay records; createService
 // calls it once the DID is final (at creation with a public URL, else from listen()).
+import { DEFAULT_WAIT_TIMEOUT_MS, waitForEvent } from '../../wait.js';
+import { isoNow } from '../../clock.js';
 import { EventEmitter } from 'node:events';
-import { createRouter, type HandlerContext, type ProtocolModule, type Router } from '../../didcomm/router.js';
+import { createRouter, type HandlerContext, type ProtocolModule, type Router } from '../../router/router.js';
 import { sameDid } from '../../didcomm/message.js';
 import { httpTransport } from '../../didcomm/transport/http.js';
 import { wsTransport } from '../../didcomm/transport/ws.js';
@@ -29,29 +31,29 @@ import { parseProblemReport, REPORT_PROBLEM_PIURI } from '../../protocols/report
 import { problemEndsThread } from '../../protocols/thread-state.js';
 import { didRegistry } from '../../store/dids.js';
 import { messageLog, type MessageRecord } from '../../store/messages.js';
-import type { DidcommDelivery } from '../delivery/didcomm.js';
+import type { DidcommDelivery } from '../issuance/delivery/didcomm.js';
 import type { ServiceDeps } from '../deps.js';
-import type { InboundInfo, ServiceAgent, SyncReason, UserRef } from '../agent.js';
-import type { IssuanceWorkflow } from '../workflows/workflows.js';
+import type { InboundInfo, ServiceAgent } from '../didcomm-seam.js';
+import type { SyncReason, UserRef } from '../users/users.js';
+import type { IssuanceWorkflow } from '../issuance/workflows.js';
 import { wsUrl } from '../identity.js';
 import type { AgentCore, AgentOptions } from './core.js';
-import { emitSafe } from '../event-outbox.js';
-import { isoNow } from '../deps.js';
+import { emitSafe } from '../webhooks/event-outbox.js';
 import { keyedLock } from '../../keyed-lock.js';
 import { dataPipeResponder } from './data-pipe.js';
-import { failureOf, issuance } from './issuance.js';
+import { failureOf, issuance } from './issuer.js';
 import { serviceEnvelope } from './keys.js';
-import { createMediator, inboundInfo } from './mediator.js';
+import { createMediator } from './mediator.js';
 import { liveRoutes, policyFetch, serviceOutbound } from './outbound.js';
 import { relationships } from './relationships.js';
-import { DEFAULT_ENDPOINT_POLICY } from '../endpoint-policy.js';
+import { DEFAULT_ENDPOINT_POLICY } from '../net/endpoint-policy.js';
 import { messageQueue, type MessageQueue } from './queue.js';
 import { redelivery as createRedelivery } from './redelivery.js';
 import { DEFAULT_SEEN_RETENTION_MS, seenMemory } from './seen.js';
 import { statusService } from './status.js';
 import { syncEngine } from './sync.js';
 import { threadStore } from './threads.js';
-import { workflowIssuance } from './workflows.js';
+import { workflowIssuance } from './workflow-issuance.js';
 
 export interface ServiceDidcommAgent extends ServiceAgent {
   readonly router: Router;
@@ -93,7 +95,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   const envelope = serviceEnvelope(deps, registry, policyFetch(endpointPolicy));
   const queue = messageQueue(deps, options.queue);
   const live = liveRoutes();
-  const threads = threadStore(deps.store, () => isoNow(deps));
+  const threads = threadStore(deps.store, () => isoNow(deps.clock));
   const related = relationships(deps, threads);
   let agentRef: ServiceDidcommAgent | undefined;
   const transports = options.transports ?? [
@@ -166,7 +168,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       return related.own(to, async () => (await router.send({ ...draft, from: (draft.from as string | undefined) ?? deps.serviceDid }, { to, mode: 'authcrypt' })).message);
     },
     emit: (event) => emitSafe(deps, event),
-    now: () => isoNow(deps),
+    now: () => isoNow(deps.clock),
   };
 
   const status = statusService(core);
@@ -231,8 +233,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     router.addDid(deps.serviceDid);
     let replied = false;
     const reply = info.reply ? async (p: string) => ((replied = true), info.reply!(p)) : undefined;
-    const wrapped: InboundInfo = { ...info, ...(reply ? { reply } : {}) };
-    const result = await inboundInfo.run(wrapped, () => router.receive(packed, { transport: info.transport, ...(reply ? { reply } : {}) }));
+    const result = await router.receive(packed, { transport: info.transport, ...(reply ? { reply } : {}), ...(info.bind ? { bind: info.bind } : {}) });
     const m = result.message;
     const sender = result.metadata?.authenticated ? (result.metadata.encryptedFromKid ?? result.metadata.signFrom)?.split('#')[0] : undefined;
     const retryable = result.retryable === true;
@@ -289,22 +290,8 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       return p;
     },
 
-    waitFor<T>(event: string, predicate?: (data: T) => boolean, timeoutMs = 10_000): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        const listener = (data: T) => {
-          if (predicate && !predicate(data)) return;
-          clearTimeout(timer);
-          events.off(event, listener);
-          resolve(data);
-        };
-        // A guard against waiting forever, not a way to wait for state.
-        const timer = setTimeout(() => {
-          events.off(event, listener);
-          reject(new Error(`no ${event} event within ${timeoutMs} ms`));
-        }, timeoutMs);
-        timer.unref?.();
-        events.on(event, listener);
-      });
+    waitFor<T>(event: string, predicate?: (data: T) => boolean, timeoutMs = DEFAULT_WAIT_TIMEOUT_MS): Promise<T> {
+      return waitForEvent(events, event, predicate, { timeoutMs });
     },
 
     async idle() {

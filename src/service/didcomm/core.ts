@@ -1,34 +1,19 @@
 // The shared state of the service's DIDComm agent: what every flow module (data pipe, sync,
 // issuance, workflows, mediator) is handed. Plain data plus a few helpers; the agent builds it.
 import { EventEmitter } from 'node:events';
-import type { Router } from '../../didcomm/router.js';
+import type { Router } from '../../router/router.js';
 import type { EnvelopeContext, PlainMessage, Transport } from '../../didcomm/types.js';
 import type { MessageDraft } from '../../didcomm/message.js';
 import type { StoredDidRegistry } from '../../store/dids.js';
 import type { MessageLogOptions } from '../../store/messages.js';
 import { IdsyncError } from '../../errors.js';
-import type { ServiceDeps, ServiceEvent } from '../deps.js';
-import type { EndpointPolicy } from '../endpoint-policy.js';
+import type { ServiceDeps } from '../deps.js';
+import type { ServiceEvent } from '../context.js';
+import type { EndpointPolicy } from '../net/endpoint-policy.js';
 import type { QueueOptions } from './queue.js';
 import type { RedeliveryOptions } from './redelivery.js';
 
 /** Store collections of the DIDComm side (names: src/store/store.ts rules). */
-export const COLLECTIONS = {
-  threads: 'svc-dc-threads',
-  pipes: 'svc-dc-pipes',
-  userState: 'svc-dc-user-state',
-  queue: 'svc-dc-queue',
-  /** `<due ms, 15 digits>|<recipient>/<queue id>`: queued messages to send to the peer's endpoint again (redelivery.ts). */
-  redelivery: 'svc-dc-redeliver',
-  seen: 'svc-dc-seen',
-  /** `<at ms, 15 digits>|<seen key>`: the seen records in time order, so pruning reads only the old ones. */
-  seenByTime: 'svc-dc-seen-at',
-  credentials: 'svc-dc-credentials',
-  statusLists: 'svc-dc-status-lists',
-  /** Credentials whose statusChangeTerms wait for a later workflow (status.ts). */
-  statusTerms: 'svc-dc-status-terms',
-  projectCredentialData: 'svc-project-credential-data',
-} as const;
 
 export interface AgentOptions {
   /** Outbound transports by URL scheme (default HTTP and WebSocket). */
@@ -62,7 +47,7 @@ export interface AgentOptions {
   messageLog?: MessageLogOptions;
   /**
    * Received messages larger than this (packed bytes) are logged as a digest even when their sender
-   * is authenticated (default 256 KiB); unauthenticated ones always are (router-records.ts).
+   * is authenticated (default 256 KiB); unauthenticated ones always are (router/records.ts).
    */
   logMessageMaxBytes?: number;
   /** Random index source for status lists (tests make it deterministic). */

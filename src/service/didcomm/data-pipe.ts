@@ -1,18 +1,19 @@
 // The service's Data Pipe 1.0 responder (docs/protocols.md "Data Pipe 1.0"): a wallet answers
 // a user's invitation (pthid = invitation id) with an authcrypted `request` from its long-form
 // did:ion; the service records short → long in its DID registry, links the wallet to the user
-// (userDID, shortUserDID, isSessionEstablished; F's users.linkWallet fires DATA_PIPE_ESTABLISHED
+// (userDID, shortUserDID, isSessionEstablished; users.linkWallet fires DATA_PIPE_ESTABLISHED
 // and starts an owed sync) and answers `established`. A repeat from the same DID is answered
 // again; another DID for a linked user is refused.
 import { ionShortForm } from '../../did/ion-form.js';
 import { buildEstablished, buildDataPipeClose, dataPipeProtocol, type ParsedDataPipeRequest } from '../../protocols/data-pipe.js';
 import { protocolError } from '../../protocols/protocol-kit.js';
-import type { HandlerContext, ProtocolModule } from '../../didcomm/router.js';
+import type { HandlerContext, ProtocolModule } from '../../router/router.js';
 import { sameDid } from '../../didcomm/message.js';
-import { findInvitation } from '../invitations.js';
-import type { UserRef } from '../agent.js';
-import { COLLECTIONS, type AgentCore } from './core.js';
-import { userKey } from '../users.js';
+import { findInvitation } from '../users/invitations.js';
+import type { UserRef } from '../users/users.js';
+import { COLLECTIONS } from './collections.js';
+import type { AgentCore } from './core.js';
+import { userKey } from '../users/users.js';
 
 /** One user's Data Pipe as the service knows it. */
 export interface PipeRecord extends UserRef {

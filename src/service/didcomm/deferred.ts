@@ -9,7 +9,7 @@
 // createService calls start() once the service DID is final; an agent bound after that is
 // started as it is bound (it resumes queued syncs).
 import { IdsyncError } from '../../errors.js';
-import type { ServiceAgent } from '../agent.js';
+import type { ServiceAgent } from '../didcomm-seam.js';
 import type { ServiceDidcommAgent } from './agent.js';
 
 export interface DeferredServiceAgent {

@@ -1,12 +1,13 @@
-// The service's DIDComm keys and DID resolution. The secrets are the ones F's identity module
-// keeps in the store (did:web of the public URL, `#key-1` authentication, `#key-2` keyAgreement);
+// The service's DIDComm keys and DID resolution. The secrets are the ones the service's identity
+// (identity.ts) keeps in the store (did:web of the public URL, `#key-1` authentication, `#key-2` keyAgreement);
 // they are read through `deps.identity` on every use because the DID follows the URL bound by
 // listen(). The service's own document is answered locally (no HTTP round trip to itself), and
 // short did:ion forms resolve through the DID registry once a Data Pipe recorded their long form.
 import { createResolver, documentResolver } from '../../did/resolver.js';
 import { memorySecrets } from '../../didcomm/secrets.js';
 import { sameDid } from '../../didcomm/message.js';
-import type { DocumentResolver, EnvelopeContext, SecretsSource } from '../../didcomm/types.js';
+import type { EnvelopeContext, SecretsSource } from '../../didcomm/types.js';
+import type { DocumentResolver } from '../../did/types.js';
 import type { StoredDidRegistry } from '../../store/dids.js';
 import type { ServiceDeps } from '../deps.js';
 import type { ServiceIdentity } from '../identity.js';

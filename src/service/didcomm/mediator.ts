@@ -4,20 +4,15 @@
 // mode over a persistent connection: messages that arrive afterwards are pushed on it, those
 // already queued stay for delivery-request (Message Pickup 3.0 §Live Mode).
 // Every request must come from an authenticated sender, and gets only its own queue.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { sameDid } from '../../didcomm/message.js';
-import type { HandlerContext, ProtocolModule } from '../../didcomm/router.js';
+import type { HandlerContext, ProtocolModule } from '../../router/router.js';
 import { ionShortForm } from '../../did/ion-form.js';
 import { IdsyncError } from '../../errors.js';
 import { buildDelivery, buildStatus, messagePickupProtocol } from '../../protocols/message-pickup.js';
 import { protocolError } from '../../protocols/protocol-kit.js';
-import type { InboundInfo } from '../agent.js';
 import type { AgentCore } from './core.js';
 import type { LiveRoutes } from './outbound.js';
 import type { MessageQueue } from './queue.js';
-
-/** The transport info of the message being handled (the router hands handlers no transport details). */
-export const inboundInfo = new AsyncLocalStorage<InboundInfo>();
 
 /** Persistent connections can carry pushes after the request is answered. */
 const PERSISTENT = new Set(['ws', 'memory']);
@@ -97,7 +92,7 @@ export function createMediator(core: AgentCore, queue: MessageQueue, live: LiveR
 
       'live-delivery-change': async (ctx, parsed) => {
         const did = recipientOf(ctx);
-        const info = inboundInfo.getStore();
+        const info = ctx.received;
         if (parsed.liveDelivery) {
           if (!info?.reply || !PERSISTENT.has(info.transport as string)) {
             throw protocolError('live_mode_not_supported', 'live delivery needs a persistent connection (WebSocket)');

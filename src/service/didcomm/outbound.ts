@@ -15,14 +15,14 @@
 // peer's Retry-After.
 import type { EventEmitter } from 'node:events';
 import { pack as packEnvelope } from '../../didcomm/envelope.js';
-import type { Outbound, PackFn } from '../../didcomm/router.js';
+import type { Outbound, PackFn } from '../../router/router.js';
 import { multiTransport } from '../../didcomm/transport/index.js';
-import type { DocumentResolver, Transport } from '../../didcomm/types.js';
+import type { Transport } from '../../didcomm/types.js';
 import { ionShortForm } from '../../did/ion-form.js';
-import type { Service } from '../../did/types.js';
+import type { DocumentResolver, Service } from '../../did/types.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
-import type { ServiceLogger } from '../deps.js';
-import { endpointRefusal, type EndpointPolicy } from '../endpoint-policy.js';
+import type { ServiceLogger } from '../context.js';
+import { endpointRefusal, type EndpointPolicy } from '../net/endpoint-policy.js';
 import type { MessageQueue, QueuedMessage } from './queue.js';
 import type { AttemptOutcome } from './redelivery.js';
 import type { Relationships } from './relationships.js';

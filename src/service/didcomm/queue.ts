@@ -11,7 +11,7 @@ import { ionShortForm } from '../../did/ion-form.js';
 import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
-import { COLLECTIONS } from './core.js';
+import { COLLECTIONS } from './collections.js';
 import { timeKey } from '../../store/time-key.js';
 
 export const DEFAULT_QUEUE_TTL_MS = 30 * 24 * 3600 * 1000;

@@ -16,8 +16,8 @@ import type { EventEmitter } from 'node:events';
 import type { Clock } from '../../clock.js';
 import { toIdsyncError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
-import type { ServiceLogger } from '../deps.js';
-import { COLLECTIONS } from './core.js';
+import type { ServiceLogger } from '../context.js';
+import { COLLECTIONS } from './collections.js';
 import type { MessageQueue, QueuedMessage } from './queue.js';
 import { timeKey } from '../../store/time-key.js';
 

@@ -8,9 +8,9 @@
 // thread state machines (a finished or unknown thread refuses it), and a Data Pipe request is
 // idempotent, so the window bounds storage without opening a state change.
 import type { Clock } from '../../clock.js';
-import type { SeenRecord } from '../../didcomm/router.js';
+import type { SeenRecord } from '../../router/router.js';
 import type { Collection, Store } from '../../store/store.js';
-import { COLLECTIONS } from './core.js';
+import { COLLECTIONS } from './collections.js';
 import { timeKey } from '../../store/time-key.js';
 
 export const DEFAULT_SEEN_RETENTION_MS = 7 * 24 * 3600 * 1000;

@@ -1,6 +1,6 @@
 // Credential status for issued credentials (Bitstring Status List v1.0) and the vendor's
 // statusChangeTerms (vendor-facts "POST /issuance-workflows"): one list per purpose, published
-// at `<publicUrl>/status-lists/<name>` (routes.ts), re-issued after every change, and
+// at `<publicUrl>/status-lists/<name>` (routes/status-lists.ts), re-issued after every change, and
 // CREDENTIAL_STATUS_UPDATE webhooks (CREDENTIAL_REVOKED / _SUSPENDED / _UNSUSPENDED).
 //
 // statusChangeTerms (docs/service.md "statusChangeTerms"): a credential issued under terms is
@@ -25,7 +25,8 @@ import type { CredentialStatusEntry, StatusPurpose } from '../../credentials/typ
 import { IdsyncError } from '../../errors.js';
 import type { BatchOp } from '../../store/store.js';
 import { credentialStatusUpdate } from '../webhooks/events.js';
-import { COLLECTIONS, type AgentCore } from './core.js';
+import { COLLECTIONS } from './collections.js';
+import type { AgentCore } from './core.js';
 import { credentialIssuer } from './keys.js';
 
 export interface StatusListRecord {

@@ -14,16 +14,18 @@
 // queued for pickup (its request-presentation or offer) and ends its open threads, so a wallet
 // that comes back later is not asked to continue a sync that no longer exists.
 import type { FlatDatapoints } from '../../credentials/datapoints.js';
-import type { HandlerContext } from '../../didcomm/router.js';
+import type { HandlerContext } from '../../router/router.js';
 import { buildPresentationAck, buildRequestPresentation, PRESENT_PROOF_PIURI, PRESENT_PROOF_VERIFIER, verifyDidAuth, type ParsedPresentation } from '../../protocols/present-proof.js';
-import { SYNC_OPERATIONS, syncOperationKey, type SyncOperation, type SyncReason, type SyncStatus, type UserRef } from '../agent.js';
-import type { ServiceEvent } from '../deps.js';
-import { prepareEvents } from '../event-outbox.js';
+import { SYNC_OPERATIONS, syncOperationKey, type SyncOperation, type SyncStatus } from '../didcomm-seam.js';
+import type { SyncReason, UserRef } from '../users/users.js';
+import type { ServiceEvent } from '../context.js';
+import { prepareEvents } from '../webhooks/event-outbox.js';
 import { credentialIssuanceEvent, dataSyncEvent } from '../webhooks/events.js';
-import { COLLECTIONS, type AgentCore } from './core.js';
-import { userKey } from '../users.js';
+import { COLLECTIONS } from './collections.js';
+import type { AgentCore } from './core.js';
+import { userKey } from '../users/users.js';
 import type { DataPipeResponder } from './data-pipe.js';
-import type { IssueFailure, Issuance, IssueOwner } from './issuance.js';
+import type { IssueFailure, Issuance, IssueOwner } from './issuer.js';
 import type { MessageQueue } from './queue.js';
 import { sent, type DcThread, type ThreadStore } from './threads.js';
 

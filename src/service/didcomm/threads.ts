@@ -1,6 +1,7 @@
 // Durable per-thread state of the service's protocol threads (present-proof DID-auth and
-// issue-credential): the W1 thread record (state machine position, peer, message ids) plus
-// what the service needs to continue after a restart (challenge, datapoints, owner).
+// issue-credential): the protocol thread record (protocols/thread-state.ts: state machine
+// position, peer, message ids) plus what the service needs to continue after a restart
+// (challenge, datapoints, owner).
 import type { FlatDatapoints } from '../../credentials/datapoints.js';
 import type { CredentialFormat } from '../../credentials/types.js';
 import { threadId } from '../../didcomm/message.js';
@@ -9,7 +10,7 @@ import { advanceThread, requireThread, type StateMachine, type ThreadRecord } fr
 import { IdsyncError } from '../../errors.js';
 import { protocolError } from '../../protocols/protocol-kit.js';
 import type { Store } from '../../store/store.js';
-import { COLLECTIONS } from './core.js';
+import { COLLECTIONS } from './collections.js';
 
 /** Who started a thread and gets told how it ends. */
 export type ThreadOwner = { kind: 'sync'; syncId: string } | { kind: 'workflow'; workflowId: string };

@@ -1,20 +1,20 @@
 // The admin API (/admin, scope idsync:admin): what the spec leaves to a management console —
 // projects, data profiles, issuance settings — plus webhook subscriptions and ecosystem
 // partners. Everything is scoped to the token's tenant. Schemas of projects and profiles are
-// the fixtures' (schemas/config.ts); writes go through the same seed functions.
+// the fixtures' (config/schemas.ts); writes go through the same seed functions.
 import { Type } from '@fastify/type-provider-typebox';
-import type { App } from '../app-types.js';
-import { authOf, requireScope } from '../auth.js';
-import { DEFAULT_ISSUANCE, type ProjectRecord } from '../config.js';
+import type { App } from '../http/app-types.js';
+import { authOf, requireScope } from '../auth/route-auth.js';
+import { DEFAULT_ISSUANCE, type ProjectRecord } from '../config/config.js';
 import type { ServiceDeps } from '../deps.js';
-import { problem } from '../problem.js';
-import { ID_PATTERN, responses } from '../schemas/common.js';
-import { DataProfileInput, IssuanceSettingsSchema, ProjectInput } from '../schemas/config.js';
-import { ADMIN_SCOPE } from '../scopes.js';
+import { problem } from '../http/problem.js';
+import { ID_PATTERN, responses } from '../http/schemas.js';
+import { DataProfileInput, IssuanceSettingsSchema, ProjectInput } from '../config/schemas.js';
+import { ADMIN_SCOPE } from '../auth/scopes.js';
 import { putDataProfile, putProject } from '../seed.js';
-import { issuanceServicesOf } from '../workflows/services.js';
-import { adminWebhookRoutes } from '../webhooks/admin-routes.js';
-import { PARTNER_ROLES, PARTNER_STATUSES, type Partner, type PartnerRepo } from '../partners.js';
+import { issuanceServicesOf } from '../issuance/wiring.js';
+import { adminWebhookRoutes } from './admin-webhooks.js';
+import { PARTNER_ROLES, PARTNER_STATUSES, type Partner, type PartnerRepo } from '../issuance/partners.js';
 
 const admin = requireScope(ADMIN_SCOPE);
 const Id = () => Type.String({ pattern: ID_PATTERN });

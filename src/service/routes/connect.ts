@@ -2,12 +2,12 @@
 // out-of-band invitation (DIDComm v2 §9.5.2); browsers get a page with the URL and a QR code.
 import { Type } from '@fastify/type-provider-typebox';
 import QRCode from 'qrcode';
-import type { App } from '../app-types.js';
+import type { App } from '../http/app-types.js';
 import type { ServiceDeps } from '../deps.js';
-import { findInvitation } from '../invitations.js';
-import { findWorkflowByInvitation } from '../workflows/invitation.js';
-import { problem } from '../problem.js';
-import { problemResponses } from '../schemas/common.js';
+import { findInvitation } from '../users/invitations.js';
+import { findWorkflowByInvitation } from '../issuance/invitation.js';
+import { problem } from '../http/problem.js';
+import { problemResponses } from '../http/schemas.js';
 import { b64uDecodeText, jcs } from '../../encoding.js';
 
 const Query = Type.Object({ _oob: Type.Optional(Type.String({ maxLength: 65536, description: 'base64url JSON out-of-band invitation' })) });

@@ -3,7 +3,7 @@
 // bundled (no fetch during verification, VC Data Integrity §4.4); served here so that people and
 // tools can read the vocabulary the twin issues with. Public, like the DID document.
 import type { FastifyReply } from 'fastify';
-import type { App } from '../app-types.js';
+import type { App } from '../http/app-types.js';
 import { KYC_CONTEXT, KYC_CONTEXT_URL } from '../../credentials/contexts.js';
 
 /** The path of a context URL under the service (https://idsync.dev/contexts/kyc/v1 → /contexts/kyc/v1). */

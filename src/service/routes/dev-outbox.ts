@@ -2,15 +2,15 @@
 // tenant, oldest first, so a test can pick an invitation URL up. Needs the admin scope
 // (scopes.ts ADMIN_SCOPE), like the rest of the configuration and dev API.
 import { Type } from '@fastify/type-provider-typebox';
-import type { App } from '../app-types.js';
-import { authOf, requireScope } from '../auth.js';
+import type { App } from '../http/app-types.js';
+import { authOf, requireScope } from '../auth/route-auth.js';
 import type { ServiceDeps } from '../deps.js';
-import { parseChannel } from '../delivery/targets.js';
-import type { OutboxEntry } from '../outbox.js';
-import { problem } from '../problem.js';
-import { responses } from '../schemas/common.js';
-import { ADMIN_SCOPE } from '../scopes.js';
-import { issuanceServicesOf } from '../workflows/services.js';
+import { parseChannel } from '../issuance/delivery/targets.js';
+import type { OutboxEntry } from '../issuance/invitation-outbox.js';
+import { problem } from '../http/problem.js';
+import { responses } from '../http/schemas.js';
+import { ADMIN_SCOPE } from '../auth/scopes.js';
+import { issuanceServicesOf } from '../issuance/wiring.js';
 
 export const OutboxEntrySchema = Type.Object(
   {

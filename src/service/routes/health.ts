@@ -1,6 +1,6 @@
 // GET /health (readiness) and GET /openapi.json (the OpenAPI 3.1 document of this API).
 import { Type } from '@fastify/type-provider-typebox';
-import type { App } from '../app-types.js';
+import type { App } from '../http/app-types.js';
 
 export async function healthRoutes(app: App): Promise<void> {
   app.get(

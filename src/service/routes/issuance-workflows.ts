@@ -1,9 +1,9 @@
 // Issuance workflows (service-interface.md "Issuance"; vendor-facts "POST /issuance-workflows").
 // Reading needs create:issuance-workflows: the client that creates workflows reads them back.
-import type { App } from '../app-types.js';
-import { authOf, requireScope } from '../auth.js';
+import type { App } from '../http/app-types.js';
+import { authOf, requireScope } from '../auth/route-auth.js';
 import type { ServiceDeps } from '../deps.js';
-import { responses } from '../schemas/common.js';
+import { responses } from '../http/schemas.js';
 import {
   CreateWorkflowBody,
   SendInvitationBody,
@@ -12,12 +12,12 @@ import {
   WorkflowIdParams,
   WorkflowList,
   WorkflowListQuery,
-} from '../workflows/schemas.js';
-import { sendWorkflowInvitation } from '../workflows/send.js';
-import { issuanceServicesOf } from '../workflows/services.js';
-import { workflowView } from '../workflows/view.js';
-import { listWorkflows } from '../workflows/list.js';
-import { createWorkflow, getWorkflow } from '../workflows/workflows.js';
+} from './schemas/issuance-workflows.js';
+import { sendWorkflowInvitation } from '../issuance/send.js';
+import { issuanceServicesOf } from '../issuance/wiring.js';
+import { workflowView } from '../issuance/view.js';
+import { listWorkflows } from '../issuance/list.js';
+import { createWorkflow, getWorkflow } from '../issuance/workflows.js';
 
 export const READ_WORKFLOWS_SCOPE = 'create:issuance-workflows';
 

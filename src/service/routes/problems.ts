@@ -1,9 +1,9 @@
 // GET /problems/:code: what a problem `type` URI points at (RFC 9457 §3.1.1 "type" SHOULD be
 // dereferenceable): the code's status and title from the catalogue.
 import { Type } from '@fastify/type-provider-typebox';
-import type { App } from '../app-types.js';
-import { problem, problemEntry } from '../problem.js';
-import { problemResponses } from '../schemas/common.js';
+import type { App } from '../http/app-types.js';
+import { problem, problemEntry } from '../http/problem.js';
+import { problemResponses } from '../http/schemas.js';
 
 export async function problemRoutes(app: App): Promise<void> {
   app.get(

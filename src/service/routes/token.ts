@@ -1,18 +1,18 @@
 // POST /api/v1/auth/token: OAuth 2.0 client credentials (RFC 6749 §4.4) with the spec's JSON
 // body (service-interface.md "Auth"). Scopes: omitted → all the client holds; each requested
 // one must be known and held, otherwise 400 invalid_scope.
-import type { App } from '../app-types.js';
+import type { App } from '../http/app-types.js';
 import type { ServiceDeps } from '../deps.js';
-import type { TokenService } from '../tokens.js';
-import { addressKey, type RateLimiter } from '../rate-limit.js';
-import type { AddressLimits } from './index.js';
+import type { TokenService } from '../auth/tokens.js';
+import { addressKey, type RateLimiter } from '../http/rate-limit.js';
+import type { AddressLimits } from '../http/rate-limit.js';
 import { isIdsyncError } from '../../errors.js';
-import { TokenRequest, TokenResponse } from '../schemas/token.js';
-import { problemResponses } from '../schemas/common.js';
-import { verifyClientSecret } from '../client-secret.js';
-import { problem } from '../problem.js';
-import { isKnownScope } from '../scopes.js';
-import { rateLimitProblem } from '../rate-limit-problem.js';
+import { TokenRequest, TokenResponse } from './schemas/token.js';
+import { problemResponses } from '../http/schemas.js';
+import { verifyClientSecret } from '../auth/client-secret.js';
+import { problem } from '../http/problem.js';
+import { isKnownScope } from '../auth/scopes.js';
+import { rateLimitProblem } from '../http/rate-limit-problem.js';
 
 /** `scopes` may be an array or a space-separated string; `scope` (OAuth style) too. Empty → omitted. */
 export function requestedScopes(body: { scopes?: string[] | string; scope?: string }): string[] | undefined {

@@ -2,14 +2,14 @@
 // the older `/claims` path). Updates merge (a null value removes a key) and, unless autoSync is
 // turned off, start a sync over the established session or owe one until it is established.
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../app-types.js';
+import type { App } from '../http/app-types.js';
 import type { ServiceDeps } from '../deps.js';
-import { authOf, requireScope } from '../auth.js';
-import { problem } from '../problem.js';
-import { responses, UserIdParams } from '../schemas/common.js';
-import { AutoSyncQuery, DatapointsUpdateBody, DatapointsWithDid, FlatDatapoints } from '../schemas/users.js';
-import { datapointsView } from '../user-view.js';
-import { fieldErrors } from '../http-errors.js';
+import { authOf, requireScope } from '../auth/route-auth.js';
+import { problem } from '../http/problem.js';
+import { responses, UserIdParams } from '../http/schemas.js';
+import { AutoSyncQuery, DatapointsUpdateBody, DatapointsWithDid, FlatDatapoints } from './schemas/users.js';
+import { datapointsView } from '../users/views.js';
+import { fieldErrors } from '../http/problem-handlers.js';
 import { normalizePatch } from '../../credentials/datapoints.js';
 
 type UpdateBody = Record<string, unknown> & { datapoints?: Record<string, unknown>; autoSync?: boolean; noAutoSync?: boolean };

@@ -1,14 +1,14 @@
 // The Data Pipe side of a user: sync context, invitation, manual sync (service-interface.md
 // "GET .../sync-context", "Create user invitation", "Start user data synchronization").
-import type { App } from '../app-types.js';
+import type { App } from '../http/app-types.js';
 import type { ServiceDeps } from '../deps.js';
-import { authOf, requireScope } from '../auth.js';
-import { Empty, responses, UserIdParams } from '../schemas/common.js';
-import { InviteResponse, SyncContext, SyncStarted } from '../schemas/users.js';
-import { syncContextOf } from '../user-view.js';
-import { syncScopeNames } from '../sync-scope.js';
-import { createUserInvitation } from '../invitations.js';
-import { emitSafe } from '../event-outbox.js';
+import { authOf, requireScope } from '../auth/route-auth.js';
+import { Empty, responses, UserIdParams } from '../http/schemas.js';
+import { InviteResponse, SyncContext, SyncStarted } from './schemas/users.js';
+import { syncContextOf } from '../users/views.js';
+import { syncScopeNames } from '../users/sync-scope.js';
+import { createUserInvitation } from '../users/invitations.js';
+import { emitSafe } from '../webhooks/event-outbox.js';
 
 export async function userSessionRoutes(app: App, deps: ServiceDeps): Promise<void> {
   app.get(

@@ -1,13 +1,13 @@
 // GET /api/v1/provider/projects/:projectId/users-by-did/:userDID (vendor-facts): a user by the
 // DID of their wallet, long or short form.
 import { Type } from '@fastify/type-provider-typebox';
-import type { App } from '../app-types.js';
+import type { App } from '../http/app-types.js';
 import type { ServiceDeps } from '../deps.js';
-import { authOf, requireScope } from '../auth.js';
-import { problem } from '../problem.js';
-import { ID_PATTERN, responses } from '../schemas/common.js';
-import { User } from '../schemas/users.js';
-import { userView } from '../user-view.js';
+import { authOf, requireScope } from '../auth/route-auth.js';
+import { problem } from '../http/problem.js';
+import { ID_PATTERN, responses } from '../http/schemas.js';
+import { User } from './schemas/users.js';
+import { userView } from '../users/views.js';
 
 const Params = Type.Object({
   projectId: Type.String({ pattern: ID_PATTERN }),

@@ -1,11 +1,11 @@
 // Provider users: list, get, create-or-update (service-interface.md "Users").
-import type { App } from '../app-types.js';
+import type { App } from '../http/app-types.js';
 import type { ServiceDeps } from '../deps.js';
-import { authOf, requireScope } from '../auth.js';
-import { problem } from '../problem.js';
-import { responses, UserIdParams } from '../schemas/common.js';
-import { User, UserList, UserListQuery, UserUpsertBody, UserWithEcho } from '../schemas/users.js';
-import { userView, userViewWithEcho } from '../user-view.js';
+import { authOf, requireScope } from '../auth/route-auth.js';
+import { problem } from '../http/problem.js';
+import { responses, UserIdParams } from '../http/schemas.js';
+import { User, UserList, UserListQuery, UserUpsertBody, UserWithEcho } from './schemas/users.js';
+import { userView, userViewWithEcho } from '../users/views.js';
 import { b64uDecodeText, b64uEncode } from '../../encoding.js';
 
 // The cursor is opaque to clients: base64url of the last userId of the page.

@@ -1,7 +1,7 @@
 // GET /.well-known/did.json: the service's did:web document (did:web method spec §Read).
 // Public keys only; the service's secrets never leave the store.
 import type { FastifyReply } from 'fastify';
-import type { App } from '../app-types.js';
+import type { App } from '../http/app-types.js';
 import type { ServiceDeps } from '../deps.js';
 
 export async function wellKnownRoutes(app: App, deps: ServiceDeps): Promise<void> {

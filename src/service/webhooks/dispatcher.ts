@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
 import type { BatchOp, Store } from '../../store/store.js';
-import { endpointRefusal, WEBHOOK_ENDPOINT_POLICY } from '../endpoint-policy.js';
+import { endpointRefusal, WEBHOOK_ENDPOINT_POLICY } from '../net/endpoint-policy.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { matchesFilter, toEnvelope, type WebhookEnvelope, type WebhookEventInput } from './events.js';
 import { webhookHeaders } from './signature.js';

@@ -1,8 +1,9 @@
 // Webhook subscriptions, kept in the store (collection `webhook-subscriptions`).
+import { isoNow } from '../../clock.js';
 import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
-import { endpointRefusal, WEBHOOK_ENDPOINT_POLICY } from '../endpoint-policy.js';
+import { endpointRefusal, WEBHOOK_ENDPOINT_POLICY } from '../net/endpoint-policy.js';
 import { generateWebhookSecret, isValidWebhookSecret } from './signature.js';
 
 export const SUBSCRIPTIONS = 'webhook-subscriptions';
@@ -72,7 +73,7 @@ export interface SubscriptionRepo {
 
 export function subscriptionRepo(deps: { store: Store; clock: Clock; ids: IdGenerator }): SubscriptionRepo {
   const col = deps.store.collection<WebhookSubscription>(SUBSCRIPTIONS);
-  const now = () => new Date(deps.clock.now()).toISOString();
+  const now = () => isoNow(deps.clock);
 
   function checkSecret(secret: unknown): string {
     if (typeof secret !== 'string' || !isValidWebhookSecret(secret)) {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IdsyncError } from '../../../src/errors.js';
 import { memoryNetwork } from '../../../src/didcomm/transport/memory.js';
 import { httpTransport, startHttpEndpoint } from '../../../src/didcomm/transport/http.js';

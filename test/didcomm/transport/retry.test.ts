@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
-import type { RouterResult } from '../../../src/didcomm/router-types.js';
+import type { RouterResult } from '../../../src/router/types.js';
 import { IdsyncError } from '../../../src/errors.js';
 import { handleHttpInbound, httpTransport, startHttpEndpoint, type HttpInboundHandler } from '../../../src/didcomm/transport/http.js';
 import { parseRetryAfter, retryHint } from '../../../src/didcomm/transport/media-type.js';

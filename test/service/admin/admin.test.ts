@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
-import { markInProgress } from '../../../src/service/workflows/workflows.js';
+import { markInProgress } from '../../../src/service/issuance/workflows.js';
 import { CLIENT, expectProblem, startService, type Harness } from '../http-helpers.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 

@@ -1,14 +1,15 @@
-// The service (F's createService, not listening) with the DIDComm agent wired, on an in-memory
+// The service (createService, not listening) with the DIDComm agent wired, on an in-memory
 // network, plus test holders. Webhook events are captured in order; a ManualClock drives time.
 import { ManualClock, type Clock } from '../../../src/clock.js';
 import { memoryNetwork, type MemoryNetwork } from '../../../src/didcomm/transport/memory.js';
-import type { InboundInfo, UserRef } from '../../../src/service/agent.js';
+import type { InboundInfo } from '../../../src/service/didcomm-seam.js';
+import type { UserRef } from '../../../src/service/users/users.js';
 import { createService, type Service } from '../../../src/service/app.js';
-import type { ServiceEvent } from '../../../src/service/deps.js';
+import type { ServiceEvent } from '../../../src/service/context.js';
 import { createServiceAgent, type ServiceDidcommAgent } from '../../../src/service/didcomm/agent.js';
 import type { AgentOptions } from '../../../src/service/didcomm/core.js';
 import { deferredServiceAgent } from '../../../src/service/didcomm/deferred.js';
-import { createUserInvitation } from '../../../src/service/invitations.js';
+import { createUserInvitation } from '../../../src/service/users/invitations.js';
 import type { FlatDatapoints } from '../../../src/credentials/datapoints.js';
 import { openStore, type Store } from '../../../src/store/store.js';
 import { createHolder, type Holder } from './holder.js';
@@ -57,7 +58,7 @@ export async function memoryHarness(options: MemoryHarnessOptions = {}): Promise
   const store = options.store ?? (await openStore());
   const clock = options.clock ?? new ManualClock();
   const webhooks: ServiceEvent[] = [];
-  // Deferred: a restart binds a new agent behind the same seam (routes, G's DIDCOMM delivery).
+  // Deferred: a restart binds a new agent behind the same seam (routes, DIDCOMM invitation delivery).
   const deferred = deferredServiceAgent();
   const service = await createService({
     store,

@@ -1,5 +1,5 @@
 // A minimal hand-written holder for driving the service's DIDComm agent in tests: a did:ion,
-// real envelopes, W1's protocol builders. NOT src/wallet: the two sides meet only on the wire.
+// real envelopes, the protocol builders of src/protocols. NOT src/wallet: the two sides meet only on the wire.
 // Policies make it decline offers or refuse credentials; every step is an awaitable router event.
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../../../src/clock.js';
@@ -8,7 +8,7 @@ import { ionShortForm } from '../../../src/did/ion-form.js';
 import { createIonDid } from '../../../src/did/ion.js';
 import { createResolver, documentResolver } from '../../../src/did/resolver.js';
 import type { CreatedDid, DIDDocument } from '../../../src/did/types.js';
-import { createRouter, type Router } from '../../../src/didcomm/router.js';
+import { createRouter, type Router } from '../../../src/router/router.js';
 import type { MessageDraft } from '../../../src/didcomm/message.js';
 import { memorySecrets } from '../../../src/didcomm/secrets.js';
 import type { PlainMessage, Transport } from '../../../src/didcomm/types.js';

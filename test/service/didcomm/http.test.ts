@@ -1,4 +1,4 @@
-// The service over real HTTP on 127.0.0.1 (F's createService with the DIDComm agent from its
+// The service over real HTTP on 127.0.0.1 (createService with the DIDComm agent from its
 // `agent: (deps) => …` factory), driven through the REST API, with hand-written holders that resolve the
 // service's did:web over HTTP: one with its own HTTP endpoint, one that collects by pickup.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { b64uDecodeText } from '../../../src/encoding.js';
 import { wsTransport, type WsTransport } from '../../../src/didcomm/transport/ws.js';
 import { createPing } from '../../../src/protocols/trust-ping.js';
 import { createService, type Service } from '../../../src/service/app.js';
-import type { ServiceEvent } from '../../../src/service/deps.js';
+import type { ServiceEvent } from '../../../src/service/context.js';
 import { createServiceAgent, type ServiceDidcommAgent } from '../../../src/service/didcomm/agent.js';
 import { openStore, type Store } from '../../../src/store/store.js';
 import { CLIENT, DATAPOINTS, named, PROJECT } from './harness.js';
@@ -30,7 +30,7 @@ let sockets: WsTransport[] = [];
 beforeEach(async () => {
   const store = await openStore();
   const webhooks: ServiceEvent[] = [];
-  // F's seam: createService builds the agent from the finished deps (it reads the DID lazily, so listen() may follow).
+  // The seam: createService builds the agent from the finished deps (it reads the DID lazily, so listen() may follow).
   let agent: ServiceDidcommAgent | undefined;
   const service = await createService({
     store, env: CLIENT, rateLimit: false,

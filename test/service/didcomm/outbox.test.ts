@@ -1,10 +1,9 @@
 // Outbox (service-security.md #8b): a state change and the webhook event that reports it are
 // stored in one store batch, so a process killed in between keeps both or neither.
 import { afterEach, describe, expect, it } from 'vitest';
-import { SYNC_OPERATIONS } from '../../../src/service/agent.js';
-import { USERS } from '../../../src/service/users.js';
+import { listSyncOperations, SYNC_OPERATIONS } from '../../../src/service/didcomm-seam.js';
+import { USERS } from '../../../src/service/users/users.js';
 import { EVENTS, type StoredWebhookEvent } from '../../../src/service/webhooks/dispatcher.js';
-import { listSyncOperations } from '../../../src/service/agent.js';
 import { openStore, type BatchOp, type Store } from '../../../src/store/store.js';
 import { memoryHarness, type MemoryHarness } from './harness.js';
 

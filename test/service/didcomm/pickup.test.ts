@@ -2,7 +2,7 @@
 // Message Pickup 3.0 (request/response with return_route "all", or live mode); a restart of the
 // agent mid-flow loses nothing; syncs requested meanwhile coalesce.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listSyncOperations } from '../../../src/service/agent.js';
+import { listSyncOperations } from '../../../src/service/didcomm-seam.js';
 import { messageLog } from '../../../src/store/messages.js';
 import { memoryHarness, type MemoryHarness } from './harness.js';
 import type { Holder } from './holder.js';

@@ -2,9 +2,9 @@
 // (docs/protocols.md: warnings `w.…` and e.p.msg.duplicate leave the thread where it stands;
 // the router, not the agent, answers replays).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listSyncOperations } from '../../../src/service/agent.js';
+import { listSyncOperations } from '../../../src/service/didcomm-seam.js';
 import type { DcThread } from '../../../src/service/didcomm/threads.js';
-import { COLLECTIONS } from '../../../src/service/didcomm/core.js';
+import { COLLECTIONS } from '../../../src/service/didcomm/collections.js';
 import { memoryHarness, type MemoryHarness } from './harness.js';
 
 let h: MemoryHarness;

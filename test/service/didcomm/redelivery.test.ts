@@ -4,7 +4,7 @@
 // test runs the due redeliveries itself (agent.redeliver()) instead of waiting for the timer.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MemoryInboundHandler } from '../../../src/didcomm/transport/memory.js';
-import { COLLECTIONS } from '../../../src/service/didcomm/core.js';
+import { COLLECTIONS } from '../../../src/service/didcomm/collections.js';
 import { memoryHarness, type MemoryHarness } from './harness.js';
 
 const PING = 'https://didcomm.org/trust-ping/2.0/ping';

@@ -2,7 +2,7 @@
 // tampered messages are answered with report-problem where the sender is authenticated, logged,
 // and change nothing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listSyncOperations } from '../../../src/service/agent.js';
+import { listSyncOperations } from '../../../src/service/didcomm-seam.js';
 import { buildIssueAck, buildRequestCredential } from '../../../src/protocols/issue-credential.js';
 import { messageLog } from '../../../src/store/messages.js';
 import { memoryHarness, type MemoryHarness } from './harness.js';

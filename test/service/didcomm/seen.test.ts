@@ -2,9 +2,9 @@
 // 7 days, injected clock) and pruned on inbound traffic at most once per sweep interval, and
 // once when the agent starts (which also catches records written before the time index).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { COLLECTIONS } from '../../../src/service/didcomm/core.js';
+import { COLLECTIONS } from '../../../src/service/didcomm/collections.js';
 import { DEFAULT_SEEN_RETENTION_MS } from '../../../src/service/didcomm/seen.js';
-import type { SeenRecord } from '../../../src/didcomm/router.js';
+import type { SeenRecord } from '../../../src/router/router.js';
 import { memoryHarness, type MemoryHarness } from './harness.js';
 
 let h: MemoryHarness;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkStatus } from '../../../src/credentials/status-list.js';
 import type { W3cCredential } from '../../../src/credentials/types.js';
 import { createService, type Service } from '../../../src/service/app.js';
-import type { ServiceEvent } from '../../../src/service/deps.js';
+import type { ServiceEvent } from '../../../src/service/context.js';
 import type { ServiceDidcommAgent } from '../../../src/service/didcomm/agent.js';
 import { openStore, type Store } from '../../../src/store/store.js';
 import { createWallet, type Wallet } from '../../../src/wallet/wallet.js';

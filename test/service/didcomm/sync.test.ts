@@ -1,7 +1,7 @@
 // Data Pipe and sync between the service's DIDComm agent and a hand-written holder, in memory.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toNested } from '../../../src/credentials/datapoints.js';
-import { listSyncOperations } from '../../../src/service/agent.js';
+import { listSyncOperations } from '../../../src/service/didcomm-seam.js';
 import { buildDataPipeRequest } from '../../../src/protocols/data-pipe.js';
 import { didRegistry } from '../../../src/store/dids.js';
 import { messageLog } from '../../../src/store/messages.js';

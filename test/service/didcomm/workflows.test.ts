@@ -2,8 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkStatus } from '../../../src/credentials/status-list.js';
 import type { W3cCredential } from '../../../src/credentials/types.js';
-import { listProjectCredentialData } from '../../../src/service/didcomm/workflows.js';
-import { createWorkflow, getWorkflow } from '../../../src/service/workflows/workflows.js';
+import { listProjectCredentialData } from '../../../src/service/didcomm/workflow-issuance.js';
+import { createWorkflow, getWorkflow } from '../../../src/service/issuance/workflows.js';
 import { DATAPOINTS, memoryHarness, named, PROJECT, TENANT, type MemoryHarness } from './harness.js';
 import type { Holder } from './holder.js';
 
@@ -19,7 +19,7 @@ afterEach(async () => {
 async function workflow(extra: Record<string, unknown> = {}) {
   const wf = await createWorkflow(h.service.deps, { tenantId: TENANT, projectId: PROJECT, datapoints: DATAPOINTS, ...extra });
   await h.agent.onWorkflowCreated(wf);
-  const { findWorkflowByInvitation } = await import('../../../src/service/workflows/invitation.js');
+  const { findWorkflowByInvitation } = await import('../../../src/service/issuance/invitation.js');
   const inv = await findWorkflowByInvitation(h.service.deps, wf.invitation.id);
   return { wf, invitation: inv!.invitation };
 }

@@ -8,7 +8,7 @@ import { openStore, type Store } from '../../../src/store/store.js';
 import { backoffDelay } from '../../../src/service/webhooks/backoff.js';
 import { createWebhookDispatcher, type WebhookDelivery } from '../../../src/service/webhooks/dispatcher.js';
 import { credentialIssuanceEvent, dataPipeStatusUpdate, dataSyncEvent } from '../../../src/service/webhooks/events.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { startReceiver } from './receiver.js';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -1,0 +1,181 @@
+// What the router sends: packing and delivery, replies (over the return route when asked), its
+// own problem reports, and the message log records of all of them.
+import type { EventEmitter } from 'node:events';
+import type { Clock, IdGenerator } from '../clock.js';
+import type { RuleRegistry } from '../conformance/registry.js';
+import { errorsOf, type ConformanceResult } from '../conformance/types.js';
+import { IdsyncError, toIdsyncError } from '../errors.js';
+import type { MessageRecord } from '../store/messages.js';
+import { createMessage, sameDid, threadId, type MessageDraft } from '../didcomm/message.js';
+import { replySenderKid, senderOf } from './addressing.js';
+import {
+  ROUTER_ERRORS,
+  type LogLevel,
+  type Outbound,
+  type PackFn,
+  type ProblemReporter,
+  type ReceiveInfo,
+  type RouterOptions,
+  type RouterResult,
+  type SendOptions,
+  type SendResult,
+} from './types.js';
+import type { EnvelopeMode, PackResult, PlainMessage, Transport, UnpackMetadata } from '../didcomm/types.js';
+
+export type LogInput = Omit<MessageRecord, 'at'>;
+
+/** The parts of one router that sending needs (router.ts builds it once). */
+export interface RouterCore {
+  options: RouterOptions;
+  clock: Clock;
+  ids: IdGenerator;
+  events: EventEmitter;
+  conformance: RuleRegistry;
+  strict: boolean;
+  pack: PackFn;
+  /** Our DIDs (live: addDid adds to it). */
+  myDids: string[];
+  reporter(): ProblemReporter | undefined;
+  /** Writes a message log record; never throws. Returns its seq. */
+  record(rec: LogInput): Promise<string | undefined>;
+  log(level: LogLevel, msg: string, data?: Record<string, unknown>): void;
+  receive(packed: string, info?: ReceiveInfo): Promise<RouterResult>;
+}
+
+/** A received message being handled. */
+export interface Incoming {
+  message: PlainMessage;
+  metadata: UnpackMetadata;
+  info: ReceiveInfo;
+  /** Replies sent on the return route, for the RouterResult. */
+  replies: string[];
+  /** Our DID as the message addressed it (router-addressing.ts addressedDid). */
+  me?: string;
+}
+
+const AUTHCRYPT_MODES: readonly EnvelopeMode[] = ['authcrypt', 'anoncrypt-authcrypt', 'authcrypt-signed'];
+
+/** The refusal for failed MUST rules, coded by the layer of the first one. */
+export function refusalFor(failures: ConformanceResult[]): IdsyncError {
+  const first = failures[0];
+  const code =
+    first.layer === 'plaintext' ? ROUTER_ERRORS.malformed
+    : first.layer === 'protocol' ? ROUTER_ERRORS.invalidBody
+    : first.rule === 'envelope.from-matches-sender' || first.rule === 'envelope.from-matches-signer' ? ROUTER_ERRORS.senderMismatch
+    : ROUTER_ERRORS.envelope;
+  return new IdsyncError(code, `${first.rule}: ${first.detail ?? 'failed'}`, { details: { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) } });
+}
+
+function outgoingChecks(core: RouterCore, message: PlainMessage, unchecked?: boolean): ConformanceResult[] {
+  const results = core.conformance.check(message);
+  const errors = errorsOf(results);
+  if (core.strict && !unchecked && errors.length) throw refusalFor(errors);
+  return results;
+}
+
+/** `senderKid`: the authcrypt sender key id (router-addressing.ts replySenderKid), else `from` itself. */
+function packFor(core: RouterCore, message: PlainMessage, to: string, mode: EnvelopeMode, senderKid?: string): Promise<PackResult> {
+  return core.pack(message, { mode, to, from: senderKid ?? message.from, signBy: message.from }, core.options.envelope);
+}
+
+function outRecord(message: PlainMessage, packed: PackResult, result: string, results: ConformanceResult[], extra: Partial<LogInput> = {}): LogInput {
+  return {
+    id: message.id, direction: 'out', type: message.type, thid: message.thid, pthid: message.pthid, from: message.from,
+    to: message.to, mode: packed.mode, size: Buffer.byteLength(packed.packed), result, conformance: results, message, ...extra,
+  };
+}
+
+/** Router.send; `senderKid` as for packFor (replies only). */
+export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: SendOptions = {}, senderKid?: string): Promise<SendResult> {
+  const { clock, ids, options } = core;
+  const mode = opts.mode ?? options.defaultMode ?? 'authcrypt';
+  const to = opts.to ?? (Array.isArray(draft.to) ? (draft.to as string[])[0] : undefined);
+  if (!to) throw new IdsyncError('didcomm_invalid_argument', 'send needs a recipient: options.to or message.to');
+  const from = (draft.from as string | undefined) ?? opts.from ?? (mode === 'anoncrypt' || mode === 'plaintext' ? undefined : core.myDids[0]);
+  const message = createMessage({ ...draft, to: (draft.to as string[] | undefined) ?? [to], from }, { clock, ids }, { expiresInMs: opts.expiresInMs });
+  const results = outgoingChecks(core, message, opts.unchecked);
+  const packed = await packFor(core, message, to, mode, senderKid);
+  if (!options.send) throw new IdsyncError(ROUTER_ERRORS.noOutbound, 'the router has no outbound delivery function (options.send)');
+  const returnRoute = message.return_route === 'all' || message.return_route === 'thread';
+  const endpoint = opts.via ?? packed.serviceEndpoint;
+  let replies: string[] | void;
+  try {
+    replies = await options.send(packed.packed, { to, mode: packed.mode, message, endpoint, returnRoute });
+  } catch (err) {
+    const e = toIdsyncError(err, 'delivery_failed');
+    await core.record(outRecord(message, packed, 'failed', results, { endpoint }));
+    throw e;
+  }
+  await core.record(outRecord(message, packed, 'sent', results, { endpoint }));
+  core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: false });
+  const processed: RouterResult[] = [];
+  for (const r of replies ?? []) processed.push(await core.receive(r, { transport: 'return-route' }));
+  return { message, packed: packed.packed, mode: packed.mode, replies: processed };
+}
+
+/**
+ * Sends `draft` as a reply to `inc`: threaded, over the return route when asked and possible,
+ * from the form of our DID the message was addressed to (unless the draft names a `from`).
+ */
+export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDraft, mode?: EnvelopeMode): Promise<PlainMessage> {
+  const { clock, ids, options } = core;
+  // The DID the envelope proves wins over a `from` it contradicts (never reflect to a claimed sender).
+  const proven = senderOf(inc.metadata);
+  const to = proven && !sameDid(proven, inc.message.from) ? proven : inc.message.from ?? proven;
+  if (!to) throw new IdsyncError(ROUTER_ERRORS.noReplyAddress, 'the message has no sender to reply to');
+  const replyMode = mode ?? options.replyMode ?? (inc.metadata.mode === 'plaintext' ? 'plaintext' : inc.me ? 'authcrypt' : 'anoncrypt');
+  const isProblem = core.reporter()?.isReport(draft as PlainMessage) ?? false;
+  const base: MessageDraft = { ...draft, to: [to], from: (draft.from as string | undefined) ?? (replyMode === 'anoncrypt' ? undefined : inc.me) };
+  // DIDComm v2 §Threading: replies carry the thread id; a problem report starts a child thread (pthid).
+  if (!isProblem && base.thid === undefined) base.thid = threadId(inc.message);
+  const senderKid = AUTHCRYPT_MODES.includes(replyMode) ? replySenderKid(inc.metadata, base.from as string | undefined) : undefined;
+  const rr = inc.message.return_route;
+  if ((rr === 'all' || rr === 'thread') && inc.info.reply) {
+    const message = createMessage(base, { clock, ids });
+    const results = outgoingChecks(core, message);
+    const packed = await packFor(core, message, to, replyMode, senderKid);
+    await inc.info.reply(packed.packed);
+    inc.replies.push(packed.packed);
+    await core.record(outRecord(message, packed, 'sent', results, { transport: 'return-route', problemCode: isProblem ? (message.body.code as string) : undefined }));
+    core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: true });
+    return message;
+  }
+  return (await sendMessage(core, base, { to, mode: replyMode }, senderKid)).message;
+}
+
+/** Answers `inc` with a problem report for `error`; the problem code sent, or undefined when none was. */
+export async function sendProblem(core: RouterCore, inc: Incoming, error: IdsyncError): Promise<string | undefined> {
+  const reporter = core.reporter();
+  if (!reporter) {
+    core.log('warn', 'no problem reporter registered (router.use(reportProblemProtocol())): the sender is not told', { code: error.code });
+    return undefined;
+  }
+  // DIDComm v2 §Problem Reports: a problem report is never answered with a problem report.
+  if (reporter.isReport(inc.message)) return undefined;
+  if (typeof inc.message.id !== 'string' || !(inc.message.from ?? senderOf(inc.metadata))) return undefined;
+  try {
+    const draft = reporter.report(inc.message, error);
+    await replyTo(core, inc, draft);
+    return draft.body?.code as string | undefined;
+  } catch (err) {
+    core.log('warn', 'could not send a problem report', { code: toIdsyncError(err).code, for: inc.message.id });
+    return undefined;
+  }
+}
+
+/** An Outbound over transports: picks the transport by the endpoint's URL scheme. */
+export function transportOutbound(transports: Transport | Transport[]): Outbound {
+  const list = Array.isArray(transports) ? transports : [transports];
+  return async (packed, target) => {
+    if (!target.endpoint) throw new IdsyncError('no_endpoint', `no service endpoint for ${target.to}`);
+    let scheme: string;
+    try {
+      scheme = new URL(target.endpoint).protocol.replace(/:$/, '');
+    } catch {
+      throw new IdsyncError('no_endpoint', `not a URL endpoint: ${target.endpoint}`);
+    }
+    const transport = list.find((t) => t.schemes.includes(scheme));
+    if (!transport) throw new IdsyncError('unsupported_scheme', `no transport for ${scheme}: endpoints`);
+    return transport.send(target.endpoint, packed, { returnRoute: target.returnRoute });
+  };
+}

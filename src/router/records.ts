@@ -1,0 +1,65 @@
+// What the message log keeps of a received message. Anyone can send us anything, so the log
+// keeps a plaintext only when the envelope authenticates its sender (authcrypt or signed) and
+// it is not larger than `logMessageMaxBytes`. Anything else is kept as a digest (size, a short
+// hash, the first 200 characters: store/messages.ts messageDigest) with its headers capped, and
+// a message that could not be unpacked as a digest of what arrived. Conformance details can
+// quote what was sent, so they are capped too.
+import type { ConformanceResult } from '../conformance/types.js';
+import { messageDigest } from '../store/messages.js';
+import type { LogInput } from './outbound.js';
+import { senderOf } from './addressing.js';
+import type { ReceiveInfo } from './types.js';
+import type { EnvelopeMode, PlainMessage, UnpackMetadata } from '../didcomm/types.js';
+
+export const DEFAULT_LOG_MESSAGE_MAX_BYTES = 256 * 1024;
+/** Long enough for an ion long-form DID; ids and types are far shorter. */
+const HEADER_CHARS = 4096;
+const MAX_TO = 10;
+const DETAIL_CHARS = 500;
+
+const cap = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n)}…` : s);
+const header = (v: unknown): string | undefined => (typeof v === 'string' ? cap(v, HEADER_CHARS) : undefined);
+
+/** Conformance results as logged: details capped. */
+export function loggedConformance(results: ConformanceResult[]): ConformanceResult[] {
+  return results.map((r) => (r.detail !== undefined && r.detail.length > DETAIL_CHARS ? { ...r, detail: cap(r.detail, DETAIL_CHARS) } : r));
+}
+
+/** The record of what could not be unpacked: nobody is known to have sent it. */
+export function undecryptableRecord(packed: string, id: string, mode: EnvelopeMode, results: ConformanceResult[], info: ReceiveInfo): LogInput {
+  const digest = messageDigest(packed);
+  return {
+    id, direction: 'in', type: '', mode, size: digest.size, result: 'undecryptable', conformance: loggedConformance(results),
+    transport: info.transport, message: {} as PlainMessage, digest,
+  };
+}
+
+/** The record of an unpacked message, written on arrival (result 'received'). */
+export function receivedRecord(
+  packed: string,
+  unpacked: { message: PlainMessage; metadata: UnpackMetadata },
+  results: ConformanceResult[],
+  info: ReceiveInfo,
+  o: { invalidId: () => string; maxBytes?: number },
+): LogInput {
+  const { message, metadata } = unpacked;
+  const size = Buffer.byteLength(packed);
+  const id = typeof message.id === 'string' ? message.id : o.invalidId();
+  const full = senderOf(metadata) !== undefined && size <= (o.maxBytes ?? DEFAULT_LOG_MESSAGE_MAX_BYTES);
+  if (full) {
+    return {
+      id, direction: 'in', type: String(message.type ?? ''), thid: message.thid, pthid: message.pthid, from: message.from, to: message.to,
+      mode: metadata.mode, size, result: 'received', conformance: loggedConformance(results), transport: info.transport, message,
+    };
+  }
+  const to = Array.isArray(message.to) ? message.to.slice(0, MAX_TO).map((t) => header(t) ?? String(t).slice(0, HEADER_CHARS)) : undefined;
+  const headers = {
+    id: header(id)!, type: header(message.type) ?? cap(String(message.type ?? ''), HEADER_CHARS),
+    thid: header(message.thid), pthid: header(message.pthid), from: header(message.from), to,
+  };
+  const kept = Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined));
+  return {
+    ...headers, direction: 'in', mode: metadata.mode, size, result: 'received', conformance: loggedConformance(results),
+    transport: info.transport, message: { ...kept, body: {} } as PlainMessage, digest: messageDigest(packed, JSON.stringify(message) ?? ''),
+  };
+}

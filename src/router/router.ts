@@ -1,0 +1,276 @@
+// The DIDComm router: unpacks what arrives, checks conformance, drops duplicates (telling an
+// authenticated sender), refuses expired messages, dispatches to protocol handlers by message
+// type, and answers problems with report-problem messages. Packs, delivers and logs what goes
+// out (router-outbound.ts). It never throws from `receive`: every outcome is a coded RouterResult.
+// A message id counts as seen once its outcome is final (seen.ts): a handler failure
+// that may pass leaves it free for the sender's retry. What the log keeps: records.ts.
+import { EventEmitter } from 'node:events';
+import { uuid } from '../clock.js';
+import { checkEnvelope, outerMode } from '../conformance/envelope.js';
+import { createRuleRegistry } from '../conformance/registry.js';
+import { errorsOf, fail, type ConformanceResult } from '../conformance/types.js';
+import { IdsyncError, isIdsyncError, toIdsyncError } from '../errors.js';
+import type { UnpackResult } from '../didcomm/types.js';
+import { isExpired, parseMessageType, parsePiuri, threadId } from '../didcomm/message.js';
+import { addressedDid, senderOf } from './addressing.js';
+import { refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
+import { loggedConformance, receivedRecord, undecryptableRecord } from './records.js';
+import { isTransientProblem, seenKey, seenTracker } from './seen.js';
+import {
+  DUPLICATE_PROBLEM_CODE,
+  DUPLICATE_RULE,
+  ROUTER_ERRORS,
+  type HandlerContext,
+  type LogLevel,
+  type MessageHandler,
+  type PackFn,
+  type ProblemReporter,
+  type ProtocolModule,
+  type ReceiveInfo,
+  type Router,
+  type RouterOptions,
+  type RouterResult,
+  type RouterStatus,
+  type UnpackFn,
+} from './types.js';
+import { waitForEvent } from '../wait.js';
+
+export * from './types.js';
+export { transportOutbound } from './outbound.js';
+export { DEFAULT_SEEN_PRUNE_EVERY, DEFAULT_SEEN_RETENTION_MS } from './seen.js';
+export { DEFAULT_LOG_MESSAGE_MAX_BYTES } from './records.js';
+
+const defaultPack: PackFn = async (m, o, c) => (await import('../didcomm/envelope.js')).pack(m, o, c);
+const defaultUnpack: UnpackFn = async (p, c) => (await import('../didcomm/envelope.js')).unpack(p, c);
+
+export function createRouter(options: RouterOptions): Router {
+  const { envelope, clock } = options;
+  const ids = options.ids ?? uuid;
+  const unpack = options.unpack ?? defaultUnpack;
+  const reportDuplicates = options.reportDuplicates !== false;
+  const events = new EventEmitter();
+  const handlers = new Map<string, { module: ProtocolModule; handler: MessageHandler }>();
+  const modules = new Map<string, ProtocolModule>();
+  let reporter: ProblemReporter | undefined;
+
+  const log = (level: LogLevel, msg: string, data?: Record<string, unknown>) => {
+    options.logger?.(level, msg, data);
+    events.emit('log', { level, msg, data });
+  };
+  const seen = seenTracker(options, clock, log);
+
+  /** Writes a log record; the log never breaks message handling. Returns its seq. */
+  async function record(rec: LogInput): Promise<string | undefined> {
+    if (!options.log) return undefined;
+    try {
+      return (await options.log.record(rec)).seq;
+    } catch (err) {
+      log('error', 'message log write failed', { code: toIdsyncError(err).code });
+      return undefined;
+    }
+  }
+
+  /** With an updatable log the in-record is written on arrival and completed here; else written here. */
+  async function finishRecord(seq: string | undefined, rec: LogInput, patch: Partial<LogInput>): Promise<void> {
+    if (!options.log) return;
+    if (!options.log.update) {
+      await record({ ...rec, ...patch });
+      return;
+    }
+    if (seq === undefined) return;
+    try {
+      await options.log.update(seq, patch);
+    } catch (err) {
+      log('error', 'message log update failed', { code: toIdsyncError(err).code });
+    }
+  }
+
+  const core: RouterCore = {
+    options,
+    clock,
+    ids,
+    events,
+    conformance: options.conformance ?? createRuleRegistry(),
+    strict: options.strict !== false,
+    pack: options.pack ?? defaultPack,
+    myDids: [...(options.myDids ?? [])],
+    reporter: () => reporter,
+    record,
+    log,
+    receive: (packed, info) => receive(packed, info),
+  };
+
+  function typeKey(moduleParts: ReturnType<typeof parsePiuri>, key: string): string {
+    const type = key.includes(':') ? key : `${moduleParts!.piuri}/${key}`;
+    return parseMessageType(type)?.majorKey ?? type;
+  }
+
+  function unregister(piuri: string): void {
+    for (const [k, v] of handlers) if (v.module.piuri === piuri) handlers.delete(k);
+    modules.delete(piuri);
+  }
+
+  async function receive(packed: string, info: ReceiveInfo = {}): Promise<RouterResult> {
+    const replies: string[] = [];
+    let unpacked: UnpackResult;
+    try {
+      unpacked = await unpack(packed, envelope);
+    } catch (err) {
+      // Nobody to answer: the sender is unknown until the envelope opens.
+      const error = toIdsyncError(err, 'didcomm_error');
+      const result: RouterResult = { status: 'undecryptable', code: error.code, conformance: checkEnvelope(packed), replies, error };
+      // Our own store failing while looking up keys says nothing about the message: retry it.
+      if (error.code.startsWith('store_')) result.retryable = true;
+      log('warn', 'message could not be unpacked', { code: error.code });
+      await record(undecryptableRecord(packed, `undecryptable-${ids()}`, outerMode(packed), result.conformance, info));
+      events.emit('result', result);
+      return result;
+    }
+    const { message, metadata } = unpacked;
+    const inc: Incoming = { message, metadata, info, replies, me: addressedDid(core.myDids, message, metadata) };
+    const results = [...checkEnvelope(packed), ...core.conformance.check(message, { metadata, packed })];
+    // Recorded before handling so that replies are logged after it; the result follows.
+    const rec = receivedRecord(packed, unpacked, results, info, { invalidId: () => `invalid-${ids()}`, maxBytes: options.logMessageMaxBytes });
+    const seq = options.log?.update ? await record(rec) : undefined;
+    events.emit('received', { message, metadata, conformance: results });
+    let result: RouterResult;
+    try {
+      result = await dispatch(inc, results);
+    } catch (err) {
+      // dispatch() handles its own errors; what escapes (e.g. the store failing in the replay
+      // check) happened before any outcome was final, so the message may be sent again.
+      const error = toIdsyncError(err);
+      result = { status: 'failed', code: error.code, message, metadata, conformance: results, replies, error, retryable: true };
+    }
+    await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: loggedConformance(result.conformance) });
+    events.emit('result', result);
+    if (result.status === 'handled') events.emit('handled', { message, metadata, result });
+    return result;
+  }
+
+  /**
+   * docs/protocols.md "Refusals that change no state": a replay is logged with the rule it breaks
+   * and, when its sender is authenticated, answered with e.p.msg.duplicate (pthid = its thread) —
+   * unless duplicates are expected (`reportDuplicates: false`, or a receive marked `redelivery`).
+   */
+  async function refuseDuplicate(inc: Incoming, results: ConformanceResult[]): Promise<RouterResult> {
+    const { message, metadata, replies } = inc;
+    const id = String(message.id);
+    // DIDComm v2 §Message Headers `id`: unique to the sender.
+    const broken = fail('plaintext', DUPLICATE_RULE, `message id ${id} was already received from this sender`);
+    const error = new IdsyncError(ROUTER_ERRORS.duplicate, `Message ${id} was already received.`, {
+      details: { problemCode: DUPLICATE_PROBLEM_CODE, id, thid: threadId(message) },
+    });
+    const report = reportDuplicates && inc.info.redelivery !== true && senderOf(metadata) !== undefined;
+    const problemCode = report ? await sendProblem(core, inc, error) : undefined;
+    log('info', 'duplicate message dropped', { id: message.id, ...(problemCode ? { problemCode } : {}) });
+    return { message, metadata, replies, conformance: [...results, broken], status: 'duplicate', code: error.code, problemCode, error };
+  }
+
+  async function dispatch(inc: Incoming, results: ConformanceResult[]): Promise<RouterResult> {
+    const { message, metadata, replies } = inc;
+    const base = { message, metadata, conformance: results, replies };
+    const refuse = async (status: RouterStatus, error: IdsyncError): Promise<RouterResult> => {
+      const problemCode = await sendProblem(core, inc, error);
+      log(status === 'failed' ? 'error' : 'warn', `message ${status}`, { code: error.code, id: message.id, type: message.type });
+      return { ...base, status, code: error.code, problemCode, error };
+    };
+
+    const failures = errorsOf(results);
+    if (core.strict && failures.length) return refuse('rejected', refusalFor(failures));
+
+    const key = seenKey(message.id, senderOf(metadata) ?? message.from);
+    if (!(await seen.claim(key))) return refuseDuplicate(inc, results);
+    // Set once the outcome is final (handled or deliberately refused): the id is then marked seen.
+    let final = false;
+    try {
+      // DIDComm v2 §Message Headers expires_time: the sender considers it invalid after that time.
+      if (isExpired(message, clock.now())) {
+        final = true;
+        return refuse('expired', new IdsyncError(ROUTER_ERRORS.expired, `message expired at ${new Date(message.expires_time! * 1000).toISOString()}`, {
+          details: { expires_time: message.expires_time },
+        }));
+      }
+
+      const parts = typeof message.type === 'string' ? parseMessageType(message.type) : null;
+      const entry = handlers.get(parts?.majorKey ?? String(message.type));
+      if (!entry) {
+        final = true;
+        return refuse('unsupported', new IdsyncError(ROUTER_ERRORS.unsupported, `message type ${String(message.type)} is not supported`, { details: { type: message.type } }));
+      }
+
+      const ctx: HandlerContext = {
+        message, metadata, me: inc.me, sender: senderOf(metadata), thid: threadId(message), router, received: inc.info,
+        reply: (draft, o) => replyTo(core, inc, draft, o?.mode),
+        send: (draft, o) => sendMessage(core, draft, o),
+        emit: (event, data) => void events.emit(event, data),
+        log,
+      };
+      try {
+        await entry.handler(ctx);
+      } catch (err) {
+        const result = await refuse('failed', toIdsyncError(err));
+        // A deliberate refusal (a coded error its sender was told about) is final; anything else
+        // (a bug, a store error, a timeout) may pass, so the id stays free for a retry.
+        final = isIdsyncError(err) && result.problemCode !== undefined && !isTransientProblem(result.problemCode);
+        if (final) return result;
+        log('info', 'message id left free for a retry', { id: message.id, code: result.code });
+        return { ...result, retryable: true };
+      }
+      final = true;
+      return { ...base, status: 'handled' };
+    } finally {
+      await seen.finish(key, final ? { type: message.type } : undefined);
+    }
+  }
+
+  const router: Router = {
+    events,
+    conformance: core.conformance,
+    clock,
+    ids,
+    use(...protocols) {
+      for (const module of protocols) {
+        const parts = parsePiuri(module.piuri);
+        if (!parts) throw new IdsyncError('invalid_protocol', `not a protocol identifier URI: ${module.piuri}`);
+        unregister(module.piuri);
+        for (const [key, handler] of Object.entries(module.handlers)) {
+          const k = typeKey(parts, key);
+          const other = handlers.get(k);
+          if (other && other.module.piuri !== module.piuri) {
+            throw new IdsyncError('protocol_conflict', `${k} is already handled by ${other.module.piuri}`);
+          }
+          handlers.set(k, { module, handler });
+        }
+        for (const [key, rules] of Object.entries(module.rules ?? {})) {
+          core.conformance.addProtocolRules(key.includes(':') ? key : `${module.piuri}/${key}`, ...rules);
+        }
+        if (module.problems) reporter = module.problems;
+        modules.set(module.piuri, module);
+      }
+      return router;
+    },
+    protocols() {
+      return [...modules.values()].map((m) => ({
+        piuri: m.piuri,
+        roles: m.roles ? [...m.roles] : undefined,
+        goalCodes: m.goalCodes ? [...m.goalCodes] : undefined,
+        messageTypes: Object.keys(m.handlers).map((k) => (k.includes(':') ? k : `${m.piuri}/${k}`)),
+      }));
+    },
+    addDid(did) {
+      if (!core.myDids.some((d) => d === did)) core.myDids.push(did);
+    },
+    dids: () => [...core.myDids],
+    receive,
+    async inbound(packed, info) {
+      await receive(packed, info);
+    },
+    send: (draft, o) => sendMessage(core, draft, o),
+    pruneSeen: () => seen.prune(),
+    waitFor<T>(event: string, predicate?: (data: T) => boolean, o?: { timeoutMs?: number; signal?: AbortSignal }) {
+      return waitForEvent(events, event, predicate, o);
+    },
+  };
+  return router;
+}

@@ -1,0 +1,231 @@
+// The router's public types and constants (router.ts re-exports all of them): options, what a
+// protocol module and its handlers see, and the coded result of every received message.
+import type { EventEmitter } from 'node:events';
+import type { Clock, IdGenerator } from '../clock.js';
+import type { RuleRegistry } from '../conformance/registry.js';
+import type { ConformanceResult, MessageRule } from '../conformance/types.js';
+import type { IdsyncError } from '../errors.js';
+import type { MessageLog } from '../store/messages.js';
+import type { Collection } from '../store/store.js';
+import type { MessageDraft } from '../didcomm/message.js';
+import type { EnvelopeContext, EnvelopeMode, PackOptions, PackResult, PlainMessage, UnpackMetadata, UnpackResult } from '../didcomm/types.js';
+
+export type PackFn = (message: PlainMessage, options: PackOptions, ctx: EnvelopeContext) => Promise<PackResult>;
+export type UnpackFn = (packed: string, ctx: EnvelopeContext) => Promise<UnpackResult>;
+
+/** Where an outgoing message goes; the delivery function returns any return-routed replies. */
+export interface OutboundTarget {
+  to: string;
+  mode: EnvelopeMode;
+  message: PlainMessage;
+  /** `via` when given, else the service endpoint from the recipient's DID document. */
+  endpoint?: string;
+  returnRoute: boolean;
+}
+export type Outbound = (packed: string, target: OutboundTarget) => Promise<string[] | void>;
+
+export interface ReceiveInfo {
+  transport?: string;
+  /** Present when the transport can carry a reply back on the same connection (return route). */
+  reply?: (packed: string) => Promise<void>;
+  /**
+   * The message may arrive again by design (Message Pickup 3.0 delivers until `messages-received`,
+   * a live socket may push what a delivery already gave): a duplicate is dropped silently, without
+   * the e.p.msg.duplicate report that `reportDuplicates` would send.
+   */
+  redelivery?: boolean;
+  /** WebSocket and memory transports: associate this connection with a DID for later pushes (live mode). */
+  bind?: (key: string) => void;
+}
+
+export type RouterStatus = 'handled' | 'duplicate' | 'expired' | 'unsupported' | 'rejected' | 'undecryptable' | 'failed';
+
+export interface RouterResult {
+  status: RouterStatus;
+  /** The IdsyncError code when the message was not handled. */
+  code?: string;
+  /** The problem code sent back, when a problem report was sent. */
+  problemCode?: string;
+  message?: PlainMessage;
+  metadata?: UnpackMetadata;
+  conformance: ConformanceResult[];
+  /** Replies packed for the return route of the transport this message came on. */
+  replies: string[];
+  error?: IdsyncError;
+  /**
+   * A handler failure that may pass (internal, storage, transport, timeout, unresolved DID): the
+   * message id was not marked seen, so a retry of the same message is handled. A transport may
+   * answer so that the sender retries (e.g. HTTP 503 instead of 202).
+   */
+  retryable?: boolean;
+}
+
+export interface SendOptions {
+  /** Recipient DID; defaults to message.to[0]. */
+  to?: string;
+  mode?: EnvelopeMode;
+  /** An endpoint to deliver to instead of the one in the recipient's DID document. */
+  via?: string;
+  from?: string;
+  expiresInMs?: number;
+  /** Skip the outgoing conformance check (to send deliberately bad messages in tests). */
+  unchecked?: boolean;
+}
+
+export interface SendResult {
+  message: PlainMessage;
+  packed: string;
+  mode: EnvelopeMode;
+  /** Results of processing the replies that came back on the return route. */
+  replies: RouterResult[];
+}
+
+/** What a protocol handler gets for one message. */
+export interface HandlerContext {
+  message: PlainMessage;
+  metadata: UnpackMetadata;
+  /** Our DID this message was addressed to, in the form it was addressed to (ion long or short). */
+  me?: string;
+  /** The DID proven by the envelope (authcrypt sender or signer); undefined when anonymous. */
+  sender?: string;
+  thid: string;
+  router: Router;
+  /** How the message arrived: the transport's receive info as given to `receive` (return route, socket binding). */
+  received: ReceiveInfo;
+  /**
+   * Replies in the thread (thid = message.thid ?? message.id), over the return route when asked;
+   * without a `from` in the draft, from `me`.
+   */
+  reply(draft: MessageDraft, options?: { mode?: EnvelopeMode }): Promise<PlainMessage>;
+  send(draft: MessageDraft, options: SendOptions): Promise<SendResult>;
+  emit(event: string, data: unknown): void;
+  log(level: LogLevel, msg: string, data?: Record<string, unknown>): void;
+}
+
+export type MessageHandler = (ctx: HandlerContext) => Promise<void> | void;
+
+/** Turns router errors into problem reports; the report-problem protocol provides one. */
+export interface ProblemReporter {
+  /** The draft to send back for `error` caused by `incoming`. */
+  report(incoming: PlainMessage, error: IdsyncError): MessageDraft;
+  /** Problem reports are never answered with problem reports. */
+  isReport(message: PlainMessage): boolean;
+}
+
+export interface ProtocolModule {
+  /** Protocol identifier URI, e.g. `https://didcomm.org/trust-ping/2.0`. */
+  piuri: string;
+  roles?: string[];
+  /** Handlers by message name (`ping`) or full type URI. */
+  handlers: Record<string, MessageHandler>;
+  goalCodes?: string[];
+  /** Body rules by message name or full type URI, added to the router's conformance registry. */
+  rules?: Record<string, MessageRule[]>;
+  problems?: ProblemReporter;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** The message log (src/store/messages.ts messageLog): records in arrival order, updated once the result is known. */
+export type RouterLog = Pick<MessageLog, 'record'> & Partial<Pick<MessageLog, 'update'>>;
+
+export interface SeenRecord {
+  /** When it was marked seen (clock ms); records older than `seenRetentionMs` no longer count. */
+  at: number;
+  type?: string;
+}
+
+/** Where seen message ids are kept; with `list` and `del` the router also deletes old ones. */
+export type SeenStore = Pick<Collection<SeenRecord>, 'get' | 'put'> & Partial<Pick<Collection<SeenRecord>, 'list' | 'del'>>;
+
+export interface RouterOptions {
+  envelope: EnvelopeContext;
+  pack?: PackFn;
+  unpack?: UnpackFn;
+  clock: Clock;
+  ids?: IdGenerator;
+  /**
+   * Message ids already processed (seen.ts); a store collection makes duplicate detection
+   * survive restarts. Default: in memory.
+   */
+  seen?: SeenStore;
+  /** How long a seen id counts as a replay (default 7 days, seen.ts DEFAULT_SEEN_RETENTION_MS; Infinity: forever). */
+  seenRetentionMs?: number;
+  /** Older seen records are deleted after every this many writes (default 1000), when `seen` can list and delete. */
+  seenPruneEvery?: number;
+  log?: RouterLog;
+  /**
+   * Received messages larger than this (packed bytes) are logged as a digest, without their
+   * plaintext, even when their sender is authenticated (default 256 KiB). Messages without an
+   * authenticated sender are always logged as a digest (records.ts).
+   */
+  logMessageMaxBytes?: number;
+  send?: Outbound;
+  /** Our DIDs (an ion DID may be given in both forms); the first is the default sender. */
+  myDids?: string[];
+  /** Refuse messages that break a MUST of the specs (default true). */
+  strict?: boolean;
+  /**
+   * Answer a replay (a message id already seen from that sender) from an authenticated sender
+   * with report-problem e.p.msg.duplicate (docs/protocols.md "Refusals that change no state").
+   * Default true; a receive with `redelivery: true` never reports.
+   */
+  reportDuplicates?: boolean;
+  /** Envelope for replies; default: plaintext for plaintext, else authcrypt (anoncrypt without a DID of ours). */
+  replyMode?: EnvelopeMode;
+  /** Envelope for `send` without a mode (default authcrypt). */
+  defaultMode?: EnvelopeMode;
+  conformance?: RuleRegistry;
+  logger?: (level: LogLevel, msg: string, data?: Record<string, unknown>) => void;
+}
+
+export interface RegisteredProtocol {
+  piuri: string;
+  roles?: string[];
+  goalCodes?: string[];
+  messageTypes: string[];
+}
+
+/** DIDComm v2 as a discover-features `didcomm-version` id. */
+export const DIDCOMM_V2_VERSION = 'https://github.com/decentralized-identity/didcomm-messaging';
+/** Headers the router acts on (discover-features `header`). */
+export const ROUTER_HEADERS = ['return_route'];
+
+export interface Router {
+  readonly events: EventEmitter;
+  readonly conformance: RuleRegistry;
+  readonly clock: Clock;
+  /** The id generator of this router, for protocol helpers that need an id before sending. */
+  readonly ids: IdGenerator;
+  use(...protocols: ProtocolModule[]): Router;
+  protocols(): RegisteredProtocol[];
+  addDid(did: string): void;
+  dids(): string[];
+  receive(packed: string, info?: ReceiveInfo): Promise<RouterResult>;
+  /** An InboundHandler for transports. */
+  inbound(packed: string, info: ReceiveInfo): Promise<void>;
+  send(draft: MessageDraft, options?: SendOptions): Promise<SendResult>;
+  /** Deletes seen message ids older than `seenRetentionMs` now (also done every `seenPruneEvery` writes). */
+  pruneSeen(): Promise<number>;
+  /** Resolves with the first `event` payload that satisfies `predicate`. */
+  waitFor<T = unknown>(event: string, predicate?: (data: T) => boolean, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
+}
+
+/** IdsyncError codes of the router's own refusals (mapped to problem codes by report-problem). */
+export const ROUTER_ERRORS = {
+  malformed: 'message_malformed',
+  invalidBody: 'message_invalid_body',
+  senderMismatch: 'sender_mismatch',
+  envelope: 'envelope_nonconformant',
+  expired: 'message_expired',
+  unsupported: 'unsupported_message_type',
+  duplicate: 'duplicate_message',
+  noReplyAddress: 'no_reply_address',
+  noOutbound: 'no_outbound',
+} as const;
+
+/** docs/protocols.md "Refusals that change no state": the problem code of a replay. */
+export const DUPLICATE_PROBLEM_CODE = 'e.p.msg.duplicate';
+
+/** The conformance rule a replay breaks (DIDComm v2 §Message Headers `id`: unique to the sender). */
+export const DUPLICATE_RULE = 'plaintext.id-unique';

@@ -1,0 +1,18 @@
+// The store collections of the service's DIDComm agent, named once: each flow module and the
+// agent's start-up (resume, pruning) read the same names.
+export const COLLECTIONS = {
+  threads: 'svc-dc-threads',
+  pipes: 'svc-dc-pipes',
+  userState: 'svc-dc-user-state',
+  queue: 'svc-dc-queue',
+  /** `<due ms, 15 digits>|<recipient>/<queue id>`: queued messages to send to the peer's endpoint again (redelivery.ts). */
+  redelivery: 'svc-dc-redeliver',
+  seen: 'svc-dc-seen',
+  /** `<at ms, 15 digits>|<seen key>`: the seen records in time order, so pruning reads only the old ones. */
+  seenByTime: 'svc-dc-seen-at',
+  credentials: 'svc-dc-credentials',
+  statusLists: 'svc-dc-status-lists',
+  /** Credentials whose statusChangeTerms wait for a later workflow (status.ts). */
+  statusTerms: 'svc-dc-status-terms',
+  projectCredentialData: 'svc-project-credential-data',
+} as const;

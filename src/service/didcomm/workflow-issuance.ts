@@ -1,0 +1,157 @@
+// Issuance workflows over DIDComm (architecture.md "Issuance workflow"): the wallet answers the
+// workflow's out-of-band invitation (goal_code streamlined-vc) with propose-credential, pthid =
+// invitation id; the workflow goes IN_PROGRESS and issuance.ts runs offer → request → issue →
+// ack; on ack it is COMPLETED with the credential id and the user's credential data is added to
+// the project. A workflow's creation and completion trigger the statusChangeTerms of the same
+// user's earlier credentials (status.ts). Also the DIDCOMM invitation delivery: the invitation itself, authcrypted to the target DID.
+import { ionShortForm, isIonLongForm } from '../../did/ion-form.js';
+import { sameDid } from '../../didcomm/message.js';
+import type { HandlerContext } from '../../router/router.js';
+import type { FlatDatapoints } from '../../credentials/datapoints.js';
+import { IdsyncError, toIdsyncError } from '../../errors.js';
+import type { DidcommDelivery } from '../issuance/delivery/didcomm.js';
+import type { OobInvitation } from '../users/invitations.js';
+import { findWorkflowByInvitation } from '../issuance/invitation.js';
+import { isTerminal } from '../issuance/states.js';
+import { complete, fail, getWorkflow, markInProgress, type IssuanceWorkflow, type WorkflowStateDeps } from '../issuance/workflows.js';
+import type { Store } from '../../store/store.js';
+import { COLLECTIONS } from './collections.js';
+import { coded, type AgentCore } from './core.js';
+import type { Issuance, IssueFailure, IssueOwner } from './issuer.js';
+import type { ServiceOutbound } from './outbound.js';
+import type { StatusService } from './status.js';
+import type { DcThread } from './threads.js';
+
+/** "The user's credential data is added to the project" (service-interface.md "What the service does" 1). */
+export interface ProjectCredentialData {
+  tenantId: string;
+  projectId: string;
+  userDID: string;
+  userId?: string;
+  workflowId: string;
+  credentialId: string;
+  datapoints: FlatDatapoints;
+  createdAt: string;
+}
+
+export const projectCredentialKey = (d: Pick<ProjectCredentialData, 'tenantId' | 'projectId' | 'workflowId'>): string => `${d.tenantId}/${d.projectId}/${d.workflowId}`;
+
+/** A project's credential data, by workflow (for routes and tests). */
+export async function listProjectCredentialData(store: Store, tenantId: string, projectId: string): Promise<ProjectCredentialData[]> {
+  const rows = await store.collection<ProjectCredentialData>(COLLECTIONS.projectCredentialData).list({ prefix: `${tenantId}/${projectId}/` });
+  return rows.map((r) => r.value);
+}
+
+const FAILURE_CODE: Record<IssueFailure, string> = {
+  declined: 'offer_declined',
+  credential_invalid: 'credential_refused',
+  request_invalid: 'request_invalid',
+  issuance_error: 'issuance_error',
+  other: 'credential_refused',
+};
+
+export interface WorkflowIssuance {
+  owner: IssueOwner;
+  /** A workflow was created: trigger WORKFLOW_CREATION for the user's earlier credentials. */
+  onWorkflowCreated(workflow: IssuanceWorkflow): Promise<void>;
+  onPropose(ctx: HandlerContext, parsed: { id: string; thid: string; pthid?: string }): Promise<void>;
+  deliverInvitation: DidcommDelivery;
+}
+
+export function workflowIssuance(core: AgentCore, issue: Issuance, status: StatusService, outbound: ServiceOutbound): WorkflowIssuance {
+  const { deps } = core;
+  // Events read at call time: createService installs the webhook sink after building the agent.
+  const stateDeps: WorkflowStateDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    get events() {
+      return deps.events;
+    },
+    logger: deps.logger,
+  };
+  const data = deps.store.collection<ProjectCredentialData>(COLLECTIONS.projectCredentialData);
+  const workflowOf = (t: DcThread) => getWorkflow(stateDeps, t.owner.kind === 'workflow' ? t.owner.workflowId : '');
+
+  const owner: IssueOwner = {
+    async statusTerms(thread) {
+      return (await workflowOf(thread)).statusChangeTerms;
+    },
+    async completed(thread) {
+      const credentialId = thread.credentialId ?? '';
+      const wf = await complete(stateDeps, thread.owner.kind === 'workflow' ? thread.owner.workflowId : '', credentialId);
+      const record: ProjectCredentialData = {
+        tenantId: wf.tenantId,
+        projectId: wf.projectId,
+        userDID: thread.peerLong,
+        ...(wf.userId ? { userId: wf.userId } : {}),
+        workflowId: wf.id,
+        credentialId,
+        datapoints: { ...(thread.datapoints ?? wf.datapoints) },
+        createdAt: core.now(),
+      };
+      await data.put(projectCredentialKey(record), record);
+      // statusChangeTerms of EARLIER credentials of this user (status.ts); never this one's own.
+      await status.workflowTriggered(wf, 'WORKFLOW_COMPLETION');
+      core.events.emit('workflow-completed', { workflowId: wf.id, tenantId: wf.tenantId, credentialId, thid: thread.thid });
+    },
+    async failed(thread, failure, detail) {
+      const id = thread.owner.kind === 'workflow' ? thread.owner.workflowId : '';
+      const code = FAILURE_CODE[failure];
+      try {
+        await fail(stateDeps, id, code, detail);
+      } catch (err) {
+        // Already terminal (e.g. expired meanwhile): nothing left to record.
+        deps.logger.info({ workflowId: id, code: toIdsyncError(err).code }, 'workflow not failed');
+      }
+      core.events.emit('workflow-failed', { workflowId: id, reason: code, detail, thid: thread.thid });
+    },
+  };
+
+  async function onPropose(ctx: HandlerContext, parsed: { id: string; thid: string; pthid?: string }): Promise<void> {
+    if (!ctx.sender || !ctx.metadata.authenticated) throw new IdsyncError('sender_not_authenticated', 'propose-credential must be authcrypted by the wallet');
+    const inv = parsed.pthid ? await findWorkflowByInvitation(deps, parsed.pthid) : undefined;
+    if (!inv) throw coded('invitation_unknown', 'e.p.req.invitation-unknown', `pthid ${String(parsed.pthid)} names no issuance invitation of ours`);
+    const wf = await getWorkflow(stateDeps, inv.workflowId);
+    if (wf.status === 'EXPIRED') throw coded('workflow_expired', 'e.p.req.workflow-expired', `issuance workflow ${wf.id} has expired`);
+    if (isTerminal(wf.status)) throw new IdsyncError('invalid_state', `issuance workflow ${wf.id} is ${wf.status}`);
+    if (wf.status === 'IN_PROGRESS' && wf.didcommThreadId && wf.didcommThreadId !== parsed.thid) {
+      throw new IdsyncError('invalid_state', `issuance workflow ${wf.id} is already being answered in another thread`);
+    }
+    const proposer = ctx.sender;
+    if (wf.userDID && !sameDid(wf.userDID, proposer)) {
+      throw new IdsyncError('forbidden', `issuance workflow ${wf.id} is for another DID`);
+    }
+    const from = String(ctx.message.from ?? proposer);
+    const long = isIonLongForm(from) ? from : ((await core.registry.get(proposer)) ?? proposer);
+    if (isIonLongForm(long)) await core.registry.put(ionShortForm(long), long);
+    await issue.offer({
+      owner: { kind: 'workflow', workflowId: wf.id },
+      tenantId: wf.tenantId,
+      ...(wf.userId ? { userId: wf.userId } : {}),
+      projectId: wf.projectId,
+      peerLong: long,
+      to: proposer,
+      datapoints: wf.datapoints,
+      pthid: inv.invitationId,
+      proposal: ctx.message,
+      beforeSend: async (thread) => {
+        await markInProgress(stateDeps, wf.id, { didcommThreadId: thread.thid, userDID: long });
+        core.events.emit('workflow-in-progress', { workflowId: wf.id, tenantId: wf.tenantId, thid: thread.thid, proposer });
+      },
+    });
+  }
+
+  const deliverInvitation: DidcommDelivery = async (targetDid: string, invitation: OobInvitation) => {
+    // The DID must be usable at all (resolvable); reaching it is outbound.ts's business.
+    if (!(await core.envelope.resolve(targetDid))) throw new IdsyncError('did_not_resolved', `cannot resolve ${targetDid.slice(0, 80)}`);
+    const message = { ...invitation, from: deps.serviceDid, to: [targetDid], body: { ...invitation.body } };
+    const sentMessage = await core.send(message, targetDid);
+    return outbound.outcome(sentMessage.id) === 'queued' ? 'queued' : 'delivered';
+  };
+
+  async function onWorkflowCreated(workflow: IssuanceWorkflow): Promise<void> {
+    await status.workflowTriggered(workflow, 'WORKFLOW_CREATION');
+  }
+
+  return { owner, onPropose, deliverInvitation, onWorkflowCreated };
+}

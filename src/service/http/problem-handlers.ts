@@ -1,0 +1,98 @@
+// Every failure leaves as RFC 9457 application/problem+json with a stable code: our own
+// problems, fastify's framework errors (bad JSON, body too large, media type, validation) and
+// unknown routes. Anything unexpected is a logged 500 that reveals no internals.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpProblem, problem, toProblem } from './problem.js';
+import { bearerChallenge } from './bearer-challenge.js';
+
+// The validator's error objects (TypeBox; ajv-like: instancePath, keyword, params, message).
+interface SchemaError {
+  instancePath?: string;
+  schemaPath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
+
+/** Validation errors → [{field, code, message}] with JSON-pointer-like fields (`body/datapoints/firstName`). */
+export function fieldErrors(validation: SchemaError[], context?: string): FieldError[] {
+  const prefix = context ?? 'body';
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  const add = (path: string, code: string, message: string) => {
+    const field = `${prefix}${path}`;
+    if (seen.has(field)) return;
+    seen.add(field);
+    out.push({ field, code, message });
+  };
+  for (const e of validation) {
+    const path = e.instancePath ?? '';
+    const p = e.params ?? {};
+    const names = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : []);
+    if (e.keyword === 'required') {
+      for (const name of [...names(p.requiredProperties), ...names(p.missingProperty)]) add(`${path}/${name}`, 'required', 'is required');
+    } else if (e.keyword === 'additionalProperties') {
+      for (const name of [...names(p.additionalProperties), ...names(p.additionalProperty)]) add(`${path}/${name}`, 'not_allowed', 'is not allowed');
+    } else if (e.keyword === 'boolean' && e.schemaPath?.endsWith('additionalProperties')) {
+      add(path, 'not_allowed', 'is not allowed');
+    } else {
+      add(path, e.keyword ?? 'invalid', e.message ?? 'is invalid');
+    }
+  }
+  return out;
+}
+
+const FRAMEWORK: Record<string, { code: string; status: number; detail: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'malformed_json', status: 400, detail: 'the body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'malformed_json', status: 400, detail: 'the JSON body is empty' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', status: 413, detail: 'the body is larger than 1 MiB' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', status: 415, detail: 'send application/json' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid_request', status: 400, detail: 'Content-Length does not match the body' },
+  FST_ERR_BAD_URL: { code: 'invalid_request', status: 400, detail: 'the URL is malformed' },
+  FST_ERR_INVALID_URL: { code: 'invalid_request', status: 400, detail: 'the URL is malformed' },
+  FST_ERR_ASYNC_CONSTRAINT: { code: 'invalid_request', status: 400, detail: 'the request does not match a route constraint' },
+};
+
+/** Maps anything thrown while handling a request to an HttpProblem (or leaves it for a 500). */
+export function toHttpProblem(err: unknown): unknown {
+  if (err instanceof HttpProblem) return err;
+  const e = err as FastifyError & { validation?: SchemaError[]; validationContext?: string };
+  if (e && Array.isArray(e.validation)) {
+    const errors = fieldErrors(e.validation, e.validationContext);
+    const first = errors[0];
+    return problem('invalid_request', 400, first ? `${first.field} ${first.message}` : 'the request is invalid', { errors });
+  }
+  const known = e?.code ? FRAMEWORK[e.code] : undefined;
+  if (known) return problem(known.code, known.status, known.detail);
+  // Other client errors fastify raises (4xx statusCode) stay client errors.
+  if (e && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return problem(e.statusCode === 413 ? 'payload_too_large' : e.statusCode === 415 ? 'unsupported_media_type' : 'invalid_request', e.statusCode, e.message);
+  }
+  return err;
+}
+
+function instanceOf(url: string): string {
+  return url.split('?')[0].slice(0, 2048);
+}
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  const mapped = toHttpProblem(err);
+  const { status, body, headers } = toProblem(mapped, instanceOf(request.url));
+  if (status >= 500) request.log.error({ err }, 'unexpected error');
+  if (status === 401 && !headers['WWW-Authenticate']) headers['WWW-Authenticate'] = bearerChallenge();
+  // Serialised here so no route response schema reshapes it.
+  return reply.code(status).headers(headers).type('application/problem+json').send(JSON.stringify(body));
+}
+
+export function installProblemHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => sendProblem(request, reply, err));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, problem('route_not_found', 404, `no route ${request.method} ${instanceOf(request.url)}`)),
+  );
+}

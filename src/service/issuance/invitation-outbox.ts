@@ -1,0 +1,187 @@
+// The outbox: every invitation the service sends, on any channel, is recorded here first and
+// then updated with the transport's outcome, so nothing sent is lost and a test can pick an
+// invitation up (GET /dev/outbox?to=…, or `next()`/`waitFor()` without sleeping).
+import { isoNow } from '../../clock.js';
+import { EventEmitter } from 'node:events';
+import type { Clock, IdGenerator } from '../../clock.js';
+import { IdsyncError } from '../../errors.js';
+import type { Store } from '../../store/store.js';
+import { timeKey } from '../../store/time-key.js';
+
+export const OUTBOX = 'outbox';
+
+export type OutboxChannel = 'DIDCOMM' | 'EMAIL' | 'SMS';
+
+/**
+ * pending: recorded, transport not finished; sent: accepted by SMTP / the SMS gateway / the
+ * DIDComm endpoint; queued: DIDComm message waiting for pickup; recorded: no transport
+ * configured (dev), only recorded; failed: the transport refused or was unreachable (`error`).
+ */
+export type OutboxStatus = 'pending' | 'sent' | 'queued' | 'recorded' | 'failed';
+
+export interface OutboxEntry {
+  id: string;
+  channel: OutboxChannel;
+  to: string;
+  subject?: string;
+  text: string;
+  invitationUrl: string;
+  workflowId?: string;
+  tenantId?: string;
+  sentAt: string;
+  status: OutboxStatus;
+  error?: { code: string; message: string };
+  /** Transport reference, e.g. the SMTP message id. */
+  messageId?: string;
+  updatedAt: string;
+}
+
+export interface OutboxInput {
+  channel: OutboxChannel;
+  to: string;
+  subject?: string;
+  text: string;
+  invitationUrl: string;
+  workflowId?: string;
+  tenantId?: string;
+  status?: OutboxStatus;
+}
+
+export interface OutboxFilter {
+  to?: string;
+  channel?: OutboxChannel;
+  workflowId?: string;
+  tenantId?: string;
+}
+
+export type OutboxPatch = Partial<Pick<OutboxEntry, 'status' | 'error' | 'messageId'>>;
+
+export interface Outbox {
+  record(input: OutboxInput): Promise<OutboxEntry>;
+  update(id: string, patch: OutboxPatch): Promise<OutboxEntry>;
+  get(id: string): Promise<OutboxEntry | undefined>;
+  /** Oldest first. */
+  list(filter?: OutboxFilter & { limit?: number }): Promise<OutboxEntry[]>;
+  /** The next entry recorded after this call that matches. */
+  next(filter?: OutboxFilter, options?: { signal?: AbortSignal }): Promise<OutboxEntry>;
+  /** The latest matching entry already recorded, else the next one. */
+  waitFor(filter?: OutboxFilter, options?: { signal?: AbortSignal }): Promise<OutboxEntry>;
+  on(name: 'entry' | 'update', listener: (e: OutboxEntry) => void): void;
+  off(name: 'entry' | 'update', listener: (e: OutboxEntry) => void): void;
+}
+
+// E-mail addresses compare case-insensitively and phone numbers without separators;
+// DIDs compare exactly (their method-specific ids are case-sensitive).
+function targetKey(to: string): string {
+  if (to.startsWith('did:')) return to;
+  if (to.includes('@')) return to.toLowerCase();
+  return to.replace(/[\s\-().]/g, '');
+}
+
+export function matchesOutbox(e: OutboxEntry, f: OutboxFilter = {}): boolean {
+  return (
+    (f.to === undefined || targetKey(e.to) === targetKey(f.to)) &&
+    (f.channel === undefined || e.channel === f.channel) &&
+    (f.workflowId === undefined || e.workflowId === f.workflowId) &&
+    (f.tenantId === undefined || e.tenantId === f.tenantId)
+  );
+}
+
+
+export function createOutbox(deps: { store: Store; clock: Clock; ids: IdGenerator }): Outbox {
+  const col = deps.store.collection<OutboxEntry>(OUTBOX);
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  // Keys sort by time, then by a per-process counter so entries of one millisecond keep order.
+  const keys = new Map<string, string>();
+  let seq = 0;
+
+  async function keyOf(id: string): Promise<string | undefined> {
+    const k = keys.get(id);
+    if (k) return k;
+    const found = (await col.list()).find((e) => e.value.id === id);
+    if (found) keys.set(id, found.key);
+    return found?.key;
+  }
+
+  function waitNext(filter: OutboxFilter, signal?: AbortSignal): { promise: Promise<OutboxEntry>; cancel(): void } {
+    let listener: (e: OutboxEntry) => void = () => {};
+    let onAbort = () => {};
+    const cancel = () => {
+      emitter.off('entry', listener);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const promise = new Promise<OutboxEntry>((resolve, reject) => {
+      onAbort = () => {
+        cancel();
+        reject(new IdsyncError('aborted', 'stopped waiting for an outbox entry', { cause: signal?.reason }));
+      };
+      listener = (e: OutboxEntry) => {
+        if (!matchesOutbox(e, filter)) return;
+        cancel();
+        resolve(e);
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      emitter.on('entry', listener);
+    });
+    return { promise, cancel };
+  }
+
+  const outbox: Outbox = {
+    async record(input) {
+      const now = deps.clock.now();
+      const at = new Date(now).toISOString();
+      const entry: OutboxEntry = {
+        id: deps.ids(),
+        channel: input.channel,
+        to: input.to,
+        text: input.text,
+        invitationUrl: input.invitationUrl,
+        sentAt: at,
+        status: input.status ?? 'pending',
+        updatedAt: at,
+      };
+      if (input.subject !== undefined) entry.subject = input.subject;
+      if (input.workflowId !== undefined) entry.workflowId = input.workflowId;
+      if (input.tenantId !== undefined) entry.tenantId = input.tenantId;
+      const key = `${timeKey(now)}:${String(seq++ % 1e9).padStart(9, '0')}:${entry.id}`;
+      await col.put(key, entry);
+      keys.set(entry.id, key);
+      emitter.emit('entry', entry);
+      return entry;
+    },
+    async update(id, patch) {
+      const key = await keyOf(id);
+      const old = key ? await col.get(key) : undefined;
+      if (!key || !old) throw new IdsyncError('not_found', `no outbox entry ${id}`);
+      const next: OutboxEntry = { ...old, ...patch, updatedAt: isoNow(deps.clock) };
+      if (patch.status && patch.status !== 'failed' && !patch.error) delete next.error;
+      await col.put(key, next);
+      emitter.emit('update', next);
+      return next;
+    },
+    async get(id) {
+      const key = await keyOf(id);
+      return key ? col.get(key) : undefined;
+    },
+    async list(filter = {}) {
+      const all = (await col.list()).map((e) => e.value).filter((e) => matchesOutbox(e, filter));
+      return filter.limit !== undefined ? all.slice(-filter.limit) : all;
+    },
+    next: (filter = {}, options = {}) => waitNext(filter, options.signal).promise,
+    async waitFor(filter = {}, options = {}) {
+      // Listen first so an entry recorded while we read the store is not missed.
+      const pending = waitNext(filter, options.signal);
+      const existing = (await outbox.list(filter)).at(-1);
+      if (existing) {
+        pending.cancel();
+        return existing;
+      }
+      return pending.promise;
+    },
+    on: (name, listener) => void emitter.on(name, listener),
+    off: (name, listener) => void emitter.off(name, listener),
+  };
+  return outbox;
+}

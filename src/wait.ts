@@ -1,0 +1,59 @@
+// Waiting for an event instead of sleeping: the first payload an emitter sends that passes a
+// predicate, as a promise. Router.waitFor uses it, and so do the wallet's waits (wallet/events.ts).
+import type { EventEmitter } from 'node:events';
+import { IdsyncError } from './errors.js';
+
+export interface WaitOptions {
+  /** Guard against waiting forever (default 10 s); not a way to wait for state. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_WAIT_TIMEOUT_MS = 10_000;
+
+/**
+ * Resolves with the first `event` payload that passes `predicate` (any payload without one). A
+ * predicate that throws counts as "not this one": the error must not escape into the emitter's
+ * caller. Rejects with 'timeout' after `timeoutMs`, with 'aborted' when `signal` aborts.
+ */
+export function waitForEvent<T>(
+  emitter: Pick<EventEmitter, 'on' | 'off'>,
+  event: string,
+  predicate?: (data: T) => boolean,
+  options: WaitOptions = {},
+): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+  return new Promise<T>((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      emitter.off(event, listener);
+      options.signal?.removeEventListener('abort', aborted);
+    };
+    const listener = (data: T) => {
+      if (predicate && !matches(predicate, data)) return;
+      done();
+      resolve(data);
+    };
+    const aborted = () => {
+      done();
+      reject(new IdsyncError('aborted', `stopped waiting for ${event}`));
+    };
+    // A guard against waiting forever, not a way to wait for state.
+    const timer = setTimeout(() => {
+      done();
+      reject(new IdsyncError('timeout', `no ${event} event within ${timeoutMs} ms`));
+    }, timeoutMs);
+    timer.unref?.();
+    if (options.signal?.aborted) return aborted();
+    options.signal?.addEventListener('abort', aborted);
+    emitter.on(event, listener);
+  });
+}
+
+function matches<T>(predicate: (data: T) => boolean, data: T): boolean {
+  try {
+    return predicate(data);
+  } catch {
+    return false;
+  }
+}

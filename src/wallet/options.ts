@@ -1,0 +1,33 @@
+// What a wallet is made from: its store and, optionally, clock, ids, resolver, transports,
+// endpoint, policy and limits (startWallet, wallet.ts).
+import type { Resolvable } from 'did-resolver';
+import type { Clock, IdGenerator } from '../clock.js';
+import type { DocumentResolver } from '../did/types.js';
+import type { InboundHandler, Transport } from '../didcomm/types.js';
+import type { Store } from '../store/store.js';
+import type { WalletLogger } from './context.js';
+import type { StatusListFetchOptions } from './credential-check.js';
+import type { WalletPolicy } from './policies.js';
+
+export interface WalletOptions {
+  store: Store;
+  clock?: Clock;
+  ids?: IdGenerator;
+  /** Resolves every DID but did:ion (ion always resolves offline, short forms via the store). Default: did:web over HTTP(S). */
+  resolver?: Resolvable | DocumentResolver;
+  /** For did:web documents, `_oobid` short URLs and status lists (default global fetch). */
+  fetch?: typeof fetch;
+  /** Outbound transports besides HTTP(S) and WebSocket; a function gets the wallet's inbound handler (for live replies). */
+  transports?: Array<Transport | ((inbound: InboundHandler) => Transport)>;
+  /** The inbound URL to publish in the DID created by init(). Without it (and without listen()), the DID has no service. */
+  endpoint?: string;
+  /** 'auto' (default) answers offers at once; 'manual' holds them in pending(). See policies.ts. */
+  policy?: WalletPolicy;
+  /** Endpoint to use for a peer DID instead of its DID document's (in-process tests). */
+  routes?: Record<string, string>;
+  /** Fetches status list credentials not attached to the issue message (default: HTTP(S) GET, see statusListLimits). */
+  statusListFetch?: (url: string) => Promise<unknown>;
+  /** Limits of the default status list fetch: timeout (10 s), size (1 MiB), plain-http hosts (localhost, 127.0.0.1). */
+  statusListLimits?: StatusListFetchOptions;
+  logger?: WalletLogger;
+}
