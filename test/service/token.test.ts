@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { SignJWT, decodeJwt, decodeProtectedHeader, importJWK } from 'jose';
 import { ManualClock } from '../../src/clock.js';
 import { CLAIMS, TOKEN_LIFETIME_S } from '../../src/service/auth/tokens.js';
 import { ALL_SCOPES } from '../../src/service/auth/scopes.js';
@@ -100,6 +100,24 @@ describe('POST /api/v1/auth/token', () => {
       const res = await h.call('GET', '/api/v1/provider/users', { token: bad });
       expectProblem(res, 401, 'invalid_token');
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="idsync"/);
+    }
+  });
+
+  it('accepts only typ at+jwt (RFC 9068 §4): the same claims signed by the same key as typ JWT, or with no typ, are refused', async () => {
+    const token = await h.token(['read:provider-users']);
+    const header = decodeProtectedHeader(token);
+    expect(header.typ).toBe('at+jwt');
+    const { jwk } = (await h.service.deps.store.collection<{ jwk: Record<string, string> }>('svc-identity').get('jwt-signing-key'))!;
+    const key = await importJWK(jwk, 'EdDSA');
+    const resign = (typ: string | undefined) => {
+      const h2: Record<string, string> = { alg: 'EdDSA', kid: header.kid! };
+      if (typ !== undefined) h2.typ = typ;
+      return new SignJWT(decodeJwt(token)).setProtectedHeader(h2 as { alg: string }).sign(key);
+    };
+    // Control: the same key and claims with the media-type form of at+jwt pass.
+    expect((await h.call('GET', '/api/v1/provider/users', { token: await resign('application/at+jwt') })).status).toBe(200);
+    for (const typ of ['JWT', 'jwt', undefined]) {
+      expectProblem(await h.call('GET', '/api/v1/provider/users', { token: await resign(typ) }), 401, 'invalid_token');
     }
   });
 

@@ -1,6 +1,7 @@
 // Access tokens (OAuth 2.0 client credentials, RFC 6749 §4.4): EdDSA-signed JWTs (RFC 7519,
 // RFC 8037) with a key kept in the store, so that tokens survive a restart. Verification pins
-// the algorithm, the issuer and the audience, and uses the injected clock.
+// the algorithm, the issuer, the audience and the token type (RFC 9068 §4: `at+jwt`, so no other
+// JWT signed with the same key passes as an access token), and uses the injected clock.
 import { SignJWT, calculateJwkThumbprint, importJWK, jwtVerify, errors as joseErrors, type CryptoKey } from 'jose';
 import type { Clock, IdGenerator } from '../../clock.js';
 import type { Store } from '../../store/store.js';
@@ -33,6 +34,8 @@ interface StoredSigningKey {
 }
 
 const ALG = 'EdDSA';
+/** RFC 9068 §2.1: the JOSE header `typ` of an access token; §4: resource servers reject any other. */
+export const ACCESS_TOKEN_TYP = 'at+jwt';
 
 function invalidToken(detail: string, code = 'invalid_token') {
   return problem(code, 401, detail, undefined, { 'WWW-Authenticate': bearerChallenge('invalid_token', detail) });
@@ -72,7 +75,7 @@ export async function createTokenService(deps: {
       };
       if (dataProfileId) claims[CLAIMS.dataProfileId] = dataProfileId;
       const accessToken = await new SignJWT(claims)
-        .setProtectedHeader({ alg: ALG, typ: 'at+jwt', kid })
+        .setProtectedHeader({ alg: ALG, typ: ACCESS_TOKEN_TYP, kid })
         .setIssuer(issuer)
         .setAudience(audience)
         .setSubject(clientId)
@@ -90,6 +93,8 @@ export async function createTokenService(deps: {
           return publicKey;
         }, {
           algorithms: [ALG],
+          // jose compares `typ` as a media type: 'at+jwt' and 'application/at+jwt' both pass (RFC 9068 §4).
+          typ: ACCESS_TOKEN_TYP,
           issuer,
           audience,
           currentDate: new Date(deps.clock.now()),
