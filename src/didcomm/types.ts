@@ -114,11 +114,25 @@ export interface Transport {
   close?(): Promise<void>;
 }
 
-/** What an inbound handler may resolve with: `retryable` asks HTTP to answer 503 + Retry-After. */
+/**
+ * What an inbound handler may resolve with: `retryable` asks HTTP to answer 503 + Retry-After;
+ * `refusal` says the message was refused for good and its sender could not be told by a problem
+ * report (no sender to answer, or the report could not be delivered): HTTP answers 400 with its code.
+ */
 export interface InboundOutcome {
   retryable?: boolean;
   /** Seconds the sender should wait (default DEFAULT_RETRY_AFTER_SECONDS in transport/media-type.ts). */
   retryAfterSeconds?: number;
+  refusal?: InboundRefusal;
+}
+
+/** A message refused for good that no problem report answered. */
+export interface InboundRefusal {
+  /** The IdsyncError code (e.g. `no_reply_address`, `sender_not_authenticated`). */
+  code: string;
+  message: string;
+  /** The DIDComm problem code the refusal maps to (report-problem 2.0), when one is known. */
+  problemCode?: string;
 }
 
 /**

@@ -33,6 +33,7 @@ export const PROBLEM_CODES = {
   xfer: 'e.p.xfer',
   storage: 'e.p.me.res.storage',
   internal: 'e.p.me',
+  noReplyAddress: 'e.p.req.no-reply-address',
 } as const;
 
 /**
@@ -48,6 +49,8 @@ export const ERROR_PROBLEM_CODES: Readonly<Record<string, string>> = Object.free
   sender_mismatch: PROBLEM_CODES.senderMismatch,
   envelope_nonconformant: PROBLEM_CODES.crypto,
   message_expired: PROBLEM_CODES.expired,
+  // A response was asked for but the message names no sender to send it to (anoncrypt, no `from`).
+  no_reply_address: PROBLEM_CODES.noReplyAddress,
   // envelopes (didcomm/envelope.ts)
   didcomm_malformed: PROBLEM_CODES.crypto,
   didcomm_unsupported: PROBLEM_CODES.cryptoUnsupported,

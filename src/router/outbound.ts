@@ -143,6 +143,19 @@ export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDra
   return (await sendMessage(core, base, { to, mode: replyMode }, senderKid)).message;
 }
 
+/**
+ * The problem code a report of `error` would carry (the registered reporter's mapping), whether or
+ * not one can be sent; undefined without a reporter.
+ */
+export function problemCodeFor(core: RouterCore, inc: Incoming, error: IdsyncError): string | undefined {
+  try {
+    const code = core.reporter()?.report(inc.message, error).body?.code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Answers `inc` with a problem report for `error`; the problem code sent, or undefined when none was. */
 export async function sendProblem(core: RouterCore, inc: Incoming, error: IdsyncError): Promise<string | undefined> {
   const reporter = core.reporter();

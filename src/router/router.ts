@@ -13,7 +13,7 @@ import { IdsyncError, isIdsyncError, toIdsyncError } from '../errors.js';
 import type { UnpackResult } from '../didcomm/types.js';
 import { isExpired, parseMessageType, parsePiuri, threadId } from '../didcomm/message.js';
 import { addressedDid, senderOf } from './addressing.js';
-import { refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
+import { problemCodeFor, refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
 import { loggedConformance, receivedRecord, undecryptableRecord } from './records.js';
 import { isTransientProblem, seenKey, seenTracker } from './seen.js';
 import {
@@ -164,16 +164,29 @@ export function createRouter(options: RouterOptions): Router {
     const report = reportDuplicates && inc.info.redelivery !== true && senderOf(metadata) !== undefined;
     const problemCode = report ? await sendProblem(core, inc, error) : undefined;
     log('info', 'duplicate message dropped', { id: message.id, ...(problemCode ? { problemCode } : {}) });
-    return { message, metadata, replies, conformance: [...results, broken], status: 'duplicate', code: error.code, problemCode, error };
+    const result: RouterResult = { message, metadata, replies, conformance: [...results, broken], status: 'duplicate', code: error.code, problemCode, error };
+    // A copy of a message refused for good without a report is refused the same way again (its
+    // sender may be retrying because the first answer was lost), never accepted as if taken.
+    const refusal = await seen.refusalOf(seenKey(message.id, senderOf(metadata) ?? message.from));
+    if (refusal) result.refusal = refusal;
+    return result;
   }
 
   async function dispatch(inc: Incoming, results: ConformanceResult[]): Promise<RouterResult> {
     const { message, metadata, replies } = inc;
     const base = { message, metadata, conformance: results, replies };
-    const refuse = async (status: RouterStatus, error: IdsyncError): Promise<RouterResult> => {
+    // `final`: refused for good (the id is marked seen). Such a refusal that no problem report
+    // told the sender of carries `refusal`, so a transport that can answer says so (HTTP 400):
+    // a message that can never succeed is not asked to be sent again.
+    const refuse = async (status: RouterStatus, error: IdsyncError, final = true): Promise<RouterResult> => {
       const problemCode = await sendProblem(core, inc, error);
-      log(status === 'failed' ? 'error' : 'warn', `message ${status}`, { code: error.code, id: message.id, type: message.type });
-      return { ...base, status, code: error.code, problemCode, error };
+      log(final ? 'warn' : 'error', `message ${status}`, { code: error.code, id: message.id, type: message.type });
+      const result: RouterResult = { ...base, status, code: error.code, problemCode, error };
+      if (final && problemCode === undefined) {
+        const intended = problemCodeFor(core, inc, error);
+        result.refusal = { code: error.code, message: error.message, ...(intended ? { problemCode: intended } : {}) };
+      }
+      return result;
     };
 
     const failures = errorsOf(results);
@@ -183,20 +196,21 @@ export function createRouter(options: RouterOptions): Router {
     if (!(await seen.claim(key))) return refuseDuplicate(inc, results);
     // Set once the outcome is final (handled or deliberately refused): the id is then marked seen.
     let final = false;
+    let outcome: RouterResult | undefined;
     try {
       // DIDComm v2 §Message Headers expires_time: the sender considers it invalid after that time.
       if (isExpired(message, clock.now())) {
         final = true;
-        return refuse('expired', new IdsyncError(ROUTER_ERRORS.expired, `message expired at ${new Date(message.expires_time! * 1000).toISOString()}`, {
+        return (outcome = await refuse('expired', new IdsyncError(ROUTER_ERRORS.expired, `message expired at ${new Date(message.expires_time! * 1000).toISOString()}`, {
           details: { expires_time: message.expires_time },
-        }));
+        })));
       }
 
       const parts = typeof message.type === 'string' ? parseMessageType(message.type) : null;
       const entry = handlers.get(parts?.majorKey ?? String(message.type));
       if (!entry) {
         final = true;
-        return refuse('unsupported', new IdsyncError(ROUTER_ERRORS.unsupported, `message type ${String(message.type)} is not supported`, { details: { type: message.type } }));
+        return (outcome = await refuse('unsupported', new IdsyncError(ROUTER_ERRORS.unsupported, `message type ${String(message.type)} is not supported`, { details: { type: message.type } })));
       }
 
       const ctx: HandlerContext = {
@@ -209,10 +223,15 @@ export function createRouter(options: RouterOptions): Router {
       try {
         await entry.handler(ctx);
       } catch (err) {
-        const result = await refuse('failed', toIdsyncError(err));
-        // A deliberate refusal (a coded error its sender was told about) is final; anything else
-        // (a bug, a store error, a timeout) may pass, so the id stays free for a retry.
-        final = isIdsyncError(err) && result.problemCode !== undefined && !isTransientProblem(result.problemCode);
+        const error = toIdsyncError(err);
+        // A deliberate refusal (a coded error whose problem code says the same message will fail
+        // again) is final, whether or not its sender can be told: a message with no way to reply
+        // (an anoncrypted ping asking for a response, a pickup request or a proposal without an
+        // authenticated sender) can never succeed. Anything else (a bug, a store error, a timeout,
+        // or no reporter to classify it) may pass, so the id stays free for a retry.
+        const intended = isIdsyncError(err) ? problemCodeFor(core, inc, error) : undefined;
+        final = intended !== undefined && !isTransientProblem(intended);
+        const result = (outcome = await refuse('failed', error, final));
         if (final) return result;
         log('info', 'message id left free for a retry', { id: message.id, code: result.code });
         return { ...result, retryable: true };
@@ -220,7 +239,7 @@ export function createRouter(options: RouterOptions): Router {
       final = true;
       return { ...base, status: 'handled' };
     } finally {
-      await seen.finish(key, final ? { type: message.type } : undefined);
+      await seen.finish(key, final ? { type: message.type, ...(outcome?.refusal ? { refusal: outcome.refusal } : {}) } : undefined);
     }
   }
 

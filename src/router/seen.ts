@@ -15,6 +15,7 @@ import type { Clock } from '../clock.js';
 import { ionShortForm } from '../did/ion-form.js';
 import { b64uEncode, sha256 } from '../encoding.js';
 import { toIdsyncError } from '../errors.js';
+import type { InboundRefusal } from '../didcomm/types.js';
 import type { LogLevel, SeenRecord, SeenStore } from './types.js';
 
 export const DEFAULT_SEEN_RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -43,8 +44,10 @@ export function isTransientProblem(code: string): boolean {
 export interface SeenTracker {
   /** Claims `key` for handling; false when a copy is being handled or was seen within the window. */
   claim(key: string): Promise<boolean>;
-  /** Ends handling of a claimed key; with `type`, marks it seen first. Never throws. */
-  finish(key: string, mark?: { type: unknown }): Promise<void>;
+  /** Ends handling of a claimed key; with `type`, marks it seen first (with the refusal, if any). Never throws. */
+  finish(key: string, mark?: { type: unknown; refusal?: InboundRefusal }): Promise<void>;
+  /** The refusal a seen key was marked with, if any (a copy of that message gets it too). Never throws. */
+  refusalOf(key: string): Promise<InboundRefusal | undefined>;
   /** Deletes seen records older than the window (when the collection can list and delete). */
   prune(): Promise<number>;
 }
@@ -128,7 +131,7 @@ export function seenTracker(
     async finish(key, mark) {
       try {
         if (mark) {
-          await seen.put(key, { at: clock.now(), ...(typeof mark.type === 'string' ? { type: mark.type } : {}) });
+          await seen.put(key, { at: clock.now(), ...(typeof mark.type === 'string' ? { type: mark.type } : {}), ...(mark.refusal ? { refusal: mark.refusal } : {}) });
           await maybePrune();
         }
       } catch (err) {
@@ -136,6 +139,15 @@ export function seenTracker(
         log('error', 'could not mark a message id as seen', { code: toIdsyncError(err).code });
       } finally {
         inFlight.delete(key);
+      }
+    },
+
+    async refusalOf(key) {
+      try {
+        const r = (await seen.get(key))?.refusal;
+        return r && typeof r.code === 'string' ? r : undefined;
+      } catch {
+        return undefined;
       }
     },
 

@@ -8,7 +8,7 @@ import type { IdsyncError } from '../errors.js';
 import type { MessageLog } from '../store/messages.js';
 import type { Collection } from '../store/store.js';
 import type { MessageDraft } from '../didcomm/message.js';
-import type { EnvelopeContext, EnvelopeMode, PackOptions, PackResult, PlainMessage, UnpackMetadata, UnpackResult } from '../didcomm/types.js';
+import type { EnvelopeContext, EnvelopeMode, InboundRefusal, PackOptions, PackResult, PlainMessage, UnpackMetadata, UnpackResult } from '../didcomm/types.js';
 
 export type PackFn = (message: PlainMessage, options: PackOptions, ctx: EnvelopeContext) => Promise<PackResult>;
 export type UnpackFn = (packed: string, ctx: EnvelopeContext) => Promise<UnpackResult>;
@@ -58,6 +58,12 @@ export interface RouterResult {
    * answer so that the sender retries (e.g. HTTP 503 instead of 202).
    */
   retryable?: boolean;
+  /**
+   * Refused for good (the id is marked seen) and no problem report told the sender: it has no
+   * sender to answer (anoncrypt, plaintext without `from`), or the report could not be delivered.
+   * A transport that can answer says so instead (HTTP 400 with the code), never "retry later".
+   */
+  refusal?: InboundRefusal;
 }
 
 export interface SendOptions {
@@ -133,6 +139,8 @@ export interface SeenRecord {
   /** When it was marked seen (clock ms); records older than `seenRetentionMs` no longer count. */
   at: number;
   type?: string;
+  /** The message was refused for good without a problem report: a copy of it gets the same refusal. */
+  refusal?: InboundRefusal;
 }
 
 /** Where seen message ids are kept; with `list` and `del` the router also deletes old ones. */

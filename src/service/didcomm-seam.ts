@@ -1,6 +1,7 @@
 // The seam between the REST API and the service's DIDComm agent. Routes call a ServiceAgent;
 // createService runs the real one (didcomm/agent.ts createServiceAgent) unless given another.
 import type { InboundOutcome } from '../didcomm/transport/media-type.js';
+import type { InboundRefusal } from '../didcomm/types.js';
 import type { Store } from '../store/store.js';
 import type { OobInvitation } from './users/invitations.js';
 import type { SyncReason, SyncRequester, UserRef } from './users/users.js';
@@ -33,6 +34,11 @@ export interface InboundInfo {
    * be sent again; the endpoint tells the sender so where it can (HTTP 503 with Retry-After).
    */
   retryable?: (outcome: ReceiveOutcome) => void;
+  /**
+   * Called (before receive resolves) when the message was refused for good and no problem report
+   * could tell its sender (no sender to answer): POST /didcomm answers 400 with the refusal's code.
+   */
+  refused?: (refusal: InboundRefusal) => void;
 }
 
 /**

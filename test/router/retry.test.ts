@@ -111,6 +111,62 @@ describe('router retries after a handler failure', () => {
     expect(calls.n).toBe(2);
   });
 
+  it('refuses for good a message that can never succeed because nobody can be answered (anoncrypt, no from)', async () => {
+    // The handler asks to reply (as a trust ping with response_requested does); there is no sender.
+    const calls = { n: 0 };
+    const { router, sent, logs } = bob(async (ctx) => {
+      calls.n++;
+      await ctx.reply({ type: HIT, body: {} });
+    });
+    const packed = stubJwe({ id: 'a-1', type: HIT, to: [BOB], body: {} }, `${BOB}#key-2`);
+    const first = await router.receive(packed);
+    expect(first).toMatchObject({ status: 'failed', code: 'no_reply_address', refusal: { code: 'no_reply_address', problemCode: 'e.p.req.no-reply-address' } });
+    expect(first.retryable).toBeUndefined();
+    expect(first.problemCode).toBeUndefined();
+    // Every copy gets the same refusal; the handler does not run again.
+    expect(await router.receive(packed)).toMatchObject({ status: 'duplicate', refusal: { code: 'no_reply_address' } });
+    expect(calls.n).toBe(1);
+    expect(sent).toEqual([]);
+    // A refusal of the message, not a fault of ours: logged as a warning.
+    expect(logs).toContainEqual({ level: 'warn', msg: 'message failed' });
+    expect(logs.some((l) => l.level === 'error')).toBe(false);
+  });
+
+  it('refuses for good a deliberate refusal whose report could not be delivered, and says so in the result', async () => {
+    const { calls, handler } = failing(new IdsyncError('forbidden', 'not yours'));
+    const { router } = bob(handler, { send: async () => Promise.reject(new IdsyncError('transport_unreachable', 'down')) });
+    const packed = fromAlice();
+    expect(await router.receive(packed)).toMatchObject({ status: 'failed', refusal: { code: 'forbidden', problemCode: 'e.p.trust.forbidden' } });
+    expect(await router.receive(packed)).toMatchObject({ status: 'duplicate', refusal: { code: 'forbidden' } });
+    expect(calls.n).toBe(1);
+  });
+
+  it('carries no refusal when the problem report reached the sender, nor for a plain duplicate of a handled message', async () => {
+    const { router } = bob(() => {
+      throw new IdsyncError('declined', 'not now');
+    });
+    const declined = await router.receive(fromAlice({ id: 'd-1' }));
+    expect(declined).toMatchObject({ status: 'failed', problemCode: 'e.p.req.declined' });
+    expect(declined.refusal).toBeUndefined();
+    const ok = bob(() => {});
+    const packed = fromAlice({ id: 'h-1' });
+    expect((await ok.router.receive(packed)).status).toBe('handled');
+    const dup = await ok.router.receive(packed);
+    expect(dup.status).toBe('duplicate');
+    expect(dup.refusal).toBeUndefined();
+  });
+
+  it('refuses router refusals (unsupported, expired) nobody can be told of with a refusal', async () => {
+    const { router } = bob(() => {});
+    const anon = (m: Partial<PlainMessage>) => stubJwe({ to: [BOB], body: {}, ...m }, `${BOB}#key-2`);
+    expect(await router.receive(anon({ id: 'u-1', type: 'https://example.org/other/1.0/x' }))).toMatchObject({
+      status: 'unsupported', refusal: { code: 'unsupported_message_type', problemCode: 'e.p.msg.unsupported' },
+    });
+    expect(await router.receive(anon({ id: 'e-1', type: HIT, expires_time: Date.UTC(2025, 0, 1) / 1000 }))).toMatchObject({
+      status: 'expired', refusal: { code: 'message_expired', problemCode: 'e.m.req.time.expired' },
+    });
+  });
+
   it('handles the retry after a restart when the first attempt failed (seen kept in a store)', async () => {
     const store = await openStore();
     const seen = store.collection<SeenRecord>('seen');

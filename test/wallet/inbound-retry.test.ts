@@ -85,4 +85,21 @@ describe('wallet inbound HTTP endpoint', () => {
     store.fail = false;
     expect((await post(packed)).status).toBe(202);
   });
+
+  it('answers 400 no_reply_address, not 503, to an anoncrypted ping asking for a response, every time', async () => {
+    const store = await openStore();
+    open.push(store);
+    const wallet: Wallet = createWallet({ store });
+    open.push(wallet);
+    const { http } = await wallet.listen({ http: { host: '127.0.0.1', port: 0 } });
+    const ctx = { resolve: documentResolver(createResolver({ cache: false })), secrets: memorySecrets([]) };
+    const ping = { id: 'anon-1', type: 'https://didcomm.org/trust-ping/2.0/ping', to: [wallet.did], body: { response_requested: true } };
+    const packed = (await pack(ping, { mode: 'anoncrypt', to: wallet.did }, ctx)).packed;
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(http!, { method: 'POST', headers: { 'content-type': 'application/didcomm-encrypted+json' }, body: packed });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('retry-after')).toBeNull();
+      expect(await res.json()).toMatchObject({ code: 'no_reply_address', problemCode: 'e.p.req.no-reply-address' });
+    }
+  });
 });

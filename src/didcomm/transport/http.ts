@@ -12,7 +12,7 @@ import { systemClock, type Clock } from '../../clock.js';
 import { IdsyncError, isIdsyncError } from '../../errors.js';
 import type { InboundHandler, Transport } from '../types.js';
 import {
-  byteLength, bareMediaType, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseRetryAfter, RETRY_LATER_CODE, retryHint,
+  byteLength, bareMediaType, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseRetryAfter, refusalOf, RETRY_LATER_CODE, retryHint,
   retryLaterError, schemeOf, statusForHandlerError, type InboundOutcome,
 } from './media-type.js';
 
@@ -172,6 +172,8 @@ export interface InboundProblem {
   title: string;
   /** 503: seconds after which the sender should send the message again. */
   retryAfterSeconds?: number;
+  /** 400 for a message refused for good: the DIDComm problem code of the refusal. */
+  problemCode?: string;
 }
 
 /**
@@ -186,9 +188,10 @@ export interface HttpInboundOptions {
   maxBytes?: number;
 }
 
-/** An RFC 9457 problem details response. */
-export function problemResponse(status: number, code: string, title: string): HttpInboundResponse {
-  return { status, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title, status, code }), problem: { code, title } };
+/** An RFC 9457 problem details response; `problemCode` is an extension member (RFC 9457 §3.2). */
+export function problemResponse(status: number, code: string, title: string, problemCode?: string): HttpInboundResponse {
+  const extra = problemCode ? { problemCode } : {};
+  return { status, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title, status, code, ...extra }), problem: { code, title, ...extra } };
 }
 
 /** 503 with Retry-After (RFC 9110 §10.2.3, §15.6.4): the message was not processed; send it again. */
@@ -211,7 +214,8 @@ export function retryLaterResponse(retryAfterSeconds: number): HttpInboundRespon
  *
  * A handler that resolves with `{retryable: true}` or throws an IdsyncError with
  * `details.retryable` gets 503 with Retry-After (a reply it made is not sent: the sender will
- * send the message again and get its answer then).
+ * send the message again and get its answer then). One that resolves with `{refusal}` (refused
+ * for good, no problem report sent) gets 400 with the refusal's code and problem code.
  */
 export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpInboundHandler, options: HttpInboundOptions = {}): Promise<HttpInboundResponse> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -249,6 +253,10 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
   }
   const retry = retryHint(outcome);
   if (retry) return retryLaterResponse(retry.retryAfterSeconds);
+  // Refused for good and no problem report could tell the sender: this answer does (never a 503
+  // for a message that would fail the same way every time it is sent).
+  const refusal = refusalOf(outcome);
+  if (refusal) return problemResponse(400, refusal.code, refusal.message, refusal.problemCode);
   if (reply === undefined) return { status: 202 };
   return { status: 200, body: reply, contentType: detectMediaType(reply) };
 }

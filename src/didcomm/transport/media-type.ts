@@ -72,7 +72,7 @@ export const RETRY_LATER_CODE = 'temporarily_unavailable';
  * import the router. A handler may also throw an IdsyncError with `details.retryable: true`.
  */
 export type { InboundOutcome } from '../types.js';
-import type { InboundOutcome } from '../types.js';
+import type { InboundOutcome, InboundRefusal } from '../types.js';
 
 function clampSeconds(n: unknown): number {
   if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return DEFAULT_RETRY_AFTER_SECONDS;
@@ -92,6 +92,13 @@ export function retryHint(outcome: unknown): { retryAfterSeconds: number } | und
   if (!outcome || typeof outcome !== 'object') return undefined;
   const o = outcome as InboundOutcome;
   return o.retryable === true ? { retryAfterSeconds: clampSeconds(o.retryAfterSeconds) } : undefined;
+}
+
+/** The refusal of what a handler resolved with: refused for good and no problem report told the sender. */
+export function refusalOf(outcome: unknown): InboundRefusal | undefined {
+  if (!outcome || typeof outcome !== 'object' || isIdsyncError(outcome)) return undefined;
+  const r = (outcome as InboundOutcome).refusal;
+  return r && typeof r.code === 'string' ? r : undefined;
 }
 
 /**

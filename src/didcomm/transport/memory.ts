@@ -3,12 +3,13 @@
 // (replies made while the handler runs come back from `send`; a handler error becomes
 // `transport_rejected`; a handler that says the message may be sent again, by resolving with
 // `{retryable: true}` or throwing with `details.retryable`, becomes `transport_retry_later`, the
-// HTTP sender's answer to a 503) plus the WebSocket live mode (replies after that, and pushes to a
+// HTTP sender's answer to a 503; one resolving with `{refusal}` becomes `transport_rejected` with
+// status 400, as over HTTP) plus the WebSocket live mode (replies after that, and pushes to a
 // bound key, reach the sending transport's `onInbound`).
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import { ionShortForm } from '../../did/ion-form.js';
 import type { InboundHandler, Transport } from '../types.js';
-import { detectMediaType, retryHint, retryLaterError, schemeOf, statusForHandlerError, type InboundOutcome } from './media-type.js';
+import { detectMediaType, refusalOf, retryHint, retryLaterError, schemeOf, statusForHandlerError, type InboundOutcome } from './media-type.js';
 
 export interface MemoryInboundInfo {
   transport: 'memory';
@@ -132,6 +133,11 @@ export function memoryNetwork(): MemoryNetwork {
           }
           const retry = retryHint(outcome);
           if (retry) throw retryLaterError(endpoint, 503, retry.retryAfterSeconds, 'temporarily_unavailable');
+          // Refused for good with no problem report: what the HTTP sender gets from a 400.
+          const refusal = refusalOf(outcome);
+          if (refusal) {
+            throw new IdsyncError('transport_rejected', `${endpoint} answered 400`, { details: { endpoint, status: 400, problemCode: refusal.code } });
+          }
           return replies;
         },
         async close() {

@@ -249,6 +249,8 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       info.retryable?.(result.code ? { code: result.code } : {});
       return;
     }
+    // Refused for good with no problem report sent (e.g. nobody to answer): the endpoint says so (400).
+    if (result.refusal) info.refused?.(result.refusal);
     // Replays: the router itself answers them with e.p.msg.duplicate (docs/protocols.md "Refusals").
     // DIDComm v2 §6.1 return_route "all": an HTTP response with room left carries the oldest
     // message queued for the sender. (Pushing on a socket needs pickup live mode: mediator.ts.)

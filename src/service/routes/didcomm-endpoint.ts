@@ -2,7 +2,9 @@
 // The message goes to agent.receive when one is wired; otherwise it is logged and accepted (202).
 // A message that failed for a reason that may pass (the agent resolves with `retryable`: its id
 // was left free) is answered 503 with Retry-After (RFC 9110 §15.6.4) so that the sender resends
-// it, instead of a 202 that would tell it the message was taken.
+// it, instead of a 202 that would tell it the message was taken. A message refused for good that
+// no problem report could answer (nobody to answer: the agent calls `info.refused`) gets 400 with
+// its code, on every copy: it can never succeed, so it is never asked for again.
 // The WebSocket endpoint on the same path is attached in app.ts (wsInboundHandler).
 import type { FastifyReply } from 'fastify';
 import type { App } from '../http/app-types.js';
@@ -11,7 +13,7 @@ import type { InboundInfo, ReceiveOutcome } from '../didcomm-seam.js';
 import { handleHttpInbound } from '../../didcomm/transport/http.js';
 import type { InboundOutcome } from '../../didcomm/transport/media-type.js';
 import type { WsInboundHandler } from '../../didcomm/transport/ws.js';
-import { MEDIA_TYPES } from '../../didcomm/types.js';
+import { MEDIA_TYPES, type InboundRefusal } from '../../didcomm/types.js';
 import { problem } from '../http/problem.js';
 import { problemResponses } from '../http/schemas.js';
 import { addressKey, type RateLimiter } from '../http/rate-limit.js';
@@ -31,14 +33,19 @@ export function inboundHandler(deps: ServiceDeps) {
       return;
     }
     let retry: ReceiveOutcome | undefined;
+    let refusal: InboundRefusal | undefined;
     await deps.agent.receive(packed, {
       ...info,
       retryable: (o) => {
         retry = o;
         info.retryable?.(o);
       },
+      refused: (r) => {
+        refusal = r;
+        info.refused?.(r);
+      },
     });
-    return retry ? { ...retry, retryable: true } : undefined;
+    return retry ? { ...retry, retryable: true } : refusal ? { refusal } : undefined;
   };
 }
 
@@ -51,7 +58,13 @@ export function wsInboundHandler(deps: ServiceDeps): WsInboundHandler {
   const handle = inboundHandler(deps);
   return async (packed, info) => {
     const outcome = await handle(packed, { transport: 'ws', reply: info.reply, bind: info.bind });
-    if (outcome?.retryable) {
+    if (outcome?.refusal) {
+      // Nothing to answer with on a socket either; refused for good, so not a warning about us.
+      deps.logger.info(
+        { code: outcome.refusal.code, problemCode: outcome.refusal.problemCode, transport: 'ws', connection: info.connection.id },
+        'DIDComm message over WebSocket refused for good; its sender could not be told',
+      );
+    } else if (outcome?.retryable) {
       deps.logger.warn(
         { code: 'temporarily_unavailable', cause: outcome.code, transport: 'ws', connection: info.connection.id },
         'DIDComm message over WebSocket failed for a reason that may pass; not answered with a retry signal',
@@ -94,7 +107,9 @@ export async function didcommRoutes(app: App, deps: ServiceDeps, limiter?: RateL
         // 503 temporarily_unavailable: Retry-After header and the `retryAfter` member, as for 429.
         const retryAfter = p.retryAfterSeconds;
         const headers = retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : undefined;
-        throw problem(p.code, res.status, p.title, retryAfter !== undefined ? { retryAfter } : undefined, headers);
+        // 400 for a message refused for good: its DIDComm problem code as the `problemCode` member.
+        const extra = retryAfter !== undefined ? { retryAfter } : p.problemCode ? { problemCode: p.problemCode } : undefined;
+        throw problem(p.code, res.status, p.title, extra, headers);
       }
       reply.code(res.status);
       if (res.body === undefined) return reply.send();

@@ -4,10 +4,10 @@
 // is logged. (docs/service.md "The service's DID and DIDComm endpoints".)
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import type { FastifyBaseLogger } from 'fastify';
 import type { ServiceDidcommAgent } from '../../../src/service/didcomm/agent.js';
 import { IdsyncError } from '../../../src/errors.js';
 import { expectProblem, startService, type Harness } from '../http-helpers.js';
+import { recordingLogger } from '../recording-logger.js';
 
 const FLAKY = 'https://example.org/flaky/1.0';
 const plain = { 'content-type': 'application/didcomm-plain+json' };
@@ -18,32 +18,6 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-interface LogLine {
-  level: string;
-  data: Record<string, unknown>;
-  msg?: string;
-}
-
-/** A pino-like logger that keeps what it is given and lets a test await a line. */
-function recordingLogger() {
-  const lines: LogLine[] = [];
-  const waiters: { match: (l: LogLine) => boolean; resolve: (l: LogLine) => void }[] = [];
-  const logger: Record<string, unknown> = { level: 'info', silent: () => {} };
-  for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace']) {
-    logger[level] = (data: unknown, msg?: string) => {
-      const line = { level, data: (typeof data === 'object' && data ? data : {}) as Record<string, unknown>, msg };
-      lines.push(line);
-      for (const w of [...waiters]) if (w.match(line)) waiters.splice(waiters.indexOf(w), 1), w.resolve(line);
-    };
-  }
-  logger.child = () => logger;
-  return {
-    logger: logger as unknown as FastifyBaseLogger,
-    lines,
-    next: (match: (l: LogLine) => boolean) => new Promise<LogLine>((resolve) => waiters.push({ match, resolve })),
-  };
-}
 
 /** The service's agent with a handler that fails with a store error the first `failures` times. */
 function flaky(harness: Harness, failures = 1) {
@@ -77,10 +51,11 @@ describe('POST /didcomm asks for a retry of a message that failed for a reason t
     expect(calls.n).toBe(2);
   });
 
-  it('still answers 202 to a message refused for good', async () => {
+  it('answers 400 with its code, not 503, to a message refused for good whose sender cannot be told', async () => {
     h = await startService();
     const unknownType = JSON.stringify({ id: 'u-1', typ: 'application/didcomm-plain+json', type: 'https://example.org/nobody/1.0/x', body: {} });
-    expect((await h.call('POST', '/didcomm', { raw: true, body: unknownType, headers: plain })).status).toBe(202);
+    const res = await h.call('POST', '/didcomm', { raw: true, body: unknownType, headers: plain });
+    expect(expectProblem(res, 400, 'unsupported_message_type').problemCode).toBe('e.p.msg.unsupported');
   });
 
   it('documents the 503 in the OpenAPI of POST /didcomm', async () => {
