@@ -2,6 +2,7 @@
 // is fetched from https://<host>/.well-known/did.json or https://<host>/<path…>/did.json.
 // Plain HTTP only for hosts on an allow list (default localhost and 127.0.0.1), for local use.
 import { IdsyncError, isIdsyncError } from '../errors.js';
+import { parseJsonBounded } from '../json-depth.js';
 import { generateKeyPair, type KeyPair } from '../keys.js';
 import {
   buildDocument, defaultPurposes, didcommService, documentResult, errorResult, jwkMethod, JWS_2020_CONTEXT, secretFor,
@@ -217,7 +218,7 @@ export async function resolveWeb(did: string, options: WebResolveOptions = {}): 
       accept: 'application/did+json, application/did+ld+json, application/json',
     });
     if (!res.ok) return errorResult('notFound', `${res.url.href} answered HTTP ${res.status}`);
-    const doc = JSON.parse(res.text ?? '') as DIDDocument;
+    const doc = parseJsonBounded(res.text ?? '') as DIDDocument;
     // §Read: the document's id must be the DID that was resolved.
     if (!doc || typeof doc !== 'object' || doc.id !== id) return errorResult('notFound', `the document at ${res.url.href} is not for ${id}`);
     return documentResult(doc);

@@ -7,6 +7,7 @@ import { epochSeconds, type MessageDeps } from '../didcomm/message.js';
 import type { ProtocolModule } from '../router/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText, b64uEncode } from '../encoding.js';
+import { parseJsonBounded } from '../json-depth.js';
 import { IdsyncError, isIdsyncError } from '../errors.js';
 import { uuid } from '../clock.js';
 
@@ -120,7 +121,7 @@ async function fetchShort(url: string, fetchFn: FetchLike, hopsLeft: number): Pr
   const text = (await res.text()).trim();
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonBounded(text);
   } catch {
     json = undefined;
   }
@@ -148,8 +149,8 @@ export async function parseInvitationUrl(input: string, options: ParseInvitation
   if (typeof input !== 'string' || input.trim() === '') throw invalid('empty invitation');
   const text = input.trim();
   try {
-    if (text.startsWith('{')) return validateInvitation(JSON.parse(text));
-    if (/^eyJ[A-Za-z0-9_\-+/=]*$/.test(text)) return validateInvitation(JSON.parse(b64uDecodeText(text)));
+    if (text.startsWith('{')) return validateInvitation(parseJsonBounded(text));
+    if (/^eyJ[A-Za-z0-9_\-+/=]*$/.test(text)) return validateInvitation(parseJsonBounded(b64uDecodeText(text)));
     const fetchFn = options.fetchShort ?? ((u: string, init?: RequestInit) => fetch(u, init));
     return await resolveUrl(text, fetchFn, options.maxRedirects ?? 5);
   } catch (err) {
@@ -168,7 +169,7 @@ export function attachedMessages(invitation: Invitation): PlainMessage[] {
   const out: PlainMessage[] = [];
   for (const a of invitation.attachments ?? []) {
     try {
-      const value = a.data.json ?? (a.data.base64 ? JSON.parse(b64uDecodeText(a.data.base64)) : undefined);
+      const value = a.data.json ?? (a.data.base64 ? parseJsonBounded(b64uDecodeText(a.data.base64)) : undefined);
       if (value && typeof value === 'object' && typeof (value as PlainMessage).type === 'string') out.push(value as PlainMessage);
     } catch {
       // Not a JSON message: the attachment is for the application, not the router.

@@ -8,6 +8,7 @@ import { parseMessageType } from '../didcomm/message.js';
 import type { HandlerContext, ProtocolModule } from '../router/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText, b64uEncode } from '../encoding.js';
+import { parseJsonBounded } from '../json-depth.js';
 import { IdsyncError } from '../errors.js';
 
 export { isPlainObject };
@@ -115,7 +116,7 @@ export function attachmentJson(a: Attachment | undefined): unknown {
   if (a.data.json !== undefined) return a.data.json;
   if (typeof a.data.base64 === 'string') {
     try {
-      return JSON.parse(b64uDecodeText(a.data.base64));
+      return parseJsonBounded(b64uDecodeText(a.data.base64));
     } catch {
       return undefined;
     }

@@ -4,6 +4,7 @@
 // to the issue message when there is one) and claims = the offer's preview.
 import { decodeVcJwt } from '../credentials/vc-jwt.js';
 import { DEFAULT_HTTP_HOSTS, fetchAllowed, fetchBounded } from '../did/web.js';
+import { parseJsonBounded } from '../json-depth.js';
 import { verifyCredential } from '../credentials/verify.js';
 import type { VerificationResult } from '../credentials/types.js';
 import type { FlatDatapoints } from '../credentials/datapoints.js';
@@ -71,7 +72,7 @@ export function httpStatusListFetch(fetchFn: typeof fetch = fetch, options: Stat
     });
     if (!res.ok) return undefined;
     const text = (res.text ?? '').trim();
-    return text.startsWith('{') ? JSON.parse(text) : text;
+    return text.startsWith('{') ? parseJsonBounded(text) : text;
   };
 }
 

@@ -102,4 +102,20 @@ describe('wallet inbound HTTP endpoint', () => {
       expect(await res.json()).toMatchObject({ code: 'no_reply_address', problemCode: 'e.p.req.no-reply-address' });
     }
   });
+
+  it('answers 400 json_too_deep to a body nested 5,000 levels deep, and keeps serving', async () => {
+    const store = await openStore();
+    open.push(store);
+    const wallet: Wallet = createWallet({ store });
+    open.push(wallet);
+    const { http } = await wallet.listen({ http: { host: '127.0.0.1', port: 0 } });
+    const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    for (const ct of ['application/didcomm-plain+json', 'application/didcomm-encrypted+json']) {
+      const res = await fetch(http!, { method: 'POST', headers: { 'content-type': ct }, body: deep });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'json_too_deep' });
+    }
+    const junk = await fetch(http!, { method: 'POST', headers: { 'content-type': 'application/didcomm-plain+json' }, body: '[]' });
+    expect(junk.status).toBe(400);
+  });
 });

@@ -5,7 +5,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { IdsyncError, toIdsyncError } from '../../errors.js';
+import { IdsyncError, isIdsyncError, toIdsyncError } from '../../errors.js';
+import { parseJsonBounded } from '../../json-depth.js';
 
 /** What DIR/serve.json holds while `wallet serve` runs (mode 0600: the token guards the wallet). */
 export interface ServeInfo {
@@ -38,8 +39,9 @@ export function startControl(token: string, routes: Record<string, ControlRoute>
     req.on('end', () => {
       let body: Record<string, unknown> = {};
       try {
-        body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
-      } catch {
+        body = chunks.length ? (parseJsonBounded(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
+      } catch (err) {
+        if (isIdsyncError(err)) return send(400, { code: err.code, message: err.message });
         return send(400, { code: 'invalid_json', message: 'the request body is not JSON' });
       }
       handler(body, url.searchParams).then(

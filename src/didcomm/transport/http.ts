@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../../clock.js';
 import { IdsyncError, isIdsyncError } from '../../errors.js';
+import { JSON_TOO_DEEP } from '../../json-depth.js';
 import type { InboundHandler, Transport } from '../types.js';
 import {
   byteLength, bareMediaType, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseRetryAfter, refusalOf, RETRY_LATER_CODE, retryHint,
@@ -225,7 +226,8 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
   if (byteLength(req.body) > maxBytes) return problemResponse(413, 'payload_too_large', `a message may have at most ${maxBytes} bytes`);
   try {
     detectMediaType(req.body);
-  } catch {
+  } catch (err) {
+    if (isIdsyncError(err) && err.code === JSON_TOO_DEEP) return problemResponse(400, err.code, err.message);
     return problemResponse(400, 'invalid_message', 'the body is not a JSON object');
   }
 

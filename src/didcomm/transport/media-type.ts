@@ -1,6 +1,7 @@
 // What every transport shares: the media type of a packed message (DIDComm v2 §3.2 "IANA
 // media types"), judged from its JSON shape since transports never unpack, and URL schemes.
 import { IdsyncError, isIdsyncError } from '../../errors.js';
+import { assertJsonDepth } from '../../json-depth.js';
 import { MEDIA_TYPES } from '../types.js';
 
 export type DidcommMediaType = (typeof MEDIA_TYPES)[keyof typeof MEDIA_TYPES];
@@ -9,10 +10,12 @@ const ALL = new Set<string>(Object.values(MEDIA_TYPES));
 
 /**
  * The media type of a packed message: a JWE (`ciphertext`) is encrypted, a JWS (`signatures`)
- * is signed, any other JSON object is plaintext. Throws `transport_invalid_message` for
- * anything that is not a JSON object.
+ * is signed, any other JSON object is plaintext. Throws `json_too_deep` for JSON nested deeper
+ * than MAX_JSON_DEPTH (every inbound transport calls this first) and `transport_invalid_message`
+ * for anything else that is not a JSON object.
  */
 export function detectMediaType(packed: string): DidcommMediaType {
+  assertJsonDepth(packed);
   let json: unknown;
   try {
     json = JSON.parse(packed);
@@ -54,7 +57,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
 
 // Codes that mean the message, not the receiver, is at fault.
-const BAD_INPUT = new Set(['didcomm_malformed', 'didcomm_unsupported', 'didcomm_invalid_argument', 'did_not_resolved', 'secret_not_found', 'transport_invalid_message']);
+const BAD_INPUT = new Set(['json_too_deep', 'didcomm_malformed', 'didcomm_unsupported', 'didcomm_invalid_argument', 'did_not_resolved', 'secret_not_found', 'transport_invalid_message']);
 
 /** The Retry-After (seconds) a receiver answers with when a handler gives none. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;

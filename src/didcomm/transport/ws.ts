@@ -14,6 +14,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { ionShortForm } from '../../did/ion-form.js';
 import { IdsyncError, isIdsyncError, toIdsyncError } from '../../errors.js';
+import { JSON_TOO_DEEP } from '../../json-depth.js';
 import type { InboundHandler, Transport } from '../types.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, schemeOf } from './media-type.js';
 
@@ -291,9 +292,11 @@ export function attachWsEndpoint(server: http.Server, options: WsEndpointOptions
       chain = chain.then(async () => {
         try {
           detectMediaType(packed);
-        } catch {
-          // Not a DIDComm message at all: RFC 6455 §7.4.1 1007, inconsistent payload data.
-          ws.close(WS_CLOSE.invalidPayload, 'not a DIDComm message');
+        } catch (err) {
+          // Not a DIDComm message at all: RFC 6455 §7.4.1 1007, inconsistent payload data (the
+          // reason names a JSON nesting bound that was passed, media-type.ts).
+          const tooDeep = isIdsyncError(err) && err.code === JSON_TOO_DEEP;
+          ws.close(WS_CLOSE.invalidPayload, tooDeep ? 'JSON nested too deeply' : 'not a DIDComm message');
           return;
         }
         try {

@@ -16,6 +16,7 @@ export const PROBLEMS: Record<string, ProblemEntry> = {
   // 400
   invalid_request: { status: 400, title: 'Invalid request' },
   malformed_json: { status: 400, title: 'Malformed JSON body' },
+  json_too_deep: { status: 400, title: 'JSON nested too deeply' },
   invalid_scope: { status: 400, title: 'Invalid scope' },
   invalid_datapoints: { status: 400, title: 'Invalid datapoints' },
   invalid_destination: { status: 400, title: 'Invalid invitation destination' },

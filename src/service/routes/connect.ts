@@ -9,6 +9,8 @@ import { findWorkflowByInvitation } from '../issuance/invitation.js';
 import { problem } from '../http/problem.js';
 import { problemResponses } from '../http/schemas.js';
 import { b64uDecodeText, jcs } from '../../encoding.js';
+import { isIdsyncError } from '../../errors.js';
+import { JSON_TOO_DEEP, parseJsonBounded } from '../../json-depth.js';
 
 const Query = Type.Object({ _oob: Type.Optional(Type.String({ maxLength: 65536, description: 'base64url JSON out-of-band invitation' })) });
 
@@ -26,8 +28,9 @@ export function decodeOob(oob: string | undefined): Record<string, unknown> {
   if (!oob) throw problem('invalid_invitation', 400, 'the _oob query parameter is missing');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(b64uDecodeText(oob));
-  } catch {
+    parsed = parseJsonBounded(b64uDecodeText(oob));
+  } catch (err) {
+    if (isIdsyncError(err) && err.code === JSON_TOO_DEEP) throw problem(JSON_TOO_DEEP, 400, `_oob: ${err.message}`);
     throw problem('invalid_invitation', 400, '_oob is not base64url-encoded JSON');
   }
   const inv = parsed as Record<string, unknown>;

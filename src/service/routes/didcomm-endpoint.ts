@@ -98,7 +98,9 @@ export async function didcommRoutes(app: App, deps: ServiceDeps, limiter?: RateL
     async (request, typedReply) => {
       // Raw packed strings are sent as they are, not through a response schema.
       const reply = typedReply as unknown as FastifyReply;
-      const body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body ?? '');
+      // DIDComm media types arrive as the raw string. Any other body was parsed as something else
+      // and is refused for its Content-Type (415) without being serialised again.
+      const body = typeof request.body === 'string' ? request.body : '';
       const res = await handleHttpInbound({ body, contentType: request.headers['content-type'] }, (packed, info) =>
         handle(packed, { transport: 'http', reply: info.reply }),
       );
