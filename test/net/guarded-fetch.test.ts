@@ -128,7 +128,7 @@ describe('guarded fetch over real sockets', () => {
 
 describe('guarded fetch over TLS', () => {
   it('keeps the URL host name for SNI and the certificate check while connecting to the checked address', async () => {
-    const seen: (string | false | undefined)[] = [];
+    const seen: unknown[] = [];
     const server = https.createServer({ cert, key }, (req, res) => {
       seen.push((req.socket as TLSSocket).servername);
       res.end('secure');
