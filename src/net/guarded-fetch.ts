@@ -15,7 +15,7 @@ export interface GuardedFetchOptions {
 }
 
 export type GuardedFetch = typeof fetch & {
-  /** Closes pooled connections. */
+  /** Closes pooled connections; idempotent. */
   close(): Promise<void>;
 };
 
@@ -52,6 +52,7 @@ export function guardedFetch(guard: ConnectGuard, options: GuardedFetchOptions =
       throw refusalIn(err) ?? err;
     }
   }) as GuardedFetch;
-  guarded.close = () => agent.close();
+  let closing: Promise<void> | undefined;
+  guarded.close = () => (closing ??= agent.close());
   return guarded;
 }

@@ -24,6 +24,7 @@ import type { AddressLimits } from './http/rate-limit.js';
 import { createWorkGate, DEFAULT_SECRET_CHECKS, type WorkGateOptions } from './http/work-gate.js';
 import { limitWsInbound } from './http/ws-limits.js';
 import { DEFAULT_ENDPOINT_POLICY, type EndpointPolicy } from './net/endpoint-policy.js';
+import type { HostResolver } from '../net/connect-guard.js';
 import { createTokenService } from './auth/tokens.js';
 import { createUserStore } from './users/users.js';
 import { applyFixtures, seedDemoTenant, seedFromEnv, type DemoCredentials, type EnvSeed } from './seed.js';
@@ -60,6 +61,12 @@ export interface CreateServiceOptions {
    * cloud metadata addresses always refused.
    */
   outboundEndpoints?: EndpointPolicy;
+  /**
+   * Resolves host names for every outbound connection (DIDComm endpoints, did:web, webhooks); each
+   * address it gives is checked against the policies before connecting. Default: the system
+   * resolver (getaddrinfo, /etc/hosts). Tests inject one.
+   */
+  resolveHost?: HostResolver;
   smtpUrl?: string;
   smsGatewayUrl?: string;
   /** true: fastify's pino logger; a pino-like instance; default: no logging. */
@@ -128,6 +135,7 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
     logger,
     invitationTtlMs: options.invitationTtlMs ?? DEFAULT_INVITATION_TTL_MS,
     outboundEndpoints: { ...DEFAULT_ENDPOINT_POLICY, ...options.outboundEndpoints },
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     smtpUrl: options.smtpUrl,
     smsGatewayUrl: options.smsGatewayUrl,
   } as ServiceDeps;

@@ -5,6 +5,7 @@ import type { Clock, IdGenerator } from '../clock.js';
 import type { BatchOp, Store } from '../store/store.js';
 import type { ServiceConfig } from './config/config.js';
 import type { EndpointPolicy } from './net/endpoint-policy.js';
+import type { HostResolver } from '../net/connect-guard.js';
 import type { ServiceIdentity } from './identity.js';
 
 /**
@@ -59,6 +60,8 @@ export interface ServiceBase {
   invitationTtlMs: number;
   /** Which DIDComm endpoints of peers the agent may send to (endpoint-policy.ts; docs/service.md "Outbound endpoints"). */
   outboundEndpoints?: EndpointPolicy;
+  /** Resolves host names of outbound connections (DIDComm endpoints, did:web, webhooks); default the system resolver. */
+  resolveHost?: HostResolver;
   /** Outbound delivery endpoints given on the command line (the invitation senders read them). */
   smtpUrl?: string;
   smsGatewayUrl?: string;

@@ -5,6 +5,9 @@
 import { decodeVcJwt } from '../credentials/vc-jwt.js';
 import { DEFAULT_HTTP_HOSTS, fetchAllowed, fetchBounded } from '../did/web.js';
 import { parseJsonBounded } from '../json-depth.js';
+import { connectGuard } from '../net/connect-guard.js';
+import { guardedFetch } from '../net/guarded-fetch.js';
+import { DEFAULT_WALLET_ADDRESSES } from './addresses.js';
 import { verifyCredential } from '../credentials/verify.js';
 import type { VerificationResult } from '../credentials/types.js';
 import type { FlatDatapoints } from '../credentials/datapoints.js';
@@ -53,7 +56,9 @@ export const DEFAULT_STATUS_LIST_MAX_BYTES = 1024 * 1024;
  * A URL outside those rules gives undefined (the status is unavailable); a list too large, a
  * redirect refused or a timeout throws, which the verifier reports as status_unavailable.
  */
-export function httpStatusListFetch(fetchFn: typeof fetch = fetch, options: StatusListFetchOptions = {}): (url: string) => Promise<unknown> {
+export function httpStatusListFetch(fetchFn?: typeof fetch, options: StatusListFetchOptions = {}): (url: string) => Promise<unknown> {
+  // Default: connections checked after name resolution under the wallet's default policy (no private or metadata addresses).
+  fetchFn ??= guardedFetch(connectGuard(DEFAULT_WALLET_ADDRESSES));
   const allowHttpHosts = options.allowHttpHosts ?? DEFAULT_HTTP_HOSTS;
   return async (url) => {
     let target: URL;

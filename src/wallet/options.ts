@@ -4,6 +4,8 @@ import type { Resolvable } from 'did-resolver';
 import type { Clock, IdGenerator } from '../clock.js';
 import type { DocumentResolver } from '../did/types.js';
 import type { InboundHandler, Transport } from '../didcomm/types.js';
+import type { AddressPolicy } from '../net/address-policy.js';
+import type { HostResolver } from '../net/connect-guard.js';
 import type { Store } from '../store/store.js';
 import type { WalletLogger } from './context.js';
 import type { StatusListFetchOptions } from './credential-check.js';
@@ -15,8 +17,20 @@ export interface WalletOptions {
   ids?: IdGenerator;
   /** Resolves every DID but did:ion (ion always resolves offline, short forms via the store). Default: did:web over HTTP(S). */
   resolver?: Resolvable | DocumentResolver;
-  /** For did:web documents, `_oobid` short URLs and status lists (default global fetch). */
+  /**
+   * For DIDComm endpoints over HTTP(S), did:web documents, `_oobid` short URLs and status lists,
+   * used as it is. Default: a fetch whose every connection is checked under `outboundAddresses`
+   * after name resolution (src/net/guarded-fetch.ts).
+   */
   fetch?: typeof fetch;
+  /**
+   * Which addresses the wallet connects to on others' say-so (peers' endpoints, did:web hosts,
+   * status list and short invitation URLs; WebSocket endpoints too). Default: loopback allowed
+   * (the local service twin), private ranges refused; link-local and metadata addresses always.
+   */
+  outboundAddresses?: AddressPolicy;
+  /** Resolves host names for those connections (default the system resolver; tests inject one). */
+  resolveHost?: HostResolver;
   /** Outbound transports besides HTTP(S) and WebSocket; a function gets the wallet's inbound handler (for live replies). */
   transports?: Array<Transport | ((inbound: InboundHandler) => Transport)>;
   /** The inbound URL to publish in the DID created by init(). Without it (and without listen()), the DID has no service. */

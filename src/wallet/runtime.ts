@@ -7,6 +7,8 @@ import { createRouter, type ReceiveInfo, type Router, type RouterResult } from '
 import { httpTransport } from '../didcomm/transport/http.js';
 import { multiTransport } from '../didcomm/transport/index.js';
 import { wsTransport } from '../didcomm/transport/ws.js';
+import { connectGuard } from '../net/connect-guard.js';
+import { guardedFetch } from '../net/guarded-fetch.js';
 import type { EnvelopeMode, InboundHandler, PlainMessage } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { request } from '../protocols/await-reply.js';
@@ -33,6 +35,7 @@ import { onProblemReceived } from './problems.js';
 import { walletPresentProof } from './present-proof.js';
 import { threadStore } from './threads.js';
 import { walletResolver } from './resolver.js';
+import { DEFAULT_WALLET_ADDRESSES } from './addresses.js';
 import type { WalletOptions } from './options.js';
 
 /** Message ids already processed (router duplicate detection across restarts). */
@@ -61,7 +64,11 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   const registry = didRegistry(store);
   const secrets = storeSecrets(store);
   const identity = (await loadIdentity(registry)) ?? (await createIdentity({ store, registry, secrets, clock }, { endpoint: env.endpoint }));
-  const resolve = walletResolver(registry, options);
+  // Every connection the wallet makes on others' say-so is checked after name resolution (src/net).
+  const guard = connectGuard(() => ({ ...DEFAULT_WALLET_ADDRESSES, ...options.outboundAddresses }), options.resolveHost);
+  const ownFetch = options.fetch ? undefined : guardedFetch(guard);
+  const netFetch = options.fetch ?? ownFetch!;
+  const resolve = walletResolver(registry, { ...options, fetch: netFetch });
   const log = messageLog(store, clock);
   const routes = new Routes(options.routes);
   const session = new PickupSession();
@@ -75,6 +82,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   };
   const inbound: InboundHandler = async (packed, info) => void (await receive(packed, info));
   const ws = wsTransport({
+    guard,
     // Messages on our own outgoing sockets: live-mode pushes and replies (logged as 'ws-live').
     onInbound: (packed, info) => inbound(packed, { ...info, transport: 'ws-live' }),
     onError: (err) => logger('warn', 'WebSocket transport error', { code: err.code }),
@@ -86,7 +94,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     },
   });
   const extra = (options.transports ?? []).map((t) => (typeof t === 'function' ? t(inbound) : t));
-  const transport = multiTransport([...extra, httpTransport(options.fetch ? { fetch: options.fetch } : {}), ws]);
+  const transport = multiTransport([...extra, httpTransport({ fetch: netFetch }), ws]);
 
   router = createRouter({
     envelope: { resolve, secrets },
@@ -106,7 +114,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     pending: pendingStore(store),
     connections: connections(store, clock),
     policy: resolvePolicy(options.policy),
-    statusListFetch: options.statusListFetch ?? httpStatusListFetch(options.fetch, options.statusListLimits),
+    statusListFetch: options.statusListFetch ?? httpStatusListFetch(netFetch, options.statusListLimits),
     needsReturnRoute: () => !env.isListening(),
   };
 
@@ -155,8 +163,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     ctx,
     log,
     receive,
-    acceptInvitation: (input, o) => acceptInvitation(ctx, acceptDeps(), input, { fetch: options.fetch, ...o }),
-    approve: (id) => approvePending(ctx, id, (invitation) => acceptInvitation(ctx, acceptDeps(), invitation, { fetch: options.fetch })),
+    acceptInvitation: (input, o) => acceptInvitation(ctx, acceptDeps(), input, { fetch: netFetch, ...o }),
+    approve: (id) => approvePending(ctx, id, (invitation) => acceptInvitation(ctx, acceptDeps(), invitation, { fetch: netFetch })),
     decline: (id, reason) => declinePending(ctx, id, reason),
     pickup: doPickup,
     async goLive(target) {
@@ -174,6 +182,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     },
     async close() {
       await transport.close();
+      await ownFetch?.close();
     },
   };
 }

@@ -15,6 +15,7 @@ import { didRegistry } from '../../store/dids.js';
 import { openStore, type Store } from '../../store/store.js';
 import { loadIdentity } from '../../wallet/identity.js';
 import { createWallet, type Wallet } from '../../wallet/wallet.js';
+import type { WalletOptions } from '../../wallet/options.js';
 import { usageError } from '../errors.js';
 import type { CliIo, Output } from '../output.js';
 import { untilSignal } from '../signals.js';
@@ -88,8 +89,13 @@ async function openWalletStore(dir: string): Promise<Store> {
   }
 }
 
+/** `--allow-private-endpoints`: the wallet may connect to private ranges (loopback always; metadata never). */
+function addressOptions(opts: { allowPrivateEndpoints?: boolean }): Pick<WalletOptions, 'outboundAddresses'> {
+  return opts.allowPrivateEndpoints ? { outboundAddresses: { allowPrivate: true } } : {};
+}
+
 /** Opens an existing wallet (never creates a DID here: reading a folder must not change it). */
-async function openExisting(dir: string): Promise<{ wallet: Wallet; store: Store; close(): Promise<void> }> {
+async function openExisting(dir: string, extra: Partial<WalletOptions> = {}): Promise<{ wallet: Wallet; store: Store; close(): Promise<void> }> {
   const exists = await stat(join(dir, 'store')).then(() => true, () => false);
   if (!exists) throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
   const store = await openWalletStore(dir);
@@ -99,7 +105,7 @@ async function openExisting(dir: string): Promise<{ wallet: Wallet; store: Store
   }
   // No serve process holds the store: a serve.json left behind is stale.
   await rm(join(dir, 'serve.json'), { force: true });
-  const wallet = createWallet({ store });
+  const wallet = createWallet({ store, ...extra });
   await wallet.init();
   return {
     wallet,
@@ -112,10 +118,10 @@ async function openExisting(dir: string): Promise<{ wallet: Wallet; store: Store
 }
 
 /** Runs `op` through the serve process of `dir` when one runs, else on the store opened here. */
-async function withWallet<T>(dir: string, remote: () => Promise<T | undefined>, local: (wallet: Wallet) => Promise<T>): Promise<T> {
+async function withWallet<T>(dir: string, remote: () => Promise<T | undefined>, local: (wallet: Wallet) => Promise<T>, extra: Partial<WalletOptions> = {}): Promise<T> {
   const answered = await remote();
   if (answered !== undefined) return answered;
-  const opened = await openExisting(dir);
+  const opened = await openExisting(dir, extra);
   try {
     return await local(opened.wallet);
   } finally {
@@ -132,12 +138,12 @@ async function listMessages(wallet: Wallet, thid: string | undefined): Promise<M
   return (await wallet.messages(thid ? { thid } : {})).map(messageView);
 }
 
-export async function serveWallet(opts: { data: string; port?: string; host: string; json?: boolean }, deps: WalletCommandDeps): Promise<void> {
+export async function serveWallet(opts: { data: string; port?: string; host: string; json?: boolean; allowPrivateEndpoints?: boolean }, deps: WalletCommandDeps): Promise<void> {
   const port = opts.port === undefined ? undefined : Number(opts.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw usageError('invalid_argument', `--port must be 0-65535: ${opts.port}`);
   const store = await openWalletStore(opts.data);
   const existing = await loadIdentity(didRegistry(store));
-  const wallet = createWallet({ store });
+  const wallet = createWallet({ store, ...addressOptions(opts) });
   const out = deps.output(Boolean(opts.json));
   let control: Server | undefined;
   try {
@@ -234,8 +240,9 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .requiredOption('--data <dir>', 'wallet folder (created when empty)')
     .option('--port <port>', "port to listen on (default: the DID endpoint's, else any free port)")
     .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--allow-private-endpoints', 'connect to peers, did:web hosts and status lists at private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)')
     .option('--json', 'print one JSON line {did, shortDid, endpoint, listening, control} once listening')
-    .action(async (opts: { data: string; port?: string; host: string; json?: boolean }) => serveWallet(opts, deps));
+    .action(async (opts: { data: string; port?: string; host: string; json?: boolean; allowPrivateEndpoints?: boolean }) => serveWallet(opts, deps));
 
   wallet
     .command('accept')
@@ -244,8 +251,9 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .requiredOption('--data <dir>', 'wallet folder')
     .option('--wait', 'issuance: wait until the credential arrived (a Data Pipe is always awaited until established)')
     .option('--timeout <seconds>', 'give up waiting after this long', '120')
+    .option('--allow-private-endpoints', 'connect to the inviter, did:web hosts and status lists at private addresses')
     .option('--json', 'print one JSON document {kind, peer, thid, state?, credential?}')
-    .action(async (url: string, opts: { data: string; wait?: boolean; timeout: string; json?: boolean }) => {
+    .action(async (url: string, opts: { data: string; wait?: boolean; timeout: string; json?: boolean; allowPrivateEndpoints?: boolean }) => {
       const o = { wait: Boolean(opts.wait), timeoutMs: parseTimeout(opts.timeout) };
       const result = await withWallet(
         opts.data,
@@ -257,6 +265,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
           }
           return acceptWith(w, url, o);
         },
+        addressOptions(opts),
       );
       deps.output(Boolean(opts.json)).result(result, humanAccept);
     });

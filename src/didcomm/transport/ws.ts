@@ -15,6 +15,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { ionShortForm } from '../../did/ion-form.js';
 import { IdsyncError, isIdsyncError, toIdsyncError } from '../../errors.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
+import { ENDPOINT_REFUSED, refusedError, type ConnectGuard } from '../../net/connect-guard.js';
 import type { InboundHandler, Transport } from '../types.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, schemeOf } from './media-type.js';
 
@@ -56,6 +57,11 @@ export interface WsTransportOptions {
   onError?: (err: IdsyncError) => void;
   /** A socket of ours closed (the next send to `endpoint` reconnects). */
   onClose?: (endpoint: string, code: number) => void;
+  /**
+   * Checks where sockets go (src/net/connect-guard.ts): the URL before connecting, and every
+   * address its host resolves to through the guard's `lookup`, which the socket then connects to.
+   */
+  guard?: Pick<ConnectGuard, 'staticRefusal' | 'lookup'>;
 }
 
 export interface WsTransport extends Transport {
@@ -78,10 +84,12 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
     if (scheme !== 'ws' && scheme !== 'wss') {
       return Promise.reject(new IdsyncError('unsupported_scheme', `the WebSocket transport cannot send to ${scheme}:`, { details: { endpoint } }));
     }
+    const refused = options.guard?.staticRefusal(endpoint);
+    if (refused) return Promise.reject(refusedError(new URL(endpoint).host, refused));
     const opening = new Promise<WebSocket>((resolve, reject) => {
       let ws: WebSocket;
       try {
-        ws = new WebSocket(endpoint, { handshakeTimeout: timeoutMs, maxPayload: maxBytes });
+        ws = new WebSocket(endpoint, { handshakeTimeout: timeoutMs, maxPayload: maxBytes, ...(options.guard ? { lookup: options.guard.lookup } : {}) });
       } catch (err) {
         reject(new IdsyncError('transport_unreachable', `cannot connect to ${endpoint}`, { details: { endpoint }, cause: err }));
         return;
@@ -98,6 +106,8 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
       ws.on('error', (err: Error & { code?: string }) => {
         if (settled) return onError(toIdsyncError(err, 'transport_error'));
         settled = true;
+        // The guard's lookup refused where the host name led: say so, not "unreachable".
+        if (isIdsyncError(err) && err.code === ENDPOINT_REFUSED) return reject(err);
         const timedOut = /timed out/i.test(err.message) || err.code === 'ETIMEDOUT';
         reject(
           new IdsyncError(timedOut ? 'transport_timeout' : 'transport_unreachable', `cannot connect to ${endpoint} (${err.code ?? err.message})`, {

@@ -44,9 +44,9 @@ import { dataPipeResponder } from './data-pipe.js';
 import { failureOf, issuance } from './issuer.js';
 import { serviceEnvelope } from './keys.js';
 import { createMediator } from './mediator.js';
-import { liveRoutes, policyFetch, serviceOutbound } from './outbound.js';
+import { liveRoutes, serviceOutbound } from './outbound.js';
 import { relationships } from './relationships.js';
-import { DEFAULT_ENDPOINT_POLICY } from '../net/endpoint-policy.js';
+import { DEFAULT_ENDPOINT_POLICY, endpointFetch, endpointGuard } from '../net/endpoint-policy.js';
 import { messageQueue, type MessageQueue } from './queue.js';
 import { redelivery as createRedelivery } from './redelivery.js';
 import { DEFAULT_SEEN_RETENTION_MS, seenMemory } from './seen.js';
@@ -91,17 +91,21 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   const registry = didRegistry(deps.store);
   // Read at every request: options first, then createService's (docs/service.md "Outbound endpoints").
   const endpointPolicy = () => ({ ...DEFAULT_ENDPOINT_POLICY, ...deps.outboundEndpoints, ...options.outboundEndpoints });
-  // did:web documents of peers are fetched under the same policy (a DID names its own host).
-  const envelope = serviceEnvelope(deps, registry, policyFetch(endpointPolicy));
+  // Every connection (did:web documents of peers, their endpoints, redirects) is checked after
+  // name resolution under the same policy and goes to the checked address (src/net).
+  const netFetch = endpointFetch(endpointPolicy, deps.resolveHost);
+  const envelope = serviceEnvelope(deps, registry, netFetch);
   const queue = messageQueue(deps, options.queue);
   const live = liveRoutes();
   const threads = threadStore(deps.store, () => isoNow(deps.clock));
   const related = relationships(deps, threads);
   let agentRef: ServiceDidcommAgent | undefined;
   const transports = options.transports ?? [
-    // Every request (redirects too) is checked against the endpoint policy.
-    httpTransport({ fetch: policyFetch(endpointPolicy) }),
-    wsTransport({ onInbound: (packed, info) => agentRef!.receive(packed, { transport: 'ws', ...(info.reply ? { reply: info.reply } : {}) }) }),
+    httpTransport({ fetch: netFetch }),
+    wsTransport({
+      guard: endpointGuard(endpointPolicy, deps.resolveHost),
+      onInbound: (packed, info) => agentRef!.receive(packed, { transport: 'ws', ...(info.reply ? { reply: info.reply } : {}) }),
+    }),
   ];
   const outbound = serviceOutbound({
     resolve: envelope.resolve,
@@ -326,6 +330,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       redeliveries.close();
       await agent.idle();
       await Promise.all(transports.map((t) => t.close?.()));
+      await netFetch.close();
     },
   };
   agentRef = agent;

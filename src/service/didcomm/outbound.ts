@@ -5,7 +5,8 @@
 //
 // Two guards (docs/service.md "Outbound endpoints"): an endpoint is only called when the
 // endpoint policy allows its address (endpoint-policy.ts: never link-local or cloud metadata;
-// loopback by default, private ranges when configured), and a message is only queued for a DID
+// loopback by default, private ranges when configured; a literal is judged here, a host name by
+// the transports' guard once it is resolved: `endpoint_refused`), and a message is only queued for a DID
 // the service has a relationship with (relationships.ts). Anything else is dropped: logged,
 // emitted as 'message-dropped' and recorded in the message log with result 'dropped'.
 //
@@ -20,7 +21,8 @@ import { multiTransport } from '../../didcomm/transport/index.js';
 import type { Transport } from '../../didcomm/types.js';
 import { ionShortForm } from '../../did/ion-form.js';
 import type { DocumentResolver, Service } from '../../did/types.js';
-import { IdsyncError, toIdsyncError } from '../../errors.js';
+import { toIdsyncError } from '../../errors.js';
+import { ENDPOINT_REFUSED } from '../../net/connect-guard.js';
 import type { ServiceLogger } from '../context.js';
 import { endpointRefusal, type EndpointPolicy } from '../net/endpoint-policy.js';
 import type { MessageQueue, QueuedMessage } from './queue.js';
@@ -200,7 +202,12 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
             });
             return [];
           }
-          // Unreachable (or refused): keep it for pickup rather than lose it.
+          // Refused when connecting: the endpoint's host name led to an address the policy refuses.
+          if (e.code === ENDPOINT_REFUSED) {
+            await keep(to, packed, message, `endpoint refused: ${String(e.details?.reason ?? e.message)}`);
+            return [];
+          }
+          // Unreachable: keep it for pickup rather than lose it.
           await keep(to, packed, message, `unreachable: ${e.code}`);
           return [];
         }
@@ -220,6 +227,7 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
         replies = await transport.send(r.endpoint, entry.packed, { returnRoute });
       } catch (err) {
         const e = toIdsyncError(err);
+        if (e.code === ENDPOINT_REFUSED) return { kind: 'stop', reason: `endpoint refused: ${String(e.details?.reason ?? e.message)}` };
         const retryAfterSeconds = e.code === 'transport_retry_later' ? retryAfterOf(e) : undefined;
         return { kind: 'retry', reason: e.code, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
       }
@@ -230,18 +238,5 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
       return { kind: 'delivered', via: 'endpoint' };
     },
     close: () => transport.close(),
-  };
-}
-
-/**
- * A fetch for the HTTP transport that refuses URLs the endpoint policy does not allow, so a
- * 307 redirect from an allowed endpoint cannot lead to a refused address either.
- */
-export function policyFetch(policy: () => EndpointPolicy, base: typeof fetch = fetch): typeof fetch {
-  return (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const refused = endpointRefusal(url, policy());
-    if (refused) return Promise.reject(new IdsyncError('endpoint_refused', `not sending to ${url.slice(0, 200)}: ${refused}`));
-    return base(input, init);
   };
 }

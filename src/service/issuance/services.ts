@@ -14,6 +14,7 @@ import { partnerRepo, type PartnerRepo } from './partners.js';
 import type { BackoffOptions } from '../webhooks/backoff.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { expireDue } from './workflows.js';
+import type { HostResolver } from '../../net/connect-guard.js';
 
 export interface IssuanceServices {
   outbox: Outbox;
@@ -43,6 +44,8 @@ export interface IssuanceServicesOptions {
   /** An existing dispatcher to reuse (otherwise one is created). */
   webhooks?: WebhookDispatcher;
   webhookFetch?: typeof fetch;
+  /** Resolves webhook subscribers' host names (default the system resolver). */
+  resolveHost?: HostResolver;
   webhookBackoff?: Partial<BackoffOptions>;
   random?: () => number;
   /** How often start() sweeps expired workflows; default 60 s. */
@@ -71,6 +74,7 @@ export function createIssuanceServices(o: IssuanceServicesOptions): IssuanceRunt
     clock: o.clock,
     ids: o.ids,
     ...(o.webhookFetch ? { fetch: o.webhookFetch } : {}),
+    ...(o.resolveHost ? { resolveHost: o.resolveHost } : {}),
     ...(o.webhookBackoff ? { backoff: o.webhookBackoff } : {}),
     ...(o.random ? { random: o.random } : {}),
     ...(o.logger ? { logger: o.logger } : {}),

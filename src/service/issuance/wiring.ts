@@ -40,6 +40,7 @@ export function issuanceServicesOf(deps: IssuanceHost): IssuanceRuntime {
     ...(deps.smsGatewayUrl ? { smsGatewayUrl: deps.smsGatewayUrl } : {}),
     ...(agent.deliverInvitation ? { didcomm: (did: string, inv: Parameters<DidcommDelivery>[1]) => agent.deliverInvitation!(did, inv) } : {}),
     ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
+    ...(deps.resolveHost ? { resolveHost: deps.resolveHost } : {}),
   });
   return deps.issuance;
 }

@@ -5,9 +5,10 @@
 // webhook-id is the event id on every attempt (Standard Webhooks: receivers dedupe on it).
 import { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../../clock.js';
-import { IdsyncError } from '../../errors.js';
+import { IdsyncError, isIdsyncError } from '../../errors.js';
 import type { BatchOp, Store } from '../../store/store.js';
-import { endpointRefusal, WEBHOOK_ENDPOINT_POLICY } from '../net/endpoint-policy.js';
+import { ENDPOINT_REFUSED, type HostResolver } from '../../net/connect-guard.js';
+import { endpointFetch, endpointRefusal, WEBHOOK_ENDPOINT_POLICY } from '../net/endpoint-policy.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import { matchesFilter, toEnvelope, type WebhookEnvelope, type WebhookEventInput } from './events.js';
 import { webhookHeaders } from './signature.js';
@@ -69,7 +70,10 @@ export interface DispatcherOptions {
   store: Store;
   clock: Clock;
   ids: IdGenerator;
+  /** Default: a fetch whose every connection is checked by the webhook policy after name resolution. */
   fetch?: typeof fetch;
+  /** Resolves subscriber host names (default the system resolver); every address is checked. */
+  resolveHost?: HostResolver;
   backoff?: Partial<BackoffOptions>;
   /** In [0, 1); injected for deterministic jitter. */
   random?: () => number;
@@ -131,7 +135,7 @@ const dueKey = (ms: number, deliveryId: string) => `${timeKey(ms)}|${deliveryId}
 
 export function createWebhookDispatcher(options: DispatcherOptions): WebhookDispatcher {
   const { store, clock, ids } = options;
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const doFetch = options.fetch ?? endpointFetch(() => WEBHOOK_ENDPOINT_POLICY, options.resolveHost);
   const backoff: BackoffOptions = { ...DEFAULT_BACKOFF, ...options.backoff };
   const random = options.random ?? Math.random;
   const pollMs = options.pollMs ?? 1_000;
@@ -140,7 +144,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
   const events = store.collection<StoredWebhookEvent>(EVENTS);
   const deliveries = store.collection<WebhookDelivery>(DELIVERIES);
   const due = store.collection<string>(DUE);
-  const subs = subscriptionRepo({ store, clock, ids });
+  const subs = subscriptionRepo({ store, clock, ids, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
   const emitter = new EventEmitter();
   if (options.onDelivered) emitter.on('delivered', options.onDelivered);
   if (options.onDead) emitter.on('dead', options.onDead);
@@ -195,7 +199,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
     return prepared.eventId;
   }
 
-  async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status?: number; error?: string }> {
+  async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status?: number; error?: string; refused?: string }> {
     try {
       const res = await doFetch(url, {
         method: 'POST',
@@ -207,6 +211,8 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
       await res.body?.cancel().catch(() => {});
       return { status: res.status };
     } catch (err) {
+      // The URL's host resolved to an address the webhook policy refuses (connect-guard.ts).
+      if (isIdsyncError(err) && err.code === ENDPOINT_REFUSED) return { error: ENDPOINT_REFUSED, refused: String(err.details?.reason ?? err.message) };
       const cause = (err as { cause?: { code?: string } })?.cause?.code;
       return { error: cause ?? (err as Error)?.name ?? 'network_error' };
     }
@@ -251,9 +257,10 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
       delete next.lastError;
       signal = 'delivered';
     } else {
-      next.lastError = result.error ?? `HTTP ${result.status}`;
+      next.lastError = result.refused ? `url refused: ${result.refused}` : (result.error ?? `HTTP ${result.status}`);
       const failed = next.attempts.length - next.roundStart;
-      if (failed >= backoff.maxAttempts) {
+      // A refused address is not retried: the host name leads where webhooks never go.
+      if (failed >= backoff.maxAttempts || result.refused) {
         next.state = 'dead';
         next.deadAt = iso(now);
         delete next.nextAttemptAt;

@@ -3,7 +3,8 @@ import { isoNow } from '../../clock.js';
 import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
-import { endpointRefusal, WEBHOOK_ENDPOINT_POLICY } from '../net/endpoint-policy.js';
+import type { HostResolver } from '../../net/connect-guard.js';
+import { endpointRefusal, resolvedEndpointRefusal, WEBHOOK_ENDPOINT_POLICY } from '../net/endpoint-policy.js';
 import { generateWebhookSecret, isValidWebhookSecret } from './signature.js';
 
 export const SUBSCRIPTIONS = 'webhook-subscriptions';
@@ -40,7 +41,13 @@ function fieldError(field: string, message: string): IdsyncError {
   return new IdsyncError('invalid_request', `${field}: ${message}`, { details: { errors: [{ field: `body/${field}`, code: 'invalid_value', message }] } });
 }
 
-function checkUrl(url: unknown): string {
+/**
+ * An http(s) URL whose host is not refused by the webhook policy: an IP literal or a name that
+ * says what it is (metadata names, `169.254.169.254.nip.io`) at once, any other name by what it
+ * resolves to now (every address; NAT64 and 6to4 forms included). Every delivery checks again
+ * when it connects (dispatcher.ts), so a name that changes later is still caught.
+ */
+async function checkUrl(url: unknown, resolver?: HostResolver): Promise<string> {
   if (typeof url !== 'string') throw fieldError('url', 'must be a string');
   let u: URL;
   try {
@@ -50,7 +57,7 @@ function checkUrl(url: unknown): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw fieldError('url', 'must be http or https');
   // Link-local (169.254/16, fe80::/10) and cloud metadata hosts: never a subscriber (SSRF).
-  const refused = endpointRefusal(u.toString(), WEBHOOK_ENDPOINT_POLICY);
+  const refused = endpointRefusal(u.toString(), WEBHOOK_ENDPOINT_POLICY) ?? (await resolvedEndpointRefusal(u.toString(), WEBHOOK_ENDPOINT_POLICY, resolver));
   if (refused) throw fieldError('url', refused);
   return u.toString();
 }
@@ -71,7 +78,7 @@ export interface SubscriptionRepo {
   list(): Promise<WebhookSubscription[]>;
 }
 
-export function subscriptionRepo(deps: { store: Store; clock: Clock; ids: IdGenerator }): SubscriptionRepo {
+export function subscriptionRepo(deps: { store: Store; clock: Clock; ids: IdGenerator; resolveHost?: HostResolver }): SubscriptionRepo {
   const col = deps.store.collection<WebhookSubscription>(SUBSCRIPTIONS);
   const now = () => isoNow(deps.clock);
 
@@ -89,7 +96,7 @@ export function subscriptionRepo(deps: { store: Store; clock: Clock; ids: IdGene
       const at = now();
       const sub: WebhookSubscription = {
         id,
-        url: checkUrl(input.url),
+        url: await checkUrl(input.url, deps.resolveHost),
         secret: input.secret === undefined ? generateWebhookSecret() : checkSecret(input.secret),
         enabled: input.enabled ?? true,
         createdAt: at,
@@ -107,7 +114,7 @@ export function subscriptionRepo(deps: { store: Store; clock: Clock; ids: IdGene
       const sub = await col.get(id);
       if (!sub) throw new IdsyncError('webhook_not_found', `no webhook subscription ${id}`);
       const next: WebhookSubscription = { ...sub, updatedAt: now() };
-      if (patch.url !== undefined) next.url = checkUrl(patch.url);
+      if (patch.url !== undefined) next.url = await checkUrl(patch.url, deps.resolveHost);
       if (patch.secret !== undefined) next.secret = checkSecret(patch.secret);
       if (patch.events !== undefined) next.events = checkEvents(patch.events);
       if (patch.enabled !== undefined) next.enabled = patch.enabled;

@@ -14,9 +14,8 @@ import { memorySecrets } from '../../../src/didcomm/secrets.js';
 import { httpTransport } from '../../../src/didcomm/transport/http.js';
 import type { ServiceDidcommAgent } from '../../../src/service/didcomm/agent.js';
 import { COLLECTIONS } from '../../../src/service/didcomm/collections.js';
-import { policyFetch } from '../../../src/service/didcomm/outbound.js';
 import { messageQueue } from '../../../src/service/didcomm/queue.js';
-import { DEFAULT_ENDPOINT_POLICY, endpointRefusal } from '../../../src/service/net/endpoint-policy.js';
+import { DEFAULT_ENDPOINT_POLICY, endpointFetch, endpointRefusal } from '../../../src/service/net/endpoint-policy.js';
 import { messageLog } from '../../../src/store/messages.js';
 import { openStore } from '../../../src/store/store.js';
 import { startService, type Harness } from '../http-helpers.js';
@@ -71,7 +70,7 @@ describe('endpoint policy', () => {
     const h = await service();
     const dropped = h.agent.waitFor<{ reason: string }>('message-dropped');
     expect(await ping(h, createPeerDid({ endpoint: 'http://169.254.169.254/latest/meta-data' }))).toBe(202);
-    expect((await dropped).reason).toMatch(/endpoint refused: link-local/);
+    expect((await dropped).reason).toMatch(/endpoint refused: cloud metadata/);
     expect(await queued(h)).toBe(0);
     const log = await messageLog(h.store, h.service.deps.clock).list({});
     expect(log.find((r) => r.direction === 'out' && r.type.endsWith('/ping-response'))?.result).toBe('dropped');
@@ -113,14 +112,21 @@ describe('endpoint policy', () => {
   });
 
   it('does not follow a 307 redirect to a refused address', async () => {
-    const called: string[] = [];
-    const base = (async (input: string | URL | Request) => {
-      called.push(String(input));
-      return new Response(null, { status: 307, headers: { location: 'http://169.254.169.254/latest/meta-data' } });
-    }) as typeof fetch;
-    const transport = httpTransport({ fetch: policyFetch(() => DEFAULT_ENDPOINT_POLICY, base) });
-    await expect(transport.send('https://wallet.example.com/didcomm', JSON.stringify({ id: '1', typ: 'application/didcomm-plain+json', type: PING, body: {} }), { returnRoute: false })).rejects.toBeDefined();
-    expect(called).toEqual(['https://wallet.example.com/didcomm']);
+    const hits: string[] = [];
+    const server = http.createServer((req, res) => {
+      hits.push(`${req.method} ${req.url}`);
+      req.resume().on('end', () => res.writeHead(307, { location: 'http://169.254.169.254/latest/meta-data' }).end());
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    cleanup.push(() => new Promise((r) => server.close(r)));
+    const f = endpointFetch(() => DEFAULT_ENDPOINT_POLICY);
+    cleanup.push(() => f.close());
+    const transport = httpTransport({ fetch: f });
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/didcomm`;
+    await expect(transport.send(url, JSON.stringify({ id: '1', typ: 'application/didcomm-plain+json', type: PING, body: {} }), { returnRoute: false })).rejects.toMatchObject({
+      code: 'endpoint_refused',
+    });
+    expect(hits).toEqual(['POST /didcomm']);
   });
 });
 

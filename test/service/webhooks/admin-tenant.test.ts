@@ -63,6 +63,12 @@ describe('webhook URLs', () => {
     'http://[::ffff:169.254.169.254]/hook',
     'http://metadata.google.internal/computeMetadata/v1/',
     'http://[fd00:ec2::254]/latest/meta-data',
+    // Names that embed a metadata address (wildcard DNS services) and IPv6 translations of it.
+    'http://169.254.169.254.nip.io/latest/meta-data',
+    'http://169-254-169-254.sslip.io/latest/meta-data',
+    'http://[64:ff9b::a9fe:a9fe]/latest/meta-data',
+    'http://[64:ff9b::169.254.169.254]/latest/meta-data',
+    'http://[2002:a9fe:a9fe::1]/latest/meta-data',
   ])('refuses %s on create and update', async (url) => {
     expectProblem(await h.call('POST', '/admin/webhooks', { token: admin, body: { url } }), 400, 'invalid_request');
     const ok = await h.call('POST', '/admin/webhooks', { token: admin, body: { url: 'https://example.com/hook' } });

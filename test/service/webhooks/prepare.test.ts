@@ -52,6 +52,6 @@ describe('webhook dispatcher outbox', () => {
     expect(calls).toEqual([]);
     const [d] = (await store.collection<WebhookDelivery>(DELIVERIES).list()).map((e) => e.value);
     expect(d.state).toBe('dead');
-    expect(d.lastError).toMatch(/url refused: link-local/);
+    expect(d.lastError).toMatch(/url refused: cloud metadata/);
   });
 });
