@@ -12,7 +12,7 @@ import { resolveWeb } from './web.js';
 export interface ResolverOptions {
   /** Long forms of short did:ion DIDs and did:peer:2 forms of did:peer:3 DIDs. */
   registry?: DidRegistry;
-  /** For did:web; defaults to the global fetch. */
+  /** For did:web; default a fetch that connects only to checked public or loopback addresses (did/web.ts). */
   fetch?: typeof fetch;
   /** did:web hosts fetched over plain http (default localhost, 127.0.0.1); all others need https. */
   webAllowHttpHosts?: string[];

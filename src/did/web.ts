@@ -3,6 +3,8 @@
 // Plain HTTP only for hosts on an allow list (default localhost and 127.0.0.1), for local use.
 import { IdsyncError, isIdsyncError } from '../errors.js';
 import { parseJsonBounded } from '../json-depth.js';
+import { connectGuard } from '../net/connect-guard.js';
+import { guardedFetch } from '../net/guarded-fetch.js';
 import { generateKeyPair, type KeyPair } from '../keys.js';
 import {
   buildDocument, defaultPurposes, didcommService, documentResult, errorResult, jwkMethod, JWS_2020_CONTEXT, secretFor,
@@ -10,6 +12,15 @@ import {
 import type { CreatedDid, DIDDocument, DIDResolutionResult } from './types.js';
 
 export const DEFAULT_HTTP_HOSTS = ['localhost', '127.0.0.1'];
+
+let defaultFetch: typeof fetch | undefined;
+/**
+ * The fetch used when none is given: every connection checked after name resolution (src/net),
+ * loopback allowed (a local twin's did:web), private ranges, link-local and metadata refused.
+ */
+function webFetch(): typeof fetch {
+  return (defaultFetch ??= guardedFetch(connectGuard({ allowLoopback: true, allowPrivate: false })));
+}
 /** A DID document larger than this is refused while it streams in (never buffered whole). */
 export const DEFAULT_MAX_DOCUMENT_BYTES = 256 * 1024;
 export const DEFAULT_FETCH_TIMEOUT_MS = 10_000;
@@ -89,6 +100,7 @@ export function createWebDid(options: {
 }
 
 export interface WebResolveOptions {
+  /** Default: connections checked after name resolution, loopback allowed, private and metadata refused. */
   fetch?: typeof fetch;
   /** Hosts (hostname, no port) fetched over plain http; default localhost and 127.0.0.1. */
   allowHttpHosts?: string[];
@@ -148,7 +160,7 @@ export async function fetchBounded(start: URL, o: BoundedFetchOptions): Promise<
   if (!fetchAllowed(start, allowHttpHosts)) {
     throw new IdsyncError('fetch_refused', `refused to fetch ${start.protocol}//${start.host}: only https, or http to ${allowHttpHosts.join(', ') || 'no host'}`);
   }
-  const doFetch = o.fetch ?? fetch;
+  const doFetch = o.fetch ?? webFetch();
   const signal = AbortSignal.timeout(o.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS);
   let url = start;
   for (let hops = 0; ; hops++) {

@@ -122,3 +122,13 @@ describe('did:web document size', () => {
     expect(limited.didResolutionMetadata).toMatchObject({ error: 'notFound', message: expect.stringContaining('256-byte limit') });
   });
 });
+
+describe('did:web default fetch (src/net guard)', () => {
+  it('refuses a did:web whose host is a metadata address in any form, or a private literal, without fetching', async () => {
+    for (const did of ['did:web:169.254.169.254', 'did:web:%5B64%3Aff9b%3A%3Aa9fe%3Aa9fe%5D', 'did:web:169.254.169.254.nip.io', 'did:web:10.0.0.8']) {
+      const result = await resolveWeb(did);
+      expect(result.didResolutionMetadata.error, did).toBe('notFound');
+      expect(String(result.didResolutionMetadata.message), did).toMatch(/not allowed|never allowed/);
+    }
+  });
+});
