@@ -107,10 +107,19 @@ export interface UnpackResult {
   metadata: UnpackMetadata;
 }
 
+export interface TransportSendOptions {
+  returnRoute?: boolean;
+  /**
+   * The plaintext `type` of what is sent, as the sender knows it (a transport never unpacks): for
+   * observing and fault injection (testing/fault-plan.ts). Transports do not act on it.
+   */
+  messageType?: string;
+}
+
 /** A transport delivers a packed message to an endpoint; replies come back when return_route asks. */
 export interface Transport {
   readonly schemes: string[];
-  send(endpoint: string, packed: string, options?: { returnRoute?: boolean }): Promise<string[]>;
+  send(endpoint: string, packed: string, options?: TransportSendOptions): Promise<string[]>;
   close?(): Promise<void>;
 }
 

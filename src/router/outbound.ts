@@ -189,6 +189,6 @@ export function transportOutbound(transports: Transport | Transport[]): Outbound
     }
     const transport = list.find((t) => t.schemes.includes(scheme));
     if (!transport) throw new IdsyncError('unsupported_scheme', `no transport for ${scheme}: endpoints`);
-    return transport.send(target.endpoint, packed, { returnRoute: target.returnRoute });
+    return transport.send(target.endpoint, packed, { returnRoute: target.returnRoute, messageType: target.message.type });
   };
 }

@@ -6,20 +6,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { memoryNetwork, type MemoryNetwork } from '../didcomm/transport/memory.js';
+import type { InboundHandler, Transport } from '../didcomm/types.js';
 import { ionShortForm } from '../did/ion-form.js';
-import { IdsyncError, toIdsyncError } from '../errors.js';
+import { IdsyncError } from '../errors.js';
 import type { ServiceDeps } from '../service/deps.js';
 import type { ServiceDidcommAgent } from '../service/didcomm/agent.js';
 import type { Outbox } from '../service/issuance/invitation-outbox.js';
 import { openStore, type Store } from '../store/store.js';
 import type { WalletPolicy } from '../wallet/policies.js';
-import { createWallet, type Wallet } from '../wallet/wallet.js';
+import type { Wallet } from '../wallet/wallet.js';
 import type { ChangeFeed } from './changes.js';
+import { faultInjector, type FaultInjector, type FaultPlan } from './fault-plan.js';
+import { faultyInbound, faultyTransport } from './faulty-transport.js';
 import type { ServiceClient } from './rest-client.js';
-import { startServiceTwin, type ServiceTwin, type TwinServiceOptions } from './service-twin.js';
+import type { ServiceTwin, TwinServiceOptions } from './service-twin.js';
+import { startServiceParty } from './testbed-service.js';
+import { startWalletParty, type WalletMode, type WalletParty } from './testbed-wallets.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks.js';
 
-export type WalletMode = 'endpoint' | 'pickup' | 'live';
+export type { WalletMode } from './testbed-wallets.js';
 
 export interface TestbedOptions {
   /** Holder wallets to create (default 1); more with addWallet(). */
@@ -42,6 +47,12 @@ export interface TestbedOptions {
   clock?: Clock;
   /** Subscribe a local receiver to every webhook (default true). */
   webhooks?: boolean;
+  /**
+   * Faults on the DIDComm messages between the service and the wallets (fault-plan.ts; README
+   * "Testing flows under faults"). Rules' `direction` is 'to-service' or 'to-wallet'. One seeded
+   * injector serves the whole testbed: `testbed.faults` records every fault applied.
+   */
+  faults?: FaultPlan;
 }
 
 export interface TestbedService {
@@ -73,6 +84,20 @@ export interface Testbed {
   addWallet(options?: AddWalletOptions): Promise<Wallet>;
   /** Failures of background work the testbed does for wallets (pickup pumping). */
   errors: IdsyncError[];
+  /** With `faults`: every fault applied so far (`applied`, `counts()`). */
+  faults?: FaultInjector;
+  /**
+   * Crashes the service (default) or one wallet as a kill -9 would: its store handle is cut off
+   * at once (nothing in flight is written after), its endpoints close and it sends nothing more.
+   * The store itself survives.
+   */
+  crash(party?: 'service' | Wallet): Promise<void>;
+  /**
+   * Starts a crashed party again (a running one is crashed first) on the same store and address:
+   * its agent is rebuilt and resumes from what the store holds. A wallet comes back as a new
+   * Wallet object, also put in its place in `wallets`.
+   */
+  restart(party?: 'service' | Wallet): Promise<Wallet | undefined>;
   close(): Promise<void>;
 }
 
@@ -104,81 +129,120 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
   };
 
   try {
-    const twin = await startServiceTwin({
-      ...options.service,
-      store: await openOne('service'),
-      transport,
-      ...(network ? { network } : {}),
-      ...(options.clock ? { clock: options.clock } : {}),
-    });
-    closers.push(() => twin.close());
+    const injector = options.faults ? faultInjector(options.faults) : undefined;
+    const faulty = (labels: { out: string; in: string }) =>
+      injector ? (t: Transport, late: (packed: string) => Promise<unknown>) => faultyTransport(t, injector, { labels, lateReplies: late }) : undefined;
+
+    // Pickup-mode wallets collect whenever the service queues something for them.
+    const parties: WalletParty[] = [];
+    const onTwin = (twin: ServiceTwin) =>
+      twin.agent.events.on('message-queued', (e: { to: string }) => {
+        for (const p of parties) if (!p.crashed && p.wallet.shortDid === ionShortForm(e.to)) p.kick();
+      });
+    const service = await startServiceParty(
+      await openOne('service'),
+      { ...options.service, transport, ...(network ? { network } : {}), ...(options.clock ? { clock: options.clock } : {}) },
+      { onTwin, ...(injector ? { wrapTransport: faulty({ out: 'to-wallet', in: 'to-service' }) } : {}) },
+    );
+    closers.push(() => service.close());
+    const twin = () => service.twin;
 
     const webhooks = await startWebhookReceiver(options.clock ? { clock: options.clock } : {});
     closers.push(() => webhooks.close());
     if (options.webhooks !== false) {
-      await twin.service.deps.webhooks!.subscribe({ url: webhooks.url, secret: webhooks.secret, tenantId: twin.credentials.tenantId, description: 'testbed' });
+      await twin().service.deps.webhooks!.subscribe({ url: webhooks.url, secret: webhooks.secret, tenantId: twin().credentials.tenantId, description: 'testbed' });
     }
 
-    // Pickup-mode wallets collect whenever the service queues something for them.
-    const pumps = new Map<string, Pump>();
-    twin.agent.events.on('message-queued', (e: { to: string }) => pumps.get(ionShortForm(e.to))?.kick());
-
     const wallets: Wallet[] = [];
+    const toService = faulty({ out: 'to-service', in: 'to-wallet' });
+    const walletHost = {
+      ...(network ? { network } : {}),
+      serviceDid: () => twin().did,
+      memoryEndpoint: () => twin().memoryEndpoint,
+      // Reaches whichever twin runs now (the service may have restarted).
+      ...(network ? { fetch: ((input, init) => twin().fetch(input, init)) as typeof fetch } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(toService
+        ? {
+            // Pushes and late replies reaching the wallet are 'to-wallet' too.
+            wrapTransport: (t: Transport, inbound: InboundHandler) => toService(t, (p) => faultyInbound(inbound, injector!, { label: 'to-wallet' })(p, { transport: 'memory' })),
+          }
+        : {}),
+      errors,
+    };
     let n = 0;
     const addWallet = async (o: AddWalletOptions = {}): Promise<Wallet> => {
       const mode = o.mode ?? defaultMode;
       if (mode === 'live' && transport !== 'http') throw new IdsyncError('invalid_argument', "walletMode 'live' needs transport 'http'");
       const index = ++n;
-      const store = await openOne(`wallet-${index}`);
-      const wallet = createWallet({
-        store,
-        ...(options.clock ? { clock: options.clock } : {}),
-        ...(o.policy ?? options.policy ? { policy: o.policy ?? options.policy } : {}),
-        ...(network
-          ? {
-              transports: [(inbound) => network.transport({ onInbound: inbound })],
-              routes: { [twin.did]: twin.memoryEndpoint! },
-              fetch: twin.fetch,
-            }
-          : {}),
-      });
-      closers.push(() => wallet.close());
-      if (mode === 'endpoint') {
-        await wallet.listen(network ? { memory: { network, url: `memory://wallet-${index}` } } : { http: { host: '127.0.0.1', port: 0 } });
-      } else {
-        await wallet.init();
-      }
-      if (mode === 'pickup') {
-        const pump = pickupPump(wallet, twin.did, errors);
-        pumps.set(wallet.shortDid, pump);
-        // Runs before wallet.close() (closers run newest first).
-        closers.push(() => pump.stop());
-      }
-      if (mode === 'live') await wallet.goLive(twin.did);
-      wallets.push(wallet);
-      return wallet;
+      const policy = o.policy ?? options.policy;
+      const party = await startWalletParty(walletHost, await openOne(`wallet-${index}`), index, mode, policy);
+      closers.push(() => party.close());
+      parties.push(party);
+      wallets.push(party.wallet);
+      return party.wallet;
     };
     // Sequential: each wallet creates a DID and opens a store; concurrency would not buy much here.
     for (let i = 0; i < (options.wallets ?? 1); i++) await addWallet();
 
+    const partyOf = (w: Wallet): WalletParty => {
+      const p = parties.find((x) => x.wallet === w);
+      if (!p) throw new IdsyncError('invalid_argument', 'not a wallet of this testbed (after a restart, use the Wallet restart() returned)');
+      return p;
+    };
+
     let closed = false;
     return {
       service: {
-        url: twin.url,
-        did: twin.did,
-        client: twin.client,
-        credentials: twin.credentials,
-        deps: twin.service.deps,
-        agent: twin.agent,
-        outbox: twin.service.deps.issuance!.outbox,
-        tenantId: twin.credentials.tenantId,
-        changes: twin.changes,
+        get url() {
+          return twin().url;
+        },
+        get did() {
+          return twin().did;
+        },
+        get client() {
+          return twin().client;
+        },
+        get credentials() {
+          return twin().credentials;
+        },
+        get deps() {
+          return twin().service.deps;
+        },
+        get agent() {
+          return twin().agent;
+        },
+        get outbox() {
+          return twin().service.deps.issuance!.outbox;
+        },
+        get tenantId() {
+          return twin().credentials.tenantId;
+        },
+        get changes() {
+          return twin().changes;
+        },
       },
       wallets,
       webhooks,
       ...(network ? { network } : {}),
+      ...(injector ? { faults: injector } : {}),
       addWallet,
       errors,
+      async crash(party = 'service') {
+        if (party === 'service') return service.crash();
+        await partyOf(party).crash();
+      },
+      async restart(party = 'service') {
+        if (party === 'service') {
+          await service.restart();
+          return undefined;
+        }
+        const p = partyOf(party);
+        const i = wallets.indexOf(p.wallet);
+        const w = await p.restart();
+        if (i >= 0) wallets[i] = w;
+        return w;
+      },
       async close() {
         if (closed) return;
         closed = true;
@@ -202,37 +266,4 @@ async function closeAll(closers: Closer[]): Promise<void> {
     }
   }
   if (first) throw first;
-}
-
-/**
- * Message Pickup on demand: a kick starts a pickup, or, while one runs, asks for one more round
- * after it (a message queued during a pickup may have missed it).
- */
-interface Pump {
-  kick(): void;
-  /** No more pickups; resolves when the running one ended. */
-  stop(): Promise<void>;
-}
-
-function pickupPump(wallet: Wallet, serviceDid: string, errors: IdsyncError[]): Pump {
-  let running: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
-  const run = async () => {
-    do {
-      again = false;
-      await wallet.pickup(serviceDid).catch((err) => void errors.push(toIdsyncError(err)));
-    } while (again && !stopped);
-  };
-  return {
-    kick() {
-      if (stopped) return;
-      if (running) again = true;
-      else running = run().finally(() => (running = undefined));
-    },
-    async stop() {
-      stopped = true;
-      await running;
-    },
-  };
 }

@@ -33,6 +33,8 @@ export interface WalletOptions {
   resolveHost?: HostResolver;
   /** Outbound transports besides HTTP(S) and WebSocket; a function gets the wallet's inbound handler (for live replies). */
   transports?: Array<Transport | ((inbound: InboundHandler) => Transport)>;
+  /** Wraps each outbound transport (given and built-in), e.g. with testing/faulty-transport.ts. */
+  wrapTransport?: (transport: Transport, inbound: InboundHandler) => Transport;
   /** The inbound URL to publish in the DID created by init(). Without it (and without listen()), the DID has no service. */
   endpoint?: string;
   /** 'auto' (default) answers offers at once; 'manual' holds them in pending(). See policies.ts. */

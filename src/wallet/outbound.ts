@@ -67,6 +67,6 @@ export function walletOutbound(o: { resolve: DocumentResolver; transport: Transp
     const given = target.endpoint && chooseEndpoint([target.endpoint], o.transport.schemes);
     const endpoint = o.routes.get(target.to) ?? given ?? chooseEndpoint(didcommEndpoints(await o.resolve(didOf(target.to))), o.transport.schemes);
     if (!endpoint) throw new IdsyncError('no_endpoint', `${target.to} names no DIDComm endpoint the wallet can reach`, { details: { to: target.to } });
-    return o.transport.send(endpoint, packed, { returnRoute: target.returnRoute });
+    return o.transport.send(endpoint, packed, { returnRoute: target.returnRoute, messageType: target.message.type });
   };
 }

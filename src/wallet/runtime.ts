@@ -9,7 +9,7 @@ import { multiTransport } from '../didcomm/transport/index.js';
 import { wsTransport } from '../didcomm/transport/ws.js';
 import { connectGuard } from '../net/connect-guard.js';
 import { guardedFetch } from '../net/guarded-fetch.js';
-import type { EnvelopeMode, InboundHandler, PlainMessage } from '../didcomm/types.js';
+import type { EnvelopeMode, InboundHandler, PlainMessage, Transport } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { request } from '../protocols/await-reply.js';
 import { basicProtocols } from '../protocols/basic.js';
@@ -94,7 +94,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     },
   });
   const extra = (options.transports ?? []).map((t) => (typeof t === 'function' ? t(inbound) : t));
-  const transport = multiTransport([...extra, httpTransport({ fetch: netFetch }), ws]);
+  const wrap = (t: Transport) => (options.wrapTransport ? options.wrapTransport(t, inbound) : t);
+  const transport = multiTransport([...extra, httpTransport({ fetch: netFetch }), ws].map(wrap));
 
   router = createRouter({
     envelope: { resolve, secrets },

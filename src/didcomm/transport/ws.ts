@@ -68,6 +68,8 @@ export interface WsTransport extends Transport {
   /** Opens (or reuses) the socket to `endpoint` without sending: to listen in live mode. */
   connect(endpoint: string): Promise<void>;
   isOpen(endpoint: string): boolean;
+  /** Drops the socket to `endpoint` at once (as a network failure would); the next send reconnects. */
+  disconnect(endpoint: string): void;
   close(): Promise<void>;
 }
 
@@ -178,6 +180,11 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
     isOpen(endpoint) {
       for (const ws of live) if (ws.url === endpoint && ws.readyState === WebSocket.OPEN) return true;
       return false;
+    },
+
+    disconnect(endpoint) {
+      sockets.delete(endpoint);
+      for (const ws of live) if (ws.url === endpoint) ws.terminate();
     },
 
     async close() {

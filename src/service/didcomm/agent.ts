@@ -100,13 +100,16 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   const threads = threadStore(deps.store, () => isoNow(deps.clock));
   const related = relationships(deps, threads);
   let agentRef: ServiceDidcommAgent | undefined;
-  const transports = options.transports ?? [
+  const given = options.transports ?? [
     httpTransport({ fetch: netFetch }),
     wsTransport({
       guard: endpointGuard(endpointPolicy, deps.resolveHost),
       onInbound: (packed, info) => agentRef!.receive(packed, { transport: 'ws', ...(info.reply ? { reply: info.reply } : {}) }),
     }),
   ];
+  // Called only after the router below exists (replies of messages delivered late).
+  const late = (packed: string) => router.receive(packed, { transport: 'return-route' });
+  const transports = options.wrapTransport ? given.map((t) => options.wrapTransport!(t, late)) : given;
   const outbound = serviceOutbound({
     resolve: envelope.resolve,
     queue,

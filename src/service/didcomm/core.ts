@@ -19,6 +19,11 @@ export interface AgentOptions {
   /** Outbound transports by URL scheme (default HTTP and WebSocket). */
   transports?: Transport[];
   /**
+   * Wraps each outbound transport (given or default), e.g. with testing/faulty-transport.ts;
+   * `receive` takes return-routed replies that arrive later than the send.
+   */
+  wrapTransport?: (transport: Transport, receive: (packed: string) => Promise<unknown>) => Transport;
+  /**
    * Lifetime of a Data Pipe invitation, counted from its creation; default `deps.invitationTtlMs`
    * (30 days, docs/service.md). The invitation's own `expires_time` is enforced as well.
    */

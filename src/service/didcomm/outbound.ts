@@ -187,7 +187,7 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
           return [];
         }
         try {
-          const replies = await transport.send(endpoint, packed, { returnRoute: target.returnRoute });
+          const replies = await transport.send(endpoint, packed, { returnRoute: target.returnRoute, messageType: message.type });
           note(message.id, 'delivered');
           d.events.emit('message-delivered', { to: ionShortForm(to), messageId: message.id, type: message.type, via: 'endpoint' });
           return replies;
@@ -224,7 +224,7 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
       if (refused) return { kind: 'stop', reason: `endpoint refused: ${refused}` };
       let replies: string[];
       try {
-        replies = await transport.send(r.endpoint, entry.packed, { returnRoute });
+        replies = await transport.send(r.endpoint, entry.packed, { returnRoute, ...(entry.type ? { messageType: entry.type } : {}) });
       } catch (err) {
         const e = toIdsyncError(err);
         if (e.code === ENDPOINT_REFUSED) return { kind: 'stop', reason: `endpoint refused: ${String(e.details?.reason ?? e.message)}` };

@@ -1,0 +1,90 @@
+// The testbed's service as a restartable party: the twin runs on a fenced handle over a store
+// that outlives it. crash() cuts the handle off at once (work in flight can no longer write),
+// stops its endpoints and silences its outbound transports; restart() starts a new twin on the
+// same store at the same address (so its did:web stays the same) and the agent resumes from
+// what the store holds.
+import type { Transport } from '../didcomm/types.js';
+import { IdsyncError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import { fencedStore, type FencedStore } from './fenced-store.js';
+import { startServiceTwin, type ServiceTwin, type StartTwinOptions } from './service-twin.js';
+
+export interface ServiceParty {
+  /** The running twin (a new one after each restart). */
+  readonly twin: ServiceTwin;
+  readonly crashed: boolean;
+  crash(): Promise<void>;
+  restart(): Promise<ServiceTwin>;
+  close(): Promise<void>;
+}
+
+/**
+ * `wrapTransport` wraps each outbound transport of every agent generation (faults); `onTwin` is
+ * called with each new twin (to re-attach listeners).
+ */
+export async function startServiceParty(
+  store: Store,
+  options: Omit<StartTwinOptions, 'store'>,
+  hooks: { wrapTransport?: (t: Transport, receive: (packed: string) => Promise<unknown>) => Transport; onTwin?: (twin: ServiceTwin) => void } = {},
+): Promise<ServiceParty> {
+  let fence: FencedStore;
+  let twin: ServiceTwin;
+  let crashed = false;
+  let generation = 0;
+  let port = options.port;
+
+  async function boot(): Promise<ServiceTwin> {
+    fence = fencedStore(store);
+    const mine = ++generation;
+    // A crashed generation sends nothing more, whatever it still had in flight.
+    const alive = (t: Transport): Transport => ({
+      schemes: t.schemes,
+      async send(endpoint, packed, o) {
+        if (mine !== generation || crashed) throw new IdsyncError('transport_unreachable', 'the sending process crashed');
+        return t.send(endpoint, packed, o);
+      },
+      close: async () => t.close?.(),
+    });
+    const wrap = hooks.wrapTransport;
+    const t = await startServiceTwin({
+      ...options,
+      store: fence,
+      ...(port !== undefined ? { port } : {}),
+      agent: {
+        ...options.agent,
+        wrapTransport: (inner, receive) => alive(wrap ? wrap(inner, receive) : inner),
+      },
+    });
+    if (options.transport === 'http') port = Number(new URL(t.url).port);
+    hooks.onTwin?.(t);
+    return t;
+  }
+
+  twin = await boot();
+  const party: ServiceParty = {
+    get twin() {
+      return twin;
+    },
+    get crashed() {
+      return crashed;
+    },
+    async crash() {
+      if (crashed) return;
+      crashed = true;
+      fence.kill();
+      // Endpoints, webhook delivery and the agent stop; with the store cut off, nothing they
+      // still do is kept.
+      await twin.close().catch(() => undefined);
+    },
+    async restart() {
+      if (!crashed) await party.crash();
+      twin = await boot();
+      crashed = false;
+      return twin;
+    },
+    async close() {
+      if (!crashed) await twin.close();
+    },
+  };
+  return party;
+}
