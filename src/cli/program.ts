@@ -31,6 +31,11 @@ const LAZY_COMMANDS: LazyCommand[] = [
     register: async (program, io) => (await import('./commands/wallet.js')).registerWalletCommands(program, { io, output: (json) => createOutput(io, json) }),
   },
   {
+    name: 'proxy',
+    summary: "a fault-injecting proxy in front of a party's DIDComm endpoint, for testing flows under faults",
+    register: async (program, io) => (await import('./commands/proxy.js')).registerProxyCommand(program, { io, output: (json) => createOutput(io, json) }),
+  },
+  {
     name: 'demo',
     summary: 'the service twin and a wallet in one process: the sync flow and an e-mailed issuance, step by step',
     register: async (program, io) => (await import('./commands/demo.js')).registerDemoCommand(program, { io, output: (json) => createOutput(io, json) }),

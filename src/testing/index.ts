@@ -28,3 +28,5 @@ export { faultyTransport, faultyInbound } from './faulty-transport.js';
 export type { FaultyTransport, FaultyTransportOptions } from './faulty-transport.js';
 export { fencedStore } from './fenced-store.js';
 export type { FencedStore } from './fenced-store.js';
+export { startFaultProxy } from './fault-proxy.js';
+export type { FaultProxy, FaultProxyOptions } from './fault-proxy.js';
