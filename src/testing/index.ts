@@ -30,3 +30,5 @@ export { fencedStore } from './fenced-store.js';
 export type { FencedStore } from './fenced-store.js';
 export { startFaultProxy } from './fault-proxy.js';
 export type { FaultProxy, FaultProxyOptions } from './fault-proxy.js';
+export { runSoak, soakFaults } from './soak.js';
+export type { SoakOptions, SoakResult, SoakFlow, SoakStep } from './soak.js';
