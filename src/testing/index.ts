@@ -7,7 +7,7 @@ export type { ServiceTwin, StartTwinOptions, TwinServiceOptions } from './servic
 export { createServiceClient } from './rest-client.js';
 export type {
   ServiceClient, ServiceClientOptions, User, UpsertedUser, SyncContext, Invitation, SyncStart, IssuanceWorkflow,
-  SentInvitation, OutboxEntry, FlatDatapoints, WorkflowInput, Destination, WebhookSubscription,
+  SentInvitation, OutboxEntry, FlatDatapoints, NestedDatapoints, WorkflowInput, Destination, WebhookSubscription,
 } from './rest-client.js';
 export { startWebhookReceiver, waitForWebhook, webhookMatches } from './webhooks.js';
 export type { WebhookReceiver, WebhookReceiverOptions, ReceivedWebhook, WebhookEvent, WebhookMatch } from './webhooks.js';

@@ -13,6 +13,8 @@ import type { ChangeFeed } from './changes.js';
 export type User = Static<typeof UserSchema>;
 export type UpsertedUser = Static<typeof UserWithEcho>;
 export type SyncContext = Static<typeof SyncContextSchema>;
+/** Datapoints in the spec's nested form (`residentialAddress {…}`): syncContext.datapointsSynced / datapointsLatest. */
+export type NestedDatapoints = SyncContext['syncContext']['datapointsSynced'];
 export type Invitation = Static<typeof InviteResponse>;
 export type SyncStart = Static<typeof SyncStarted>;
 export type IssuanceWorkflow = Static<typeof IssuanceWorkflowSchema>;
