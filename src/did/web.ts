@@ -2,6 +2,7 @@
 // is fetched from https://<host>/.well-known/did.json or https://<host>/<path…>/did.json.
 // Plain HTTP only for hosts on an allow list (default localhost and 127.0.0.1), for local use.
 import { IdsyncError, isIdsyncError } from '../errors.js';
+import { readBounded } from '../http-fetch.js';
 import { generateKeyPair, type KeyPair } from '../keys.js';
 import {
   buildDocument, defaultPurposes, didcommService, documentResult, errorResult, jwkMethod, JWS_2020_CONTEXT, secretFor,
@@ -158,7 +159,8 @@ export async function fetchBounded(start: URL, o: BoundedFetchOptions): Promise<
         await discard(res);
         return { url, status: res.status, ok: false };
       }
-      return { url, status: res.status, ok: true, text: await readBounded(res, o.maxBytes, url) };
+      const tooLarge = () => new IdsyncError('response_too_large', `the response from ${url.href} is larger than the ${o.maxBytes}-byte limit`, { details: { maxBytes: o.maxBytes } });
+      return { url, status: res.status, ok: true, text: new TextDecoder().decode(await readBounded(res, o.maxBytes, tooLarge)) };
     }
     await discard(res);
     if (hops >= MAX_REDIRECTS) throw new IdsyncError('fetch_refused', `too many redirects fetching ${start.href}`);
@@ -171,31 +173,6 @@ export async function fetchBounded(start: URL, o: BoundedFetchOptions): Promise<
 
 async function discard(res: Response): Promise<void> {
   await res.body?.cancel().catch(() => undefined);
-}
-
-/** The body as UTF-8 text, refusing (and cancelling the stream) past `maxBytes`. */
-async function readBounded(res: Response, maxBytes: number, url: URL): Promise<string> {
-  const tooLarge = () => new IdsyncError('response_too_large', `the response from ${url.href} is larger than the ${maxBytes}-byte limit`, { details: { maxBytes } });
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await discard(res);
-    throw tooLarge();
-  }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 /** The did:web method resolver: network and HTTP failures become notFound with a message, never throws. */
