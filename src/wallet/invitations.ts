@@ -2,6 +2,7 @@
 // by goal code, it opens a Data Pipe (docs/protocols.md "Data Pipe 1.0") or starts a WACI
 // `streamlined-vc` issuance with propose-credential (pthid = the invitation id).
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
+import { resolutionError } from '../did/resolver.js';
 import { epochSeconds } from '../didcomm/message.js';
 import { IdsyncError } from '../errors.js';
 import { DATA_PIPE_GOAL_CODE } from '../protocols/data-pipe.js';
@@ -61,8 +62,10 @@ async function checkUsable(ctx: WalletContext, invitation: Invitation, canReach:
   }
   if (!acceptsDidcommV2(invitation)) throw new IdsyncError('didcomm_unsupported', 'the invitation does not accept DIDComm v2 answers');
   // The answer goes to the service endpoint of the inviter's DID document (did:web: fetched).
-  const doc = await ctx.resolve(invitation.from);
-  if (!doc) throw new IdsyncError('did_not_resolved', `the inviter's DID ${invitation.from} did not resolve`, { details: { did: invitation.from } });
+  // A host that does not answer is named as such (the service is down), not as an unknown DID.
+  const resolved = await ctx.resolution(invitation.from);
+  const doc = resolved.didResolutionMetadata.error ? null : resolved.didDocument;
+  if (!doc) throw resolutionError(invitation.from, resolved, `the inviter's DID ${invitation.from}`);
   if (!canReach(invitation.from) && didcommEndpoints(doc).length === 0) {
     throw new IdsyncError('no_endpoint', `the inviter's DID document names no DIDComm endpoint`, { details: { did: invitation.from } });
   }

@@ -61,7 +61,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   const registry = didRegistry(store);
   const secrets = storeSecrets(store);
   const identity = (await loadIdentity(registry)) ?? (await createIdentity({ store, registry, secrets, clock }, { endpoint: env.endpoint }));
-  const resolve = walletResolver(registry, options);
+  const resolver = walletResolver(registry, options);
+  const resolve = resolver.document;
   const log = messageLog(store, clock);
   const routes = new Routes(options.routes);
   const session = new PickupSession();
@@ -100,7 +101,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   });
 
   const ctx: WalletContext = {
-    store, clock, ids, resolve, identity, secrets, router, logger, events,
+    store, clock, ids, resolve, resolution: resolver.result, identity, secrets, router, logger, events,
     threads: threadStore(store),
     credentials: credentialStore(store, clock),
     pending: pendingStore(store),
