@@ -10,7 +10,8 @@ import { createService, type CreateServiceOptions, type Service } from '../../se
 import { checkEnvSeed, type EnvSeed } from '../../service/seed.js';
 import type { RateLimitOptions } from '../../service/http/rate-limit.js';
 import type { WorkGateOptions } from '../../service/http/work-gate.js';
-import { IdsyncError } from '../../errors.js';
+import { IdsyncError, toIdsyncError } from '../../errors.js';
+import { addressInUse } from '../../listen.js';
 import { usageError } from '../errors.js';
 import { untilSignal } from '../signals.js';
 import { processIo, type CliIo } from '../output.js';
@@ -164,7 +165,10 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
     throw err;
   }
   try {
-    const url = await service.listen({ port, host: opts.host });
+    const url = await service.listen({ port, host: opts.host }).catch((err: unknown) => {
+      // The hint in the words of this command's flags.
+      throw toIdsyncError(err).code === 'address_in_use' ? addressInUse(opts.host, port, 'stop it, or choose another --port', err) : err;
+    });
     const io = deps.io;
     const demo = service.demoCredentials;
     if (demo) {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { randomId } from '../../encoding.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
+import { addressInUse } from '../../listen.js';
 import { parseInvitationUrl } from '../../protocols/out-of-band.js';
 import { didRegistry } from '../../store/dids.js';
 import { openStore, type Store } from '../../store/store.js';
@@ -18,7 +19,7 @@ import { createWallet, type Wallet } from '../../wallet/wallet.js';
 import { usageError } from '../errors.js';
 import type { CliIo, Output } from '../output.js';
 import { untilSignal } from '../signals.js';
-import { startControl, stopControl, viaServe, type ServeInfo } from './wallet-control.js';
+import { runningServe, startControl, stopControl, viaServe, type ServeInfo } from './wallet-control.js';
 import {
   credentialView,
   humanAccept,
@@ -132,16 +133,40 @@ async function listMessages(wallet: Wallet, thid: string | undefined): Promise<M
   return (await wallet.messages(thid ? { thid } : {})).map(messageView);
 }
 
+/** Refuses a second `wallet serve` on a folder, naming the one that runs (LevelDB admits one process). */
+async function refuseSecondServe(dir: string): Promise<void> {
+  const running = await runningServe(dir);
+  if (!running) return;
+  throw new IdsyncError(
+    'wallet_busy',
+    `wallet serve already runs for ${dir} (pid ${running.pid}${running.endpoint ? `, endpoint ${running.endpoint}` : ''}, control ${running.url}); ` +
+      'stop it first, or use the other wallet commands: they go through it',
+    { details: { pid: running.pid, control: running.url, ...(running.endpoint ? { endpoint: running.endpoint } : {}) } },
+  );
+}
+
+/** A listen refusal with what to do about it here: the port the DID names, and --port. */
+function serveListenError(err: unknown, endpoint: string | undefined): unknown {
+  const e = toIdsyncError(err);
+  if (e.code !== 'address_in_use') return err;
+  const { host, port } = e.details as { host: string; port: number };
+  const named = endpoint ? ` (the DID names ${endpoint}: the service pushes only there)` : '';
+  return addressInUse(host, port, `stop it, or pass --port${named}`, err);
+}
+
 export async function serveWallet(opts: { data: string; port?: string; host: string; json?: boolean }, deps: WalletCommandDeps): Promise<void> {
   const port = opts.port === undefined ? undefined : Number(opts.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw usageError('invalid_argument', `--port must be 0-65535: ${opts.port}`);
+  await refuseSecondServe(opts.data);
   const store = await openWalletStore(opts.data);
   const existing = await loadIdentity(didRegistry(store));
   const wallet = createWallet({ store });
   const out = deps.output(Boolean(opts.json));
   let control: Server | undefined;
   try {
-    const endpoints = await wallet.listen(listenOptionsFor(existing?.endpoint, opts.host, port));
+    const endpoints = await wallet.listen(listenOptionsFor(existing?.endpoint, opts.host, port)).catch((err: unknown) => {
+      throw serveListenError(err, existing?.endpoint);
+    });
     const say = (text: string) => out.say(text);
     wallet.on('connection-established', (e) => say(`Data Pipe established with ${e.connection.theirDid}`));
     wallet.on('credential-received', (e) => say(`credential ${e.credential.id} received from ${e.credential.issuer} (${e.credential.format}, verified)`));

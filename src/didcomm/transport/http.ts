@@ -7,10 +7,10 @@
 // `retryable`, media-type.ts) answers 503 with Retry-After; a sender that gets 503 or 429 throws
 // `transport_retry_later` with the Retry-After seconds, so its caller can back off and resend.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
 import { networkError, readBounded } from '../../http-fetch.js';
+import { listen, urlHost } from '../../listen.js';
 import type { InboundHandler, Transport } from '../types.js';
 import {
   byteLength, bareMediaType, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseRetryAfter, RETRY_LATER_CODE, retryHint,
@@ -281,17 +281,9 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const port = await listen(server, options.port ?? 0, host);
   return {
-    url: `http://${hostPart}:${port}${path}`,
+    url: `http://${urlHost(host)}:${port}${path}`,
     server,
     close: () =>
       new Promise<void>((resolve) => {
