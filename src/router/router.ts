@@ -96,6 +96,7 @@ export function createRouter(options: RouterOptions): Router {
     myDids: [...(options.myDids ?? [])],
     reporter: () => reporter,
     record,
+    finishRecord,
     log,
     receive: (packed, info) => receive(packed, info),
   };
