@@ -70,8 +70,8 @@ describe('idsync wallet (no serve process)', () => {
     const messages = await runCli(['wallet', 'messages', '--data', data, '--json']);
     const log = JSON.parse(messages.stdout) as Array<{ direction: string; type: string; mode: string; thid: string }>;
     const types = log.map((m) => `${m.direction} ${m.type.split('/').slice(-1)[0]}`);
-    // An outgoing message is logged once its send returned, so an answer can be logged before it.
-    expect(types.sort()).toEqual(['in invitation', 'in issue-credential', 'in offer-credential', 'out ack', 'out propose-credential', 'out request-credential']);
+    // In the order the messages were made: each answer after what it answers.
+    expect(types).toEqual(['in invitation', 'out propose-credential', 'in offer-credential', 'out request-credential', 'in issue-credential', 'out ack']);
     expect(log.filter((m) => m.type !== 'https://didcomm.org/out-of-band/2.0/invitation').every((m) => m.mode === 'authcrypt' && m.thid === result.thid)).toBe(true);
   });
 
