@@ -32,6 +32,8 @@ export const PROTOCOL_PROBLEM_CODES = Object.freeze({
   authentication_failed: 'e.p.trust.sync.authentication-failed',
   credential_invalid: 'e.p.msg.credential-invalid',
   offer_declined: 'e.p.req.offer-declined',
+  // docs/protocols.md "Issue-credential 3.0": a propose for an invitation someone already answered
+  invitation_used: 'e.p.req.invitation-used',
   // Message Pickup 3.0 §Live Mode Change
   live_mode_not_supported: 'e.m.live-mode-not-supported',
 } as const);

@@ -9,6 +9,7 @@ import { sameDid } from '../../didcomm/message.js';
 import type { HandlerContext } from '../../router/router.js';
 import type { FlatDatapoints } from '../../credentials/datapoints.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
+import { protocolError } from '../../protocols/protocol-kit.js';
 import type { DidcommDelivery } from '../issuance/delivery/didcomm.js';
 import type { OobInvitation } from '../users/invitations.js';
 import { findWorkflowByInvitation } from '../issuance/invitation.js';
@@ -113,11 +114,18 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     if (!inv) throw coded('invitation_unknown', 'e.p.req.invitation-unknown', `pthid ${String(parsed.pthid)} names no issuance invitation of ours`);
     const wf = await getWorkflow(stateDeps, inv.workflowId);
     if (wf.status === 'EXPIRED') throw coded('workflow_expired', 'e.p.req.workflow-expired', `issuance workflow ${wf.id} has expired`);
-    if (isTerminal(wf.status)) throw new IdsyncError('invalid_state', `issuance workflow ${wf.id} is ${wf.status}`);
-    if (wf.status === 'IN_PROGRESS' && wf.didcommThreadId && wf.didcommThreadId !== parsed.thid) {
-      throw new IdsyncError('invalid_state', `issuance workflow ${wf.id} is already being answered in another thread`);
-    }
     const proposer = ctx.sender;
+    // Answered before, on another thread (in progress, completed, or failed after the answer):
+    // its own outcome, coded, saying whether it was this DID, so that a wallet can tell "I did
+    // that already" from "someone else has my invitation".
+    if (wf.didcommThreadId && wf.didcommThreadId !== parsed.thid && wf.status !== 'CREATED' && wf.status !== 'INVITATION_SENT') {
+      const byProposer = wf.userDID !== undefined && sameDid(wf.userDID, proposer);
+      throw protocolError('invitation_used', `invitation ${inv.invitationId} of issuance workflow ${wf.id} was already used by ${byProposer ? 'this DID' : 'another DID'} (${wf.status})`, {
+        workflowId: wf.id,
+        problemArgs: [inv.invitationId, byProposer ? 'this DID' : 'another DID', wf.status],
+      });
+    }
+    if (isTerminal(wf.status)) throw new IdsyncError('invalid_state', `issuance workflow ${wf.id} is ${wf.status}`);
     if (wf.userDID && !sameDid(wf.userDID, proposer)) {
       throw new IdsyncError('forbidden', `issuance workflow ${wf.id} is for another DID`);
     }
