@@ -8,6 +8,7 @@ import { IdsyncError } from '../errors.js';
 import type { InviteResponse, SyncContext as SyncContextSchema, SyncStarted, User as UserSchema, UserWithEcho } from '../service/routes/schemas/users.js';
 import type { IssuanceWorkflowSchema, SendInvitationResponse } from '../service/routes/schemas/issuance-workflows.js';
 import type { OutboxEntrySchema } from '../service/routes/dev-outbox.js';
+import type { WithSecret as WebhookWithSecret } from '../service/routes/admin-webhooks.js';
 import type { ChangeFeed } from './changes.js';
 
 export type User = Static<typeof UserSchema>;
@@ -36,13 +37,8 @@ export interface Destination {
   target?: string;
 }
 
-export interface WebhookSubscription {
-  id: string;
-  url: string;
-  secret: string;
-  events?: string[];
-  enabled: boolean;
-}
+/** POST /admin/webhooks: the subscription with its signing secret. */
+export type WebhookSubscription = Static<typeof WebhookWithSecret>;
 
 export interface ServiceClientOptions {
   /** Base URL of the service, e.g. http://127.0.0.1:8080 (no /api/v1). */

@@ -28,6 +28,7 @@ import { acceptInvitation, type Acceptance, type AcceptOptions } from './invitat
 import { walletIssueCredential } from './issue-credential.js';
 import { chooseEndpoint, didcommEndpoints, Routes, walletOutbound } from './outbound.js';
 import { liveDeliveryChange, pickup, PickupSession, walletPickupProtocol, type PickupOptions, type PickupResult } from './pickup.js';
+import { park } from './pending.js';
 import { pendingStore, resolvePolicy } from './policies.js';
 import { onProblemReceived } from './problems.js';
 import { walletPresentProof } from './present-proof.js';
@@ -117,8 +118,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     outOfBandProtocol({
       onInvitation: async (invitation, message) => {
         const item = { id: invitation.id, kind: 'invitation' as const, thid: invitation.id, from: invitation.from, receivedAt: isoNow(ctx.clock), message, ...(invitation.body.goal_code ? { goalCode: invitation.body.goal_code } : {}) };
-        await ctx.pending.add(item);
-        events.emit('invitation-received', { item });
+        await park(ctx, item);
         // Accepted after this handler returns (the service's delivery is not held open while the
         // Data Pipe or issuance runs); a failure leaves the item pending for approve/decline.
         if (ctx.policy.invitations === 'auto') {
