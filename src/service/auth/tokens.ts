@@ -34,8 +34,8 @@ interface StoredSigningKey {
 
 const ALG = 'EdDSA';
 
-function invalidToken(detail: string, code = 'invalid_token') {
-  return problem(code, 401, detail, undefined, { 'WWW-Authenticate': bearerChallenge('invalid_token', detail) });
+function invalidToken(detail: string, code: 'invalid_token' | 'token_expired' = 'invalid_token') {
+  return problem(code, detail, undefined, { 'WWW-Authenticate': bearerChallenge('invalid_token', detail) });
 }
 
 export async function createTokenService(deps: {
