@@ -80,8 +80,8 @@ async function readBounded(res: Response, max: number, endpoint: string): Promis
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The `code` of an RFC 9457 problem document, if `text` is one. */
-function problemCodeOf(text: string): string | undefined {
+/** The `code` of an RFC 9457 problem document, if `text` is one (the receiver's, not necessarily ours). */
+function remoteCodeOf(text: string): string | undefined {
   try {
     const p = JSON.parse(text) as { code?: unknown };
     return typeof p?.code === 'string' ? p.code : undefined;
@@ -130,7 +130,7 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
           }
           if (res.status < 200 || res.status > 299) {
             const text = await readBounded(res, 64 * 1024, endpoint).catch(() => '');
-            const problemCode = problemCodeOf(text);
+            const problemCode = remoteCodeOf(text);
             // RFC 9110 §15.6.4 (503), RFC 6585 §4 (429): not taken now; Retry-After says when to resend.
             if (res.status === 503 || res.status === 429) {
               throw retryLaterError(endpoint, res.status, parseRetryAfter(res.headers.get('retry-after'), clock.now()), problemCode);
