@@ -95,8 +95,6 @@ export function resolutionCache(options: { max?: number; ttlMs?: number; clock?:
   };
 }
 
-const TRANSPORT_CODES = new Set(['transport_unreachable', 'transport_timeout']);
-
 /**
  * Why `did` did not resolve, as a coded error for the user: `transport_unreachable` or
  * `transport_timeout` naming the address when its host could not be reached (did:web, web.ts),
@@ -104,7 +102,7 @@ const TRANSPORT_CODES = new Set(['transport_unreachable', 'transport_timeout']);
  */
 export function resolutionError(did: string, result: DIDResolutionResult, what = `the DID ${did}`): IdsyncError {
   const meta = result.didResolutionMetadata as { error?: string; message?: string; code?: unknown; url?: unknown; reason?: unknown };
-  if (typeof meta.code === 'string' && TRANSPORT_CODES.has(meta.code) && typeof meta.url === 'string') {
+  if ((meta.code === 'transport_unreachable' || meta.code === 'transport_timeout') && typeof meta.url === 'string') {
     const why = meta.code === 'transport_timeout' ? `no answer from ${meta.url} in time` : `cannot reach ${meta.url}${meta.reason ? ` (${String(meta.reason)})` : ''}`;
     return new IdsyncError(meta.code, `${why}: ${what} did not resolve`, { details: { did, endpoint: meta.url, ...(meta.reason ? { reason: meta.reason } : {}) } });
   }

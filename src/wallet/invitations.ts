@@ -4,10 +4,9 @@
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
 import { resolutionError } from '../did/resolver.js';
 import { epochSeconds } from '../didcomm/message.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, problemCodeOf } from '../errors.js';
 import { DATA_PIPE_GOAL_CODE } from '../protocols/data-pipe.js';
 import { ISSUE_CREDENTIAL_PIURI, STREAMLINED_VC } from '../protocols/issue-credential.js';
-import { PROTOCOL_PROBLEM_CODES } from '../protocols/protocol-kit.js';
 import type { ParsedProblem } from '../protocols/report-problem.js';
 import { acceptsDidcommV2, parseInvitationUrl, validateInvitation, type FetchLike, type Invitation } from '../protocols/out-of-band.js';
 import type { ConnectionRecord } from '../store/connections.js';
@@ -127,7 +126,7 @@ export function credentialOnThread(ctx: WalletContext, thid: string, timeoutMs: 
     throw new IdsyncError('credential_refused', `the credential failed the ${e.failedCheck} check`, { details: { check: e.failedCheck, code: e.code } });
   });
   const problem = waitForEvent(ctx.events, 'problem-received', (e) => e.problem.pthid === thid, o).then(async (e) => {
-    if (e.problem.code === PROTOCOL_PROBLEM_CODES.invitation_used) throw await invitationUsed(ctx, e.problem, invitationId, thid);
+    if (e.problem.code === problemCodeOf('invitation_used')) throw await invitationUsed(ctx, e.problem, invitationId, thid);
     throw new IdsyncError('problem_reported', `the issuer reported ${e.problem.code}`, { details: { problem: e.problem } });
   });
   for (const p of [got, refused, problem]) p.catch(() => undefined);
