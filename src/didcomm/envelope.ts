@@ -19,7 +19,7 @@
 // without the outer layer (`protectSender: false`, or the spec's appendix vector) is also
 // reported as 'authcrypt-signed', with anonymousSender false.
 import { Message, FromPrior } from 'didcomm-node';
-import { IdsyncError, isIdsyncError } from '../errors.js';
+import { IdsyncError, isIdsyncError, type ErrorCode } from '../errors.js';
 import { libraryResolver, librarySecrets, sameDid, type ErrorTrap, type LibDidResolver } from './adapters.js';
 import { didOf } from './message.js';
 import {
@@ -54,7 +54,7 @@ export interface UnpackOptions {
 }
 
 // didcomm-node error names → our codes.
-const CODES: Record<string, string> = {
+const CODES: Readonly<Record<string, ErrorCode>> = {
   DIDCommMalformed: 'didcomm_malformed',
   DIDCommDIDNotResolved: 'did_not_resolved',
   DIDCommDIDUrlNotFound: 'did_not_resolved',
@@ -79,7 +79,7 @@ function toError(op: string, err: unknown, trap: ErrorTrap): IdsyncError {
   if (isIdsyncError(err)) return err;
   const name = err instanceof Error ? err.name : '';
   const message = err instanceof Error ? err.message : String(err);
-  let code = CODES[name] ?? 'didcomm_error';
+  let code: ErrorCode = Object.hasOwn(CODES, name) ? CODES[name] : 'didcomm_error';
   // Anoncrypt to a recipient whose only key agreement keys are on curves the library lacks
   // (P-384, P-521) surfaces as an internal-state error; it is an unsupported-crypto case.
   if (name === 'DIDCommInvalidState' && message.includes('No key agreement keys found')) code = 'didcomm_unsupported';

@@ -1,5 +1,6 @@
 // Our own small DIDComm v2 types. Only didcomm/envelope.ts sees didcomm-node's types.
 import type { DocumentResolver, Secret } from '../did/types.js';
+import type { ErrorCode } from '../errors.js';
 
 /** DIDComm Messaging v2 §2.4 plaintext message. */
 export interface Attachment {
@@ -138,7 +139,7 @@ export interface InboundOutcome {
 /** A message refused for good that no problem report answered. */
 export interface InboundRefusal {
   /** The IdsyncError code (e.g. `no_reply_address`, `sender_not_authenticated`). */
-  code: string;
+  code: ErrorCode;
   message: string;
   /** The DIDComm problem code the refusal maps to (report-problem 2.0), when one is known. */
   problemCode?: string;

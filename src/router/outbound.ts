@@ -4,12 +4,11 @@ import type { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../clock.js';
 import type { RuleRegistry } from '../conformance/registry.js';
 import { errorsOf, type ConformanceResult } from '../conformance/types.js';
-import { IdsyncError, toIdsyncError } from '../errors.js';
+import { IdsyncError, toIdsyncError, type ErrorCode } from '../errors.js';
 import type { MessageRecord } from '../store/messages.js';
 import { createMessage, sameDid, threadId, type MessageDraft } from '../didcomm/message.js';
 import { replySenderKid, senderOf } from './addressing.js';
 import {
-  ROUTER_ERRORS,
   type LogLevel,
   type Outbound,
   type PackFn,
@@ -38,6 +37,8 @@ export interface RouterCore {
   reporter(): ProblemReporter | undefined;
   /** Writes a message log record; never throws. Returns its seq. */
   record(rec: LogInput): Promise<string | undefined>;
+  /** Completes record `seq` with `patch` (or, for a log that cannot update, writes rec + patch now); never throws. */
+  finishRecord(seq: string | undefined, rec: LogInput, patch: Partial<LogInput>): Promise<void>;
   log(level: LogLevel, msg: string, data?: Record<string, unknown>): void;
   receive(packed: string, info?: ReceiveInfo): Promise<RouterResult>;
 }
@@ -58,11 +59,11 @@ const AUTHCRYPT_MODES: readonly EnvelopeMode[] = ['authcrypt', 'anoncrypt-authcr
 /** The refusal for failed MUST rules, coded by the layer of the first one. */
 export function refusalFor(failures: ConformanceResult[]): IdsyncError {
   const first = failures[0];
-  const code =
-    first.layer === 'plaintext' ? ROUTER_ERRORS.malformed
-    : first.layer === 'protocol' ? ROUTER_ERRORS.invalidBody
-    : first.rule === 'envelope.from-matches-sender' || first.rule === 'envelope.from-matches-signer' ? ROUTER_ERRORS.senderMismatch
-    : ROUTER_ERRORS.envelope;
+  const code: ErrorCode =
+    first.layer === 'plaintext' ? 'message_malformed'
+    : first.layer === 'protocol' ? 'message_invalid_body'
+    : first.rule === 'envelope.from-matches-sender' || first.rule === 'envelope.from-matches-signer' ? 'sender_mismatch'
+    : 'envelope_nonconformant';
   return new IdsyncError(code, `${first.rule}: ${first.detail ?? 'failed'}`, { details: { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) } });
 }
 
@@ -76,6 +77,27 @@ function outgoingChecks(core: RouterCore, message: PlainMessage, unchecked?: boo
 /** `senderKid`: the authcrypt sender key id (router-addressing.ts replySenderKid), else `from` itself. */
 function packFor(core: RouterCore, message: PlainMessage, to: string, mode: EnvelopeMode, senderKid?: string): Promise<PackResult> {
   return core.pack(message, { mode, to, from: senderKid ?? message.from, signBy: message.from }, core.options.envelope);
+}
+
+/**
+ * Logs an outgoing message when it is made, before it is sent, and completes the record with
+ * the outcome: the peer may answer while our send is still open (an HTTP POST whose handler
+ * replies to our endpoint), and the log must list the message before its answer. A log that
+ * cannot update records once, when the outcome is known.
+ */
+async function logged<T>(core: RouterCore, rec: LogInput, send: () => Promise<T>): Promise<T> {
+  const seq = core.options.log?.update ? await core.record({ ...rec, result: 'sending' }) : undefined;
+  let value: T;
+  try {
+    value = await send();
+  } catch (err) {
+    await core.finishRecord(seq, rec, { ...rec, result: 'failed' });
+    throw err;
+  }
+  // The whole record as the patch: a log wrapper may rewrite the outcome by message id (the
+  // service's marks 'queued' and 'dropped', service/didcomm/agent.ts).
+  await core.finishRecord(seq, rec, { ...rec });
+  return value;
 }
 
 function outRecord(message: PlainMessage, packed: PackResult, result: string, results: ConformanceResult[], extra: Partial<LogInput> = {}): LogInput {
@@ -95,18 +117,16 @@ export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: S
   const message = createMessage({ ...draft, to: (draft.to as string[] | undefined) ?? [to], from }, { clock, ids }, { expiresInMs: opts.expiresInMs });
   const results = outgoingChecks(core, message, opts.unchecked);
   const packed = await packFor(core, message, to, mode, senderKid);
-  if (!options.send) throw new IdsyncError(ROUTER_ERRORS.noOutbound, 'the router has no outbound delivery function (options.send)');
+  if (!options.send) throw new IdsyncError('no_outbound', 'the router has no outbound delivery function (options.send)');
   const returnRoute = message.return_route === 'all' || message.return_route === 'thread';
   const endpoint = opts.via ?? packed.serviceEndpoint;
+  const send = options.send;
   let replies: string[] | void;
   try {
-    replies = await options.send(packed.packed, { to, mode: packed.mode, message, endpoint, returnRoute });
+    replies = await logged(core, outRecord(message, packed, 'sent', results, { endpoint }), () => send(packed.packed, { to, mode: packed.mode, message, endpoint, returnRoute }));
   } catch (err) {
-    const e = toIdsyncError(err, 'delivery_failed');
-    await core.record(outRecord(message, packed, 'failed', results, { endpoint }));
-    throw e;
+    throw toIdsyncError(err, 'delivery_failed');
   }
-  await core.record(outRecord(message, packed, 'sent', results, { endpoint }));
   core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: false });
   const processed: RouterResult[] = [];
   for (const r of replies ?? []) processed.push(await core.receive(r, { transport: 'return-route' }));
@@ -122,7 +142,7 @@ export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDra
   // The DID the envelope proves wins over a `from` it contradicts (never reflect to a claimed sender).
   const proven = senderOf(inc.metadata);
   const to = proven && !sameDid(proven, inc.message.from) ? proven : inc.message.from ?? proven;
-  if (!to) throw new IdsyncError(ROUTER_ERRORS.noReplyAddress, 'the message has no sender to reply to');
+  if (!to) throw new IdsyncError('no_reply_address', 'the message has no sender to reply to');
   const replyMode = mode ?? options.replyMode ?? (inc.metadata.mode === 'plaintext' ? 'plaintext' : inc.me ? 'authcrypt' : 'anoncrypt');
   const isProblem = core.reporter()?.isReport(draft as PlainMessage) ?? false;
   const base: MessageDraft = { ...draft, to: [to], from: (draft.from as string | undefined) ?? (replyMode === 'anoncrypt' ? undefined : inc.me) };
@@ -134,9 +154,10 @@ export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDra
     const message = createMessage(base, { clock, ids });
     const results = outgoingChecks(core, message);
     const packed = await packFor(core, message, to, replyMode, senderKid);
-    await inc.info.reply(packed.packed);
+    const rec = outRecord(message, packed, 'sent', results, { transport: 'return-route', problemCode: isProblem ? (message.body.code as string) : undefined });
+    const reply = inc.info.reply;
+    await logged(core, rec, () => reply(packed.packed));
     inc.replies.push(packed.packed);
-    await core.record(outRecord(message, packed, 'sent', results, { transport: 'return-route', problemCode: isProblem ? (message.body.code as string) : undefined }));
     core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: true });
     return message;
   }

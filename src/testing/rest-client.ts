@@ -4,15 +4,18 @@
 // problem responses into IdsyncErrors carrying the problem's `code` and HTTP status.
 import type { Static } from '@fastify/type-provider-typebox';
 import { systemClock, type Clock } from '../clock.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, asErrorCode } from '../errors.js';
 import type { InviteResponse, SyncContext as SyncContextSchema, SyncStarted, User as UserSchema, UserWithEcho } from '../service/routes/schemas/users.js';
 import type { IssuanceWorkflowSchema, SendInvitationResponse } from '../service/routes/schemas/issuance-workflows.js';
 import type { OutboxEntrySchema } from '../service/routes/dev-outbox.js';
+import type { WithSecret as WebhookWithSecret } from '../service/routes/admin-webhooks.js';
 import type { ChangeFeed } from './changes.js';
 
 export type User = Static<typeof UserSchema>;
 export type UpsertedUser = Static<typeof UserWithEcho>;
 export type SyncContext = Static<typeof SyncContextSchema>;
+/** Datapoints in the spec's nested form (`residentialAddress {…}`): syncContext.datapointsSynced / datapointsLatest. */
+export type NestedDatapoints = SyncContext['syncContext']['datapointsSynced'];
 export type Invitation = Static<typeof InviteResponse>;
 export type SyncStart = Static<typeof SyncStarted>;
 export type IssuanceWorkflow = Static<typeof IssuanceWorkflowSchema>;
@@ -34,13 +37,8 @@ export interface Destination {
   target?: string;
 }
 
-export interface WebhookSubscription {
-  id: string;
-  url: string;
-  secret: string;
-  events?: string[];
-  enabled: boolean;
-}
+/** POST /admin/webhooks: the subscription with its signing secret. */
+export type WebhookSubscription = Static<typeof WebhookWithSecret>;
 
 export interface ServiceClientOptions {
   /** Base URL of the service, e.g. http://127.0.0.1:8080 (no /api/v1). */
@@ -182,10 +180,13 @@ function queryString(query: Record<string, string | number | undefined>): string
   return text ? `?${text}` : '';
 }
 
-/** RFC 9457 problem details → IdsyncError(code); the status and problem stay in details. */
+/**
+ * RFC 9457 problem details → IdsyncError(code); the status and problem stay in details. A code
+ * that is not in the catalogue (another service's) becomes `service_problem`: it is in details.problem.
+ */
 function problemError(method: string, path: string, status: number, body: unknown): IdsyncError {
   const p = (typeof body === 'object' && body !== null ? body : {}) as { code?: string; title?: string; detail?: string };
-  const code = typeof p.code === 'string' ? p.code : `http_${status}`;
+  const code = asErrorCode(p.code, 'service_problem');
   const why = p.detail ?? p.title ?? (typeof body === 'string' && body ? body.slice(0, 200) : `HTTP ${status}`);
   return new IdsyncError(code, `${method} ${path.split('?')[0]}: ${status} ${why}`, { details: { status, problem: body } });
 }

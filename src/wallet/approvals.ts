@@ -1,9 +1,9 @@
 // approve(id) and decline(id, reason) for what the manual policy holds back (policies.ts).
 import { createMessage } from '../didcomm/message.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, problemCodeOf } from '../errors.js';
 import type { Invitation } from '../protocols/out-of-band.js';
 import { PRESENT_PROOF_PROVER } from '../protocols/present-proof.js';
-import { PROBLEM_CODES, problemReportDraft } from '../protocols/report-problem.js';
+import { problemReportDraft } from '../protocols/report-problem.js';
 import type { WalletContext } from './context.js';
 import { acceptOffer, declineOffer } from './issue-credential.js';
 import type { PendingItem } from './policies.js';
@@ -25,14 +25,19 @@ async function itemAndThread(ctx: WalletContext, id: string): Promise<{ item: Pe
   return { item, thread };
 }
 
-/** Answers a pending item: requests the offered credential, sends the DID-auth proof, or accepts the invitation. */
-export async function approvePending(ctx: WalletContext, id: string, accept: (invitation: Invitation) => Promise<unknown>): Promise<void> {
+/**
+ * Answers a pending item: requests the offered credential, sends the DID-auth proof, or accepts
+ * the invitation (resolving with what accepting it gave).
+ */
+export async function approvePending<A>(ctx: WalletContext, id: string, accept: (invitation: Invitation) => Promise<A>): Promise<A | undefined> {
   const { item, thread } = await itemAndThread(ctx, id);
   // On failure the item stays pending (the thread step was rolled back) so it can be retried.
-  if (item.kind === 'invitation') await accept(item.message as Invitation);
+  let accepted: A | undefined;
+  if (item.kind === 'invitation') accepted = await accept(item.message as Invitation);
   else if (item.kind === 'credential-offer') await acceptOffer(ctx, thread!);
   else await answerProofRequest(ctx, thread!);
   await ctx.pending.remove(id);
+  return accepted;
 }
 
 /** Declines a pending item: report-problem e.p.req.offer-declined for offers, e.p.req.declined for proof requests. */
@@ -40,7 +45,7 @@ export async function declinePending(ctx: WalletContext, id: string, reason?: st
   const { item, thread } = await itemAndThread(ctx, id);
   if (item.kind === 'credential-offer') await declineOffer(ctx, thread!, reason);
   else if (item.kind === 'proof-request') {
-    const draft = problemReportDraft(item.message, { code: PROBLEM_CODES.declined, comment: 'The holder declined to present: {1}', args: [reason ?? 'declined'] });
+    const draft = problemReportDraft(item.message, { code: problemCodeOf('declined'), comment: 'The holder declined to present: {1}', args: [reason ?? 'declined'] });
     await sendStep(ctx, PRESENT_PROOF_PROVER, createMessage({ ...draft, to: [thread!.peer!] }, { clock: ctx.clock, ids: ctx.ids }));
   }
   await ctx.pending.remove(id);

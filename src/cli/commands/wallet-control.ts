@@ -5,8 +5,9 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { IdsyncError, isIdsyncError, toIdsyncError } from '../../errors.js';
+import { IdsyncError, asErrorCode, isIdsyncError, toIdsyncError } from '../../errors.js';
 import { parseJsonBounded } from '../../json-depth.js';
+import { listen } from '../../listen.js';
 
 /** What DIR/serve.json holds while `wallet serve` runs (mode 0600: the token guards the wallet). */
 export interface ServeInfo {
@@ -53,10 +54,7 @@ export function startControl(token: string, routes: Record<string, ControlRoute>
       );
     });
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  });
+  return listen(server, 0, '127.0.0.1').then(() => server);
 }
 
 /** Closes the control server, dropping open keep-alive connections. */
@@ -75,6 +73,14 @@ async function readServeInfo(dir: string): Promise<ServeInfo | undefined> {
   }
 }
 
+/** The serve process running for `dir` (its serve.json, and it answers); undefined when none does. */
+export async function runningServe(dir: string): Promise<ServeInfo | undefined> {
+  const info = await readServeInfo(dir);
+  if (!info) return undefined;
+  const answered = await viaServe<unknown>(dir, 'GET', '/info').catch(() => undefined);
+  return answered === undefined ? undefined : info;
+}
+
 /** Calls the serve process of `dir`; undefined when none answers (then the caller opens the store). */
 export async function viaServe<T>(dir: string, method: string, path: string, body?: unknown): Promise<T | undefined> {
   const info = await readServeInfo(dir);
@@ -91,7 +97,7 @@ export async function viaServe<T>(dir: string, method: string, path: string, bod
   }
   const value = (await res.json()) as { code?: string; message?: string };
   if (!res.ok) {
-    throw new IdsyncError(value.code ?? 'wallet_serve_error', value.message ?? `wallet serve answered ${res.status}`, res.status === 400 ? { details: { usage: true } } : {});
+    throw new IdsyncError(asErrorCode(value.code, 'wallet_serve_error'), value.message ?? `wallet serve answered ${res.status}`, res.status === 400 ? { details: { usage: true } } : {});
   }
   return value as T;
 }

@@ -7,9 +7,10 @@
 // `retryable`, media-type.ts) answers 503 with Retry-After; a sender that gets 503 or 429 throws
 // `transport_retry_later` with the Retry-After seconds, so its caller can back off and resend.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../../clock.js';
-import { IdsyncError, isIdsyncError } from '../../errors.js';
+import { httpStatusOf, IdsyncError, isIdsyncError, type ErrorCode } from '../../errors.js';
+import { networkError, readBounded } from '../../http-fetch.js';
+import { listen, urlHost } from '../../listen.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
 import type { InboundHandler, Transport } from '../types.js';
 import {
@@ -32,57 +33,14 @@ export interface HttpTransportOptions {
   clock?: Clock;
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
-
-function causeCode(err: unknown): string | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
-    if (typeof e.code === 'string') return e.code;
-  }
-  return undefined;
-}
-
-function networkError(err: unknown, endpoint: string): IdsyncError {
-  if (isIdsyncError(err)) return err;
-  const name = (err as Error)?.name;
-  const code = causeCode(err);
-  if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
-    return new IdsyncError('transport_timeout', `no answer from ${endpoint} in time`, { details: { endpoint }, cause: err });
-  }
-  const why = code && NETWORK_CODES.has(code) ? code : ((err as Error)?.message ?? 'network error');
-  return new IdsyncError('transport_unreachable', `cannot reach ${endpoint} (${why})`, { details: { endpoint, reason: code }, cause: err });
-}
-
-/**
- * Reads at most `max` bytes of a response body. A declared Content-Length over the cap is
- * refused before reading; otherwise the body is read chunk by chunk and, once past the cap,
- * the stream is cancelled (the connection is dropped) instead of being read to its end.
- */
-async function readBounded(res: Response, max: number, endpoint: string): Promise<string> {
+/** A reply body read within `max` bytes (http-fetch.ts); a longer one is refused as transport_rejected. */
+async function readReply(res: Response, max: number, endpoint: string): Promise<string> {
   const tooLarge = () => new IdsyncError('transport_rejected', `reply from ${endpoint} is larger than ${max} bytes`, { details: { endpoint, status: res.status, maxBytes: max } });
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > max) {
-    void res.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      void reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return (await readBounded(res, max, tooLarge)).toString('utf8');
 }
 
-/** The `code` of an RFC 9457 problem document, if `text` is one. */
-function problemCodeOf(text: string): string | undefined {
+/** The `code` of an RFC 9457 problem document, if `text` is one (the receiver's, not necessarily ours). */
+function remoteCodeOf(text: string): string | undefined {
   try {
     const p = JSON.parse(text) as { code?: unknown };
     return typeof p?.code === 'string' ? p.code : undefined;
@@ -130,8 +88,8 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
             continue;
           }
           if (res.status < 200 || res.status > 299) {
-            const text = await readBounded(res, 64 * 1024, endpoint).catch(() => '');
-            const problemCode = problemCodeOf(text);
+            const text = await readReply(res, 64 * 1024, endpoint).catch(() => '');
+            const problemCode = remoteCodeOf(text);
             // RFC 9110 §15.6.4 (503), RFC 6585 §4 (429): not taken now; Retry-After says when to resend.
             if (res.status === 503 || res.status === 429) {
               throw retryLaterError(endpoint, res.status, parseRetryAfter(res.headers.get('retry-after'), clock.now()), problemCode);
@@ -140,7 +98,7 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
               details: { endpoint, status: res.status, ...(problemCode ? { problemCode } : {}) },
             });
           }
-          const body = await readBounded(res, maxReplyBytes, endpoint);
+          const body = await readReply(res, maxReplyBytes, endpoint);
           const type = bareMediaType(res.headers.get('content-type'));
           if (body.trim() === '') return [];
           if (isDidcommMediaType(type) || ((type === '' || type === 'application/json') && looksPacked(body))) return [body];
@@ -169,7 +127,7 @@ export interface HttpInboundResponse {
 }
 
 export interface InboundProblem {
-  code: string;
+  code: ErrorCode;
   title: string;
   /** 503: seconds after which the sender should send the message again. */
   retryAfterSeconds?: number;
@@ -189,8 +147,11 @@ export interface HttpInboundOptions {
   maxBytes?: number;
 }
 
-/** An RFC 9457 problem details response; `problemCode` is an extension member (RFC 9457 §3.2). */
-export function problemResponse(status: number, code: string, title: string, problemCode?: string): HttpInboundResponse {
+/**
+ * An RFC 9457 problem details response; the status is the catalogue's unless a handler's error
+ * named another 4xx (statusForHandlerError). `problemCode` is an extension member (RFC 9457 §3.2).
+ */
+export function problemResponse(code: ErrorCode, title: string, status: number = httpStatusOf(code), problemCode?: string): HttpInboundResponse {
   const extra = problemCode ? { problemCode } : {};
   return { status, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title, status, code, ...extra }), problem: { code, title, ...extra } };
 }
@@ -221,14 +182,14 @@ export function retryLaterResponse(retryAfterSeconds: number): HttpInboundRespon
 export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpInboundHandler, options: HttpInboundOptions = {}): Promise<HttpInboundResponse> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   if (!isDidcommMediaType(req.contentType)) {
-    return problemResponse(415, 'unsupported_media_type', 'Content-Type must be a DIDComm v2 media type (application/didcomm-encrypted+json, -signed+json or -plain+json)');
+    return problemResponse('unsupported_media_type', 'Content-Type must be a DIDComm v2 media type (application/didcomm-encrypted+json, -signed+json or -plain+json)');
   }
-  if (byteLength(req.body) > maxBytes) return problemResponse(413, 'payload_too_large', `a message may have at most ${maxBytes} bytes`);
+  if (byteLength(req.body) > maxBytes) return problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`);
   try {
     detectMediaType(req.body);
   } catch (err) {
-    if (isIdsyncError(err) && err.code === JSON_TOO_DEEP) return problemResponse(400, err.code, err.message);
-    return problemResponse(400, 'invalid_message', 'the body is not a JSON object');
+    if (isIdsyncError(err) && err.code === JSON_TOO_DEEP) return problemResponse(err.code, err.message);
+    return problemResponse('invalid_message', 'the body is not a JSON object');
   }
 
   let reply: string | undefined;
@@ -249,7 +210,7 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
   } catch (err) {
     const { status, code, message, retryAfterSeconds } = statusForHandlerError(err);
     if (retryAfterSeconds !== undefined) return retryLaterResponse(retryAfterSeconds);
-    return problemResponse(status, code, message);
+    return problemResponse(code, message, status);
   } finally {
     open = false;
   }
@@ -258,7 +219,7 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
   // Refused for good and no problem report could tell the sender: this answer does (never a 503
   // for a message that would fail the same way every time it is sent).
   const refusal = refusalOf(outcome);
-  if (refusal) return problemResponse(400, refusal.code, refusal.message, refusal.problemCode);
+  if (refusal) return problemResponse(refusal.code, refusal.message, 400, refusal.problemCode);
   if (reply === undefined) return { status: 202 };
   return { status: 200, body: reply, contentType: detectMediaType(reply) };
 }
@@ -299,11 +260,11 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
 
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-    if (pathname !== path) return send(res, problemResponse(404, 'not_found', `messages go to ${path}`));
-    if (req.method !== 'POST') return send(res, problemResponse(405, 'method_not_allowed', 'messages are POSTed'), { allow: 'POST' });
+    if (pathname !== path) return send(res, problemResponse('not_found', `messages go to ${path}`));
+    if (req.method !== 'POST') return send(res, problemResponse('method_not_allowed', 'messages are POSTed'), { allow: 'POST' });
     const tooLarge = () => {
       // Answer, then drop the connection instead of reading the rest of an oversized body.
-      send(res, problemResponse(413, 'payload_too_large', `a message may have at most ${maxBytes} bytes`), { connection: 'close' });
+      send(res, problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`), { connection: 'close' });
       res.once('finish', () => req.destroy());
     };
     if (Number(req.headers['content-length'] ?? 0) > maxBytes) return tooLarge();
@@ -329,21 +290,13 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       const body = Buffer.concat(chunks).toString('utf8');
       handleHttpInbound({ body, contentType: req.headers['content-type'] }, options.handler, { maxBytes })
         .then((r) => send(res, r))
-        .catch(() => send(res, problemResponse(500, 'internal_error', 'the message could not be processed')));
+        .catch(() => send(res, problemResponse('internal_error', 'the message could not be processed')));
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const port = await listen(server, options.port ?? 0, host);
   return {
-    url: `http://${hostPart}:${port}${path}`,
+    url: `http://${urlHost(host)}:${port}${path}`,
     server,
     close: () =>
       new Promise<void>((resolve) => {

@@ -4,6 +4,7 @@
 // JWT signed with the same key passes as an access token), and uses the injected clock.
 import { SignJWT, calculateJwkThumbprint, importJWK, jwtVerify, errors as joseErrors, type CryptoKey } from 'jose';
 import type { Clock, IdGenerator } from '../../clock.js';
+import type { HttpErrorCode } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import { generateKeyPair, privateJwk, publicJwk, keyPairFromJwk, type PrivateJwk } from '../../keys.js';
 import { type AuthContext } from './route-auth.js';
@@ -37,8 +38,8 @@ const ALG = 'EdDSA';
 /** RFC 9068 §2.1: the JOSE header `typ` of an access token; §4: resource servers reject any other. */
 export const ACCESS_TOKEN_TYP = 'at+jwt';
 
-function invalidToken(detail: string, code = 'invalid_token') {
-  return problem(code, 401, detail, undefined, { 'WWW-Authenticate': bearerChallenge('invalid_token', detail) });
+function invalidToken(detail: string, code: HttpErrorCode = 'invalid_token') {
+  return problem(code, detail, undefined, { 'WWW-Authenticate': bearerChallenge('invalid_token', detail) });
 }
 
 export async function createTokenService(deps: {

@@ -16,7 +16,7 @@ export function installJsonParsers(app: FastifyInstance): void {
     // RFC 8259 §9: nesting is bounded before parsing (json-depth.ts), so nothing that walks the
     // value later can overflow the stack.
     if (jsonDepth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-      return done(problem(JSON_TOO_DEEP, 400, `a JSON body may nest at most ${MAX_JSON_DEPTH} levels deep`, { maxDepth: MAX_JSON_DEPTH }));
+      return done(problem(JSON_TOO_DEEP, `a JSON body may nest at most ${MAX_JSON_DEPTH} levels deep`, { maxDepth: MAX_JSON_DEPTH }));
     }
     json(request, body, done);
   };

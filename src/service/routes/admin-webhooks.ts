@@ -24,7 +24,8 @@ export const WebhookSchema = Type.Object(
   },
   { title: 'WebhookSubscription' },
 );
-const WithSecret = Type.Object({ ...WebhookSchema.properties, secret: Type.String({ description: 'whsec_… (Standard Webhooks)' }) });
+/** A subscription as created (the only answer that carries its secret). */
+export const WithSecret = Type.Object({ ...WebhookSchema.properties, secret: Type.String({ description: 'whsec_… (Standard Webhooks)' }) });
 
 const WebhookInput = Type.Object(
   {
@@ -74,7 +75,7 @@ const view = ({ secret: _s, tenantId: _t, ...rest }: WebhookSubscription) => res
 export async function adminWebhookRoutes(app: App, webhooks: WebhookDispatcher): Promise<void> {
   async function own(tenantId: string, id: string): Promise<WebhookSubscription> {
     const sub = await webhooks.subscriptions.get(id);
-    if (!sub || sub.tenantId !== tenantId) throw problem('webhook_not_found', 404, `no webhook subscription ${id}`);
+    if (!sub || sub.tenantId !== tenantId) throw problem('webhook_not_found', `no webhook subscription ${id}`);
     return sub;
   }
 
@@ -166,7 +167,7 @@ export async function adminWebhookRoutes(app: App, webhooks: WebhookDispatcher):
     async (request) => {
       const sub = await own(authOf(request).tenantId, request.params.webhookId);
       const mine = (await webhooks.deliveries()).find((d) => d.id === request.params.deliveryId && d.subscriptionId === sub.id);
-      if (!mine) throw problem('not_found', 404, `no delivery ${request.params.deliveryId}`);
+      if (!mine) throw problem('not_found', `no delivery ${request.params.deliveryId}`);
       return webhooks.redeliver(mine.id);
     },
   );

@@ -1,12 +1,15 @@
 // GET /connect?_oob=…: where invitation URLs point (vendor-facts). JSON clients get the decoded
-// out-of-band invitation (DIDComm v2 §9.5.2); browsers get a page with the URL and a QR code.
+// out-of-band invitation (DIDComm v2 §9.5.2); browsers get a page with the URL and a QR code, and
+// when the invitation is expired or not ours, a page saying so (clients get problem JSON).
 import { Type } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { App } from '../http/app-types.js';
 import type { ServiceDeps } from '../deps.js';
 import { findInvitation } from '../users/invitations.js';
 import { findWorkflowByInvitation } from '../issuance/invitation.js';
 import { problem } from '../http/problem.js';
+import { problemFor, sendProblem } from '../http/problem-handlers.js';
 import { problemResponses } from '../http/schemas.js';
 import { b64uDecodeText, jcs } from '../../encoding.js';
 import { isIdsyncError } from '../../errors.js';
@@ -25,17 +28,17 @@ const Invitation = Type.Object(
 );
 
 export function decodeOob(oob: string | undefined): Record<string, unknown> {
-  if (!oob) throw problem('invalid_invitation', 400, 'the _oob query parameter is missing');
+  if (!oob) throw problem('invalid_invitation', 'the _oob query parameter is missing');
   let parsed: unknown;
   try {
     parsed = parseJsonBounded(b64uDecodeText(oob));
   } catch (err) {
-    if (isIdsyncError(err) && err.code === JSON_TOO_DEEP) throw problem(JSON_TOO_DEEP, 400, `_oob: ${err.message}`);
-    throw problem('invalid_invitation', 400, '_oob is not base64url-encoded JSON');
+    if (isIdsyncError(err) && err.code === JSON_TOO_DEEP) throw problem(JSON_TOO_DEEP, `_oob: ${err.message}`);
+    throw problem('invalid_invitation', '_oob is not base64url-encoded JSON');
   }
   const inv = parsed as Record<string, unknown>;
   if (typeof inv !== 'object' || inv === null || Array.isArray(inv) || typeof inv.type !== 'string' || typeof inv.id !== 'string') {
-    throw problem('invalid_invitation', 400, '_oob is not an out-of-band invitation');
+    throw problem('invalid_invitation', '_oob is not an out-of-band invitation');
   }
   return inv;
 }
@@ -48,6 +51,38 @@ export function wantsJson(accept: string | undefined): boolean {
   return /application\/(?:[\w.+-]*\+)?json/i.test(accept) && !/text\/html/i.test(accept);
 }
 
+/**
+ * Whether a failure should be a page: browsers name text/html in Accept (RFC 9110 §12.5.1).
+ * Clients that do not (curl, fetch, wallets) keep the problem JSON they can act on.
+ */
+export function wantsHtmlError(accept: string | undefined): boolean {
+  return /text\/html|application\/xhtml\+xml/i.test(accept ?? '') && !wantsJson(accept);
+}
+
+const PAGE_STYLE = 'body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}';
+
+/** What a person who opened a bad invitation link can do about it, by problem code. */
+const ERROR_ADVICE: Record<string, { heading: string; advice: string }> = {
+  invitation_expired: { heading: 'This invitation has expired', advice: 'Ask whoever sent it for a new invitation.' },
+  foreign_invitation: { heading: 'This is not an invitation from this service', advice: 'Open the link exactly as you received it, or ask the sender for a new one.' },
+  invalid_invitation: { heading: 'This invitation link is damaged', advice: 'Open the link exactly as you received it (nothing cut off or changed), or ask the sender for a new one.' },
+};
+
+/** The page a browser gets instead of problem JSON: the same status, code and detail, for a person. */
+function errorPage(problem: { status: number; title: string; detail: string; code: string }): string {
+  const { heading, advice } = ERROR_ADVICE[problem.code] ?? { heading: problem.title, advice: 'Ask whoever sent the invitation for a new one.' };
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(heading)}</title>
+<style>${PAGE_STYLE}</style>
+</head><body>
+<h1>${escapeHtml(heading)}</h1>
+<p id="detail">${escapeHtml(problem.detail)}</p>
+<p>${escapeHtml(advice)}</p>
+<p><small>HTTP ${problem.status} · <code id="code">${escapeHtml(problem.code)}</code></small></p>
+</body></html>`;
+}
+
 async function page(url: string, invitation: Record<string, unknown>): Promise<string> {
   let qr = '';
   try {
@@ -58,7 +93,7 @@ async function page(url: string, invitation: Record<string, unknown>): Promise<s
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Connect your wallet</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
+<style>${PAGE_STYLE}
 .qr svg{width:18rem;height:18rem}code,pre{word-break:break-all;white-space:pre-wrap;background:#f4f4f4;padding:.5rem;display:block}</style>
 </head><body>
 <h1>Connect your wallet</h1>
@@ -80,9 +115,14 @@ export function checkExpiresTime(invitation: Record<string, unknown>): number | 
   const t = invitation.expires_time;
   if (t === undefined) return undefined;
   if (typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0 || t > MAX_EPOCH_SECONDS) {
-    throw problem('invalid_invitation', 400, 'expires_time must be an integer of epoch seconds between 0 and 8.64e12');
+    throw problem('invalid_invitation', 'expires_time must be an integer of epoch seconds between 0 and 8.64e12');
   }
   return t;
+}
+
+function sendErrorPage(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  const { status, body, headers } = problemFor(request, err);
+  return reply.code(status).headers(headers).header('Cache-Control', 'no-store').header('Vary', 'Accept').type('text/html; charset=utf-8').send(errorPage(body));
 }
 
 /**
@@ -92,18 +132,18 @@ export function checkExpiresTime(invitation: Record<string, unknown>): number | 
  */
 async function ownInvitation(deps: Pick<ServiceDeps, 'serviceDid' | 'store'>, invitation: Record<string, unknown>): Promise<Record<string, unknown>> {
   if (invitation.from !== deps.serviceDid) {
-    throw problem('foreign_invitation', 400, 'this invitation is not from this service; only invitations it issued are shown here');
+    throw problem('foreign_invitation', 'this invitation is not from this service; only invitations it issued are shown here');
   }
   const id = invitation.id as string;
   const issued = ((await findInvitation(deps, id))?.invitation ?? (await findWorkflowByInvitation(deps, id))?.invitation) as Record<string, unknown> | undefined;
-  if (!issued) throw problem('foreign_invitation', 400, 'this service issued no invitation with that id');
+  if (!issued) throw problem('foreign_invitation', 'this service issued no invitation with that id');
   let same = false;
   try {
     same = jcs(issued) === jcs(invitation);
   } catch {
     same = false;
   }
-  if (!same) throw problem('invalid_invitation', 400, 'the invitation differs from the one this service issued');
+  if (!same) throw problem('invalid_invitation', 'the invitation differs from the one this service issued');
   return issued;
 }
 
@@ -117,7 +157,8 @@ export async function connectRoutes(app: App, deps: Pick<ServiceDeps, 'publicUrl
         description:
           'Accept: application/json → the decoded invitation; otherwise an HTML page with the URL and a QR code. No token needed. ' +
           'Only invitations this service issued (unchanged) are shown: another issuer\'s → 400 foreign_invitation, an edited one → 400 invalid_invitation. ' +
-          '410 invitation_expired once the invitation\'s expires_time has passed.',
+          '410 invitation_expired once the invitation\'s expires_time has passed. ' +
+          'Failures are problem JSON, or an HTML page with the same status when Accept names text/html (browsers).',
         querystring: Query,
         produces: ['application/json', 'text/html'],
         response: {
@@ -128,6 +169,8 @@ export async function connectRoutes(app: App, deps: Pick<ServiceDeps, 'publicUrl
           ...problemResponses([400, 410]),
         },
       },
+      // Someone who opened a link in a browser gets a page saying what went wrong, not JSON.
+      errorHandler: (err, request, reply) => (wantsHtmlError(request.headers.accept) ? sendErrorPage(request, reply, err) : sendProblem(request, reply, err)),
     },
     async (request, reply) => {
       const decoded = decodeOob(request.query._oob);
@@ -135,7 +178,7 @@ export async function connectRoutes(app: App, deps: Pick<ServiceDeps, 'publicUrl
       const expires = checkExpiresTime(decoded);
       const invitation = await ownInvitation(deps, decoded);
       if (expires !== undefined && expires * 1000 <= deps.clock.now()) {
-        throw problem('invitation_expired', 410, `the invitation expired at ${new Date(expires * 1000).toISOString()}; ask for a new one`);
+        throw problem('invitation_expired', `the invitation expired at ${new Date(expires * 1000).toISOString()}; ask for a new one`);
       }
       reply.header('Cache-Control', 'no-store').header('Vary', 'Accept');
       if (wantsJson(request.headers.accept)) return reply.type('application/json').send(JSON.stringify(invitation));

@@ -14,7 +14,7 @@ import { handleHttpInbound } from '../../didcomm/transport/http.js';
 import type { InboundOutcome } from '../../didcomm/transport/media-type.js';
 import type { WsInboundHandler } from '../../didcomm/transport/ws.js';
 import { MEDIA_TYPES, type InboundRefusal } from '../../didcomm/types.js';
-import { problem } from '../http/problem.js';
+import { problemWithStatus } from '../http/problem.js';
 import { problemResponses } from '../http/schemas.js';
 import { addressKey, type RateLimiter } from '../http/rate-limit.js';
 import { rateLimitProblem } from '../http/rate-limit-problem.js';
@@ -111,7 +111,7 @@ export async function didcommRoutes(app: App, deps: ServiceDeps, limiter?: RateL
         const headers = retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : undefined;
         // 400 for a message refused for good: its DIDComm problem code as the `problemCode` member.
         const extra = retryAfter !== undefined ? { retryAfter } : p.problemCode ? { problemCode: p.problemCode } : undefined;
-        throw problem(p.code, res.status, p.title, extra, headers);
+        throw problemWithStatus(p.code, res.status, p.title, extra, headers);
       }
       reply.code(res.status);
       if (res.body === undefined) return reply.send();
