@@ -12,7 +12,7 @@ import { createIonDid } from '../src/did/ion.js';
 import { createPeerDid } from '../src/did/peer.js';
 import { createResolver, documentResolver } from '../src/did/resolver.js';
 import type { CreatedDid, DocumentResolver } from '../src/did/types.js';
-import { pack, unpack } from '../src/didcomm/envelope.js';
+import { pack, unpack } from '../src/didcomm/envelope/index.js';
 import type { EnvelopeContext, EnvelopeMode, PlainMessage } from '../src/didcomm/types.js';
 import { storeSecrets } from '../src/store/secrets.js';
 import { openStore } from '../src/store/store.js';

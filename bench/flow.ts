@@ -14,7 +14,7 @@ import os from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createIonDid, resolveIonLongForm } from '../src/did/ion.js';
-import { pack, unpack } from '../src/didcomm/envelope.js';
+import { pack, unpack } from '../src/didcomm/envelope/index.js';
 import { memorySecrets } from '../src/didcomm/secrets.js';
 import type { EnvelopeContext, PlainMessage } from '../src/didcomm/types.js';
 import { startTestbed, type Testbed } from '../src/testing/index.js';

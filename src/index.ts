@@ -17,7 +17,7 @@ export { createResolver, documentResolver, resolutionCache } from './did/resolve
 
 // DIDComm v2 envelopes, transports and the router.
 export type { PlainMessage, EnvelopeMode, EnvelopeContext, PackOptions, UnpackResult, Transport } from './didcomm/types.js';
-export { pack, unpack, wrapInForward, parseForward } from './didcomm/envelope.js';
+export { pack, unpack, wrapInForward, parseForward } from './didcomm/envelope/index.js';
 export { memorySecrets } from './didcomm/secrets.js';
 export { createRouter } from './router/router.js';
 export { httpTransport, startHttpEndpoint } from './didcomm/transport/http.js';

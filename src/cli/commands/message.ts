@@ -2,7 +2,7 @@
 // documents from files so that spec vectors (did:example) and our own DIDs both work.
 import { randomUUID } from 'node:crypto';
 import { Command, Option } from 'commander';
-import { pack, unpack } from '../../didcomm/envelope.js';
+import { pack, unpack } from '../../didcomm/envelope/index.js';
 import type { EnvelopeMode, PlainMessage } from '../../didcomm/types.js';
 import { IdsyncError } from '../../errors.js';
 import { envelopeContext } from '../context.js';

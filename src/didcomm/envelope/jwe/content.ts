@@ -1,0 +1,104 @@
+// Content encryption of a JWE (DIDComm v2 §Curves and Content Encryption Algorithms):
+// A256CBC-HS512 (RFC 7518 §5.2.5) and A256GCM (RFC 7518 §5.3) in OpenSSL through node:crypto;
+// XC20P (draft-amringer-jose-chacha-02: XChaCha20-Poly1305) with @noble/ciphers, because
+// node:crypto has ChaCha20-Poly1305 with 96-bit nonces only, not the 192-bit XChaCha variant.
+// The AAD is ASCII(BASE64URL(protected header)) (RFC 7516 §5.1 step 14).
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
+import type { AnoncryptEnc } from '../../types.js';
+
+export type ContentEnc = AnoncryptEnc;
+
+export interface ContentCipher {
+  keyBytes: number;
+  ivBytes: number;
+  tagBytes: number;
+  encrypt(key: Buffer, iv: Buffer, plaintext: Buffer, aad: Buffer): { ciphertext: Buffer; tag: Buffer };
+  /** The plaintext, or undefined when the tag does not verify. */
+  decrypt(key: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer, aad: Buffer): Buffer | undefined;
+}
+
+// RFC 7518 §5.2.2.1: MAC over AAD || IV || ciphertext || AL, AL the AAD length in bits as 64-bit big-endian.
+function cbcHmacTag(macKey: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer): Buffer {
+  const al = Buffer.alloc(8);
+  al.writeBigUInt64BE(BigInt(aad.length) * 8n);
+  return createHmac('sha512', macKey).update(aad).update(iv).update(ciphertext).update(al).digest().subarray(0, 32);
+}
+
+const A256CBC_HS512: ContentCipher = {
+  keyBytes: 64,
+  ivBytes: 16,
+  tagBytes: 32,
+  encrypt(key, iv, plaintext, aad) {
+    // §5.2.5: MAC_KEY is the first 32 bytes of the key, ENC_KEY the last 32.
+    const c = createCipheriv('aes-256-cbc', key.subarray(32), iv);
+    const ciphertext = Buffer.concat([c.update(plaintext), c.final()]);
+    return { ciphertext, tag: cbcHmacTag(key.subarray(0, 32), aad, iv, ciphertext) };
+  },
+  decrypt(key, iv, ciphertext, tag, aad) {
+    if (tag.length !== 32) return undefined;
+    // §5.2.2.2: the tag is checked before decryption, in constant time.
+    if (!timingSafeEqual(cbcHmacTag(key.subarray(0, 32), aad, iv, ciphertext), tag)) return undefined;
+    try {
+      const d = createDecipheriv('aes-256-cbc', key.subarray(32), iv);
+      return Buffer.concat([d.update(ciphertext), d.final()]);
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+const A256GCM: ContentCipher = {
+  keyBytes: 32,
+  ivBytes: 12,
+  tagBytes: 16,
+  encrypt(key, iv, plaintext, aad) {
+    const c = createCipheriv('aes-256-gcm', key, iv);
+    c.setAAD(aad);
+    const ciphertext = Buffer.concat([c.update(plaintext), c.final()]);
+    return { ciphertext, tag: c.getAuthTag() };
+  },
+  decrypt(key, iv, ciphertext, tag, aad) {
+    if (tag.length !== 16) return undefined;
+    try {
+      const d = createDecipheriv('aes-256-gcm', key, iv);
+      d.setAAD(aad);
+      d.setAuthTag(tag);
+      return Buffer.concat([d.update(ciphertext), d.final()]);
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+const XC20P: ContentCipher = {
+  keyBytes: 32,
+  ivBytes: 24,
+  tagBytes: 16,
+  encrypt(key, iv, plaintext, aad) {
+    const sealed = xchacha20poly1305(key, iv, aad).encrypt(plaintext);
+    const cut = sealed.length - 16;
+    return { ciphertext: Buffer.from(sealed.buffer, sealed.byteOffset, cut), tag: Buffer.from(sealed.buffer, sealed.byteOffset + cut, 16) };
+  },
+  decrypt(key, iv, ciphertext, tag, aad) {
+    if (tag.length !== 16) return undefined;
+    try {
+      const opened = xchacha20poly1305(key, iv, aad).decrypt(Buffer.concat([ciphertext, tag]));
+      return Buffer.from(opened.buffer, opened.byteOffset, opened.byteLength);
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+export const CONTENT_CIPHERS: Record<ContentEnc, ContentCipher> = { 'A256CBC-HS512': A256CBC_HS512, A256GCM, XC20P };
+
+export function isContentEnc(v: unknown): v is ContentEnc {
+  return typeof v === 'string' && Object.hasOwn(CONTENT_CIPHERS, v);
+}
+
+/** A fresh content-encryption key and IV (DIDComm v2: "implementations MUST choose nonces securely"). */
+export function freshKeyAndIv(c: ContentCipher): { cek: Buffer; iv: Buffer } {
+  const bytes = randomBytes(c.keyBytes + c.ivBytes);
+  return { cek: bytes.subarray(0, c.keyBytes), iv: bytes.subarray(c.keyBytes) };
+}
