@@ -24,24 +24,27 @@ function byUtf8(a: string, b: string): number {
   return a.length - b.length;
 }
 
+// Objects are built with Object.fromEntries, which defines every member as data (a member named
+// "__proto__" stays a member; assigning it would change the prototype and lose it).
+
 /** The value with every object's members sorted, recursively (undefined members dropped, as JSON does). */
 export function sortedJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : sortedJson(v)));
+  if (Array.isArray(value)) return value.map((v) => (v === undefined || typeof v === 'function' ? null : sortedJson(v)));
   if (value === null || typeof value !== 'object') return value;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return sortedJson(JSON.parse(JSON.stringify(value)));
-  const out: Record<string, unknown> = {};
+  const entries: [string, unknown][] = [];
   for (const k of Object.keys(value).sort(byUtf8)) {
     const v = (value as Record<string, unknown>)[k];
-    if (v !== undefined && typeof v !== 'function') out[k] = sortedJson(v);
+    if (v !== undefined && typeof v !== 'function') entries.push([k, sortedJson(v)]);
   }
-  return out;
+  return Object.fromEntries(entries);
 }
 
-function ordered(obj: Record<string, unknown>, order: string[], inner: (k: string, v: unknown) => unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of order) if (obj[k] !== undefined) out[k] = inner(k, obj[k]);
-  for (const k of Object.keys(obj)) if (!order.includes(k) && obj[k] !== undefined) out[k] = sortedJson(obj[k]);
-  return out;
+function ordered(obj: Record<string, unknown>, order: readonly string[], inner: (k: string, v: unknown) => unknown): Record<string, unknown> {
+  const entries: [string, unknown][] = [];
+  for (const k of order) if (Object.hasOwn(obj, k) && obj[k] !== undefined) entries.push([k, inner(k, obj[k])]);
+  for (const k of Object.keys(obj)) if (!order.includes(k) && obj[k] !== undefined) entries.push([k, sortedJson(obj[k])]);
+  return Object.fromEntries(entries);
 }
 
 function attachmentLayout(a: unknown): unknown {
@@ -49,14 +52,18 @@ function attachmentLayout(a: unknown): unknown {
   return ordered(a, ATTACHMENT_ORDER, (k, v) => (k === 'data' && isObject(v) ? ordered(v, DATA_ORDER, (_, x) => sortedJson(x)) : sortedJson(v)));
 }
 
+const HEAD = ['id', 'typ', 'type', 'body', 'from', 'to', 'thid', 'pthid'] as const;
+const TAIL = ['created_time', 'expires_time', 'from_prior'] as const;
+
 /** The plaintext as didcomm-node serialises it (see the top of this file). */
 export function serializePlaintext(m: PlainMessage): string {
-  const out: Record<string, unknown> = { id: m.id, typ: m.typ ?? MEDIA_TYPES.plaintext, type: m.type, body: sortedJson(m.body) };
-  for (const k of ['from', 'to', 'thid', 'pthid'] as const) if (m[k] !== undefined) out[k] = sortedJson(m[k]);
-  for (const k of Object.keys(m)) if (!KNOWN.has(k) && m[k] !== undefined) out[k] = sortedJson(m[k]);
-  for (const k of ['created_time', 'expires_time', 'from_prior'] as const) if (m[k] !== undefined) out[k] = m[k];
-  if (m.attachments !== undefined) out.attachments = Array.isArray(m.attachments) ? m.attachments.map(attachmentLayout) : m.attachments;
-  return JSON.stringify(out);
+  const head: Record<string, unknown> = { ...m, typ: m.typ ?? MEDIA_TYPES.plaintext };
+  const entries: [string, unknown][] = [];
+  for (const k of HEAD) if (head[k] !== undefined) entries.push([k, k === 'id' || k === 'type' || k === 'typ' ? head[k] : sortedJson(head[k])]);
+  for (const k of Object.keys(m)) if (!KNOWN.has(k) && m[k] !== undefined) entries.push([k, sortedJson(m[k])]);
+  for (const k of TAIL) if (m[k] !== undefined) entries.push([k, m[k]]);
+  if (m.attachments !== undefined) entries.push(['attachments', Array.isArray(m.attachments) ? m.attachments.map(attachmentLayout) : m.attachments]);
+  return JSON.stringify(Object.fromEntries(entries));
 }
 
 const optionalString = (m: Record<string, unknown>, k: string) => m[k] === undefined || typeof m[k] === 'string';

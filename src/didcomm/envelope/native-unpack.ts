@@ -66,12 +66,12 @@ function jweBasics(jwe: ParsedJwe, alg: KeyWrapAlg, s: State): { enc: ContentEnc
   if (h.apv === undefined) {
     // RFC 7518 §4.6.1: apv is optional for ECDH-ES; DIDComm needs it to authenticate authcrypt.
     if (alg === 'ECDH-1PU+A256KW') throw malformed('envelope.jwe-apv', 'authcrypt requires apv = base64url(SHA-256 of the sorted recipient kids joined with ".")');
-    s.notes.push({ rule: 'envelope.jwe-apv', detail: 'anoncrypt without apv accepted (RFC 7518 §4.6.1: apu and apv are optional for ECDH-ES)' });
+    s.notes.push({ rule: 'envelope.anoncrypt-no-apv', detail: 'anoncrypt without apv accepted (RFC 7518 §4.6.1: apu and apv are optional for ECDH-ES)' });
   } else {
     apv = b64Member(h.apv, 'apv', 'envelope.jwe-apv');
     if (!apv.equals(digest)) {
       if (alg === 'ECDH-1PU+A256KW') throw malformed('envelope.jwe-apv', 'apv is not base64url(SHA-256 of the sorted recipient kids joined with "."): the recipient list was changed');
-      s.notes.push({ rule: 'envelope.jwe-apv', detail: 'anoncrypt apv is not the digest of the recipient kids; accepted, as ECDH-ES only needs both sides to use the same apv' });
+      s.notes.push({ rule: 'envelope.anoncrypt-apv-mismatch', detail: 'anoncrypt apv is not the digest of the recipient kids; accepted, as ECDH-ES only needs both sides to use the same apv' });
     }
   }
   return { enc: h.enc, curve, kids, apv };
@@ -110,7 +110,7 @@ async function openAuthcrypt(jwe: ParsedJwe, s: State): Promise<Buffer> {
   const apu = b64Member(apuB64, 'apu', 'envelope.authcrypt-apu');
   const senderKid = text(apu, 'apu', 'envelope.authcrypt-apu');
   if (skid !== undefined && skid !== senderKid) throw malformed('envelope.authcrypt-apu', `skid ${String(skid)} and apu (${senderKid}) name different sender keys`);
-  if (skid === undefined) s.notes.push({ rule: 'envelope.authcrypt-skid', detail: 'authcrypt without skid accepted: the sender key id was read from apu' });
+  if (skid === undefined) s.notes.push({ rule: 'envelope.authcrypt-skid-from-apu', detail: 'authcrypt without skid accepted: the sender key id was read from apu' });
   const { did, hasFragment } = didAndFragment(senderKid);
   if (!hasFragment) throw malformed('envelope.authcrypt-skid', `the sender key id ${senderKid} is not a DID URL`);
   const doc = await s.call.requireDoc(did, 'sender');
@@ -131,7 +131,7 @@ async function openSigned(value: Record<string, unknown>, s: State): Promise<Rec
   let sig = jws.signatures[0]!;
   if (jws.signatures.length > 1) {
     sig = jws.signatures.find((x) => typeof inner.from === 'string' && sameDid(didAndFragment(x.kid).did, inner.from)) ?? sig;
-    s.notes.push({ rule: 'envelope.jws-signatures', detail: `${jws.signatures.length} signatures; the sender's (${sig.kid}) was verified` });
+    s.notes.push({ rule: 'envelope.jws-several-signatures', detail: `${jws.signatures.length} signatures; the sender's (${sig.kid}) was verified` });
   }
   const { did, hasFragment } = didAndFragment(sig.kid);
   if (!hasFragment) throw malformed('envelope.jws-kid', `the signing kid ${sig.kid} is not a DID URL`);
