@@ -8,6 +8,7 @@ import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/typ
 import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
 import type { Store } from '../store/store.js';
 import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
+import type { EnvelopeEngine } from '../didcomm/types.js';
 import type { App } from './http/app-types.js';
 import type { ServiceAgent } from './didcomm-seam.js';
 import { createServiceAgent } from './didcomm/agent.js';
@@ -60,6 +61,8 @@ export interface CreateServiceOptions {
    * cloud metadata addresses always refused.
    */
   outboundEndpoints?: EndpointPolicy;
+  /** Envelope engine of the DIDComm agent: 'native' (default) or 'didcomm-node'. */
+  envelopeEngine?: EnvelopeEngine;
   smtpUrl?: string;
   smsGatewayUrl?: string;
   /** true: fastify's pino logger; a pino-like instance; default: no logging. */
@@ -128,6 +131,7 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
     logger,
     invitationTtlMs: options.invitationTtlMs ?? DEFAULT_INVITATION_TTL_MS,
     outboundEndpoints: { ...DEFAULT_ENDPOINT_POLICY, ...options.outboundEndpoints },
+    envelopeEngine: options.envelopeEngine,
     smtpUrl: options.smtpUrl,
     smsGatewayUrl: options.smsGatewayUrl,
   } as ServiceDeps;

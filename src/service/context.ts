@@ -5,6 +5,7 @@ import type { Clock, IdGenerator } from '../clock.js';
 import type { BatchOp, Store } from '../store/store.js';
 import type { ServiceConfig } from './config/config.js';
 import type { EndpointPolicy } from './net/endpoint-policy.js';
+import type { EnvelopeEngine } from '../didcomm/types.js';
 import type { ServiceIdentity } from './identity.js';
 
 /**
@@ -59,6 +60,8 @@ export interface ServiceBase {
   invitationTtlMs: number;
   /** Which DIDComm endpoints of peers the agent may send to (endpoint-policy.ts; docs/service.md "Outbound endpoints"). */
   outboundEndpoints?: EndpointPolicy;
+  /** Envelope engine of the DIDComm agent (default: the envelope layer's, native). */
+  envelopeEngine?: EnvelopeEngine;
   /** Outbound delivery endpoints given on the command line (the invitation senders read them). */
   smtpUrl?: string;
   smsGatewayUrl?: string;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { memoryNetwork, type MemoryNetwork } from '../didcomm/transport/memory.js';
+import type { EnvelopeEngine } from '../didcomm/types.js';
 import { ionShortForm } from '../did/ion-form.js';
 import { IdsyncError, toIdsyncError } from '../errors.js';
 import type { ServiceDeps } from '../service/deps.js';
@@ -42,6 +43,8 @@ export interface TestbedOptions {
   clock?: Clock;
   /** Subscribe a local receiver to every webhook (default true). */
   webhooks?: boolean;
+  /** Envelope engine of the service and every wallet: 'native' (default) or 'didcomm-node'. */
+  envelopeEngine?: EnvelopeEngine;
 }
 
 export interface TestbedService {
@@ -105,6 +108,7 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
 
   try {
     const twin = await startServiceTwin({
+      ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
       ...options.service,
       store: await openOne('service'),
       transport,
@@ -133,6 +137,7 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
       const wallet = createWallet({
         store,
         ...(options.clock ? { clock: options.clock } : {}),
+        ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
         ...(o.policy ?? options.policy ? { policy: o.policy ?? options.policy } : {}),
         ...(network
           ? {

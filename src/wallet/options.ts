@@ -3,7 +3,7 @@
 import type { Resolvable } from 'did-resolver';
 import type { Clock, IdGenerator } from '../clock.js';
 import type { DocumentResolver } from '../did/types.js';
-import type { InboundHandler, Transport } from '../didcomm/types.js';
+import type { EnvelopeEngine, InboundHandler, Transport } from '../didcomm/types.js';
 import type { Store } from '../store/store.js';
 import type { WalletLogger } from './context.js';
 import type { StatusListFetchOptions } from './credential-check.js';
@@ -30,4 +30,6 @@ export interface WalletOptions {
   /** Limits of the default status list fetch: timeout (10 s), size (1 MiB), plain-http hosts (localhost, 127.0.0.1). */
   statusListLimits?: StatusListFetchOptions;
   logger?: WalletLogger;
+  /** Envelope engine: 'native' (default) or 'didcomm-node'. */
+  envelopeEngine?: EnvelopeEngine;
 }

@@ -89,7 +89,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   const transport = multiTransport([...extra, httpTransport(options.fetch ? { fetch: options.fetch } : {}), ws]);
 
   router = createRouter({
-    envelope: { resolve, secrets },
+    envelope: { resolve, secrets, ...(options.envelopeEngine ? { engine: options.envelopeEngine } : {}) },
     clock,
     ids,
     seen: store.collection(SEEN_COLLECTION),

@@ -15,6 +15,8 @@ import { didRegistry } from '../../store/dids.js';
 import { openStore, type Store } from '../../store/store.js';
 import { loadIdentity } from '../../wallet/identity.js';
 import { createWallet, type Wallet } from '../../wallet/wallet.js';
+import type { EnvelopeEngine } from '../../didcomm/types.js';
+import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import type { CliIo, Output } from '../output.js';
 import { untilSignal } from '../signals.js';
@@ -89,7 +91,7 @@ async function openWalletStore(dir: string): Promise<Store> {
 }
 
 /** Opens an existing wallet (never creates a DID here: reading a folder must not change it). */
-async function openExisting(dir: string): Promise<{ wallet: Wallet; store: Store; close(): Promise<void> }> {
+async function openExisting(dir: string, engine?: EnvelopeEngine): Promise<{ wallet: Wallet; store: Store; close(): Promise<void> }> {
   const exists = await stat(join(dir, 'store')).then(() => true, () => false);
   if (!exists) throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
   const store = await openWalletStore(dir);
@@ -99,7 +101,7 @@ async function openExisting(dir: string): Promise<{ wallet: Wallet; store: Store
   }
   // No serve process holds the store: a serve.json left behind is stale.
   await rm(join(dir, 'serve.json'), { force: true });
-  const wallet = createWallet({ store });
+  const wallet = createWallet({ store, ...(engine ? { envelopeEngine: engine } : {}) });
   await wallet.init();
   return {
     wallet,
@@ -112,10 +114,10 @@ async function openExisting(dir: string): Promise<{ wallet: Wallet; store: Store
 }
 
 /** Runs `op` through the serve process of `dir` when one runs, else on the store opened here. */
-async function withWallet<T>(dir: string, remote: () => Promise<T | undefined>, local: (wallet: Wallet) => Promise<T>): Promise<T> {
+async function withWallet<T>(dir: string, remote: () => Promise<T | undefined>, local: (wallet: Wallet) => Promise<T>, engine?: EnvelopeEngine): Promise<T> {
   const answered = await remote();
   if (answered !== undefined) return answered;
-  const opened = await openExisting(dir);
+  const opened = await openExisting(dir, engine);
   try {
     return await local(opened.wallet);
   } finally {
@@ -132,12 +134,12 @@ async function listMessages(wallet: Wallet, thid: string | undefined): Promise<M
   return (await wallet.messages(thid ? { thid } : {})).map(messageView);
 }
 
-export async function serveWallet(opts: { data: string; port?: string; host: string; json?: boolean }, deps: WalletCommandDeps): Promise<void> {
+export async function serveWallet(opts: { data: string; port?: string; host: string; json?: boolean; engine?: EnvelopeEngine }, deps: WalletCommandDeps): Promise<void> {
   const port = opts.port === undefined ? undefined : Number(opts.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw usageError('invalid_argument', `--port must be 0-65535: ${opts.port}`);
   const store = await openWalletStore(opts.data);
   const existing = await loadIdentity(didRegistry(store));
-  const wallet = createWallet({ store });
+  const wallet = createWallet({ store, ...(opts.engine ? { envelopeEngine: opts.engine } : {}) });
   const out = deps.output(Boolean(opts.json));
   let control: Server | undefined;
   try {
@@ -234,8 +236,9 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .requiredOption('--data <dir>', 'wallet folder (created when empty)')
     .option('--port <port>', "port to listen on (default: the DID endpoint's, else any free port)")
     .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .addOption(engineOption())
     .option('--json', 'print one JSON line {did, shortDid, endpoint, listening, control} once listening')
-    .action(async (opts: { data: string; port?: string; host: string; json?: boolean }) => serveWallet(opts, deps));
+    .action(async (opts: { data: string; port?: string; host: string; json?: boolean; engine?: EnvelopeEngine }) => serveWallet(opts, deps));
 
   wallet
     .command('accept')
@@ -244,8 +247,9 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .requiredOption('--data <dir>', 'wallet folder')
     .option('--wait', 'issuance: wait until the credential arrived (a Data Pipe is always awaited until established)')
     .option('--timeout <seconds>', 'give up waiting after this long', '120')
+    .addOption(engineOption())
     .option('--json', 'print one JSON document {kind, peer, thid, state?, credential?}')
-    .action(async (url: string, opts: { data: string; wait?: boolean; timeout: string; json?: boolean }) => {
+    .action(async (url: string, opts: { data: string; wait?: boolean; timeout: string; json?: boolean; engine?: EnvelopeEngine }) => {
       const o = { wait: Boolean(opts.wait), timeoutMs: parseTimeout(opts.timeout) };
       const result = await withWallet(
         opts.data,
@@ -257,6 +261,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
           }
           return acceptWith(w, url, o);
         },
+        opts.engine,
       );
       deps.output(Boolean(opts.json)).result(result, humanAccept);
     });

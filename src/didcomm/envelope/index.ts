@@ -31,7 +31,7 @@ export { FORWARD_TYPE, parseForward };
 export { envelopeMode } from './mode.js';
 
 /** The engine when neither the call nor the context names one. */
-export const DEFAULT_ENGINE: EnvelopeEngine = 'didcomm-node';
+export const DEFAULT_ENGINE: EnvelopeEngine = 'native';
 
 const ENGINES: Record<EnvelopeEngine, Engine> = { native: nativeEngine, 'didcomm-node': didcommNodeEngine };
 
