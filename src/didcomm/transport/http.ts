@@ -12,7 +12,7 @@ import { systemClock, type Clock } from '../../clock.js';
 import { IdsyncError, isIdsyncError } from '../../errors.js';
 import type { InboundHandler, Transport } from '../types.js';
 import {
-  byteLength, bareMediaType, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseRetryAfter, RETRY_LATER_CODE, retryHint,
+  byteLength, bareMediaType, checkInboundMessage, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseRetryAfter, RETRY_LATER_CODE, retryHint,
   retryLaterError, schemeOf, statusForHandlerError, type InboundOutcome,
 } from './media-type.js';
 
@@ -220,9 +220,9 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
   }
   if (byteLength(req.body) > maxBytes) return problemResponse(413, 'payload_too_large', `a message may have at most ${maxBytes} bytes`);
   try {
-    detectMediaType(req.body);
-  } catch {
-    return problemResponse(400, 'invalid_message', 'the body is not a JSON object');
+    checkInboundMessage(req.body);
+  } catch (err) {
+    return problemResponse(400, 'invalid_message', (err as Error).message);
   }
 
   let reply: string | undefined;

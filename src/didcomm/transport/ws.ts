@@ -15,7 +15,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { ionShortForm } from '../../did/ion-form.js';
 import { IdsyncError, isIdsyncError, toIdsyncError } from '../../errors.js';
 import type { InboundHandler, Transport } from '../types.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, schemeOf } from './media-type.js';
+import { checkInboundMessage, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, schemeOf } from './media-type.js';
 
 const CLOSE_GRACE_MS = 1000;
 
@@ -290,9 +290,9 @@ export function attachWsEndpoint(server: http.Server, options: WsEndpointOptions
       const packed = text(data);
       chain = chain.then(async () => {
         try {
-          detectMediaType(packed);
+          checkInboundMessage(packed);
         } catch {
-          // Not a DIDComm message at all: RFC 6455 §7.4.1 1007, inconsistent payload data.
+          // Not a DIDComm message at all (HTTP would answer 400): RFC 6455 §7.4.1 1007, inconsistent payload data.
           ws.close(WS_CLOSE.invalidPayload, 'not a DIDComm message');
           return;
         }
