@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_CIPHERS } from '../../src/didcomm/envelope/jwe/content.js';
+import { CONTENT_CIPHERS, freshKeyAndIv } from '../../src/didcomm/envelope/jwe/content.js';
 
 describe('XC20P (XChaCha20-Poly1305)', () => {
   const x = CONTENT_CIPHERS.XC20P;
@@ -34,5 +34,21 @@ describe('XC20P (XChaCha20-Poly1305)', () => {
     expect(x.decrypt(key, iv, ciphertext, flip(tag), Buffer.from('aad'))).toBeUndefined();
     expect(x.decrypt(key, iv, flip(ciphertext), tag, Buffer.from('aad'))).toBeUndefined();
     expect(x.decrypt(key, iv, ciphertext, tag, Buffer.from('aaD'))).toBeUndefined();
+  });
+});
+
+describe('fresh content keys and IVs', () => {
+  it('never hand out the same key or IV twice, across pool refills', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 2000; i++) {
+      const { cek, iv } = freshKeyAndIv(CONTENT_CIPHERS['A256CBC-HS512']);
+      expect(cek).toHaveLength(64);
+      expect(iv).toHaveLength(16);
+      for (const b of [cek, iv]) {
+        const k = b.toString('hex');
+        expect(seen.has(k)).toBe(false);
+        seen.add(k);
+      }
+    }
   });
 });

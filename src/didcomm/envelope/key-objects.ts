@@ -83,6 +83,20 @@ export function ephemeralKey(curve: AgreementCurve): { privateKey: KeyObject; jw
   return { privateKey, jwk };
 }
 
+// Static-static agreement (ECDH-1PU's Zs, sender key × recipient key) gives the same value for
+// every message between the same two keys: it is kept per key pair, like the private keys
+// themselves, and saves one scalar multiplication per recipient on each side of an authcrypt.
+const staticSecrets = new WeakMap<KeyObject, WeakMap<KeyObject, Buffer>>();
+
+/** sharedSecret for two long-lived keys, computed once per pair of KeyObjects. */
+export function staticSharedSecret(privateKey: KeyObject, publicKey: KeyObject, rule: string): Buffer {
+  let byPeer = staticSecrets.get(privateKey);
+  if (!byPeer) staticSecrets.set(privateKey, (byPeer = new WeakMap()));
+  let z = byPeer.get(publicKey);
+  if (!z) byPeer.set(publicKey, (z = sharedSecret(privateKey, publicKey, rule)));
+  return z;
+}
+
 /** ECDH shared secret Z (RFC 7748 §6.1 / SEC 1 §3.3.1); an all-zero X25519 result is refused. */
 export function sharedSecret(privateKey: KeyObject, publicKey: KeyObject, rule: string): Buffer {
   let z: Buffer;

@@ -124,8 +124,22 @@ export function isContentEnc(v: unknown): v is ContentEnc {
   return typeof v === 'string' && Object.hasOwn(CONTENT_CIPHERS, v);
 }
 
+// CSPRNG bytes drawn from a pool (as node:crypto's randomUUID does): one call into OpenSSL per
+// 4 KiB instead of one per message. Each byte is handed out once.
+let pool = Buffer.alloc(0);
+let used = 0;
+function random(n: number): Buffer {
+  if (used + n > pool.length) {
+    pool = randomBytes(4096);
+    used = 0;
+  }
+  const out = pool.subarray(used, used + n);
+  used += n;
+  return out;
+}
+
 /** A fresh content-encryption key and IV (DIDComm v2: "implementations MUST choose nonces securely"). */
 export function freshKeyAndIv(c: ContentCipher): { cek: Buffer; iv: Buffer } {
-  const bytes = randomBytes(c.keyBytes + c.ivBytes);
+  const bytes = random(c.keyBytes + c.ivBytes);
   return { cek: bytes.subarray(0, c.keyBytes), iv: bytes.subarray(c.keyBytes) };
 }

@@ -6,36 +6,35 @@
 // binds the ciphertext and the sender cannot be swapped.
 import { createHash } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { sharedSecret } from '../key-objects.js';
+import { sharedSecret, staticSharedSecret } from '../key-objects.js';
 
 export type KeyWrapAlg = 'ECDH-ES+A256KW' | 'ECDH-1PU+A256KW';
 
 /** A256KW wraps with a 256-bit key, whatever the curve. */
 const KEK_BITS = 256;
 
-function u32(n: number): Buffer {
-  const b = Buffer.allocUnsafe(4);
-  b.writeUInt32BE(n);
-  return b;
-}
-
-function prefixed(data: Uint8Array): Buffer[] {
-  return [u32(data.length), Buffer.from(data.buffer, data.byteOffset, data.byteLength)];
-}
-
 /** Concat KDF (SP 800-56A §5.8.1), SHA-256, `bits` of output. */
 export function concatKdf(z: Buffer, alg: string, apu: Uint8Array, apv: Uint8Array, bits: number, ccTag?: Uint8Array): Buffer {
-  const otherInfo = Buffer.concat([
-    ...prefixed(Buffer.from(alg, 'ascii')),
-    ...prefixed(apu),
-    ...prefixed(apv),
-    u32(bits),
-    ...(ccTag ? prefixed(ccTag) : []),
-  ]);
+  // OtherInfo in one buffer: four length-prefixed data and the 32-bit key length.
+  const parts: Uint8Array[] = [Buffer.from(alg, 'ascii'), apu, apv];
+  if (ccTag) parts.push(ccTag);
+  const info = Buffer.allocUnsafe(parts.reduce((n, p) => n + 4 + p.length, 4));
+  let at = 0;
+  parts.forEach((p, i) => {
+    if (i === 3) at = info.writeUInt32BE(bits, at); // SuppPubInfo: keydatalen, then the tag
+    at = info.writeUInt32BE(p.length, at);
+    info.set(p, at);
+    at += p.length;
+  });
+  if (!ccTag) at = info.writeUInt32BE(bits, at);
   const rounds = Math.ceil(bits / 256);
   const out: Buffer[] = [];
-  for (let i = 1; i <= rounds; i++) out.push(createHash('sha256').update(u32(i)).update(z).update(otherInfo).digest());
-  return Buffer.concat(out).subarray(0, bits / 8);
+  const counter = Buffer.allocUnsafe(4);
+  for (let i = 1; i <= rounds; i++) {
+    counter.writeUInt32BE(i);
+    out.push(createHash('sha256').update(counter).update(z).update(info).digest());
+  }
+  return rounds === 1 ? out[0]!.subarray(0, bits / 8) : Buffer.concat(out).subarray(0, bits / 8);
 }
 
 export interface KekInput {
@@ -55,6 +54,6 @@ export interface KekInput {
 /** The key-encryption key of one recipient: Z = Ze (ECDH-ES) or Ze || Zs (ECDH-1PU §2.2). */
 export function deriveKek(i: KekInput): Buffer {
   const ze = sharedSecret(i.own, i.peer, 'envelope.jwe-epk');
-  const z = i.staticPair ? Buffer.concat([ze, sharedSecret(i.staticPair.own, i.staticPair.peer, 'envelope.jwe-sender-key')]) : ze;
+  const z = i.staticPair ? Buffer.concat([ze, staticSharedSecret(i.staticPair.own, i.staticPair.peer, 'envelope.jwe-sender-key')]) : ze;
   return concatKdf(z, i.alg, i.apu, i.apv, KEK_BITS, i.alg === 'ECDH-1PU+A256KW' ? i.tag : undefined);
 }
