@@ -149,7 +149,7 @@ describe('engine properties (fast-check)', () => {
         const got = await outcome(unpack(mangled, ctx(bob, 'native')));
         if ('code' in got) expect(CODES, got.code).toContain(got.code);
       }),
-      { numRuns: 300 },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
     );
   });
 });
