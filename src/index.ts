@@ -2,7 +2,8 @@
 // The QA testbed (a service and N wallets in-process, and helpers that await states) is the
 // separate entry point `idsync/testing`.
 
-export { IdsyncError, isIdsyncError } from './errors.js';
+// Errors: one type, with a code from the catalogue (docs/errors.md lists them).
+export { IdsyncError, isIdsyncError, isErrorCode, httpStatusOf, problemCodeOf, ERRORS, type ErrorCode, type ErrorEntry } from './errors.js';
 export { systemClock, ManualClock, uuid, sequentialIds, type Clock, type IdGenerator } from './clock.js';
 export { generateKeyPair, publicJwk, privateJwk, toMultikey, fromMultikey, type KeyPair, type KeyType } from './keys.js';
 

@@ -1,32 +1,33 @@
 // How the CLI reports a failure: one line `idsync: <code>: <message>` on stderr and a non-zero
 // exit (2 for usage errors, 1 for everything else). --verbose adds the stack, details and causes.
 import type { CommanderError } from 'commander';
-import { IdsyncError, toIdsyncError } from '../errors.js';
+import { IdsyncError, isErrorCode, toIdsyncError, type ErrorCode } from '../errors.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
 /** A failure the user caused by the way they called the command (exit 2). */
-export function usageError(code: string, message: string): IdsyncError {
+export function usageError(code: ErrorCode, message: string): IdsyncError {
   return new IdsyncError(code, message, { details: { usage: true } });
 }
 
-/** Codes are printed as [a-z_]+ so scripts can match them (`commander.unknownOption` → `unknown_option`). */
-export function cliCode(code: string): string {
-  const snake = code
-    .replace(/^commander\./, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/[^a-z_]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-  return snake || 'error';
-}
+/** Commander's error codes (commander/lib/command.js) as catalogue codes; any other is `invalid_argument`. */
+const COMMANDER_CODES: Readonly<Record<string, ErrorCode>> = {
+  'commander.unknownOption': 'unknown_option',
+  'commander.unknownCommand': 'unknown_command',
+  'commander.missingArgument': 'missing_argument',
+  'commander.optionMissingArgument': 'option_missing_argument',
+  'commander.missingMandatoryOptionValue': 'missing_mandatory_option_value',
+  'commander.conflictingOption': 'conflicting_option',
+  'commander.excessArguments': 'excess_arguments',
+  'commander.invalidArgument': 'invalid_argument',
+};
 
 /** Commander's own errors as ours: its messages start with "error: " and may carry a "(Did you mean …?)" line. */
 export function fromCommander(err: CommanderError): IdsyncError {
   const message = err.message.replace(/^error:\s*/, '');
-  return usageError(cliCode(err.code), message);
+  return usageError(Object.hasOwn(COMMANDER_CODES, err.code) ? COMMANDER_CODES[err.code] : 'invalid_argument', message);
 }
 
 export function exitCodeFor(err: IdsyncError): number {
@@ -36,7 +37,9 @@ export function exitCodeFor(err: IdsyncError): number {
 /** The one stderr line; newlines inside a message are folded so the line stays one line. */
 export function errorLine(err: unknown): string {
   const e = toIdsyncError(err);
-  return `idsync: ${cliCode(e.code)}: ${oneLine(e.message)}`;
+  // Codes are catalogue keys ([a-z_]+, docs/errors.md) so scripts can match them; the check only
+  // guards against an error built around the type system.
+  return `idsync: ${isErrorCode(e.code) ? e.code : 'internal_error'}: ${oneLine(e.message)}`;
 }
 
 /** What --verbose adds under the error line: stack, details (never key material: see src/errors.ts) and causes. */

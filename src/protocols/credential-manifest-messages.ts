@@ -7,7 +7,7 @@ import { KYC_OUTPUT_DESCRIPTOR_ID, MANIFEST_ATTACHMENT_FORMAT } from '../credent
 import type { VerifiablePresentation } from '../credentials/presentation.js';
 import type { IssuedCredential } from '../credentials/types.js';
 import { uuid } from '../clock.js';
-import { INVALID_BODY, isPlainObject, isString } from './protocol-kit.js';
+import { isPlainObject, isString } from './protocol-kit.js';
 
 /** Attachment formats (WACI-DIDComm v1.0 §Issuance; the status list one is ours). */
 export const MANIFEST_FORMAT = MANIFEST_ATTACHMENT_FORMAT;
@@ -59,13 +59,13 @@ export function previewProblems(value: unknown): string[] {
  */
 export function datapointsFromPreview(preview: CredentialPreview): FlatDatapoints {
   const problems = previewProblems(preview);
-  if (problems.length) throw new IdsyncError(INVALID_BODY, `invalid credential preview: ${problems.join('; ')}`);
+  if (problems.length) throw new IdsyncError('message_invalid_body', `invalid credential preview: ${problems.join('; ')}`);
   const flat: FlatDatapoints = {};
   for (const a of preview.attributes) {
     const key = canonicalKey(a.name);
-    if (!key) throw new IdsyncError(INVALID_BODY, `credential preview attribute ${a.name} is not a datapoint`, { details: { name: a.name } });
-    if (a.media_type !== undefined) throw new IdsyncError(INVALID_BODY, `credential preview attribute ${a.name} is binary; datapoints are strings`);
-    if (flat[key] !== undefined) throw new IdsyncError(INVALID_BODY, `credential preview attribute ${key} appears twice`);
+    if (!key) throw new IdsyncError('message_invalid_body', `credential preview attribute ${a.name} is not a datapoint`, { details: { name: a.name } });
+    if (a.media_type !== undefined) throw new IdsyncError('message_invalid_body', `credential preview attribute ${a.name} is binary; datapoints are strings`);
+    if (flat[key] !== undefined) throw new IdsyncError('message_invalid_body', `credential preview attribute ${key} appears twice`);
     flat[key] = a.value;
   }
   return flat;
@@ -187,7 +187,7 @@ export function fulfillmentProblems(json: unknown): string[] {
 /** The credentials of a fulfillment (already checked by fulfillmentProblems), by descriptor. */
 export function readFulfillment(json: unknown): { fulfillmentId: string; manifestId: string; credentials: FulfilledCredential[] } {
   const problems = fulfillmentProblems(json);
-  if (problems.length) throw new IdsyncError(INVALID_BODY, `invalid credential fulfillment: ${problems.join('; ')}`);
+  if (problems.length) throw new IdsyncError('message_invalid_body', `invalid credential fulfillment: ${problems.join('; ')}`);
   const f = json as { credential_fulfillment: { id: string; manifest_id: string; descriptor_map: Array<{ id: string; format: ClaimFormat; path: string }> }; verifiableCredential: unknown[] };
   const credentials = f.credential_fulfillment.descriptor_map.map((d) => ({
     descriptorId: d.id,

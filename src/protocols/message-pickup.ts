@@ -7,7 +7,7 @@ import type { ProtocolModule } from '../router/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
-import { INVALID_BODY, assertRules, assertType, base64Data, draftHeaders, isPlainObject, isString, isStringArray, parsedProtocol, rule, type HandlersFor, type MessageHeaders } from './protocol-kit.js';
+import { assertRules, assertType, base64Data, draftHeaders, isPlainObject, isString, isStringArray, parsedProtocol, rule, type HandlersFor, type MessageHeaders } from './protocol-kit.js';
 
 export const MESSAGE_PICKUP_PIURI = 'https://didcomm.org/messagepickup/3.0';
 export const MESSAGE_PICKUP = {
@@ -168,7 +168,7 @@ export function parseDelivery(message: PlainMessage): { thid: string; recipientD
     try {
       return { id: a.id as string, packed: typeof a.data.base64 === 'string' ? b64uDecodeText(a.data.base64) : JSON.stringify(a.data.json) };
     } catch (cause) {
-      throw new IdsyncError(INVALID_BODY, `delivery attachment ${String(a.id)} is not base64url`, { cause });
+      throw new IdsyncError('message_invalid_body', `delivery attachment ${String(a.id)} is not base64url`, { cause });
     }
   });
   return { thid: message.thid as string, messages, ...optRecipientOf(message) };

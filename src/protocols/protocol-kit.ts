@@ -1,5 +1,5 @@
 // Shared parts of the idsync application protocols (data-pipe, present-proof, issue-credential,
-// message pickup): their error codes and problem codes, builder headers, JSON attachments,
+// message pickup): coded refusals, builder headers, JSON attachments,
 // turning body rules into parsers, and parsers into a router module. Each protocol file stays
 // "URIs, builders, parsers, state, module".
 import { isPlainObject } from '../conformance/plaintext.js';
@@ -8,43 +8,17 @@ import { parseMessageType } from '../didcomm/message.js';
 import type { HandlerContext, ProtocolModule } from '../router/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText, b64uEncode } from '../encoding.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, problemCodeOf, type ErrorCode } from '../errors.js';
 
 export { isPlainObject };
 
 /**
- * IdsyncError codes of the application protocols → DIDComm problem codes (DIDComm v2 §Problem
- * Codes; the data-pipe and sync codes are ours, docs/protocols.md). report-problem.ts maps errors
- * through `details.problemCode`, which `protocolError` sets from this table.
+ * A protocol refusal: an IdsyncError whose details also name the problem code a peer gets for it
+ * (the catalogue's, src/errors/catalogue.ts), for callers that inspect a refusal before it is sent.
  */
-export const PROTOCOL_PROBLEM_CODES = Object.freeze({
-  // docs/protocols.md "Refusals that change no state"
-  unexpected_message: 'e.p.msg.unexpected',
-  unknown_thread: 'e.p.msg.unknown-thread',
-  duplicate_message: 'e.p.msg.duplicate',
-  // docs/protocols.md "Data Pipe 1.0" problem codes
-  data_pipe_invitation_unknown: 'e.p.req.data-pipe.invitation-unknown',
-  data_pipe_invitation_expired: 'e.p.req.data-pipe.invitation-expired',
-  data_pipe_already_linked: 'e.p.req.data-pipe.already-linked',
-  data_pipe_not_authenticated: 'e.p.trust.data-pipe.not-authenticated',
-  data_pipe_short_form: 'e.p.msg.data-pipe.short-form',
-  // docs/protocols.md "Sync" and "Issue-credential 3.0"
-  authentication_failed: 'e.p.trust.sync.authentication-failed',
-  credential_invalid: 'e.p.msg.credential-invalid',
-  offer_declined: 'e.p.req.offer-declined',
-  // Message Pickup 3.0 §Live Mode Change
-  live_mode_not_supported: 'e.m.live-mode-not-supported',
-} as const);
-
-export type ProtocolErrorCode = keyof typeof PROTOCOL_PROBLEM_CODES;
-
-/** An IdsyncError that report-problem turns into the problem code of `code`. */
-export function protocolError(code: ProtocolErrorCode, message: string, details: Record<string, unknown> = {}): IdsyncError {
-  return new IdsyncError(code, message, { details: { ...details, problemCode: PROTOCOL_PROBLEM_CODES[code] } });
+export function protocolError(code: ErrorCode, message: string, details: Record<string, unknown> = {}): IdsyncError {
+  return new IdsyncError(code, message, { details: { ...details, problemCode: problemCodeOf(code) } });
 }
-
-/** The router's code for a body that breaks its protocol's rules (→ e.m.msg.invalid-body). */
-export const INVALID_BODY = 'message_invalid_body';
 
 /**
  * Runs body rules and throws 'message_invalid_body' naming every broken MUST. Parsers call it
@@ -53,7 +27,7 @@ export const INVALID_BODY = 'message_invalid_body';
 export function assertRules(message: PlainMessage, rules: MessageRule[]): void {
   const failures = errorsOf(rules.flatMap((r) => r(message, {})));
   if (failures.length === 0) return;
-  throw new IdsyncError(INVALID_BODY, `${message.type}: ${failures.map((f) => `${f.rule}: ${f.detail}`).join('; ')}`, {
+  throw new IdsyncError('message_invalid_body', `${message.type}: ${failures.map((f) => `${f.rule}: ${f.detail}`).join('; ')}`, {
     details: { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) },
   });
 }
@@ -62,7 +36,7 @@ export function assertRules(message: PlainMessage, rules: MessageRule[]): void {
 export function assertType(message: PlainMessage, ...types: string[]): void {
   const key = (t: unknown) => (typeof t === 'string' ? parseMessageType(t)?.majorKey ?? t : undefined);
   if (!types.some((t) => key(t) === key(message.type))) {
-    throw new IdsyncError(INVALID_BODY, `expected ${types.join(' or ')}, got ${String(message.type)}`, { details: { type: message.type } });
+    throw new IdsyncError('message_invalid_body', `expected ${types.join(' or ')}, got ${String(message.type)}`, { details: { type: message.type } });
   }
 }
 

@@ -1,80 +1,14 @@
 // Report Problem 2.0 (DIDComm v2 §Problem Reports): building and parsing problem reports,
-// the one table that maps our error codes to problem codes, and the protocol module that
-// lets the router answer failures with problem reports.
+// turning an error into the problem its code has in the error catalogue (src/errors/catalogue.ts),
+// and the protocol module that lets the router answer failures with problem reports.
 import { PROBLEM_CODE } from '../conformance/protocol-rules.js';
 import { createMessage, threadId, type MessageDeps, type MessageDraft } from '../didcomm/message.js';
 import type { ProblemReporter, ProtocolModule } from '../router/router.js';
 import type { PlainMessage } from '../didcomm/types.js';
-import { IdsyncError, isIdsyncError } from '../errors.js';
+import { IdsyncError, isIdsyncError, problemCodeOf } from '../errors.js';
 
 export const REPORT_PROBLEM_PIURI = 'https://didcomm.org/report-problem/2.0';
 export const PROBLEM_REPORT = `${REPORT_PROBLEM_PIURI}/problem-report`;
-
-/** The problem codes idsync sends (DIDComm v2 §Problem Codes: sorter.scope.descriptors). */
-export const PROBLEM_CODES = {
-  unsupported: 'e.p.msg.unsupported',
-  malformed: 'e.m.msg.malformed',
-  invalidBody: 'e.m.msg.invalid-body',
-  invalidInvitation: 'e.p.msg.invalid-invitation',
-  expired: 'e.m.req.time.expired',
-  timeout: 'e.p.req.time',
-  senderMismatch: 'e.m.trust.sender-mismatch',
-  unauthorized: 'e.p.trust',
-  forbidden: 'e.p.trust.forbidden',
-  crypto: 'e.m.trust.crypto',
-  cryptoUnsupported: 'e.m.trust.crypto.unsupported',
-  noKey: 'e.m.trust.crypto.no-key',
-  verificationFailed: 'e.p.trust.crypto.verification-failed',
-  didNotResolved: 'e.p.did.not-resolved',
-  didInvalid: 'e.p.did.invalid',
-  notFound: 'e.p.req.not-found',
-  invalidState: 'e.p.req.invalid-state',
-  declined: 'e.p.req.declined',
-  xfer: 'e.p.xfer',
-  storage: 'e.p.me.res.storage',
-  internal: 'e.p.me',
-} as const;
-
-/**
- * IdsyncError code → problem code, in one place. Codes not listed become `e.p.me`
- * (internal error). An error may name its own code with `details.problemCode`.
- */
-export const ERROR_PROBLEM_CODES: Readonly<Record<string, string>> = Object.freeze({
-  // router refusals (router/router.ts ROUTER_ERRORS)
-  unsupported_message_type: PROBLEM_CODES.unsupported,
-  message_malformed: PROBLEM_CODES.malformed,
-  invalid_message: PROBLEM_CODES.malformed,
-  message_invalid_body: PROBLEM_CODES.invalidBody,
-  sender_mismatch: PROBLEM_CODES.senderMismatch,
-  envelope_nonconformant: PROBLEM_CODES.crypto,
-  message_expired: PROBLEM_CODES.expired,
-  // envelopes (didcomm/envelope.ts)
-  didcomm_malformed: PROBLEM_CODES.crypto,
-  didcomm_unsupported: PROBLEM_CODES.cryptoUnsupported,
-  secret_not_found: PROBLEM_CODES.noKey,
-  did_not_resolved: PROBLEM_CODES.didNotResolved,
-  // DIDs
-  invalid_did: PROBLEM_CODES.didInvalid,
-  did_invalid: PROBLEM_CODES.didInvalid,
-  // protocols and credentials
-  invalid_invitation: PROBLEM_CODES.invalidInvitation,
-  unauthorized: PROBLEM_CODES.unauthorized,
-  sender_not_authenticated: PROBLEM_CODES.unauthorized,
-  forbidden: PROBLEM_CODES.forbidden,
-  verification_failed: PROBLEM_CODES.verificationFailed,
-  invalid_signature: PROBLEM_CODES.verificationFailed,
-  not_found: PROBLEM_CODES.notFound,
-  invalid_state: PROBLEM_CODES.invalidState,
-  conflict: PROBLEM_CODES.invalidState,
-  declined: PROBLEM_CODES.declined,
-  timeout: PROBLEM_CODES.timeout,
-  // transport and storage
-  delivery_failed: PROBLEM_CODES.xfer,
-  transport_error: PROBLEM_CODES.xfer,
-  no_endpoint: PROBLEM_CODES.xfer,
-  store_error: PROBLEM_CODES.storage,
-  store_locked: PROBLEM_CODES.storage,
-});
 
 /** DIDComm v2 §Descriptors: the comment for each defined descriptor. */
 const DESCRIPTOR_COMMENTS: Record<string, string> = {
@@ -92,11 +26,11 @@ const DESCRIPTOR_COMMENTS: Record<string, string> = {
 
 /** Comments of our own codes; each is static per code (§Problem Reports `comment`). */
 const CODE_COMMENTS: Record<string, string> = {
-  [PROBLEM_CODES.unsupported]: 'Message type {1} is not supported.',
-  [PROBLEM_CODES.expired]: 'The message expired at {1}.',
-  [PROBLEM_CODES.malformed]: 'Malformed message: {1}',
-  [PROBLEM_CODES.invalidBody]: 'Invalid message body: {1}',
-  [PROBLEM_CODES.senderMismatch]: 'The sender is not the one the envelope authenticates: {1}',
+  [problemCodeOf('unsupported_message_type')]: 'Message type {1} is not supported.',
+  [problemCodeOf('message_expired')]: 'The message expired at {1}.',
+  [problemCodeOf('message_malformed')]: 'Malformed message: {1}',
+  [problemCodeOf('message_invalid_body')]: 'Invalid message body: {1}',
+  [problemCodeOf('sender_mismatch')]: 'The sender is not the one the envelope authenticates: {1}',
 };
 
 export interface Problem {
@@ -142,15 +76,20 @@ export function commentFor(code: string): string | undefined {
   return undefined;
 }
 
-/** Maps any error to a problem, once for the whole package. Internal errors reveal nothing. */
+/**
+ * Maps any error to a problem, once for the whole package: the catalogue's problem code of its
+ * code (`e.p.me` when it has none, or for anything that is not an IdsyncError). An error may carry
+ * a problem code from elsewhere (a peer's, relayed) in `details.problemCode`; a valid one wins.
+ * Internal errors reveal nothing.
+ */
 export function problemFromError(err: unknown): Problem {
   const e = isIdsyncError(err) ? err : undefined;
   const override = e?.details?.problemCode;
-  const code = typeof override === 'string' && PROBLEM_CODE.test(override) ? override : ERROR_PROBLEM_CODES[e?.code ?? ''] ?? PROBLEM_CODES.internal;
+  const code = typeof override === 'string' && PROBLEM_CODE.test(override) ? override : problemCodeOf(e?.code ?? 'internal_error');
   const descriptors = code.split('.').slice(2);
   if (!e || descriptors[0] === 'me') return { code, comment: commentFor(code) };
-  if (code === PROBLEM_CODES.unsupported) return { code, comment: commentFor(code), args: [String(e.details?.type ?? '?')] };
-  if (code === PROBLEM_CODES.expired && typeof e.details?.expires_time === 'number') {
+  if (code === problemCodeOf('unsupported_message_type')) return { code, comment: commentFor(code), args: [String(e.details?.type ?? '?')] };
+  if (code === problemCodeOf('message_expired') && typeof e.details?.expires_time === 'number') {
     return { code, comment: commentFor(code), args: [new Date(e.details.expires_time * 1000).toISOString()] };
   }
   const base = commentFor(code) ?? 'Problem:';

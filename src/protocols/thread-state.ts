@@ -7,6 +7,7 @@
 // `<dir>:problem-notice`, which leaves the thread where it stands.
 import { parseMessageType, sameDid, threadId } from '../didcomm/message.js';
 import type { PlainMessage } from '../didcomm/types.js';
+import { problemCodeOf } from '../errors.js';
 import { protocolError } from './protocol-kit.js';
 
 export type Direction = 'send' | 'receive';
@@ -41,7 +42,7 @@ const PROBLEM_NAME = 'problem-report';
 /** The event of a problem report that does not end its thread (see problemEndsThread). */
 export const PROBLEM_NOTICE = 'problem-notice';
 /** docs/protocols.md "Refusals that change no state": a replay was dropped. */
-const DUPLICATE_CODE = 'e.p.msg.duplicate';
+const DUPLICATE_CODE = problemCodeOf('duplicate_message');
 
 /** The states every issue-credential 3.0 and present-proof 3.0 role has (§States). */
 export type StartDoneState = 'start' | 'done' | 'abandoned';

@@ -4,12 +4,11 @@ import type { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../clock.js';
 import type { RuleRegistry } from '../conformance/registry.js';
 import { errorsOf, type ConformanceResult } from '../conformance/types.js';
-import { IdsyncError, toIdsyncError } from '../errors.js';
+import { IdsyncError, toIdsyncError, type ErrorCode } from '../errors.js';
 import type { MessageRecord } from '../store/messages.js';
 import { createMessage, sameDid, threadId, type MessageDraft } from '../didcomm/message.js';
 import { replySenderKid, senderOf } from './addressing.js';
 import {
-  ROUTER_ERRORS,
   type LogLevel,
   type Outbound,
   type PackFn,
@@ -58,11 +57,11 @@ const AUTHCRYPT_MODES: readonly EnvelopeMode[] = ['authcrypt', 'anoncrypt-authcr
 /** The refusal for failed MUST rules, coded by the layer of the first one. */
 export function refusalFor(failures: ConformanceResult[]): IdsyncError {
   const first = failures[0];
-  const code =
-    first.layer === 'plaintext' ? ROUTER_ERRORS.malformed
-    : first.layer === 'protocol' ? ROUTER_ERRORS.invalidBody
-    : first.rule === 'envelope.from-matches-sender' || first.rule === 'envelope.from-matches-signer' ? ROUTER_ERRORS.senderMismatch
-    : ROUTER_ERRORS.envelope;
+  const code: ErrorCode =
+    first.layer === 'plaintext' ? 'message_malformed'
+    : first.layer === 'protocol' ? 'message_invalid_body'
+    : first.rule === 'envelope.from-matches-sender' || first.rule === 'envelope.from-matches-signer' ? 'sender_mismatch'
+    : 'envelope_nonconformant';
   return new IdsyncError(code, `${first.rule}: ${first.detail ?? 'failed'}`, { details: { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) } });
 }
 
@@ -95,7 +94,7 @@ export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: S
   const message = createMessage({ ...draft, to: (draft.to as string[] | undefined) ?? [to], from }, { clock, ids }, { expiresInMs: opts.expiresInMs });
   const results = outgoingChecks(core, message, opts.unchecked);
   const packed = await packFor(core, message, to, mode, senderKid);
-  if (!options.send) throw new IdsyncError(ROUTER_ERRORS.noOutbound, 'the router has no outbound delivery function (options.send)');
+  if (!options.send) throw new IdsyncError('no_outbound', 'the router has no outbound delivery function (options.send)');
   const returnRoute = message.return_route === 'all' || message.return_route === 'thread';
   const endpoint = opts.via ?? packed.serviceEndpoint;
   let replies: string[] | void;
@@ -122,7 +121,7 @@ export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDra
   // The DID the envelope proves wins over a `from` it contradicts (never reflect to a claimed sender).
   const proven = senderOf(inc.metadata);
   const to = proven && !sameDid(proven, inc.message.from) ? proven : inc.message.from ?? proven;
-  if (!to) throw new IdsyncError(ROUTER_ERRORS.noReplyAddress, 'the message has no sender to reply to');
+  if (!to) throw new IdsyncError('no_reply_address', 'the message has no sender to reply to');
   const replyMode = mode ?? options.replyMode ?? (inc.metadata.mode === 'plaintext' ? 'plaintext' : inc.me ? 'authcrypt' : 'anoncrypt');
   const isProblem = core.reporter()?.isReport(draft as PlainMessage) ?? false;
   const base: MessageDraft = { ...draft, to: [to], from: (draft.from as string | undefined) ?? (replyMode === 'anoncrypt' ? undefined : inc.me) };

@@ -17,9 +17,7 @@ import { refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogI
 import { loggedConformance, receivedRecord, undecryptableRecord } from './records.js';
 import { isTransientProblem, seenKey, seenTracker } from './seen.js';
 import {
-  DUPLICATE_PROBLEM_CODE,
   DUPLICATE_RULE,
-  ROUTER_ERRORS,
   type HandlerContext,
   type LogLevel,
   type MessageHandler,
@@ -158,8 +156,8 @@ export function createRouter(options: RouterOptions): Router {
     const id = String(message.id);
     // DIDComm v2 §Message Headers `id`: unique to the sender.
     const broken = fail('plaintext', DUPLICATE_RULE, `message id ${id} was already received from this sender`);
-    const error = new IdsyncError(ROUTER_ERRORS.duplicate, `Message ${id} was already received.`, {
-      details: { problemCode: DUPLICATE_PROBLEM_CODE, id, thid: threadId(message) },
+    const error = new IdsyncError('duplicate_message', `Message ${id} was already received.`, {
+      details: { id, thid: threadId(message) },
     });
     const report = reportDuplicates && inc.info.redelivery !== true && senderOf(metadata) !== undefined;
     const problemCode = report ? await sendProblem(core, inc, error) : undefined;
@@ -187,7 +185,7 @@ export function createRouter(options: RouterOptions): Router {
       // DIDComm v2 §Message Headers expires_time: the sender considers it invalid after that time.
       if (isExpired(message, clock.now())) {
         final = true;
-        return refuse('expired', new IdsyncError(ROUTER_ERRORS.expired, `message expired at ${new Date(message.expires_time! * 1000).toISOString()}`, {
+        return refuse('expired', new IdsyncError('message_expired', `message expired at ${new Date(message.expires_time! * 1000).toISOString()}`, {
           details: { expires_time: message.expires_time },
         }));
       }
@@ -196,7 +194,7 @@ export function createRouter(options: RouterOptions): Router {
       const entry = handlers.get(parts?.majorKey ?? String(message.type));
       if (!entry) {
         final = true;
-        return refuse('unsupported', new IdsyncError(ROUTER_ERRORS.unsupported, `message type ${String(message.type)} is not supported`, { details: { type: message.type } }));
+        return refuse('unsupported', new IdsyncError('unsupported_message_type', `message type ${String(message.type)} is not supported`, { details: { type: message.type } }));
       }
 
       const ctx: HandlerContext = {

@@ -211,21 +211,5 @@ export interface Router {
   waitFor<T = unknown>(event: string, predicate?: (data: T) => boolean, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
 }
 
-/** IdsyncError codes of the router's own refusals (mapped to problem codes by report-problem). */
-export const ROUTER_ERRORS = {
-  malformed: 'message_malformed',
-  invalidBody: 'message_invalid_body',
-  senderMismatch: 'sender_mismatch',
-  envelope: 'envelope_nonconformant',
-  expired: 'message_expired',
-  unsupported: 'unsupported_message_type',
-  duplicate: 'duplicate_message',
-  noReplyAddress: 'no_reply_address',
-  noOutbound: 'no_outbound',
-} as const;
-
-/** docs/protocols.md "Refusals that change no state": the problem code of a replay. */
-export const DUPLICATE_PROBLEM_CODE = 'e.p.msg.duplicate';
-
 /** The conformance rule a replay breaks (DIDComm v2 §Message Headers `id`: unique to the sender). */
 export const DUPLICATE_RULE = 'plaintext.id-unique';

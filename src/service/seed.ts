@@ -5,7 +5,7 @@ import { isoNow } from '../clock.js';
 import { TypeBoxValidatorCompiler, type TSchema } from '@fastify/type-provider-typebox';
 import { createDataProfile, defaultKycProfile } from '../credentials/manifest.js';
 import { randomId } from '../encoding.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, type ErrorCode } from '../errors.js';
 import type { ServiceBase } from './context.js';
 import { DEFAULT_ISSUANCE, type ProjectRecord, type TenantRecord } from './config/config.js';
 import { hashClientSecret, verifyClientSecret } from './auth/client-secret.js';
@@ -17,7 +17,7 @@ type SeedDeps = Pick<ServiceBase, 'config' | 'clock' | 'serviceDid'>;
 export const DEFAULT_PROFILE_ID = 'idsync-kyc-default';
 
 /** Validates a value against a TypeBox schema, throwing IdsyncError(code) with field errors. */
-export function checkSchema<T>(schema: TSchema, value: unknown, code: string, what: string): T {
+export function checkSchema<T>(schema: TSchema, value: unknown, code: ErrorCode, what: string): T {
   const check = TypeBoxValidatorCompiler({ schema, method: 'POST', url: '/', httpPart: 'body' } as never) as (v: unknown) => { value?: unknown; error?: Array<{ message?: string; instancePath?: string }> };
   const result = check(value);
   if (result.error) {

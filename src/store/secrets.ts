@@ -4,7 +4,7 @@
 import type { Secret } from '../did/types.js';
 import { ionShortForm } from '../did/ion-form.js';
 import type { SecretsSource } from '../didcomm/types.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, isErrorCode } from '../errors.js';
 import type { Store } from './store.js';
 
 export const SECRETS_COLLECTION = 'secrets';
@@ -44,7 +44,7 @@ const named = (kid: string) => (typeof kid === 'string' && KID.test(kid) ? kid :
 // A store failure while secrets are involved: keep the code, drop anything else.
 function hide(err: unknown, what: string): IdsyncError {
   const code = (err as { code?: unknown })?.code;
-  return new IdsyncError(typeof code === 'string' && code.startsWith('store_') ? code : 'store_error', what);
+  return new IdsyncError(isErrorCode(code) && code.startsWith('store_') ? code : 'store_error', what);
 }
 
 // Every pack/unpack asks for the same few keys several times; a LevelDB read each time cost

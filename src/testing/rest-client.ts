@@ -4,7 +4,7 @@
 // problem responses into IdsyncErrors carrying the problem's `code` and HTTP status.
 import type { Static } from '@fastify/type-provider-typebox';
 import { systemClock, type Clock } from '../clock.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, asErrorCode } from '../errors.js';
 import type { InviteResponse, SyncContext as SyncContextSchema, SyncStarted, User as UserSchema, UserWithEcho } from '../service/routes/schemas/users.js';
 import type { IssuanceWorkflowSchema, SendInvitationResponse } from '../service/routes/schemas/issuance-workflows.js';
 import type { OutboxEntrySchema } from '../service/routes/dev-outbox.js';
@@ -182,10 +182,13 @@ function queryString(query: Record<string, string | number | undefined>): string
   return text ? `?${text}` : '';
 }
 
-/** RFC 9457 problem details → IdsyncError(code); the status and problem stay in details. */
+/**
+ * RFC 9457 problem details → IdsyncError(code); the status and problem stay in details. A code
+ * that is not in the catalogue (another service's) becomes `service_problem`: it is in details.problem.
+ */
 function problemError(method: string, path: string, status: number, body: unknown): IdsyncError {
   const p = (typeof body === 'object' && body !== null ? body : {}) as { code?: string; title?: string; detail?: string };
-  const code = typeof p.code === 'string' ? p.code : `http_${status}`;
+  const code = asErrorCode(p.code, 'service_problem');
   const why = p.detail ?? p.title ?? (typeof body === 'string' && body ? body.slice(0, 200) : `HTTP ${status}`);
   return new IdsyncError(code, `${method} ${path.split('?')[0]}: ${status} ${why}`, { details: { status, problem: body } });
 }

@@ -1,9 +1,9 @@
 // approve(id) and decline(id, reason) for what the manual policy holds back (policies.ts).
 import { createMessage } from '../didcomm/message.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, problemCodeOf } from '../errors.js';
 import type { Invitation } from '../protocols/out-of-band.js';
 import { PRESENT_PROOF_PROVER } from '../protocols/present-proof.js';
-import { PROBLEM_CODES, problemReportDraft } from '../protocols/report-problem.js';
+import { problemReportDraft } from '../protocols/report-problem.js';
 import type { WalletContext } from './context.js';
 import { acceptOffer, declineOffer } from './issue-credential.js';
 import type { PendingItem } from './policies.js';
@@ -40,7 +40,7 @@ export async function declinePending(ctx: WalletContext, id: string, reason?: st
   const { item, thread } = await itemAndThread(ctx, id);
   if (item.kind === 'credential-offer') await declineOffer(ctx, thread!, reason);
   else if (item.kind === 'proof-request') {
-    const draft = problemReportDraft(item.message, { code: PROBLEM_CODES.declined, comment: 'The holder declined to present: {1}', args: [reason ?? 'declined'] });
+    const draft = problemReportDraft(item.message, { code: problemCodeOf('declined'), comment: 'The holder declined to present: {1}', args: [reason ?? 'declined'] });
     await sendStep(ctx, PRESENT_PROOF_PROVER, createMessage({ ...draft, to: [thread!.peer!] }, { clock: ctx.clock, ids: ctx.ids }));
   }
   await ctx.pending.remove(id);

@@ -14,10 +14,10 @@ import {
   ISSUE_CREDENTIAL_HOLDER, ISSUE_CREDENTIAL_PIURI, type ParsedIssueCredential, type ParsedOffer,
 } from '../protocols/issue-credential.js';
 import type { Invitation } from '../protocols/out-of-band.js';
-import { PROTOCOL_PROBLEM_CODES, protocolError } from '../protocols/protocol-kit.js';
+import { protocolError } from '../protocols/protocol-kit.js';
 import { problemReportDraft } from '../protocols/report-problem.js';
 import { createMessage, sameDid, threadId } from '../didcomm/message.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, problemCodeOf } from '../errors.js';
 import { type WalletContext } from './context.js';
 import { checkIssuedCredential, firstFailure, type CredentialExpectations } from './credential-check.js';
 import type { StoredCredential } from './credential-store.js';
@@ -45,9 +45,6 @@ export async function proposeCredential(ctx: WalletContext, invitation: Invitati
   return propose.id;
 }
 
-/** Problem code of an offer nobody asked for (report-problem 2.0: e.p.req = the request is refused). */
-export const UNSOLICITED_OFFER_PROBLEM = 'e.p.req.unsolicited-offer';
-
 /**
  * An offer is answered only when the wallet asked for it: on a thread the wallet started (its
  * `propose-credential`, thid = the propose's id; receiveStep then checks the offer comes from the
@@ -69,7 +66,7 @@ async function requireSolicitedOffer(ctx: WalletContext, message: PlainMessage, 
   const pipe = message.pthid ? await ctx.connections.get(message.pthid) : undefined;
   if (pipe && pipe.state === 'established' && sameDid(pipe.theirDid, sender) && sameDid(pipe.myDid, ctx.identity.did)) return true;
   throw new IdsyncError('unsolicited_offer', 'an offer is accepted only on a thread this wallet started or on its established Data Pipe with the sender', {
-    details: { problemCode: UNSOLICITED_OFFER_PROBLEM, thid, ...(message.pthid ? { pthid: message.pthid } : {}) },
+    details: { thid, ...(message.pthid ? { pthid: message.pthid } : {}) },
   });
 }
 
@@ -116,7 +113,7 @@ export async function acceptOffer(ctx: WalletContext, thread: WalletThread): Pro
 export async function declineOffer(ctx: WalletContext, thread: WalletThread, reason?: string): Promise<void> {
   const offer = (await ctx.pending.get(thread.thid))?.message;
   const draft = problemReportDraft(offer ?? { id: thread.messages[0], thid: thread.thid, type: '', body: {}, from: thread.peer }, {
-    code: PROTOCOL_PROBLEM_CODES.offer_declined,
+    code: problemCodeOf('offer_declined'),
     comment: 'The holder declined the offer: {1}',
     args: [reason ?? 'declined'],
   });
@@ -157,7 +154,7 @@ async function refuseCredential(
   await ctx.credentials.putRejected(rejected);
   // docs/protocols.md: answered with e.p.msg.credential-invalid, the comment naming the failed check.
   const draft = problemReportDraft(h.message, {
-    code: PROTOCOL_PROBLEM_CODES.credential_invalid,
+    code: problemCodeOf('credential_invalid'),
     comment: 'The credential failed the {1} check: {2}',
     args: [failed.check, failed.code ?? 'failed'],
   });

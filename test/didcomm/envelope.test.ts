@@ -221,11 +221,11 @@ describe('pack failures', () => {
   it("passes on the resolver's and the secrets source's own coded errors", async () => {
     const failing: EnvelopeContext = {
       resolve: async () => {
-        throw new IdsyncError('did_resolution_failed', 'network down');
+        throw new IdsyncError('transport_unreachable', 'network down');
       },
       secrets: ctxA.secrets,
     };
-    expect((await rejects(pack(message(alice, bob), { mode: 'authcrypt' }, failing))).code).toBe('did_resolution_failed');
+    expect((await rejects(pack(message(alice, bob), { mode: 'authcrypt' }, failing))).code).toBe('transport_unreachable');
     const thrown: EnvelopeContext = {
       resolve: async () => {
         throw new TypeError('bug');

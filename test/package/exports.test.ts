@@ -8,6 +8,13 @@ describe('the package entry point', () => {
     }
   });
 
+  it('exports the error catalogue and its lookups', () => {
+    expect(idsync.httpStatusOf('user_not_found')).toBe(404);
+    expect(idsync.problemCodeOf('duplicate_message')).toBe('e.p.msg.duplicate');
+    expect(idsync.isErrorCode(new idsync.IdsyncError('store_locked', 'x').code)).toBe(true);
+    expect(idsync.ERRORS.store_locked.meaning).toMatch(/another process/);
+  });
+
   it('creates an ion DID that its resolver resolves offline', async () => {
     const created = idsync.createIonDid({ endpoint: 'http://127.0.0.1:1/didcomm' });
     const result = await idsync.createResolver().resolve(created.did);

@@ -4,10 +4,8 @@ import { PROBLEM_CODE } from '../../src/conformance/protocol-rules.js';
 import { checkMessage } from '../../src/conformance/registry.js';
 import { errorsOf } from '../../src/conformance/types.js';
 import type { PlainMessage } from '../../src/didcomm/types.js';
-import { IdsyncError } from '../../src/errors.js';
+import { ERRORS, IdsyncError, type ErrorEntry } from '../../src/errors.js';
 import {
-  ERROR_PROBLEM_CODES,
-  PROBLEM_CODES,
   PROBLEM_REPORT,
   commentFor,
   createProblemReport,
@@ -54,8 +52,8 @@ describe('report-problem 2.0', () => {
     expect(() => parseProblemReport({ ...m, type: 'https://x.example/p/1.0/a' })).toThrow(expect.objectContaining({ code: 'invalid_problem_report' }));
   });
 
-  it('maps error codes to problem codes from one table, all of them valid codes', () => {
-    for (const code of [...Object.values(ERROR_PROBLEM_CODES), ...Object.values(PROBLEM_CODES)]) expect(code).toMatch(PROBLEM_CODE);
+  it('maps error codes to problem codes from the error catalogue, all of them valid codes', () => {
+    for (const entry of Object.values(ERRORS) as ErrorEntry[]) if (entry.problem !== undefined) expect(entry.problem).toMatch(PROBLEM_CODE);
     expect(problemFromError(new IdsyncError('did_not_resolved', 'no DID doc for did:example:x'))).toEqual({
       code: 'e.p.did.not-resolved',
       comment: 'DID is unusable. {1}',
@@ -66,8 +64,8 @@ describe('report-problem 2.0', () => {
   });
 
   it('lets an error name its own problem code, and hides internal errors', () => {
-    expect(problemFromError(new IdsyncError('whatever', 'bad format', { details: { problemCode: 'e.m.msg.credential-format' } })).code).toBe('e.m.msg.credential-format');
-    expect(problemFromError(new IdsyncError('whatever', 'x', { details: { problemCode: 'NOT VALID' } })).code).toBe('e.p.me');
+    expect(problemFromError(new IdsyncError('internal_error', 'bad format', { details: { problemCode: 'e.m.msg.credential-format' } })).code).toBe('e.m.msg.credential-format');
+    expect(problemFromError(new IdsyncError('internal_error', 'x', { details: { problemCode: 'NOT VALID' } })).code).toBe('e.p.me');
     expect(problemFromError(new IdsyncError('store_error', 'disk /var/x failed'))).toEqual({ code: 'e.p.me.res.storage', comment: 'A required resource is inadequate or unavailable.' });
     expect(problemFromError(new Error('boom at /srv'))).toEqual({ code: 'e.p.me', comment: 'Internal error.' });
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { PROBLEMS } from '../../src/service/http/problem.js';
+import { ERRORS } from '../../src/errors.js';
 import { expectProblem, startService, type Harness } from './http-helpers.js';
 
 describe('problem details for every failure', () => {
@@ -57,8 +57,16 @@ describe('problem details for every failure', () => {
   it('makes every problem type URI resolvable to its catalogue entry', async () => {
     const p = expectProblem(await h.call('GET', '/api/v1/provider/users/ghost', { token }), 404, 'user_not_found');
     const res = await h.call('GET', p.type);
-    expect(res.json).toEqual({ code: 'user_not_found', ...PROBLEMS.user_not_found });
+    expect(res.json).toEqual({ code: 'user_not_found', status: 404, title: 'User not found', meaning: ERRORS.user_not_found.meaning });
     expectProblem(await h.call('GET', '/problems/constructor'), 404, 'not_found');
+  });
+
+  it('describes a problem type from the error catalogue, with its report-problem code', async () => {
+    const forbidden = await h.call('GET', '/problems/forbidden');
+    expect(forbidden.json).toEqual({ code: 'forbidden', status: 403, title: 'Forbidden', meaning: ERRORS.forbidden.meaning, problemCode: 'e.p.trust.forbidden' });
+    // A code no HTTP response carries (it has no status) is no problem type.
+    expectProblem(await h.call('GET', '/problems/store_locked'), 404, 'not_found');
+    expectProblem(await h.call('GET', '/problems/no_such_code'), 404, 'not_found');
   });
 
   it('serves the DID document without any private key material', async () => {

@@ -5,8 +5,8 @@ import { createKeyDid } from '../../did/key.js';
 import { createPeerDid } from '../../did/peer.js';
 import { createResolver } from '../../did/resolver.js';
 import type { CreatedDid, DIDResolutionResult } from '../../did/types.js';
-import { IdsyncError } from '../../errors.js';
-import { cliCode, usageError } from '../errors.js';
+import { IdsyncError, type ErrorCode } from '../../errors.js';
+import { usageError } from '../errors.js';
 import { secretsFileContent, writePrivateFile } from '../inputs.js';
 import { pretty, type CliIo, type Output } from '../output.js';
 
@@ -51,10 +51,17 @@ export function registerDidCommand(program: Command, deps: CommandDeps): void {
       if (error) {
         // DID Core §7.1.2: resolution errors are part of the result (printed above); the exit status says so too.
         const detail = typeof result.didResolutionMetadata.message === 'string' ? `: ${result.didResolutionMetadata.message}` : '';
-        throw new IdsyncError(cliCode(error), `cannot resolve ${didArg} (${error}${detail})`);
+        throw new IdsyncError(Object.hasOwn(RESOLUTION_ERRORS, error) ? RESOLUTION_ERRORS[error] : 'did_not_resolved', `cannot resolve ${didArg} (${error}${detail})`);
       }
     });
 }
+
+/** DID Resolution §7.1.2 error names (and did-resolver's) as catalogue codes; any other is `did_not_resolved`. */
+const RESOLUTION_ERRORS: Readonly<Record<string, ErrorCode>> = {
+  invalidDid: 'invalid_did',
+  notFound: 'not_found',
+  methodNotSupported: 'method_not_supported',
+};
 
 async function createDid(method: DidMethod, endpoint: string | undefined): Promise<CreatedDid> {
   if (endpoint !== undefined && !isUrl(endpoint)) throw usageError('invalid_argument', `--endpoint is not a URL: ${endpoint}`);

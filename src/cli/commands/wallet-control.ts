@@ -5,7 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { IdsyncError, toIdsyncError } from '../../errors.js';
+import { IdsyncError, asErrorCode, toIdsyncError } from '../../errors.js';
 
 /** What DIR/serve.json holds while `wallet serve` runs (mode 0600: the token guards the wallet). */
 export interface ServeInfo {
@@ -89,7 +89,7 @@ export async function viaServe<T>(dir: string, method: string, path: string, bod
   }
   const value = (await res.json()) as { code?: string; message?: string };
   if (!res.ok) {
-    throw new IdsyncError(value.code ?? 'wallet_serve_error', value.message ?? `wallet serve answered ${res.status}`, res.status === 400 ? { details: { usage: true } } : {});
+    throw new IdsyncError(asErrorCode(value.code, 'wallet_serve_error'), value.message ?? `wallet serve answered ${res.status}`, res.status === 400 ? { details: { usage: true } } : {});
   }
   return value as T;
 }

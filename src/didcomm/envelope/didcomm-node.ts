@@ -21,7 +21,7 @@
 // without the outer layer (`protectSender: false`, or the spec's appendix vector) is also
 // reported as 'authcrypt-signed', with anonymousSender false.
 import { Message, FromPrior } from 'didcomm-node';
-import { IdsyncError, isIdsyncError } from '../../errors.js';
+import { IdsyncError, isIdsyncError, type ErrorCode } from '../../errors.js';
 import { libraryResolver, librarySecrets, type ErrorTrap, type LibDidResolver } from './adapters.js';
 import { didOf } from '../message.js';
 import { MEDIA_TYPES, type AnoncryptEnc, type EnvelopeContext, type PackResult, type PlainMessage, type UnpackMetadata, type UnpackResult } from '../types.js';
@@ -31,7 +31,7 @@ import { envelopeMode } from './mode.js';
 type LibMessageInput = ConstructorParameters<typeof Message>[0];
 
 // didcomm-node error names → our codes.
-const CODES: Record<string, string> = {
+const CODES: Readonly<Record<string, ErrorCode>> = {
   DIDCommMalformed: 'didcomm_malformed',
   DIDCommDIDNotResolved: 'did_not_resolved',
   DIDCommDIDUrlNotFound: 'did_not_resolved',
@@ -56,7 +56,7 @@ function toError(op: string, err: unknown, trap: ErrorTrap): IdsyncError {
   if (isIdsyncError(err)) return err;
   const name = err instanceof Error ? err.name : '';
   const message = err instanceof Error ? err.message : String(err);
-  let code = CODES[name] ?? 'didcomm_error';
+  let code: ErrorCode = Object.hasOwn(CODES, name) ? CODES[name]! : 'didcomm_error';
   // Anoncrypt to a recipient whose only key agreement keys are on curves the library lacks
   // (P-384, P-521) surfaces as an internal-state error; it is an unsupported-crypto case.
   if (name === 'DIDCommInvalidState' && message.includes('No key agreement keys found')) code = 'didcomm_unsupported';

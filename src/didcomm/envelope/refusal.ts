@@ -3,9 +3,9 @@
 // rule they break named in the message and in details.rule. Rule names are the conformance
 // rule names (src/conformance/envelope.ts) where one exists, so a refusal and a logged
 // conformance failure say the same thing.
-import { IdsyncError } from '../../errors.js';
+import { IdsyncError, type ErrorCode } from '../../errors.js';
 
-export function refusal(code: string, rule: string, message: string, details: Record<string, unknown> = {}): IdsyncError {
+export function refusal(code: ErrorCode, rule: string, message: string, details: Record<string, unknown> = {}): IdsyncError {
   return new IdsyncError(code, `${message} [${rule}]`, { details: { rule, ...details } });
 }
 

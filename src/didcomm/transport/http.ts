@@ -9,7 +9,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../../clock.js';
-import { IdsyncError, isIdsyncError } from '../../errors.js';
+import { httpStatusOf, IdsyncError, isIdsyncError, type ErrorCode } from '../../errors.js';
 import type { InboundHandler, Transport } from '../types.js';
 import {
   byteLength, bareMediaType, checkInboundMessage, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseRetryAfter, RETRY_LATER_CODE, retryHint,
@@ -80,8 +80,8 @@ async function readBounded(res: Response, max: number, endpoint: string): Promis
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The `code` of an RFC 9457 problem document, if `text` is one. */
-function problemCodeOf(text: string): string | undefined {
+/** The `code` of an RFC 9457 problem document, if `text` is one (the receiver's, not necessarily ours). */
+function remoteCodeOf(text: string): string | undefined {
   try {
     const p = JSON.parse(text) as { code?: unknown };
     return typeof p?.code === 'string' ? p.code : undefined;
@@ -130,7 +130,7 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
           }
           if (res.status < 200 || res.status > 299) {
             const text = await readBounded(res, 64 * 1024, endpoint).catch(() => '');
-            const problemCode = problemCodeOf(text);
+            const problemCode = remoteCodeOf(text);
             // RFC 9110 §15.6.4 (503), RFC 6585 §4 (429): not taken now; Retry-After says when to resend.
             if (res.status === 503 || res.status === 429) {
               throw retryLaterError(endpoint, res.status, parseRetryAfter(res.headers.get('retry-after'), clock.now()), problemCode);
@@ -168,7 +168,7 @@ export interface HttpInboundResponse {
 }
 
 export interface InboundProblem {
-  code: string;
+  code: ErrorCode;
   title: string;
   /** 503: seconds after which the sender should send the message again. */
   retryAfterSeconds?: number;
@@ -186,8 +186,11 @@ export interface HttpInboundOptions {
   maxBytes?: number;
 }
 
-/** An RFC 9457 problem details response. */
-export function problemResponse(status: number, code: string, title: string): HttpInboundResponse {
+/**
+ * An RFC 9457 problem details response; the status is the catalogue's unless a handler's error
+ * named another 4xx (statusForHandlerError).
+ */
+export function problemResponse(code: ErrorCode, title: string, status: number = httpStatusOf(code)): HttpInboundResponse {
   return { status, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title, status, code }), problem: { code, title } };
 }
 
@@ -216,13 +219,13 @@ export function retryLaterResponse(retryAfterSeconds: number): HttpInboundRespon
 export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpInboundHandler, options: HttpInboundOptions = {}): Promise<HttpInboundResponse> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   if (!isDidcommMediaType(req.contentType)) {
-    return problemResponse(415, 'unsupported_media_type', 'Content-Type must be a DIDComm v2 media type (application/didcomm-encrypted+json, -signed+json or -plain+json)');
+    return problemResponse('unsupported_media_type', 'Content-Type must be a DIDComm v2 media type (application/didcomm-encrypted+json, -signed+json or -plain+json)');
   }
-  if (byteLength(req.body) > maxBytes) return problemResponse(413, 'payload_too_large', `a message may have at most ${maxBytes} bytes`);
+  if (byteLength(req.body) > maxBytes) return problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`);
   try {
     checkInboundMessage(req.body);
   } catch (err) {
-    return problemResponse(400, 'invalid_message', (err as Error).message);
+    return problemResponse('invalid_message', (err as Error).message);
   }
 
   let reply: string | undefined;
@@ -243,7 +246,7 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
   } catch (err) {
     const { status, code, message, retryAfterSeconds } = statusForHandlerError(err);
     if (retryAfterSeconds !== undefined) return retryLaterResponse(retryAfterSeconds);
-    return problemResponse(status, code, message);
+    return problemResponse(code, message, status);
   } finally {
     open = false;
   }
@@ -289,11 +292,11 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
 
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-    if (pathname !== path) return send(res, problemResponse(404, 'not_found', `messages go to ${path}`));
-    if (req.method !== 'POST') return send(res, problemResponse(405, 'method_not_allowed', 'messages are POSTed'), { allow: 'POST' });
+    if (pathname !== path) return send(res, problemResponse('not_found', `messages go to ${path}`));
+    if (req.method !== 'POST') return send(res, problemResponse('method_not_allowed', 'messages are POSTed'), { allow: 'POST' });
     const tooLarge = () => {
       // Answer, then drop the connection instead of reading the rest of an oversized body.
-      send(res, problemResponse(413, 'payload_too_large', `a message may have at most ${maxBytes} bytes`), { connection: 'close' });
+      send(res, problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`), { connection: 'close' });
       res.once('finish', () => req.destroy());
     };
     if (Number(req.headers['content-length'] ?? 0) > maxBytes) return tooLarge();
@@ -319,7 +322,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       const body = Buffer.concat(chunks).toString('utf8');
       handleHttpInbound({ body, contentType: req.headers['content-type'] }, options.handler, { maxBytes })
         .then((r) => send(res, r))
-        .catch(() => send(res, problemResponse(500, 'internal_error', 'the message could not be processed')));
+        .catch(() => send(res, problemResponse('internal_error', 'the message could not be processed')));
     });
   });
 

@@ -1,6 +1,6 @@
 // What every transport shares: the media type of a packed message (DIDComm v2 §3.2 "IANA
 // media types"), judged from its JSON shape since transports never unpack, and URL schemes.
-import { IdsyncError, isIdsyncError } from '../../errors.js';
+import { httpStatusOf, IdsyncError, isIdsyncError, type ErrorCode } from '../../errors.js';
 import { MEDIA_TYPES } from '../types.js';
 
 export type DidcommMediaType = (typeof MEDIA_TYPES)[keyof typeof MEDIA_TYPES];
@@ -78,14 +78,14 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
 
 // Codes that mean the message, not the receiver, is at fault.
-const BAD_INPUT = new Set(['didcomm_malformed', 'didcomm_unsupported', 'didcomm_invalid_argument', 'did_not_resolved', 'secret_not_found', 'transport_invalid_message']);
+const BAD_INPUT: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['didcomm_malformed', 'didcomm_unsupported', 'didcomm_invalid_argument', 'did_not_resolved', 'secret_not_found', 'transport_invalid_message']);
 
 /** The Retry-After (seconds) a receiver answers with when a handler gives none. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 /** Longer Retry-After values (ours or a peer's) are cut to this: a day. */
 export const MAX_RETRY_AFTER_SECONDS = 86_400;
 /** The problem code of a receiver's 503: the message was not processed, send it again later. */
-export const RETRY_LATER_CODE = 'temporarily_unavailable';
+export const RETRY_LATER_CODE: ErrorCode = 'temporarily_unavailable';
 
 /**
  * What an inbound handler may resolve with. `retryable: true` says the message was not processed
@@ -150,12 +150,13 @@ export function retryLaterError(endpoint: string, status: number, retryAfterSeco
  * `retryAfterSeconds`) for an IdsyncError with `details.retryable`, a 4xx an IdsyncError names in
  * `details.status`, 400 for a bad message, 500 (code `internal_error`) for anything else.
  */
-export function statusForHandlerError(err: unknown): { status: number; code: string; message: string; retryAfterSeconds?: number } {
-  if (!isIdsyncError(err)) return { status: 500, code: 'internal_error', message: 'the message could not be processed' };
+export function statusForHandlerError(err: unknown): { status: number; code: ErrorCode; message: string; retryAfterSeconds?: number } {
+  const internal = { status: httpStatusOf('internal_error'), code: 'internal_error', message: 'the message could not be processed' } as const;
+  if (!isIdsyncError(err)) return internal;
   const retry = retryHint(err);
-  if (retry) return { status: 503, code: RETRY_LATER_CODE, message: 'the message could not be processed now; send it again later', retryAfterSeconds: retry.retryAfterSeconds };
+  if (retry) return { status: httpStatusOf(RETRY_LATER_CODE), code: RETRY_LATER_CODE, message: 'the message could not be processed now; send it again later', retryAfterSeconds: retry.retryAfterSeconds };
   const status = err.details?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) return { status, code: err.code, message: err.message };
-  if (BAD_INPUT.has(err.code)) return { status: 400, code: err.code, message: err.message };
-  return { status: 500, code: 'internal_error', message: 'the message could not be processed' };
+  if (BAD_INPUT.has(err.code)) return { status: httpStatusOf(err.code), code: err.code, message: err.message };
+  return internal;
 }

@@ -17,18 +17,18 @@ export function createAuthenticator(ctx: { deps: Pick<ServiceBase, 'config'>; to
     async authenticate(request: FastifyRequest) {
       const header = request.headers.authorization;
       if (!header) {
-        throw problem('unauthorized', 401, 'send Authorization: Bearer <access token>', undefined, { 'WWW-Authenticate': bearerChallenge() });
+        throw problem('unauthorized', 'send Authorization: Bearer <access token>', undefined, { 'WWW-Authenticate': bearerChallenge() });
       }
       const m = BEARER.exec(header);
       if (!m) {
-        throw problem('invalid_token', 401, 'the Authorization header is not a Bearer token', undefined, {
+        throw problem('invalid_token', 'the Authorization header is not a Bearer token', undefined, {
           'WWW-Authenticate': bearerChallenge('invalid_request', 'use the Bearer scheme'),
         });
       }
       const auth = await ctx.tokens.verify(m[1]);
       const client = await ctx.deps.config.getClient(auth.clientId);
       if (!client || client.tenantId !== auth.tenantId) {
-        throw problem('invalid_token', 401, 'the token\'s client no longer exists', undefined, {
+        throw problem('invalid_token', 'the token\'s client no longer exists', undefined, {
           'WWW-Authenticate': bearerChallenge('invalid_token', 'unknown client'),
         });
       }

@@ -52,7 +52,6 @@ export function requireScope(scope: string): ScopedPreHandler {
     if (!auth.scopes.includes(scope)) {
       throw problem(
         'insufficient_scope',
-        403,
         `this operation needs the scope ${scope}`,
         { requiredScope: scope },
         { 'WWW-Authenticate': bearerChallenge('insufficient_scope', undefined, scope) },
@@ -65,7 +64,7 @@ export function requireScope(scope: string): ScopedPreHandler {
 /** The caller of a route guarded by requireScope. */
 export function authOf(request: FastifyRequest): AuthContext {
   if (!request.auth) {
-    throw problem('unauthorized', 401, 'no access token', undefined, { 'WWW-Authenticate': bearerChallenge() });
+    throw problem('unauthorized', 'no access token', undefined, { 'WWW-Authenticate': bearerChallenge() });
   }
   return request.auth;
 }

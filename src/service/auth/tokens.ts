@@ -3,6 +3,7 @@
 // the algorithm, the issuer and the audience, and uses the injected clock.
 import { SignJWT, calculateJwkThumbprint, importJWK, jwtVerify, errors as joseErrors, type CryptoKey } from 'jose';
 import type { Clock, IdGenerator } from '../../clock.js';
+import type { HttpErrorCode } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import { generateKeyPair, privateJwk, publicJwk, keyPairFromJwk, type PrivateJwk } from '../../keys.js';
 import { type AuthContext } from './route-auth.js';
@@ -34,8 +35,8 @@ interface StoredSigningKey {
 
 const ALG = 'EdDSA';
 
-function invalidToken(detail: string, code = 'invalid_token') {
-  return problem(code, 401, detail, undefined, { 'WWW-Authenticate': bearerChallenge('invalid_token', detail) });
+function invalidToken(detail: string, code: HttpErrorCode = 'invalid_token') {
+  return problem(code, detail, undefined, { 'WWW-Authenticate': bearerChallenge('invalid_token', detail) });
 }
 
 export async function createTokenService(deps: {

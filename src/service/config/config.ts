@@ -85,7 +85,7 @@ export function createServiceConfig(store: Store): ServiceConfig {
     getProject: (tenantId, projectId) => projects.get(key(tenantId, projectId)),
     async requireProject(tenantId, projectId) {
       const p = await projects.get(key(tenantId, projectId));
-      if (!p) throw problem('project_not_found', 404, `no project ${projectId}`);
+      if (!p) throw problem('project_not_found', `no project ${projectId}`);
       return p;
     },
     listProjects: async (tenantId) => (await projects.list({ prefix: `${tenantId}/` })).map((e) => e.value),
@@ -98,7 +98,7 @@ export function createServiceConfig(store: Store): ServiceConfig {
     async profileOfProject(tenantId, projectId) {
       const project = await config.requireProject(tenantId, projectId);
       const profile = await profiles.get(key(tenantId, project.dataProfileId));
-      if (!profile) throw problem('data_profile_not_found', 404, `project ${projectId} names a missing data profile`);
+      if (!profile) throw problem('data_profile_not_found', `project ${projectId} names a missing data profile`);
       return profile;
     },
     async defaultProject(tenantId) {

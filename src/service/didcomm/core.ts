@@ -6,7 +6,6 @@ import type { EnvelopeContext, PlainMessage, Transport } from '../../didcomm/typ
 import type { MessageDraft } from '../../didcomm/message.js';
 import type { StoredDidRegistry } from '../../store/dids.js';
 import type { MessageLogOptions } from '../../store/messages.js';
-import { IdsyncError } from '../../errors.js';
 import type { ServiceDeps } from '../deps.js';
 import type { ServiceEvent } from '../context.js';
 import type { EndpointPolicy } from '../net/endpoint-policy.js';
@@ -72,9 +71,4 @@ export interface AgentCore {
   /** Emits a webhook event; never throws. */
   emit(event: ServiceEvent): Promise<void>;
   now(): string;
-}
-
-/** An IdsyncError that report-problem sends as `problemCode` (DIDComm v2 §Problem Codes). */
-export function coded(code: string, problemCode: string, message: string, details: Record<string, unknown> = {}): IdsyncError {
-  return new IdsyncError(code, message, { details: { ...details, problemCode } });
 }

@@ -13,7 +13,7 @@ import { statusPurposeFor, type StatusChangeTerms } from '../../credentials/stat
 import type { StatusPurpose } from '../../credentials/types.js';
 import type { HandlerContext } from '../../router/router.js';
 import type { PlainMessage } from '../../didcomm/types.js';
-import { IdsyncError } from '../../errors.js';
+import { IdsyncError, problemCodeOf } from '../../errors.js';
 import {
   buildIssueCredential,
   buildOffer,
@@ -232,7 +232,8 @@ export function issuance(core: AgentCore, threads: ThreadStore, status: StatusSe
 
 /** Classifies a holder's problem code (docs/protocols.md): declined offers and refused credentials. */
 export function failureOf(code: string): IssueFailure {
-  if (code === 'e.p.req.offer-declined' || code.startsWith('e.p.req.offer-declined.') || code === 'e.p.req.declined') return 'declined';
-  if (code === 'e.p.msg.credential-invalid' || code.startsWith('e.p.msg.credential-invalid.')) return 'credential_invalid';
+  const is = (ours: string) => code === ours || code.startsWith(`${ours}.`);
+  if (is(problemCodeOf('offer_declined')) || code === problemCodeOf('declined')) return 'declined';
+  if (is(problemCodeOf('credential_invalid'))) return 'credential_invalid';
   return 'other';
 }

@@ -36,7 +36,7 @@ export function createMediator(core: AgentCore, queue: MessageQueue, live: LiveR
     }
     // DIDComm v2 §6.1: the answer must travel back on this connection.
     if (ctx.message.return_route !== 'all' && ctx.message.return_route !== 'thread') {
-      throw coded400('pickup requests need return_route "all"');
+      throw new IdsyncError('return_route_required', 'pickup requests need return_route "all"');
     }
     return ctx.sender;
   }
@@ -119,8 +119,4 @@ export function createMediator(core: AgentCore, queue: MessageQueue, live: LiveR
       return true;
     },
   };
-}
-
-function coded400(message: string): IdsyncError {
-  return new IdsyncError('invalid_request', message, { details: { problemCode: 'e.p.req.return-route' } });
 }

@@ -16,7 +16,7 @@ import { isTerminal } from '../issuance/states.js';
 import { complete, fail, getWorkflow, markInProgress, type IssuanceWorkflow, type WorkflowStateDeps } from '../issuance/workflows.js';
 import type { Store } from '../../store/store.js';
 import { COLLECTIONS } from './collections.js';
-import { coded, type AgentCore } from './core.js';
+import type { AgentCore } from './core.js';
 import type { Issuance, IssueFailure, IssueOwner } from './issuer.js';
 import type { ServiceOutbound } from './outbound.js';
 import type { StatusService } from './status.js';
@@ -110,9 +110,9 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
   async function onPropose(ctx: HandlerContext, parsed: { id: string; thid: string; pthid?: string }): Promise<void> {
     if (!ctx.sender || !ctx.metadata.authenticated) throw new IdsyncError('sender_not_authenticated', 'propose-credential must be authcrypted by the wallet');
     const inv = parsed.pthid ? await findWorkflowByInvitation(deps, parsed.pthid) : undefined;
-    if (!inv) throw coded('invitation_unknown', 'e.p.req.invitation-unknown', `pthid ${String(parsed.pthid)} names no issuance invitation of ours`);
+    if (!inv) throw new IdsyncError('invitation_unknown', `pthid ${String(parsed.pthid)} names no issuance invitation of ours`);
     const wf = await getWorkflow(stateDeps, inv.workflowId);
-    if (wf.status === 'EXPIRED') throw coded('workflow_expired', 'e.p.req.workflow-expired', `issuance workflow ${wf.id} has expired`);
+    if (wf.status === 'EXPIRED') throw new IdsyncError('workflow_expired', `issuance workflow ${wf.id} has expired`);
     if (isTerminal(wf.status)) throw new IdsyncError('invalid_state', `issuance workflow ${wf.id} is ${wf.status}`);
     if (wf.status === 'IN_PROGRESS' && wf.didcommThreadId && wf.didcommThreadId !== parsed.thid) {
       throw new IdsyncError('invalid_state', `issuance workflow ${wf.id} is already being answered in another thread`);

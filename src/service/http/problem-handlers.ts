@@ -2,7 +2,8 @@
 // problems, fastify's framework errors (bad JSON, body too large, media type, validation) and
 // unknown routes. Anything unexpected is a logged 500 that reveals no internals.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HttpProblem, problem, toProblem } from './problem.js';
+import type { HttpErrorCode } from '../../errors.js';
+import { HttpProblem, problem, problemWithStatus, toProblem } from './problem.js';
 import { bearerChallenge } from './bearer-challenge.js';
 
 // The validator's error objects (TypeBox; ajv-like: instancePath, keyword, params, message).
@@ -48,15 +49,16 @@ export function fieldErrors(validation: SchemaError[], context?: string): FieldE
   return out;
 }
 
-const FRAMEWORK: Record<string, { code: string; status: number; detail: string }> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'malformed_json', status: 400, detail: 'the body is not valid JSON' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'malformed_json', status: 400, detail: 'the JSON body is empty' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', status: 413, detail: 'the body is larger than 1 MiB' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', status: 415, detail: 'send application/json' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid_request', status: 400, detail: 'Content-Length does not match the body' },
-  FST_ERR_BAD_URL: { code: 'invalid_request', status: 400, detail: 'the URL is malformed' },
-  FST_ERR_INVALID_URL: { code: 'invalid_request', status: 400, detail: 'the URL is malformed' },
-  FST_ERR_ASYNC_CONSTRAINT: { code: 'invalid_request', status: 400, detail: 'the request does not match a route constraint' },
+// fastify's error codes → ours; the status is the catalogue's.
+const FRAMEWORK: Readonly<Record<string, { code: HttpErrorCode; detail: string }>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'malformed_json', detail: 'the body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'malformed_json', detail: 'the JSON body is empty' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', detail: 'the body is larger than 1 MiB' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', detail: 'send application/json' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid_request', detail: 'Content-Length does not match the body' },
+  FST_ERR_BAD_URL: { code: 'invalid_request', detail: 'the URL is malformed' },
+  FST_ERR_INVALID_URL: { code: 'invalid_request', detail: 'the URL is malformed' },
+  FST_ERR_ASYNC_CONSTRAINT: { code: 'invalid_request', detail: 'the request does not match a route constraint' },
 };
 
 /** Maps anything thrown while handling a request to an HttpProblem (or leaves it for a 500). */
@@ -66,13 +68,15 @@ export function toHttpProblem(err: unknown): unknown {
   if (e && Array.isArray(e.validation)) {
     const errors = fieldErrors(e.validation, e.validationContext);
     const first = errors[0];
-    return problem('invalid_request', 400, first ? `${first.field} ${first.message}` : 'the request is invalid', { errors });
+    return problem('invalid_request', first ? `${first.field} ${first.message}` : 'the request is invalid', { errors });
   }
-  const known = e?.code ? FRAMEWORK[e.code] : undefined;
-  if (known) return problem(known.code, known.status, known.detail);
-  // Other client errors fastify raises (4xx statusCode) stay client errors.
+  const known = e?.code && Object.hasOwn(FRAMEWORK, e.code) ? FRAMEWORK[e.code] : undefined;
+  if (known) return problem(known.code, known.detail);
+  // Other client errors fastify raises (4xx statusCode) stay client errors, with their status.
   if (e && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-    return problem(e.statusCode === 413 ? 'payload_too_large' : e.statusCode === 415 ? 'unsupported_media_type' : 'invalid_request', e.statusCode, e.message);
+    if (e.statusCode === 413) return problem('payload_too_large', e.message);
+    if (e.statusCode === 415) return problem('unsupported_media_type', e.message);
+    return problemWithStatus('invalid_request', e.statusCode, e.message);
   }
   return err;
 }
@@ -93,6 +97,6 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, err: u
 export function installProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => sendProblem(request, reply, err));
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, problem('route_not_found', 404, `no route ${request.method} ${instanceOf(request.url)}`)),
+    sendProblem(request, reply, problem('route_not_found', `no route ${request.method} ${instanceOf(request.url)}`)),
   );
 }

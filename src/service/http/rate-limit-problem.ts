@@ -2,7 +2,7 @@
 import { problem, type HttpProblem } from './problem.js';
 
 export function rateLimitProblem(retryAfterSeconds: number): HttpProblem {
-  return problem('rate_limited', 429, `too many requests; retry after ${retryAfterSeconds} s`, { retryAfter: retryAfterSeconds }, {
+  return problem('rate_limited', `too many requests; retry after ${retryAfterSeconds} s`, { retryAfter: retryAfterSeconds }, {
     'Retry-After': String(retryAfterSeconds),
   });
 }

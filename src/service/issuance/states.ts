@@ -51,7 +51,7 @@ export function canTransition(from: WorkflowStatus, to: WorkflowStatus): boolean
 /** Throws 'invalid_transition' (HTTP 409) unless `from → to` is allowed. */
 export function assertTransition(from: WorkflowStatus, to: WorkflowStatus, workflowId: string): void {
   if (!canTransition(from, to)) {
-    throw problem('invalid_transition', 409, `issuance workflow ${workflowId} is ${from}; it cannot become ${to}`, {
+    throw problem('invalid_transition', `issuance workflow ${workflowId} is ${from}; it cannot become ${to}`, {
       workflowId,
       status: from,
       requestedStatus: to,

@@ -74,7 +74,7 @@ const view = ({ secret: _s, tenantId: _t, ...rest }: WebhookSubscription) => res
 export async function adminWebhookRoutes(app: App, webhooks: WebhookDispatcher): Promise<void> {
   async function own(tenantId: string, id: string): Promise<WebhookSubscription> {
     const sub = await webhooks.subscriptions.get(id);
-    if (!sub || sub.tenantId !== tenantId) throw problem('webhook_not_found', 404, `no webhook subscription ${id}`);
+    if (!sub || sub.tenantId !== tenantId) throw problem('webhook_not_found', `no webhook subscription ${id}`);
     return sub;
   }
 
@@ -166,7 +166,7 @@ export async function adminWebhookRoutes(app: App, webhooks: WebhookDispatcher):
     async (request) => {
       const sub = await own(authOf(request).tenantId, request.params.webhookId);
       const mine = (await webhooks.deliveries()).find((d) => d.id === request.params.deliveryId && d.subscriptionId === sub.id);
-      if (!mine) throw problem('not_found', 404, `no delivery ${request.params.deliveryId}`);
+      if (!mine) throw problem('not_found', `no delivery ${request.params.deliveryId}`);
       return webhooks.redeliver(mine.id);
     },
   );

@@ -52,7 +52,7 @@ export async function adminRoutes(app: App, deps: ServiceDeps): Promise<void> {
     { preHandler: admin, schema: { tags, summary: 'Create a project', description: 'dataProfileId defaults to idsync-kyc-default. 409 already_exists.', body: ProjectInput, response: responses({ 201: ProjectSchema }, [409]) } },
     async (request, reply) => {
       const { tenantId } = authOf(request);
-      if (await deps.config.getProject(tenantId, request.body.id)) throw problem('already_exists', 409, `project ${request.body.id} exists`);
+      if (await deps.config.getProject(tenantId, request.body.id)) throw problem('already_exists', `project ${request.body.id} exists`);
       reply.code(201);
       return projectView(await putProject(deps, tenantId, request.body));
     },
@@ -116,7 +116,7 @@ export async function adminRoutes(app: App, deps: ServiceDeps): Promise<void> {
     { preHandler: admin, schema: { tags, summary: 'Create a data profile', description: 'Builds its DIF Credential Manifest. 409 already_exists.', body: DataProfileInput, response: responses({ 201: DataProfileSchema }, [409]) } },
     async (request, reply) => {
       const { tenantId } = authOf(request);
-      if (await deps.config.getDataProfile(tenantId, request.body.id)) throw problem('already_exists', 409, `data profile ${request.body.id} exists`);
+      if (await deps.config.getDataProfile(tenantId, request.body.id)) throw problem('already_exists', `data profile ${request.body.id} exists`);
       await putDataProfile(deps, tenantId, request.body);
       reply.code(201);
       return deps.config.getDataProfile(tenantId, request.body.id);
@@ -125,7 +125,7 @@ export async function adminRoutes(app: App, deps: ServiceDeps): Promise<void> {
 
   app.get('/admin/data-profiles/:profileId', { preHandler: admin, schema: { tags, summary: 'Get a data profile', params: ProfileParams, response: responses({ 200: DataProfileSchema }, [404]) } }, async (request) => {
     const p = await deps.config.getDataProfile(authOf(request).tenantId, request.params.profileId);
-    if (!p) throw problem('data_profile_not_found', 404, `no data profile ${request.params.profileId}`);
+    if (!p) throw problem('data_profile_not_found', `no data profile ${request.params.profileId}`);
     return p;
   });
 
@@ -147,9 +147,9 @@ export async function adminRoutes(app: App, deps: ServiceDeps): Promise<void> {
     async (request, reply) => {
       const { tenantId } = authOf(request);
       const id = request.params.profileId;
-      if (!(await deps.config.getDataProfile(tenantId, id))) throw problem('data_profile_not_found', 404, `no data profile ${id}`);
+      if (!(await deps.config.getDataProfile(tenantId, id))) throw problem('data_profile_not_found', `no data profile ${id}`);
       const users = (await deps.config.listProjects(tenantId)).filter((p) => p.dataProfileId === id).map((p) => p.id);
-      if (users.length) throw problem('conflict', 409, `data profile ${id} is used by project(s) ${users.join(', ')}`, { projects: users });
+      if (users.length) throw problem('conflict', `data profile ${id} is used by project(s) ${users.join(', ')}`, { projects: users });
       await deps.config.deleteDataProfile(tenantId, id);
       return reply.code(204).send();
     },

@@ -23,16 +23,16 @@ const Invitation = Type.Object(
 );
 
 export function decodeOob(oob: string | undefined): Record<string, unknown> {
-  if (!oob) throw problem('invalid_invitation', 400, 'the _oob query parameter is missing');
+  if (!oob) throw problem('invalid_invitation', 'the _oob query parameter is missing');
   let parsed: unknown;
   try {
     parsed = JSON.parse(b64uDecodeText(oob));
   } catch {
-    throw problem('invalid_invitation', 400, '_oob is not base64url-encoded JSON');
+    throw problem('invalid_invitation', '_oob is not base64url-encoded JSON');
   }
   const inv = parsed as Record<string, unknown>;
   if (typeof inv !== 'object' || inv === null || Array.isArray(inv) || typeof inv.type !== 'string' || typeof inv.id !== 'string') {
-    throw problem('invalid_invitation', 400, '_oob is not an out-of-band invitation');
+    throw problem('invalid_invitation', '_oob is not an out-of-band invitation');
   }
   return inv;
 }
@@ -77,7 +77,7 @@ export function checkExpiresTime(invitation: Record<string, unknown>): number | 
   const t = invitation.expires_time;
   if (t === undefined) return undefined;
   if (typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0 || t > MAX_EPOCH_SECONDS) {
-    throw problem('invalid_invitation', 400, 'expires_time must be an integer of epoch seconds between 0 and 8.64e12');
+    throw problem('invalid_invitation', 'expires_time must be an integer of epoch seconds between 0 and 8.64e12');
   }
   return t;
 }
@@ -89,18 +89,18 @@ export function checkExpiresTime(invitation: Record<string, unknown>): number | 
  */
 async function ownInvitation(deps: Pick<ServiceDeps, 'serviceDid' | 'store'>, invitation: Record<string, unknown>): Promise<Record<string, unknown>> {
   if (invitation.from !== deps.serviceDid) {
-    throw problem('foreign_invitation', 400, 'this invitation is not from this service; only invitations it issued are shown here');
+    throw problem('foreign_invitation', 'this invitation is not from this service; only invitations it issued are shown here');
   }
   const id = invitation.id as string;
   const issued = ((await findInvitation(deps, id))?.invitation ?? (await findWorkflowByInvitation(deps, id))?.invitation) as Record<string, unknown> | undefined;
-  if (!issued) throw problem('foreign_invitation', 400, 'this service issued no invitation with that id');
+  if (!issued) throw problem('foreign_invitation', 'this service issued no invitation with that id');
   let same = false;
   try {
     same = jcs(issued) === jcs(invitation);
   } catch {
     same = false;
   }
-  if (!same) throw problem('invalid_invitation', 400, 'the invitation differs from the one this service issued');
+  if (!same) throw problem('invalid_invitation', 'the invitation differs from the one this service issued');
   return issued;
 }
 
@@ -132,7 +132,7 @@ export async function connectRoutes(app: App, deps: Pick<ServiceDeps, 'publicUrl
       const expires = checkExpiresTime(decoded);
       const invitation = await ownInvitation(deps, decoded);
       if (expires !== undefined && expires * 1000 <= deps.clock.now()) {
-        throw problem('invitation_expired', 410, `the invitation expired at ${new Date(expires * 1000).toISOString()}; ask for a new one`);
+        throw problem('invitation_expired', `the invitation expired at ${new Date(expires * 1000).toISOString()}; ask for a new one`);
       }
       reply.header('Cache-Control', 'no-store').header('Vary', 'Accept');
       if (wantsJson(request.headers.accept)) return reply.type('application/json').send(JSON.stringify(invitation));

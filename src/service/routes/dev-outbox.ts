@@ -62,7 +62,7 @@ export async function devOutboxRoutes(app: App, deps: ServiceDeps): Promise<void
       const { to, channel, workflowId, limit } = request.query;
       const ch = channel === undefined ? undefined : parseChannel(channel);
       if (channel !== undefined && !ch) {
-        throw problem('invalid_request', 400, 'channel must be DIDCOMM, EMAIL or SMS', {
+        throw problem('invalid_request', 'channel must be DIDCOMM, EMAIL or SMS', {
           errors: [{ field: 'querystring/channel', code: 'invalid_channel', message: 'must be DIDCOMM, EMAIL or SMS' }],
         });
       }

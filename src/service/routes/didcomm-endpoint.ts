@@ -12,7 +12,7 @@ import { handleHttpInbound } from '../../didcomm/transport/http.js';
 import type { InboundOutcome } from '../../didcomm/transport/media-type.js';
 import type { WsInboundHandler } from '../../didcomm/transport/ws.js';
 import { MEDIA_TYPES } from '../../didcomm/types.js';
-import { problem } from '../http/problem.js';
+import { problemWithStatus } from '../http/problem.js';
 import { problemResponses } from '../http/schemas.js';
 import { addressKey, type RateLimiter } from '../http/rate-limit.js';
 import { rateLimitProblem } from '../http/rate-limit-problem.js';
@@ -94,7 +94,7 @@ export async function didcommRoutes(app: App, deps: ServiceDeps, limiter?: RateL
         // 503 temporarily_unavailable: Retry-After header and the `retryAfter` member, as for 429.
         const retryAfter = p.retryAfterSeconds;
         const headers = retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : undefined;
-        throw problem(p.code, res.status, p.title, retryAfter !== undefined ? { retryAfter } : undefined, headers);
+        throw problemWithStatus(p.code, res.status, p.title, retryAfter !== undefined ? { retryAfter } : undefined, headers);
       }
       reply.code(res.status);
       if (res.body === undefined) return reply.send();

@@ -30,7 +30,7 @@ export async function statusListRoutes(app: App, deps: ServiceDeps): Promise<voi
       // Read at request time: the agent is wired after the routes are registered.
       const agent = deps.agent as Partial<ServiceDidcommAgent>;
       const credential = agent.statusListCredential ? await agent.statusListCredential(request.params.name) : undefined;
-      if (!credential) throw problem('status_list_not_found', 404, `no status list ${request.params.name}`);
+      if (!credential) throw problem('status_list_not_found', `no status list ${request.params.name}`);
       return (reply as unknown as FastifyReply).type('application/vc+ld+json').send(JSON.stringify(credential));
     },
   );

@@ -25,9 +25,9 @@ export function requestedScopes(body: { scopes?: string[] | string; scope?: stri
 export function grantScopes(held: string[], requested: string[] | undefined): string[] {
   if (requested === undefined) return [...held];
   const unknown = requested.filter((s) => !isKnownScope(s));
-  if (unknown.length) throw problem('invalid_scope', 400, `unknown scope: ${unknown.join(' ')}`, { scopes: unknown });
+  if (unknown.length) throw problem('invalid_scope', `unknown scope: ${unknown.join(' ')}`, { scopes: unknown });
   const missing = requested.filter((s) => !held.includes(s));
-  if (missing.length) throw problem('invalid_scope', 400, `the client is not granted: ${missing.join(' ')}`, { scopes: missing });
+  if (missing.length) throw problem('invalid_scope', `the client is not granted: ${missing.join(' ')}`, { scopes: missing });
   return requested;
 }
 
@@ -65,7 +65,7 @@ export async function tokenRoutes(app: App, ctx: { deps: ServiceDeps; tokens: To
         if (isIdsyncError(err) && err.code === 'busy') throw rateLimitProblem(1);
         throw err;
       }
-      if (!client || !ok) throw problem('invalid_client', 401, 'unknown client or wrong secret');
+      if (!client || !ok) throw problem('invalid_client', 'unknown client or wrong secret');
       const scopes = grantScopes(client.scopes, requestedScopes(request.body));
       const project = await deps.config.defaultProject(client.tenantId);
       const { accessToken, expiresIn } = await tokens.issue({

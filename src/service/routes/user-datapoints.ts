@@ -24,7 +24,7 @@ export function autoSyncOf(query: { autoSync?: boolean; noAutoSync?: string }, b
 export function datapointsOf(body: UpdateBody): Record<string, unknown> {
   const { datapoints, autoSync: _a, noAutoSync: _n, ...bare } = body;
   if (datapoints !== undefined && Object.keys(bare).length > 0) {
-    throw problem('invalid_request', 400, 'send datapoints either inside `datapoints` or as top-level keys, not both');
+    throw problem('invalid_request', 'send datapoints either inside `datapoints` or as top-level keys, not both');
   }
   return datapoints ?? bare;
 }
@@ -75,13 +75,13 @@ export async function userDatapointRoutes(app: App, deps: ServiceDeps): Promise<
             const v = request.validationError as Error & { validation?: unknown[]; validationContext?: string };
             if (v.validationContext !== 'body') throw v;
             const errors = fieldErrors((v.validation ?? []) as never, 'body');
-            throw problem('invalid_datapoints', 400, `${errors[0]?.field ?? 'body'} ${errors[0]?.message ?? 'is invalid'}`, { errors });
+            throw problem('invalid_datapoints', `${errors[0]?.field ?? 'body'} ${errors[0]?.message ?? 'is invalid'}`, { errors });
           }
           const body = request.body as UpdateBody;
           const { datapoints, errors } = normalizePatch(datapointsOf(body));
           if (errors.length) {
             // The datapoint module's messages already name their field.
-            throw problem('invalid_datapoints', 400, errors[0].message, {
+            throw problem('invalid_datapoints', errors[0].message, {
               errors: errors.map((e) => ({ field: e.field, code: e.code, message: e.message })),
             });
           }

@@ -25,7 +25,7 @@ export async function usersByDidRoutes(app: App, deps: ServiceDeps): Promise<voi
       const { tenantId } = authOf(request);
       await deps.config.requireProject(tenantId, request.params.projectId);
       const user = await deps.users.findByDid(tenantId, request.params.userDID);
-      if (!user) throw problem('user_not_found', 404, 'no user has a wallet with this DID');
+      if (!user) throw problem('user_not_found', 'no user has a wallet with this DID');
       return userView(user);
     },
   );

@@ -19,7 +19,7 @@ function decodeCursor(cursor: string): string {
   } catch {
     // fall through
   }
-  throw problem('invalid_request', 400, 'cursor is not one this service issued', { errors: [{ field: 'querystring/cursor', code: 'invalid', message: 'is not a valid cursor' }] });
+  throw problem('invalid_request', 'cursor is not one this service issued', { errors: [{ field: 'querystring/cursor', code: 'invalid', message: 'is not a valid cursor' }] });
 }
 
 export async function userRoutes(app: App, deps: ServiceDeps): Promise<void> {
@@ -38,7 +38,7 @@ export async function userRoutes(app: App, deps: ServiceDeps): Promise<void> {
     async (request) => {
       const { tenantId } = authOf(request);
       const { limit = 50, offset, cursor } = request.query;
-      if (offset !== undefined && cursor !== undefined) throw problem('invalid_request', 400, 'use either offset or cursor');
+      if (offset !== undefined && cursor !== undefined) throw problem('invalid_request', 'use either offset or cursor');
       const after = cursor === undefined ? undefined : decodeCursor(cursor);
       const page = await deps.users.list(tenantId, { limit, offset, after });
       const last = page.users[page.users.length - 1];

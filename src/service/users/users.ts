@@ -93,7 +93,7 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
 
   async function requireUser(ref: UserRef): Promise<UserRecord> {
     const u = await users.get(userKey(ref));
-    if (!u) throw problem('user_not_found', 404, `no user ${ref.userId}`);
+    if (!u) throw problem('user_not_found', `no user ${ref.userId}`);
     return u;
   }
 
@@ -162,10 +162,10 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
       locked(ref, async () => {
         const user = await requireUser(ref);
         if (!user.isSessionEstablished) {
-          throw problem('session_not_established', 409, `user ${ref.userId} has no established session; send an invitation first`);
+          throw problem('session_not_established', `user ${ref.userId} has no established session; send an invitation first`);
         }
         if (!user.settings.isSyncOn) {
-          throw problem('sync_disabled', 409, `user ${ref.userId} has settings.isSyncOn false`);
+          throw problem('sync_disabled', `user ${ref.userId} has settings.isSyncOn false`);
         }
         if (user.pendingSync) {
           user.pendingSync = false;

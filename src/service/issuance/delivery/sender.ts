@@ -8,7 +8,7 @@ import type { DidcommDelivery } from './didcomm.js';
 import type { EmailSender } from './email.js';
 import type { SmsSender } from './sms.js';
 import type { Channel, Destination } from './targets.js';
-import { toIdsyncError } from '../../../errors.js';
+import { toIdsyncError, type ErrorCode } from '../../../errors.js';
 
 export interface DeliveryResult {
   channel: Channel;
@@ -46,6 +46,9 @@ export interface InvitationSenderOptions {
 export function defaultSubject(issuerName = 'idsync'): string {
   return `${issuerName}: your credential is ready to collect`;
 }
+
+/** The code of a delivery that failed without saying why. */
+const SEND_FAILED: Readonly<Record<Channel, ErrorCode>> = { EMAIL: 'email_send_failed', SMS: 'sms_send_failed', DIDCOMM: 'didcomm_send_failed' };
 
 export function defaultText(url: string, issuerName = 'idsync', channel: Channel = 'EMAIL'): string {
   if (channel === 'SMS') return `${issuerName}: collect your credential in your wallet: ${url}`;
@@ -86,7 +89,7 @@ export function createInvitationSender(options: InvitationSenderOptions): Invita
         status = (await options.didcomm(d.target, m.invitation)) === 'delivered' ? 'sent' : 'queued';
       } else status = 'recorded';
     } catch (err) {
-      const e = toIdsyncError(err, `${d.channel.toLowerCase()}_send_failed`);
+      const e = toIdsyncError(err, SEND_FAILED[d.channel]);
       const error = { code: e.code, message: e.message };
       options.logger?.warn({ channel: d.channel, outboxId: entry.id, code: e.code }, 'invitation delivery failed');
       await outbox.update(entry.id, { status: 'failed', error });
