@@ -27,7 +27,7 @@ const LAZY_COMMANDS: LazyCommand[] = [
   },
   {
     name: 'wallet',
-    summary: 'a holder wallet in a folder: create, serve, accept invitations, list credentials and messages',
+    summary: 'a holder wallet in a folder: create, serve, accept or approve invitations, pick up, list credentials and messages',
     register: async (program, io) => (await import('./commands/wallet.js')).registerWalletCommands(program, { io, output: (json) => createOutput(io, json) }),
   },
   {

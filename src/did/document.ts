@@ -73,8 +73,12 @@ export function secretFor(kid: string, kp: KeyPair): Secret {
 // DID Core §7.1.2 / DID Resolution: error results carry a code and no document; never thrown.
 export type ResolutionError = 'invalidDid' | 'notFound' | 'methodNotSupported';
 
-export function errorResult(error: ResolutionError, message: string): DIDResolutionResult {
-  return { didResolutionMetadata: { error, message }, didDocument: null, didDocumentMetadata: {} };
+/**
+ * `extra`: extension properties of the resolution metadata (DID Resolution §didResolutionMetadata
+ * allows them), e.g. `{code: 'transport_unreachable', url}` when a did:web host could not be reached.
+ */
+export function errorResult(error: ResolutionError, message: string, extra: Record<string, unknown> = {}): DIDResolutionResult {
+  return { didResolutionMetadata: { ...extra, error, message }, didDocument: null, didDocumentMetadata: {} };
 }
 
 export function documentResult(didDocument: DIDDocument, didDocumentMetadata: DIDDocumentMetadata = {}): DIDResolutionResult {

@@ -2,6 +2,7 @@
 // Core §7.1.2 / DID Resolution error results (invalidDid, notFound, methodNotSupported), never throws.
 import { Resolver, type DIDCache, type DIDResolutionOptions, type DIDResolver, type Resolvable } from 'did-resolver';
 import { systemClock, type Clock } from '../clock.js';
+import { IdsyncError } from '../errors.js';
 import { errorResult } from './document.js';
 import { resolveIon } from './ion.js';
 import { resolveKey } from './key.js';
@@ -92,6 +93,21 @@ export function resolutionCache(options: { max?: number; ttlMs?: number; clock?:
     if (entries.size > max) entries.delete(entries.keys().next().value as string);
     return frozen;
   };
+}
+
+/**
+ * Why `did` did not resolve, as a coded error for the user: `transport_unreachable` or
+ * `transport_timeout` naming the address when its host could not be reached (did:web, web.ts),
+ * else `did_not_resolved` with the resolver's message. `what` names the DID in the message.
+ */
+export function resolutionError(did: string, result: DIDResolutionResult, what = `the DID ${did}`): IdsyncError {
+  const meta = result.didResolutionMetadata as { error?: string; message?: string; code?: unknown; url?: unknown; reason?: unknown };
+  if ((meta.code === 'transport_unreachable' || meta.code === 'transport_timeout') && typeof meta.url === 'string') {
+    const why = meta.code === 'transport_timeout' ? `no answer from ${meta.url} in time` : `cannot reach ${meta.url}${meta.reason ? ` (${String(meta.reason)})` : ''}`;
+    return new IdsyncError(meta.code, `${why}: ${what} did not resolve`, { details: { did, endpoint: meta.url, ...(meta.reason ? { reason: meta.reason } : {}) } });
+  }
+  const detail = meta.message ?? meta.error ?? 'no document';
+  return new IdsyncError('did_not_resolved', `${what} did not resolve (${detail})`, { details: { did, ...(meta.error ? { error: meta.error } : {}) } });
 }
 
 /** The DocumentResolver the DIDComm layer wants: the document, or null when it cannot be resolved. */

@@ -2,6 +2,7 @@
 // is fetched from https://<host>/.well-known/did.json or https://<host>/<path…>/did.json.
 // Plain HTTP only for hosts on an allow list (default localhost and 127.0.0.1), for local use.
 import { IdsyncError, isIdsyncError } from '../errors.js';
+import { networkError, readBounded } from '../http-fetch.js';
 import { generateKeyPair, type KeyPair } from '../keys.js';
 import {
   buildDocument, defaultPurposes, didcommService, documentResult, errorResult, jwkMethod, JWS_2020_CONTEXT, secretFor,
@@ -158,7 +159,8 @@ export async function fetchBounded(start: URL, o: BoundedFetchOptions): Promise<
         await discard(res);
         return { url, status: res.status, ok: false };
       }
-      return { url, status: res.status, ok: true, text: await readBounded(res, o.maxBytes, url) };
+      const tooLarge = () => new IdsyncError('response_too_large', `the response from ${url.href} is larger than the ${o.maxBytes}-byte limit`, { details: { maxBytes: o.maxBytes } });
+      return { url, status: res.status, ok: true, text: new TextDecoder().decode(await readBounded(res, o.maxBytes, tooLarge)) };
     }
     await discard(res);
     if (hops >= MAX_REDIRECTS) throw new IdsyncError('fetch_refused', `too many redirects fetching ${start.href}`);
@@ -173,31 +175,6 @@ async function discard(res: Response): Promise<void> {
   await res.body?.cancel().catch(() => undefined);
 }
 
-/** The body as UTF-8 text, refusing (and cancelling the stream) past `maxBytes`. */
-async function readBounded(res: Response, maxBytes: number, url: URL): Promise<string> {
-  const tooLarge = () => new IdsyncError('response_too_large', `the response from ${url.href} is larger than the ${maxBytes}-byte limit`, { details: { maxBytes } });
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await discard(res);
-    throw tooLarge();
-  }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
-}
-
 /** The did:web method resolver: network and HTTP failures become notFound with a message, never throws. */
 export async function resolveWeb(did: string, options: WebResolveOptions = {}): Promise<DIDResolutionResult> {
   const allowHttpHosts = options.allowHttpHosts ?? DEFAULT_HTTP_HOSTS;
@@ -208,23 +185,32 @@ export async function resolveWeb(did: string, options: WebResolveOptions = {}): 
     return errorResult('invalidDid', (err as Error).message);
   }
   const id = did.split(/[?#]/)[0];
+  let res: BoundedResponse;
   try {
-    const res = await fetchBounded(url, {
+    res = await fetchBounded(url, {
       fetch: options.fetch,
       allowHttpHosts,
       timeoutMs: options.timeoutMs,
       maxBytes: options.maxBytes ?? DEFAULT_MAX_DOCUMENT_BYTES,
       accept: 'application/did+json, application/did+ld+json, application/json',
     });
+  } catch (err) {
+    if (isIdsyncError(err) && (FETCH_REFUSALS as readonly string[]).includes(err.code)) {
+      return errorResult('notFound', `could not resolve ${id}: ${err.message}`);
+    }
+    // The host did not answer: say so with its address, so a caller can tell "the service is
+    // down" from "no such DID" (http-fetch.ts networkError: transport_unreachable / _timeout).
+    const failure = networkError(err, url.href);
+    const reason = String(failure.details?.reason ?? (err as Error).message);
+    return errorResult('notFound', `could not fetch ${url.href} (${reason})`, { code: failure.code, url: url.href, reason });
+  }
+  try {
     if (!res.ok) return errorResult('notFound', `${res.url.href} answered HTTP ${res.status}`);
     const doc = JSON.parse(res.text ?? '') as DIDDocument;
     // §Read: the document's id must be the DID that was resolved.
     if (!doc || typeof doc !== 'object' || doc.id !== id) return errorResult('notFound', `the document at ${res.url.href} is not for ${id}`);
     return documentResult(doc);
   } catch (err) {
-    if (isIdsyncError(err) && (FETCH_REFUSALS as readonly string[]).includes(err.code)) {
-      return errorResult('notFound', `could not resolve ${id}: ${err.message}`);
-    }
     return errorResult('notFound', `could not fetch ${url.href}: ${(err as Error).message}`);
   }
 }

@@ -79,6 +79,7 @@ export const ERRORS = {
 
   // Issuance and delivery
   invitation_unknown: { problem: 'e.p.req.invitation-unknown', meaning: 'A credential request names (pthid) no issuance invitation of this service.' },
+  invitation_used: { problem: 'e.p.req.invitation-used', meaning: 'An issuance invitation was already answered (by this wallet or another); the workflow is unchanged.' },
   email_send_failed: { meaning: 'The SMTP server refused or did not take an invitation e-mail.' },
   sms_send_failed: { meaning: 'The SMS gateway was unreachable or refused an invitation text.' },
   didcomm_send_failed: { meaning: 'A DIDComm invitation could not be sent or queued.' },
@@ -106,6 +107,8 @@ export const ERRORS = {
   transport_reply_unavailable: { meaning: 'The connection cannot carry a return-routed reply (any more).' },
   transport_unhandled: { meaning: 'A message arrived on a transport that has no inbound handler.' },
   unsupported_scheme: { meaning: 'No transport sends to this endpoint’s URL scheme.' },
+  address_in_use: { meaning: 'A server cannot listen: another process listens on that address and port (details: host, port, hint).' },
+  address_not_available: { meaning: 'A server cannot listen: the host is not an address of this machine.' },
   no_endpoint: { problem: 'e.p.xfer', meaning: 'The recipient’s DID document names no usable DIDComm endpoint.' },
   delivery_failed: { problem: 'e.p.xfer', meaning: 'The router could not deliver an outgoing message.' },
   no_outbound: { meaning: 'The router was asked to send but has no outbound delivery function.' },
@@ -197,6 +200,7 @@ export const ERRORS = {
   wallet_exists: { meaning: 'The data folder already holds a wallet.' },
   wallet_busy: { meaning: 'Another process uses the wallet’s data folder.' },
   wallet_serve_error: { meaning: 'A running wallet serve answered an error without a code idsync knows.' },
+  no_peer: { meaning: 'wallet pickup: the wallet knows no service to collect from (no established Data Pipe); name one with --from.' },
   demo_failed: { meaning: 'The demo flow did not reach its expected state.' },
 
   // idsync/testing

@@ -31,6 +31,8 @@ const CODE_COMMENTS: Record<string, string> = {
   [problemCodeOf('message_malformed')]: 'Malformed message: {1}',
   [problemCodeOf('message_invalid_body')]: 'Invalid message body: {1}',
   [problemCodeOf('sender_mismatch')]: 'The sender is not the one the envelope authenticates: {1}',
+  // args: invitation id, 'this DID' | 'another DID' (who answered it first), the issuance's status.
+  [problemCodeOf('invitation_used')]: 'Invitation {1} was already used by {2}; its issuance is {3}.',
 };
 
 export interface Problem {
@@ -92,6 +94,10 @@ export function problemFromError(err: unknown): Problem {
   if (code === problemCodeOf('message_expired') && typeof e.details?.expires_time === 'number') {
     return { code, comment: commentFor(code), args: [new Date(e.details.expires_time * 1000).toISOString()] };
   }
+  // An error may give the args of its code's own comment (details.problemArgs), so that a peer
+  // reads them one by one (§Problem Reports `args`) instead of parsing a sentence.
+  const own = CODE_COMMENTS[code];
+  if (own && Array.isArray(e.details?.problemArgs)) return { code, comment: own, args: e.details.problemArgs.map(String) };
   const base = commentFor(code) ?? 'Problem:';
   const comment = base.includes('{1}') ? base : `${base} {1}`;
   return { code, comment, args: [e.message] };

@@ -37,6 +37,8 @@ export interface RouterCore {
   reporter(): ProblemReporter | undefined;
   /** Writes a message log record; never throws. Returns its seq. */
   record(rec: LogInput): Promise<string | undefined>;
+  /** Completes record `seq` with `patch` (or, for a log that cannot update, writes rec + patch now); never throws. */
+  finishRecord(seq: string | undefined, rec: LogInput, patch: Partial<LogInput>): Promise<void>;
   log(level: LogLevel, msg: string, data?: Record<string, unknown>): void;
   receive(packed: string, info?: ReceiveInfo): Promise<RouterResult>;
 }
@@ -77,6 +79,27 @@ function packFor(core: RouterCore, message: PlainMessage, to: string, mode: Enve
   return core.pack(message, { mode, to, from: senderKid ?? message.from, signBy: message.from }, core.options.envelope);
 }
 
+/**
+ * Logs an outgoing message when it is made, before it is sent, and completes the record with
+ * the outcome: the peer may answer while our send is still open (an HTTP POST whose handler
+ * replies to our endpoint), and the log must list the message before its answer. A log that
+ * cannot update records once, when the outcome is known.
+ */
+async function logged<T>(core: RouterCore, rec: LogInput, send: () => Promise<T>): Promise<T> {
+  const seq = core.options.log?.update ? await core.record({ ...rec, result: 'sending' }) : undefined;
+  let value: T;
+  try {
+    value = await send();
+  } catch (err) {
+    await core.finishRecord(seq, rec, { ...rec, result: 'failed' });
+    throw err;
+  }
+  // The whole record as the patch: a log wrapper may rewrite the outcome by message id (the
+  // service's marks 'queued' and 'dropped', service/didcomm/agent.ts).
+  await core.finishRecord(seq, rec, { ...rec });
+  return value;
+}
+
 function outRecord(message: PlainMessage, packed: PackResult, result: string, results: ConformanceResult[], extra: Partial<LogInput> = {}): LogInput {
   return {
     id: message.id, direction: 'out', type: message.type, thid: message.thid, pthid: message.pthid, from: message.from,
@@ -97,15 +120,13 @@ export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: S
   if (!options.send) throw new IdsyncError('no_outbound', 'the router has no outbound delivery function (options.send)');
   const returnRoute = message.return_route === 'all' || message.return_route === 'thread';
   const endpoint = opts.via ?? packed.serviceEndpoint;
+  const send = options.send;
   let replies: string[] | void;
   try {
-    replies = await options.send(packed.packed, { to, mode: packed.mode, message, endpoint, returnRoute });
+    replies = await logged(core, outRecord(message, packed, 'sent', results, { endpoint }), () => send(packed.packed, { to, mode: packed.mode, message, endpoint, returnRoute }));
   } catch (err) {
-    const e = toIdsyncError(err, 'delivery_failed');
-    await core.record(outRecord(message, packed, 'failed', results, { endpoint }));
-    throw e;
+    throw toIdsyncError(err, 'delivery_failed');
   }
-  await core.record(outRecord(message, packed, 'sent', results, { endpoint }));
   core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: false });
   const processed: RouterResult[] = [];
   for (const r of replies ?? []) processed.push(await core.receive(r, { transport: 'return-route' }));
@@ -133,9 +154,10 @@ export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDra
     const message = createMessage(base, { clock, ids });
     const results = outgoingChecks(core, message);
     const packed = await packFor(core, message, to, replyMode, senderKid);
-    await inc.info.reply(packed.packed);
+    const rec = outRecord(message, packed, 'sent', results, { transport: 'return-route', problemCode: isProblem ? (message.body.code as string) : undefined });
+    const reply = inc.info.reply;
+    await logged(core, rec, () => reply(packed.packed));
     inc.replies.push(packed.packed);
-    await core.record(outRecord(message, packed, 'sent', results, { transport: 'return-route', problemCode: isProblem ? (message.body.code as string) : undefined }));
     core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: true });
     return message;
   }

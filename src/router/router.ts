@@ -94,6 +94,7 @@ export function createRouter(options: RouterOptions): Router {
     myDids: [...(options.myDids ?? [])],
     reporter: () => reporter,
     record,
+    finishRecord,
     log,
     receive: (packed, info) => receive(packed, info),
   };

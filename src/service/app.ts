@@ -6,6 +6,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
+import { listenError } from '../listen.js';
 import type { Store } from '../store/store.js';
 import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
 import type { EnvelopeEngine } from '../didcomm/types.js';
@@ -190,7 +191,9 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
     scopedRoutes,
     ws,
     async listen({ port = 0, host = '127.0.0.1' } = {}) {
-      await app.listen({ port, host });
+      await app.listen({ port, host }).catch((err: unknown) => {
+        throw listenError(err, host, port);
+      });
       const addr = app.server.address();
       const bound = typeof addr === 'object' && addr ? addr : { address: host, port };
       // A wildcard bind address is not reachable as such: name the loopback instead.

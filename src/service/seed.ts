@@ -123,12 +123,36 @@ export interface EnvSeed {
 
 export const ENV_TENANT_ID = 'default';
 
+/** The environment variables behind EnvSeed, in the order they are named. */
+const ENV_VARIABLES: ReadonlyArray<[keyof EnvSeed, string]> = [
+  ['clientId', 'IDSYNC_CLIENT_ID'],
+  ['clientSecret', 'IDSYNC_CLIENT_SECRET'],
+  ['projectId', 'IDSYNC_PROJECT_ID'],
+];
+
+/**
+ * The three variables go together: some set and others not is a mistake (a typo, an unexported
+ * variable), never a request for the demo tenant, so it is refused naming what is missing.
+ * Returns whether all three are set. An empty value counts as unset.
+ */
+export function checkEnvSeed(env: EnvSeed): boolean {
+  const missing = ENV_VARIABLES.filter(([key]) => !env[key]).map(([, name]) => name);
+  if (missing.length === 0) return true;
+  if (missing.length === ENV_VARIABLES.length) return false;
+  const set = ENV_VARIABLES.filter(([key]) => env[key]).map(([, name]) => name);
+  throw new IdsyncError(
+    'invalid_config',
+    `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set, but ${set.join(' and ')} ${set.length > 1 ? 'are' : 'is'}: set all three to seed that client, or none for a demo tenant`,
+    { details: { missing } },
+  );
+}
+
 /**
  * IDSYNC_CLIENT_ID/SECRET/PROJECT_ID: a tenant with that client (every scope, issuance and
  * admin included) and that project with the default KYC profile (the whole vocabulary).
  */
 export async function seedFromEnv(deps: SeedDeps, env: EnvSeed): Promise<boolean> {
-  if (!env.clientId || !env.clientSecret || !env.projectId) return false;
+  if (!checkEnvSeed(env) || !env.clientId || !env.clientSecret || !env.projectId) return false;
   const existing = await deps.config.getClient(env.clientId);
   const tenantId = existing?.tenantId ?? ENV_TENANT_ID;
   await ensureTenant(deps, tenantId, 'Environment tenant');

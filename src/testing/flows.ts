@@ -5,7 +5,7 @@ import type { StoredCredential } from '../wallet/credential-store.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { FlatDatapoints, ServiceClient, SyncContext } from './rest-client.js';
 import { waitForSyncContext } from './service-waits.js';
-import type { WaitOptions } from './wait.js';
+import { defaultTimeoutMs, type WaitOptions } from './wait.js';
 import { waitForCredential } from './wallet-waits.js';
 
 /** Anything with the service's REST client: a testbed, testbed.service, or a client. */
@@ -32,7 +32,8 @@ export async function connectUser(source: ClientSource, userId: string, wallet: 
   const client = clientOf(source);
   await client.putUser(userId, { settings: { isSyncOn: true } });
   const invitation = await client.invite(userId);
-  if (invitation.invitationUrl) await wallet.acceptInvitation(invitation.invitationUrl, options.timeoutMs ? { timeoutMs: options.timeoutMs } : {});
+  // The wallet's own guard (30 s) would outlast the test: give it the test's default too.
+  if (invitation.invitationUrl) await wallet.acceptInvitation(invitation.invitationUrl, { timeoutMs: options.timeoutMs ?? defaultTimeoutMs() });
   const syncContext = await waitForSyncContext(client, userId, (c) => c.isSessionEstablished, options);
   const user = await client.getUser(userId);
   return {

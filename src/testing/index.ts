@@ -7,7 +7,7 @@ export type { ServiceTwin, StartTwinOptions, TwinServiceOptions } from './servic
 export { createServiceClient } from './rest-client.js';
 export type {
   ServiceClient, ServiceClientOptions, User, UpsertedUser, SyncContext, Invitation, SyncStart, IssuanceWorkflow,
-  SentInvitation, OutboxEntry, FlatDatapoints, WorkflowInput, Destination, WebhookSubscription,
+  SentInvitation, OutboxEntry, FlatDatapoints, NestedDatapoints, WorkflowInput, Destination, WebhookSubscription,
 } from './rest-client.js';
 export { startWebhookReceiver, waitForWebhook, webhookMatches } from './webhooks.js';
 export type { WebhookReceiver, WebhookReceiverOptions, ReceivedWebhook, WebhookEvent, WebhookMatch } from './webhooks.js';
@@ -17,7 +17,7 @@ export { nextOutboxEntry } from './outbox.js';
 export type { OutboxFilter, OutboxSource } from './outbox.js';
 export { connectUser, syncDatapoints, clientOf } from './flows.js';
 export type { ConnectedUser, SyncResult, ClientSource } from './flows.js';
-export { waitForState, untilTimeout, stopWaiting, DEFAULT_TIMEOUT_MS } from './wait.js';
+export { waitForState, untilTimeout, stopWaiting, defaultTimeoutMs, DEFAULT_TIMEOUT_MS } from './wait.js';
 export type { WaitOptions } from './wait.js';
 export { changeSignal } from './changes.js';
 export type { ChangeFeed, ChangeSignal } from './changes.js';

@@ -8,11 +8,14 @@ import { IdsyncError, asErrorCode } from '../errors.js';
 import type { InviteResponse, SyncContext as SyncContextSchema, SyncStarted, User as UserSchema, UserWithEcho } from '../service/routes/schemas/users.js';
 import type { IssuanceWorkflowSchema, SendInvitationResponse } from '../service/routes/schemas/issuance-workflows.js';
 import type { OutboxEntrySchema } from '../service/routes/dev-outbox.js';
+import type { WithSecret as WebhookWithSecret } from '../service/routes/admin-webhooks.js';
 import type { ChangeFeed } from './changes.js';
 
 export type User = Static<typeof UserSchema>;
 export type UpsertedUser = Static<typeof UserWithEcho>;
 export type SyncContext = Static<typeof SyncContextSchema>;
+/** Datapoints in the spec's nested form (`residentialAddress {…}`): syncContext.datapointsSynced / datapointsLatest. */
+export type NestedDatapoints = SyncContext['syncContext']['datapointsSynced'];
 export type Invitation = Static<typeof InviteResponse>;
 export type SyncStart = Static<typeof SyncStarted>;
 export type IssuanceWorkflow = Static<typeof IssuanceWorkflowSchema>;
@@ -34,13 +37,8 @@ export interface Destination {
   target?: string;
 }
 
-export interface WebhookSubscription {
-  id: string;
-  url: string;
-  secret: string;
-  events?: string[];
-  enabled: boolean;
-}
+/** POST /admin/webhooks: the subscription with its signing secret. */
+export type WebhookSubscription = Static<typeof WebhookWithSecret>;
 
 export interface ServiceClientOptions {
   /** Base URL of the service, e.g. http://127.0.0.1:8080 (no /api/v1). */

@@ -5,7 +5,10 @@ import { IdsyncError, toIdsyncError } from '../errors.js';
 import type { ChangeFeed } from './changes.js';
 
 export interface WaitOptions {
-  /** Guard against waiting forever (default 10 s); not a way to wait for state. */
+  /**
+   * Guard against waiting forever; not a way to wait for state. Default: shortly before the test
+   * runner would fail the test (defaultTimeoutMs), so that the wait's own message is what fails.
+   */
   timeoutMs?: number;
   signal?: AbortSignal;
   /**
@@ -15,7 +18,39 @@ export interface WaitOptions {
   pollMs?: number;
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
+/**
+ * The guard outside a test runner whose timeout can be read: below the 5 s most runners (vitest,
+ * jest) give a test by default, so a failing wait still speaks first there.
+ */
+export const DEFAULT_TIMEOUT_MS = 4_000;
+/** The guard when the runner gives the test no time limit (vitest `testTimeout: 0`). */
+export const UNLIMITED_TEST_TIMEOUT_MS = 10_000;
+
+/** What vitest keeps on globalThis about the worker: its config and the task running now (test or suite). */
+interface VitestWorkerState {
+  config?: { testTimeout?: number; hookTimeout?: number };
+  current?: { type?: string; timeout?: number; result?: { startTime?: number } };
+}
+
+/**
+ * The default guard: what is left of the current vitest test's time (its own timeout, counted from
+ * when it started; in a hook, the hook timeout from now), minus a margin (10%, 250 ms to 1 s) in
+ * which the wait's error reaches the runner. Every wait of a test shares the one deadline, so the
+ * test fails with the awaited state and the last state seen, never vitest's bare "Test timed
+ * out". Without vitest: DEFAULT_TIMEOUT_MS.
+ */
+export function defaultTimeoutMs(now: number = Date.now()): number {
+  const state = (globalThis as { __vitest_worker__?: VitestWorkerState }).__vitest_worker__;
+  if (!state) return DEFAULT_TIMEOUT_MS;
+  const current = state.current;
+  const inTest = current?.type === 'test' && typeof current.timeout === 'number';
+  const budget = inTest ? current.timeout! : (state.config?.hookTimeout ?? state.config?.testTimeout);
+  if (typeof budget !== 'number' || !Number.isFinite(budget)) return DEFAULT_TIMEOUT_MS;
+  if (budget <= 0) return UNLIMITED_TEST_TIMEOUT_MS;
+  const started = inTest && typeof current.result?.startTime === 'number' ? current.result.startTime : now;
+  const margin = Math.min(1_000, Math.max(250, budget * 0.1));
+  return Math.max(50, Math.floor(started + budget - margin - now));
+}
 
 const fatalErrors = new WeakSet<object>();
 
@@ -35,7 +70,7 @@ export function untilTimeout<T>(
   setup: (resolve: (value: T) => void, reject: (err: unknown) => void, onCleanup: (fn: () => void) => void) => void,
   lastSeen: () => string,
 ): Promise<T> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? defaultTimeoutMs();
   return new Promise<T>((resolve, reject) => {
     const cleanups: Array<() => void> = [];
     let settled = false;

@@ -4,9 +4,9 @@
 // lets tests await a webhook by event name and params without sleeping.
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
 import { toIdsyncError } from '../errors.js';
+import { listen, urlHost } from '../listen.js';
 import { generateWebhookSecret, verifyWebhook } from '../service/webhooks/signature.js';
 import { untilTimeout, type WaitOptions } from './wait.js';
 
@@ -89,13 +89,10 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
       emitter.emit('webhook', rec);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const { address, port } = server.address() as AddressInfo;
+  const host = options.host ?? '127.0.0.1';
+  const port = await listen(server, options.port ?? 0, host);
   return {
-    url: `http://${address}:${port}/webhooks`,
+    url: `http://${urlHost(host)}:${port}/webhooks`,
     secret,
     received,
     rejected,

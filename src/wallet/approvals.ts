@@ -25,14 +25,19 @@ async function itemAndThread(ctx: WalletContext, id: string): Promise<{ item: Pe
   return { item, thread };
 }
 
-/** Answers a pending item: requests the offered credential, sends the DID-auth proof, or accepts the invitation. */
-export async function approvePending(ctx: WalletContext, id: string, accept: (invitation: Invitation) => Promise<unknown>): Promise<void> {
+/**
+ * Answers a pending item: requests the offered credential, sends the DID-auth proof, or accepts
+ * the invitation (resolving with what accepting it gave).
+ */
+export async function approvePending<A>(ctx: WalletContext, id: string, accept: (invitation: Invitation) => Promise<A>): Promise<A | undefined> {
   const { item, thread } = await itemAndThread(ctx, id);
   // On failure the item stays pending (the thread step was rolled back) so it can be retried.
-  if (item.kind === 'invitation') await accept(item.message as Invitation);
+  let accepted: A | undefined;
+  if (item.kind === 'invitation') accepted = await accept(item.message as Invitation);
   else if (item.kind === 'credential-offer') await acceptOffer(ctx, thread!);
   else await answerProofRequest(ctx, thread!);
   await ctx.pending.remove(id);
+  return accepted;
 }
 
 /** Declines a pending item: report-problem e.p.req.offer-declined for offers, e.p.req.declined for proof requests. */

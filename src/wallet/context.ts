@@ -3,7 +3,7 @@
 import type { Clock, IdGenerator } from '../clock.js';
 import { sameDid } from '../didcomm/message.js';
 import type { MessageHandler, ProtocolModule, Router } from '../router/router.js';
-import type { DocumentResolver } from '../did/types.js';
+import type { DIDResolutionResult, DocumentResolver } from '../did/types.js';
 import type { Connections } from '../store/connections.js';
 import type { StoredSecrets } from '../store/secrets.js';
 import type { Store } from '../store/store.js';
@@ -20,6 +20,8 @@ export interface WalletContext {
   clock: Clock;
   ids: IdGenerator;
   resolve: DocumentResolver;
+  /** The whole resolution result (why a DID did not resolve: did/resolver.ts resolutionError). */
+  resolution(did: string): Promise<DIDResolutionResult>;
   identity: WalletIdentity;
   secrets: StoredSecrets;
   router: Router;

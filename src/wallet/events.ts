@@ -24,6 +24,8 @@ export interface WalletEventMap {
   'proof-request-pending': { item: PendingItem };
   /** An out-of-band invitation arrived as a DIDComm message; it waits as a pending item (approve = accept). */
   'invitation-received': { item: PendingItem };
+  /** `invitations: 'auto'` could not accept an invitation that arrived: it stays pending. */
+  'auto-accept-failed': { item: PendingItem; code: string; message: string };
   /** A live WebSocket to a peer closed (goLive must be called again). */
   'live-ended': { peer: string; endpoint: string };
   /** A DID-auth presentation was sent. */

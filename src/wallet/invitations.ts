@@ -2,10 +2,12 @@
 // by goal code, it opens a Data Pipe (docs/protocols.md "Data Pipe 1.0") or starts a WACI
 // `streamlined-vc` issuance with propose-credential (pthid = the invitation id).
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
+import { resolutionError } from '../did/resolver.js';
 import { epochSeconds } from '../didcomm/message.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, problemCodeOf } from '../errors.js';
 import { DATA_PIPE_GOAL_CODE } from '../protocols/data-pipe.js';
-import { STREAMLINED_VC } from '../protocols/issue-credential.js';
+import { ISSUE_CREDENTIAL_PIURI, STREAMLINED_VC } from '../protocols/issue-credential.js';
+import type { ParsedProblem } from '../protocols/report-problem.js';
 import { acceptsDidcommV2, parseInvitationUrl, validateInvitation, type FetchLike, type Invitation } from '../protocols/out-of-band.js';
 import type { ConnectionRecord } from '../store/connections.js';
 import type { MessageLog } from '../store/messages.js';
@@ -61,8 +63,10 @@ async function checkUsable(ctx: WalletContext, invitation: Invitation, canReach:
   }
   if (!acceptsDidcommV2(invitation)) throw new IdsyncError('didcomm_unsupported', 'the invitation does not accept DIDComm v2 answers');
   // The answer goes to the service endpoint of the inviter's DID document (did:web: fetched).
-  const doc = await ctx.resolve(invitation.from);
-  if (!doc) throw new IdsyncError('did_not_resolved', `the inviter's DID ${invitation.from} did not resolve`, { details: { did: invitation.from } });
+  // A host that does not answer is named as such (the service is down), not as an unknown DID.
+  const resolved = await ctx.resolution(invitation.from);
+  const doc = resolved.didResolutionMetadata.error ? null : resolved.didDocument;
+  if (!doc) throw resolutionError(invitation.from, resolved, `the inviter's DID ${invitation.from}`);
   if (!canReach(invitation.from) && didcommEndpoints(doc).length === 0) {
     throw new IdsyncError('no_endpoint', `the inviter's DID document names no DIDComm endpoint`, { details: { did: invitation.from } });
   }
@@ -85,7 +89,7 @@ export async function acceptInvitation(ctx: WalletContext, deps: AcceptDeps, inp
 
   if (goal !== undefined && ISSUANCE_GOAL_CODES.includes(goal)) {
     const thid = ctx.ids();
-    const done = credentialOnThread(ctx, thid, options.timeoutMs ?? 120_000);
+    const done = credentialOnThread(ctx, thid, options.timeoutMs ?? 120_000, invitation.id);
     await proposeCredential(ctx, invitation, thid);
     return { kind: 'issuance', invitation, thid, done };
   }
@@ -93,15 +97,36 @@ export async function acceptInvitation(ctx: WalletContext, deps: AcceptDeps, inp
   throw new IdsyncError('unsupported_goal', `the wallet cannot act on goal_code ${String(goal)}`, { details: { goal_code: goal ?? null } });
 }
 
+/**
+ * `invitation_used`: the issuer says the invitation was answered before (e.p.req.invitation-used,
+ * args [invitation id, 'this DID' | 'another DID', issuance status]). Names who used it, from the
+ * issuer's word and this wallet's own threads, and what became of it here.
+ */
+async function invitationUsed(ctx: WalletContext, problem: ParsedProblem, invitationId: string | undefined, thid: string): Promise<IdsyncError> {
+  const [, by, status] = problem.args ?? [];
+  const earlier = invitationId === undefined ? undefined : (await ctx.threads.list({ protocol: ISSUE_CREDENTIAL_PIURI })).find((t) => t.thid !== thid && t.data.invitationId === invitationId);
+  const held = earlier ? (await ctx.credentials.list({ thid: earlier.thid }))[0] : undefined;
+  const byUs = by === 'this DID' || earlier !== undefined;
+  const what = [
+    status ? `its issuance is ${status}` : '',
+    earlier ? `thread ${earlier.thid}` : '',
+    held ? `credential ${held.id} is in this wallet` : '',
+  ].filter(Boolean).join('; ');
+  return new IdsyncError('invitation_used', `the invitation was already used by ${byUs ? 'this wallet' : 'another wallet'}${what ? ` (${what})` : ''}`, {
+    details: { problem, usedBy: byUs ? 'this-wallet' : 'another-wallet', ...(status ? { status } : {}), ...(earlier ? { thid: earlier.thid } : {}), ...(held ? { credentialId: held.id } : {}) },
+  });
+}
+
 /** The first credential stored on `thid`, or why the issuance failed. */
-export function credentialOnThread(ctx: WalletContext, thid: string, timeoutMs: number): Promise<StoredCredential> {
+export function credentialOnThread(ctx: WalletContext, thid: string, timeoutMs: number, invitationId?: string): Promise<StoredCredential> {
   const stop = new AbortController();
   const o = { timeoutMs, signal: stop.signal };
   const got = waitForEvent(ctx.events, 'credential-received', (e) => e.credential.thid === thid, o).then((e) => e.credential);
   const refused = waitForEvent(ctx.events, 'credential-refused', (e) => e.thid === thid, o).then((e) => {
     throw new IdsyncError('credential_refused', `the credential failed the ${e.failedCheck} check`, { details: { check: e.failedCheck, code: e.code } });
   });
-  const problem = waitForEvent(ctx.events, 'problem-received', (e) => e.problem.pthid === thid, o).then((e) => {
+  const problem = waitForEvent(ctx.events, 'problem-received', (e) => e.problem.pthid === thid, o).then(async (e) => {
+    if (e.problem.code === problemCodeOf('invitation_used')) throw await invitationUsed(ctx, e.problem, invitationId, thid);
     throw new IdsyncError('problem_reported', `the issuer reported ${e.problem.code}`, { details: { problem: e.problem } });
   });
   for (const p of [got, refused, problem]) p.catch(() => undefined);

@@ -22,6 +22,7 @@ import { type WalletContext } from './context.js';
 import { checkIssuedCredential, firstFailure, type CredentialExpectations } from './credential-check.js';
 import type { StoredCredential } from './credential-store.js';
 import { signAsHolder } from './identity.js';
+import { parkOrAnswer } from './pending.js';
 import type { PendingItem } from './policies.js';
 import { requireAuthenticatedSender } from './present-proof.js';
 import { receiveStep, sendStep } from './thread-steps.js';
@@ -87,18 +88,13 @@ async function onOffer(ctx: WalletContext, h: HandlerContext, offer: ParsedOffer
     ...(offer.goalCode ? { goalCode: offer.goalCode } : {}),
   };
   const { thread } = await receiveStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, sender, { start, data: data as unknown as Record<string, unknown> });
-  if (ctx.policy.offers === 'manual') {
-    const item: PendingItem = {
-      id: thread.thid, kind: 'credential-offer', thid: thread.thid, from: sender, receivedAt: isoNow(ctx.clock), message: h.message,
-      ...(offer.datapoints ? { preview: offer.datapoints as Record<string, string> } : {}),
-      ...(offer.replacementId ? { replacementId: offer.replacementId } : {}),
-      ...(offer.goalCode ? { goalCode: offer.goalCode } : {}),
-    };
-    await ctx.pending.add(item);
-    ctx.events.emit('offer-pending', { item });
-    return;
-  }
-  await acceptOffer(ctx, thread);
+  const item = (): PendingItem => ({
+    id: thread.thid, kind: 'credential-offer', thid: thread.thid, from: sender, receivedAt: isoNow(ctx.clock), message: h.message,
+    ...(offer.datapoints ? { preview: offer.datapoints as Record<string, string> } : {}),
+    ...(offer.replacementId ? { replacementId: offer.replacementId } : {}),
+    ...(offer.goalCode ? { goalCode: offer.goalCode } : {}),
+  });
+  await parkOrAnswer(ctx, ctx.policy.offers, item, () => acceptOffer(ctx, thread));
 }
 
 /** Answers the thread's offer with a credential application signed for the offer's challenge and domain. */

@@ -1,6 +1,8 @@
 // What the wallet does without asking and what waits for the user: credential offers and proof
 // requests are answered at once under 'auto', or held as pending items under 'manual' until
-// approve(id) or decline(id, reason). Pending items are stored, so they survive a restart.
+// approve(id) or decline(id, reason). Invitations that arrive as DIDComm messages wait by default
+// (accepting one is the user's consent); `invitations: 'auto'` accepts them as they come.
+// Pending items are stored, so they survive a restart.
 import type { PlainMessage } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import type { Store } from '../store/store.js';
@@ -12,23 +14,24 @@ export type Decision = 'auto' | 'manual';
 /**
  * 'auto' | 'manual' set the policy for credential offers; DID-authentication requests are
  * answered automatically unless `proofRequests: 'manual'` is given (a sync must not stall on a
- * login prompt by default).
+ * login prompt by default); invitations received as messages wait unless `invitations: 'auto'`.
  */
-export type WalletPolicy = Decision | { offers?: Decision; proofRequests?: Decision };
+export type WalletPolicy = Decision | { offers?: Decision; proofRequests?: Decision; invitations?: Decision };
 
 export interface ResolvedPolicy {
   offers: Decision;
   proofRequests: Decision;
+  invitations: Decision;
 }
 
 export function resolvePolicy(policy: WalletPolicy | undefined): ResolvedPolicy {
-  if (policy === undefined) return { offers: 'auto', proofRequests: 'auto' };
-  if (policy === 'auto' || policy === 'manual') return { offers: policy, proofRequests: 'auto' };
+  if (policy === undefined) return { offers: 'auto', proofRequests: 'auto', invitations: 'manual' };
+  if (policy === 'auto' || policy === 'manual') return { offers: policy, proofRequests: 'auto', invitations: 'manual' };
   const ok = (d: unknown): d is Decision | undefined => d === undefined || d === 'auto' || d === 'manual';
-  if (typeof policy !== 'object' || policy === null || !ok(policy.offers) || !ok(policy.proofRequests)) {
-    throw new IdsyncError('invalid_argument', "policy must be 'auto', 'manual' or {offers?, proofRequests?} of those");
+  if (typeof policy !== 'object' || policy === null || !ok(policy.offers) || !ok(policy.proofRequests) || !ok(policy.invitations)) {
+    throw new IdsyncError('invalid_argument', "policy must be 'auto', 'manual' or {offers?, proofRequests?, invitations?} of those");
   }
-  return { offers: policy.offers ?? 'auto', proofRequests: policy.proofRequests ?? 'auto' };
+  return { offers: policy.offers ?? 'auto', proofRequests: policy.proofRequests ?? 'auto', invitations: policy.invitations ?? 'manual' };
 }
 
 /** 'invitation': an out-of-band invitation that arrived as a DIDComm message; accepting it is the user's consent. */

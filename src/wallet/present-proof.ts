@@ -11,6 +11,7 @@ import {
 } from '../protocols/present-proof.js';
 import { type WalletContext } from './context.js';
 import { signAsHolder } from './identity.js';
+import { parkOrAnswer } from './pending.js';
 import type { PendingItem } from './policies.js';
 import { receiveStep, sendStep } from './thread-steps.js';
 import type { WalletThread } from './threads.js';
@@ -39,16 +40,11 @@ async function onRequest(ctx: WalletContext, h: HandlerContext, parsed: ParsedRe
   }
   const data: ProofData = { challenge: parsed.challenge, domain: parsed.domain, definitionId: parsed.definitionId, ...(parsed.goalCode ? { goalCode: parsed.goalCode } : {}) };
   const { thread } = await receiveStep(ctx, PRESENT_PROOF_PROVER, h.message, sender, { start: true, data: data as unknown as Record<string, unknown> });
-  if (ctx.policy.proofRequests === 'manual') {
-    const item: PendingItem = {
-      id: thread.thid, kind: 'proof-request', thid: thread.thid, from: sender, receivedAt: isoNow(ctx.clock), domain: parsed.domain, message: h.message,
-      ...(parsed.goalCode ? { goalCode: parsed.goalCode } : {}),
-    };
-    await ctx.pending.add(item);
-    ctx.events.emit('proof-request-pending', { item });
-    return;
-  }
-  await answerProofRequest(ctx, thread);
+  const item = (): PendingItem => ({
+    id: thread.thid, kind: 'proof-request', thid: thread.thid, from: sender, receivedAt: isoNow(ctx.clock), domain: parsed.domain, message: h.message,
+    ...(parsed.goalCode ? { goalCode: parsed.goalCode } : {}),
+  });
+  await parkOrAnswer(ctx, ctx.policy.proofRequests, item, () => answerProofRequest(ctx, thread));
 }
 
 /** Signs the DID-auth presentation for the thread's challenge and domain and sends it. */

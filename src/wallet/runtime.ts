@@ -8,7 +8,7 @@ import { httpTransport } from '../didcomm/transport/http.js';
 import { multiTransport } from '../didcomm/transport/index.js';
 import { wsTransport } from '../didcomm/transport/ws.js';
 import type { EnvelopeMode, InboundHandler, PlainMessage } from '../didcomm/types.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, toIdsyncError } from '../errors.js';
 import { request } from '../protocols/await-reply.js';
 import { basicProtocols } from '../protocols/basic.js';
 import { TRUST_PING } from '../protocols/trust-ping.js';
@@ -28,6 +28,7 @@ import { acceptInvitation, type Acceptance, type AcceptOptions } from './invitat
 import { walletIssueCredential } from './issue-credential.js';
 import { chooseEndpoint, didcommEndpoints, Routes, walletOutbound } from './outbound.js';
 import { liveDeliveryChange, pickup, PickupSession, walletPickupProtocol, type PickupOptions, type PickupResult } from './pickup.js';
+import { park } from './pending.js';
 import { pendingStore, resolvePolicy } from './policies.js';
 import { onProblemReceived } from './problems.js';
 import { walletPresentProof } from './present-proof.js';
@@ -43,7 +44,8 @@ export interface Runtime {
   log: MessageLog;
   receive(packed: string, info?: ReceiveInfo & { transport?: string }): Promise<RouterResult>;
   acceptInvitation(input: string | Invitation, options?: AcceptOptions): Promise<Acceptance>;
-  approve(id: string): Promise<void>;
+  /** Invitations: what accepting gave (Data Pipe established, or the issuance started). */
+  approve(id: string, options?: AcceptOptions): Promise<Acceptance | undefined>;
   decline(id: string, reason?: string): Promise<void>;
   pickup(target?: string, options?: PickupOptions): Promise<PickupResult>;
   goLive(target?: string): Promise<void>;
@@ -61,7 +63,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   const registry = didRegistry(store);
   const secrets = storeSecrets(store);
   const identity = (await loadIdentity(registry)) ?? (await createIdentity({ store, registry, secrets, clock }, { endpoint: env.endpoint }));
-  const resolve = walletResolver(registry, options);
+  const resolver = walletResolver(registry, options);
+  const resolve = resolver.document;
   const log = messageLog(store, clock);
   const routes = new Routes(options.routes);
   const session = new PickupSession();
@@ -100,7 +103,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   });
 
   const ctx: WalletContext = {
-    store, clock, ids, resolve, identity, secrets, router, logger, events,
+    store, clock, ids, resolve, resolution: resolver.result, identity, secrets, router, logger, events,
     threads: threadStore(store),
     credentials: credentialStore(store, clock),
     pending: pendingStore(store),
@@ -115,8 +118,18 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     outOfBandProtocol({
       onInvitation: async (invitation, message) => {
         const item = { id: invitation.id, kind: 'invitation' as const, thid: invitation.id, from: invitation.from, receivedAt: isoNow(ctx.clock), message, ...(invitation.body.goal_code ? { goalCode: invitation.body.goal_code } : {}) };
-        await ctx.pending.add(item);
-        events.emit('invitation-received', { item });
+        await park(ctx, item);
+        // Accepted after this handler returns (the service's delivery is not held open while the
+        // Data Pipe or issuance runs); a failure leaves the item pending for approve/decline.
+        if (ctx.policy.invitations === 'auto') {
+          setImmediate(() => {
+            approve(item.id).catch((err: unknown) => {
+              const e = toIdsyncError(err);
+              logger('warn', 'an invitation could not be accepted automatically', { id: item.id, code: e.code });
+              events.emit('auto-accept-failed', { item, code: e.code, message: e.message });
+            });
+          });
+        }
       },
     }),
     walletDataPipe(() => ctx),
@@ -151,12 +164,16 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     pickup: env.isListening() ? undefined : (peer: string) => pickup(ctx, session, peer),
   });
 
+  function approve(id: string, o: AcceptOptions = {}): Promise<Acceptance | undefined> {
+    return approvePending(ctx, id, (invitation) => acceptInvitation(ctx, acceptDeps(), invitation, { fetch: options.fetch, ...o }));
+  }
+
   return {
     ctx,
     log,
     receive,
     acceptInvitation: (input, o) => acceptInvitation(ctx, acceptDeps(), input, { fetch: options.fetch, ...o }),
-    approve: (id) => approvePending(ctx, id, (invitation) => acceptInvitation(ctx, acceptDeps(), invitation, { fetch: options.fetch })),
+    approve,
     decline: (id, reason) => declinePending(ctx, id, reason),
     pickup: doPickup,
     async goLive(target) {

@@ -133,9 +133,14 @@ export class Wallet extends WalletEvents {
     await this.init();
     return this.rt.ctx.pending.list();
   }
-  async approve(id: string): Promise<void> {
+  /**
+   * Approves a pending item. An invitation resolves with its acceptance (as acceptInvitation: the
+   * Data Pipe established, or the issuance started with `done`); offers and proof requests with
+   * undefined once answered.
+   */
+  async approve(id: string, options?: AcceptOptions): Promise<Acceptance | undefined> {
     await this.init();
-    return this.rt.approve(id);
+    return this.rt.approve(id, options);
   }
   /** Offers: report-problem e.p.req.offer-declined; proof requests: e.p.req.declined. */
   async decline(id: string, reason?: string): Promise<void> {

@@ -14,12 +14,12 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(args: string[], options: { stdin?: string } = {}): Promise<CliRun> {
+export function runCli(args: string[], options: { stdin?: string; env?: Record<string, string | undefined> } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       process.execPath,
       ['--import', 'tsx', MAIN, ...args],
-      { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } },
+      { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1', ...options.env } },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') return reject(error);
         resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });

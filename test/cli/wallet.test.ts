@@ -70,9 +70,23 @@ describe('idsync wallet (no serve process)', () => {
     const messages = await runCli(['wallet', 'messages', '--data', data, '--json']);
     const log = JSON.parse(messages.stdout) as Array<{ direction: string; type: string; mode: string; thid: string }>;
     const types = log.map((m) => `${m.direction} ${m.type.split('/').slice(-1)[0]}`);
-    // An outgoing message is logged once its send returned, so an answer can be logged before it.
-    expect(types.sort()).toEqual(['in invitation', 'in issue-credential', 'in offer-credential', 'out ack', 'out propose-credential', 'out request-credential']);
+    // In the order the messages were made: each answer after what it answers.
+    expect(types).toEqual(['in invitation', 'out propose-credential', 'in offer-credential', 'out request-credential', 'in issue-credential', 'out ack']);
     expect(log.filter((m) => m.type !== 'https://didcomm.org/out-of-band/2.0/invitation').every((m) => m.mode === 'authcrypt' && m.thid === result.thid)).toBe(true);
+  });
+
+  it('says an issuance invitation accepted a second time was already used by this wallet', async () => {
+    const data = dir.file('twice-wallet');
+    const port = await freePort();
+    expect((await runCli(['wallet', 'create', '--data', data, '--endpoint', `http://127.0.0.1:${port}/didcomm`])).code).toBe(0);
+    const { url } = await emailedInvitation('twice@example.com');
+    const first = JSON.parse((await runCli(['wallet', 'accept', url, '--data', data, '--wait', '--json'])).stdout);
+    const again = await runCli(['wallet', 'accept', url, '--data', data, '--wait']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(ERROR_LINE);
+    expect(again.stderr).toBe(
+      `idsync: invitation_used: the invitation was already used by this wallet (its issuance is COMPLETED; thread ${first.thid}; credential ${first.credential.id} is in this wallet)\n`,
+    );
   });
 
   it('accepts with a wallet that has no endpoint, over live delivery', async () => {

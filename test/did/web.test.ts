@@ -84,6 +84,8 @@ describe('did:web resolution over HTTP on 127.0.0.1', () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const gone = await resolveWeb(`did:web:127.0.0.1%3A${port}`);
     expect(gone.didResolutionMetadata).toMatchObject({ error: 'notFound', message: expect.stringContaining('could not fetch') });
+    // Why, for callers that tell "host down" from "no such DID" (resolutionError).
+    expect(gone.didResolutionMetadata).toMatchObject({ code: 'transport_unreachable', url: `http://127.0.0.1:${port}/.well-known/did.json`, reason: 'ECONNREFUSED' });
   });
 
   it('refuses a redirect to plain HTTP on another host', async () => {

@@ -40,4 +40,11 @@ describe('OpenAPI', () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toMatch(/swagger/i);
   });
+
+  it('serves the docs page assets (@fastify/static, with the engines-pinned content-disposition)', async () => {
+    const res = await fetch(`${h.url}/docs/static/swagger-ui.css`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/css/);
+    expect((await res.text()).length).toBeGreaterThan(1000);
+  });
 });

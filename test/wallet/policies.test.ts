@@ -12,9 +12,12 @@ afterEach(async () => {
 
 describe('wallet policies', () => {
   it("reads 'auto', 'manual' and per-kind policies", () => {
-    expect(resolvePolicy(undefined)).toEqual({ offers: 'auto', proofRequests: 'auto' });
-    expect(resolvePolicy('manual')).toEqual({ offers: 'manual', proofRequests: 'auto' });
-    expect(resolvePolicy({ proofRequests: 'manual' })).toEqual({ offers: 'auto', proofRequests: 'manual' });
+    // Invitations that arrive as messages wait for the user unless told otherwise.
+    expect(resolvePolicy(undefined)).toEqual({ offers: 'auto', proofRequests: 'auto', invitations: 'manual' });
+    expect(resolvePolicy('manual')).toEqual({ offers: 'manual', proofRequests: 'auto', invitations: 'manual' });
+    expect(resolvePolicy({ proofRequests: 'manual' })).toEqual({ offers: 'auto', proofRequests: 'manual', invitations: 'manual' });
+    expect(resolvePolicy({ invitations: 'auto' })).toEqual({ offers: 'auto', proofRequests: 'auto', invitations: 'auto' });
+    expect(() => resolvePolicy({ invitations: 'always' as never })).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
     expect(() => resolvePolicy('sometimes' as never)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
   });
 

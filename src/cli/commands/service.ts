@@ -1,16 +1,18 @@
 // `idsync service`: run the service twin (REST API and its DIDComm agent: Data Pipe, sync,
 // issuance, mediator) on a LevelDB folder until SIGTERM/SIGINT, which close the server, the
 // agent (after its work in flight) and the store. Reads IDSYNC_CLIENT_ID / IDSYNC_CLIENT_SECRET /
-// IDSYNC_PROJECT_ID to seed a client; without them a demo tenant is created on first start and
-// its credentials are printed once. The flags map onto createService's options (service/app.ts).
+// IDSYNC_PROJECT_ID to seed a client (all three, or none); without them a demo tenant is created
+// on first start and its credentials are printed once. The flags map onto createService's options (service/app.ts).
 import { mkdir, readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { openStore } from '../../store/store.js';
 import { createService, type CreateServiceOptions, type Service } from '../../service/app.js';
+import { checkEnvSeed, type EnvSeed } from '../../service/seed.js';
 import type { RateLimitOptions } from '../../service/http/rate-limit.js';
 import type { WorkGateOptions } from '../../service/http/work-gate.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
-import { IdsyncError } from '../../errors.js';
+import { IdsyncError, toIdsyncError } from '../../errors.js';
+import { addressInUse } from '../../listen.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import { untilSignal } from '../signals.js';
@@ -142,6 +144,9 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
   const invitationTtlMs = parseDuration('--invitation-ttl', opts.invitationTtl);
   const fixtures = opts.fixtures ? await readFixtures(opts.fixtures) : undefined;
   const publicUrl = opts.publicUrl ?? (port !== 0 ? `http://${localHost(opts.host)}:${port}` : undefined);
+  const env: EnvSeed = { clientId: deps.env.IDSYNC_CLIENT_ID, clientSecret: deps.env.IDSYNC_CLIENT_SECRET, projectId: deps.env.IDSYNC_PROJECT_ID };
+  // Before the data folder is touched: a partial set must not leave a demo tenant behind.
+  checkEnvSeed(env);
 
   await mkdir(opts.data, { recursive: true });
   const store = await openStore({ path: opts.data });
@@ -158,18 +163,17 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
       ...(invitationTtlMs !== undefined ? { invitationTtlMs } : {}),
       logger: Boolean(opts.log),
       ...(opts.engine ? { envelopeEngine: opts.engine } : {}),
-      env: {
-        clientId: deps.env.IDSYNC_CLIENT_ID,
-        clientSecret: deps.env.IDSYNC_CLIENT_SECRET,
-        projectId: deps.env.IDSYNC_PROJECT_ID,
-      },
+      env,
     });
   } catch (err) {
     await store.close();
     throw err;
   }
   try {
-    const url = await service.listen({ port, host: opts.host });
+    const url = await service.listen({ port, host: opts.host }).catch((err: unknown) => {
+      // The hint in the words of this command's flags.
+      throw toIdsyncError(err).code === 'address_in_use' ? addressInUse(opts.host, port, 'stop it, or choose another --port', err) : err;
+    });
     const io = deps.io;
     const demo = service.demoCredentials;
     if (demo) {

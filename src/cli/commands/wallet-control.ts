@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { IdsyncError, asErrorCode, toIdsyncError } from '../../errors.js';
+import { listen } from '../../listen.js';
 
 /** What DIR/serve.json holds while `wallet serve` runs (mode 0600: the token guards the wallet). */
 export interface ServeInfo {
@@ -51,10 +52,7 @@ export function startControl(token: string, routes: Record<string, ControlRoute>
       );
     });
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  });
+  return listen(server, 0, '127.0.0.1').then(() => server);
 }
 
 /** Closes the control server, dropping open keep-alive connections. */
@@ -71,6 +69,14 @@ async function readServeInfo(dir: string): Promise<ServeInfo | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** The serve process running for `dir` (its serve.json, and it answers); undefined when none does. */
+export async function runningServe(dir: string): Promise<ServeInfo | undefined> {
+  const info = await readServeInfo(dir);
+  if (!info) return undefined;
+  const answered = await viaServe<unknown>(dir, 'GET', '/info').catch(() => undefined);
+  return answered === undefined ? undefined : info;
 }
 
 /** Calls the serve process of `dir`; undefined when none answers (then the caller opens the store). */

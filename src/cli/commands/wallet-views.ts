@@ -87,3 +87,42 @@ export function humanAccept(r: AcceptResult): string {
   if (!r.credential) return `credential proposed to ${r.peer} (thread ${r.thid}); it arrives while the wallet runs (wallet serve, or accept --wait)`;
   return [`credential received from ${r.peer} (thread ${r.thid})`, humanCredentials([r.credential])].join('\n');
 }
+
+const short = (type: string) => type.split('/').slice(-2).join('/');
+
+/** One pending item, for people: what it is, from whom, and the commands that answer it. */
+export function humanPendingItem(p: { id: string; kind: string; from: string; goalCode?: string; goal?: string; preview?: Record<string, string>; domain?: string }, dir: string): string {
+  const what = p.kind === 'invitation' ? 'invitation' : p.kind === 'credential-offer' ? 'credential offer' : 'proof request';
+  const about = [p.goalCode, p.goal, p.domain ? `for ${p.domain}` : undefined, p.preview ? Object.entries(p.preview).map(([k, v]) => `${k}: ${v}`).join(', ') : undefined].filter(Boolean).join('; ');
+  return `${what} ${p.id} from ${p.from}${about ? ` (${about})` : ''}: idsync wallet approve ${p.id} --data ${dir}, or decline`;
+}
+
+export function humanPending(list: Array<Parameters<typeof humanPendingItem>[0] & { receivedAt: string }>, dir: string): string {
+  if (list.length === 0) return 'nothing pending';
+  return list.map((p) => `${p.receivedAt}  ${humanPendingItem(p, dir)}`).join('\n');
+}
+
+export function humanPickup(v: {
+  peers: string[];
+  received: Array<{ type: string; thid?: string; status: string; problemCode?: string }>;
+  pending: Array<Parameters<typeof humanPendingItem>[0]>;
+  credentials: CredentialView[];
+  connections: Array<{ theirDid: string; state: string }>;
+  problems: Array<{ code: string; text: string }>;
+}, dir: string): string {
+  if (v.received.length === 0) return `nothing queued at ${v.peers.join(', ')}`;
+  return [
+    `collected ${v.received.length} message(s) from ${v.peers.join(', ')}`,
+    ...v.received.map((m) => `  ${short(m.type)}${m.thid ? `  thid ${m.thid}` : ''}  ${m.status}${m.problemCode ? ` ${m.problemCode}` : ''}`),
+    ...v.connections.map((c) => `Data Pipe ${c.state} with ${c.theirDid}`),
+    ...v.credentials.map((c) => `credential ${c.id} received from ${c.issuer} (${c.format}, verified)`),
+    ...v.problems.map((p) => `problem ${p.code}: ${p.text}`),
+    ...v.pending.map((p) => `pending: ${humanPendingItem(p, dir)}`),
+  ].join('\n');
+}
+
+export function humanApprove(r: { id: string; kind: string; thid: string; accepted?: AcceptResult; credential?: CredentialView }): string {
+  if (r.accepted) return humanAccept(r.accepted);
+  if (r.credential) return [`credential received (thread ${r.thid})`, humanCredentials([r.credential])].join('\n');
+  return `${r.kind} ${r.id} approved (thread ${r.thid})`;
+}

@@ -7,9 +7,10 @@
 // `retryable`, media-type.ts) answers 503 with Retry-After; a sender that gets 503 or 429 throws
 // `transport_retry_later` with the Retry-After seconds, so its caller can back off and resend.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../../clock.js';
-import { httpStatusOf, IdsyncError, isIdsyncError, type ErrorCode } from '../../errors.js';
+import { httpStatusOf, IdsyncError, type ErrorCode } from '../../errors.js';
+import { networkError, readBounded } from '../../http-fetch.js';
+import { listen, urlHost } from '../../listen.js';
 import type { InboundHandler, Transport } from '../types.js';
 import {
   byteLength, bareMediaType, checkInboundMessage, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseRetryAfter, RETRY_LATER_CODE, retryHint,
@@ -31,53 +32,10 @@ export interface HttpTransportOptions {
   clock?: Clock;
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
-
-function causeCode(err: unknown): string | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
-    if (typeof e.code === 'string') return e.code;
-  }
-  return undefined;
-}
-
-function networkError(err: unknown, endpoint: string): IdsyncError {
-  if (isIdsyncError(err)) return err;
-  const name = (err as Error)?.name;
-  const code = causeCode(err);
-  if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
-    return new IdsyncError('transport_timeout', `no answer from ${endpoint} in time`, { details: { endpoint }, cause: err });
-  }
-  const why = code && NETWORK_CODES.has(code) ? code : ((err as Error)?.message ?? 'network error');
-  return new IdsyncError('transport_unreachable', `cannot reach ${endpoint} (${why})`, { details: { endpoint, reason: code }, cause: err });
-}
-
-/**
- * Reads at most `max` bytes of a response body. A declared Content-Length over the cap is
- * refused before reading; otherwise the body is read chunk by chunk and, once past the cap,
- * the stream is cancelled (the connection is dropped) instead of being read to its end.
- */
-async function readBounded(res: Response, max: number, endpoint: string): Promise<string> {
+/** A reply body read within `max` bytes (http-fetch.ts); a longer one is refused as transport_rejected. */
+async function readReply(res: Response, max: number, endpoint: string): Promise<string> {
   const tooLarge = () => new IdsyncError('transport_rejected', `reply from ${endpoint} is larger than ${max} bytes`, { details: { endpoint, status: res.status, maxBytes: max } });
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > max) {
-    void res.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      void reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return (await readBounded(res, max, tooLarge)).toString('utf8');
 }
 
 /** The `code` of an RFC 9457 problem document, if `text` is one (the receiver's, not necessarily ours). */
@@ -129,7 +87,7 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
             continue;
           }
           if (res.status < 200 || res.status > 299) {
-            const text = await readBounded(res, 64 * 1024, endpoint).catch(() => '');
+            const text = await readReply(res, 64 * 1024, endpoint).catch(() => '');
             const problemCode = remoteCodeOf(text);
             // RFC 9110 §15.6.4 (503), RFC 6585 §4 (429): not taken now; Retry-After says when to resend.
             if (res.status === 503 || res.status === 429) {
@@ -139,7 +97,7 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
               details: { endpoint, status: res.status, ...(problemCode ? { problemCode } : {}) },
             });
           }
-          const body = await readBounded(res, maxReplyBytes, endpoint);
+          const body = await readReply(res, maxReplyBytes, endpoint);
           const type = bareMediaType(res.headers.get('content-type'));
           if (body.trim() === '') return [];
           if (isDidcommMediaType(type) || ((type === '' || type === 'application/json') && looksPacked(body))) return [body];
@@ -326,17 +284,9 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const port = await listen(server, options.port ?? 0, host);
   return {
-    url: `http://${hostPart}:${port}${path}`,
+    url: `http://${urlHost(host)}:${port}${path}`,
     server,
     close: () =>
       new Promise<void>((resolve) => {

@@ -9,11 +9,11 @@
 // so any "replies to this send" collected by time or count would be a guess. Callers match
 // replies by thread after unpacking (the router does), which is race-free.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { ionShortForm } from '../../did/ion-form.js';
 import { IdsyncError, isIdsyncError, toIdsyncError } from '../../errors.js';
+import { listen, urlHost } from '../../listen.js';
 import type { InboundHandler, Transport } from '../types.js';
 import { checkInboundMessage, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, schemeOf } from './media-type.js';
 
@@ -367,17 +367,9 @@ export async function startWsEndpoint(options: WsEndpointOptions & { host?: stri
     res.end('WebSocket only');
   });
   const endpoint = attachWsEndpoint(server, { ...options, path });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const port = await listen(server, options.port ?? 0, host);
   return {
-    url: `ws://${hostPart}:${port}${path}`,
+    url: `ws://${urlHost(host)}:${port}${path}`,
     server,
     get sockets() {
       return endpoint.sockets;

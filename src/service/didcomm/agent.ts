@@ -122,8 +122,9 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   const log = messageLog(deps.store, deps.clock, options.messageLog);
   const seen = seenMemory(deps.store, deps.clock, { retentionMs: options.seenRetentionMs, sweepMs: options.seenSweepMs });
   // What the router logs as 'sent' may have been queued for pickup or dropped (outbound.ts).
-  const mark = <T extends Omit<MessageRecord, 'at'>>(rec: T): T => {
-    const outcome = rec.direction === 'out' && rec.result === 'sent' ? outbound.outcome(rec.id) : undefined;
+  // The router writes an outgoing record before sending and completes it with the whole record.
+  const mark = <T extends Partial<Omit<MessageRecord, 'at'>>>(rec: T): T => {
+    const outcome = rec.direction === 'out' && rec.result === 'sent' && rec.id !== undefined ? outbound.outcome(rec.id) : undefined;
     return outcome === 'queued' || outcome === 'dropped' ? { ...rec, result: outcome } : rec;
   };
   const router = createRouter({
@@ -136,7 +137,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     // full scans; both count a record for the same window.
     seen: seen.collection,
     seenRetentionMs: options.seenRetentionMs ?? DEFAULT_SEEN_RETENTION_MS,
-    log: { record: (rec) => log.record(mark(rec)), update: (seq, patch) => log.update(seq, patch) },
+    log: { record: (rec) => log.record(mark(rec)), update: (seq, patch) => log.update(seq, mark(patch)) },
     ...(options.logMessageMaxBytes !== undefined ? { logMessageMaxBytes: options.logMessageMaxBytes } : {}),
     // None yet: the DID may still change (listen() without a public URL). handle() and send()
     // add the current one before every use, so the first DID the router knows is the final one.

@@ -113,11 +113,17 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     if (!inv) throw new IdsyncError('invitation_unknown', `pthid ${String(parsed.pthid)} names no issuance invitation of ours`);
     const wf = await getWorkflow(stateDeps, inv.workflowId);
     if (wf.status === 'EXPIRED') throw new IdsyncError('workflow_expired', `issuance workflow ${wf.id} has expired`);
-    if (isTerminal(wf.status)) throw new IdsyncError('invalid_state', `issuance workflow ${wf.id} is ${wf.status}`);
-    if (wf.status === 'IN_PROGRESS' && wf.didcommThreadId && wf.didcommThreadId !== parsed.thid) {
-      throw new IdsyncError('invalid_state', `issuance workflow ${wf.id} is already being answered in another thread`);
-    }
     const proposer = ctx.sender;
+    // Answered before, on another thread (in progress, completed, or failed after the answer):
+    // its own outcome, coded, saying whether it was this DID, so that a wallet can tell "I did
+    // that already" from "someone else has my invitation".
+    if (wf.didcommThreadId && wf.didcommThreadId !== parsed.thid && wf.status !== 'CREATED' && wf.status !== 'INVITATION_SENT') {
+      const byProposer = wf.userDID !== undefined && sameDid(wf.userDID, proposer);
+      throw new IdsyncError('invitation_used', `invitation ${inv.invitationId} of issuance workflow ${wf.id} was already used by ${byProposer ? 'this DID' : 'another DID'} (${wf.status})`, {
+        details: { workflowId: wf.id, problemArgs: [inv.invitationId, byProposer ? 'this DID' : 'another DID', wf.status] },
+      });
+    }
+    if (isTerminal(wf.status)) throw new IdsyncError('invalid_state', `issuance workflow ${wf.id} is ${wf.status}`);
     if (wf.userDID && !sameDid(wf.userDID, proposer)) {
       throw new IdsyncError('forbidden', `issuance workflow ${wf.id} is for another DID`);
     }

@@ -85,11 +85,17 @@ function instanceOf(url: string): string {
   return url.split('?')[0].slice(0, 2048);
 }
 
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+/** What `err` answers `request` with: status, RFC 9457 body and headers (a 5xx is logged here). */
+export function problemFor(request: FastifyRequest, err: unknown): ReturnType<typeof toProblem> {
   const mapped = toHttpProblem(err);
-  const { status, body, headers } = toProblem(mapped, instanceOf(request.url));
-  if (status >= 500) request.log.error({ err }, 'unexpected error');
-  if (status === 401 && !headers['WWW-Authenticate']) headers['WWW-Authenticate'] = bearerChallenge();
+  const answer = toProblem(mapped, instanceOf(request.url));
+  if (answer.status >= 500) request.log.error({ err }, 'unexpected error');
+  if (answer.status === 401 && !answer.headers['WWW-Authenticate']) answer.headers['WWW-Authenticate'] = bearerChallenge();
+  return answer;
+}
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  const { status, body, headers } = problemFor(request, err);
   // Serialised here so no route response schema reshapes it.
   return reply.code(status).headers(headers).type('application/problem+json').send(JSON.stringify(body));
 }

@@ -19,23 +19,7 @@ export type OutboxChannel = 'DIDCOMM' | 'EMAIL' | 'SMS';
  */
 export type OutboxStatus = 'pending' | 'sent' | 'queued' | 'recorded' | 'failed';
 
-export interface OutboxEntry {
-  id: string;
-  channel: OutboxChannel;
-  to: string;
-  subject?: string;
-  text: string;
-  invitationUrl: string;
-  workflowId?: string;
-  tenantId?: string;
-  sentAt: string;
-  status: OutboxStatus;
-  error?: { code: string; message: string };
-  /** Transport reference, e.g. the SMTP message id. */
-  messageId?: string;
-  updatedAt: string;
-}
-
+/** What a sender records: the message and where it goes. */
 export interface OutboxInput {
   channel: OutboxChannel;
   to: string;
@@ -45,6 +29,17 @@ export interface OutboxInput {
   workflowId?: string;
   tenantId?: string;
   status?: OutboxStatus;
+}
+
+/** A recorded message: the input, its id, times, and what its transport made of it. */
+export interface OutboxEntry extends Omit<OutboxInput, 'status'> {
+  id: string;
+  sentAt: string;
+  status: OutboxStatus;
+  error?: { code: string; message: string };
+  /** Transport reference, e.g. the SMTP message id. */
+  messageId?: string;
+  updatedAt: string;
 }
 
 export interface OutboxFilter {

@@ -24,7 +24,8 @@ export const WebhookSchema = Type.Object(
   },
   { title: 'WebhookSubscription' },
 );
-const WithSecret = Type.Object({ ...WebhookSchema.properties, secret: Type.String({ description: 'whsec_… (Standard Webhooks)' }) });
+/** A subscription as created (the only answer that carries its secret). */
+export const WithSecret = Type.Object({ ...WebhookSchema.properties, secret: Type.String({ description: 'whsec_… (Standard Webhooks)' }) });
 
 const WebhookInput = Type.Object(
   {

@@ -1,12 +1,15 @@
 // GET /connect?_oob=…: where invitation URLs point (vendor-facts). JSON clients get the decoded
-// out-of-band invitation (DIDComm v2 §9.5.2); browsers get a page with the URL and a QR code.
+// out-of-band invitation (DIDComm v2 §9.5.2); browsers get a page with the URL and a QR code, and
+// when the invitation is expired or not ours, a page saying so (clients get problem JSON).
 import { Type } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { App } from '../http/app-types.js';
 import type { ServiceDeps } from '../deps.js';
 import { findInvitation } from '../users/invitations.js';
 import { findWorkflowByInvitation } from '../issuance/invitation.js';
 import { problem } from '../http/problem.js';
+import { problemFor, sendProblem } from '../http/problem-handlers.js';
 import { problemResponses } from '../http/schemas.js';
 import { b64uDecodeText, jcs } from '../../encoding.js';
 
@@ -45,6 +48,38 @@ export function wantsJson(accept: string | undefined): boolean {
   return /application\/(?:[\w.+-]*\+)?json/i.test(accept) && !/text\/html/i.test(accept);
 }
 
+/**
+ * Whether a failure should be a page: browsers name text/html in Accept (RFC 9110 §12.5.1).
+ * Clients that do not (curl, fetch, wallets) keep the problem JSON they can act on.
+ */
+export function wantsHtmlError(accept: string | undefined): boolean {
+  return /text\/html|application\/xhtml\+xml/i.test(accept ?? '') && !wantsJson(accept);
+}
+
+const PAGE_STYLE = 'body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}';
+
+/** What a person who opened a bad invitation link can do about it, by problem code. */
+const ERROR_ADVICE: Record<string, { heading: string; advice: string }> = {
+  invitation_expired: { heading: 'This invitation has expired', advice: 'Ask whoever sent it for a new invitation.' },
+  foreign_invitation: { heading: 'This is not an invitation from this service', advice: 'Open the link exactly as you received it, or ask the sender for a new one.' },
+  invalid_invitation: { heading: 'This invitation link is damaged', advice: 'Open the link exactly as you received it (nothing cut off or changed), or ask the sender for a new one.' },
+};
+
+/** The page a browser gets instead of problem JSON: the same status, code and detail, for a person. */
+function errorPage(problem: { status: number; title: string; detail: string; code: string }): string {
+  const { heading, advice } = ERROR_ADVICE[problem.code] ?? { heading: problem.title, advice: 'Ask whoever sent the invitation for a new one.' };
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(heading)}</title>
+<style>${PAGE_STYLE}</style>
+</head><body>
+<h1>${escapeHtml(heading)}</h1>
+<p id="detail">${escapeHtml(problem.detail)}</p>
+<p>${escapeHtml(advice)}</p>
+<p><small>HTTP ${problem.status} · <code id="code">${escapeHtml(problem.code)}</code></small></p>
+</body></html>`;
+}
+
 async function page(url: string, invitation: Record<string, unknown>): Promise<string> {
   let qr = '';
   try {
@@ -55,7 +90,7 @@ async function page(url: string, invitation: Record<string, unknown>): Promise<s
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Connect your wallet</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
+<style>${PAGE_STYLE}
 .qr svg{width:18rem;height:18rem}code,pre{word-break:break-all;white-space:pre-wrap;background:#f4f4f4;padding:.5rem;display:block}</style>
 </head><body>
 <h1>Connect your wallet</h1>
@@ -80,6 +115,11 @@ export function checkExpiresTime(invitation: Record<string, unknown>): number | 
     throw problem('invalid_invitation', 'expires_time must be an integer of epoch seconds between 0 and 8.64e12');
   }
   return t;
+}
+
+function sendErrorPage(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  const { status, body, headers } = problemFor(request, err);
+  return reply.code(status).headers(headers).header('Cache-Control', 'no-store').header('Vary', 'Accept').type('text/html; charset=utf-8').send(errorPage(body));
 }
 
 /**
@@ -114,7 +154,8 @@ export async function connectRoutes(app: App, deps: Pick<ServiceDeps, 'publicUrl
         description:
           'Accept: application/json → the decoded invitation; otherwise an HTML page with the URL and a QR code. No token needed. ' +
           'Only invitations this service issued (unchanged) are shown: another issuer\'s → 400 foreign_invitation, an edited one → 400 invalid_invitation. ' +
-          '410 invitation_expired once the invitation\'s expires_time has passed.',
+          '410 invitation_expired once the invitation\'s expires_time has passed. ' +
+          'Failures are problem JSON, or an HTML page with the same status when Accept names text/html (browsers).',
         querystring: Query,
         produces: ['application/json', 'text/html'],
         response: {
@@ -125,6 +166,8 @@ export async function connectRoutes(app: App, deps: Pick<ServiceDeps, 'publicUrl
           ...problemResponses([400, 410]),
         },
       },
+      // Someone who opened a link in a browser gets a page saying what went wrong, not JSON.
+      errorHandler: (err, request, reply) => (wantsHtmlError(request.headers.accept) ? sendErrorPage(request, reply, err) : sendProblem(request, reply, err)),
     },
     async (request, reply) => {
       const decoded = decodeOob(request.query._oob);

@@ -2,6 +2,7 @@
 // e.g. smtp://user:pass@mail.example:587 or smtp://127.0.0.1:2525?ignoreTLS=true.
 import nodemailer from 'nodemailer';
 import { IdsyncError } from '../../../errors.js';
+import { configUrl } from '../../config/config-url.js';
 
 export interface EmailMessage {
   to: string;
@@ -24,13 +25,7 @@ export interface EmailSenderOptions {
 }
 
 export function createEmailSender(options: EmailSenderOptions): EmailSender {
-  let url: URL;
-  try {
-    url = new URL(options.smtpUrl);
-  } catch (cause) {
-    throw new IdsyncError('invalid_config', 'smtp URL is not a URL', { cause });
-  }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new IdsyncError('invalid_config', 'smtp URL must use smtp: or smtps:');
+  configUrl(options.smtpUrl, 'smtp URL', ['smtp:', 'smtps:']); // refused at start, not at the first e-mail
   const timeout = options.timeoutMs ?? 10_000;
   // nodemailer reads host, port, auth and query options (secure, ignoreTLS…) from the URL.
   const transport = nodemailer.createTransport(options.smtpUrl, {

@@ -2,6 +2,7 @@
 // POST <url> with JSON {to, text}; any 2xx is accepted. (A thin adapter in front of a real
 // provider maps this to its API; the testbed uses a local server.)
 import { IdsyncError } from '../../../errors.js';
+import { configUrl } from '../../config/config-url.js';
 
 export interface SmsSender {
   send(message: { to: string; text: string }): Promise<{ messageId?: string }>;
@@ -17,13 +18,7 @@ export interface SmsSenderOptions {
 
 export function createSmsSender(options: SmsSenderOptions): SmsSender {
   const doFetch = options.fetch ?? globalThis.fetch;
-  let url: URL;
-  try {
-    url = new URL(options.gatewayUrl);
-  } catch (cause) {
-    throw new IdsyncError('invalid_config', 'SMS gateway URL is not a URL', { cause });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new IdsyncError('invalid_config', 'SMS gateway URL must be http(s)');
+  const url = configUrl(options.gatewayUrl, 'SMS gateway URL', ['http:', 'https:']);
   return {
     async send({ to, text }) {
       let res: Response;

@@ -1,12 +1,14 @@
 // User, datapoints and sync-context schemas (service-interface.md "User", "Datapoints",
 // "User sync context"). Datapoint keys come from the one vocabulary (credentials/datapoints.ts).
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { ADDRESS_FIELDS, DATAPOINT_KEYS, KEY_ALIASES, MAX_DATAPOINT_LENGTH } from '../../../credentials/datapoints.js';
+import { Type, type TOptional, type TSchema } from '@fastify/type-provider-typebox';
+import { ADDRESS_FIELDS, DATAPOINT_KEYS, KEY_ALIASES, MAX_DATAPOINT_LENGTH, type AddressKey, type DatapointKey } from '../../../credentials/datapoints.js';
 
 const ADDRESS_KEYS = new Set<string>(Object.keys(ADDRESS_FIELDS));
 
-function objectOf(keys: readonly string[], value: () => TSchema, options: Record<string, unknown> = {}) {
-  return Type.Object(Object.fromEntries(keys.map((k) => [k, Type.Optional(value())])), options);
+/** Optional properties `keys`, each of schema `value()`; typed by key so that Static<> names every datapoint. */
+function objectOf<K extends string, T extends TSchema>(keys: readonly K[], value: () => T, options: Record<string, unknown> = {}) {
+  const properties = Object.fromEntries(keys.map((k) => [k, Type.Optional(value())])) as { [P in K]: TOptional<T> };
+  return Type.Object(properties, options);
 }
 
 const Value = () => Type.String({ maxLength: MAX_DATAPOINT_LENGTH });
@@ -16,9 +18,10 @@ const ValueOrNull = () => Type.Union([Type.String({ maxLength: MAX_DATAPOINT_LEN
 export const FlatDatapoints = objectOf(DATAPOINT_KEYS, Value, { additionalProperties: false, title: 'FlatDatapoints' });
 
 /** Nested form: residentialAddress* keys grouped in `residentialAddress`. */
+const NESTED_KEYS = DATAPOINT_KEYS.filter((k): k is Exclude<DatapointKey, AddressKey> => !ADDRESS_KEYS.has(k));
 export const NestedDatapoints = Type.Object(
   {
-    ...Object.fromEntries(DATAPOINT_KEYS.filter((k) => !ADDRESS_KEYS.has(k)).map((k) => [k, Type.Optional(Value())])),
+    ...objectOf(NESTED_KEYS, Value).properties,
     residentialAddress: Type.Optional(objectOf(Object.values(ADDRESS_FIELDS), Value, { additionalProperties: false })),
   },
   { additionalProperties: false, title: 'NestedDatapoints' },

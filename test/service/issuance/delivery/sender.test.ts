@@ -125,6 +125,17 @@ describe('invitation delivery', () => {
     expect(await ob.get(r.outboxId)).toMatchObject({ status: 'failed', error: { code: 'email_send_failed' } });
   });
 
+  it('refuses an SMTP or gateway URL that is not one, or of another scheme, with invalid_config at creation', () => {
+    for (const [make, message] of [
+      [() => createEmailSender({ smtpUrl: 'not a url' }), 'smtp URL is not a URL'],
+      [() => createEmailSender({ smtpUrl: 'http://127.0.0.1:25' }), 'smtp URL must use smtp: or smtps:'],
+      [() => createSmsSender({ gatewayUrl: '::' }), 'SMS gateway URL is not a URL'],
+      [() => createSmsSender({ gatewayUrl: 'smtp://127.0.0.1:25' }), 'SMS gateway URL must use http: or https:'],
+    ] as const) {
+      expect(make).toThrow(expect.objectContaining({ code: 'invalid_config', message }));
+    }
+  });
+
   it('posts SMS to the gateway as JSON {to, text}', async () => {
     const gw = await gateway();
     const ob = await outbox();

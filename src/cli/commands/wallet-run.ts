@@ -1,0 +1,109 @@
+// Running a wallet for one `idsync wallet` command: opening its folder (LevelDB admits one
+// process), going through the serve process when one runs (wallet-control.ts), running the agent
+// here for the command's duration otherwise, and answering an invitation (accept, approve).
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { IdsyncError, toIdsyncError } from '../../errors.js';
+import type { EnvelopeEngine } from '../../didcomm/types.js';
+import type { Invitation } from '../../protocols/out-of-band.js';
+import { didRegistry } from '../../store/dids.js';
+import { openStore, type Store } from '../../store/store.js';
+import { loadIdentity } from '../../wallet/identity.js';
+import { createWallet, type Acceptance, type Wallet } from '../../wallet/wallet.js';
+import type { CliIo, Output } from '../output.js';
+import { credentialView, type AcceptResult } from './wallet-views.js';
+
+export interface WalletCommandDeps {
+  io: CliIo;
+  output(json: boolean): Output;
+  /** When `wallet serve` stops (default: SIGINT or SIGTERM). */
+  until?: () => Promise<unknown>;
+}
+
+const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Whether the service can push to this wallet right now (an endpoint is published and we listen on it). */
+export const reachable = (wallet: Wallet) => wallet.identity.endpoint !== undefined && Object.values(wallet.endpoints ?? {}).includes(wallet.identity.endpoint);
+
+/** The listen options for a wallet whose DID names `endpoint` (its port and path, when it is on this machine). */
+export function listenOptionsFor(endpoint: string | undefined, host: string, port: number | undefined) {
+  let path = '/didcomm';
+  let p = port ?? 0;
+  if (endpoint) {
+    const u = new URL(endpoint);
+    if (u.protocol === 'http:' && (LOCAL_HOSTS.has(u.hostname) || u.hostname === host)) {
+      path = u.pathname || '/didcomm';
+      if (port === undefined) p = Number(u.port || 80);
+    }
+  }
+  return { http: { host, port: p, path }, ws: true as const };
+}
+
+export async function openWalletStore(dir: string): Promise<Store> {
+  await mkdir(join(dir, 'store'), { recursive: true });
+  try {
+    return await openStore({ path: join(dir, 'store') });
+  } catch (err) {
+    if (toIdsyncError(err).code === 'store_locked') {
+      throw new IdsyncError('wallet_busy', `${dir} is used by another process (a wallet serve without ${join(dir, 'serve.json')}?)`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+/** Opens an existing wallet (never creates a DID here: reading a folder must not change it). */
+async function openExisting(dir: string, engine?: EnvelopeEngine): Promise<{ wallet: Wallet; close(): Promise<void> }> {
+  const exists = await stat(join(dir, 'store')).then(() => true, () => false);
+  if (!exists) throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
+  const store = await openWalletStore(dir);
+  if (!(await loadIdentity(didRegistry(store)))) {
+    await store.close();
+    throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
+  }
+  // No serve process holds the store: a serve.json left behind is stale.
+  await rm(join(dir, 'serve.json'), { force: true });
+  const wallet = createWallet({ store, ...(engine ? { envelopeEngine: engine } : {}) });
+  await wallet.init();
+  return {
+    wallet,
+    async close() {
+      await wallet.close();
+      await store.close();
+    },
+  };
+}
+
+/** Runs `op` through the serve process of `dir` when one runs, else on the store opened here. */
+export async function withWallet<T>(dir: string, remote: () => Promise<T | undefined>, local: (wallet: Wallet) => Promise<T>, engine?: EnvelopeEngine): Promise<T> {
+  const answered = await remote();
+  if (answered !== undefined) return answered;
+  const opened = await openExisting(dir, engine);
+  try {
+    return await local(opened.wallet);
+  } finally {
+    await opened.close();
+  }
+}
+
+/** For a command's duration: listen on the DID's endpoint when that port is free here (else replies come by live delivery and pickup). */
+export async function listenHere(wallet: Wallet): Promise<void> {
+  if (!wallet.identity.endpoint) return;
+  await wallet.listen(listenOptionsFor(wallet.identity.endpoint, '127.0.0.1', undefined)).catch(() => undefined); // taken or elsewhere: live delivery and pickup
+}
+
+/**
+ * Answers an invitation with a running wallet (`run` accepts it: from a URL, or a pending item).
+ * A wallet the service cannot reach asks for live delivery on a WebSocket first (Message Pickup
+ * 3.0 live mode) and collects anything queued.
+ */
+export async function answerInvitation(wallet: Wallet, invitation: Invitation, run: () => Promise<Acceptance>, o: { wait: boolean }): Promise<AcceptResult> {
+  if (!reachable(wallet)) {
+    await wallet.goLive(invitation.from).catch(() => undefined); // no WebSocket: return routes and pickup still work
+  }
+  const acceptance = await run();
+  const base = { invitationId: invitation.id, peer: invitation.from, thid: acceptance.thid, ...(invitation.body.goal_code ? { goalCode: invitation.body.goal_code } : {}) };
+  if (acceptance.kind === 'data-pipe') return { kind: 'data-pipe', ...base, state: acceptance.connection.state };
+  if (!o.wait) return { kind: 'issuance', ...base };
+  if (!reachable(wallet)) await wallet.pickup(invitation.from).catch(() => undefined);
+  return { kind: 'issuance', ...base, credential: credentialView(await acceptance.done) };
+}

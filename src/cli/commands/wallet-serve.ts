@@ -1,0 +1,153 @@
+// `idsync wallet serve`: the wallet agent until SIGINT/SIGTERM, with an inbound endpoint and the
+// control API the other wallet commands use while it runs (wallet-control.ts). Every arrival is
+// one line: for people, or with --json one JSON object a line after the listening line
+// ({event, ...}), so that a script can follow what the wallet receives.
+import { rm, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { EnvelopeEngine } from '../../didcomm/types.js';
+import { randomId } from '../../encoding.js';
+import { IdsyncError, toIdsyncError } from '../../errors.js';
+import { addressInUse } from '../../listen.js';
+import { didRegistry } from '../../store/dids.js';
+import { loadIdentity } from '../../wallet/identity.js';
+import { createWallet, type Wallet, type WalletEventMap } from '../../wallet/wallet.js';
+import { usageError } from '../errors.js';
+import { untilSignal } from '../signals.js';
+import { runningServe, startControl, stopControl, type ServeInfo } from './wallet-control.js';
+import { approveWith, declineWith, listPending, pendingView, pickupWith } from './wallet-pending.js';
+import { answerInvitation, listenOptionsFor, openWalletStore, reachable, type WalletCommandDeps } from './wallet-run.js';
+import { parseInvitationUrl } from '../../protocols/out-of-band.js';
+import { credentialView, humanPendingItem, messageView, rejectedView } from './wallet-views.js';
+
+export interface ServeOptions {
+  data: string;
+  port?: string;
+  host: string;
+  json?: boolean;
+  /** Accept invitations that arrive as DIDComm messages at once (policy invitations: 'auto'). */
+  autoAccept?: boolean;
+  /** --engine: the envelope engine. */
+  engine?: EnvelopeEngine;
+}
+
+/** Refuses a second `wallet serve` on a folder, naming the one that runs (LevelDB admits one process). */
+async function refuseSecondServe(dir: string): Promise<void> {
+  const running = await runningServe(dir);
+  if (!running) return;
+  throw new IdsyncError(
+    'wallet_busy',
+    `wallet serve already runs for ${dir} (pid ${running.pid}${running.endpoint ? `, endpoint ${running.endpoint}` : ''}, control ${running.url}); ` +
+      'stop it first, or use the other wallet commands: they go through it',
+    { details: { pid: running.pid, control: running.url, ...(running.endpoint ? { endpoint: running.endpoint } : {}) } },
+  );
+}
+
+/** A listen refusal with what to do about it here: the port the DID names, and --port. */
+function serveListenError(err: unknown, endpoint: string | undefined): unknown {
+  const e = toIdsyncError(err);
+  if (e.code !== 'address_in_use') return err;
+  const { host, port } = e.details as { host: string; port: number };
+  const named = endpoint ? ` (the DID names ${endpoint}: the service pushes only there)` : '';
+  return addressInUse(host, port, `stop it, or pass --port${named}`, err);
+}
+
+/**
+ * Prints what arrives as it arrives: one line per event (`human`), or with --json the event as a
+ * JSON line. Lines wait until `open()` (the listening line comes first), then flow as they come.
+ */
+function arrivals(wallet: Wallet, json: boolean, write: (line: string) => void, dir: string): { open(): void } {
+  let held: string[] | undefined = [];
+  const emit = (event: string, data: Record<string, unknown>, human: string) => {
+    const line = json ? JSON.stringify({ event, ...data }) : human;
+    if (held) held.push(line);
+    else write(line);
+  };
+  const on = <K extends keyof WalletEventMap>(event: K, fn: (e: WalletEventMap[K]) => void) => wallet.on(event, fn);
+  on('connection-established', (e) => emit('connection-established', { theirDid: e.connection.theirDid, thid: e.connection.id }, `Data Pipe established with ${e.connection.theirDid}`));
+  on('credential-received', (e) => emit('credential-received', { credential: credentialView(e.credential) }, `credential ${e.credential.id} received from ${e.credential.issuer} (${e.credential.format}, verified)`));
+  on('credential-refused', (e) => emit('credential-refused', { thid: e.thid, failedCheck: e.failedCheck, credential: rejectedView(e.rejected) }, `credential refused on thread ${e.thid}: ${e.failedCheck} check failed`));
+  for (const event of ['invitation-received', 'offer-pending', 'proof-request-pending'] as const) {
+    on(event, (e) => emit(event, { item: pendingView(e.item) }, `pending: ${humanPendingItem(pendingView(e.item), dir)}`));
+  }
+  on('auto-accept-failed', (e) => emit('auto-accept-failed', { item: pendingView(e.item), code: e.code, message: e.message }, `invitation ${e.item.id} not accepted (${e.code}: ${e.message}); it stays pending`));
+  on('problem-received', (e) => emit('problem-received', { code: e.problem.code, text: e.problem.text, pthid: e.problem.pthid }, `problem ${e.problem.code} from ${e.problem.from ?? 'unknown'}: ${e.problem.text}`));
+  return {
+    open() {
+      for (const line of held ?? []) write(line);
+      held = undefined;
+    },
+  };
+}
+
+export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): Promise<void> {
+  const port = opts.port === undefined ? undefined : Number(opts.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw usageError('invalid_argument', `--port must be 0-65535: ${opts.port}`);
+  await refuseSecondServe(opts.data);
+  const store = await openWalletStore(opts.data);
+  const existing = await loadIdentity(didRegistry(store));
+  const wallet = createWallet({ store, ...(opts.autoAccept ? { policy: { invitations: 'auto' as const } } : {}), ...(opts.engine ? { envelopeEngine: opts.engine } : {}) });
+  const out = deps.output(Boolean(opts.json));
+  const log = arrivals(wallet, Boolean(opts.json), (line) => deps.io.stdout(line + '\n'), opts.data);
+  let control: Server | undefined;
+  try {
+    const endpoints = await wallet.listen(listenOptionsFor(existing?.endpoint, opts.host, port)).catch((err: unknown) => {
+      throw serveListenError(err, existing?.endpoint);
+    });
+
+    // Catch up: anything the service queued while no one listened, and live delivery when it cannot push to us.
+    for (const peer of new Set((await wallet.connections({ state: 'established' })).map((c) => c.theirDid))) {
+      if (!reachable(wallet)) await wallet.goLive(peer).catch(() => undefined);
+      await wallet.pickup(peer).catch(() => undefined);
+    }
+
+    const token = randomId(24);
+    const timeoutOf = (body: Record<string, unknown>) => (typeof body.timeoutMs === 'number' ? body.timeoutMs : 120_000);
+    control = await startControl(token, {
+      'GET /info': async () => ({ did: wallet.did, shortDid: wallet.shortDid, endpoint: wallet.identity.endpoint ?? null, listening: endpoints }),
+      'POST /accept': async (body) => {
+        if (typeof body.url !== 'string') throw usageError('invalid_argument', 'accept needs a url');
+        const url = body.url;
+        const timeoutMs = timeoutOf(body);
+        return answerInvitation(wallet, await parseInvitationUrl(url), () => wallet.acceptInvitation(url, { timeoutMs }), { wait: body.wait === true });
+      },
+      'GET /credentials': async () => [...(await wallet.credentials()).map(credentialView), ...(await wallet.rejectedCredentials()).map(rejectedView)],
+      'GET /messages': async (_b, q) => (await wallet.messages(q.get('thid') ? { thid: q.get('thid')! } : {})).map(messageView),
+      'GET /pending': async () => listPending(wallet),
+      'POST /approve': async (body) => approveWith(wallet, String(body.id ?? ''), { wait: body.wait === true, timeoutMs: timeoutOf(body), dir: opts.data }),
+      'POST /decline': async (body) => declineWith(wallet, String(body.id ?? ''), { ...(typeof body.reason === 'string' ? { reason: body.reason } : {}), dir: opts.data }),
+      'POST /pickup': async (body) => pickupWith(wallet, typeof body.from === 'string' ? body.from : undefined),
+    });
+    const info: ServeInfo = {
+      pid: process.pid,
+      url: `http://127.0.0.1:${(control.address() as AddressInfo).port}`,
+      token,
+      did: wallet.did,
+      shortDid: wallet.shortDid,
+      ...(wallet.identity.endpoint ? { endpoint: wallet.identity.endpoint } : {}),
+    };
+    await writeFile(join(opts.data, 'serve.json'), JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
+    const published = wallet.identity.endpoint;
+    out.result(
+      { did: wallet.did, shortDid: wallet.shortDid, endpoint: published ?? null, listening: { http: endpoints.http, ws: endpoints.ws }, control: info.url, autoAccept: Boolean(opts.autoAccept) },
+      () =>
+        [
+          `wallet ${wallet.shortDid}`,
+          `listening on ${endpoints.http} and ${endpoints.ws}`,
+          published && published !== endpoints.http ? `note: the DID names ${published}; the service cannot push to this process` : '',
+          !published ? 'the DID names no endpoint: messages come by live delivery and pickup' : '',
+          opts.autoAccept ? 'invitations that arrive are accepted at once (--auto-accept)' : 'invitations that arrive wait: idsync wallet pending, approve, decline',
+          `control API on ${info.url} (${join(opts.data, 'serve.json')}); stop with Ctrl-C`,
+        ].filter(Boolean).join('\n'),
+    );
+    log.open();
+    await (deps.until ?? untilSignal)();
+    out.say('wallet stopping');
+  } finally {
+    await rm(join(opts.data, 'serve.json'), { force: true });
+    if (control) await stopControl(control);
+    await wallet.close();
+    await store.close();
+  }
+}

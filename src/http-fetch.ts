@@ -1,0 +1,59 @@
+// What both HTTP clients need from fetch (the did:web resolver and the status-list fetch in did/,
+// the DIDComm HTTP transport in didcomm/): a response body read within a byte limit, and a failed
+// fetch told apart as "no answer in time" or "could not reach" with the address and the reason.
+import { IdsyncError, isIdsyncError } from './errors.js';
+
+/**
+ * Reads at most `maxBytes` of a response body. A declared Content-Length over the limit is refused
+ * before reading; otherwise the body is read chunk by chunk and, once past the limit, the stream
+ * is cancelled (the connection dropped) instead of read to its end. The caller names the error.
+ */
+export async function readBounded(res: Response, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!res.body) return Buffer.alloc(0);
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Socket-level failures named by their code instead of undici's bare "fetch failed". */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** The first string `code` on the error or its causes (undici puts the socket's in `cause`). */
+function causeCode(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
+    if (typeof e.code === 'string') return e.code;
+  }
+  return undefined;
+}
+
+/**
+ * A fetch of `url` that threw, as a coded error: `transport_timeout` when no answer came in time,
+ * else `transport_unreachable` with the socket's reason (ECONNREFUSED, ENOTFOUND, …). Details:
+ * `{endpoint, reason}`. An IdsyncError passes through as it is.
+ */
+export function networkError(err: unknown, url: string): IdsyncError {
+  if (isIdsyncError(err)) return err;
+  const name = (err as Error)?.name;
+  const code = causeCode(err);
+  if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
+    return new IdsyncError('transport_timeout', `no answer from ${url} in time`, { details: { endpoint: url, reason: code ?? 'timeout' }, cause: err });
+  }
+  const why = code && NETWORK_CODES.has(code) ? code : ((err as Error)?.message ?? 'network error');
+  return new IdsyncError('transport_unreachable', `cannot reach ${url} (${why})`, { details: { endpoint: url, reason: code }, cause: err });
+}
