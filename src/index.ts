@@ -17,8 +17,8 @@ export { createWebDid, didWebFromUrl } from './did/web.js';
 export { createResolver, documentResolver, resolutionCache } from './did/resolver.js';
 
 // DIDComm v2 envelopes, transports and the router.
-export type { PlainMessage, EnvelopeMode, EnvelopeContext, PackOptions, UnpackResult, Transport } from './didcomm/types.js';
-export { pack, unpack, wrapInForward, parseForward } from './didcomm/envelope.js';
+export type { PlainMessage, EnvelopeMode, EnvelopeContext, EnvelopeEngine, EnvelopeNote, PackOptions, UnpackResult, Transport } from './didcomm/types.js';
+export { pack, unpack, wrapInForward, parseForward, packFromPrior } from './didcomm/envelope/index.js';
 export { memorySecrets } from './didcomm/secrets.js';
 export { createRouter } from './router/router.js';
 export { httpTransport, startHttpEndpoint } from './didcomm/transport/http.js';

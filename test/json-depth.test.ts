@@ -33,3 +33,20 @@ describe('JSON nesting depth', () => {
     expect(String(result.didResolutionMetadata.message)).toMatch(/nest/);
   });
 });
+
+describe('JSON nesting depth inside envelopes (native engine)', () => {
+  it('refuses to unpack a message whose plaintext nests deeper than the bound, as didcomm_malformed', async () => {
+    const { createPeerDid } = await import('../src/did/peer.js');
+    const { pack, unpack } = await import('../src/didcomm/envelope/index.js');
+    const { memorySecrets } = await import('../src/didcomm/secrets.js');
+    const bob = createPeerDid({});
+    const ctx = { resolve: async (d: string) => (d.startsWith(bob.did) ? bob.document : null), secrets: memorySecrets(bob.secrets) };
+    let deep: unknown = 1;
+    for (let i = 0; i < MAX_JSON_DEPTH + 5; i++) deep = [deep];
+    const message = { id: 'deep-1', typ: 'application/didcomm-plain+json', type: 'https://example.org/x/1.0/y', to: [bob.did], body: { deep } };
+    const { packed } = await pack(message as never, { mode: 'anoncrypt', to: bob.did }, ctx);
+    await expect(unpack(packed, ctx)).rejects.toMatchObject({ code: 'didcomm_malformed', message: expect.stringMatching(/nests more than 64/) });
+    const shallow = await pack({ ...message, id: 'ok-1', body: {} } as never, { mode: 'anoncrypt', to: bob.did }, ctx);
+    expect((await unpack(shallow.packed, ctx)).message.id).toBe('ok-1');
+  });
+});

@@ -25,6 +25,29 @@ describe('keys', () => {
     expect(verify(kp.publicKey, new TextEncoder().encode('hellO'), sig)).toBe(false);
   });
 
+  it('derives keys and signs as the RFC vectors say (RFC 8032 §7.1 TEST 1, RFC 7748 §6.1)', () => {
+    const hex = (h: string) => new Uint8Array(Buffer.from(h, 'hex'));
+    const ed = generateKeyPair('Ed25519', hex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60'));
+    expect(Buffer.from(ed.publicKey).toString('hex')).toBe('d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a');
+    const sig = sign(ed.privateKey, new Uint8Array(0));
+    expect(Buffer.from(sig).toString('hex')).toBe(
+      'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
+    );
+    expect(verify(ed.publicKey, new Uint8Array(0), sig)).toBe(true);
+    const x = generateKeyPair('X25519', hex('77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a'));
+    expect(Buffer.from(x.publicKey).toString('hex')).toBe('8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a');
+  });
+
+  it('does not trust a signing key array changed in place', () => {
+    const a = generateKeyPair('Ed25519');
+    const b = generateKeyPair('Ed25519');
+    const key = new Uint8Array(a.privateKey);
+    const msg = new TextEncoder().encode('m');
+    expect(verify(a.publicKey, msg, sign(key, msg))).toBe(true);
+    key.set(b.privateKey);
+    expect(verify(b.publicKey, msg, sign(key, msg))).toBe(true);
+  });
+
   it('refuses a private JWK whose halves do not match, without echoing key bytes', () => {
     const a = privateJwk(generateKeyPair('Ed25519'));
     const b = privateJwk(generateKeyPair('Ed25519'));

@@ -6,7 +6,7 @@ import { didOf, sameDid } from '../didcomm/message.js';
 import { MEDIA_TYPES, type EnvelopeMode } from '../didcomm/types.js';
 import { b64uDecodeText, b64uEncode, sha256 } from '../encoding.js';
 import { KEY_ID, isPlainObject, sameMediaType } from './plaintext.js';
-import { check, fail, pass, type ConformanceResult, type MessageRule } from './types.js';
+import { check, fail, note, pass, type ConformanceResult, type MessageRule } from './types.js';
 
 const L = 'envelope' as const;
 
@@ -34,7 +34,8 @@ function decodeHeader(protectedB64: unknown): Record<string, unknown> | null {
 export function envelopeShape(value: unknown): EnvelopeShape {
   if (!isPlainObject(value)) return 'unknown';
   if ('ciphertext' in value && 'protected' in value) return 'encrypted';
-  if ('payload' in value && 'signatures' in value) return 'signed';
+  // RFC 7515 §7.2: General (signatures) or Flattened (signature) JSON serialization.
+  if ('payload' in value && ('signatures' in value || 'signature' in value)) return 'signed';
   if ('id' in value && 'type' in value) return 'plaintext';
   return 'unknown';
 }
@@ -48,7 +49,8 @@ function jweRules(jwe: Record<string, unknown>): ConformanceResult[] {
   for (const k of ['iv', 'tag', 'ciphertext']) {
     out.push(check(L, `envelope.jwe-${k}`, typeof jwe[k] === 'string', `JWE ${k} is required`));
   }
-  const recipients = jwe.recipients;
+  // RFC 7516 §7.2.2: a flattened JWE is one recipient whose members sit at the top level.
+  const recipients = jwe.recipients === undefined && 'encrypted_key' in jwe ? [{ header: jwe.header, encrypted_key: jwe.encrypted_key }] : jwe.recipients;
   const kids: string[] = [];
   if (!Array.isArray(recipients) || recipients.length === 0) {
     out.push(fail(L, 'envelope.jwe-recipients', 'JWE recipients must be a non-empty array (general JSON serialization)'));
@@ -88,7 +90,9 @@ function jweRules(jwe: Record<string, unknown>): ConformanceResult[] {
     out.push(fail(L, 'envelope.jwe-alg', `alg must be ${AUTHCRYPT_ALG} or ${ANONCRYPT_ALG}, got ${String(h.alg)}`));
   }
   // §ECDH-1PU key wrapping: apv = base64url(SHA-256(sorted recipient kids joined by '.')).
-  if (kids.length > 0) {
+  // RFC 7518 §4.6.1 makes apv optional for ECDH-ES: an anoncrypt without one is not judged here
+  // (the unpack records it as a note); a present one must be right.
+  if (kids.length > 0 && (h.alg === AUTHCRYPT_ALG || h.apv !== undefined)) {
     const expected = b64uEncode(sha256([...kids].sort().join('.')));
     out.push(check(L, 'envelope.jwe-apv', h.apv === expected, 'apv must be base64url(SHA-256 of the sorted recipient kids joined with ".")', h.alg === AUTHCRYPT_ALG ? 'error' : 'warning'));
   }
@@ -98,8 +102,9 @@ function jweRules(jwe: Record<string, unknown>): ConformanceResult[] {
 function jwsRules(jws: Record<string, unknown>): ConformanceResult[] {
   const out: ConformanceResult[] = [];
   out.push(check(L, 'envelope.jws-payload', typeof jws.payload === 'string', 'JWS payload must be a base64url string'));
-  const sigs = jws.signatures;
-  if (!Array.isArray(sigs) || sigs.length === 0) return [...out, fail(L, 'envelope.jws-signatures', 'JWS signatures must be a non-empty array (general JSON serialization)')];
+  // §Message Signing: "Either the General or Flattened form of a JWS is valid."
+  const sigs = jws.signatures === undefined && typeof jws.signature === 'string' ? [{ protected: jws.protected, header: jws.header, signature: jws.signature }] : jws.signatures;
+  if (!Array.isArray(sigs) || sigs.length === 0) return [...out, fail(L, 'envelope.jws-signatures', 'JWS signatures must be a non-empty array (general) or one signature (flattened)')];
   sigs.forEach((s: unknown, i) => {
     const sig = isPlainObject(s) ? s : {};
     const h = decodeHeader(sig.protected);
@@ -111,7 +116,8 @@ function jwsRules(jws: Record<string, unknown>): ConformanceResult[] {
     // §DIDComm Signed Message: typ set in the JWS protected header.
     out.push(check(L, 'envelope.typ', sameMediaType(h.typ, MEDIA_TYPES.signed), `JWS typ must be ${MEDIA_TYPES.signed}, got ${String(h.typ)}`));
     out.push(check(L, 'envelope.jws-alg', SIGN_ALGS.includes(h.alg as string), `JWS alg must be one of ${SIGN_ALGS.join(', ')}, got ${String(h.alg)}`));
-    const kid = isPlainObject(sig.header) ? sig.header.kid : h.kid;
+    // RFC 7515 §4: the JOSE header is the union of the protected and unprotected headers.
+    const kid = (isPlainObject(sig.header) ? sig.header.kid : undefined) ?? h.kid;
     out.push(check(L, 'envelope.jws-kid', typeof kid === 'string' && KEY_ID.test(kid), `signature${rule} kid must be a DID URL`));
   });
   return out;
@@ -170,6 +176,9 @@ export const senderRules: MessageRule = (m, { metadata }) => {
   }
   return out;
 };
+
+/** The forms the unpack accepted and noted (every layer, not only the outer one), as conformance notes. */
+export const envelopeNotes: MessageRule = (_m, { metadata }) => (metadata?.notes ?? []).map((n) => note(L, n.rule, n.detail));
 
 /** The envelope mode as far as the outer layer shows it (for logging what could not be opened). */
 export function outerMode(packed: string): EnvelopeMode {

@@ -3,7 +3,7 @@
 // and the router checks every message it sees against one registry.
 import { parseMessageType } from '../didcomm/message.js';
 import type { PlainMessage, UnpackMetadata } from '../didcomm/types.js';
-import { checkEnvelope, senderRules } from './envelope.js';
+import { checkEnvelope, envelopeNotes, senderRules } from './envelope.js';
 import { plaintextRules, isPlainObject } from './plaintext.js';
 import { protocolRules } from './protocol-rules.js';
 import { fail, type ConformanceResult, type MessageRule, type RuleContext } from './types.js';
@@ -70,6 +70,7 @@ export function createRuleRegistry(options: RuleRegistryOptions = {}): RuleRegis
   if (options.builtins !== false) {
     for (const rule of plaintextRules) registry.addMessageRule(rule);
     registry.addMessageRule(senderRules);
+    registry.addMessageRule(envelopeNotes);
     for (const [type, rules] of Object.entries(protocolRules)) registry.addProtocolRules(type, ...rules);
   }
   return registry;

@@ -37,6 +37,14 @@ export function fail(layer: ConformanceLayer, rule: string, detail: string, seve
   return { rule, ok: false, detail, severity, layer };
 }
 
+/**
+ * A note: a passed result with a detail. It records a form the spec allows that was accepted,
+ * though it is not the usual one (e.g. "flattened JWS accepted").
+ */
+export function note(layer: ConformanceLayer, rule: string, detail: string): ConformanceResult {
+  return { rule, ok: true, detail, severity: 'warning', layer };
+}
+
 /** One result: pass when `ok`, else fail with `detail`. */
 export function check(layer: ConformanceLayer, rule: string, ok: boolean, detail: string, severity: Severity = 'error'): ConformanceResult {
   return ok ? pass(layer, rule, severity) : fail(layer, rule, detail, severity);

@@ -1,4 +1,4 @@
-// Our own small DIDComm v2 types. Only didcomm/envelope.ts sees didcomm-node's types.
+// Our own small DIDComm v2 types. Only didcomm/envelope/didcomm-node.ts sees didcomm-node's types.
 import type { DocumentResolver, Secret } from '../did/types.js';
 import type { ErrorCode } from '../errors.js';
 
@@ -52,9 +52,31 @@ export interface SecretsSource {
   find(kids: string[]): Promise<string[]>;
 }
 
+/**
+ * Which implementation packs and unpacks: 'native' (our own, over node:crypto; the default) or
+ * 'didcomm-node' (the WASM library, kept as a second engine and as the oracle in tests).
+ */
+export type EnvelopeEngine = 'native' | 'didcomm-node';
+export const ENVELOPE_ENGINES: readonly EnvelopeEngine[] = ['native', 'didcomm-node'];
+
+/** Content encryption for anoncrypt (DIDComm v2 §Curves and Content Encryption Algorithms). */
+export type AnoncryptEnc = 'A256CBC-HS512' | 'A256GCM' | 'XC20P';
+
 export interface EnvelopeContext {
   resolve: DocumentResolver;
   secrets: SecretsSource;
+  /** The engine for every pack and unpack with this context (default: DEFAULT_ENGINE in envelope/index.ts). */
+  engine?: EnvelopeEngine;
+}
+
+/**
+ * A form the spec allows that an unpack met and accepted, though it is not the usual one
+ * (a flattened JWS, a `kid` only in the protected header, anoncrypt without `apv`, P-384/P-521):
+ * the conformance log records it with the rule it concerns.
+ */
+export interface EnvelopeNote {
+  rule: string;
+  detail: string;
 }
 
 export interface PackOptions {
@@ -72,6 +94,10 @@ export interface PackOptions {
    * sender (default true). false gives a plain authcrypted JWS.
    */
   protectSender?: boolean;
+  /** Content encryption of the anoncrypt layers (the outer one of the protected modes, and forwards); default XC20P. */
+  encAlgAnon?: AnoncryptEnc;
+  /** Overrides the context's engine for this call. */
+  engine?: EnvelopeEngine;
 }
 
 export interface PackResult {
@@ -101,6 +127,8 @@ export interface UnpackMetadata {
   /** DIDComm v2 "DID Rotation": the verified `from_prior` claims (iss = prior DID, sub = new DID). */
   fromPrior?: { iss: string; sub: string; iat?: number };
   fromPriorIssuerKid?: string;
+  /** Accepted forms worth recording (native engine); absent when there is nothing to note. */
+  notes?: EnvelopeNote[];
 }
 
 export interface UnpackResult {

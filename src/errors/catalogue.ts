@@ -89,17 +89,17 @@ export const ERRORS = {
   agent_not_ready: { meaning: 'The service’s DIDComm agent was used before it was bound.' },
 
   // DIDComm envelopes (didcomm-node and our checks)
-  didcomm_malformed: { status: 400, problem: 'e.m.trust.crypto', title: 'Malformed DIDComm message', meaning: 'A packed message cannot be parsed or decrypted as DIDComm v2.' },
-  didcomm_unsupported: { status: 400, problem: 'e.m.trust.crypto.unsupported', title: 'Unsupported DIDComm cryptography', meaning: 'The envelope needs an algorithm or curve the library lacks.' },
+  didcomm_malformed: { status: 400, problem: 'e.m.trust.crypto', title: 'Malformed DIDComm message', meaning: 'A packed message cannot be parsed or decrypted as DIDComm v2, or breaks one of its MUSTs (details.rule names the rule).' },
+  didcomm_unsupported: { status: 400, problem: 'e.m.trust.crypto.unsupported', title: 'Unsupported DIDComm cryptography', meaning: 'The envelope uses an algorithm or curve outside DIDComm v2\'s tables (details.rule), or one the didcomm-node engine lacks (P-384, P-521).' },
   didcomm_invalid_argument: { status: 400, title: 'Invalid DIDComm argument', meaning: 'A message or option handed to pack/unpack breaks DIDComm v2 structure.' },
   secret_not_found: { status: 400, problem: 'e.m.trust.crypto.no-key', title: 'No key for this message', meaning: 'None of our private keys can open the message, or a key id has no secret.' },
-  didcomm_error: { meaning: 'The DIDComm library failed for another reason (I/O, internal state, a secret lookup).' },
+  didcomm_error: { meaning: 'An envelope engine failed for another reason (I/O, internal state, a secret lookup).' },
   sender_mismatch: { problem: 'e.m.trust.sender-mismatch', meaning: 'The message’s from is not the DID whose key signed or authcrypted it.' },
   envelope_nonconformant: { problem: 'e.m.trust.crypto', meaning: 'The envelope breaks a DIDComm v2 envelope rule (conformance).' },
 
   // DIDComm transports
-  invalid_message: { status: 400, title: 'Invalid DIDComm message', problem: 'e.m.msg.malformed', meaning: 'The body POSTed to a DIDComm endpoint is not a JSON object.' },
-  transport_invalid_message: { status: 400, title: 'Invalid DIDComm message', meaning: 'A packed message handed to a transport is not a JSON object.' },
+  invalid_message: { status: 400, title: 'Invalid DIDComm message', problem: 'e.m.msg.malformed', meaning: 'The body POSTed to a DIDComm endpoint is no DIDComm message: not a JSON object shaped as a JWE, a JWS or a plaintext message.' },
+  transport_invalid_message: { status: 400, title: 'Invalid DIDComm message', meaning: 'A packed message handed to a transport, or a frame it received, is no DIDComm message (not a JSON object shaped as a JWE, a JWS or a plaintext message).' },
   transport_error: { problem: 'e.p.xfer', meaning: 'A transport failed in a way it could not classify.' },
   transport_unreachable: { meaning: 'Nobody answers at the endpoint (connection refused, DNS, closed transport).' },
   transport_timeout: { meaning: 'The endpoint did not answer, or a frame was not written, in time.' },

@@ -38,8 +38,8 @@ export { transportOutbound } from './outbound.js';
 export { DEFAULT_SEEN_PRUNE_EVERY, DEFAULT_SEEN_RETENTION_MS } from './seen.js';
 export { DEFAULT_LOG_MESSAGE_MAX_BYTES } from './records.js';
 
-const defaultPack: PackFn = async (m, o, c) => (await import('../didcomm/envelope.js')).pack(m, o, c);
-const defaultUnpack: UnpackFn = async (p, c) => (await import('../didcomm/envelope.js')).unpack(p, c);
+const defaultPack: PackFn = async (m, o, c) => (await import('../didcomm/envelope/index.js')).pack(m, o, c);
+const defaultUnpack: UnpackFn = async (p, c) => (await import('../didcomm/envelope/index.js')).unpack(p, c);
 
 export function createRouter(options: RouterOptions): Router {
   const { envelope, clock } = options;

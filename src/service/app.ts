@@ -9,6 +9,7 @@ import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
 import { listenError } from '../listen.js';
 import type { Store } from '../store/store.js';
 import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
+import type { EnvelopeEngine } from '../didcomm/types.js';
 import type { App } from './http/app-types.js';
 import type { ServiceAgent } from './didcomm-seam.js';
 import { createServiceAgent } from './didcomm/agent.js';
@@ -68,6 +69,8 @@ export interface CreateServiceOptions {
    * resolver (getaddrinfo, /etc/hosts). Tests inject one.
    */
   resolveHost?: HostResolver;
+  /** Envelope engine of the DIDComm agent: 'native' (default) or 'didcomm-node'. */
+  envelopeEngine?: EnvelopeEngine;
   smtpUrl?: string;
   smsGatewayUrl?: string;
   /** true: fastify's pino logger; a pino-like instance; default: no logging. */
@@ -137,6 +140,7 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
     invitationTtlMs: options.invitationTtlMs ?? DEFAULT_INVITATION_TTL_MS,
     outboundEndpoints: { ...DEFAULT_ENDPOINT_POLICY, ...options.outboundEndpoints },
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+    envelopeEngine: options.envelopeEngine,
     smtpUrl: options.smtpUrl,
     smsGatewayUrl: options.smsGatewayUrl,
   } as ServiceDeps;

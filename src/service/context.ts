@@ -6,6 +6,7 @@ import type { BatchOp, Store } from '../store/store.js';
 import type { ServiceConfig } from './config/config.js';
 import type { EndpointPolicy } from './net/endpoint-policy.js';
 import type { HostResolver } from '../net/connect-guard.js';
+import type { EnvelopeEngine } from '../didcomm/types.js';
 import type { ServiceIdentity } from './identity.js';
 
 /**
@@ -62,6 +63,8 @@ export interface ServiceBase {
   outboundEndpoints?: EndpointPolicy;
   /** Resolves host names of outbound connections (DIDComm endpoints, did:web, webhooks); default the system resolver. */
   resolveHost?: HostResolver;
+  /** Envelope engine of the DIDComm agent (default: the envelope layer's, native). */
+  envelopeEngine?: EnvelopeEngine;
   /** Outbound delivery endpoints given on the command line (the invitation senders read them). */
   smtpUrl?: string;
   smsGatewayUrl?: string;

@@ -7,7 +7,7 @@ import type { Clock, IdGenerator } from '../clock.js';
 import { httpTransport } from '../didcomm/transport/http.js';
 import { IdsyncError } from '../errors.js';
 import type { MemoryNetwork } from '../didcomm/transport/memory.js';
-import type { Transport } from '../didcomm/types.js';
+import type { EnvelopeEngine, Transport } from '../didcomm/types.js';
 import { createService, type Service } from '../service/app.js';
 import type { ServiceEvent } from '../service/context.js';
 import type { AgentOptions } from '../service/didcomm/core.js';
@@ -40,6 +40,8 @@ export interface TwinServiceOptions {
   smsGatewayUrl?: string;
   /** Extra options for the DIDComm agent. */
   agent?: AgentOptions;
+  /** Envelope engine of the service's DIDComm agent (default native). */
+  envelopeEngine?: EnvelopeEngine;
   /** fastify/pino logging. */
   logger?: boolean;
 }
@@ -106,6 +108,7 @@ export async function startServiceTwin(o: StartTwinOptions): Promise<ServiceTwin
     demoTenant: false,
     rateLimit: o.rateLimit ?? false,
     logger: o.logger ?? false,
+    ...(o.envelopeEngine ? { envelopeEngine: o.envelopeEngine } : {}),
     ...(o.smtpUrl ? { smtpUrl: o.smtpUrl } : {}),
     ...(o.smsGatewayUrl ? { smsGatewayUrl: o.smsGatewayUrl } : {}),
     // The DIDComm agent, built from the deps createService assembles.

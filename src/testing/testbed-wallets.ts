@@ -21,6 +21,7 @@ export interface WalletHost {
   /** Memory transport: a fetch reaching the current service. */
   fetch?: typeof fetch;
   clock?: WalletOptions['clock'];
+  envelopeEngine?: WalletOptions['envelopeEngine'];
   /** Wraps each outbound transport (faults, the crash fence). */
   wrapTransport?: (t: Transport, inbound: InboundHandler) => Transport;
   errors: IdsyncError[];
@@ -51,6 +52,7 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
     const w = createWallet({
       store: fence,
       ...(host.clock ? { clock: host.clock } : {}),
+      ...(host.envelopeEngine ? { envelopeEngine: host.envelopeEngine } : {}),
       ...(policy ? { policy } : {}),
       ...(host.wrapTransport ? { wrapTransport: host.wrapTransport } : {}),
       ...(network

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { memoryNetwork, type MemoryNetwork } from '../didcomm/transport/memory.js';
-import type { InboundHandler, Transport } from '../didcomm/types.js';
+import type { EnvelopeEngine, InboundHandler, Transport } from '../didcomm/types.js';
 import { ionShortForm } from '../did/ion-form.js';
 import { IdsyncError } from '../errors.js';
 import type { ServiceDeps } from '../service/deps.js';
@@ -53,6 +53,8 @@ export interface TestbedOptions {
    * injector serves the whole testbed: `testbed.faults` records every fault applied.
    */
   faults?: FaultPlan;
+  /** Envelope engine of the service and every wallet: 'native' (default) or 'didcomm-node'. */
+  envelopeEngine?: EnvelopeEngine;
 }
 
 export interface TestbedService {
@@ -141,7 +143,7 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
       });
     const service = await startServiceParty(
       await openOne('service'),
-      { ...options.service, transport, ...(network ? { network } : {}), ...(options.clock ? { clock: options.clock } : {}) },
+      { ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), ...options.service, transport, ...(network ? { network } : {}), ...(options.clock ? { clock: options.clock } : {}) },
       { onTwin, ...(injector ? { wrapTransport: faulty({ out: 'to-wallet', in: 'to-service' }) } : {}) },
     );
     closers.push(() => service.close());
@@ -162,6 +164,7 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
       // Reaches whichever twin runs now (the service may have restarted).
       ...(network ? { fetch: ((input, init) => twin().fetch(input, init)) as typeof fetch } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
       ...(toService
         ? {
             // Pushes and late replies reaching the wallet are 'to-wallet' too.

@@ -3,7 +3,7 @@
 import type { Resolvable } from 'did-resolver';
 import type { Clock, IdGenerator } from '../clock.js';
 import type { DocumentResolver } from '../did/types.js';
-import type { InboundHandler, Transport } from '../didcomm/types.js';
+import type { EnvelopeEngine, InboundHandler, Transport } from '../didcomm/types.js';
 import type { AddressPolicy } from '../net/address-policy.js';
 import type { HostResolver } from '../net/connect-guard.js';
 import type { Store } from '../store/store.js';
@@ -46,4 +46,6 @@ export interface WalletOptions {
   /** Limits of the default status list fetch: timeout (10 s), size (1 MiB), plain-http hosts (localhost, 127.0.0.1). */
   statusListLimits?: StatusListFetchOptions;
   logger?: WalletLogger;
+  /** Envelope engine: 'native' (default) or 'didcomm-node'. */
+  envelopeEngine?: EnvelopeEngine;
 }

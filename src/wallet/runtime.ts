@@ -101,7 +101,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   const transport = multiTransport([...extra, httpTransport({ fetch: netFetch }), ws].map(wrap));
 
   router = createRouter({
-    envelope: { resolve, secrets },
+    envelope: { resolve, secrets, ...(options.envelopeEngine ? { engine: options.envelopeEngine } : {}) },
     clock,
     ids,
     seen: store.collection(SEEN_COLLECTION),

@@ -61,6 +61,16 @@ describe('idsync message pack/unpack between DIDs made by the CLI', () => {
     expect(unpacked.stdout).toContain(`sender key: ${alice.did}#`);
   });
 
+  it('packs with --engine didcomm-node what the native engine unpacks, and the other way round', async () => {
+    for (const [packer, unpacker] of [['didcomm-node', 'native'], ['native', 'didcomm-node']]) {
+      const packed = await runCli(['message', 'pack', messageFile, '--mode', 'authcrypt-signed', '--to', bob.did, '--from', alice.did, '--secrets', alice.keys, '--engine', packer]);
+      expect(packed.code, packed.stderr).toBe(0);
+      const unpacked = await runCli(['message', 'unpack', '-', '--secrets', bob.keys, '--engine', unpacker, '--json'], { stdin: packed.stdout });
+      expect(unpacked.code, unpacked.stderr).toBe(0);
+      expect(JSON.parse(unpacked.stdout)).toMatchObject({ message: { body: { content: 'hi bob' } }, metadata: { mode: 'authcrypt-signed' } });
+    }
+  });
+
   it('cannot unpack a message for someone else', async () => {
     const packed = await runCli(['message', 'pack', messageFile, '--mode', 'anoncrypt', '--secrets', alice.keys]);
     expect(packed.code, packed.stderr).toBe(0);
@@ -77,10 +87,17 @@ const spec = (name: string) => join(SPEC, name);
 describe('idsync message unpack on the DIF DIDComm v2 vectors', () => {
   const documents = ['--dids', spec('diddocs-alice.json'), spec('diddocs-bob.json')];
 
+  // All nine appendix vectors unpack with the default (native) engine, P-384 and P-521 included.
   it.each([
     ['authcrypt-x25519-a256cbc.json', { mode: 'authcrypt', authenticated: true, encryptedFromKid: 'did:example:alice#key-x25519-1' }],
     ['anoncrypt-x25519-xc20p.json', { mode: 'anoncrypt', anonymousSender: true }],
+    ['anoncrypt-p384-a256cbc.json', { mode: 'anoncrypt', anonymousSender: true, encAlgAnon: 'ECDH-ES+A256KW/A256CBC-HS512' }],
+    ['anoncrypt-p521-a256gcm.json', { mode: 'anoncrypt', anonymousSender: true, encAlgAnon: 'ECDH-ES+A256KW/A256GCM' }],
     ['signed-eddsa-ed25519.json', { mode: 'signed', nonRepudiation: true, signFrom: 'did:example:alice#key-1' }],
+    ['signed-es256-p256.json', { mode: 'signed', signAlg: 'ES256', signFrom: 'did:example:alice#key-2' }],
+    ['signed-es256k-secp256k1.json', { mode: 'signed', signAlg: 'ES256K', signFrom: 'did:example:alice#key-3' }],
+    ['signed-then-authcrypt-p521.json', { mode: 'authcrypt-signed', encryptedFromKid: 'did:example:alice#key-p256-1' }],
+    ['signed-authcrypt-then-anoncrypt-x25519.json', { mode: 'authcrypt-signed', anonymousSender: true, encryptedFromKid: 'did:example:alice#key-p521-1' }],
   ])('unpacks %s with Bob\'s secrets (kid spelt "kid ") and both documents', async (vector, expected) => {
     const run = await runCli(['message', 'unpack', spec(vector), '--secrets', spec('secrets-bob.json'), ...documents, '--json']);
     expect(run.stderr).toBe('');
@@ -92,10 +109,22 @@ describe('idsync message unpack on the DIF DIDComm v2 vectors', () => {
     expect(metadata).toMatchObject(expected);
   });
 
-  it('reports the P-384 vector as unsupported in one line', async () => {
-    const run = await runCli(['message', 'unpack', spec('anoncrypt-p384-a256cbc.json'), '--secrets', spec('secrets-bob.json'), ...documents]);
+  it('prints the conformance notes of what it accepted (P-521 key agreement)', async () => {
+    const run = await runCli(['message', 'unpack', spec('anoncrypt-p521-a256gcm.json'), '--secrets', spec('secrets-bob.json'), ...documents]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^note \(envelope\.jwe-curve\): ECDH-ES\+A256KW on P-521 accepted/m);
+  });
+
+  it('with --engine didcomm-node reports the P-384 vector as unsupported in one line', async () => {
+    const run = await runCli(['message', 'unpack', spec('anoncrypt-p384-a256cbc.json'), '--secrets', spec('secrets-bob.json'), ...documents, '--engine', 'didcomm-node']);
     expect(run.stderr).toMatch(ERROR_LINE);
     expect(run.stderr).toMatch(/^idsync: didcomm_unsupported: /);
     expect(run.code).toBe(1);
+  });
+
+  it('refuses an unknown --engine as a usage error', async () => {
+    const run = await runCli(['message', 'unpack', spec('plaintext.json'), '--engine', 'wasm']);
+    expect(run.stderr).toMatch(ERROR_LINE);
+    expect(run.code).toBe(2);
   });
 });

@@ -79,4 +79,20 @@ describe('idsync service limit and endpoint flags', () => {
       await dir.remove();
     }
   });
+
+  it('reads --engine and hands it to the running service', async () => {
+    expect((await parsed(['--engine', 'didcomm-node'])).engine).toBe('didcomm-node');
+    await expect(parsed(['--engine', 'wasm'])).rejects.toThrow(/Allowed choices are native, didcomm-node/);
+    const dir = await tempDir();
+    try {
+      let engine: unknown;
+      await runService(
+        { port: '0', host: '127.0.0.1', data: dir.file('service'), engine: 'didcomm-node' },
+        { io: quietIo, env: {}, until: Promise.resolve(), onService: (service) => (engine = service.deps.envelopeEngine) },
+      );
+      expect(engine).toBe('didcomm-node');
+    } finally {
+      await dir.remove();
+    }
+  });
 });

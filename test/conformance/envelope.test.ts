@@ -75,6 +75,29 @@ describe('envelope rules (DIDComm v2 §Message Encryption, §Message Signing)', 
     expect(failed(checkEnvelope(JSON.stringify(jws)))).toEqual(['error:envelope.typ', 'error:envelope.jws-kid']);
   });
 
+  it('accepts the forms the spec allows: a flattened JWS, a kid only in the protected header, anoncrypt without apv', () => {
+    const general = JSON.parse(vector('signed-eddsa-ed25519.json'));
+    const [sig] = general.signatures;
+    const flattened = { payload: general.payload, protected: sig.protected, header: sig.header, signature: sig.signature };
+    expect(envelopeShape(flattened)).toBe('signed');
+    expect(failed(checkEnvelope(JSON.stringify(flattened)))).toEqual([]);
+    const h = JSON.parse(b64uDecodeText(sig.protected));
+    const kidProtected = { payload: general.payload, signatures: [{ protected: b64uEncode(JSON.stringify({ ...h, kid: sig.header.kid })), signature: sig.signature }] };
+    expect(failed(checkEnvelope(JSON.stringify(kidProtected)))).toEqual([]);
+    expect(failed(checkEnvelope(withHeader('anoncrypt-x25519-xc20p.json', (x) => delete x.apv)))).toEqual([]);
+    // A wrong apv is still a warning for anoncrypt, an error for authcrypt.
+    expect(failed(checkEnvelope(withHeader('anoncrypt-x25519-xc20p.json', (x) => (x.apv = b64uEncode('x')))))).toEqual(['warning:envelope.jwe-apv']);
+    expect(failed(checkEnvelope(withHeader('authcrypt-x25519-a256cbc.json', (x) => delete x.apv)))).toEqual(['error:envelope.jwe-apv']);
+  });
+
+  it('reads a flattened JWE as one recipient', () => {
+    const jwe = JSON.parse(vector('anoncrypt-x25519-xc20p.json'));
+    const [r] = jwe.recipients;
+    const flattened = { protected: jwe.protected, header: r.header, encrypted_key: r.encrypted_key, iv: jwe.iv, ciphertext: jwe.ciphertext, tag: jwe.tag };
+    // apv names all three original recipients: with one left it is a wrong apv (a warning for anoncrypt).
+    expect(failed(checkEnvelope(JSON.stringify(flattened)))).toEqual(['warning:envelope.jwe-apv']);
+  });
+
   it('says what is not an envelope', () => {
     expect(failed(checkEnvelope('not json'))).toEqual(['error:envelope.json']);
     expect(failed(checkEnvelope('{"hello":1}'))).toEqual(['error:envelope.shape']);
@@ -112,6 +135,17 @@ describe('sender authentication rules', () => {
 
   it('warns that from is unauthenticated in anoncrypt and plaintext', () => {
     expect(failed(senderRules(message, { metadata: meta({ mode: 'anoncrypt', authenticated: false, anonymousSender: true }) }))).toEqual(['warning:envelope.sender-authenticated']);
+  });
+
+  it('records what the unpack accepted as notes: passed results with a detail', () => {
+    const notes = [
+      { rule: 'envelope.jws-flattened', detail: 'flattened JWS JSON serialization accepted' },
+      { rule: 'envelope.anoncrypt-no-apv', detail: 'anoncrypt without apv accepted' },
+    ];
+    const results = checkMessage(message, meta({ encryptedFromKid: 'did:example:alice#key-2', notes }));
+    const noted = results.filter((r) => r.rule === 'envelope.jws-flattened' || r.rule === 'envelope.anoncrypt-no-apv');
+    expect(noted).toEqual(notes.map((n) => ({ ...n, ok: true, severity: 'warning', layer: 'envelope' })));
+    expect(failed(results)).toEqual([]);
   });
 
   it('runs envelope, sender and plaintext rules together in checkMessage', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cachedLibraryDoc, libraryResolver, librarySecrets, toLibraryDoc } from '../../src/didcomm/adapters.js';
-import { pack, unpack } from '../../src/didcomm/envelope.js';
+import { cachedLibraryDoc, libraryResolver, librarySecrets, toLibraryDoc } from '../../src/didcomm/envelope/adapters.js';
+import { pack, unpack } from '../../src/didcomm/envelope/index.js';
 import { memorySecrets } from '../../src/didcomm/secrets.js';
 import { createPeerDid } from '../../src/did/peer.js';
 import type { DIDDocument, Secret } from '../../src/did/types.js';

@@ -5,7 +5,7 @@ import { createIonDid } from '../../src/did/ion.js';
 import { createKeyDid } from '../../src/did/key.js';
 import { createPeerDid } from '../../src/did/peer.js';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
-import { pack, unpack } from '../../src/didcomm/envelope.js';
+import { pack, unpack } from '../../src/didcomm/envelope/index.js';
 import { memorySecrets } from '../../src/didcomm/secrets.js';
 import type { EnvelopeContext, EnvelopeMode, PlainMessage } from '../../src/didcomm/types.js';
 

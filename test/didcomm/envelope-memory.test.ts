@@ -1,11 +1,12 @@
 // Every WASM object didcomm-node hands out must be freed. Measured without `.free()`, a round trip
 // of a 1 KB message leaks about 3.4 KB of WASM memory (≈ 70 MB over 20,000 messages), which
-// shows in process.memoryUsage().external. With freeing, it stays flat.
+// shows in process.memoryUsage().external. With freeing, it stays flat. This concerns the
+// didcomm-node engine only (the native one holds no WASM memory), so it runs with that engine.
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { pack, unpack } from '../../src/didcomm/envelope.js';
-import type { EnvelopeMode, PlainMessage } from '../../src/didcomm/types.js';
+import { pack, unpack } from '../../src/didcomm/envelope/index.js';
+import type { EnvelopeContext, EnvelopeMode, PlainMessage } from '../../src/didcomm/types.js';
 import { contextFor, makeParty, mapResolver } from './envelope-fixtures.js';
 
 // A collector for stable readings (vitest workers are not started with --expose-gc).
@@ -24,8 +25,8 @@ const MAX_RSS_GROWTH = 64 * 1024 * 1024;
 const alice = makeParty('alice');
 const bob = makeParty('bob');
 const resolve = mapResolver([alice.doc, bob.doc]);
-const ctxA = contextFor(alice, resolve);
-const ctxB = contextFor(bob, resolve);
+const ctxA: EnvelopeContext = { ...contextFor(alice, resolve), engine: 'didcomm-node' };
+const ctxB: EnvelopeContext = { ...contextFor(bob, resolve), engine: 'didcomm-node' };
 const body = { text: 'x'.repeat(1024) };
 
 // Encrypted and signed round trips cost 1–3 ms of CPU (more on a busy machine), plaintext
@@ -41,7 +42,10 @@ async function round(i: number): Promise<void> {
   const m: PlainMessage = { id: `m-${i}`, type: 'https://example.com/t/1.0/x', from: alice.did, to: [bob.did], body };
   if (i % 100 === 50) {
     // Error paths free too: the library builds the message, then refuses the recipient.
-    await expect(pack(m, { mode: 'anoncrypt', to: 'did:example:carol' }, ctxA)).rejects.toMatchObject({ code: 'didcomm_invalid_argument' });
+    await expect(pack(m, { mode: 'anoncrypt', to: 'did:example:carol' }, ctxA)).rejects.toMatchObject({
+      code: 'didcomm_invalid_argument',
+      details: { library: 'DIDCommIllegalArgument' }, // the WASM library refused it: this is its engine
+    });
     await expect(unpack('{"protected":"e30","recipients":[],"iv":"","ciphertext":"","tag":""}', ctxB)).rejects.toMatchObject({ code: 'didcomm_malformed' });
     return;
   }

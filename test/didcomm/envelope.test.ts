@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { b64uDecodeText, b64uEncode } from '../../src/encoding.js';
 import { IdsyncError } from '../../src/errors.js';
-import { FORWARD_TYPE, pack, packFromPrior, parseForward, unpack, wrapInForward } from '../../src/didcomm/envelope.js';
+import { FORWARD_TYPE, pack, packFromPrior, parseForward, unpack, wrapInForward } from '../../src/didcomm/envelope/index.js';
 import { memorySecrets } from '../../src/didcomm/secrets.js';
 import { MEDIA_TYPES, type EnvelopeContext, type EnvelopeMode, type PlainMessage } from '../../src/didcomm/types.js';
 import { sign } from '../../src/keys.js';

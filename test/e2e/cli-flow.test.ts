@@ -1,7 +1,9 @@
 // The flow the README shows, across processes: `idsync service`, `idsync wallet serve`, REST calls
 // of a provider, `idsync wallet accept --wait`, `idsync wallet credentials`; then `idsync demo`.
 // State in another process is awaited by polling its REST API inside waitFor helpers (short
-// interval, guard timeout): the one place where tests poll.
+// interval, guard timeout): the one place where tests poll. The service packs with the native
+// engine and the wallet with didcomm-node (`wallet serve --engine didcomm-node`): a peer on the
+// library notices nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, nextOutboxEntry, waitForSyncContext, waitForWorkflowStatus, type ServiceClient } from '../../src/testing/index.js';
 import { runCli, tempDir } from '../cli/run-cli.js';
@@ -32,7 +34,7 @@ beforeAll(async () => {
   if (created.code !== 0) throw new Error(created.stderr);
   const url = listening.replace('idsync service listening on ', '').trim();
   client = createServiceClient({ url, ...CLIENT });
-  serve = startCli(['wallet', 'serve', '--data', wallet, '--json']);
+  serve = startCli(['wallet', 'serve', '--data', wallet, '--engine', 'didcomm-node', '--json']);
   await serve.line(/^\{/);
 });
 afterAll(async () => {
@@ -68,8 +70,10 @@ describe('the CLI flow across processes', () => {
     expect(done.credentialId).toBe(accepted.credential.id);
   });
 
-  it('runs `idsync demo --json`: the last line says both credentials verified', async () => {
-    const run = await runCli(['demo', '--json']);
+  // The demo runs in-process with the default (native) engine in test/cli/demo.test.ts; here, as
+  // users run it, with the didcomm-node engine.
+  it('runs `idsync demo --engine didcomm-node --json`: the last line says both credentials verified', async () => {
+    const run = await runCli(['demo', '--engine', 'didcomm-node', '--json']);
     expect(run.stderr).toBe('');
     const last = run.stdout.trimEnd().split('\n').at(-1)!;
     const result = JSON.parse(last);

@@ -94,6 +94,27 @@ describe('problem details for every failure', () => {
     expectProblem(bad, 415, 'unsupported_media_type');
   });
 
+  it('answers a body that is no DIDComm message at all with 400 invalid_message, and still 202 to a message it cannot open', async () => {
+    for (const junk of ['{"hello":"world"}', '{}', '{"ciphertext":1}', '{"payload":"x"}', '{"id":1,"type":"t"}', 'null', '"x"', '{oops']) {
+      const res = await h.call('POST', '/didcomm', { body: junk, raw: true, headers: { 'content-type': 'application/didcomm-encrypted+json' } });
+      const p = expectProblem(res, 400, 'invalid_message');
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(String(p.detail ?? p.title), junk).toMatch(/DIDComm message|JSON/);
+    }
+    // Shaped as a JWE, so a DIDComm message: taken (202) and logged as undecryptable by the agent.
+    const jwe = '{"protected":"eyJhbGciOiJFQ0RILUVTK0EyNTZLVyJ9","recipients":[],"iv":"","ciphertext":"x","tag":""}';
+    expect((await h.call('POST', '/didcomm', { body: jwe, raw: true, headers: { 'content-type': 'application/didcomm-encrypted+json' } })).status).toBe(202);
+  });
+
+  it('closes a WebSocket that sends no DIDComm message with 1007, as HTTP answers 400', async () => {
+    const { WebSocket } = await import('ws');
+    const ws = new WebSocket(`${h.url.replace('http', 'ws')}/didcomm`);
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    ws.send('{"hello":"world"}');
+    expect(await closed).toBe(1007);
+  });
+
   it('hands inbound DIDComm to agent.receive and return-routes its reply', async () => {
     const received: string[] = [];
     const prev = h.service.deps.agent;

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPeerDid } from '../../src/did/peer.js';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
-import { pack } from '../../src/didcomm/envelope.js';
+import { pack } from '../../src/didcomm/envelope/index.js';
 import { memorySecrets } from '../../src/didcomm/secrets.js';
 import { systemClock, uuid } from '../../src/clock.js';
 import { credentialManifestFor, defaultKycProfile } from '../../src/credentials/manifest.js';

@@ -10,6 +10,8 @@ import { IdsyncError } from '../../errors.js';
 import {
   nextOutboxEntry, startTestbed, syncDatapoints, waitForSyncContext, waitForWebhook, waitForWorkflowStatus, type Testbed,
 } from '../../testing/index.js';
+import type { EnvelopeEngine } from '../../didcomm/types.js';
+import { engineOption } from '../engine-option.js';
 import type { CliIo, Output } from '../output.js';
 
 export interface DemoResult {
@@ -34,12 +36,12 @@ const WORKFLOW_DATAPOINTS = { firstName: 'Grace', lastName: 'Hopper', birthDate:
 // Each wait gets a generous guard: a cold start (JSON-LD contexts, WASM) is slower than a test.
 const WAIT = { timeoutMs: 60_000 };
 
-export async function runDemo(out: Output): Promise<DemoResult> {
+export async function runDemo(out: Output, o: { engine?: EnvelopeEngine } = {}): Promise<DemoResult> {
   const step = (n: number, text: string) => out.say(`${n}. ${text}`);
   const detail = (text: string) => out.say(`   ${text}`);
 
-  step(1, 'Start the service twin (temporary LevelDB store, HTTP on 127.0.0.1) and a holder wallet');
-  const bed: Testbed = await startTestbed({ transport: 'http', storage: 'temp' });
+  step(1, `Start the service twin (temporary LevelDB store, HTTP on 127.0.0.1) and a holder wallet (envelope engine ${o.engine ?? 'native'})`);
+  const bed: Testbed = await startTestbed({ transport: 'http', storage: 'temp', ...(o.engine ? { envelopeEngine: o.engine } : {}) });
   try {
     const { client } = bed.service;
     const [wallet] = bed.wallets;
@@ -101,8 +103,9 @@ export function registerDemoCommand(program: Command, deps: { io: CliIo; output(
   program
     .command('demo')
     .description('run the service twin and a wallet in one process through the sync flow and an e-mailed issuance, step by step')
+    .addOption(engineOption())
     .option('--json', 'print only the result: {sync: {…}, issuance: {…}}')
-    .action(async (opts: { json?: boolean }) => {
-      await runDemo(deps.output(Boolean(opts.json)));
+    .action(async (opts: { json?: boolean; engine?: EnvelopeEngine }) => {
+      await runDemo(deps.output(Boolean(opts.json)), { engine: opts.engine });
     });
 }

@@ -2,10 +2,11 @@
 // documents from files so that spec vectors (did:example) and our own DIDs both work.
 import { randomUUID } from 'node:crypto';
 import { Command, Option } from 'commander';
-import { pack, unpack } from '../../didcomm/envelope.js';
-import type { EnvelopeMode, PlainMessage } from '../../didcomm/types.js';
+import { pack, unpack } from '../../didcomm/envelope/index.js';
+import type { EnvelopeEngine, EnvelopeMode, PlainMessage } from '../../didcomm/types.js';
 import { IdsyncError } from '../../errors.js';
 import { envelopeContext } from '../context.js';
+import { engineOf, engineOption } from '../engine-option.js';
 import { readInput, readJson } from '../inputs.js';
 import { pretty } from '../output.js';
 import type { CommandDeps } from './did.js';
@@ -21,9 +22,10 @@ export function registerMessageCommand(program: Command, deps: CommandDeps): voi
     .argument('<file>', 'the packed message; - reads standard input')
     .option('--secrets <file...>', 'JSON files, each an array of private JWKs with kid', [])
     .option('--dids <file...>', 'JSON files, each a DID document or an array of them', [])
+    .addOption(engineOption())
     .option('--json', 'print one JSON document {message, metadata}')
-    .action(async (file: string, opts: { secrets: string[]; dids: string[]; json?: boolean }) => {
-      const ctx = await envelopeContext(opts, deps.io);
+    .action(async (file: string, opts: { secrets: string[]; dids: string[]; engine?: EnvelopeEngine; json?: boolean }) => {
+      const ctx = { ...(await envelopeContext(opts, deps.io)), ...engineOf(opts) };
       const packed = (await readInput(file, deps.io)).trim();
       if (packed === '') throw new IdsyncError('didcomm_malformed', 'the message is empty');
       const result = await unpack(packed, ctx);
@@ -35,6 +37,8 @@ export function registerMessageCommand(program: Command, deps: CommandDeps): voi
           ...(m.encryptedFromKid ? [`sender key: ${m.encryptedFromKid}`] : []),
           ...(m.signFrom ? [`signed by: ${m.signFrom}`] : []),
           ...(m.encryptedToKids?.length ? [`recipient keys: ${m.encryptedToKids.join(', ')}`] : []),
+          // Forms the spec allows that were accepted though unusual (conformance notes).
+          ...(m.notes ?? []).map((n) => `note (${n.rule}): ${n.detail}`),
           'message:',
           pretty(r.message),
         ].join('\n');
@@ -50,9 +54,10 @@ export function registerMessageCommand(program: Command, deps: CommandDeps): voi
     .option('--from <did>', 'sender DID for authcrypt and signer for signed modes (default: the message\'s "from")')
     .option('--secrets <file...>', 'JSON files, each an array of private JWKs with kid', [])
     .option('--dids <file...>', 'JSON files, each a DID document or an array of them', [])
+    .addOption(engineOption())
     .option('--json', 'print one JSON document {packed, mode, ...metadata}')
-    .action(async (file: string, opts: { mode: EnvelopeMode; to?: string; from?: string; secrets: string[]; dids: string[]; json?: boolean }) => {
-      const ctx = await envelopeContext(opts, deps.io);
+    .action(async (file: string, opts: { mode: EnvelopeMode; to?: string; from?: string; secrets: string[]; dids: string[]; engine?: EnvelopeEngine; json?: boolean }) => {
+      const ctx = { ...(await envelopeContext(opts, deps.io)), ...engineOf(opts) };
       const plain = toPlainMessage(await readJson(file, deps.io), opts);
       const result = await pack(plain, { mode: opts.mode, ...(opts.to ? { to: opts.to } : {}), ...(opts.from ? { from: opts.from } : {}) }, ctx);
       // Without --json print the packed message alone, so that it pipes into `message unpack -`.

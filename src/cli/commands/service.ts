@@ -10,8 +10,10 @@ import { createService, type CreateServiceOptions, type Service } from '../../se
 import { checkEnvSeed, type EnvSeed } from '../../service/seed.js';
 import type { RateLimitOptions } from '../../service/http/rate-limit.js';
 import type { WorkGateOptions } from '../../service/http/work-gate.js';
+import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import { addressInUse } from '../../listen.js';
+import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import { untilSignal } from '../signals.js';
 import { processIo, type CliIo } from '../output.js';
@@ -36,6 +38,8 @@ export interface ServiceCommandOptions {
   loopbackEndpoints?: boolean;
   invitationTtl?: string;
   log?: boolean;
+  /** --engine: the DIDComm agent's envelope engine. */
+  engine?: EnvelopeEngine;
 }
 
 export interface ServiceRunDeps {
@@ -158,6 +162,7 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
       smsGatewayUrl: opts.smsGateway,
       ...(invitationTtlMs !== undefined ? { invitationTtlMs } : {}),
       logger: Boolean(opts.log),
+      ...(opts.engine ? { envelopeEngine: opts.engine } : {}),
       env,
     });
   } catch (err) {
@@ -213,6 +218,7 @@ export function registerServiceCommand(program: Command, deps: { io?: CliIo } = 
     .option('--no-loopback-endpoints', "refuse peers' DIDComm endpoints on loopback (127.0.0.0/8, ::1, localhost)")
     .option('--invitation-ttl <duration>', 'lifetime of Data Pipe invitations, e.g. 30d, 12h or ms (default 30d)')
     .option('--log', 'log every request (JSON lines on stdout)')
+    .addOption(engineOption())
     .action(async (opts: ServiceCommandOptions) => {
       await runService(opts, { io: deps.io ?? processIo, env: process.env, until: untilSignal() });
     });

@@ -4,6 +4,7 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
+import type { EnvelopeEngine } from '../../didcomm/types.js';
 import type { Invitation } from '../../protocols/out-of-band.js';
 import { didRegistry } from '../../store/dids.js';
 import { openStore, type Store } from '../../store/store.js';
@@ -57,7 +58,7 @@ export function addressOptions(opts: { allowPrivateEndpoints?: boolean }): Pick<
 }
 
 /** Opens an existing wallet (never creates a DID here: reading a folder must not change it). */
-async function openExisting(dir: string, extra: Partial<WalletOptions> = {}): Promise<{ wallet: Wallet; close(): Promise<void> }> {
+async function openExisting(dir: string, engine?: EnvelopeEngine, extra: Partial<WalletOptions> = {}): Promise<{ wallet: Wallet; close(): Promise<void> }> {
   const exists = await stat(join(dir, 'store')).then(() => true, () => false);
   if (!exists) throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
   const store = await openWalletStore(dir);
@@ -67,7 +68,7 @@ async function openExisting(dir: string, extra: Partial<WalletOptions> = {}): Pr
   }
   // No serve process holds the store: a serve.json left behind is stale.
   await rm(join(dir, 'serve.json'), { force: true });
-  const wallet = createWallet({ store, ...extra });
+  const wallet = createWallet({ store, ...(engine ? { envelopeEngine: engine } : {}), ...extra });
   await wallet.init();
   return {
     wallet,
@@ -79,10 +80,10 @@ async function openExisting(dir: string, extra: Partial<WalletOptions> = {}): Pr
 }
 
 /** Runs `op` through the serve process of `dir` when one runs, else on the store opened here. */
-export async function withWallet<T>(dir: string, remote: () => Promise<T | undefined>, local: (wallet: Wallet) => Promise<T>, extra: Partial<WalletOptions> = {}): Promise<T> {
+export async function withWallet<T>(dir: string, remote: () => Promise<T | undefined>, local: (wallet: Wallet) => Promise<T>, engine?: EnvelopeEngine, extra: Partial<WalletOptions> = {}): Promise<T> {
   const answered = await remote();
   if (answered !== undefined) return answered;
-  const opened = await openExisting(dir, extra);
+  const opened = await openExisting(dir, engine, extra);
   try {
     return await local(opened.wallet);
   } finally {

@@ -6,6 +6,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { randomId } from '../../encoding.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import { addressInUse } from '../../listen.js';
@@ -29,6 +30,8 @@ export interface ServeOptions {
   autoAccept?: boolean;
   /** Connect to peers, did:web hosts and status lists at private addresses. */
   allowPrivateEndpoints?: boolean;
+  /** --engine: the envelope engine. */
+  engine?: EnvelopeEngine;
 }
 
 /** Refuses a second `wallet serve` on a folder, naming the one that runs (LevelDB admits one process). */
@@ -86,7 +89,7 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
   await refuseSecondServe(opts.data);
   const store = await openWalletStore(opts.data);
   const existing = await loadIdentity(didRegistry(store));
-  const wallet = createWallet({ store, ...addressOptions(opts), ...(opts.autoAccept ? { policy: { invitations: 'auto' as const } } : {}) });
+  const wallet = createWallet({ store, ...addressOptions(opts), ...(opts.autoAccept ? { policy: { invitations: 'auto' as const } } : {}), ...(opts.engine ? { envelopeEngine: opts.engine } : {}) });
   const out = deps.output(Boolean(opts.json));
   const log = arrivals(wallet, Boolean(opts.json), (line) => deps.io.stdout(line + '\n'), opts.data);
   let control: Server | undefined;

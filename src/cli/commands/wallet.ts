@@ -10,6 +10,8 @@ import { parseInvitationUrl } from '../../protocols/out-of-band.js';
 import { didRegistry } from '../../store/dids.js';
 import { loadIdentity } from '../../wallet/identity.js';
 import { createWallet, type Wallet } from '../../wallet/wallet.js';
+import type { EnvelopeEngine } from '../../didcomm/types.js';
+import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import { viaServe } from './wallet-control.js';
 import { approveWith, declineWith, listPending, pickupWith, type ApproveResult, type PendingView, type PickupView } from './wallet-pending.js';
@@ -82,6 +84,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .option('--port <port>', "port to listen on (default: the DID endpoint's, else any free port)")
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--auto-accept', 'accept invitations that arrive as DIDComm messages at once (default: they wait for wallet approve)')
+    .addOption(engineOption())
     .option('--allow-private-endpoints', 'connect to peers, did:web hosts and status lists at private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)')
     .option('--json', 'print JSON lines: {did, shortDid, endpoint, listening, control} once listening, then {event, ...} for each arrival')
     .action(async (opts: ServeOptions) => serveWallet(opts, deps));
@@ -93,9 +96,10 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .requiredOption('--data <dir>', 'wallet folder')
     .option('--wait', 'issuance: wait until the credential arrived (a Data Pipe is always awaited until established)')
     .option('--timeout <seconds>', 'give up waiting after this long', '120')
+    .addOption(engineOption())
     .option('--allow-private-endpoints', 'connect to the inviter, did:web hosts and status lists at private addresses')
     .option('--json', 'print one JSON document {kind, peer, thid, state?, credential?}')
-    .action(async (url: string, opts: { data: string; wait?: boolean; timeout: string; json?: boolean; allowPrivateEndpoints?: boolean }) => {
+    .action(async (url: string, opts: { data: string; wait?: boolean; timeout: string; json?: boolean; engine?: EnvelopeEngine; allowPrivateEndpoints?: boolean }) => {
       const o = { wait: Boolean(opts.wait), timeoutMs: parseTimeout(opts.timeout) };
       const result = await withWallet(
         opts.data,
@@ -104,6 +108,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
           await listenHere(w);
           return answerInvitation(w, await parseInvitationUrl(url), () => w.acceptInvitation(url, { timeoutMs: o.timeoutMs }), o);
         },
+        opts.engine,
         addressOptions(opts),
       );
       deps.output(Boolean(opts.json)).result(result, humanAccept);

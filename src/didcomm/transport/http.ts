@@ -14,7 +14,7 @@ import { listen, urlHost } from '../../listen.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
 import type { InboundHandler, Transport } from '../types.js';
 import {
-  byteLength, bareMediaType, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseRetryAfter, refusalOf, RETRY_LATER_CODE, retryHint,
+  byteLength, bareMediaType, checkInboundMessage, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseRetryAfter, refusalOf, RETRY_LATER_CODE, retryHint,
   retryLaterError, schemeOf, statusForHandlerError, type InboundOutcome,
 } from './media-type.js';
 
@@ -186,10 +186,10 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
   }
   if (byteLength(req.body) > maxBytes) return problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`);
   try {
-    detectMediaType(req.body);
+    checkInboundMessage(req.body);
   } catch (err) {
     if (isIdsyncError(err) && err.code === JSON_TOO_DEEP) return problemResponse(err.code, err.message);
-    return problemResponse('invalid_message', 'the body is not a JSON object');
+    return problemResponse('invalid_message', (err as Error).message);
   }
 
   let reply: string | undefined;

@@ -30,6 +30,30 @@ export function detectMediaType(packed: string): DidcommMediaType {
   return MEDIA_TYPES.plaintext;
 }
 
+/**
+ * What a receiving endpoint checks before taking a message: a JSON object shaped as one of the
+ * DIDComm v2 serialisations (§Message Formats) - a JWE (string `protected` and `ciphertext`), a JWS
+ * (string `payload`, and `signatures` or `signature`), or a plaintext message (string `id` and
+ * `type`). Anything else is no DIDComm message at all and throws `transport_invalid_message`
+ * (HTTP answers 400, a WebSocket closes with 1007). Members are only looked at, never decoded:
+ * whether a well-shaped message opens is the router's business (202 and a log record).
+ */
+export function checkInboundMessage(packed: string): DidcommMediaType {
+  const type = detectMediaType(packed);
+  const m = JSON.parse(packed) as Record<string, unknown>;
+  const str = (k: string) => typeof m[k] === 'string';
+  const ok =
+    type === MEDIA_TYPES.encrypted
+      ? str('protected') && str('ciphertext')
+      : type === MEDIA_TYPES.signed
+        ? str('payload') && (Array.isArray(m.signatures) || str('signature'))
+        : str('id') && str('type');
+  if (!ok) {
+    throw new IdsyncError('transport_invalid_message', 'the body is no DIDComm message: not a JWE (protected, ciphertext), a JWS (payload, signatures) or a plaintext message (id, type)');
+  }
+  return type;
+}
+
 /** The bare, lower-case media type of a Content-Type header (parameters dropped). */
 export function bareMediaType(contentType: string | undefined | null): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();

@@ -17,7 +17,7 @@ import { JSON_TOO_DEEP } from '../../json-depth.js';
 import { ENDPOINT_REFUSED, refusedError, type ConnectGuard } from '../../net/connect-guard.js';
 import { listen, urlHost } from '../../listen.js';
 import type { InboundHandler, Transport } from '../types.js';
-import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, schemeOf } from './media-type.js';
+import { checkInboundMessage, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, schemeOf } from './media-type.js';
 
 const CLOSE_GRACE_MS = 1000;
 
@@ -308,10 +308,10 @@ export function attachWsEndpoint(server: http.Server, options: WsEndpointOptions
       const packed = text(data);
       chain = chain.then(async () => {
         try {
-          detectMediaType(packed);
+          checkInboundMessage(packed);
         } catch (err) {
-          // Not a DIDComm message at all: RFC 6455 §7.4.1 1007, inconsistent payload data (the
-          // reason names a JSON nesting bound that was passed, media-type.ts).
+          // Not a DIDComm message at all (HTTP would answer 400): RFC 6455 §7.4.1 1007, inconsistent
+          // payload data; the reason names a JSON nesting bound that was passed (media-type.ts).
           const tooDeep = isIdsyncError(err) && err.code === JSON_TOO_DEEP;
           ws.close(WS_CLOSE.invalidPayload, tooDeep ? 'JSON nested too deeply' : 'not a DIDComm message');
           return;

@@ -36,8 +36,10 @@ export function serviceResolver(deps: Pick<ServiceDeps, 'identity'>, registry: S
   return async (did) => (sameDid(did, deps.identity.did) ? deps.identity.document : others(did));
 }
 
-export function serviceEnvelope(deps: Pick<ServiceDeps, 'identity'>, registry: StoredDidRegistry, fetchFn?: typeof fetch): EnvelopeContext {
-  return { resolve: serviceResolver(deps, registry, fetchFn), secrets: serviceSecrets(deps) };
+export function serviceEnvelope(deps: Pick<ServiceDeps, 'identity' | 'envelopeEngine'>, registry: StoredDidRegistry, fetchFn?: typeof fetch): EnvelopeContext {
+  const ctx: EnvelopeContext = { resolve: serviceResolver(deps, registry, fetchFn), secrets: serviceSecrets(deps) };
+  if (deps.envelopeEngine) ctx.engine = deps.envelopeEngine;
+  return ctx;
 }
 
 /** The assertionMethod key credentials are signed with (`#key-3`); never logged. */

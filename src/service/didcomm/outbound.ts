@@ -15,7 +15,7 @@
 // a kept message is also handed to `retryLater` (redelivery.ts), which sends it again after the
 // peer's Retry-After.
 import type { EventEmitter } from 'node:events';
-import { pack as packEnvelope } from '../../didcomm/envelope.js';
+import { pack as packEnvelope } from '../../didcomm/envelope/index.js';
 import type { Outbound, PackFn } from '../../router/router.js';
 import { multiTransport } from '../../didcomm/transport/index.js';
 import type { Transport } from '../../didcomm/types.js';

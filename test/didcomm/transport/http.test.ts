@@ -109,6 +109,12 @@ describe('http transport', () => {
     expect(r400.status).toBe(400);
     expect(await r400.json()).toMatchObject({ code: 'invalid_message' });
     expect((await post('[1,2]', ENC)).status).toBe(400);
+    // JSON objects that are no DIDComm message at all (DIDComm v2 §Message Formats) are 400 too.
+    for (const junk of ['{}', '{"hello":"world"}', '{"ciphertext":"x"}', '{"payload":"x"}', '{"id":"1"}']) {
+      const r = await post(junk, ENC);
+      expect(r.status, junk).toBe(400);
+      expect(await r.json()).toMatchObject({ code: 'invalid_message', title: expect.stringContaining('no DIDComm message') });
+    }
     const r413 = await post(JSON.stringify({ ciphertext: 'x'.repeat(2000) }), ENC);
     expect(r413.status).toBe(413);
     // Parameters and case in the media type are fine, and the server still serves.

@@ -150,6 +150,10 @@ describe('websocket transport', () => {
     const bad = await raw(ep.url);
     bad.ws.send('hello');
     expect(await bad.closed).toBe(1007);
+    // JSON, but shaped as no DIDComm serialisation (no JWE, JWS or plaintext members).
+    const odd = await raw(ep.url);
+    odd.ws.send('{"hello":"world"}');
+    expect(await odd.closed).toBe(1007);
     const t = client();
     await t.send(ep.url, encrypted(1));
     expect(await got.next()).toBe(encrypted(1));

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { systemClock } from '../../../src/clock.js';
 import { createResolver, documentResolver } from '../../../src/did/resolver.js';
-import { pack } from '../../../src/didcomm/envelope.js';
+import { pack } from '../../../src/didcomm/envelope/index.js';
 import { memorySecrets } from '../../../src/didcomm/secrets.js';
 import type { PlainMessage } from '../../../src/didcomm/types.js';
 import { buildProposeCredential } from '../../../src/protocols/issue-credential.js';

@@ -10,7 +10,7 @@ import { createPeerDid } from '../../../src/did/peer.js';
 import { createResolver, documentResolver } from '../../../src/did/resolver.js';
 import type { CreatedDid, DIDDocument } from '../../../src/did/types.js';
 import { createWebDid } from '../../../src/did/web.js';
-import { pack } from '../../../src/didcomm/envelope.js';
+import { pack } from '../../../src/didcomm/envelope/index.js';
 import { memorySecrets } from '../../../src/didcomm/secrets.js';
 import type { HostResolver } from '../../../src/net/connect-guard.js';
 import type { ServiceDidcommAgent } from '../../../src/service/didcomm/agent.js';

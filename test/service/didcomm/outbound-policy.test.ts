@@ -9,7 +9,7 @@ import { createPeerDid } from '../../../src/did/peer.js';
 import { createResolver, documentResolver } from '../../../src/did/resolver.js';
 import type { CreatedDid, DIDDocument } from '../../../src/did/types.js';
 import { createWebDid } from '../../../src/did/web.js';
-import { pack } from '../../../src/didcomm/envelope.js';
+import { pack } from '../../../src/didcomm/envelope/index.js';
 import { memorySecrets } from '../../../src/didcomm/secrets.js';
 import { httpTransport } from '../../../src/didcomm/transport/http.js';
 import type { ServiceDidcommAgent } from '../../../src/service/didcomm/agent.js';

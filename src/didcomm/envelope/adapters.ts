@@ -1,10 +1,12 @@
-// Our W3C DID documents and SecretsSource → the shapes didcomm-node's resolvers must return.
-// This file does not import didcomm-node: the library shapes are restated here as plain types.
-import { ionShortForm } from '../did/ion-form.js';
-import type { DIDDocument, DocumentResolver, Secret, Service, VerificationMethod } from '../did/types.js';
-import { base58btcDecode, multibaseDecode } from '../encoding.js';
-import { fromMultikey, publicJwk, type KeyType } from '../keys.js';
-import type { SecretsSource } from './types.js';
+// Our W3C DID documents and SecretsSource → one normalised shape both engines read: every key a
+// JsonWebKey2020 JWK with an absolute id, relationships as id strings (the shape didcomm-node's
+// resolvers must return; the native engine reads the same). This file does not import
+// didcomm-node: the library shapes are restated here as plain types.
+import { ionShortForm } from '../../did/ion-form.js';
+import type { DIDDocument, DocumentResolver, Secret, Service, VerificationMethod } from '../../did/types.js';
+import { base58btcDecode, multibaseDecode } from '../../encoding.js';
+import { fromMultikey, publicJwk, type KeyType } from '../../keys.js';
+import type { SecretsSource } from '../types.js';
 
 /** A verification method as didcomm-node reads it (JsonWebKey2020 is all we hand it). */
 export interface LibVerificationMethod {
@@ -259,24 +261,31 @@ class CallResolver implements LibDidResolver {
   }
 
   private async load(did: string): Promise<LibDidDoc | null> {
-    const pure = SELF_CERTIFYING.test(did);
-    if (pure) {
-      const known = pureDocs.get(this.source)?.get(did);
-      if (known) return known;
-    }
-    let doc: DIDDocument | null;
     try {
-      doc = await this.source(did);
+      return await loadLibraryDoc(this.source, did);
     } catch (err) {
       record(this.trap, 'resolver', err);
       throw libraryError('DIDCommIoError', 'DID resolution failed');
     }
-    // DID Core §7.1: the document must be the one of the DID asked for (ion: either form).
-    if (!doc || typeof doc.id !== 'string' || !sameDid(doc.id, did)) return null;
-    const lib = cachedLibraryDoc(doc, did);
-    if (pure) rememberPure(this.source, did, lib);
-    return lib;
   }
+}
+
+/**
+ * The normalised document of `did` from `source`, or null when there is none (or the source
+ * answered another DID's document). What the source throws is passed on unchanged.
+ */
+export async function loadLibraryDoc(source: DocumentResolver, did: string): Promise<LibDidDoc | null> {
+  const pure = SELF_CERTIFYING.test(did);
+  if (pure) {
+    const known = pureDocs.get(source)?.get(did);
+    if (known) return known;
+  }
+  const doc = await source(did);
+  // DID Core §7.1: the document must be the one of the DID asked for (ion: either form).
+  if (!doc || typeof doc.id !== 'string' || !sameDid(doc.id, did)) return null;
+  const lib = cachedLibraryDoc(doc, did);
+  if (pure) rememberPure(source, did, lib);
+  return lib;
 }
 
 export function libraryResolver(resolve: DocumentResolver, trap: ErrorTrap): LibDidResolver {

@@ -1,0 +1,73 @@
+// Reading a JWE in JSON serialization (RFC 7516 §7.2): the General form DIDComm v2 uses
+// (§Message Encryption), and the Flattened form (§7.2.2), accepted with a note. What DIDComm
+// requires of the structure is checked here; the cryptography is in decrypt.ts.
+import type { EnvelopeNote } from '../../types.js';
+import { b64Member, isObject, malformed, parseJsonObject, unsupported } from '../refusal.js';
+
+export interface ParsedJwe {
+  protectedB64: string;
+  /** The protected header. */
+  header: Record<string, unknown>;
+  recipients: { kid: string; encryptedKey: string }[];
+  iv: Buffer;
+  ciphertext: Buffer;
+  tag: Buffer;
+  /** RFC 7516 §5.1 step 14: the AAD is the protected header, then '.' and the aad member when there is one. */
+  aad: Buffer;
+  notes: EnvelopeNote[];
+}
+
+// DIDComm v2 §ECDH-1PU / §ECDH-ES key wrapping and common protected headers: these MUST be in
+// the protected header (where the AAD covers them), never per recipient or unprotected.
+const PROTECTED_ONLY = ['alg', 'enc', 'epk', 'apu', 'apv', 'skid'];
+
+function headerOf(v: unknown, what: string): Record<string, unknown> | undefined {
+  if (v === undefined) return undefined;
+  if (!isObject(v)) throw malformed('envelope.jwe-header', `${what} must be a JSON object`);
+  for (const name of PROTECTED_ONLY) {
+    if (name in v) throw malformed('envelope.jwe-protected-headers', `${name} must be in the protected header, not in ${what}`);
+  }
+  return v;
+}
+
+export function parseJwe(jwe: Record<string, unknown>): ParsedJwe {
+  const notes: EnvelopeNote[] = [];
+  if (typeof jwe.protected !== 'string') throw malformed('envelope.jwe-protected', 'the JWE has no protected header');
+  const protectedB64 = jwe.protected;
+  const header = parseJsonObject(b64Member(protectedB64, 'the protected header', 'envelope.jwe-protected').toString('utf8'), 'the protected header', 'envelope.jwe-protected');
+  const shared = headerOf(jwe.unprotected, 'the unprotected header');
+  // RFC 7515 §4.1.11 / RFC 7516 §4.1.13: extensions we do not understand make the JWE invalid.
+  if (header.crit !== undefined || shared?.crit !== undefined) throw unsupported('envelope.jwe-crit', 'the JWE names critical header extensions this engine does not implement');
+  // DIDComm's algorithm tables have no compression.
+  if (header.zip !== undefined) throw unsupported('envelope.jwe-zip', `compressed content (zip ${String(header.zip)}) is outside DIDComm v2's algorithm tables`);
+
+  let entries: unknown[];
+  if (Array.isArray(jwe.recipients)) {
+    entries = jwe.recipients;
+  } else if (jwe.recipients === undefined && (jwe.encrypted_key !== undefined || jwe.header !== undefined)) {
+    // RFC 7516 §7.2.2 Flattened JWE JSON: one recipient, its members at the top level.
+    entries = [{ header: jwe.header, encrypted_key: jwe.encrypted_key }];
+    notes.push({ rule: 'envelope.jwe-flattened', detail: 'flattened JWE JSON serialization accepted (RFC 7516 §7.2.2); DIDComm v2 senders use the general form' });
+  } else {
+    throw malformed('envelope.jwe-recipients', 'the JWE has no recipients');
+  }
+  if (entries.length === 0) throw malformed('envelope.jwe-recipients', 'the JWE has no recipients');
+  const recipients = entries.map((r, i) => {
+    if (!isObject(r)) throw malformed('envelope.jwe-recipient-kid', `recipient ${i} is not an object`);
+    const own = headerOf(r.header, `recipient ${i}'s header`);
+    // RFC 7516 §7.2.1: the recipient's header is the union of the three header sets.
+    const kid = own?.kid ?? shared?.kid ?? header.kid;
+    if (typeof kid !== 'string' || kid === '') throw malformed('envelope.jwe-recipient-kid', `recipient ${i} has no kid`);
+    if (typeof r.encrypted_key !== 'string') throw malformed('envelope.jwe-recipient-kid', `recipient ${i} has no encrypted_key`);
+    return { kid, encryptedKey: r.encrypted_key };
+  });
+  const iv = b64Member(jwe.iv, 'iv', 'envelope.jwe-iv');
+  const ciphertext = b64Member(jwe.ciphertext, 'ciphertext', 'envelope.jwe-ciphertext');
+  const tag = b64Member(jwe.tag, 'tag', 'envelope.jwe-tag');
+  let aadText = protectedB64;
+  if (jwe.aad !== undefined) {
+    b64Member(jwe.aad, 'aad', 'envelope.jwe-aad');
+    aadText += `.${jwe.aad as string}`;
+  }
+  return { protectedB64, header, recipients, iv, ciphertext, tag, aad: Buffer.from(aadText, 'ascii'), notes };
+}

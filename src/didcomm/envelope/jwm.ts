@@ -1,0 +1,93 @@
+// The plaintext message (JWM) as it goes inside an envelope, written byte for byte the way
+// didcomm-node writes it, so that a peer sees no difference between the engines: headers in the
+// order id, typ, type, body, from, to, thid, pthid, other headers, created_time, expires_time,
+// from_prior, attachments; every JSON object inside (body, other headers, attachment data)
+// with its members sorted; attachment members in the order data, id, description, filename,
+// media_type, format, lastmod_time, byte_count. And reading one back, with the checks of DIDComm
+// v2 §Plaintext Message Structure.
+import { MEDIA_TYPES, type PlainMessage } from '../types.js';
+import { isObject, malformed, parseJsonObject } from './refusal.js';
+
+const KNOWN = new Set(['id', 'typ', 'type', 'body', 'from', 'to', 'thid', 'pthid', 'created_time', 'expires_time', 'from_prior', 'attachments']);
+const ATTACHMENT_ORDER = ['data', 'id', 'description', 'filename', 'media_type', 'format', 'lastmod_time', 'byte_count'];
+const DATA_ORDER = ['base64', 'json', 'links', 'hash', 'jws'];
+
+// Member names compared as UTF-8 bytes, the order of the serialiser peers use (BTreeMap<String>).
+function byUtf8(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(i)!;
+    if (x !== y) return x - y;
+    if (x > 0xffff) i++;
+  }
+  return a.length - b.length;
+}
+
+// Objects are built with Object.fromEntries, which defines every member as data (a member named
+// "__proto__" stays a member; assigning it would change the prototype and lose it).
+
+/** The value with every object's members sorted, recursively (undefined members dropped, as JSON does). */
+export function sortedJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => (v === undefined || typeof v === 'function' ? null : sortedJson(v)));
+  if (value === null || typeof value !== 'object') return value;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return sortedJson(JSON.parse(JSON.stringify(value)));
+  const entries: [string, unknown][] = [];
+  for (const k of Object.keys(value).sort(byUtf8)) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== undefined && typeof v !== 'function') entries.push([k, sortedJson(v)]);
+  }
+  return Object.fromEntries(entries);
+}
+
+function ordered(obj: Record<string, unknown>, order: readonly string[], inner: (k: string, v: unknown) => unknown): Record<string, unknown> {
+  const entries: [string, unknown][] = [];
+  for (const k of order) if (Object.hasOwn(obj, k) && obj[k] !== undefined) entries.push([k, inner(k, obj[k])]);
+  for (const k of Object.keys(obj)) if (!order.includes(k) && obj[k] !== undefined) entries.push([k, sortedJson(obj[k])]);
+  return Object.fromEntries(entries);
+}
+
+function attachmentLayout(a: unknown): unknown {
+  if (!isObject(a)) return sortedJson(a);
+  return ordered(a, ATTACHMENT_ORDER, (k, v) => (k === 'data' && isObject(v) ? ordered(v, DATA_ORDER, (_, x) => sortedJson(x)) : sortedJson(v)));
+}
+
+const HEAD = ['id', 'typ', 'type', 'body', 'from', 'to', 'thid', 'pthid'] as const;
+const TAIL = ['created_time', 'expires_time', 'from_prior'] as const;
+
+/** The plaintext as didcomm-node serialises it (see the top of this file). */
+export function serializePlaintext(m: PlainMessage): string {
+  const head: Record<string, unknown> = { ...m, typ: m.typ ?? MEDIA_TYPES.plaintext };
+  const entries: [string, unknown][] = [];
+  for (const k of HEAD) if (head[k] !== undefined) entries.push([k, k === 'id' || k === 'type' || k === 'typ' ? head[k] : sortedJson(head[k])]);
+  for (const k of Object.keys(m)) if (!KNOWN.has(k) && m[k] !== undefined) entries.push([k, sortedJson(m[k])]);
+  for (const k of TAIL) if (m[k] !== undefined) entries.push([k, m[k]]);
+  if (m.attachments !== undefined) entries.push(['attachments', Array.isArray(m.attachments) ? m.attachments.map(attachmentLayout) : m.attachments]);
+  return JSON.stringify(Object.fromEntries(entries));
+}
+
+const optionalString = (m: Record<string, unknown>, k: string) => m[k] === undefined || typeof m[k] === 'string';
+const optionalTime = (m: Record<string, unknown>, k: string) => m[k] === undefined || (Number.isInteger(m[k]) && (m[k] as number) >= 0);
+
+/**
+ * A plaintext message read from text (DIDComm v2 §Plaintext Message Structure): id, type and body
+ * present; typ, when present, the plaintext media type; the other headers of their types.
+ */
+export function parsePlaintext(text: string): PlainMessage {
+  return checkPlaintext(parseJsonObject(text, 'the plaintext message', 'plaintext.json'));
+}
+
+/** checkPlaintext of an already parsed object. */
+export function checkPlaintext(m: Record<string, unknown>): PlainMessage {
+  if (typeof m.id !== 'string') throw malformed('plaintext.id', 'the message id must be a string');
+  if (typeof m.type !== 'string') throw malformed('plaintext.type', 'the message type must be a string');
+  if (!('body' in m)) throw malformed('plaintext.body', 'the message has no body');
+  if (m.typ !== undefined && m.typ !== MEDIA_TYPES.plaintext) throw malformed('plaintext.typ', `typ must be ${MEDIA_TYPES.plaintext}, got ${String(m.typ)}`);
+  for (const k of ['from', 'thid', 'pthid', 'from_prior']) if (!optionalString(m, k)) throw malformed(`plaintext.${k}`, `${k} must be a string`);
+  if (m.to !== undefined && !(Array.isArray(m.to) && m.to.every((t) => typeof t === 'string'))) throw malformed('plaintext.to', 'to must be an array of strings');
+  for (const k of ['created_time', 'expires_time']) if (!optionalTime(m, k)) throw malformed(`plaintext.${k}`, `${k} must be a whole number of seconds`);
+  if (m.attachments !== undefined && !(Array.isArray(m.attachments) && m.attachments.every((a) => isObject(a) && isObject(a.data)))) {
+    throw malformed('plaintext.attachments', 'attachments must be an array of objects with data');
+  }
+  return m as PlainMessage;
+}

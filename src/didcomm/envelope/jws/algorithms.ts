@@ -1,0 +1,47 @@
+// JWS algorithms of DIDComm v2 §Message Signing: EdDSA (Ed25519), ES256 (P-256), ES256K
+// (secp256k1), each signing and verifying in OpenSSL through node:crypto. ECDSA signatures are
+// the raw R || S of RFC 7518 §3.4 (IEEE P1363).
+import { sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import type { SigningCurve } from '../key-objects.js';
+
+export type SignAlg = 'EdDSA' | 'ES256' | 'ES256K';
+
+export const SIGN_ALGS: readonly SignAlg[] = ['EdDSA', 'ES256', 'ES256K'];
+
+export const CURVE_OF_ALG: Record<SignAlg, SigningCurve> = { EdDSA: 'Ed25519', ES256: 'P-256', ES256K: 'secp256k1' };
+
+export function algOfCurve(curve: string | undefined): SignAlg | undefined {
+  return (Object.keys(CURVE_OF_ALG) as SignAlg[]).find((a) => CURVE_OF_ALG[a] === curve);
+}
+
+export function isSignAlg(v: unknown): v is SignAlg {
+  return typeof v === 'string' && (SIGN_ALGS as readonly string[]).includes(v);
+}
+
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+// secp256k1 verifiers commonly refuse a high S (BIP 62 malleability rule), OpenSSL does not
+// normalise it: sign with the low S so that every verifier accepts.
+function lowS(sig: Buffer): Buffer {
+  const s = BigInt(`0x${sig.subarray(32).toString('hex')}`);
+  if (s <= SECP256K1_N / 2n) return sig;
+  const out = Buffer.from(sig);
+  Buffer.from((SECP256K1_N - s).toString(16).padStart(64, '0'), 'hex').copy(out, 32);
+  return out;
+}
+
+export function signBytes(alg: SignAlg, key: KeyObject, data: Buffer): Buffer {
+  if (alg === 'EdDSA') return cryptoSign(null, data, key);
+  const sig = cryptoSign('sha256', data, { key, dsaEncoding: 'ieee-p1363' });
+  return alg === 'ES256K' ? lowS(sig) : sig;
+}
+
+export function verifyBytes(alg: SignAlg, key: KeyObject, data: Buffer, signature: Buffer): boolean {
+  // RFC 7518 §3.4: an ES256/ES256K signature is exactly 64 bytes; RFC 8037 §3.1: Ed25519 is 64.
+  if (signature.length !== 64) return false;
+  try {
+    return alg === 'EdDSA' ? cryptoVerify(null, data, key, signature) : cryptoVerify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,111 @@
+// JWKs ↔ node:crypto KeyObjects for the native engine: the curves of DIDComm v2 key agreement
+// (§Curves and Content Encryption Algorithms: X25519, P-256, P-384, P-521) and of its signatures
+// (§Message Signing: Ed25519, P-256, secp256k1). node:crypto does ECDH and signatures in
+// OpenSSL; importing an EC JWK there checks that the point is on the curve, which the spec
+// requires of every received NIST key ("invalid curve" attacks).
+import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { malformed } from './refusal.js';
+
+export type AgreementCurve = 'X25519' | 'P-256' | 'P-384' | 'P-521';
+export type SigningCurve = 'Ed25519' | 'P-256' | 'secp256k1';
+export type Curve = AgreementCurve | SigningCurve;
+
+/** DIDComm v2 §Key Wrapping Algorithms: the epk curves of ECDH-ES+A256KW and ECDH-1PU+A256KW. */
+export const AGREEMENT_CURVES: readonly AgreementCurve[] = ['X25519', 'P-256', 'P-384', 'P-521'];
+
+const KTY: Record<Curve, 'OKP' | 'EC'> = {
+  X25519: 'OKP',
+  Ed25519: 'OKP',
+  'P-256': 'EC',
+  'P-384': 'EC',
+  'P-521': 'EC',
+  secp256k1: 'EC',
+};
+
+/** The curve of a JWK we can use (kty and crv agree), else undefined. */
+export function curveOf(jwk: unknown): Curve | undefined {
+  if (typeof jwk !== 'object' || jwk === null) return undefined;
+  const { kty, crv } = jwk as { kty?: unknown; crv?: unknown };
+  if (typeof crv !== 'string' || !(crv in KTY)) return undefined;
+  return KTY[crv as Curve] === kty ? (crv as Curve) : undefined;
+}
+
+export function isAgreementCurve(c: Curve | undefined): c is AgreementCurve {
+  return c !== undefined && (AGREEMENT_CURVES as readonly string[]).includes(c);
+}
+
+function publicMembers(jwk: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
+  if (jwk.kty === 'EC') out.y = jwk.y;
+  return out;
+}
+
+// Keys of DID documents recur in every message: the normalised documents (adapters.ts) are
+// memoised, so their JWK objects are stable and key the cache; private JWKs likewise come back as
+// the same object from the secrets sources. Nothing secret is ever a map key.
+const publicByJwk = new WeakMap<object, KeyObject>();
+const privateByJwk = new WeakMap<object, KeyObject>();
+
+/** The public key of a JWK; an unusable one (bad encoding, point off the curve) is 'didcomm_malformed'. */
+export function publicKeyOf(jwk: Record<string, unknown>, what: string, rule: string): KeyObject {
+  let key = publicByJwk.get(jwk);
+  if (key) return key;
+  try {
+    key = createPublicKey({ key: publicMembers(jwk) as never, format: 'jwk' });
+  } catch {
+    throw malformed(rule, `${what} is not a usable ${String(jwk.crv)} public key`);
+  }
+  publicByJwk.set(jwk, key);
+  return key;
+}
+
+/** The private key of a secret's JWK. The message never names key material. */
+export function privateKeyOf(jwk: Record<string, unknown>, kid: string): KeyObject {
+  let key = privateByJwk.get(jwk);
+  if (key) return key;
+  try {
+    const members: Record<string, unknown> = { ...publicMembers(jwk), d: jwk.d };
+    key = createPrivateKey({ key: members as never, format: 'jwk' });
+  } catch {
+    throw malformed('envelope.secret', `the secret of ${kid} is not a usable ${String(jwk.crv)} private key`);
+  }
+  privateByJwk.set(jwk, key);
+  return key;
+}
+
+/** A fresh ephemeral key pair on `curve` and its public JWK in the member order peers see today. */
+export function ephemeralKey(curve: AgreementCurve): { privateKey: KeyObject; jwk: Record<string, string> } {
+  const { privateKey, publicKey } =
+    curve === 'X25519' ? generateKeyPairSync('x25519') : generateKeyPairSync('ec', { namedCurve: curve });
+  const exported = publicKey.export({ format: 'jwk' }) as Record<string, string>;
+  const jwk: Record<string, string> = { crv: curve, kty: KTY[curve], x: exported.x! };
+  if (exported.y !== undefined) jwk.y = exported.y;
+  return { privateKey, jwk };
+}
+
+// Static-static agreement (ECDH-1PU's Zs, sender key × recipient key) gives the same value for
+// every message between the same two keys: it is kept per key pair, like the private keys
+// themselves, and saves one scalar multiplication per recipient on each side of an authcrypt.
+const staticSecrets = new WeakMap<KeyObject, WeakMap<KeyObject, Buffer>>();
+
+/** sharedSecret for two long-lived keys, computed once per pair of KeyObjects. */
+export function staticSharedSecret(privateKey: KeyObject, publicKey: KeyObject, rule: string): Buffer {
+  let byPeer = staticSecrets.get(privateKey);
+  if (!byPeer) staticSecrets.set(privateKey, (byPeer = new WeakMap()));
+  let z = byPeer.get(publicKey);
+  if (!z) byPeer.set(publicKey, (z = sharedSecret(privateKey, publicKey, rule)));
+  return z;
+}
+
+/** ECDH shared secret Z (RFC 7748 §6.1 / SEC 1 §3.3.1); an all-zero X25519 result is refused. */
+export function sharedSecret(privateKey: KeyObject, publicKey: KeyObject, rule: string): Buffer {
+  let z: Buffer;
+  try {
+    z = diffieHellman({ privateKey, publicKey });
+  } catch {
+    throw malformed(rule, 'key agreement failed (keys on different curves, or a low-order point)');
+  }
+  // RFC 7748 §6.1: a peer may check for the all-zero value, and abort if so.
+  if (z.every((b) => b === 0)) throw malformed(rule, 'key agreement gave the all-zero value (RFC 7748 §6.1)');
+  return z;
+}

@@ -1,0 +1,91 @@
+// One native pack or unpack's view of the outside: DID documents (normalised by adapters.ts,
+// each DID resolved at most once per call) and secrets (each kid read once per call). What the
+// resolver or the secrets source throws keeps its code; anything else gets one.
+import type { KeyObject } from 'node:crypto';
+import type { Secret } from '../../did/types.js';
+import { IdsyncError, isIdsyncError } from '../../errors.js';
+import type { EnvelopeContext } from '../types.js';
+import { loadLibraryDoc, type LibDidDoc, type LibVerificationMethod } from './adapters.js';
+import { curveOf, privateKeyOf, publicKeyOf, type Curve } from './key-objects.js';
+import { malformed, notResolved } from './refusal.js';
+
+/** DIDComm's DID test (didcomm-node's too): `did:` and at least two more colon-separated parts. */
+export function isDid(s: string): boolean {
+  return s.startsWith('did:') && s.split(':').length >= 3;
+}
+
+/** The DID of a DID URL (before '#'), and whether it names a key. */
+export function didAndFragment(didUrl: string): { did: string; hasFragment: boolean } {
+  const i = didUrl.indexOf('#');
+  return i < 0 ? { did: didUrl, hasFragment: false } : { did: didUrl.slice(0, i), hasFragment: true };
+}
+
+export interface UsableKey {
+  kid: string;
+  curve: Curve;
+  key: KeyObject;
+}
+
+export class NativeCall {
+  private readonly docs = new Map<string, Promise<LibDidDoc | null>>();
+  private readonly held = new Map<string, Promise<Secret | undefined>>();
+
+  constructor(private readonly ctx: EnvelopeContext) {}
+
+  doc(did: string): Promise<LibDidDoc | null> {
+    let p = this.docs.get(did);
+    if (!p) {
+      p = loadLibraryDoc(this.ctx.resolve, did).catch((err: unknown) => {
+        if (isIdsyncError(err)) throw err;
+        throw new IdsyncError('did_not_resolved', `DID resolution of ${did} failed`, { cause: err });
+      });
+      this.docs.set(did, p);
+    }
+    return p;
+  }
+
+  async requireDoc(did: string, who: string): Promise<LibDidDoc> {
+    const doc = await this.doc(did);
+    if (!doc) throw notResolved(`${who} DID ${did} did not resolve`, { did });
+    return doc;
+  }
+
+  secret(kid: string): Promise<Secret | undefined> {
+    let p = this.held.get(kid);
+    if (!p) {
+      p = this.ctx.secrets.get(kid).catch((err: unknown) => {
+        if (isIdsyncError(err)) throw err;
+        throw new IdsyncError('didcomm_error', 'secret lookup failed', { cause: err });
+      });
+      this.held.set(kid, p);
+    }
+    return p;
+  }
+
+  /** The kids among `kids` whose secrets are held, in the given order. */
+  async heldKids(kids: string[]): Promise<string[]> {
+    const found = await Promise.all(kids.map((k) => this.secret(k)));
+    return kids.filter((_, i) => found[i] !== undefined);
+  }
+
+  /** The private key of a held secret, with its curve. */
+  async privateKey(kid: string): Promise<UsableKey> {
+    const s = await this.secret(kid);
+    const jwk = s?.privateKeyJwk as unknown as Record<string, unknown> | undefined;
+    if (!jwk) throw new IdsyncError('secret_not_found', `no secret for ${kid}`);
+    const curve = curveOf(jwk);
+    if (!curve) throw malformed('envelope.secret', `the secret of ${kid} is not a key this engine uses (kty ${String(jwk.kty)}, crv ${String(jwk.crv)})`);
+    return { kid, curve, key: privateKeyOf(jwk, kid) };
+  }
+}
+
+/** The verification method `kid` of a document, or undefined. */
+export function methodOf(doc: LibDidDoc, kid: string): LibVerificationMethod | undefined {
+  return doc.verificationMethod.find((vm) => vm.id === kid);
+}
+
+/** The public key of a verification method; its curve undefined when we cannot use it. */
+export function methodKey(vm: LibVerificationMethod, rule: string): { curve: Curve | undefined; key: () => KeyObject } {
+  const curve = curveOf(vm.publicKeyJwk);
+  return { curve, key: () => publicKeyOf(vm.publicKeyJwk, `key ${vm.id}`, rule) };
+}

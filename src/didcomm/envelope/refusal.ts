@@ -1,0 +1,50 @@
+// Refusals of the native engine: the usual envelope codes (didcomm_malformed for what breaks a
+// MUST, didcomm_unsupported for algorithms and curves outside the spec's tables, …) with the
+// rule they break named in the message and in details.rule. Rule names are the conformance
+// rule names (src/conformance/envelope.ts) where one exists, so a refusal and a logged
+// conformance failure say the same thing.
+import { IdsyncError, type ErrorCode } from '../../errors.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../../json-depth.js';
+
+export function refusal(code: ErrorCode, rule: string, message: string, details: Record<string, unknown> = {}): IdsyncError {
+  return new IdsyncError(code, `${message} [${rule}]`, { details: { rule, ...details } });
+}
+
+export const malformed = (rule: string, message: string, details?: Record<string, unknown>): IdsyncError =>
+  refusal('didcomm_malformed', rule, message, details);
+
+export const unsupported = (rule: string, message: string, details?: Record<string, unknown>): IdsyncError =>
+  refusal('didcomm_unsupported', rule, message, details);
+
+export const invalidArgument = (message: string): IdsyncError => new IdsyncError('didcomm_invalid_argument', message);
+
+export const notResolved = (message: string, details?: Record<string, unknown>): IdsyncError =>
+  new IdsyncError('did_not_resolved', message, details ? { details } : {});
+
+export const secretNotFound = (message: string): IdsyncError => new IdsyncError('secret_not_found', message);
+
+/** base64url member of a JOSE structure (RFC 7515 §2: base64url without padding), decoded. */
+export function b64Member(value: unknown, what: string, rule: string): Buffer {
+  // Padding and the standard alphabet are tolerated (some agents emit them); anything else is not base64.
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_\-+/]*={0,2}$/.test(value)) {
+    throw malformed(rule, `${what} is not base64url`);
+  }
+  return Buffer.from(value.replace(/=+$/, ''), value.includes('+') || value.includes('/') ? 'base64' : 'base64url');
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** JSON object from text, or a didcomm_malformed naming `rule` (also for nesting past MAX_JSON_DEPTH, json-depth.ts). */
+export function parseJsonObject(text: string, what: string, rule: string): Record<string, unknown> {
+  if (jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw malformed(rule, `${what} nests more than ${MAX_JSON_DEPTH} levels deep`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw malformed(rule, `${what} is not JSON`);
+  }
+  if (!isObject(value)) throw malformed(rule, `${what} is not a JSON object`);
+  return value;
+}
