@@ -85,7 +85,7 @@ export const ERRORS = {
   sms_send_failed: { meaning: 'The SMS gateway was unreachable or refused an invitation text.' },
   didcomm_send_failed: { meaning: 'A DIDComm invitation could not be sent or queued.' },
   queue_full: { meaning: 'The pickup queue of a recipient holds its maximum number of messages.' },
-  endpoint_refused: { meaning: 'The outbound address policy refuses where a URL leads: its host, or an address its name resolves to, is link-local, cloud metadata (in any IPv6 form), special-purpose, or loopback / private when not allowed.' },
+  endpoint_refused: { meaning: 'Where a URL leads is refused: its host, or an address its name resolves to, is link-local, metadata, special-purpose, or loopback/private when not allowed.' },
   agent_not_ready: { meaning: 'The service’s DIDComm agent was used before it was bound.' },
 
   // DIDComm envelopes (didcomm-node and our checks)

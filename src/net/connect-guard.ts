@@ -43,7 +43,7 @@ export interface ConnectGuard {
 
 /** The `endpoint_refused` error for `host` (and the address it resolved to). */
 export function refusedError(host: string, reason: string, address?: string): IdsyncError {
-  return new IdsyncError(ENDPOINT_REFUSED, `not connecting to ${host.slice(0, 200)}${address && address !== host ? ` (${address})` : ''}: ${reason}`, {
+  return new IdsyncError('endpoint_refused', `not connecting to ${host.slice(0, 200)}${address && address !== host ? ` (${address})` : ''}: ${reason}`, {
     details: { host: host.slice(0, 200), ...(address ? { address } : {}), reason },
   });
 }

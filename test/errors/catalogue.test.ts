@@ -106,7 +106,7 @@ describe('the error catalogue', () => {
     const shared = [...byProblem].filter(([, codes]) => codes.length > 1).map(([p, codes]) => `${p}: ${codes.join(', ')}`);
     // Several failures of ours are one refusal to a peer (DIDComm v2 §Problem Codes descriptors).
     expect(shared.sort()).toEqual([
-      'e.m.msg.malformed: invalid_message, message_malformed',
+      'e.m.msg.malformed: json_too_deep, invalid_message, message_malformed',
       'e.m.trust.crypto: didcomm_malformed, envelope_nonconformant',
       'e.p.me.res.storage: store_error, store_locked',
       'e.p.req.invalid-state: conflict, invalid_state',
