@@ -4,8 +4,14 @@
 // a did:ion long-form sender, a did:peer:2 recipient, the project resolver, store-backed secrets.
 // Rounds interleave the engines in rotating order so that drift on a noisy machine hits both
 // alike; figures are medians of CPU time per operation.
+// Beside them runs the crypto floor of each mode: only the node:crypto operations the mode
+// cannot do without (ephemeral key, ECDH, Concat KDF, A256KW, content cipher, signature), on
+// inputs of the same sizes, with no JSON, base64, DID documents or secrets; native / floor says
+// how much of the native engine's time is anything else.
 // Run: npm run bench [-- --json] [-- --quick]   (node --import tsx bench/envelope.ts)
-// --json: the last line is {"modes": {"<mode>": {"native": {"roundTripUs": n, …}, "didcommNode": {…}, "ratio": r}}}.
+// --json: the last line is {"modes": {"<mode>": {"native": {"roundTripUs": n, …}, "didcommNode": {…}, "floor": {…}, "ratio": r}}}.
+import { createCipheriv, createDecipheriv, createHmac, createPublicKey, diffieHellman, generateKeyPairSync, hash, randomBytes, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import { hchacha } from '@noble/ciphers/chacha.js';
 import { createIonDid } from '../src/did/ion.js';
 import { createPeerDid } from '../src/did/peer.js';
 import { createResolver, documentResolver } from '../src/did/resolver.js';
@@ -29,9 +35,11 @@ const MODES: { name: string; options: Omit<PackOptions, 'engine'>; batch: number
   { name: 'anoncrypt(authcrypt)', options: { mode: 'anoncrypt-authcrypt' }, batch: 20 },
 ];
 const TARGETS: Record<string, number> = { authcrypt: 5, anoncrypt: 5, signed: 5 };
-const ENGINES: { engine: EnvelopeEngine; key: 'native' | 'didcommNode' }[] = [
+type Key = 'native' | 'didcommNode' | 'floor';
+const ENGINES: { engine: EnvelopeEngine | 'floor'; key: Key }[] = [
   { engine: 'native', key: 'native' },
   { engine: 'didcomm-node', key: 'didcommNode' },
+  { engine: 'floor', key: 'floor' },
 ];
 
 // --- parties -------------------------------------------------------------------------------
@@ -62,6 +70,149 @@ function op(options: Omit<PackOptions, 'engine'>, engine: EnvelopeEngine): Op {
   return {
     pack: async () => (await pack(message, options, sender)).packed,
     unpack: (packed) => unpack(packed, recipient),
+  };
+}
+
+// --- the crypto floor ----------------------------------------------------------------------
+// What each layer costs in node:crypto alone, X25519 and Ed25519 keys as the parties have.
+// ECDH-1PU's static-static secret is computed once per key pair (as any engine may: it does not
+// change between messages); CSPRNG bytes come from a pool, as the native engine draws them.
+const KW_IV = Buffer.from('A6A6A6A6A6A6A6A6', 'hex');
+const recipientKey = generateKeyPairSync('x25519');
+const senderKey = generateKeyPairSync('x25519');
+const signingKey = generateKeyPairSync('ed25519');
+const zs = diffieHellman({ privateKey: senderKey.privateKey, publicKey: recipientKey.publicKey });
+let pool = randomBytes(0);
+function random(n: number): Buffer {
+  if (pool.length < n) pool = randomBytes(4096);
+  const out = pool.subarray(0, n);
+  pool = pool.subarray(n);
+  return out;
+}
+const SIGMA = new Uint32Array([0x61707865, 0x3320646e, 0x79622d32, 0x6b206574]);
+function xchacha(key: Buffer, iv: Buffer): { key: Buffer; nonce: Buffer } {
+  const out = new Uint32Array(8);
+  hchacha(SIGMA, new Uint32Array(Uint8Array.from(key).buffer), new Uint32Array(Uint8Array.from(iv.subarray(0, 16)).buffer), out);
+  const nonce = Buffer.alloc(12);
+  iv.copy(nonce, 4, 16);
+  return { key: Buffer.from(out.buffer), nonce };
+}
+type LayerKind = 'anoncrypt' | 'authcrypt';
+// The AAD (the protected header) and the KDF's OtherInfo (alg, apu = the sender kid, apv,
+// keydatalen) as long as the engine's: an authcrypt header names the sender's long-form did:ion
+// key twice (skid, apu).
+const sizes = { anoncrypt: { aad: 0, info: 0 }, authcrypt: { aad: 0, info: 0 } };
+async function measureHeaders(): Promise<void> {
+  const sender: EnvelopeContext = { resolve, secrets: senderSecrets, engine: 'native' };
+  for (const kind of ['anoncrypt', 'authcrypt'] as const) {
+    const jwe = JSON.parse((await pack(message, { mode: kind, forward: false }, sender)).packed) as { protected: string };
+    const header = JSON.parse(Buffer.from(jwe.protected, 'base64url').toString()) as { alg: string; skid?: string };
+    sizes[kind] = { aad: jwe.protected.length, info: 4 + header.alg.length + 4 + (header.skid?.length ?? 0) + 4 + 32 + 4 };
+  }
+}
+const kdf = (z: Buffer, info: Buffer, tag?: Buffer) => hash('sha256', Buffer.concat(tag ? [Buffer.of(0, 0, 0, 1), z, info, Buffer.of(0, 0, 0, 32), tag] : [Buffer.of(0, 0, 0, 1), z, info]), 'buffer');
+interface Sealed { x: string; wrapped: Buffer; iv: Buffer; ciphertext: Buffer; tag: Buffer; aad: Buffer }
+function seal(kind: LayerKind, plaintext: Buffer): Sealed {
+  const epk = generateKeyPairSync('x25519');
+  const x = (epk.publicKey.export({ format: 'jwk' }) as { x: string }).x;
+  const ze = diffieHellman({ privateKey: epk.privateKey, publicKey: recipientKey.publicKey });
+  const aad = Buffer.alloc(sizes[kind].aad, 0x65);
+  let cek: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer;
+  if (kind === 'authcrypt') {
+    // A256CBC-HS512
+    const r = random(80);
+    cek = r.subarray(0, 64);
+    iv = r.subarray(64);
+    const c = createCipheriv('aes-256-cbc', cek.subarray(32), iv);
+    ciphertext = Buffer.concat([c.update(plaintext), c.final()]);
+    tag = createHmac('sha512', cek.subarray(0, 32)).update(aad).update(iv).update(ciphertext).update(Buffer.alloc(8)).digest().subarray(0, 32);
+  } else {
+    // XC20P
+    const r = random(56);
+    cek = r.subarray(0, 32);
+    iv = r.subarray(32);
+    const k = xchacha(cek, iv);
+    const c = createCipheriv('chacha20-poly1305', k.key, k.nonce, { authTagLength: 16 });
+    c.setAAD(aad, { plaintextLength: plaintext.length });
+    ciphertext = Buffer.concat([c.update(plaintext), c.final()]);
+    tag = c.getAuthTag();
+  }
+  const info = Buffer.alloc(sizes[kind].info);
+  const kek = kind === 'authcrypt' ? kdf(Buffer.concat([ze, zs]), info, tag) : kdf(ze, info);
+  const w = createCipheriv('id-aes256-wrap', kek, KW_IV);
+  return { x, wrapped: Buffer.concat([w.update(cek), w.final()]), iv, ciphertext, tag, aad };
+}
+function open(kind: LayerKind, s: Sealed): Buffer {
+  const epk: KeyObject = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: s.x }, format: 'jwk' });
+  const ze = diffieHellman({ privateKey: recipientKey.privateKey, publicKey: epk });
+  const info = Buffer.alloc(sizes[kind].info);
+  const kek = kind === 'authcrypt' ? kdf(Buffer.concat([ze, zs]), info, s.tag) : kdf(ze, info);
+  const u = createDecipheriv('id-aes256-wrap', kek, KW_IV);
+  const cek = Buffer.concat([u.update(s.wrapped), u.final()]);
+  if (kind === 'authcrypt') {
+    const mac = createHmac('sha512', cek.subarray(0, 32)).update(s.aad).update(s.iv).update(s.ciphertext).update(Buffer.alloc(8)).digest().subarray(0, 32);
+    if (!timingSafeEqual(mac, s.tag)) throw new Error('floor: tag');
+    const d = createDecipheriv('aes-256-cbc', cek.subarray(32), s.iv);
+    return Buffer.concat([d.update(s.ciphertext), d.final()]);
+  }
+  const k = xchacha(cek, s.iv);
+  const d = createDecipheriv('chacha20-poly1305', k.key, k.nonce, { authTagLength: 16 });
+  d.setAAD(s.aad, { plaintextLength: s.ciphertext.length });
+  d.setAuthTag(s.tag);
+  return Buffer.concat([d.update(s.ciphertext), d.final()]);
+}
+
+/**
+ * The floor of a mode: its layers, innermost first, each on an input as large as the engine's
+ * (sizes read from one native pack of the inner layers).
+ */
+async function floorOp(options: Omit<PackOptions, 'engine'>): Promise<Op> {
+  const sender: EnvelopeContext = { resolve, secrets: senderSecrets, engine: 'native' };
+  const size = async (mode: PackOptions['mode']) => (await pack(message, { mode, protectSender: false, forward: false }, sender)).packed.length;
+  if (sizes.authcrypt.aad === 0) await measureHeaders();
+  const layers: { kind: LayerKind | 'signed'; bytes: Buffer }[] = [];
+  const plaintext = Buffer.alloc(await size('plaintext'), 0x61);
+  switch (options.mode) {
+    case 'signed':
+      layers.push({ kind: 'signed', bytes: plaintext });
+      break;
+    case 'anoncrypt':
+      layers.push({ kind: 'anoncrypt', bytes: plaintext });
+      break;
+    case 'authcrypt':
+      layers.push({ kind: 'authcrypt', bytes: plaintext });
+      break;
+    case 'authcrypt-signed':
+      layers.push({ kind: 'signed', bytes: plaintext }, { kind: 'authcrypt', bytes: Buffer.alloc(await size('signed'), 0x61) });
+      break;
+    case 'anoncrypt-authcrypt':
+      layers.push({ kind: 'authcrypt', bytes: plaintext }, { kind: 'anoncrypt', bytes: Buffer.alloc(await size('authcrypt'), 0x61) });
+      break;
+    default:
+      throw new Error(`no floor for ${options.mode}`);
+  }
+  type Out = (Sealed | Buffer)[];
+  const sealed = new Map<string, Out>();
+  let n = 0;
+  return {
+    pack: async () => {
+      // The signing input is the base64url of the payload, a third larger than the payload.
+      const out: Out = layers.map((l) => (l.kind === 'signed' ? sign(null, Buffer.alloc(Math.ceil((l.bytes.length * 4) / 3) + 40), signingKey.privateKey) : seal(l.kind, l.bytes)));
+      const id = String(n++);
+      sealed.set(id, out);
+      return id;
+    },
+    unpack: async (id) => {
+      const out = sealed.get(id)!;
+      sealed.delete(id);
+      for (let i = layers.length - 1; i >= 0; i--) {
+        const l = layers[i]!;
+        if (l.kind === 'signed') {
+          if (!verify(null, Buffer.alloc(Math.ceil((l.bytes.length * 4) / 3) + 40), signingKey.publicKey, out[i] as Buffer)) throw new Error('floor: signature');
+        } else open(l.kind, out[i] as Sealed);
+      }
+      return undefined;
+    },
   };
 }
 
@@ -100,9 +251,9 @@ say(`node ${process.version}; CPU µs per op, medians over ${ROUNDS} rounds run 
 say('mode                   engine          pack        unpack      round trip   round trips/s   (wall µs)');
 
 type Figures = { packUs: number; unpackUs: number; roundTripUs: number; roundTripsPerSecond: number };
-const result: Record<string, Record<'native' | 'didcommNode', Figures> & { ratio: number }> = {};
+const result: Record<string, Record<Key, Figures> & { ratio: number }> = {};
 for (const { name, options, batch: n } of MODES) {
-  const ops = ENGINES.map((e) => op(options, e.engine));
+  const ops = await Promise.all(ENGINES.map((e) => (e.engine === 'floor' ? floorOp(options) : op(options, e.engine))));
   const samples: Sample[][] = ENGINES.map(() => []);
   for (const o of ops) await batch(o, n); // warm-up: JIT, WASM allocator, caches
   for (let i = 0; i < ROUNDS; i++) {
@@ -122,13 +273,15 @@ for (const { name, options, batch: n } of MODES) {
   });
   // Throughput ratio per round (both engines measured close together), then the median.
   const ratio = median(samples[1]!.map((d, i) => d.rt / samples[0]![i]!.rt));
-  result[name] = { native: figures[0]!, didcommNode: figures[1]!, ratio };
+  result[name] = { native: figures[0]!, didcommNode: figures[1]!, floor: figures[2]!, ratio };
 }
 
-say('\nround-trip throughput native / didcomm-node (target >= 5 for authcrypt, anoncrypt, signed):');
+say('\nround-trip throughput native / didcomm-node (target >= 5 for authcrypt, anoncrypt, signed); native time / crypto floor;');
+say('didcomm-node time / floor (the most any engine could gain over didcomm-node in this setup, before shared costs):');
 for (const [name, r] of Object.entries(result)) {
   const target = TARGETS[name];
-  say(`  ${name.padEnd(22)} ${r.ratio.toFixed(2).padStart(6)}x${target ? (r.ratio >= target ? '  ok' : '  below target') : ''}`);
+  const overFloor = `${(r.native.roundTripUs / r.floor.roundTripUs).toFixed(2)}x floor; didcomm-node ${(r.didcommNode.roundTripUs / r.floor.roundTripUs).toFixed(2)}x floor`;
+  say(`  ${name.padEnd(22)} ${r.ratio.toFixed(2).padStart(6)}x${target ? (r.ratio >= target ? '  ok          ' : '  below target') : '              '}  native ${overFloor}`);
 }
 say(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
 await senderStore.close();
@@ -142,6 +295,7 @@ if (json) {
       {
         native: Object.fromEntries(Object.entries(r.native).map(([k, v]) => [k, round(v)])),
         didcommNode: Object.fromEntries(Object.entries(r.didcommNode).map(([k, v]) => [k, round(v)])),
+        floor: Object.fromEntries(Object.entries(r.floor).map(([k, v]) => [k, round(v)])),
         ratio: Math.round(r.ratio * 100) / 100,
       },
     ]),
