@@ -46,16 +46,16 @@ function publicMembers(jwk: Record<string, unknown>): Record<string, unknown> {
 const publicByJwk = new WeakMap<object, KeyObject>();
 const privateByJwk = new WeakMap<object, KeyObject>();
 
-/** The public key of a JWK; an unusable one (bad encoding, point off the curve) is 'didcomm_malformed'. */
-export function publicKeyOf(jwk: Record<string, unknown>, what: string, rule: string): KeyObject {
-  let key = publicByJwk.get(jwk);
+/** The public key of a JWK (kept per JWK object unless `keep` is false); an unusable one (bad encoding, point off the curve) is 'didcomm_malformed'. */
+export function publicKeyOf(jwk: Record<string, unknown>, what: string, rule: string, keep = true): KeyObject {
+  let key = keep ? publicByJwk.get(jwk) : undefined;
   if (key) return key;
   try {
     key = createPublicKey({ key: publicMembers(jwk) as never, format: 'jwk' });
   } catch {
     throw malformed(rule, `${what} is not a usable ${String(jwk.crv)} public key`);
   }
-  publicByJwk.set(jwk, key);
+  if (keep) publicByJwk.set(jwk, key);
   return key;
 }
 
