@@ -13,6 +13,7 @@ import { parseJwe, type ParsedJwe } from './jwe/parse.js';
 import { checkPlaintext } from './jwm.js';
 import { CURVE_OF_ALG, verifyBytes } from './jws/algorithms.js';
 import { parseJws } from './jws/parse.js';
+import { signingInput } from './jws/sign.js';
 import { curveOf, isAgreementCurve, publicKeyOf, type AgreementCurve } from './key-objects.js';
 import { boundedMemo } from './memo.js';
 import { envelopeMode } from './mode.js';
@@ -162,7 +163,7 @@ async function openSigned(value: Record<string, unknown>, s: State): Promise<Rec
   if (!vm) throw notResolved(`the signing key ${sig.kid} is not an authentication key of ${did}`);
   const { curve, key } = methodKey(vm, 'envelope.jws-kid');
   if (curve !== CURVE_OF_ALG[sig.alg]) throw malformed('envelope.jws-alg-key', `alg ${sig.alg} does not fit the ${String(curve)} key ${sig.kid}`);
-  if (!verifyBytes(sig.alg, key(), Buffer.from(`${sig.protectedB64}.${jws.payloadB64}`, 'ascii'), sig.signature)) {
+  if (!verifyBytes(sig.alg, key(), signingInput(sig.protectedB64, jws.payloadB64), sig.signature)) {
     throw malformed('envelope.jws-signature', `the signature of ${sig.kid} does not verify`);
   }
   Object.assign(s.md, { authenticated: true, nonRepudiation: true, signFrom: sig.kid, signAlg: sig.alg });
