@@ -8,9 +8,11 @@
 // cannot do without (ephemeral key, ECDH, Concat KDF, A256KW, content cipher, signature), on
 // inputs of the same sizes, with no JSON, base64, DID documents or secrets; native / floor says
 // how much of the native engine's time is anything else.
-// Run: npm run bench [-- --json] [-- --quick]   (node --import tsx bench/envelope.ts)
+// Run: npm run bench [-- --json] [-- --quick] [-- --no-gc]   (node --import tsx bench/envelope.ts)
 // --json: the last line is {"modes": {"<mode>": {"native": {"roundTripUs": n, …}, "didcommNode": {…}, "floor": {…}, "ratio": r}}}.
 import { createCipheriv, createDecipheriv, createHmac, createPublicKey, diffieHellman, generateKeyPairSync, hash, randomBytes, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { hchacha } from '@noble/ciphers/chacha.js';
 import { createIonDid } from '../src/did/ion.js';
 import { createPeerDid } from '../src/did/peer.js';
@@ -23,7 +25,8 @@ import { openStore } from '../src/store/store.js';
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
-const ROUNDS = quick ? 5 : 15;
+const ROUNDS = quick ? 5 : 25;
+const noGc = argv.includes('--no-gc'); // batches without a collection first, as before
 
 type Op = { pack: () => Promise<string>; unpack: (packed: string) => Promise<unknown> };
 
@@ -221,8 +224,15 @@ async function floorOp(options: Omit<PackOptions, 'engine'>): Promise<Op> {
 // is single-threaded, so CPU time is what an operation costs; wall time is printed alongside.
 interface Sample { pack: number; unpack: number; rt: number; wall: number }
 
+// The engines share one heap: garbage one leaves behind would be collected, on the clock, in
+// another's batch (didcomm-node leaves more). So each batch starts after a full collection,
+// off the clock, and pays for the collections its own garbage causes while it runs.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
 async function batch(o: Op, n: number): Promise<Sample> {
   const packed: string[] = [];
+  if (!noGc) collectGarbage();
   const w0 = performance.now();
   let c0 = process.cpuUsage();
   for (let i = 0; i < n; i++) packed.push(await o.pack());
