@@ -75,9 +75,11 @@ export function privateKeyOf(jwk: Record<string, unknown>, kid: string): KeyObje
 
 /** A fresh ephemeral key pair on `curve` and its public JWK in the member order peers see today. */
 export function ephemeralKey(curve: AgreementCurve): { privateKey: KeyObject; jwk: Record<string, string> } {
-  const { privateKey, publicKey } =
-    curve === 'X25519' ? generateKeyPairSync('x25519') : generateKeyPairSync('ec', { namedCurve: curve });
-  const exported = publicKey.export({ format: 'jwk' }) as Record<string, string>;
+  // The public key straight as a JWK (node:crypto takes format 'jwk' here since Node 15.9; the
+  // typings lack it): no KeyObject for it, which the message never uses.
+  const generate = generateKeyPairSync as unknown as (type: 'x25519' | 'ec', options: object) => { privateKey: KeyObject; publicKey: Record<string, string> };
+  const publicKeyEncoding = { format: 'jwk' };
+  const { privateKey, publicKey: exported } = curve === 'X25519' ? generate('x25519', { publicKeyEncoding }) : generate('ec', { namedCurve: curve, publicKeyEncoding });
   const jwk: Record<string, string> = { crv: curve, kty: KTY[curve], x: exported.x! };
   if (exported.y !== undefined) jwk.y = exported.y;
   return { privateKey, jwk };

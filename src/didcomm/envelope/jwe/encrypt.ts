@@ -37,8 +37,7 @@ interface HeaderPrefix {
   info: Buffer;
 }
 
-const headerPrefix = boundedMemo(256, (key: string): HeaderPrefix => {
-  const [alg, enc, skid, apvB64] = JSON.parse(key) as [KeyWrapAlg, ContentEnc, string | null, string];
+function buildPrefix(alg: KeyWrapAlg, enc: ContentEnc, skid: string | null, apvB64: string): HeaderPrefix {
   const header: Record<string, unknown> = { typ: MEDIA_TYPES.encrypted, alg, enc };
   const apu = skid === null ? Buffer.alloc(0) : Buffer.from(skid, 'utf8');
   if (skid !== null) {
@@ -48,13 +47,34 @@ const headerPrefix = boundedMemo(256, (key: string): HeaderPrefix => {
   header.apv = apvB64;
   // epk is the last member: the JSON of the rest, reopened for it.
   return { json: `${JSON.stringify(header).slice(0, -1)},"epk":`, info: partyInfo(alg, apu, Buffer.from(apvB64, 'base64url')) };
-});
+}
+
+// Kept per sender kid (the same string object for every message from one key, so looking it up
+// costs no hashing of a 1 KB long-form did:ion key id), then per alg, enc and recipients.
+const MAX_PREFIXES = 256;
+const prefixes = new Map<string | null, Map<string, HeaderPrefix>>();
+let prefixCount = 0;
+
+function headerPrefix(alg: KeyWrapAlg, enc: ContentEnc, skid: string | null, apvB64: string): HeaderPrefix {
+  let bySender = prefixes.get(skid);
+  const key = `${alg} ${enc} ${apvB64}`;
+  let prefix = bySender?.get(key);
+  if (prefix) return prefix;
+  if (prefixCount >= MAX_PREFIXES) {
+    prefixes.clear();
+    prefixCount = 0;
+  }
+  if (!bySender) prefixes.set(skid, (bySender = new Map()));
+  bySender.set(key, (prefix = buildPrefix(alg, enc, skid, apvB64)));
+  prefixCount++;
+  return prefix;
+}
 
 export function encryptJwe(plaintext: Buffer, i: EncryptInput): string {
   const cipher = CONTENT_CIPHERS[i.enc];
   const { cek, iv } = freshKeyAndIv(cipher);
   const apvB64 = recipientsDigest(i.recipients.map((r) => r.kid)).toString('base64url');
-  const prefix = headerPrefix(JSON.stringify([i.alg, i.enc, i.sender?.kid ?? null, apvB64]));
+  const prefix = headerPrefix(i.alg, i.enc, i.sender?.kid ?? null, apvB64);
   const epk = ephemeralKey(i.curve);
   const protectedB64 = Buffer.from(`${prefix.json}${JSON.stringify(epk.jwk)}}`, 'utf8').toString('base64url');
   const { ciphertext, tag } = cipher.encrypt(cek, iv, plaintext, Buffer.from(protectedB64, 'latin1'));
