@@ -52,7 +52,8 @@ const digestB64 = (() => {
 })();
 const kidBytes = boundedMemo(256, (kid: string) => {
   const bytes = Buffer.from(kid, 'utf8');
-  return { bytes, b64: bytes.toString('base64url') };
+  // A kid with a lone surrogate does not survive UTF-8: it never takes the short way.
+  return { bytes, b64: bytes.toString('utf8') === kid ? bytes.toString('base64url') : undefined };
 });
 
 function layerOf(v: Record<string, unknown>): Layer | 'jwe' {
