@@ -7,6 +7,8 @@ export interface CliIo {
   stderr(text: string): void;
   /** All of standard input as text (for `-` file arguments). */
   readStdin(): Promise<string>;
+  /** The environment commands read (IDSYNC_* for the service); the process's when absent. */
+  readonly env?: Record<string, string | undefined>;
 }
 
 export const processIo: CliIo = {
@@ -17,6 +19,7 @@ export const processIo: CliIo = {
     for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     return Buffer.concat(chunks).toString('utf8');
   },
+  env: process.env,
 };
 
 export interface Output {

@@ -3,10 +3,11 @@
 // State in another process is awaited by polling its REST API inside waitFor helpers (short
 // interval, guard timeout): the one place where tests poll. The service packs with the native
 // engine and the wallet with didcomm-node (`wallet serve --engine didcomm-node`): a peer on the
-// library notices nothing.
+// library notices nothing. Every command here is a child process, as users run it (runCliProcess),
+// though runCli elsewhere runs one-shot commands in-process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, nextOutboxEntry, waitForSyncContext, waitForWorkflowStatus, type ServiceClient } from '../../src/testing/index.js';
-import { runCli, tempDir } from '../cli/run-cli.js';
+import { runCliProcess as runCli, tempDir } from '../cli/run-cli.js';
 import { freePort, startCli, type RunningCli } from './processes.js';
 
 const CLIENT = { clientId: 'e2e-client', clientSecret: 'e2e-client-secret', projectId: 'e2e-project' };

@@ -220,6 +220,7 @@ export function registerServiceCommand(program: Command, deps: { io?: CliIo } = 
     .option('--log', 'log every request (JSON lines on stdout)')
     .addOption(engineOption())
     .action(async (opts: ServiceCommandOptions) => {
-      await runService(opts, { io: deps.io ?? processIo, env: process.env, until: untilSignal() });
+      const io = deps.io ?? processIo;
+      await runService(opts, { io, env: io.env ?? process.env, until: untilSignal() });
     });
 }
