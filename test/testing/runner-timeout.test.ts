@@ -13,7 +13,8 @@ function vitestChild(): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', PROJECT, '--reporter', 'verbose'],
+      // One worker per spec file: the three waits (seconds of idle time each) run side by side.
+      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--root', PROJECT, '--reporter', 'verbose', '--maxWorkers', '3'],
       { cwd: PROJECT, env: { ...process.env, NO_COLOR: '1', CI: '1' }, maxBuffer: 8 * 1024 * 1024 },
       (err, stdout, stderr) => resolve({ code: typeof err?.code === 'number' ? err.code : 0, output: stdout + stderr }),
     );
