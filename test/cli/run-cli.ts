@@ -9,7 +9,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run } from '../../src/cli/program.js';
 import type { CliIo } from '../../src/cli/output.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -65,6 +64,8 @@ export async function runCliInProcess(args: string[], options: Omit<CliOptions, 
     readStdin: async () => options.stdin ?? '',
     env,
   };
+  // Loaded on first use: files that take only ROOT or tempDir from here need not load the CLI.
+  const { run } = await import('../../src/cli/program.js');
   const signalListeners = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };
   if (active.size === 0) unhook = hookStrayOutput();
   active.add(capture);
