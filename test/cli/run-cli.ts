@@ -22,6 +22,10 @@ export interface CliRun {
 
 export interface CliOptions {
   stdin?: string;
+  /**
+   * Variables added to the environment. In-process they reach commands as io.env only: a command
+   * that reads one of them from process.env instead fails the run (it would see the wrong value).
+   */
   env?: Record<string, string | undefined>;
   /** Run `node --import tsx src/cli/main.ts` in a child process instead of in this one. */
   process?: boolean;
@@ -69,10 +73,14 @@ export async function runCliInProcess(args: string[], options: Omit<CliOptions, 
   const signalListeners = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };
   if (active.size === 0) unhook = hookStrayOutput();
   active.add(capture);
+  const watch = watchEnv(Object.keys(options.env ?? {}));
   try {
     const code = await run(args, io);
+    const direct = watch.read();
+    if (direct.length > 0) throw new Error(`idsync ${args.join(' ')} read ${direct.map((k) => `process.env.${k}`).join(', ')} directly, not io.env: in-process it cannot see the env given to runCli`);
     return { code, stdout: capture.stdout, stderr: capture.stderr };
   } finally {
+    watch.stop();
     active.delete(capture);
     if (active.size === 0) unhook?.();
     // A long-running command (service, wallet serve) that failed after it began waiting for a
@@ -81,6 +89,34 @@ export async function runCliInProcess(args: string[], options: Omit<CliOptions, 
       for (const listener of process.listeners(signal as NodeJS.Signals)) if (!before.includes(listener)) process.off(signal, listener);
     }
   }
+}
+
+/** Catches reads of `keys` through process.env (a proxy while any watch is on). */
+const watches = new Set<{ keys: Set<string>; read: Set<string> }>();
+const realEnv = process.env;
+function watchEnv(keys: string[]): { read(): string[]; stop(): void } {
+  const watch = { keys: new Set(keys), read: new Set<string>() };
+  if (keys.length === 0) return { read: () => [], stop: () => {} };
+  if (watches.size === 0) {
+    process.env = new Proxy(realEnv, {
+      get(target, key, receiver) {
+        // Thrown as well as noted: a command that went on with the wrong value might never end.
+        if (typeof key === 'string' && [...watches].some((w) => w.keys.has(key))) {
+          for (const w of watches) if (w.keys.has(key)) w.read.add(key);
+          throw new Error(`process.env.${key} read by an in-process CLI run that was given it as io.env`);
+        }
+        return Reflect.get(target, key, receiver);
+      },
+    });
+  }
+  watches.add(watch);
+  return {
+    read: () => [...watch.read],
+    stop() {
+      watches.delete(watch);
+      if (watches.size === 0) process.env = realEnv;
+    },
+  };
 }
 
 /**
