@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerDidCommand, type CommandDeps } from './commands/did.js';
 import { registerMessageCommand } from './commands/message.js';
+import { registerMessageCheckCommand } from './commands/message-check.js';
 import { registerRulesCommand } from './commands/rules.js';
 import { EXIT_OK, errorLine, exitCodeFor, fromCommander, usageError, verboseReport } from './errors.js';
 import { toIdsyncError } from '../errors.js';
@@ -70,6 +71,7 @@ export async function buildProgram(io: CliIo, options: BuildOptions = {}): Promi
   const deps: CommandDeps = { io, output: (json) => createOutput(io, json) };
   registerDidCommand(program, deps);
   registerMessageCommand(program, deps);
+  registerMessageCheckCommand(program, deps);
   registerRulesCommand(program, deps);
   const named = commandNamed(options.args ?? []);
   for (const lazy of LAZY_COMMANDS) {
