@@ -1,0 +1,214 @@
+// The harness's own agent: a did:peer:2 whose DIDComm endpoint is an HTTP server on 127.0.0.1
+// (port 0), so the agent under test can answer by POST as well as by return route. It packs with
+// idsync's envelope code but never runs idsync's router: every message in and out is recorded as
+// it was on the wire, opened and checked against the whole rule catalogue (check.ts).
+import { EventEmitter } from 'node:events';
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createPeerDid } from '../did/peer.js';
+import type { DIDDocument, DocumentResolver } from '../did/types.js';
+import { pack } from '../didcomm/envelope/index.js';
+import { authcrypt } from '../didcomm/envelope/native-encrypt.js';
+import { NativeCall } from '../didcomm/envelope/native-call.js';
+import { memorySecrets } from '../didcomm/secrets.js';
+import { MEDIA_TYPES, type EnvelopeContext, type EnvelopeMode, type PlainMessage } from '../didcomm/types.js';
+import { IdsyncError } from '../errors.js';
+import { listen } from '../listen.js';
+import { errorsOf } from '../conformance/types.js';
+import { checkMessageText, fullRegistry, type MessageCheck } from './check.js';
+import type { ExchangedMessage } from './types.js';
+
+export interface Received {
+  packed: string;
+  via: 'return-route' | 'endpoint';
+  check: MessageCheck;
+  message?: PlainMessage;
+  entry: ExchangedMessage;
+}
+
+export interface PostOutcome {
+  /** HTTP status, or undefined when the POST failed (connection refused, timeout). */
+  status?: number;
+  error?: string;
+  received: Received[];
+  entry: ExchangedMessage;
+}
+
+export interface SendOptions {
+  mode: EnvelopeMode;
+  /** Recipient DID (default: the target). */
+  to?: string;
+  /** What the entry says was done on purpose. */
+  note?: string;
+  /** Changes the packed text before it is posted (tampering). */
+  mangle?: (packed: string) => string;
+}
+
+export interface Counterpart {
+  did: string;
+  ctx: EnvelopeContext;
+  endpoint: string;
+  /** Every message in and out, in order. */
+  log: ExchangedMessage[];
+  received: Received[];
+  /** A message from the harness to the target: id, from, to and created_time filled in. */
+  draft(type: string, body: Record<string, unknown>, extra?: Partial<PlainMessage>): PlainMessage;
+  send(message: PlainMessage, options: SendOptions): Promise<PostOutcome>;
+  /** Authcrypts raw bytes (a message that breaks a MUST pack() refuses to write). */
+  sendRaw(plaintext: string, note: string, meta: Partial<ExchangedMessage>): Promise<PostOutcome>;
+  /** POSTs text as is, with a content type. */
+  post(text: string, contentType: string, entry: Partial<ExchangedMessage>): Promise<PostOutcome>;
+  /** The first received message (already in, or arriving within timeoutMs) that `match` accepts. */
+  waitFor(match: (r: Received) => boolean, timeoutMs: number): Promise<Received | undefined>;
+  close(): Promise<void>;
+}
+
+export interface CounterpartOptions {
+  target: string;
+  resolve: DocumentResolver;
+  /** HTTP timeout of one POST (ms). */
+  postTimeoutMs: number;
+  host?: string;
+}
+
+/** The DIDComm HTTP(S) endpoint of a DID document (DIDComm v2 §Service Endpoint), if any. */
+export function didcommEndpointOf(doc: DIDDocument): string | undefined {
+  for (const s of doc.service ?? []) {
+    const types = Array.isArray(s.type) ? s.type : [s.type];
+    if (!types.includes('DIDCommMessaging')) continue;
+    const eps = Array.isArray(s.serviceEndpoint) ? s.serviceEndpoint : [s.serviceEndpoint];
+    for (const ep of eps) {
+      const uri = typeof ep === 'string' ? ep : (ep as { uri?: unknown })?.uri;
+      if (typeof uri === 'string' && /^https?:/.test(uri)) return uri;
+    }
+  }
+  return undefined;
+}
+
+export async function startCounterpart(options: CounterpartOptions): Promise<Counterpart> {
+  const events = new EventEmitter();
+  const log: ExchangedMessage[] = [];
+  const received: Received[] = [];
+  const started = Date.now();
+  const registry = fullRegistry();
+  let seq = 0;
+
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'POST') return void res.writeHead(405).end();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= 1024 * 1024) chunks.push(c);
+    });
+    req.on('end', () => {
+      res.writeHead(202).end();
+      void take(Buffer.concat(chunks).toString('utf8'), 'endpoint');
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  const port = await listen(server, 0, host);
+  const endpoint = `http://${host}:${port}/didcomm`;
+  const me = createPeerDid({ endpoint });
+  const ownDoc = me.document;
+  const resolve: DocumentResolver = async (did) => (did === me.did ? ownDoc : options.resolve(did));
+  const ctx: EnvelopeContext = { resolve, secrets: memorySecrets(me.secrets), engine: 'native' };
+
+  const targetDoc = await resolve(options.target);
+  if (!targetDoc) throw new IdsyncError('did_not_resolved', `cannot resolve the target ${options.target}`);
+  const targetEndpoint = didcommEndpointOf(targetDoc);
+
+  const entry = (e: Omit<ExchangedMessage, 'seq' | 'atMs'>): ExchangedMessage => {
+    const full = { seq: ++seq, atMs: Date.now() - started, ...e };
+    log.push(full);
+    return full;
+  };
+
+  async function take(packed: string, via: Received['via']): Promise<Received> {
+    const check = await checkMessageText(packed, ctx, { registry });
+    const m = check.message;
+    const broken = [...new Set(errorsOf(check.results).map((r) => r.rule))];
+    const e = entry({
+      direction: 'received', via, mode: check.metadata?.mode ?? (m ? 'plaintext' : 'unreadable'),
+      ...(m ? { type: String(m.type), id: String(m.id), ...(m.thid ? { thid: m.thid } : {}), ...(m.pthid ? { pthid: m.pthid } : {}) } : {}),
+      ...(typeof m?.body?.code === 'string' ? { problemCode: m.body.code } : {}),
+      ...(broken.length ? { broken } : {}),
+    });
+    const r: Received = { packed, via, check, ...(m ? { message: m } : {}), entry: e };
+    received.push(r);
+    events.emit('received', r);
+    return r;
+  }
+
+  async function postText(text: string, contentType: string, e: ExchangedMessage): Promise<PostOutcome> {
+    if (!targetEndpoint) throw new IdsyncError('invalid_argument', `${options.target} names no DIDComm HTTP(S) endpoint in its DID document`);
+    try {
+      const res = await fetch(targetEndpoint, { method: 'POST', headers: { 'content-type': contentType }, body: text, signal: AbortSignal.timeout(options.postTimeoutMs), redirect: 'manual' });
+      e.httpStatus = res.status;
+      const body = await res.text();
+      const out: Received[] = [];
+      // A return-routed reply travels back in a 200 body (DIDComm v2 return_route extension).
+      if (res.status >= 200 && res.status < 300 && body.trim().startsWith('{') && /didcomm|json/.test(res.headers.get('content-type') ?? '')) {
+        out.push(await take(body, 'return-route'));
+      }
+      return { status: res.status, received: out, entry: e };
+    } catch (err) {
+      const error = (err as Error)?.message ?? String(err);
+      e.note = [e.note, `POST failed: ${error}`].filter(Boolean).join('; ');
+      return { error, received: [], entry: e };
+    }
+  }
+
+  return {
+    did: me.did,
+    ctx,
+    endpoint,
+    log,
+    received,
+    draft(type, body, extra = {}) {
+      return { id: randomUUID(), type, from: me.did, to: [options.target], created_time: Math.floor(Date.now() / 1000), body, ...extra };
+    },
+    async send(message, o) {
+      const to = o.to ?? options.target;
+      const packOptions = { mode: o.mode, to, from: me.did };
+      const packed = (await pack(message, packOptions, ctx)).packed;
+      const text = o.mangle ? o.mangle(packed) : packed;
+      const e = entry({
+        direction: 'sent', via: 'http-post', mode: o.mode, type: message.type, id: message.id,
+        ...(message.thid ? { thid: message.thid } : {}), ...(o.note ? { note: o.note } : {}),
+      });
+      const mediaType = o.mode === 'plaintext' ? MEDIA_TYPES.plaintext : o.mode === 'signed' ? MEDIA_TYPES.signed : MEDIA_TYPES.encrypted;
+      return postText(text, mediaType, e);
+    },
+    async sendRaw(plaintext, note, meta) {
+      const { packed } = await authcrypt(Buffer.from(plaintext), { to: options.target, from: me.did, protect: false, encAnon: 'XC20P' }, new NativeCall(ctx));
+      const e = entry({ direction: 'sent', via: 'http-post', mode: 'authcrypt', note, ...meta });
+      return postText(packed, MEDIA_TYPES.encrypted, e);
+    },
+    async post(text, contentType, meta) {
+      const e = entry({ direction: 'sent', via: 'http-post', mode: 'unreadable', ...meta });
+      return postText(text, contentType, e);
+    },
+    waitFor(match, timeoutMs) {
+      const found = received.find(match);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve) => {
+        const onReceived = (r: Received) => {
+          if (!match(r)) return;
+          clearTimeout(timer);
+          events.off('received', onReceived);
+          resolve(r);
+        };
+        const timer = setTimeout(() => {
+          events.off('received', onReceived);
+          resolve(undefined);
+        }, timeoutMs);
+        events.on('received', onReceived);
+      });
+    },
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections?.();
+      server.close(() => resolve());
+    }),
+  };
+}

@@ -1,0 +1,99 @@
+// `conformance run` as a library: idsync plays the counterpart of the agent under test, runs the
+// cases of the chosen suites one after the other, and reports each with its status, the rules it
+// broke and the messages exchanged. Statuses: failed when a MUST broke, passed otherwise (SHOULDs
+// broken are listed as warnings), skipped when the case does not apply, inconclusive when an
+// awaited answer did not come in time.
+import type { DocumentResolver } from '../did/types.js';
+import { IdsyncError } from '../errors.js';
+import type { CaseContext, CaseDefinition, CaseOutcome } from './case-kit.js';
+import { startCounterpart } from './counterpart.js';
+import { DISCOVER_FEATURES_CASES } from './suites/discover-features.js';
+import { ENVELOPE_MODE_CASES } from './suites/envelope-modes.js';
+import { REPORT_PROBLEM_CASES } from './suites/report-problem.js';
+import { TRUST_PING_CASES } from './suites/trust-ping.js';
+import type { CaseResult, ConformanceReport, ConformanceSummary } from './types.js';
+
+/** The cases for a DID target, in the order they run. */
+export const DID_CASES: CaseDefinition[] = [...TRUST_PING_CASES, ...DISCOVER_FEATURES_CASES, ...REPORT_PROBLEM_CASES, ...ENVELOPE_MODE_CASES];
+export const DID_SUITES = [...new Set(DID_CASES.map((c) => c.suite))];
+
+export const DEFAULT_CASE_TIMEOUT_MS = 3000;
+
+export interface RunOptions {
+  /** The DID of the agent under test. */
+  target: string;
+  resolve: DocumentResolver;
+  /** Suites to run (default all). */
+  suites?: string[];
+  /** The longest wait for one answer (default 3 s); a case whose answer does not come is inconclusive. */
+  timeoutMs?: number;
+  /** Called as each case ends (progress output). */
+  onCase?: (result: CaseResult) => void;
+}
+
+export function summarize(cases: CaseResult[]): ConformanceSummary {
+  const count = (s: CaseResult['status']) => cases.filter((c) => c.status === s).length;
+  return { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), inconclusive: count('inconclusive') };
+}
+
+function statusOf(o: CaseOutcome): CaseResult['status'] {
+  if (o.broken.some((b) => b.severity === 'error')) return 'failed';
+  return o.status ?? 'passed';
+}
+
+export async function runConformance(options: RunOptions): Promise<ConformanceReport> {
+  if (!options.target.startsWith('did:')) {
+    throw new IdsyncError('invalid_argument', `--target must be a DID (out-of-band invitation URLs are not supported yet): ${options.target}`);
+  }
+  const suites = options.suites ?? DID_SUITES;
+  const unknown = suites.filter((s) => !DID_SUITES.includes(s));
+  if (unknown.length) throw new IdsyncError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites: ${DID_SUITES.join(', ')})`);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS;
+  const started = Date.now();
+  const cp = await startCounterpart({ target: options.target, resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000) });
+  const cases: CaseResult[] = [];
+  try {
+    const ctx: CaseContext = { cp, target: options.target, timeoutMs };
+    for (const def of DID_CASES.filter((c) => suites.includes(c.suite))) {
+      const from = cp.log.length;
+      const t0 = Date.now();
+      let outcome: CaseOutcome;
+      try {
+        outcome = await def.run(ctx);
+      } catch (err) {
+        // A case that cannot run (the harness failed, not the agent) says why; it judges nothing.
+        outcome = { status: 'inconclusive', detail: `the case could not run: ${(err as Error)?.message ?? String(err)}`, broken: [] };
+      }
+      const status = statusOf(outcome);
+      const result: CaseResult = {
+        id: def.id,
+        suite: def.suite,
+        title: def.title,
+        section: def.section,
+        url: def.url,
+        steps: def.steps,
+        status,
+        ...(outcome.detail ? { detail: outcome.detail } : status === 'failed' ? { detail: outcome.broken.filter((b) => b.severity === 'error').map((b) => `${b.rule}: ${b.detail}`).join('; ') } : {}),
+        failedRules: [...new Set(outcome.broken.filter((b) => b.severity === 'error').map((b) => b.rule))],
+        warnings: [...new Set(outcome.broken.filter((b) => b.severity === 'warning').map((b) => b.rule))],
+        broken: outcome.broken,
+        messages: cp.log.slice(from),
+        durationMs: Date.now() - t0,
+      };
+      cases.push(result);
+      options.onCase?.(result);
+    }
+  } finally {
+    await cp.close();
+  }
+  return { target: options.target, role: 'peer (trust-ping, discover-features, report-problem, envelope modes)', harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
+}
+
+/** The `--json` document of issue 9: target, cases {id, title, status, failedRules, messages}, summary. */
+export function reportJson(report: ConformanceReport): Record<string, unknown> {
+  return {
+    target: report.target,
+    cases: report.cases.map((c) => ({ id: c.id, title: c.title, status: c.status, failedRules: c.failedRules, messages: c.messages, section: c.section, ...(c.detail ? { detail: c.detail } : {}), ...(c.warnings.length ? { warnings: c.warnings } : {}) })),
+    summary: report.summary,
+  };
+}
