@@ -9,12 +9,16 @@ import type { Received } from '../counterpart.js';
 const SECTION = 'DIDComm Messaging v2.1 §Discover Features Protocol 2.0';
 const URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#discover-features-protocol-20';
 
-/** A message of a protocol that any agent supporting it takes without side effects worth fearing. */
-const PROBES: Record<string, { name: string; body: Record<string, unknown>; extra?: Partial<PlainMessage> }> = {
-  'https://didcomm.org/trust-ping/2': { name: 'ping', body: { response_requested: true } },
-  'https://didcomm.org/discover-features/2': { name: 'queries', body: { queries: [{ 'feature-type': 'protocol', match: 'https://didcomm.org/trust-ping/*' }] } },
+/**
+ * A message of a protocol that any agent supporting it takes without side effects worth fearing,
+ * and the role that receives it: a protocol disclosed with roles is probed only when the agent
+ * plays that role (a pickup recipient rightly refuses a status-request, which is for mediators).
+ */
+const PROBES: Record<string, { name: string; role?: string; body: Record<string, unknown>; extra?: Partial<PlainMessage> }> = {
+  'https://didcomm.org/trust-ping/2': { name: 'ping', role: 'receiver', body: { response_requested: true } },
+  'https://didcomm.org/discover-features/2': { name: 'queries', role: 'responder', body: { queries: [{ 'feature-type': 'protocol', match: 'https://didcomm.org/trust-ping/*' }] } },
   'https://didcomm.org/basicmessage/2': { name: 'message', body: { content: 'idsync conformance probe' } },
-  'https://didcomm.org/messagepickup/3': { name: 'status-request', body: {}, extra: { return_route: 'all' } },
+  'https://didcomm.org/messagepickup/3': { name: 'status-request', role: 'mediator', body: {}, extra: { return_route: 'all' } },
 };
 
 async function disclose(c: CaseContext): Promise<{ query: PlainMessage; answer?: Received; broken: ReturnType<typeof transportRules> }> {
@@ -24,10 +28,13 @@ async function disclose(c: CaseContext): Promise<{ query: PlainMessage; answer?:
   return { query, answer, broken: transportRules(outcome, 'the queries') };
 }
 
-/** The protocol ids of a disclose. */
-export function disclosedProtocols(answer: Received): string[] {
+/** The protocols of a disclose, with their roles when given. */
+export function disclosedProtocols(answer: Received): Array<{ id: string; roles?: string[] }> {
   const list = answer.message?.body?.disclosures;
-  return Array.isArray(list) ? list.filter((d) => d?.['feature-type'] === 'protocol' && typeof d.id === 'string').map((d) => d.id as string) : [];
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter((d) => d?.['feature-type'] === 'protocol' && typeof d.id === 'string')
+    .map((d) => ({ id: d.id as string, ...(Array.isArray(d.roles) ? { roles: d.roles as string[] } : {}) }));
 }
 
 /** `https://didcomm.org/trust-ping/2.0` → `https://didcomm.org/trust-ping/2` (any minor version). */
@@ -60,15 +67,15 @@ export const DISCOVER_FEATURES_CASES: CaseDefinition[] = [
     title: 'Every disclosed protocol the harness can probe is really supported',
     section: SECTION,
     url: URL,
-    steps: ['send queries for every protocol', 'for each disclosed protocol with a known harmless message (trust-ping, discover-features, basicmessage, messagepickup), send it', 'none is refused as an unsupported message type'],
+    steps: ['send queries for every protocol', 'for each disclosed protocol with a known harmless message for a role the agent discloses (trust-ping, discover-features, basicmessage, messagepickup), send it', 'none is refused as an unsupported message type'],
     async run(c) {
       const { answer, broken } = await disclose(c);
       if (!answer) return inconclusive(`no disclose within ${c.timeoutMs} ms`, broken);
       const probes: PlainMessage[] = [];
-      for (const piuri of disclosedProtocols(answer)) {
+      for (const { id: piuri, roles } of disclosedProtocols(answer)) {
         const major = majorOf(piuri);
         const probe = major ? PROBES[major] : undefined;
-        if (!probe) continue;
+        if (!probe || (probe.role && roles && !roles.includes(probe.role))) continue;
         const message = c.cp.draft(`${piuri}/${probe.name}`, probe.body, probe.extra);
         probes.push(message);
         broken.push(...transportRules(await c.cp.send(message, { mode: 'authcrypt', note: `probe of disclosed ${piuri}` }), `the probe of ${piuri}`));
