@@ -38,6 +38,11 @@ const LAZY_COMMANDS: LazyCommand[] = [
     register: async (program, io) => (await import('./commands/proxy.js')).registerProxyCommand(program, { io, output: (json) => createOutput(io, json) }),
   },
   {
+    name: 'conformance',
+    summary: 'judge another DIDComm v2 agent: idsync plays its counterpart and runs conformance cases rule by rule',
+    register: async (program, io) => (await import('./commands/conformance.js')).registerConformanceCommand(program, { io, output: (json) => createOutput(io, json) }),
+  },
+  {
     name: 'demo',
     summary: 'the service twin and a wallet in one process: the sync flow and an e-mailed issuance, step by step',
     register: async (program, io) => (await import('./commands/demo.js')).registerDemoCommand(program, { io, output: (json) => createOutput(io, json) }),

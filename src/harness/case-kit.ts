@@ -64,8 +64,17 @@ export function transportRules(o: PostOutcome, what: string): BrokenRule[] {
 
 export const threadOf = (m: Pick<PlainMessage, 'id' | 'thid'>) => m.thid ?? m.id;
 
-export function answerTo(c: CaseContext, sent: PlainMessage, type?: string): Promise<Received | undefined> {
-  return c.cp.waitFor((r) => r.message?.thid === sent.id && (type === undefined || r.message.type === type), c.timeoutMs);
+/**
+ * The answer of `type` to `sent`: threaded to it, or — so that an agent that threads wrongly is
+ * judged once, by the case about threading, not by every case that waits — one of `type` that
+ * arrived after `sent` and is threaded to no other message of ours.
+ */
+export function answerTo(c: CaseContext, sent: PlainMessage, type: string, after: number): Promise<Received | undefined> {
+  const ours = new Set(c.cp.log.filter((e) => e.direction === 'sent' && e.id && e.id !== sent.id).map((e) => e.id));
+  return c.cp.waitFor(
+    (r) => r.message?.type === type && (r.message.thid === sent.id || (r.entry.seq > after && !ours.has(r.message.thid))),
+    c.timeoutMs,
+  );
 }
 
 export function problemAbout(c: CaseContext, sent: PlainMessage, timeoutMs = c.timeoutMs): Promise<Received | undefined> {
@@ -92,13 +101,7 @@ export async function ping(c: CaseContext, o: { mode?: EnvelopeMode; responseReq
  */
 export async function barrier(c: CaseContext): Promise<boolean> {
   const { message, outcome } = await ping(c, { note: 'barrier: answered once the agent is done with what came before' });
-  const ours = new Set(c.cp.log.filter((e) => e.direction === 'sent' && e.id).map((e) => e.id));
-  const mark = outcome.entry.seq;
-  const answer = await c.cp.waitFor(
-    (r) => r.message?.type === PING_RESPONSE && (r.message.thid === message.id || (r.entry.seq > mark && !ours.has(r.message.thid))),
-    c.timeoutMs,
-  );
-  return answer !== undefined;
+  return (await answerTo(c, message, PING_RESPONSE, outcome.entry.seq)) !== undefined;
 }
 
 /** The problem report about `sent` must be threaded to it and carry an error code. */

@@ -3,7 +3,7 @@
 // request gets an authenticated, encrypted answer), or refuses the mode cleanly (then the case is
 // skipped: refusing a mode is the agent's choice).
 import type { EnvelopeMode } from '../../didcomm/types.js';
-import { broke, messageRules, ok, ping, PING_RESPONSE, PROBLEM_REPORT, skipped, transportRules, type CaseDefinition } from '../case-kit.js';
+import { answerTo, broke, messageRules, ok, ping, PING_RESPONSE, PROBLEM_REPORT, skipped, transportRules, type CaseDefinition } from '../case-kit.js';
 
 const MODES: Array<{ mode: EnvelopeMode; encrypted: boolean; authenticated: boolean }> = [
   { mode: 'authcrypt', encrypted: true, authenticated: true },
@@ -24,7 +24,9 @@ export const ENVELOPE_MODE_CASES: CaseDefinition[] = MODES.map(({ mode, encrypte
     const { message, outcome } = await ping(c, { mode, note: mode });
     const broken = transportRules(outcome, `the ${mode} ping`);
     if (outcome.status !== undefined && outcome.status >= 400 && outcome.status < 500) return skipped(`the agent refuses ${mode} (HTTP ${outcome.status})`);
-    const answer = await c.cp.waitFor((r) => r.message !== undefined && (r.message.thid === message.id || r.message.pthid === message.id), c.timeoutMs);
+    const answer =
+      (await c.cp.waitFor((r) => r.message !== undefined && (r.message.thid === message.id || r.message.pthid === message.id), 0)) ??
+      (await Promise.race([answerTo(c, message, PING_RESPONSE, outcome.entry.seq), c.cp.waitFor((r) => r.message?.type === PROBLEM_REPORT && r.message.pthid === message.id, c.timeoutMs)]));
     if (!answer) return broken.length ? { broken } : skipped(`no answer to the ${mode} ping within ${c.timeoutMs} ms: the agent does not take this mode`);
     if (answer.message!.type === PROBLEM_REPORT) return broken.length ? { broken } : skipped(`the agent refuses ${mode}: ${String(answer.message!.body.code)}`);
     const md = answer.check.metadata;

@@ -8,7 +8,7 @@ import type { PlainMessage } from '../../didcomm/types.js';
 import { MEDIA_TYPES } from '../../didcomm/types.js';
 import type { PostOutcome } from '../counterpart.js';
 import {
-  barrier, broke, inconclusive, ok, ping, PING_RESPONSE, problemAbout, problemRules, PROBLEM_REPORT, transportRules,
+  answerTo, barrier, broke, inconclusive, ok, ping, PING, PING_RESPONSE, problemAbout, problemRules, PROBLEM_REPORT, transportRules,
   type BrokenRuleList, type CaseContext, type CaseDefinition, type CaseOutcome,
 } from '../case-kit.js';
 
@@ -83,12 +83,14 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
     async (c) => {
       const first = c.cp.draft('https://didcomm.org/trust-ping/2.0/ping', { response_requested: true });
       const o1 = await c.cp.send(first, { mode: 'authcrypt' });
-      const answered = await c.cp.waitFor((r) => r.message?.thid === first.id && r.message.type === PING_RESPONSE, c.timeoutMs);
+      const answered = await answerTo(c, first, PING_RESPONSE, o1.entry.seq);
       if (!answered) return inconclusive(`the first ping went unanswered within ${c.timeoutMs} ms`, transportRules(o1, 'the ping'));
       const o2 = await c.cp.send(first, { mode: 'authcrypt', note: 'the same id again (a replay)' });
       const before = [...transportRules(o1, 'the ping'), ...transportRules(o2, 'the replay')];
       if (!(await barrier(c))) return inconclusive('the barrier ping went unanswered', before);
-      const answers = c.cp.received.filter((r) => r.message?.thid === first.id && r.message.type === PING_RESPONSE);
+      // Responses after the first answer and before the barrier's: answers to the replay, however threaded.
+      const barrierSent = c.cp.log.filter((e) => e.direction === 'sent' && e.type === PING).at(-1)!.seq;
+      const answers = c.cp.received.filter((r) => r.message?.type === PING_RESPONSE && (r.message.thid === first.id || (r.entry.seq > answered.entry.seq && r.entry.seq < barrierSent)));
       const all = [...before, ...(answers.length > 1 ? [broke('plaintext.id-unique', `the replayed id ${first.id} was acted on again (${answers.length} ping-responses)`)] : [])];
       return all.length ? { broken: all } : ok();
     }),

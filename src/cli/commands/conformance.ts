@@ -1,0 +1,66 @@
+// `idsync conformance run --target T [--suite S,…] [--report DIR] [--timeout MS] [--dids F…] [--json]`:
+// idsync plays the counterpart of the agent under test (src/harness/) and judges it case by case
+// against the rule catalogue. Exit 0 only when no case failed.
+import { Command } from 'commander';
+import { IdsyncError } from '../../errors.js';
+import { writeReportFiles } from '../../harness/report-files.js';
+import { DEFAULT_CASE_TIMEOUT_MS, DID_SUITES, reportJson, runConformance } from '../../harness/run.js';
+import type { CaseResult } from '../../harness/types.js';
+import { usageError } from '../errors.js';
+import { envelopeContext } from '../context.js';
+import type { CommandDeps } from './did.js';
+
+interface RunOpts {
+  target: string;
+  role?: string;
+  suite?: string;
+  report?: string;
+  timeout?: string;
+  dids: string[];
+  json?: boolean;
+}
+
+function caseLine(c: CaseResult): string {
+  const mark = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', inconclusive: 'INCONCLUSIVE' }[c.status];
+  const extra = c.failedRules.length ? `  [${c.failedRules.join(', ')}]` : '';
+  return `${mark.padEnd(5)} ${c.id}  ${c.title}${extra}${c.detail && c.status !== 'passed' ? `\n      ${c.detail}` : ''}${c.warnings.length ? `\n      warnings: ${c.warnings.join(', ')}` : ''}`;
+}
+
+export function registerConformanceCommand(program: Command, deps: CommandDeps): void {
+  const conformance = program.command('conformance').description('judge another DIDComm v2 agent against the rule catalogue');
+  conformance
+    .command('run')
+    .description('play the counterpart of the agent under test and run the conformance cases; exit 0 only when no case failed')
+    .requiredOption('--target <did>', 'the DID of the agent under test (its document names a DIDComm HTTP(S) endpoint)')
+    .option('--role <role>', 'the counterpart idsync plays: peer (the default for a DID target)')
+    .option('--suite <suites>', `comma-separated suites (default all: ${DID_SUITES.join(', ')})`)
+    .option('--report <dir>', 'write report.json, junit.xml and report.html into this folder')
+    .option('--timeout <ms>', 'the longest wait for one answer; a case whose answer does not come is inconclusive', String(DEFAULT_CASE_TIMEOUT_MS))
+    .option('--dids <file...>', 'JSON files, each a DID document or an array of them (resolved before any DID method)', [])
+    .option('--json', 'print one JSON document {target, cases: [{id, title, status, failedRules, messages}], summary}')
+    .action(async (opts: RunOpts) => {
+      if (opts.role !== undefined && opts.role !== 'peer') throw usageError('invalid_argument', `--role ${opts.role} is not supported yet (peer only)`);
+      const timeoutMs = Number(opts.timeout);
+      if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw usageError('invalid_argument', `--timeout must be a positive whole number of milliseconds: ${opts.timeout}`);
+      const suites = opts.suite ? opts.suite.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const unknown = (suites ?? []).filter((s) => !DID_SUITES.includes(s));
+      if (unknown.length) throw usageError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites: ${DID_SUITES.join(', ')})`);
+      const { resolve } = await envelopeContext({ dids: opts.dids }, deps.io);
+      const out = deps.output(Boolean(opts.json));
+      out.say(`conformance run against ${opts.target}`);
+      const report = await runConformance({ target: opts.target, resolve, timeoutMs, ...(suites ? { suites } : {}), onCase: (c) => out.say(caseLine(c)) });
+      const files = opts.report ? await writeReportFiles(report, opts.report) : [];
+      out.result(reportJson(report), () => {
+        const s = report.summary;
+        return [
+          '',
+          `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s.inconclusive} inconclusive in ${report.durationMs} ms`,
+          ...files.map((f) => `wrote ${f}`),
+        ].join('\n');
+      });
+      if (report.summary.failed > 0) {
+        const failed = report.cases.filter((c) => c.status === 'failed').map((c) => c.id);
+        throw new IdsyncError('conformance_failed', `${failed.length} case(s) failed: ${failed.join(', ')}`);
+      }
+    });
+}
