@@ -108,7 +108,9 @@ const ROWS: Row[] = [
   ['envelope.from-matches-signer', 'MUST', SIGNED, 'The from of a signed message is the DID of the signing key.'],
   ['envelope.recipient-in-to', 'MUST', HEADERS, 'An encrypted message is encrypted only to keys of DIDs listed in its to.'],
   ['envelope.sender-authenticated', 'SHOULD', didcomm('Sender Authenticated Encryption', 'sender-authenticated-encryption'), 'A message that names a from is authcrypted or signed, so the from is proven.'],
-  ['envelope.reply-in-kind', 'SHOULD', ENC, 'A reply to an authenticated, encrypted message is itself encrypted and authenticated (no weaker envelope than the request).'],
+  // The spec has no keyword for this; idsync's profile makes it a MUST: a weaker answer exposes or
+  // unauthenticates a conversation the requester protected.
+  ['envelope.reply-in-kind', 'MUST', { spec: 'idsync profile of DIDComm Messaging v2.1', section: 'DIDComm Encrypted Messages (replies in kind)', url: `${V21}#didcomm-encrypted-messages` }, 'A reply to an authenticated (or encrypted) message is itself authenticated (or encrypted): never a weaker envelope than the request.'],
   ['envelope.tampered-refused', 'MUST', ENC, 'A message whose ciphertext was changed, or that is encrypted for someone else, is refused and never acted on.'],
   ['from_prior.jwt', 'MUST', ROTATION, 'from_prior is a compact JWS (a JWT).'],
   ['from_prior.typ', 'MUST', ROTATION, 'The from_prior header typ is JWT.'],

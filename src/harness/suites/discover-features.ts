@@ -45,7 +45,7 @@ function majorOf(piuri: string): string | undefined {
 
 export const DISCOVER_FEATURES_CASES: CaseDefinition[] = [
   {
-    id: 'discover-features.disclose',
+    id: 'discover-features/disclose',
     suite: 'discover-features',
     title: 'Queries for every protocol are answered by a disclose threaded to them',
     section: SECTION,
@@ -62,7 +62,7 @@ export const DISCOVER_FEATURES_CASES: CaseDefinition[] = [
     },
   },
   {
-    id: 'discover-features.disclosed-supported',
+    id: 'discover-features/disclosed-supported',
     suite: 'discover-features',
     title: 'Every disclosed protocol the harness can probe is really supported',
     section: SECTION,

@@ -14,7 +14,7 @@ const MODES: Array<{ mode: EnvelopeMode; encrypted: boolean; authenticated: bool
 ];
 
 export const ENVELOPE_MODE_CASES: CaseDefinition[] = MODES.map(({ mode, encrypted, authenticated }) => ({
-  id: `envelope.mode.${mode}`,
+  id: `envelope/${mode}`,
   suite: 'envelope',
   title: `A ping in ${mode} is answered in kind, or the mode is refused cleanly`,
   section: 'DIDComm Messaging v2.1 §DIDComm Encrypted Messages',

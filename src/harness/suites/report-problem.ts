@@ -53,7 +53,7 @@ function flipOne(text: string, member: 'ciphertext'): string {
 const rp = (id: string, title: string, steps: string[], run: CaseDefinition['run']): CaseDefinition => ({ id, suite: 'report-problem', title, section: SECTION, url: URL, steps, run });
 
 export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
-  rp('report-problem.unknown-type', 'A message of an unknown type is refused with a problem report threaded to it',
+  rp('report-problem/unknown-type', 'A message of an unknown type is refused with a problem report threaded to it',
     ['send an authcrypted message of a type no agent supports', 'wait for a problem report (or an HTTP 4xx)', 'its pthid is the thread of the message; it is itself conformant'],
     async (c) => {
       const sent = c.cp.draft('https://didcomm.org/idsync-conformance-unknown/1.0/nothing', {});
@@ -61,7 +61,7 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       const broken = await expectRefusal(c, sent, outcome, 'the message of an unknown type');
       return broken.length ? { broken } : ok();
     }),
-  rp('report-problem.missing-header', 'A message without the required body header is refused, not acted on',
+  rp('report-problem/missing-header', 'A message without the required body header is refused, not acted on',
     ['authcrypt a ping that has no body (DIDComm v2 §Message Headers: body REQUIRED)', 'send a barrier ping and wait for its response', 'no ping-response answered the broken ping; no 5xx'],
     async (c) => {
       const sent = c.cp.draft('https://didcomm.org/trust-ping/2.0/ping', {});
@@ -70,7 +70,7 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       const before = transportRules(outcome, 'the ping without body');
       return done(await notActedOn(c, sent, 'plaintext.body', 'the ping had no body'), before);
     }),
-  rp('report-problem.expired', 'An expired message is refused, not acted on',
+  rp('report-problem/expired', 'An expired message is refused, not acted on',
     ['send a ping whose expires_time has passed', 'wait for a problem report (or an HTTP 4xx)', 'after a barrier ping: no ping-response answered it'],
     async (c) => {
       const now = Math.floor(Date.now() / 1000);
@@ -78,7 +78,7 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       const refusal = await expectRefusal(c, message, outcome, 'the expired ping');
       return done(await notActedOn(c, message, 'plaintext.expires_time-honoured', 'the ping had expired'), refusal);
     }),
-  rp('report-problem.replayed-id', 'A replayed message id is not acted on twice',
+  rp('report-problem/replayed-id', 'A replayed message id is not acted on twice',
     ['send a ping and wait for its response', 'send the very same packed message again', 'after a barrier ping: exactly one ping-response answered that id'],
     async (c) => {
       const first = c.cp.draft('https://didcomm.org/trust-ping/2.0/ping', { response_requested: true });
@@ -94,14 +94,14 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       const all = [...before, ...(answers.length > 1 ? [broke('plaintext.id-unique', `the replayed id ${first.id} was acted on again (${answers.length} ping-responses)`)] : [])];
       return all.length ? { broken: all } : ok();
     }),
-  rp('report-problem.tampered', 'A message whose ciphertext was changed is refused, never acted on',
+  rp('report-problem/tampered', 'A message whose ciphertext was changed is refused, never acted on',
     ['authcrypt a ping and change one character of its ciphertext', 'send it: a 2xx or 4xx, not 5xx', 'after a barrier ping: nothing answered it'],
     async (c) => {
       const { message, outcome } = await ping(c, { mangle: (p) => flipOne(p, 'ciphertext'), note: 'ciphertext tampered' });
       outcome.entry.mode = 'unreadable';
       return done(await notActedOn(c, message, 'envelope.tampered-refused', 'the ciphertext had been changed'), transportRules(outcome, 'the tampered message'));
     }),
-  rp('report-problem.wrong-recipient', 'A message encrypted for another recipient is refused, never acted on',
+  rp('report-problem/wrong-recipient', 'A message encrypted for another recipient is refused, never acted on',
     ['authcrypt a ping to another DID\'s keys and post it to the agent', 'a 2xx or 4xx, not 5xx', 'after a barrier ping: nothing answered it'],
     async (c) => {
       const other = createPeerDid({});
@@ -116,7 +116,7 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
         c.cp.ctx.resolve = resolve;
       }
     }),
-  { ...rp('transport.junk', 'Junk posted to the endpoint is refused with a 4xx, not a 5xx',
+  { ...rp('transport/junk', 'Junk posted to the endpoint is refused with a 4xx, not a 5xx',
     ['POST a body that is not JSON with the encrypted media type', 'POST a JSON object that is no DIDComm message', 'POST an empty body', 'each is answered 2xx or 4xx'],
     async (c) => {
       const broken = [];
@@ -125,7 +125,7 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       }
       return broken.length ? { broken } : ok();
     }), suite: 'transport' },
-  rp('report-problem.refused-mode', 'A plaintext message (a mode most agents refuse) is answered or refused cleanly',
+  rp('report-problem/refused-mode', 'A plaintext message (a mode most agents refuse) is answered or refused cleanly',
     ['send a plaintext ping', 'it is answered, or refused with a problem report or an HTTP 4xx', 'never a 5xx'],
     async (c) => {
       const { message, outcome } = await ping(c, { mode: 'plaintext', note: 'plaintext' });

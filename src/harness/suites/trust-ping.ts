@@ -7,7 +7,7 @@ const URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#trust-ping
 
 export const TRUST_PING_CASES: CaseDefinition[] = [
   {
-    id: 'trust-ping.response',
+    id: 'trust-ping/response',
     suite: 'trust-ping',
     title: 'A ping with response_requested true is answered by a ping-response threaded to it',
     section: SECTION,
@@ -24,7 +24,7 @@ export const TRUST_PING_CASES: CaseDefinition[] = [
     },
   },
   {
-    id: 'trust-ping.no-response',
+    id: 'trust-ping/no-response',
     suite: 'trust-ping',
     title: 'A ping with response_requested false gets no ping-response',
     section: SECTION,

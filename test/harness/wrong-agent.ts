@@ -1,0 +1,152 @@
+// A small DIDComm v2 agent written for these tests straight on didcomm-node (not idsync's router,
+// protocols or envelope engines), with a did:peer:2 and an HTTP endpoint on 127.0.0.1. Without
+// faults it behaves; each fault makes it wrong in one way the conformance harness must catch:
+//   ping-thid        its ping-responses carry a made-up thid
+//   disclose-refuse  it discloses basicmessage 2.0, then refuses basicmessage messages as unsupported
+//   junk-5xx         it answers a body that is not a DIDComm message with HTTP 500
+//   plaintext-reply  it answers authenticated requests in plaintext
+// did:peer:2 DIDs are made and read with idsync's did/peer.ts (only the DID document format).
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { Message } from 'didcomm-node';
+import { createPeerDid, resolvePeerDid } from '../../src/did/peer.js';
+import type { DIDDocument } from '../../src/did/types.js';
+import { fromMultikey, publicJwk } from '../../src/keys.js';
+
+export type WrongAgentFault = 'ping-thid' | 'disclose-refuse' | 'junk-5xx' | 'plaintext-reply';
+
+export interface WrongAgent {
+  did: string;
+  document: DIDDocument;
+  close(): Promise<void>;
+}
+
+const PING = 'https://didcomm.org/trust-ping/2.0/ping';
+const QUERIES = 'https://didcomm.org/discover-features/2.0/queries';
+const BASIC = 'https://didcomm.org/basicmessage/2.0/message';
+
+/** The didcomm-node form of a did:peer:2 document: JWK verification methods, service endpoint object. */
+function libDoc(did: string): unknown {
+  const doc = resolvePeerDid(did);
+  const vms = (doc.verificationMethod ?? []).map((vm) => ({
+    id: vm.id,
+    type: 'JsonWebKey2020',
+    controller: vm.controller,
+    publicKeyJwk: publicJwk(fromMultikey(vm.publicKeyMultibase!)),
+  }));
+  const ids = (list: unknown[] | undefined) => (list ?? []).map((x) => (typeof x === 'string' ? x : (x as { id: string }).id));
+  const service = (doc.service ?? []).map((s) => ({
+    id: s.id.startsWith('#') ? `${did}${s.id}` : s.id,
+    type: 'DIDCommMessaging',
+    serviceEndpoint: { uri: (s.serviceEndpoint as { uri: string }).uri, accept: ['didcomm/v2'], routing_keys: [] },
+  }));
+  return { id: did, keyAgreement: ids(doc.keyAgreement), authentication: ids(doc.authentication), verificationMethod: vms, service };
+}
+
+function endpointOf(did: string): string | undefined {
+  const s = resolvePeerDid(did).service?.[0];
+  return (s?.serviceEndpoint as { uri?: string } | undefined)?.uri;
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+function looksLikeDidcomm(text: string): boolean {
+  try {
+    const v = JSON.parse(text) as Record<string, unknown>;
+    return typeof v === 'object' && v !== null && ('ciphertext' in v || 'payload' in v || ('id' in v && 'type' in v));
+  } catch {
+    return false;
+  }
+}
+
+export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<WrongAgent> {
+  const has = (f: WrongAgentFault) => faults.includes(f);
+  const seen = new Set<string>();
+  let me!: ReturnType<typeof createPeerDid>;
+  const resolver = { resolve: async (did: string) => (did.startsWith('did:peer:2') ? libDoc(did) : null) };
+  const secrets = {
+    get_secret: async (id: string) => me.secrets.find((s) => s.id === id) ?? null,
+    find_secrets: async (ids: string[]) => ids.filter((id) => me.secrets.some((s) => s.id === id)),
+  };
+
+  async function send(to: string, message: Record<string, unknown>, authenticated: boolean): Promise<void> {
+    const msg = new Message({ id: randomUUID(), typ: 'application/didcomm-plain+json', from: me.did, to: [to], created_time: Math.floor(Date.now() / 1000), ...message } as never);
+    try {
+      const packed = has('plaintext-reply') && authenticated
+        ? await msg.pack_plaintext(resolver as never)
+        : (await msg.pack_encrypted(to, me.did, null, resolver as never, secrets as never, { forward: false, protect_sender: false } as never))[0];
+      const endpoint = endpointOf(to);
+      if (endpoint) await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/didcomm-encrypted+json' }, body: packed });
+    } finally {
+      msg.free();
+    }
+  }
+
+  const problem = (pthid: string, code: string, comment: string) => ({ type: 'https://didcomm.org/report-problem/2.0/problem-report', pthid, body: { code, comment } });
+
+  async function handle(text: string): Promise<number> {
+    if (!looksLikeDidcomm(text)) return has('junk-5xx') ? 500 : 400;
+    let value: Record<string, unknown>;
+    let meta: { authenticated: boolean; non_repudiation: boolean };
+    try {
+      const [msg, m] = await Message.unpack(text, resolver as never, secrets as never, {} as never);
+      value = msg.as_value() as Record<string, unknown>;
+      msg.free();
+      meta = m as never;
+    } catch {
+      return 400;
+    }
+    const from = typeof value.from === 'string' ? value.from : undefined;
+    // Answers go only to a sender the envelope proved.
+    if (!from || !(meta.authenticated || meta.non_repudiation)) return 400;
+    const id = String(value.id);
+    const thread = typeof value.thid === 'string' ? value.thid : id;
+    const reply = (m: Record<string, unknown>) => void send(from, m, true).catch(() => {});
+    if (seen.has(id)) return reply(problem(thread, 'e.p.msg.duplicate', 'already received')), 202;
+    seen.add(id);
+    if (typeof value.expires_time === 'number' && value.expires_time * 1000 < Date.now()) return reply(problem(thread, 'e.m.req.time.expired', 'expired')), 202;
+    const body = (value.body ?? {}) as Record<string, unknown>;
+    switch (value.type) {
+      case PING:
+        if (body.response_requested !== false) reply({ type: 'https://didcomm.org/trust-ping/2.0/ping-response', thid: has('ping-thid') ? randomUUID() : id, body: {} });
+        return 202;
+      case QUERIES: {
+        const disclosures = [
+          { 'feature-type': 'protocol', id: 'https://didcomm.org/trust-ping/2.0', roles: ['sender', 'receiver'] },
+          { 'feature-type': 'protocol', id: 'https://didcomm.org/discover-features/2.0', roles: ['responder'] },
+          ...(has('disclose-refuse') ? [{ 'feature-type': 'protocol', id: 'https://didcomm.org/basicmessage/2.0' }] : []),
+        ];
+        reply({ type: 'https://didcomm.org/discover-features/2.0/disclose', thid: id, body: { disclosures } });
+        return 202;
+      }
+      case BASIC:
+      default:
+        reply(problem(thread, 'e.p.msg.unsupported', `${String(value.type)} is not supported`));
+        return 202;
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    void readBody(req).then(async (text) => {
+      const status = await handle(text).catch(() => 500);
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as { port: number }).port;
+  me = createPeerDid({ endpoint: `http://127.0.0.1:${port}/didcomm` });
+  return {
+    did: me.did,
+    document: me.document,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
