@@ -41,10 +41,10 @@ export interface CaseDefinition {
 }
 
 /** A broken rule with the catalogue's severity (an id the catalogue lacks is a defect: it throws). */
-export function broke(rule: string, detail: string): BrokenRule {
+export function broke(rule: string, detail: string, seq?: number): BrokenRule {
   const entry = ruleOf(rule);
   if (!entry) throw new Error(`rule ${rule} is not in the catalogue`);
-  return { rule, severity: entry.severity, detail };
+  return { rule, severity: entry.severity, detail, ...(seq !== undefined ? { seq } : {}) };
 }
 
 export const ok = (): CaseOutcome => ({ broken: [] });
@@ -54,12 +54,12 @@ export const skipped = (detail: string): CaseOutcome => ({ status: 'skipped', de
 /** The errors an answer itself broke (its envelope, headers and body), as broken rules. */
 export function messageRules(r: Received | undefined, what: string): BrokenRule[] {
   if (!r) return [];
-  return r.check.results.filter((x) => !x.ok && x.severity === 'error').map((x) => broke(ruleOf(x.rule) ? x.rule : 'conformance.rule-crashed', `${what}: ${x.detail ?? 'broken'}`));
+  return r.check.results.filter((x) => !x.ok && x.severity === 'error').map((x) => broke(ruleOf(x.rule) ? x.rule : 'conformance.rule-crashed', `${what}: ${x.detail ?? 'broken'}`, r.entry.seq));
 }
 
 /** A 5xx answer to a POST breaks transport.no-server-error. */
 export function transportRules(o: PostOutcome, what: string): BrokenRule[] {
-  return o.status !== undefined && o.status >= 500 ? [broke('transport.no-server-error', `${what} was answered HTTP ${o.status}`)] : [];
+  return o.status !== undefined && o.status >= 500 ? [broke('transport.no-server-error', `${what} was answered HTTP ${o.status}`, o.entry.seq)] : [];
 }
 
 export const threadOf = (m: Pick<PlainMessage, 'id' | 'thid'>) => m.thid ?? m.id;
@@ -107,6 +107,6 @@ export async function barrier(c: CaseContext): Promise<boolean> {
 /** The problem report about `sent` must be threaded to it and carry an error code. */
 export function problemRules(r: Received, sent: PlainMessage): BrokenRule[] {
   const out = messageRules(r, 'the problem report');
-  if (r.message?.pthid !== threadOf(sent)) out.push(broke('report-problem.pthid-thread', `pthid ${String(r.message?.pthid)} is not ${threadOf(sent)}, the thread of the message refused`));
+  if (r.message?.pthid !== threadOf(sent)) out.push(broke('report-problem.pthid-thread', `pthid ${String(r.message?.pthid)} is not ${threadOf(sent)}, the thread of the message refused`, r.entry.seq));
   return out;
 }

@@ -11,20 +11,21 @@ import type { CaseResult, ConformanceReport, ExchangedMessage } from './types.js
 const HARNESS = 'idsync (harness)';
 const AGENT = 'agent under test';
 
-export function arrowOf(m: ExchangedMessage): SequenceArrow {
+export function arrowOf(m: ExchangedMessage, blamed: ReadonlySet<number> = new Set()): SequenceArrow {
   const bits = [m.mode, m.httpStatus !== undefined ? `HTTP ${m.httpStatus}` : undefined, m.problemCode, m.note].filter(Boolean);
   return {
     from: m.direction === 'sent' ? HARNESS : AGENT,
     to: m.direction === 'sent' ? AGENT : HARNESS,
     label: shortType(m.type),
     sublabel: bits.join(' · '),
-    bad: (m.broken?.length ?? 0) > 0 || (m.httpStatus ?? 0) >= 500,
+    bad: (m.broken?.length ?? 0) > 0 || (m.httpStatus ?? 0) >= 500 || blamed.has(m.seq),
     dashed: m.via === 'return-route',
   };
 }
 
 export function caseSvg(c: CaseResult): string {
-  return sequenceSvg([HARNESS, AGENT], c.messages.map(arrowOf));
+  const blamed = new Set(c.broken.filter((b) => b.seq !== undefined && b.severity === 'error').map((b) => b.seq!));
+  return sequenceSvg([HARNESS, AGENT], c.messages.map((m) => arrowOf(m, blamed)));
 }
 
 export function junitXml(report: ConformanceReport): string {
@@ -52,7 +53,7 @@ h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem;border-top:1px solid #d5
 .status{display:inline-block;padding:.1rem .5rem;border-radius:3px;color:#fff;font-size:.8rem;text-transform:uppercase}
 .passed{background:#2e7d32}.failed{background:#c0392b}.skipped{background:#7f8c8d}.inconclusive{background:#b9770e}
 table{border-collapse:collapse}td,th{border:1px solid #d5dde6;padding:.25rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}
-code{font-size:.85rem}.muted{color:#5b6b80}svg.sequence{display:block;margin:.5rem 0;max-width:100%;height:auto}`;
+code{font-size:.85rem;overflow-wrap:anywhere}.muted{color:#5b6b80}svg.sequence{display:block;margin:.5rem 0;max-width:100%;height:auto}`;
 
 export function reportHtml(report: ConformanceReport): string {
   const s = report.summary;

@@ -33,6 +33,8 @@ export interface BrokenRule {
   rule: string;
   severity: 'error' | 'warning';
   detail: string;
+  /** The message (ExchangedMessage.seq) that shows it, drawn in red in the diagrams. */
+  seq?: number;
 }
 
 export interface CaseResult {

@@ -56,7 +56,7 @@ export const DISCOVER_FEATURES_CASES: CaseDefinition[] = [
       if (!answer) {
         const other = await c.cp.waitFor((r) => r.message?.type === DISCLOSE, 0);
         if (!other) return inconclusive(`no disclose within ${c.timeoutMs} ms`, broken);
-        return { broken: [...broken, broke('discover-features.disclose-thid', `the disclose has thid ${String(other.message!.thid)}, not the queries id ${query.id}`), ...messageRules(other, 'the disclose')] };
+        return { broken: [...broken, broke('discover-features.disclose-thid', `the disclose has thid ${String(other.message!.thid)}, not the queries id ${query.id}`, other.entry.seq), ...messageRules(other, 'the disclose')] };
       }
       return { broken: [...broken, ...messageRules(answer, 'the disclose')] };
     },
@@ -84,7 +84,7 @@ export const DISCOVER_FEATURES_CASES: CaseDefinition[] = [
       if (!(await barrier(c))) return inconclusive('the barrier ping went unanswered: refusals of the probes cannot be told from silence', broken);
       for (const message of probes) {
         const refusal = c.cp.received.find((r) => r.message?.type === PROBLEM_REPORT && r.message.pthid === message.id && /unsupported/.test(String(r.message.body?.code ?? '')));
-        if (refusal) broken.push(broke('discover-features.disclosed-supported', `it disclosed ${message.type.replace(/\/[^/]+$/, '')}, then refused ${message.type} with ${String(refusal.message!.body.code)}`));
+        if (refusal) broken.push(broke('discover-features.disclosed-supported', `it disclosed ${message.type.replace(/\/[^/]+$/, '')}, then refused ${message.type} with ${String(refusal.message!.body.code)}`, refusal.entry.seq));
       }
       return broken.length ? { broken } : ok();
     },

@@ -24,7 +24,7 @@ async function expectRefusal(c: CaseContext, sent: PlainMessage, outcome: PostOu
   if (outcome.status === undefined) return broken;
   if (outcome.status >= 400) return broken;
   const report = await problemAbout(c, sent);
-  if (!report) broken.push(broke('report-problem.reply', `${what} was accepted (HTTP ${outcome.status}) and no problem report came within ${c.timeoutMs} ms`));
+  if (!report) broken.push(broke('report-problem.reply', `${what} was accepted (HTTP ${outcome.status}) and no problem report came within ${c.timeoutMs} ms`, outcome.entry.seq));
   else broken.push(...problemRules(report, sent));
   return broken;
 }
@@ -33,7 +33,7 @@ async function expectRefusal(c: CaseContext, sent: PlainMessage, outcome: PostOu
 async function notActedOn(c: CaseContext, sent: PlainMessage, rule: string, what: string): Promise<BrokenRuleList | undefined> {
   if (!(await barrier(c))) return undefined;
   const acted = c.cp.received.find((r) => r.message?.thid === sent.id && r.message.type !== PROBLEM_REPORT);
-  return acted ? [broke(rule, `${what}, yet it was answered with ${String(acted.message!.type)}`)] : [];
+  return acted ? [broke(rule, `${what}, yet it was answered with ${String(acted.message!.type)}`, acted.entry.seq)] : [];
 }
 
 function done(broken: BrokenRuleList | undefined, before: BrokenRuleList): CaseOutcome {
@@ -91,7 +91,7 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       // Responses after the first answer and before the barrier's: answers to the replay, however threaded.
       const barrierSent = c.cp.log.filter((e) => e.direction === 'sent' && e.type === PING).at(-1)!.seq;
       const answers = c.cp.received.filter((r) => r.message?.type === PING_RESPONSE && (r.message.thid === first.id || (r.entry.seq > answered.entry.seq && r.entry.seq < barrierSent)));
-      const all = [...before, ...(answers.length > 1 ? [broke('plaintext.id-unique', `the replayed id ${first.id} was acted on again (${answers.length} ping-responses)`)] : [])];
+      const all = [...before, ...(answers.length > 1 ? [broke('plaintext.id-unique', `the replayed id ${first.id} was acted on again (${answers.length} ping-responses)`, answers.at(-1)!.entry.seq)] : [])];
       return all.length ? { broken: all } : ok();
     }),
   rp('report-problem/tampered', 'A message whose ciphertext was changed is refused, never acted on',

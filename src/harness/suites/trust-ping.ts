@@ -19,7 +19,7 @@ export const TRUST_PING_CASES: CaseDefinition[] = [
       // Any ping-response after this ping: one threaded elsewhere is this answer, threaded wrongly.
       const answer = await c.cp.waitFor((r) => r.message?.type === PING_RESPONSE && r.entry.seq > outcome.entry.seq, c.timeoutMs);
       if (!answer) return inconclusive(`no ping-response within ${c.timeoutMs} ms`, broken);
-      if (answer.message!.thid !== message.id) broken.push(broke('trust-ping.response-thid', `the ping-response has thid ${String(answer.message!.thid)}, not the ping id ${message.id}`));
+      if (answer.message!.thid !== message.id) broken.push(broke('trust-ping.response-thid', `the ping-response has thid ${String(answer.message!.thid)}, not the ping id ${message.id}`, answer.entry.seq));
       return { broken: [...broken, ...messageRules(answer, 'the ping-response')] };
     },
   },
@@ -34,9 +34,8 @@ export const TRUST_PING_CASES: CaseDefinition[] = [
       const { message, outcome } = await ping(c, { responseRequested: false });
       const broken = transportRules(outcome, 'the ping');
       if (!(await barrier(c))) return inconclusive('the barrier ping went unanswered: the absence of a response cannot be observed', broken);
-      if (c.cp.received.some((r) => r.message?.thid === message.id && r.message.type === PING_RESPONSE)) {
-        broken.push(broke('trust-ping.no-response', 'a ping-response answered a ping with response_requested false'));
-      }
+      const answer = c.cp.received.find((r) => r.message?.thid === message.id && r.message.type === PING_RESPONSE);
+      if (answer) broken.push(broke('trust-ping.no-response', 'a ping-response answered a ping with response_requested false', answer.entry.seq));
       return broken.length ? { broken } : ok();
     },
   },
