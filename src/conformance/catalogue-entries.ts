@@ -185,6 +185,9 @@ const ROWS: Row[] = [
 
   // ---- idsync's application protocols ---------------------------------------------------------
   ['issue-credential.propose.goal_code', 'MUST', ISSUE('propose-credential'), 'body.goal_code, when present, is a string.'],
+  ['issue-credential.offer.thid', 'MUST', ISSUE('offer-credential'), 'An offer answering a propose-credential carries thid = the propose\'s thread.'],
+  ['issue-credential.offer', 'MUST', WACI('Issuance: propose-credential, offer-credential'), 'A propose-credential answering a streamlined-vc invitation (pthid = the invitation) is answered with an offer.'],
+  ['issue-credential.issue', 'MUST', WACI('Issuance: request-credential, issue-credential'), 'A request-credential with a signed credential application is answered with issue-credential.'],
   ['issue-credential.offer.goal_code', 'MUST', ISSUE('offer-credential'), 'body.goal_code, when present, is a string.'],
   ['issue-credential.offer.replacement_id', 'MUST', ISSUE('offer-credential'), 'body.replacement_id, when present, is a string.'],
   ['issue-credential.offer.credential_preview', 'MUST', ISSUE('credential-preview'), 'The offer\'s credential_preview lists attributes {name, value}; without one the holder cannot compare (a warning).'],
@@ -201,6 +204,7 @@ const ROWS: Row[] = [
   ['issue-credential.issue.matches-preview', 'MUST', ISSUE('credential-preview'), 'The issued credential\'s claims are the values the offer\'s preview announced.'],
   ['issue-credential.ack.thid', 'MUST', ACK('ack'), 'An ack carries thid = the thread it acknowledges.'],
   ['issue-credential.ack.status', 'MUST', ACK('ack'), 'body.status, when present, is OK, PENDING or FAIL.'],
+  ['credential.verified', 'MUST', protocol('VC Data Model 2.0', '§4 Basic Concepts, §5.3 Integrity of Credentials', 'https://www.w3.org/TR/vc-data-model-2.0/'), 'An issued credential verifies: its proof with a key of the issuer\'s assertionMethod, issuer = the DID offering, subject = the holder, within its validity period, its status not revoked.'],
   ['present-proof.request.will_confirm', 'MUST', PRESENT('request-presentation'), 'body.will_confirm, when present, is a boolean.'],
   ['present-proof.request.goal_code', 'MUST', PRESENT('request-presentation'), 'body.goal_code, when present, is a string.'],
   ['present-proof.request.definition', 'MUST', WACI('Presentation: request-presentation'), 'The request carries one presentation definition with options.challenge and domain.'],

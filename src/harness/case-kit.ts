@@ -4,6 +4,7 @@
 // ping that shows an agent has finished with what was sent before it (so that the absence of an
 // answer is observed without sleeping).
 import { ruleOf } from '../conformance/catalogue.js';
+import type { ConformanceResult } from '../conformance/types.js';
 import type { EnvelopeMode, PlainMessage } from '../didcomm/types.js';
 import type { Counterpart, PostOutcome, Received } from './counterpart.js';
 import type { BrokenRule, CaseStatus } from './types.js';
@@ -16,7 +17,10 @@ export const PROBLEM_REPORT = 'https://didcomm.org/report-problem/2.0/problem-re
 
 export interface CaseContext {
   cp: Counterpart;
+  /** The DID under test (for an invitation URL: the invitation's from). */
   target: string;
+  /** The out-of-band invitation, when the target was an invitation URL. */
+  invitation?: { url: string; message: PlainMessage; results: ConformanceResult[] };
   /** The longest wait for one answer (ms). */
   timeoutMs: number;
 }

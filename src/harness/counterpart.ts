@@ -14,6 +14,7 @@ import { memorySecrets } from '../didcomm/secrets.js';
 import { MEDIA_TYPES, type EnvelopeContext, type EnvelopeMode, type PlainMessage } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { listen } from '../listen.js';
+import { keyPairFromJwk } from '../keys.js';
 import { errorsOf } from '../conformance/types.js';
 import { checkMessageText, fullRegistry, type MessageCheck } from './check.js';
 import type { ExchangedMessage } from './types.js';
@@ -46,6 +47,8 @@ export interface SendOptions {
 
 export interface Counterpart {
   did: string;
+  /** The key id and private key the harness signs with (Ed25519, its DID's authentication key). */
+  signingKey(): { kid: string; privateKey: Uint8Array };
   ctx: EnvelopeContext;
   endpoint: string;
   /** Every message in and out, in order. */
@@ -161,6 +164,10 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
 
   return {
     did: me.did,
+    signingKey() {
+      const secret = me.secrets.find((x) => x.id === `${me.did}#key-1`)!;
+      return { kid: secret.id, privateKey: keyPairFromJwk(secret.privateKeyJwk).privateKey };
+    },
     ctx,
     endpoint,
     log,

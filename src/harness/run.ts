@@ -11,16 +11,24 @@ import { DISCOVER_FEATURES_CASES } from './suites/discover-features.js';
 import { ENVELOPE_MODE_CASES } from './suites/envelope-modes.js';
 import { REPORT_PROBLEM_CASES } from './suites/report-problem.js';
 import { TRUST_PING_CASES } from './suites/trust-ping.js';
+import { OOB_CASES } from './suites/waci-issue.js';
+import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
+import type { PlainMessage } from '../didcomm/types.js';
+import { parseJsonBounded } from '../json-depth.js';
 import type { CaseResult, ConformanceReport, ConformanceSummary } from './types.js';
 
 /** The cases for a DID target, in the order they run. */
 export const DID_CASES: CaseDefinition[] = [...TRUST_PING_CASES, ...DISCOVER_FEATURES_CASES, ...REPORT_PROBLEM_CASES, ...ENVELOPE_MODE_CASES];
 export const DID_SUITES = [...new Set(DID_CASES.map((c) => c.suite))];
 
+/** The cases for an out-of-band invitation URL. */
+export const INVITATION_CASES: CaseDefinition[] = OOB_CASES;
+export const INVITATION_SUITES = [...new Set(INVITATION_CASES.map((c) => c.suite))];
+
 export const DEFAULT_CASE_TIMEOUT_MS = 3000;
 
 export interface RunOptions {
-  /** The DID of the agent under test. */
+  /** The DID of the agent under test, or an out-of-band invitation URL it issued. */
   target: string;
   resolve: DocumentResolver;
   /** Suites to run (default all). */
@@ -41,20 +49,40 @@ function statusOf(o: CaseOutcome): CaseResult['status'] {
   return o.status ?? 'passed';
 }
 
-export async function runConformance(options: RunOptions): Promise<ConformanceReport> {
-  if (!options.target.startsWith('did:')) {
-    throw new IdsyncError('invalid_argument', `--target must be a DID (out-of-band invitation URLs are not supported yet): ${options.target}`);
+/** An invitation URL, decoded and checked: `_oob` inline, or `_oobid` fetched with GET (§Short URL Message Retrieval). */
+export async function readInvitation(url: string): Promise<{ url: string; message: PlainMessage; results: ReturnType<typeof inspectInvitationUrl>['results'] }> {
+  const inspected = inspectInvitationUrl(url);
+  let invitation = inspected.invitation;
+  let results = inspected.results;
+  if (invitation === undefined && inspected.oobid) {
+    const res = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
+    invitation = parseJsonBounded(await res.text());
+    results = [...results, ...checkInvitation(invitation)];
   }
-  const suites = options.suites ?? DID_SUITES;
-  const unknown = suites.filter((s) => !DID_SUITES.includes(s));
-  if (unknown.length) throw new IdsyncError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites: ${DID_SUITES.join(', ')})`);
+  const m = invitation as PlainMessage | undefined;
+  if (!m || typeof m.from !== 'string' || typeof m.id !== 'string') {
+    throw new IdsyncError('invalid_invitation', `the invitation URL holds no invitation with id and from: ${results.filter((r) => !r.ok).map((r) => r.detail).join('; ') || 'unreadable'}`);
+  }
+  return { url, message: m, results };
+}
+
+export async function runConformance(options: RunOptions): Promise<ConformanceReport> {
+  const isUrl = /^https?:\/\//i.test(options.target);
+  if (!isUrl && !options.target.startsWith('did:')) throw new IdsyncError('invalid_argument', `--target must be a DID or an out-of-band invitation URL: ${options.target}`);
+  const invitation = isUrl ? await readInvitation(options.target) : undefined;
+  const all = invitation ? INVITATION_CASES : DID_CASES;
+  const names = [...new Set(all.map((c) => c.suite))];
+  const suites = options.suites ?? names;
+  const unknown = suites.filter((s) => !names.includes(s));
+  if (unknown.length) throw new IdsyncError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites for this target: ${names.join(', ')})`);
+  const target = invitation ? String(invitation.message.from) : options.target;
   const timeoutMs = options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS;
   const started = Date.now();
-  const cp = await startCounterpart({ target: options.target, resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000) });
+  const cp = await startCounterpart({ target, resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000) });
   const cases: CaseResult[] = [];
   try {
-    const ctx: CaseContext = { cp, target: options.target, timeoutMs };
-    for (const def of DID_CASES.filter((c) => suites.includes(c.suite))) {
+    const ctx: CaseContext = { cp, target, timeoutMs, ...(invitation ? { invitation } : {}) };
+    for (const def of all.filter((c) => suites.includes(c.suite))) {
       const from = cp.log.length;
       const t0 = Date.now();
       let outcome: CaseOutcome;
@@ -86,7 +114,7 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
   } finally {
     await cp.close();
   }
-  return { target: options.target, role: 'peer (trust-ping, discover-features, report-problem, envelope modes)', harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
+  return { target: options.target, role: invitation ? `invitee: holder of ${target}` : 'peer (trust-ping, discover-features, report-problem, envelope modes)', harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
 }
 
 /** The `--json` document of issue 9: target, cases {id, title, status, failedRules, messages}, summary. */

@@ -31,3 +31,14 @@ describe('conformance run against idsync itself', () => {
     }
   }, 30_000);
 });
+
+describe('conformance run against an invitation URL of idsync', () => {
+  it('the service as WACI streamlined-vc issuer: the harness as holder completes the issuance and the credential matches the preview', async () => {
+    const wf = await bed.service.client.createWorkflow({ datapoints: { firstName: 'Alan', lastName: 'Turing', birthDate: '1912-06-23' } });
+    const report = await runConformance({ target: wf.invitationUrl, resolve: documentResolver(createResolver({})) });
+    expect(verdicts(report)).toEqual(['out-of-band/invitation: passed', 'waci/streamlined-vc: passed']);
+    const flow = report.cases[1]!.messages.map((m) => `${m.direction} ${m.type?.split('/').pop()}`);
+    expect(flow).toEqual(['sent propose-credential', 'received offer-credential', 'sent request-credential', 'received issue-credential', 'sent ack']);
+    expect((await bed.service.client.getWorkflow(wf.id)).status).toBe('COMPLETED');
+  }, 30_000);
+});
