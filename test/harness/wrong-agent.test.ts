@@ -45,4 +45,16 @@ describe('the harness against an agent on raw didcomm-node', () => {
     expect(failed(r)).toEqual(expected);
     expect(other(r)).toEqual([]);
   }, 20_000);
+
+  it.each<[WrongAgentFault[], Record<string, string[]>]>([
+    [[], {}],
+    [['offer-mismatch'], { 'waci/streamlined-vc': ['issue-credential.issue.matches-preview'] }],
+  ])('as a WACI issuer with faults %j it fails %j', async (faults, expected) => {
+    agent = await startWrongAgent(faults);
+    const r = await runConformance({ target: agent.invitationUrl(), resolve: documentResolver(createResolver({})), timeoutMs: 2000 });
+    expect(r.cases.map((c) => c.id)).toEqual(['out-of-band/invitation', 'waci/streamlined-vc']);
+    expect(failed(r)).toEqual(expected);
+    expect(other(r)).toEqual([]);
+    expect(r.cases[1]!.messages.map((m) => m.type?.split('/').pop())).toEqual(['propose-credential', 'offer-credential', 'request-credential', 'issue-credential', 'ack']);
+  }, 20_000);
 });

@@ -5,25 +5,47 @@
 //   disclose-refuse  it discloses basicmessage 2.0, then refuses basicmessage messages as unsupported
 //   junk-5xx         it answers a body that is not a DIDComm message with HTTP 500
 //   plaintext-reply  it answers authenticated requests in plaintext
-// did:peer:2 DIDs are made and read with idsync's did/peer.ts (only the DID document format).
+//   offer-mismatch   as a WACI streamlined-vc issuer, it issues a credential whose claims are not
+//                    the ones its offer's preview announced
+// did:peer:2 DIDs are made and read with idsync's did/peer.ts (only the DID document format), and
+// its credentials are signed with idsync's credentials/issue.ts (the VC proof, not the protocol).
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { Message } from 'didcomm-node';
-import { createPeerDid, resolvePeerDid } from '../../src/did/peer.js';
-import type { DIDDocument } from '../../src/did/types.js';
-import { fromMultikey, publicJwk } from '../../src/keys.js';
+import { systemClock } from '../../src/clock.js';
+import { issueCredential } from '../../src/credentials/issue.js';
+import { didcommService, secretFor } from '../../src/did/document.js';
+import { encodePeerDid2, resolvePeerDid } from '../../src/did/peer.js';
+import type { DIDDocument, Secret } from '../../src/did/types.js';
+import { b64uEncode } from '../../src/encoding.js';
+import { fromMultikey, generateKeyPair, publicJwk, toMultikey, type KeyPair } from '../../src/keys.js';
 
-export type WrongAgentFault = 'ping-thid' | 'disclose-refuse' | 'junk-5xx' | 'plaintext-reply';
+export type WrongAgentFault = 'ping-thid' | 'disclose-refuse' | 'junk-5xx' | 'plaintext-reply' | 'offer-mismatch';
 
 export interface WrongAgent {
   did: string;
   document: DIDDocument;
+  /** A new out-of-band invitation (goal_code streamlined-vc) to receive a credential from it. */
+  invitationUrl(): string;
   close(): Promise<void>;
 }
 
 const PING = 'https://didcomm.org/trust-ping/2.0/ping';
 const QUERIES = 'https://didcomm.org/discover-features/2.0/queries';
 const BASIC = 'https://didcomm.org/basicmessage/2.0/message';
+const IC = 'https://didcomm.org/issue-credential/3.0';
+const PREVIEW = { firstName: 'Alan', lastName: 'Turing', birthDate: '1912-06-23' };
+
+/** A did:peer:2 whose Ed25519 key authenticates and issues (V and A) and whose X25519 key agrees (E). */
+function issuerDid(endpoint: string): { did: string; document: DIDDocument; secrets: Secret[]; signing: KeyPair } {
+  const signing = generateKeyPair('Ed25519');
+  const agree = generateKeyPair('X25519');
+  const did = encodePeerDid2({
+    keys: [{ purpose: 'V', publicKeyMultibase: toMultikey(signing) }, { purpose: 'A', publicKeyMultibase: toMultikey(signing) }, { purpose: 'E', publicKeyMultibase: toMultikey(agree) }],
+    services: [didcommService('#didcomm', endpoint) as unknown as Record<string, unknown>],
+  });
+  return { did, document: resolvePeerDid(did), secrets: [secretFor(`${did}#key-1`, signing), secretFor(`${did}#key-3`, agree)], signing };
+}
 
 /** The didcomm-node form of a did:peer:2 document: JWK verification methods, service endpoint object. */
 function libDoc(did: string): unknown {
@@ -68,7 +90,9 @@ function looksLikeDidcomm(text: string): boolean {
 export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<WrongAgent> {
   const has = (f: WrongAgentFault) => faults.includes(f);
   const seen = new Set<string>();
-  let me!: ReturnType<typeof createPeerDid>;
+  let me!: ReturnType<typeof issuerDid>;
+  const invitations = new Set<string>();
+  const offers = new Map<string, { challenge: string }>();
   const resolver = { resolve: async (did: string) => (did.startsWith('did:peer:2') ? libDoc(did) : null) };
   const secrets = {
     get_secret: async (id: string) => me.secrets.find((s) => s.id === id) ?? null,
@@ -125,6 +149,34 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
         reply({ type: 'https://didcomm.org/discover-features/2.0/disclose', thid: id, body: { disclosures } });
         return 202;
       }
+      case `${IC}/propose-credential`: {
+        if (typeof value.pthid !== 'string' || !invitations.has(value.pthid)) return reply(problem(thread, 'e.p.msg.invalid-invitation', 'unknown invitation')), 202;
+        const challenge = randomUUID();
+        offers.set(id, { challenge });
+        const attributes = Object.entries(PREVIEW).map(([name, v]) => ({ name, value: v }));
+        const manifest = { id: randomUUID(), issuer: { id: me.did }, output_descriptors: [{ id: 'kyc', schema: 'https://example.com/kyc' }] };
+        reply({
+          type: `${IC}/offer-credential`, thid: id, pthid: value.pthid,
+          body: { goal_code: 'streamlined-vc', credential_preview: { type: `${IC}/credential-preview`, attributes } },
+          attachments: [{ id: randomUUID(), media_type: 'application/json', format: 'dif/credential-manifest/manifest@v1.0', data: { json: { options: { challenge, domain: me.did }, credential_manifest: manifest } } }],
+        });
+        return 202;
+      }
+      case `${IC}/request-credential`: {
+        if (!offers.has(thread)) return reply(problem(thread, 'e.p.msg.unknown-thread', 'no such offer')), 202;
+        const claims = has('offer-mismatch') ? { ...PREVIEW, firstName: 'Grace' } : PREVIEW;
+        const { credential } = await issueCredential({ format: 'ldp', subjectDid: from, claims, clock: systemClock, issuer: { did: me.did, kid: `${me.did}#key-2`, privateKey: me.signing.privateKey } });
+        const fulfillment = {
+          '@context': ['https://www.w3.org/2018/credentials/v1', 'https://identity.foundation/credential-manifest/fulfillment/v1'],
+          type: ['VerifiablePresentation', 'CredentialFulfillment'],
+          credential_fulfillment: { id: randomUUID(), manifest_id: 'm', descriptor_map: [{ id: 'kyc', format: 'ldp_vc', path: '$.verifiableCredential[0]' }] },
+          verifiableCredential: [credential],
+        };
+        reply({ type: `${IC}/issue-credential`, thid: thread, body: {}, attachments: [{ id: randomUUID(), media_type: 'application/json', format: 'dif/credential-manifest/fulfillment@v1.0', data: { json: fulfillment } }] });
+        return 202;
+      }
+      case `${IC}/ack`:
+        return 202;
       case BASIC:
       default:
         reply(problem(thread, 'e.p.msg.unsupported', `${String(value.type)} is not supported`));
@@ -140,10 +192,15 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = (server.address() as { port: number }).port;
-  me = createPeerDid({ endpoint: `http://127.0.0.1:${port}/didcomm` });
+  me = issuerDid(`http://127.0.0.1:${port}/didcomm`);
   return {
     did: me.did,
     document: me.document,
+    invitationUrl() {
+      const invitation = { type: 'https://didcomm.org/out-of-band/2.0/invitation', id: randomUUID(), from: me.did, body: { goal_code: 'streamlined-vc', accept: ['didcomm/v2'] } };
+      invitations.add(invitation.id);
+      return `http://127.0.0.1:${port}/invite?_oob=${b64uEncode(JSON.stringify(invitation))}`;
+    },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
