@@ -12,6 +12,7 @@ import { ENVELOPE_MODE_CASES } from './suites/envelope-modes.js';
 import { REPORT_PROBLEM_CASES } from './suites/report-problem.js';
 import { TRUST_PING_CASES } from './suites/trust-ping.js';
 import { OOB_CASES } from './suites/waci-issue.js';
+import { DATA_PIPE_CASES } from './suites/data-pipe.js';
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { parseJsonBounded } from '../json-depth.js';
@@ -22,7 +23,7 @@ export const DID_CASES: CaseDefinition[] = [...TRUST_PING_CASES, ...DISCOVER_FEA
 export const DID_SUITES = [...new Set(DID_CASES.map((c) => c.suite))];
 
 /** The cases for an out-of-band invitation URL. */
-export const INVITATION_CASES: CaseDefinition[] = OOB_CASES;
+export const INVITATION_CASES: CaseDefinition[] = [...OOB_CASES, ...DATA_PIPE_CASES];
 export const INVITATION_SUITES = [...new Set(INVITATION_CASES.map((c) => c.suite))];
 
 export const DEFAULT_CASE_TIMEOUT_MS = 3000;
@@ -114,7 +115,7 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
   } finally {
     await cp.close();
   }
-  return { target: options.target, role: invitation ? `invitee: holder of ${target}` : 'peer (trust-ping, discover-features, report-problem, envelope modes)', harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
+  return { target: options.target, role: invitation ? `invitee of ${target} (holder for streamlined-vc, requester for a Data Pipe)` : 'peer (trust-ping, discover-features, report-problem, envelope modes)', harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
 }
 
 /** The `--json` document of issue 9: target, cases {id, title, status, failedRules, messages}, summary. */

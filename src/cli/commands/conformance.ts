@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { IdsyncError } from '../../errors.js';
 import { writeReportFiles } from '../../harness/report-files.js';
-import { DEFAULT_CASE_TIMEOUT_MS, DID_SUITES, reportJson, runConformance } from '../../harness/run.js';
+import { DEFAULT_CASE_TIMEOUT_MS, DID_SUITES, INVITATION_SUITES, reportJson, runConformance } from '../../harness/run.js';
 import type { CaseResult } from '../../harness/types.js';
 import { usageError } from '../errors.js';
 import { envelopeContext } from '../context.js';
@@ -31,20 +31,23 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
   conformance
     .command('run')
     .description('play the counterpart of the agent under test and run the conformance cases; exit 0 only when no case failed')
-    .requiredOption('--target <did>', 'the DID of the agent under test (its document names a DIDComm HTTP(S) endpoint)')
-    .option('--role <role>', 'the counterpart idsync plays: peer (the default for a DID target)')
-    .option('--suite <suites>', `comma-separated suites (default all: ${DID_SUITES.join(', ')})`)
+    .requiredOption('--target <did|url>', 'the DID of the agent under test (its document names a DIDComm HTTP(S) endpoint), or an out-of-band invitation URL it issued')
+    .option('--role <role>', 'the counterpart idsync plays: peer for a DID, invitee for an invitation URL (holder for streamlined-vc, requester for a Data Pipe); both are chosen from the target')
+    .option('--suite <suites>', `comma-separated suites (default all; a DID: ${DID_SUITES.join(', ')}; an invitation URL: ${INVITATION_SUITES.join(', ')})`)
     .option('--report <dir>', 'write report.json, junit.xml and report.html into this folder')
     .option('--timeout <ms>', 'the longest wait for one answer; a case whose answer does not come is inconclusive', String(DEFAULT_CASE_TIMEOUT_MS))
     .option('--dids <file...>', 'JSON files, each a DID document or an array of them (resolved before any DID method)', [])
     .option('--json', 'print one JSON document {target, cases: [{id, title, status, failedRules, messages}], summary}')
     .action(async (opts: RunOpts) => {
-      if (opts.role !== undefined && opts.role !== 'peer') throw usageError('invalid_argument', `--role ${opts.role} is not supported yet (peer only)`);
+      const invitee = /^https?:\/\//i.test(opts.target);
+      const role = invitee ? 'invitee' : 'peer';
+      if (opts.role !== undefined && opts.role !== role) throw usageError('invalid_argument', `--role ${opts.role} is not supported for this target (${role}); holder and prover roles, where idsync issues the invitation, are not built yet`);
       const timeoutMs = Number(opts.timeout);
       if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw usageError('invalid_argument', `--timeout must be a positive whole number of milliseconds: ${opts.timeout}`);
       const suites = opts.suite ? opts.suite.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-      const unknown = (suites ?? []).filter((s) => !DID_SUITES.includes(s));
-      if (unknown.length) throw usageError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites: ${DID_SUITES.join(', ')})`);
+      const known = invitee ? INVITATION_SUITES : DID_SUITES;
+      const unknown = (suites ?? []).filter((s) => !known.includes(s));
+      if (unknown.length) throw usageError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites: ${known.join(', ')})`);
       const { resolve } = await envelopeContext({ dids: opts.dids }, deps.io);
       const out = deps.output(Boolean(opts.json));
       out.say(`conformance run against ${opts.target}`);
