@@ -108,6 +108,13 @@ export async function barrier(c: CaseContext): Promise<boolean> {
   return (await answerTo(c, message, PING_RESPONSE, outcome.entry.seq)) !== undefined;
 }
 
+/** An answer to an authcrypted request must be encrypted and authenticated too (envelope.reply-in-kind). */
+export function inKindRules(r: Received, what: string): BrokenRule[] {
+  const md = r.check.metadata;
+  if (md?.encrypted && (md.authenticated || md.nonRepudiation)) return [];
+  return [broke('envelope.reply-in-kind', `${what} answered an authcrypted message ${md?.mode ?? r.entry.mode}`, r.entry.seq)];
+}
+
 /** The problem report about `sent` must be threaded to it and carry an error code. */
 export function problemRules(r: Received, sent: PlainMessage): BrokenRule[] {
   const out = messageRules(r, 'the problem report');

@@ -49,6 +49,7 @@ describe('the harness against an agent on raw didcomm-node', () => {
   it.each<[WrongAgentFault[], Record<string, string[]>]>([
     [[], {}],
     [['offer-mismatch'], { 'waci/streamlined-vc': ['issue-credential.issue.matches-preview'] }],
+    [['plaintext-reply'], { 'waci/streamlined-vc': ['envelope.reply-in-kind'] }],
   ])('as a WACI issuer with faults %j it fails %j', async (faults, expected) => {
     agent = await startWrongAgent(faults);
     const r = await runConformance({ target: agent.invitationUrl(), resolve: documentResolver(createResolver({})), timeoutMs: 2000 });

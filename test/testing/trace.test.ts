@@ -30,7 +30,11 @@ describe('testbed trace', () => {
   });
 
   it('a wait that times out names an HTML trace of what did happen', async () => {
-    const err = await waitForCredential(bed.wallets[0]!, () => true, { timeoutMs: 100 }).catch((e: unknown) => e as { code: string; message: string; details: { traces?: string[] } });
+    type WaitError = { code: string; message: string; details: { traces?: string[] } };
+    const err = (await waitForCredential(bed.wallets[0]!, () => true, { timeoutMs: 100 }).then(
+      () => ({ code: 'resolved', message: '', details: {} }),
+      (e: unknown) => e,
+    )) as WaitError;
     expect(err.code).toBe('wait_timeout');
     const traces = err.details.traces ?? [];
     files.push(...traces);

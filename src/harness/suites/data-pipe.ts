@@ -4,7 +4,7 @@
 import { sameDid } from '../../didcomm/message.js';
 import { buildDataPipeRequest, DATA_PIPE, DATA_PIPE_GOAL_CODE } from '../../protocols/data-pipe.js';
 import { systemClock } from '../../clock.js';
-import { answerTo, broke, inconclusive, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type CaseDefinition } from '../case-kit.js';
+import { answerTo, broke, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type CaseDefinition } from '../case-kit.js';
 
 export const DATA_PIPE_CASES: CaseDefinition[] = [
   {
@@ -29,7 +29,7 @@ export const DATA_PIPE_CASES: CaseDefinition[] = [
       if (answer.message!.type === PROBLEM_REPORT) {
         return { broken: [...broken, broke('data-pipe.established.thid', `the request was answered with a problem report ${String(answer.message!.body.code)}`, answer.entry.seq)] };
       }
-      broken.push(...messageRules(answer, 'established'));
+      broken.push(...messageRules(answer, 'established'), ...inKindRules(answer, 'established'));
       if (answer.message!.thid !== request.id) broken.push(broke('data-pipe.established.thid', `established has thid ${String(answer.message!.thid)}, not the request id ${request.id}`, answer.entry.seq));
       const did = answer.message!.body.did;
       if (typeof did === 'string' && !sameDid(did, c.cp.did)) broken.push(broke('data-pipe.established.did', `established names ${did}, not the requester ${c.cp.did}`, answer.entry.seq));

@@ -32,7 +32,7 @@ export const ENVELOPE_MODE_CASES: CaseDefinition[] = MODES.map(({ mode, encrypte
     const md = answer.check.metadata;
     const got = md ? { encrypted: md.encrypted, authenticated: md.authenticated || md.nonRepudiation } : { encrypted: false, authenticated: false };
     if ((encrypted && !got.encrypted) || (authenticated && !got.authenticated)) {
-      broken.push(broke('envelope.reply-in-kind', `a ${mode} ping was answered ${md?.mode ?? answer.entry.mode}`, answer.entry.seq));
+      broken.push(broke('envelope.reply-in-kind', `the ${mode} ping was answered ${md?.mode ?? answer.entry.mode}`, answer.entry.seq));
     }
     if (answer.message!.type !== PING_RESPONSE) broken.push(broke('trust-ping.response', `a ${String(answer.message!.type)} answered the ping`, answer.entry.seq));
     broken.push(...messageRules(answer, 'the ping-response'));

@@ -11,7 +11,7 @@ import { buildIssueAck, buildProposeCredential, buildRequestCredential, ISSUE_CR
 import { signPresentation } from '../../credentials/presentation.js';
 import { xsdDateTime } from '../../credentials/issue.js';
 import type { PlainMessage } from '../../didcomm/types.js';
-import { answerTo, broke, inconclusive, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type BrokenRuleList, type CaseContext, type CaseDefinition } from '../case-kit.js';
+import { answerTo, broke, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type BrokenRuleList, type CaseContext, type CaseDefinition } from '../case-kit.js';
 import type { Received } from '../counterpart.js';
 
 const OOB_URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#out-of-band-messages';
@@ -53,6 +53,7 @@ export const OOB_CASES: CaseDefinition[] = [
       'wait for offer-credential: threaded to the propose, a credential manifest with challenge and domain, a preview',
       'send request-credential with a credential application signed for that challenge and domain',
       'wait for issue-credential: threaded, one fulfillment; the credential verifies (proof, issuer, subject = the harness, validity, status) and its claims are the preview\'s',
+      'every answer is encrypted and authenticated, as the harness\'s messages are',
       'send the ack',
     ],
     async run(c) {
@@ -66,7 +67,7 @@ export const OOB_CASES: CaseDefinition[] = [
       const offerMsg = await next(c, propose, p.entry.seq, ISSUE_CREDENTIAL.offer);
       if (!offerMsg) return inconclusive(`no offer within ${c.timeoutMs} ms`, broken);
       if (offerMsg.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('issue-credential.offer', `the propose was answered with ${problemText(offerMsg)}`, offerMsg.entry.seq)] };
-      broken.push(...messageRules(offerMsg, 'the offer'));
+      broken.push(...messageRules(offerMsg, 'the offer'), ...inKindRules(offerMsg, 'the offer'));
       if (offerMsg.message!.thid !== propose.id) broken.push(broke('issue-credential.offer.thid', `the offer has thid ${String(offerMsg.message!.thid)}, not the propose's ${propose.id}`, offerMsg.entry.seq));
       let offer;
       try {
@@ -85,7 +86,7 @@ export const OOB_CASES: CaseDefinition[] = [
       const issueMsg = await next(c, { ...request, id: thid }, q.entry.seq, ISSUE_CREDENTIAL.issue);
       if (!issueMsg) return inconclusive(`no issue-credential within ${c.timeoutMs} ms`, broken);
       if (issueMsg.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('issue-credential.issue', `the request was answered with ${problemText(issueMsg)}`, issueMsg.entry.seq)] };
-      broken.push(...messageRules(issueMsg, 'the issue message'));
+      broken.push(...messageRules(issueMsg, 'the issue message'), ...inKindRules(issueMsg, 'the issue message'));
       let issued;
       try {
         issued = parseIssueCredential(issueMsg.message!);
