@@ -5,8 +5,9 @@
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { createPeerDid } from '../did/peer.js';
-import type { DIDDocument, DocumentResolver } from '../did/types.js';
+import { didcommService, secretFor } from '../did/document.js';
+import { encodePeerDid2, resolvePeerDid } from '../did/peer.js';
+import type { DIDDocument, DocumentResolver, Secret } from '../did/types.js';
 import { pack } from '../didcomm/envelope/index.js';
 import { authcrypt } from '../didcomm/envelope/native-encrypt.js';
 import { NativeCall } from '../didcomm/envelope/native-call.js';
@@ -14,7 +15,7 @@ import { memorySecrets } from '../didcomm/secrets.js';
 import { MEDIA_TYPES, type EnvelopeContext, type EnvelopeMode, type PlainMessage } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { listen } from '../listen.js';
-import { keyPairFromJwk } from '../keys.js';
+import { generateKeyPair, toMultikey, type KeyPair } from '../keys.js';
 import { errorsOf } from '../conformance/types.js';
 import { checkMessageText, fullRegistry, type MessageCheck } from './check.js';
 import type { ExchangedMessage } from './types.js';
@@ -49,6 +50,15 @@ export interface Counterpart {
   did: string;
   /** The key id and private key the harness signs with (Ed25519, its DID's authentication key). */
   signingKey(): { kid: string; privateKey: Uint8Array };
+  /** The same Ed25519 key as the DID's assertionMethod key, for issuing credentials. */
+  issuingKey(): { did: string; kid: string; privateKey: Uint8Array };
+  /** The base URL of the harness's HTTP server (for invitation URLs it serves at /connect). */
+  baseUrl: string;
+  /** Serves GET requests (e.g. /connect); undefined answers 404. */
+  onGet?: (url: URL) => { status: number; type: string; body: string } | undefined;
+  /** The agent under test, once known (an issuer-role run learns it from the first message). */
+  target(): string | undefined;
+  setTarget(did: string): Promise<void>;
   ctx: EnvelopeContext;
   endpoint: string;
   /** Every message in and out, in order. */
@@ -67,7 +77,8 @@ export interface Counterpart {
 }
 
 export interface CounterpartOptions {
-  target: string;
+  /** The agent under test; may be set later (setTarget). */
+  target?: string;
   resolve: DocumentResolver;
   /** HTTP timeout of one POST (ms). */
   postTimeoutMs: number;
@@ -96,7 +107,13 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
   const registry = fullRegistry();
   let seq = 0;
 
+  let api!: Counterpart;
   const server = http.createServer((req, res) => {
+    if (req.method === 'GET') {
+      const answer = api?.onGet?.(new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`));
+      if (!answer) return void res.writeHead(404).end();
+      return void res.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
+    }
     if (req.method !== 'POST') return void res.writeHead(405).end();
     const chunks: Buffer[] = [];
     let size = 0;
@@ -111,15 +128,21 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
   });
   const host = options.host ?? '127.0.0.1';
   const port = await listen(server, 0, host);
-  const endpoint = `http://${host}:${port}/didcomm`;
-  const me = createPeerDid({ endpoint });
+  const baseUrl = `http://${host}:${port}`;
+  const me = harnessDid(`${baseUrl}/didcomm`);
   const ownDoc = me.document;
   const resolve: DocumentResolver = async (did) => (did === me.did ? ownDoc : options.resolve(did));
   const ctx: EnvelopeContext = { resolve, secrets: memorySecrets(me.secrets), engine: 'native' };
 
-  const targetDoc = await resolve(options.target);
-  if (!targetDoc) throw new IdsyncError('did_not_resolved', `cannot resolve the target ${options.target}`);
-  const targetEndpoint = didcommEndpointOf(targetDoc);
+  let target: string | undefined;
+  let targetEndpoint: string | undefined;
+  async function setTarget(did: string): Promise<void> {
+    const doc = await resolve(did);
+    if (!doc) throw new IdsyncError('did_not_resolved', `cannot resolve the target ${did}`);
+    target = did;
+    targetEndpoint = didcommEndpointOf(doc);
+  }
+  if (options.target) await setTarget(options.target);
 
   const entry = (e: Omit<ExchangedMessage, 'seq' | 'atMs'>): ExchangedMessage => {
     const full = { seq: ++seq, atMs: Date.now() - started, ...e };
@@ -144,7 +167,7 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
   }
 
   async function postText(text: string, contentType: string, e: ExchangedMessage): Promise<PostOutcome> {
-    if (!targetEndpoint) throw new IdsyncError('invalid_argument', `${options.target} names no DIDComm HTTP(S) endpoint in its DID document`);
+    if (!targetEndpoint) throw new IdsyncError('invalid_argument', `${target ?? 'the target'} names no DIDComm HTTP(S) endpoint in its DID document`);
     try {
       const res = await fetch(targetEndpoint, { method: 'POST', headers: { 'content-type': contentType }, body: text, signal: AbortSignal.timeout(options.postTimeoutMs), redirect: 'manual' });
       e.httpStatus = res.status;
@@ -162,21 +185,27 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
     }
   }
 
-  return {
+  api = {
     did: me.did,
+    baseUrl,
+    target: () => target,
+    setTarget,
     signingKey() {
-      const secret = me.secrets.find((x) => x.id === `${me.did}#key-1`)!;
-      return { kid: secret.id, privateKey: keyPairFromJwk(secret.privateKeyJwk).privateKey };
+      return { kid: `${me.did}#key-1`, privateKey: me.signing.privateKey };
+    },
+    issuingKey() {
+      return { did: me.did, kid: `${me.did}#key-2`, privateKey: me.signing.privateKey };
     },
     ctx,
-    endpoint,
+    endpoint: `${baseUrl}/didcomm`,
     log,
     received,
     draft(type, body, extra = {}) {
-      return { id: randomUUID(), type, from: me.did, to: [options.target], created_time: Math.floor(Date.now() / 1000), body, ...extra };
+      return { id: randomUUID(), type, from: me.did, ...(target ? { to: [target] } : {}), created_time: Math.floor(Date.now() / 1000), body, ...extra };
     },
     async send(message, o) {
-      const to = o.to ?? options.target;
+      const to = o.to ?? target;
+      if (!to) throw new IdsyncError('invalid_argument', 'no agent under test to send to yet');
       const packOptions = { mode: o.mode, to, from: me.did };
       const packed = (await pack(message, packOptions, ctx)).packed;
       const text = o.mangle ? o.mangle(packed) : packed;
@@ -188,7 +217,8 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
       return postText(text, mediaType, e);
     },
     async sendRaw(plaintext, note, meta) {
-      const { packed } = await authcrypt(Buffer.from(plaintext), { to: options.target, from: me.did, protect: false, encAnon: 'XC20P' }, new NativeCall(ctx));
+      if (!target) throw new IdsyncError('invalid_argument', 'no agent under test to send to yet');
+      const { packed } = await authcrypt(Buffer.from(plaintext), { to: target, from: me.did, protect: false, encAnon: 'XC20P' }, new NativeCall(ctx));
       const e = entry({ direction: 'sent', via: 'http-post', mode: 'authcrypt', note, ...meta });
       return postText(packed, MEDIA_TYPES.encrypted, e);
     },
@@ -218,4 +248,24 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
       server.close(() => resolve());
     }),
   };
+  return api;
+}
+
+/**
+ * The harness's did:peer:2: one Ed25519 key that authenticates (V, key-1) and issues (A, key-2:
+ * the same key, so credentials it issues in the issuer role verify), an X25519 key (E, key-3),
+ * and its DIDComm endpoint.
+ */
+function harnessDid(endpoint: string): { did: string; document: DIDDocument; secrets: Secret[]; signing: KeyPair } {
+  const signing = generateKeyPair('Ed25519');
+  const agree = generateKeyPair('X25519');
+  const did = encodePeerDid2({
+    keys: [
+      { purpose: 'V', publicKeyMultibase: toMultikey(signing) },
+      { purpose: 'A', publicKeyMultibase: toMultikey(signing) },
+      { purpose: 'E', publicKeyMultibase: toMultikey(agree) },
+    ],
+    services: [didcommService('#didcomm', endpoint) as unknown as Record<string, unknown>],
+  });
+  return { did, document: resolvePeerDid(did), secrets: [secretFor(`${did}#key-1`, signing), secretFor(`${did}#key-3`, agree)], signing };
 }
