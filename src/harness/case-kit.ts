@@ -23,6 +23,8 @@ export interface CaseContext {
   invitation?: { url: string; message: PlainMessage; results: ConformanceResult[] };
   /** The longest wait for one answer (ms). */
   timeoutMs: number;
+  /** Issuer and verifier roles: the longest wait for the agent to accept idsync's invitation (ms). */
+  acceptTimeoutMs?: number;
 }
 
 export type BrokenRuleList = BrokenRule[];

@@ -13,6 +13,7 @@ import { REPORT_PROBLEM_CASES } from './suites/report-problem.js';
 import { TRUST_PING_CASES } from './suites/trust-ping.js';
 import { OOB_CASES } from './suites/waci-issue.js';
 import { DATA_PIPE_CASES } from './suites/data-pipe.js';
+import { ISSUER_ROLE_CASES, issuerInvitation } from './suites/issuer-role.js';
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { parseJsonBounded } from '../json-depth.js';
@@ -29,8 +30,17 @@ export const INVITATION_SUITES = [...new Set(INVITATION_CASES.map((c) => c.suite
 export const DEFAULT_CASE_TIMEOUT_MS = 3000;
 
 export interface RunOptions {
-  /** The DID of the agent under test, or an out-of-band invitation URL it issued. */
-  target: string;
+  /**
+   * The DID of the agent under test, or an out-of-band invitation URL it issued. Not used with
+   * role 'holder' (idsync issues the invitation and learns the agent from its answer).
+   */
+  target?: string;
+  /** 'holder': the agent under test is the holder, idsync the issuer (it makes the invitation). */
+  role?: 'holder';
+  /** Role holder: called with the invitation URL the agent under test must accept. */
+  onInvitation?: (url: string) => void;
+  /** Role holder: how long the agent has to accept the invitation (default 120 s). */
+  acceptTimeoutMs?: number;
   resolve: DocumentResolver;
   /** Suites to run (default all). */
   suites?: string[];
@@ -68,22 +78,31 @@ export async function readInvitation(url: string): Promise<{ url: string; messag
 }
 
 export async function runConformance(options: RunOptions): Promise<ConformanceReport> {
-  const isUrl = /^https?:\/\//i.test(options.target);
-  if (!isUrl && !options.target.startsWith('did:')) throw new IdsyncError('invalid_argument', `--target must be a DID or an out-of-band invitation URL: ${options.target}`);
-  const invitation = isUrl ? await readInvitation(options.target) : undefined;
+  if (options.role === 'holder') return runAsIssuer(options);
+  const requested = options.target ?? '';
+  const isUrl = /^https?:\/\//i.test(requested);
+  if (!isUrl && !requested.startsWith('did:')) throw new IdsyncError('invalid_argument', `--target must be a DID or an out-of-band invitation URL: ${requested}`);
+  const invitation = isUrl ? await readInvitation(requested) : undefined;
   const all = invitation ? INVITATION_CASES : DID_CASES;
   const names = [...new Set(all.map((c) => c.suite))];
   const suites = options.suites ?? names;
   const unknown = suites.filter((s) => !names.includes(s));
   if (unknown.length) throw new IdsyncError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites for this target: ${names.join(', ')})`);
-  const target = invitation ? String(invitation.message.from) : options.target;
+  const target = invitation ? String(invitation.message.from) : requested;
   const timeoutMs = options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS;
   const started = Date.now();
   const cp = await startCounterpart({ target, resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000) });
+  const ctx: CaseContext = { cp, target, timeoutMs, ...(invitation ? { invitation } : {}) };
+  const cases = await runCases(ctx, all.filter((c) => suites.includes(c.suite)), options.onCase);
+  return { target: requested, role: invitation ? `invitee of ${target} (holder for streamlined-vc, requester for a Data Pipe)` : 'peer (trust-ping, discover-features, report-problem, envelope modes)', harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
+}
+
+/** Runs `defs` one after the other with `ctx`, then closes the counterpart. */
+async function runCases(ctx: CaseContext, defs: CaseDefinition[], onCase?: (r: CaseResult) => void): Promise<CaseResult[]> {
+  const { cp } = ctx;
   const cases: CaseResult[] = [];
   try {
-    const ctx: CaseContext = { cp, target, timeoutMs, ...(invitation ? { invitation } : {}) };
-    for (const def of all.filter((c) => suites.includes(c.suite))) {
+    for (const def of defs) {
       const from = cp.log.length;
       const t0 = Date.now();
       let outcome: CaseOutcome;
@@ -110,12 +129,29 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
         durationMs: Date.now() - t0,
       };
       cases.push(result);
-      options.onCase?.(result);
+      onCase?.(result);
     }
   } finally {
     await cp.close();
   }
-  return { target: options.target, role: invitation ? `invitee of ${target} (holder for streamlined-vc, requester for a Data Pipe)` : 'peer (trust-ping, discover-features, report-problem, envelope modes)', harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
+  return cases;
+}
+
+/**
+ * Role holder: idsync is the issuer. It serves a streamlined-vc invitation at /connect (JSON for
+ * clients, the URL for browsers), hands its URL to `onInvitation`, and judges the agent that accepts it.
+ */
+async function runAsIssuer(options: RunOptions): Promise<ConformanceReport> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS;
+  const started = Date.now();
+  const cp = await startCounterpart({ resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000) });
+  const invitation = issuerInvitation(cp.did, cp.baseUrl);
+  cp.onGet = (url) => (url.pathname === '/connect' ? { status: 200, type: 'application/json', body: JSON.stringify(invitation.message) } : undefined);
+  options.onInvitation?.(invitation.url);
+  const ctx: CaseContext = { cp, target: '', timeoutMs, acceptTimeoutMs: options.acceptTimeoutMs ?? 120_000, invitation: { ...invitation, results: [] } };
+  const cases = await runCases(ctx, ISSUER_ROLE_CASES, options.onCase);
+  const target = cp.target() ?? '(no agent accepted the invitation)';
+  return { target, role: `issuer (the agent under test is the holder; invitation ${invitation.url})`, harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
 }
 
 /** The `--json` document of issue 9: target, cases {id, title, status, failedRules, messages}, summary. */

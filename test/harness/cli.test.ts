@@ -52,6 +52,16 @@ describe('idsync conformance run', () => {
     }
   }, 20_000);
 
+  it('--role holder prints the invitation to accept (stderr with --json) and is inconclusive when nobody accepts it', async () => {
+    const r = await cli(['conformance', 'run', '--role', 'holder', '--accept-timeout', '200', '--json']);
+    expect(r.err).toMatch(/^invitation: http:\/\/127\.0\.0\.1:\d+\/connect\?_oob=[\w-]+\n$/);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out) as { cases: Array<{ id: string; status: string }>; summary: Record<string, number> };
+    expect(doc.cases.map((c) => `${c.id} ${c.status}`)).toEqual(['holder/streamlined-vc inconclusive']);
+    expect((await cli(['conformance', 'run', '--role', 'holder', '--target', 'did:example:x'])).code).toBe(2);
+    expect((await cli(['conformance', 'run'])).err).toMatch(/^idsync: missing_mandatory_option_value: /);
+  });
+
   it('rejects an unknown suite and a target that is not a DID as usage errors', async () => {
     const r = await cli(['conformance', 'run', '--target', 'did:example:x', '--suite', 'nope']);
     expect(r.code).toBe(2);

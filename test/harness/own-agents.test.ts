@@ -51,3 +51,21 @@ describe('conformance run against a user invitation of idsync', () => {
     expect(verdicts(report)).toEqual(['out-of-band/invitation: passed', `waci/streamlined-vc: skipped (the invitation's goal_code is idsync.data-pipe, not streamlined-vc)`, 'data-pipe/establish: passed']);
   }, 30_000);
 });
+
+describe('conformance run --role holder against idsync', () => {
+  it('the wallet as holder accepts idsync\'s streamlined-vc invitation, requests with a signed application and acks the credential', async () => {
+    const wallet = bed.wallets[0]!;
+    const report = await runConformance({
+      role: 'holder',
+      resolve: documentResolver(createResolver({})),
+      acceptTimeoutMs: 10_000,
+      onInvitation: (url) => void wallet.acceptInvitation(url).catch(() => {}),
+    });
+    expect(verdicts(report)).toEqual(['holder/streamlined-vc: passed']);
+    expect(report.target).toBe(wallet.did);
+    expect(report.cases[0]!.messages.map((m) => `${m.direction} ${m.type?.split('/').pop()}`)).toEqual([
+      'received propose-credential', 'sent offer-credential', 'received request-credential', 'sent issue-credential', 'received ack',
+    ]);
+    expect((await wallet.credentials()).some((c) => c.claims.firstName === 'Ada')).toBe(true);
+  }, 30_000);
+});

@@ -11,7 +11,8 @@ import { envelopeContext } from '../context.js';
 import type { CommandDeps } from './did.js';
 
 interface RunOpts {
-  target: string;
+  target?: string;
+  acceptTimeout: string;
   role?: string;
   suite?: string;
   report?: string;
@@ -31,27 +32,40 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
   conformance
     .command('run')
     .description('play the counterpart of the agent under test and run the conformance cases; exit 0 only when no case failed')
-    .requiredOption('--target <did|url>', 'the DID of the agent under test (its document names a DIDComm HTTP(S) endpoint), or an out-of-band invitation URL it issued')
-    .option('--role <role>', 'the counterpart idsync plays: peer for a DID, invitee for an invitation URL (holder for streamlined-vc, requester for a Data Pipe); both are chosen from the target')
+    .option('--target <did|url>', 'the DID of the agent under test (its document names a DIDComm HTTP(S) endpoint), or an out-of-band invitation URL it issued')
+    .option('--role <role>', 'holder: the agent under test is a holder; idsync issues, printing an invitation URL for it to accept (no --target). Without it: peer for a DID, invitee for an invitation URL')
+    .option('--accept-timeout <ms>', 'with --role holder: how long the agent has to accept the invitation', '120000')
     .option('--suite <suites>', `comma-separated suites (default all; a DID: ${DID_SUITES.join(', ')}; an invitation URL: ${INVITATION_SUITES.join(', ')})`)
     .option('--report <dir>', 'write report.json, junit.xml and report.html into this folder')
     .option('--timeout <ms>', 'the longest wait for one answer; a case whose answer does not come is inconclusive', String(DEFAULT_CASE_TIMEOUT_MS))
     .option('--dids <file...>', 'JSON files, each a DID document or an array of them (resolved before any DID method)', [])
     .option('--json', 'print one JSON document {target, cases: [{id, title, status, failedRules, messages}], summary}')
     .action(async (opts: RunOpts) => {
-      const invitee = /^https?:\/\//i.test(opts.target);
-      const role = invitee ? 'invitee' : 'peer';
-      if (opts.role !== undefined && opts.role !== role) throw usageError('invalid_argument', `--role ${opts.role} is not supported for this target (${role}); holder and prover roles, where idsync issues the invitation, are not built yet`);
+      const holder = opts.role === 'holder';
+      if (opts.role !== undefined && !holder) throw usageError('invalid_argument', `--role ${opts.role} is not supported (holder; a prover role is not built yet)`);
+      if (holder && opts.target) throw usageError('conflicting_option', '--role holder takes no --target: the agent under test is whoever accepts the invitation');
+      if (!holder && !opts.target) throw usageError('missing_mandatory_option_value', "required option '--target <did|url>' not specified (or use --role holder)");
+      const invitee = /^https?:\/\//i.test(opts.target ?? '');
+      const acceptTimeoutMs = Number(opts.acceptTimeout);
+      if (!Number.isInteger(acceptTimeoutMs) || acceptTimeoutMs < 1) throw usageError('invalid_argument', `--accept-timeout must be a positive whole number of milliseconds: ${opts.acceptTimeout}`);
       const timeoutMs = Number(opts.timeout);
       if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw usageError('invalid_argument', `--timeout must be a positive whole number of milliseconds: ${opts.timeout}`);
       const suites = opts.suite ? opts.suite.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-      const known = invitee ? INVITATION_SUITES : DID_SUITES;
+      const known = holder ? ['holder'] : invitee ? INVITATION_SUITES : DID_SUITES;
       const unknown = (suites ?? []).filter((s) => !known.includes(s));
       if (unknown.length) throw usageError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites: ${known.join(', ')})`);
       const { resolve } = await envelopeContext({ dids: opts.dids }, deps.io);
       const out = deps.output(Boolean(opts.json));
-      out.say(`conformance run against ${opts.target}`);
-      const report = await runConformance({ target: opts.target, resolve, timeoutMs, ...(suites ? { suites } : {}), onCase: (c) => out.say(caseLine(c)) });
+      out.say(holder ? 'conformance run: idsync is the issuer, the agent under test the holder' : `conformance run against ${opts.target}`);
+      const report = await runConformance({
+        ...(holder ? { role: 'holder' as const, acceptTimeoutMs } : { target: opts.target! }),
+        resolve,
+        timeoutMs,
+        ...(suites && !holder ? { suites } : {}),
+        onCase: (c) => out.say(caseLine(c)),
+        // With --json stdout is one JSON document, so the URL to accept goes to stderr.
+        onInvitation: (url) => (opts.json ? deps.io.stderr(`invitation: ${url}\n`) : out.say(`accept this invitation with the agent under test (also served as JSON at /connect):\n${url}`)),
+      });
       const files = opts.report ? await writeReportFiles(report, opts.report) : [];
       out.result(reportJson(report), () => {
         const s = report.summary;
