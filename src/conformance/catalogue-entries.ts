@@ -167,7 +167,6 @@ const ROWS: Row[] = [
   ['trust-ping.no-response', 'MUST', PING, 'A ping with response_requested false gets no ping-response.'],
   ['discover-features.queries', 'MUST', FEATURES, 'body.queries is a non-empty array of {feature-type, match} strings.'],
   ['discover-features.disclosures', 'MUST', FEATURES, 'body.disclosures is an array of {feature-type, id, roles?}.'],
-  ['discover-features.disclose', 'MUST', FEATURES, 'A queries message is answered with a disclose message.'],
   ['discover-features.disclose-thid', 'MUST', FEATURES, 'A disclose carries thid = the id of the queries it answers.'],
   ['discover-features.disclosed-supported', 'MUST', FEATURES, 'A protocol the agent discloses is one it supports: its messages are not refused as an unsupported type.'],
   ['report-problem.pthid', 'MUST', PROBLEMS, 'A problem report carries pthid: the thid of the thread where the problem occurred.'],

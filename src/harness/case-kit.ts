@@ -63,9 +63,10 @@ export function messageRules(r: Received | undefined, what: string): BrokenRule[
   return r.check.results.filter((x) => !x.ok && x.severity === 'error').map((x) => broke(ruleOf(x.rule) ? x.rule : 'conformance.rule-crashed', `${what}: ${x.detail ?? 'broken'}`, r.entry.seq));
 }
 
-/** A 5xx answer to a POST breaks transport.no-server-error. */
+/** A 5xx answer to a POST breaks transport.no-server-error; a POST that got no answer at all, transport.reachable. */
 export function transportRules(o: PostOutcome, what: string): BrokenRule[] {
-  return o.status !== undefined && o.status >= 500 ? [broke('transport.no-server-error', `${what} was answered HTTP ${o.status}`, o.entry.seq)] : [];
+  if (o.status === undefined) return [broke('transport.reachable', `${what} could not be posted: ${o.error ?? 'no answer'}`, o.entry.seq)];
+  return o.status >= 500 ? [broke('transport.no-server-error', `${what} was answered HTTP ${o.status}`, o.entry.seq)] : [];
 }
 
 export const threadOf = (m: Pick<PlainMessage, 'id' | 'thid'>) => m.thid ?? m.id;
