@@ -65,8 +65,8 @@ export function messageRules(r: Received | undefined, what: string): BrokenRule[
 
 /** A 5xx answer to a POST breaks transport.no-server-error; a POST that got no answer at all, transport.reachable. */
 export function transportRules(o: PostOutcome, what: string): BrokenRule[] {
-  if (o.status === undefined) return [broke('transport.reachable', `${what} could not be posted: ${o.error ?? 'no answer'}`, o.entry.seq)];
-  return o.status >= 500 ? [broke('transport.no-server-error', `${what} was answered HTTP ${o.status}`, o.entry.seq)] : [];
+  if (o.error !== undefined || (o.transport === 'http' && o.status === undefined)) return [broke('transport.reachable', `${what} could not be sent: ${o.error ?? 'no answer'}`, o.entry.seq)];
+  return o.status !== undefined && o.status >= 500 ? [broke('transport.no-server-error', `${what} was answered HTTP ${o.status}`, o.entry.seq)] : [];
 }
 
 export const threadOf = (m: Pick<PlainMessage, 'id' | 'thid'>) => m.thid ?? m.id;

@@ -4,6 +4,7 @@
 // it was on the wire, opened and checked against the whole rule catalogue (check.ts).
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
+import { WebSocket } from 'ws';
 import { randomUUID } from 'node:crypto';
 import { didcommService, secretFor } from '../did/document.js';
 import { encodePeerDid2, resolvePeerDid } from '../did/peer.js';
@@ -29,7 +30,9 @@ export interface Received {
 }
 
 export interface PostOutcome {
-  /** HTTP status, or undefined when the POST failed (connection refused, timeout). */
+  /** How it went: an HTTP POST, or a WebSocket frame (which has no status). */
+  transport: 'http' | 'ws';
+  /** HTTP status, or undefined when the POST failed (connection refused, timeout) or over WebSocket. */
   status?: number;
   error?: string;
   received: Received[];
@@ -76,7 +79,11 @@ export interface Counterpart {
   close(): Promise<void>;
 }
 
+export type HarnessTransport = 'http' | 'ws';
+
 export interface CounterpartOptions {
+  /** Reach the agent by HTTP POST or over a WebSocket (default: the first its DID document offers, HTTP preferred). */
+  transport?: HarnessTransport;
   /** The agent under test; may be set later (setTarget). */
   target?: string;
   resolve: DocumentResolver;
@@ -85,18 +92,20 @@ export interface CounterpartOptions {
   host?: string;
 }
 
-/** The DIDComm HTTP(S) endpoint of a DID document (DIDComm v2 §Service Endpoint), if any. */
-export function didcommEndpointOf(doc: DIDDocument): string | undefined {
+/** The DIDComm endpoint of a DID document (DIDComm v2 §Service Endpoint) for `transport`, if any: HTTP(S) first unless ws is asked for. */
+export function didcommEndpointOf(doc: DIDDocument, transport?: HarnessTransport): { uri: string; transport: HarnessTransport } | undefined {
+  const found: Array<{ uri: string; transport: HarnessTransport }> = [];
   for (const s of doc.service ?? []) {
     const types = Array.isArray(s.type) ? s.type : [s.type];
     if (!types.includes('DIDCommMessaging')) continue;
     const eps = Array.isArray(s.serviceEndpoint) ? s.serviceEndpoint : [s.serviceEndpoint];
     for (const ep of eps) {
       const uri = typeof ep === 'string' ? ep : (ep as { uri?: unknown })?.uri;
-      if (typeof uri === 'string' && /^https?:/.test(uri)) return uri;
+      if (typeof uri === 'string' && /^https?:/.test(uri)) found.push({ uri, transport: 'http' });
+      else if (typeof uri === 'string' && /^wss?:/.test(uri)) found.push({ uri, transport: 'ws' });
     }
   }
-  return undefined;
+  return transport ? found.find((f) => f.transport === transport) : found.find((f) => f.transport === 'http') ?? found[0];
 }
 
 export async function startCounterpart(options: CounterpartOptions): Promise<Counterpart> {
@@ -135,13 +144,29 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
   const ctx: EnvelopeContext = { resolve, secrets: memorySecrets(me.secrets), engine: 'native' };
 
   let target: string | undefined;
-  let targetEndpoint: string | undefined;
+  let targetEndpoint: { uri: string; transport: HarnessTransport } | undefined;
   async function setTarget(did: string): Promise<void> {
     const doc = await resolve(did);
     if (!doc) throw new IdsyncError('did_not_resolved', `cannot resolve the target ${did}`);
     target = did;
-    targetEndpoint = didcommEndpointOf(doc);
+    targetEndpoint = didcommEndpointOf(doc, options.transport);
   }
+  // One WebSocket to the agent, opened on first use and again after the agent closed it; what
+  // arrives on it is a reply on the same connection (return route).
+  let socket: Promise<WebSocket> | undefined;
+  const openSocket = (uri: string): Promise<WebSocket> => {
+    socket ??= new Promise<WebSocket>((resolveWs, rejectWs) => {
+      const ws = new WebSocket(uri);
+      ws.on('open', () => resolveWs(ws));
+      ws.on('error', (err) => {
+        socket = undefined;
+        rejectWs(err);
+      });
+      ws.on('close', () => (socket = undefined));
+      ws.on('message', (data) => void take(data.toString(), 'return-route'));
+    });
+    return socket;
+  };
   if (options.target) await setTarget(options.target);
 
   const entry = (e: Omit<ExchangedMessage, 'seq' | 'atMs'>): ExchangedMessage => {
@@ -167,9 +192,29 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
   }
 
   async function postText(text: string, contentType: string, e: ExchangedMessage): Promise<PostOutcome> {
-    if (!targetEndpoint) throw new IdsyncError('invalid_argument', `${target ?? 'the target'} names no DIDComm HTTP(S) endpoint in its DID document`);
+    if (!targetEndpoint) throw new IdsyncError('invalid_argument', `${target ?? 'the target'} names no DIDComm ${options.transport ?? 'HTTP(S) or WebSocket'} endpoint in its DID document`);
+    if (targetEndpoint.transport === 'ws') {
+      try {
+        const uri = targetEndpoint.uri;
+        const sendOnce = async () => {
+          const ws = await openSocket(uri);
+          if (ws.readyState !== WebSocket.OPEN) throw new Error(`WebSocket is not open (readyState ${ws.readyState})`);
+          await new Promise<void>((resolveSend, rejectSend) => ws.send(text, (err) => (err ? rejectSend(err) : resolveSend())));
+        };
+        // The agent may have closed the connection (after junk, say): once more on a new one.
+        await sendOnce().catch(() => {
+          socket = undefined;
+          return sendOnce();
+        });
+        return { transport: 'ws', received: [], entry: e };
+      } catch (err) {
+        const error = (err as Error)?.message ?? String(err);
+        e.note = [e.note, `WebSocket send failed: ${error}`].filter(Boolean).join('; ');
+        return { transport: 'ws', error, received: [], entry: e };
+      }
+    }
     try {
-      const res = await fetch(targetEndpoint, { method: 'POST', headers: { 'content-type': contentType }, body: text, signal: AbortSignal.timeout(options.postTimeoutMs), redirect: 'manual' });
+      const res = await fetch(targetEndpoint.uri, { method: 'POST', headers: { 'content-type': contentType }, body: text, signal: AbortSignal.timeout(options.postTimeoutMs), redirect: 'manual' });
       e.httpStatus = res.status;
       const body = await res.text();
       const out: Received[] = [];
@@ -177,11 +222,11 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
       if (res.status >= 200 && res.status < 300 && body.trim().startsWith('{') && /didcomm|json/.test(res.headers.get('content-type') ?? '')) {
         out.push(await take(body, 'return-route'));
       }
-      return { status: res.status, received: out, entry: e };
+      return { transport: 'http', status: res.status, received: out, entry: e };
     } catch (err) {
       const error = (err as Error)?.message ?? String(err);
       e.note = [e.note, `POST failed: ${error}`].filter(Boolean).join('; ');
-      return { error, received: [], entry: e };
+      return { transport: 'http', error, received: [], entry: e };
     }
   }
 
@@ -244,6 +289,7 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
       });
     },
     close: () => new Promise<void>((resolve) => {
+      void socket?.then((ws) => ws.close(), () => {});
       server.closeAllConnections?.();
       server.close(() => resolve());
     }),

@@ -6,7 +6,7 @@
 import type { DocumentResolver } from '../did/types.js';
 import { IdsyncError } from '../errors.js';
 import type { CaseContext, CaseDefinition, CaseOutcome } from './case-kit.js';
-import { startCounterpart } from './counterpart.js';
+import { startCounterpart, type HarnessTransport } from './counterpart.js';
 import { DISCOVER_FEATURES_CASES } from './suites/discover-features.js';
 import { ENVELOPE_MODE_CASES } from './suites/envelope-modes.js';
 import { REPORT_PROBLEM_CASES } from './suites/report-problem.js';
@@ -37,6 +37,8 @@ export interface RunOptions {
   target?: string;
   /** 'holder': the agent under test is the holder, idsync the issuer (it makes the invitation). */
   role?: 'holder';
+  /** Reach the agent by HTTP POST or over a WebSocket (default: what its DID document offers, HTTP first). */
+  transport?: HarnessTransport;
   /** Role holder: called with the invitation URL the agent under test must accept. */
   onInvitation?: (url: string) => void;
   /** Role holder: how long the agent has to accept the invitation (default 120 s). */
@@ -91,7 +93,7 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
   const target = invitation ? String(invitation.message.from) : requested;
   const timeoutMs = options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS;
   const started = Date.now();
-  const cp = await startCounterpart({ target, resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000) });
+  const cp = await startCounterpart({ target, resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000), ...(options.transport ? { transport: options.transport } : {}) });
   const ctx: CaseContext = { cp, target, timeoutMs, ...(invitation ? { invitation } : {}) };
   const cases = await runCases(ctx, all.filter((c) => suites.includes(c.suite)), options.onCase);
   return { target: requested, role: invitation ? `invitee of ${target} (holder for streamlined-vc, requester for a Data Pipe)` : 'peer (trust-ping, discover-features, report-problem, envelope modes)', harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
@@ -144,7 +146,7 @@ async function runCases(ctx: CaseContext, defs: CaseDefinition[], onCase?: (r: C
 async function runAsIssuer(options: RunOptions): Promise<ConformanceReport> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS;
   const started = Date.now();
-  const cp = await startCounterpart({ resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000) });
+  const cp = await startCounterpart({ resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000), ...(options.transport ? { transport: options.transport } : {}) });
   const invitation = issuerInvitation(cp.did, cp.baseUrl);
   cp.onGet = (url) => (url.pathname === '/connect' ? { status: 200, type: 'application/json', body: JSON.stringify(invitation.message) } : undefined);
   options.onInvitation?.(invitation.url);

@@ -32,6 +32,15 @@ describe('conformance run against idsync itself', () => {
   }, 30_000);
 });
 
+describe('conformance run over a WebSocket', () => {
+  it('the service passes every case with messages sent on its WebSocket endpoint', async () => {
+    const report = await runConformance({ target: bed.service.did, resolve: documentResolver(createResolver({})), transport: 'ws' });
+    expect(verdicts(report).filter((v) => !v.endsWith(': passed'))).toEqual([]);
+    // Nothing went by HTTP POST: every message the harness sent has no HTTP status.
+    expect(report.cases.flatMap((c) => c.messages).filter((m) => m.direction === 'sent' && m.httpStatus !== undefined)).toEqual([]);
+  }, 30_000);
+});
+
 describe('conformance run against an invitation URL of idsync', () => {
   it('the service as WACI streamlined-vc issuer: the harness as holder completes the issuance and the credential matches the preview', async () => {
     const wf = await bed.service.client.createWorkflow({ datapoints: { firstName: 'Alan', lastName: 'Turing', birthDate: '1912-06-23' } });

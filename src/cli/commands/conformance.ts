@@ -1,7 +1,7 @@
 // `idsync conformance run --target T [--suite S,…] [--report DIR] [--timeout MS] [--dids F…] [--json]`:
 // idsync plays the counterpart of the agent under test (src/harness/) and judges it case by case
 // against the rule catalogue. Exit 0 only when no case failed.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { IdsyncError } from '../../errors.js';
 import { writeReportFiles } from '../../harness/report-files.js';
 import { DEFAULT_CASE_TIMEOUT_MS, DID_SUITES, INVITATION_SUITES, reportJson, runConformance } from '../../harness/run.js';
@@ -11,6 +11,7 @@ import { envelopeContext } from '../context.js';
 import type { CommandDeps } from './did.js';
 
 interface RunOpts {
+  transport?: 'http' | 'ws';
   target?: string;
   acceptTimeout: string;
   role?: string;
@@ -37,6 +38,7 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
     .option('--accept-timeout <ms>', 'with --role holder: how long the agent has to accept the invitation', '120000')
     .option('--suite <suites>', `comma-separated suites (default all; a DID: ${DID_SUITES.join(', ')}; an invitation URL: ${INVITATION_SUITES.join(', ')})`)
     .option('--report <dir>', 'write report.json, junit.xml and report.html into this folder')
+    .addOption(new Option('--transport <transport>', "reach the agent by HTTP POST or over a WebSocket (default: what its DID document offers, HTTP first)").choices(['http', 'ws']))
     .option('--timeout <ms>', 'the longest wait for one answer; a case whose answer does not come is inconclusive', String(DEFAULT_CASE_TIMEOUT_MS))
     .option('--dids <file...>', 'JSON files, each a DID document or an array of them (resolved before any DID method)', [])
     .option('--json', 'print one JSON document {target, cases: [{id, title, status, failedRules, messages}], summary}')
@@ -61,6 +63,7 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
         ...(holder ? { role: 'holder' as const, acceptTimeoutMs } : { target: opts.target! }),
         resolve,
         timeoutMs,
+        ...(opts.transport ? { transport: opts.transport } : {}),
         ...(suites && !holder ? { suites } : {}),
         onCase: (c) => out.say(caseLine(c)),
         // With --json stdout is one JSON document, so the URL to accept goes to stderr.

@@ -21,10 +21,11 @@ const URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#problem-re
  */
 async function expectRefusal(c: CaseContext, sent: PlainMessage, outcome: PostOutcome, what: string): Promise<BrokenRuleList> {
   const broken = transportRules(outcome, what);
-  if (outcome.status === undefined) return broken;
-  if (outcome.status >= 400) return broken;
+  if (outcome.error !== undefined) return broken;
+  // An HTTP 4xx tells the sender; a WebSocket frame has no status, so only a report can.
+  if (outcome.status !== undefined && outcome.status >= 400) return broken;
   const report = await problemAbout(c, sent);
-  if (!report) broken.push(broke('report-problem.reply', `${what} was accepted (HTTP ${outcome.status}) and no problem report came within ${c.timeoutMs} ms`, outcome.entry.seq));
+  if (!report) broken.push(broke('report-problem.reply', `${what} was accepted (${outcome.status !== undefined ? `HTTP ${outcome.status}` : 'WebSocket'}) and no problem report came within ${c.timeoutMs} ms`, outcome.entry.seq));
   else broken.push(...problemRules(report, sent));
   return broken;
 }
@@ -130,7 +131,7 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
     async (c) => {
       const { message, outcome } = await ping(c, { mode: 'plaintext', note: 'plaintext' });
       const broken = transportRules(outcome, 'the plaintext ping');
-      if (outcome.status !== undefined && outcome.status < 400) {
+      if (outcome.error === undefined && (outcome.status ?? 200) < 400) {
         const answer = await c.cp.waitFor((r) => r.message !== undefined && (r.message.thid === message.id || r.message.pthid === message.id), c.timeoutMs);
         if (answer?.message?.type === PROBLEM_REPORT) broken.push(...problemRules(answer, message));
       }
