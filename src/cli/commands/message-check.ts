@@ -6,7 +6,6 @@ import type { Command } from 'commander';
 import { ruleOf } from '../../conformance/catalogue.js';
 import type { ConformanceResult } from '../../conformance/types.js';
 import { IdsyncError } from '../../errors.js';
-import { checkMessageText } from '../../harness/check.js';
 import { envelopeContext } from '../context.js';
 import { readInput } from '../inputs.js';
 import type { CommandDeps } from './did.js';
@@ -36,6 +35,8 @@ export function registerMessageCheckCommand(program: Command, deps: CommandDeps)
     .action(async (file: string, opts: { secrets: string[]; dids: string[]; json?: boolean }) => {
       const ctx = await envelopeContext(opts, deps.io);
       const text = (await readInput(file, deps.io)).trim();
+      // Loaded here: the protocol body rules pull in the credential code, which other commands do not need at start-up.
+      const { checkMessageText } = await import('../../harness/check.js');
       const checked = await checkMessageText(text, ctx, { canDecrypt: opts.secrets.length > 0 });
       const out: MessageCheckOutput = {
         ok: checked.ok,
