@@ -13,6 +13,7 @@ import { REPORT_PROBLEM_CASES } from './suites/report-problem.js';
 import { TRUST_PING_CASES } from './suites/trust-ping.js';
 import { OOB_CASES } from './suites/waci-issue.js';
 import { DATA_PIPE_CASES } from './suites/data-pipe.js';
+import { WACI_PRESENT_CASES } from './suites/waci-present.js';
 import { ISSUER_ROLE_CASES, issuerInvitation } from './suites/issuer-role.js';
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
 import type { PlainMessage } from '../didcomm/types.js';
@@ -24,7 +25,7 @@ export const DID_CASES: CaseDefinition[] = [...TRUST_PING_CASES, ...DISCOVER_FEA
 export const DID_SUITES = [...new Set(DID_CASES.map((c) => c.suite))];
 
 /** The cases for an out-of-band invitation URL. */
-export const INVITATION_CASES: CaseDefinition[] = [...OOB_CASES, ...DATA_PIPE_CASES];
+export const INVITATION_CASES: CaseDefinition[] = [...OOB_CASES, ...WACI_PRESENT_CASES, ...DATA_PIPE_CASES];
 export const INVITATION_SUITES = [...new Set(INVITATION_CASES.map((c) => c.suite))];
 
 export const DEFAULT_CASE_TIMEOUT_MS = 3000;
@@ -96,7 +97,7 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
   const cp = await startCounterpart({ target, resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000), ...(options.transport ? { transport: options.transport } : {}) });
   const ctx: CaseContext = { cp, target, timeoutMs, ...(invitation ? { invitation } : {}) };
   const cases = await runCases(ctx, all.filter((c) => suites.includes(c.suite)), options.onCase);
-  return { target: requested, role: invitation ? `invitee of ${target} (holder for streamlined-vc, requester for a Data Pipe)` : 'peer (trust-ping, discover-features, report-problem, envelope modes)', harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
+  return { target: requested, role: invitation ? `invitee of ${target} (holder for streamlined-vc, prover for streamlined-vp, requester for a Data Pipe)` : 'peer (trust-ping, discover-features, report-problem, envelope modes)', harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
 }
 
 /** Runs `defs` one after the other with `ctx`, then closes the counterpart. */

@@ -45,7 +45,7 @@ describe('conformance run against an invitation URL of idsync', () => {
   it('the service as WACI streamlined-vc issuer: the harness as holder completes the issuance and the credential matches the preview', async () => {
     const wf = await bed.service.client.createWorkflow({ datapoints: { firstName: 'Alan', lastName: 'Turing', birthDate: '1912-06-23' } });
     const report = await runConformance({ target: wf.invitationUrl, resolve: documentResolver(createResolver({})) });
-    expect(verdicts(report)).toEqual(['out-of-band/invitation: passed', 'waci/streamlined-vc: passed', `data-pipe/establish: skipped (the invitation's goal_code is streamlined-vc, not idsync.data-pipe)`]);
+    expect(verdicts(report)).toEqual(['out-of-band/invitation: passed', 'waci/streamlined-vc: passed', `waci/streamlined-vp: skipped (the invitation's goal_code is streamlined-vc, not streamlined-vp)`, `data-pipe/establish: skipped (the invitation's goal_code is streamlined-vc, not idsync.data-pipe)`]);
     const flow = report.cases[1]!.messages.map((m) => `${m.direction} ${m.type?.split('/').pop()}`);
     expect(flow).toEqual(['sent propose-credential', 'received offer-credential', 'sent request-credential', 'received issue-credential', 'sent ack']);
     expect((await bed.service.client.getWorkflow(wf.id)).status).toBe('COMPLETED');
@@ -57,7 +57,7 @@ describe('conformance run against a user invitation of idsync', () => {
     await bed.service.client.putUser('conformance-user', { settings: { isSyncOn: true } });
     const invitation = await bed.service.client.invite('conformance-user');
     const report = await runConformance({ target: invitation.invitationUrl!, resolve: documentResolver(createResolver({})) });
-    expect(verdicts(report)).toEqual(['out-of-band/invitation: passed', `waci/streamlined-vc: skipped (the invitation's goal_code is idsync.data-pipe, not streamlined-vc)`, 'data-pipe/establish: passed']);
+    expect(verdicts(report)).toEqual(['out-of-band/invitation: passed', `waci/streamlined-vc: skipped (the invitation's goal_code is idsync.data-pipe, not streamlined-vc)`, `waci/streamlined-vp: skipped (the invitation's goal_code is idsync.data-pipe, not streamlined-vp)`, 'data-pipe/establish: passed']);
   }, 30_000);
 });
 

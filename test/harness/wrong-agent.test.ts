@@ -53,9 +53,20 @@ describe('the harness against an agent on raw didcomm-node', () => {
   ])('as a WACI issuer with faults %j it fails %j', async (faults, expected) => {
     agent = await startWrongAgent(faults);
     const r = await runConformance({ target: agent.invitationUrl(), resolve: documentResolver(createResolver({})), timeoutMs: 2000 });
-    expect(r.cases.map((c) => `${c.id} ${c.status}`)).toEqual(['out-of-band/invitation passed', `waci/streamlined-vc ${faults.length ? 'failed' : 'passed'}`, 'data-pipe/establish skipped']);
+    expect(r.cases.map((c) => `${c.id} ${c.status}`)).toEqual(['out-of-band/invitation passed', `waci/streamlined-vc ${faults.length ? 'failed' : 'passed'}`, 'waci/streamlined-vp skipped', 'data-pipe/establish skipped']);
     expect(failed(r)).toEqual(expected);
     expect(other(r)).toEqual([]);
     expect(r.cases[1]!.messages.map((m) => m.type?.split('/').pop())).toEqual(['propose-credential', 'offer-credential', 'request-credential', 'issue-credential', 'ack']);
+  }, 20_000);
+
+  it.each<[WrongAgentFault[], Record<string, string[]>]>([
+    [[], {}],
+    [['plaintext-reply'], { 'waci/streamlined-vp': ['envelope.reply-in-kind'] }],
+  ])('as a WACI verifier with faults %j it fails %j', async (faults, expected) => {
+    agent = await startWrongAgent(faults);
+    const r = await runConformance({ target: agent.invitationUrl('streamlined-vp'), resolve: documentResolver(createResolver({})), timeoutMs: 2000 });
+    expect(r.cases.map((c) => `${c.id} ${c.status}`)).toEqual(['out-of-band/invitation passed', 'waci/streamlined-vc skipped', `waci/streamlined-vp ${faults.length ? 'failed' : 'passed'}`, 'data-pipe/establish skipped']);
+    expect(failed(r)).toEqual(expected);
+    expect(r.cases[2]!.messages.map((m) => m.type?.split('/').pop())).toEqual(['propose-presentation', 'request-presentation', 'presentation', 'ack']);
   }, 20_000);
 });

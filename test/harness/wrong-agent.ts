@@ -25,8 +25,8 @@ export type WrongAgentFault = 'ping-thid' | 'disclose-refuse' | 'junk-5xx' | 'pl
 export interface WrongAgent {
   did: string;
   document: DIDDocument;
-  /** A new out-of-band invitation (goal_code streamlined-vc) to receive a credential from it. */
-  invitationUrl(): string;
+  /** A new out-of-band invitation (goal_code streamlined-vc) to receive a credential from it, or (streamlined-vp) to present to it. */
+  invitationUrl(goal?: 'streamlined-vc' | 'streamlined-vp'): string;
   close(): Promise<void>;
 }
 
@@ -34,6 +34,7 @@ const PING = 'https://didcomm.org/trust-ping/2.0/ping';
 const QUERIES = 'https://didcomm.org/discover-features/2.0/queries';
 const BASIC = 'https://didcomm.org/basicmessage/2.0/message';
 const IC = 'https://didcomm.org/issue-credential/3.0';
+const PP = 'https://didcomm.org/present-proof/3.0';
 const PREVIEW = { firstName: 'Alan', lastName: 'Turing', birthDate: '1912-06-23' };
 
 /** A did:peer:2 whose Ed25519 key authenticates and issues (V and A) and whose X25519 key agrees (E). */
@@ -176,6 +177,21 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
         return 202;
       }
       case `${IC}/ack`:
+      case `${PP}/ack`:
+        return 202;
+      case `${PP}/propose-presentation`: {
+        if (typeof value.pthid !== 'string' || !invitations.has(value.pthid)) return reply(problem(thread, 'e.p.msg.invalid-invitation', 'unknown invitation')), 202;
+        offers.set(id, { challenge: randomUUID() });
+        const options = { challenge: offers.get(id)!.challenge, domain: me.did };
+        reply({
+          type: `${PP}/request-presentation`, thid: id, body: { goal_code: 'streamlined-vp', will_confirm: true },
+          attachments: [{ id: randomUUID(), media_type: 'application/json', format: 'dif/presentation-exchange/definitions@v1.0', data: { json: { options, presentation_definition: { id: randomUUID(), input_descriptors: [] } } } }],
+        });
+        return 202;
+      }
+      case `${PP}/presentation`:
+        if (!offers.has(thread)) return reply(problem(thread, 'e.p.msg.unknown-thread', 'no such request')), 202;
+        reply({ type: `${PP}/ack`, thid: thread, body: { status: 'OK' } });
         return 202;
       case BASIC:
       default:
@@ -196,8 +212,8 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
   return {
     did: me.did,
     document: me.document,
-    invitationUrl() {
-      const invitation = { type: 'https://didcomm.org/out-of-band/2.0/invitation', id: randomUUID(), from: me.did, body: { goal_code: 'streamlined-vc', accept: ['didcomm/v2'] } };
+    invitationUrl(goal = 'streamlined-vc') {
+      const invitation = { type: 'https://didcomm.org/out-of-band/2.0/invitation', id: randomUUID(), from: me.did, body: { goal_code: goal, accept: ['didcomm/v2'] } };
       invitations.add(invitation.id);
       return `http://127.0.0.1:${port}/invite?_oob=${b64uEncode(JSON.stringify(invitation))}`;
     },
