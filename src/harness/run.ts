@@ -15,6 +15,7 @@ import { OOB_CASES } from './suites/waci-issue.js';
 import { DATA_PIPE_CASES } from './suites/data-pipe.js';
 import { WACI_PRESENT_CASES } from './suites/waci-present.js';
 import { ISSUER_ROLE_CASES, issuerInvitation } from './suites/issuer-role.js';
+import { VERIFIER_ROLE_CASES, verifierInvitation } from './suites/verifier-role.js';
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { parseJsonBounded } from '../json-depth.js';
@@ -36,8 +37,11 @@ export interface RunOptions {
    * role 'holder' (idsync issues the invitation and learns the agent from its answer).
    */
   target?: string;
-  /** 'holder': the agent under test is the holder, idsync the issuer (it makes the invitation). */
-  role?: 'holder';
+  /**
+   * 'holder': the agent under test is the holder, idsync the issuer; 'prover': the agent is the
+   * prover, idsync the verifier. Either way idsync makes the invitation.
+   */
+  role?: 'holder' | 'prover';
   /** Reach the agent by HTTP POST or over a WebSocket (default: what its DID document offers, HTTP first). */
   transport?: HarnessTransport;
   /** Role holder: called with the invitation URL the agent under test must accept. */
@@ -81,7 +85,7 @@ export async function readInvitation(url: string): Promise<{ url: string; messag
 }
 
 export async function runConformance(options: RunOptions): Promise<ConformanceReport> {
-  if (options.role === 'holder') return runAsIssuer(options);
+  if (options.role) return runAsInviter(options, options.role);
   const requested = options.target ?? '';
   const isUrl = /^https?:\/\//i.test(requested);
   if (!isUrl && !requested.startsWith('did:')) throw new IdsyncError('invalid_argument', `--target must be a DID or an out-of-band invitation URL: ${requested}`);
@@ -141,20 +145,22 @@ async function runCases(ctx: CaseContext, defs: CaseDefinition[], onCase?: (r: C
 }
 
 /**
- * Role holder: idsync is the issuer. It serves a streamlined-vc invitation at /connect (JSON for
- * clients, the URL for browsers), hands its URL to `onInvitation`, and judges the agent that accepts it.
+ * Roles holder and prover: idsync is the issuer or the verifier. It serves a streamlined-vc or
+ * streamlined-vp invitation at /connect (as JSON), hands its URL to `onInvitation`, and judges
+ * the agent that accepts it.
  */
-async function runAsIssuer(options: RunOptions): Promise<ConformanceReport> {
+async function runAsInviter(options: RunOptions, role: 'holder' | 'prover'): Promise<ConformanceReport> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS;
   const started = Date.now();
   const cp = await startCounterpart({ resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000), ...(options.transport ? { transport: options.transport } : {}) });
-  const invitation = issuerInvitation(cp.did, cp.baseUrl);
+  const invitation = role === 'holder' ? issuerInvitation(cp.did, cp.baseUrl) : verifierInvitation(cp.did, cp.baseUrl);
   cp.onGet = (url) => (url.pathname === '/connect' ? { status: 200, type: 'application/json', body: JSON.stringify(invitation.message) } : undefined);
   options.onInvitation?.(invitation.url);
   const ctx: CaseContext = { cp, target: '', timeoutMs, acceptTimeoutMs: options.acceptTimeoutMs ?? 120_000, invitation: { ...invitation, results: [] } };
-  const cases = await runCases(ctx, ISSUER_ROLE_CASES, options.onCase);
+  const cases = await runCases(ctx, role === 'holder' ? ISSUER_ROLE_CASES : VERIFIER_ROLE_CASES, options.onCase);
   const target = cp.target() ?? '(no agent accepted the invitation)';
-  return { target, role: `issuer (the agent under test is the holder; invitation ${invitation.url})`, harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
+  const played = role === 'holder' ? 'issuer (the agent under test is the holder' : 'verifier (the agent under test is the prover';
+  return { target, role: `${played}; invitation ${invitation.url})`, harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
 }
 
 /** The `--json` document of issue 9: target, cases {id, title, status, failedRules, messages}, summary. */

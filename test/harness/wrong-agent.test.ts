@@ -69,4 +69,17 @@ describe('the harness against an agent on raw didcomm-node', () => {
     expect(failed(r)).toEqual(expected);
     expect(r.cases[2]!.messages.map((m) => m.type?.split('/').pop())).toEqual(['propose-presentation', 'request-presentation', 'presentation', 'ack']);
   }, 20_000);
+
+  it.each<[WrongAgentFault[], Record<string, string[]>]>([
+    [[], {}],
+    [['wrong-challenge'], { 'prover/streamlined-vp': ['present-proof.presentation.signed'] }],
+  ])('--role prover: as a prover with faults %j it fails %j', async (faults, expected) => {
+    agent = await startWrongAgent(faults);
+    const a = agent;
+    const r = await runConformance({ role: 'prover', resolve: documentResolver(createResolver({})), timeoutMs: 2000, acceptTimeoutMs: 5000, onInvitation: (url) => void a.acceptInvitation(url) });
+    expect(r.target).toBe(agent.did);
+    expect(failed(r)).toEqual(expected);
+    expect(other(r)).toEqual([]);
+    expect(r.cases[0]!.messages.map((m) => `${m.direction} ${m.type?.split('/').pop()}`)).toEqual(['received propose-presentation', 'sent request-presentation', 'received presentation', 'sent ack']);
+  }, 20_000);
 });

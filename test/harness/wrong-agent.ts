@@ -7,6 +7,7 @@
 //   plaintext-reply  it answers authenticated requests in plaintext
 //   offer-mismatch   as a WACI streamlined-vc issuer, it issues a credential whose claims are not
 //                    the ones its offer's preview announced
+//   wrong-challenge  as a streamlined-vp prover, it signs its presentation for another challenge
 // did:peer:2 DIDs are made and read with idsync's did/peer.ts (only the DID document format), and
 // its credentials are signed with idsync's credentials/issue.ts (the VC proof, not the protocol).
 import { randomUUID } from 'node:crypto';
@@ -14,19 +15,22 @@ import http from 'node:http';
 import { Message } from 'didcomm-node';
 import { systemClock } from '../../src/clock.js';
 import { issueCredential } from '../../src/credentials/issue.js';
+import { signPresentation } from '../../src/credentials/presentation.js';
 import { didcommService, secretFor } from '../../src/did/document.js';
 import { encodePeerDid2, resolvePeerDid } from '../../src/did/peer.js';
 import type { DIDDocument, Secret } from '../../src/did/types.js';
 import { b64uEncode } from '../../src/encoding.js';
 import { fromMultikey, generateKeyPair, publicJwk, toMultikey, type KeyPair } from '../../src/keys.js';
 
-export type WrongAgentFault = 'ping-thid' | 'disclose-refuse' | 'junk-5xx' | 'plaintext-reply' | 'offer-mismatch';
+export type WrongAgentFault = 'ping-thid' | 'disclose-refuse' | 'junk-5xx' | 'plaintext-reply' | 'offer-mismatch' | 'wrong-challenge';
 
 export interface WrongAgent {
   did: string;
   document: DIDDocument;
   /** A new out-of-band invitation (goal_code streamlined-vc) to receive a credential from it, or (streamlined-vp) to present to it. */
   invitationUrl(goal?: 'streamlined-vc' | 'streamlined-vp'): string;
+  /** As a prover: accepts a streamlined-vp invitation URL (sends propose-presentation). */
+  acceptInvitation(url: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -94,6 +98,7 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
   let me!: ReturnType<typeof issuerDid>;
   const invitations = new Set<string>();
   const offers = new Map<string, { challenge: string }>();
+  const proposals = new Set<string>();
   const resolver = { resolve: async (did: string) => (did.startsWith('did:peer:2') ? libDoc(did) : null) };
   const secrets = {
     get_secret: async (id: string) => me.secrets.find((s) => s.id === id) ?? null,
@@ -189,6 +194,16 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
         });
         return 202;
       }
+      case `${PP}/request-presentation`: {
+        if (!proposals.has(thread)) return reply(problem(thread, 'e.p.msg.unknown-thread', 'no such proposal')), 202;
+        const att = (value.attachments as Array<{ data: { json: { options: { challenge: string; domain: string }; presentation_definition: { id: string } } } }>)[0]!.data.json;
+        const vp = signPresentation(
+          { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiablePresentation'], holder: me.did, presentation_submission: { id: randomUUID(), definition_id: att.presentation_definition.id, descriptor_map: [] } },
+          { kid: `${me.did}#key-1`, privateKey: me.signing.privateKey, challenge: has('wrong-challenge') ? randomUUID() : att.options.challenge, domain: att.options.domain },
+        );
+        reply({ type: `${PP}/presentation`, thid: thread, body: {}, attachments: [{ id: randomUUID(), media_type: 'application/json', format: 'dif/presentation-exchange/submission@v1.0', data: { json: vp } }] });
+        return 202;
+      }
       case `${PP}/presentation`:
         if (!offers.has(thread)) return reply(problem(thread, 'e.p.msg.unknown-thread', 'no such request')), 202;
         reply({ type: `${PP}/ack`, thid: thread, body: { status: 'OK' } });
@@ -212,6 +227,12 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
   return {
     did: me.did,
     document: me.document,
+    async acceptInvitation(url: string) {
+      const invitation = JSON.parse(Buffer.from(new URL(url).searchParams.get('_oob')!, 'base64url').toString('utf8')) as { id: string; from: string };
+      const id = randomUUID();
+      proposals.add(id);
+      await send(invitation.from, { id, type: `${PP}/propose-presentation`, thid: id, pthid: invitation.id, body: {} }, true);
+    },
     invitationUrl(goal = 'streamlined-vc') {
       const invitation = { type: 'https://didcomm.org/out-of-band/2.0/invitation', id: randomUUID(), from: me.did, body: { goal_code: goal, accept: ['didcomm/v2'] } };
       invitations.add(invitation.id);

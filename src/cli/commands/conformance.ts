@@ -34,8 +34,8 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
     .command('run')
     .description('play the counterpart of the agent under test and run the conformance cases; exit 0 only when no case failed')
     .option('--target <did|url>', 'the DID of the agent under test (its document names a DIDComm HTTP(S) endpoint), or an out-of-band invitation URL it issued')
-    .option('--role <role>', 'holder: the agent under test is a holder; idsync issues, printing an invitation URL for it to accept (no --target). Without it: peer for a DID, invitee for an invitation URL')
-    .option('--accept-timeout <ms>', 'with --role holder: how long the agent has to accept the invitation', '120000')
+    .option('--role <role>', 'holder or prover: the agent under test is a holder (idsync issues) or a prover (idsync verifies); idsync prints an invitation URL for it to accept (no --target). Without it: peer for a DID, invitee for an invitation URL')
+    .option('--accept-timeout <ms>', 'with --role: how long the agent has to accept the invitation', '120000')
     .option('--suite <suites>', `comma-separated suites (default all; a DID: ${DID_SUITES.join(', ')}; an invitation URL: ${INVITATION_SUITES.join(', ')})`)
     .option('--report <dir>', 'write report.json, junit.xml and report.html into this folder')
     .addOption(new Option('--transport <transport>', "reach the agent by HTTP POST or over a WebSocket (default: what its DID document offers, HTTP first)").choices(['http', 'ws']))
@@ -43,24 +43,25 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
     .option('--dids <file...>', 'JSON files, each a DID document or an array of them (resolved before any DID method)', [])
     .option('--json', 'print one JSON document {target, cases: [{id, title, status, failedRules, messages}], summary}')
     .action(async (opts: RunOpts) => {
-      const holder = opts.role === 'holder';
-      if (opts.role !== undefined && !holder) throw usageError('invalid_argument', `--role ${opts.role} is not supported (holder; a prover role is not built yet)`);
-      if (holder && opts.target) throw usageError('conflicting_option', '--role holder takes no --target: the agent under test is whoever accepts the invitation');
-      if (!holder && !opts.target) throw usageError('missing_mandatory_option_value', "required option '--target <did|url>' not specified (or use --role holder)");
+      if (opts.role !== undefined && opts.role !== 'holder' && opts.role !== 'prover') throw usageError('invalid_argument', `--role must be holder or prover, not ${opts.role}`);
+      const role = opts.role as 'holder' | 'prover' | undefined;
+      const holder = role !== undefined;
+      if (holder && opts.target) throw usageError('conflicting_option', `--role ${role} takes no --target: the agent under test is whoever accepts the invitation`);
+      if (!holder && !opts.target) throw usageError('missing_mandatory_option_value', "required option '--target <did|url>' not specified (or use --role holder|prover)");
       const invitee = /^https?:\/\//i.test(opts.target ?? '');
       const acceptTimeoutMs = Number(opts.acceptTimeout);
       if (!Number.isInteger(acceptTimeoutMs) || acceptTimeoutMs < 1) throw usageError('invalid_argument', `--accept-timeout must be a positive whole number of milliseconds: ${opts.acceptTimeout}`);
       const timeoutMs = Number(opts.timeout);
       if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw usageError('invalid_argument', `--timeout must be a positive whole number of milliseconds: ${opts.timeout}`);
       const suites = opts.suite ? opts.suite.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-      const known = holder ? ['holder'] : invitee ? INVITATION_SUITES : DID_SUITES;
+      const known = role ? [role] : invitee ? INVITATION_SUITES : DID_SUITES;
       const unknown = (suites ?? []).filter((s) => !known.includes(s));
       if (unknown.length) throw usageError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites: ${known.join(', ')})`);
       const { resolve } = await envelopeContext({ dids: opts.dids }, deps.io);
       const out = deps.output(Boolean(opts.json));
-      out.say(holder ? 'conformance run: idsync is the issuer, the agent under test the holder' : `conformance run against ${opts.target}`);
+      out.say(role ? `conformance run: idsync is the ${role === 'holder' ? 'issuer' : 'verifier'}, the agent under test the ${role}` : `conformance run against ${opts.target}`);
       const report = await runConformance({
-        ...(holder ? { role: 'holder' as const, acceptTimeoutMs } : { target: opts.target! }),
+        ...(role ? { role, acceptTimeoutMs } : { target: opts.target! }),
         resolve,
         timeoutMs,
         ...(opts.transport ? { transport: opts.transport } : {}),
