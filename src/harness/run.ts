@@ -19,7 +19,12 @@ import { VERIFIER_ROLE_CASES, verifierInvitation } from './suites/verifier-role.
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { parseJsonBounded } from '../json-depth.js';
+import { readBounded } from '../http-fetch.js';
+
 import type { CaseResult, ConformanceReport, ConformanceSummary } from './types.js';
+
+/** An `_oobid` invitation is one small message; more than this is not an invitation. */
+const MAX_INVITATION_BYTES = 256 * 1024;
 
 /** The cases for a DID target, in the order they run. */
 export const DID_CASES: CaseDefinition[] = [...TRUST_PING_CASES, ...DISCOVER_FEATURES_CASES, ...REPORT_PROBLEM_CASES, ...ENVELOPE_MODE_CASES];
@@ -73,8 +78,10 @@ export async function readInvitation(url: string): Promise<{ url: string; messag
   let invitation = inspected.invitation;
   let results = inspected.results;
   if (invitation === undefined && inspected.oobid) {
+    // The user named this URL, so any host is fair; the body is still read within a bound.
     const res = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
-    invitation = parseJsonBounded(await res.text());
+    const tooLarge = () => new IdsyncError('response_too_large', `the invitation at ${url} is larger than ${MAX_INVITATION_BYTES} bytes`, { details: { maxBytes: MAX_INVITATION_BYTES } });
+    invitation = parseJsonBounded((await readBounded(res, MAX_INVITATION_BYTES, tooLarge)).toString('utf8'));
     results = [...results, ...checkInvitation(invitation)];
   }
   const m = invitation as PlainMessage | undefined;

@@ -5,6 +5,8 @@
 // credential against the offer's preview. One invitation is good for one issuance, so the flow is
 // one case.
 import { verifyCredential } from '../../credentials/verify.js';
+import { fetchBounded } from '../../did/web.js';
+import { parseJsonBounded } from '../../json-depth.js';
 import { systemClock } from '../../clock.js';
 import { buildCredentialApplication } from '../../protocols/credential-manifest-messages.js';
 import { buildIssueAck, buildProposeCredential, buildRequestCredential, ISSUE_CREDENTIAL, parseIssueCredential, parseOffer, STREAMLINED_VC } from '../../protocols/issue-credential.js';
@@ -100,7 +102,7 @@ export const OOB_CASES: CaseDefinition[] = [
           expectedSubject: c.cp.did,
           expectedIssuer: c.target,
           ...(offer.datapoints ? { expectedClaims: offer.datapoints as Record<string, unknown> } : {}),
-          statusList: async (url) => (issued.statusListCredential !== undefined ? issued.statusListCredential : fetch(url).then((r) => r.json()).catch(() => undefined)),
+          statusList: async (url) => (issued.statusListCredential !== undefined ? issued.statusListCredential : fetchStatusList(url)),
         });
         for (const check of result.checks.filter((x) => !x.ok)) {
           const rule = check.check === 'claims' ? 'issue-credential.issue.matches-preview' : 'credential.verified';
@@ -113,3 +115,20 @@ export const OOB_CASES: CaseDefinition[] = [
     },
   },
 ];
+
+/**
+ * A status list the issuer named but did not attach. The URL comes from the agent under test, so it
+ * is fetched under the did:web rules (https, or http to localhost; connections checked after name
+ * resolution; same-host redirects; 10 s and 1 MiB limits). Unavailable → undefined, which the
+ * verifier reports as its status check failing.
+ */
+async function fetchStatusList(url: string): Promise<unknown> {
+  try {
+    const res = await fetchBounded(new URL(url), { timeoutMs: 10_000, maxBytes: 1024 * 1024, accept: 'application/vc+ld+json, application/json, application/vc+jwt' });
+    if (!res.ok) return undefined;
+    const text = (res.text ?? '').trim();
+    return text.startsWith('{') ? parseJsonBounded(text) : text;
+  } catch {
+    return undefined;
+  }
+}
