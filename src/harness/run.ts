@@ -20,7 +20,6 @@ import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js
 import type { PlainMessage } from '../didcomm/types.js';
 import { parseJsonBounded } from '../json-depth.js';
 import { readBounded } from '../http-fetch.js';
-
 import type { CaseResult, ConformanceReport, ConformanceSummary } from './types.js';
 
 /** An `_oobid` invitation is one small message; more than this is not an invitation. */
