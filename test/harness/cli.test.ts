@@ -76,7 +76,7 @@ describe('idsync conformance run', () => {
       const line = await service.line(/^public URL .*, DID did:web:/);
       const did = /DID (did:web:\S+)/.exec(line)![1]!;
       await service.line(/^idsync service listening on /);
-      const r = await runCli(['conformance', 'run', '--target', did, '--json']);
+      const r = await runCli(['conformance', 'run', '--target', did, '--json'], { process: true });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       const doc = JSON.parse(r.stdout) as { summary: Record<string, number>; cases: unknown[] };
