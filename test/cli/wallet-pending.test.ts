@@ -3,7 +3,7 @@
 // prints each arrival (a line, or a JSON line with --json) and, with --auto-accept, accepts it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
-import { startServiceTwin, waitForWorkflowStatus, type ServiceTwin } from '../../src/testing/index.js';
+import { startServiceTwin, waitForState, waitForWorkflowStatus, type ServiceTwin } from '../../src/testing/index.js';
 import { freePort, startCli, type RunningCli } from '../e2e/processes.js';
 import { ERROR_LINE, runCli, tempDir } from './run-cli.js';
 
@@ -145,7 +145,10 @@ describe('wallet serve and DIDCOMM invitations', () => {
     const received = json(await serve.line(/"event":"credential-received"/));
     expect(received.credential.claims).toMatchObject({ firstName: 'Alan' });
     expect((await waitForWorkflowStatus(twin.client, workflowId, 'COMPLETED')).credentialId).toBe(received.credential.id);
-    expect(json((await runCli(['wallet', 'pending', '--data', data, '--json'])).stdout)).toEqual([]);
+    // The serve process drops the pending item once approve() returns, which may be just after the
+    // credential arrived and the workflow completed: its state is read until it says so.
+    const pending = () => runCli(['wallet', 'pending', '--data', data, '--json']).then((r) => json<unknown[]>(r.stdout));
+    expect(await waitForState('no pending item in the serve process', pending, (items) => items.length === 0, undefined, { pollMs: 50 })).toEqual([]);
     // Every stdout line is a JSON object.
     for (const l of serve.stdout().trim().split('\n')) expect(() => JSON.parse(l)).not.toThrow();
   });
