@@ -38,8 +38,13 @@ export { transportOutbound } from './outbound.js';
 export { DEFAULT_SEEN_PRUNE_EVERY, DEFAULT_SEEN_RETENTION_MS } from './seen.js';
 export { DEFAULT_LOG_MESSAGE_MAX_BYTES } from './records.js';
 
-const defaultPack: PackFn = async (m, o, c) => (await import('../didcomm/envelope/index.js')).pack(m, o, c);
-const defaultUnpack: UnpackFn = async (p, c) => (await import('../didcomm/envelope/index.js')).unpack(p, c);
+// The envelope module is loaded on first use and then kept: a dynamic import() per message goes
+// through the module loader every time (under a loader hook such as tsx, a round trip to its
+// thread), which was a tenth of a whole sync flow's time.
+let envelopeModule: Promise<typeof import('../didcomm/envelope/index.js')> | undefined;
+const envelopeApi = () => (envelopeModule ??= import('../didcomm/envelope/index.js'));
+const defaultPack: PackFn = async (m, o, c) => (await envelopeApi()).pack(m, o, c);
+const defaultUnpack: UnpackFn = async (p, c) => (await envelopeApi()).unpack(p, c);
 
 export function createRouter(options: RouterOptions): Router {
   const { envelope, clock } = options;

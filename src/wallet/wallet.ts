@@ -34,6 +34,9 @@ import type { WalletThread } from './threads.js';
 export type { WalletOptions };
 
 
+// Listeners (HTTP, WebSocket) load on the first listen(), once per process.
+let inboundModule: Promise<typeof import('./inbound.js')> | undefined;
+
 export class Wallet extends WalletEvents {
   private runtime?: Runtime;
   private starting?: Promise<Runtime>;
@@ -100,7 +103,7 @@ export class Wallet extends WalletEvents {
    */
   async listen(options: ListenOptions = { http: true }): Promise<Omit<Listening, 'close'>> {
     if (this.listening) throw new IdsyncError('invalid_state', 'the wallet is already listening');
-    const { startListening } = await import('./inbound.js');
+    const { startListening } = await (inboundModule ??= import('./inbound.js'));
     this.listening = await startListening(this.inbound, options);
     try {
       await this.init();
