@@ -94,7 +94,25 @@ export interface StatusService {
 
 export function statusService(core: AgentCore): StatusService {
   const { deps } = core;
-  const lists = deps.store.collection<StatusListRecord>(COLLECTIONS.statusLists);
+  const stored = deps.store.collection<StatusListRecord>(COLLECTIONS.statusLists);
+  // Write-through: this agent is the lists' only writer, and every issuance reads its list (two
+  // 16 KiB bitsets and the signed list credential) — parsing that JSON each time cost more than
+  // the allocation itself.
+  const known = new Map<string, StatusListRecord>();
+  const lists = {
+    async get(name: string): Promise<StatusListRecord | undefined> {
+      const hit = known.get(name);
+      if (hit) return hit;
+      const rec = await stored.get(name);
+      if (rec) known.set(name, rec);
+      return rec;
+    },
+    async put(name: string, rec: StatusListRecord): Promise<void> {
+      known.delete(name);
+      await stored.put(name, rec);
+      known.set(name, rec);
+    },
+  };
   const creds = deps.store.collection<IssuedCredentialRecord>(COLLECTIONS.credentials);
   const watched = deps.store.collection<WatchedTerms>(COLLECTIONS.statusTerms);
   const watchKey = (rec: Pick<IssuedCredentialRecord, 'tenantId' | 'projectId' | 'id'>) => `${rec.tenantId}/${rec.projectId ?? ''}/${rec.id}`;
