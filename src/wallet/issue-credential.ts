@@ -88,6 +88,7 @@ async function onOffer(ctx: WalletContext, h: HandlerContext, offer: ParsedOffer
     ...(offer.goalCode ? { goalCode: offer.goalCode } : {}),
   };
   const { thread } = await receiveStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, sender, { start, data: data as unknown as Record<string, unknown> });
+  ctx.events.emit('offer-received', { thid: thread.thid, from: sender });
   const item = (): PendingItem => ({
     id: thread.thid, kind: 'credential-offer', thid: thread.thid, from: sender, receivedAt: isoNow(ctx.clock), message: h.message,
     ...(offer.datapoints ? { preview: offer.datapoints as Record<string, string> } : {}),

@@ -22,6 +22,7 @@ const SRC_LAYERS: string[][] = [
   ['protocols'],
   ['service', 'wallet'],
   ['testing'],
+  ['fleet'],
   ['cli'],
   ['index'],
 ];

@@ -1,0 +1,83 @@
+// The service a fleet loads: an embedded twin started for the run (HTTP on 127.0.0.1, port 0, a
+// LevelDB in a temporary folder removed afterwards, no rate limits), or any service at a URL that
+// speaks the same REST API and protocols, reached with client credentials.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EnvelopeEngine } from '../didcomm/types.js';
+import { IdsyncError } from '../errors.js';
+import { openStore } from '../store/store.js';
+import { createServiceClient, type ServiceClient } from '../testing/rest-client.js';
+import { startServiceTwin } from '../testing/service-twin.js';
+
+export interface ServiceCredentials {
+  clientId: string;
+  clientSecret: string;
+  projectId?: string;
+}
+
+/** What a thread needs to reach the service (plain data: it crosses to worker threads). */
+export interface TargetInfo {
+  url: string;
+  did: string;
+  credentials: ServiceCredentials;
+  embedded: boolean;
+}
+
+export interface FleetTarget extends TargetInfo {
+  close(): Promise<void>;
+}
+
+export function clientFor(t: TargetInfo): ServiceClient {
+  return createServiceClient({ url: t.url, ...t.credentials });
+}
+
+/** Starts the embedded twin (temporary store). */
+export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEngine; format?: 'ldp' | 'jwt' } = {}): Promise<FleetTarget> {
+  const dir = await mkdtemp(join(tmpdir(), 'idsync-fleet-'));
+  try {
+    const store = await openStore({ path: dir });
+    const credentials = { clientId: 'fleet', clientSecret: 'fleet-secret-0123456789', projectId: 'fleet' };
+    const twin = await startServiceTwin({
+      store,
+      transport: 'http',
+      tenantId: 'fleet',
+      ...credentials,
+      ...(options.format ? { format: options.format } : {}),
+      ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
+    }).catch(async (err) => {
+      await store.close();
+      throw err;
+    });
+    return {
+      url: twin.url,
+      did: twin.did,
+      credentials,
+      embedded: true,
+      async close() {
+        await twin.close();
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** A service elsewhere: its DID from /.well-known/did.json, the credentials given. */
+export async function remoteTarget(url: string, credentials: ServiceCredentials, fetchFn: typeof fetch = fetch): Promise<FleetTarget> {
+  const base = url.replace(/\/+$/, '');
+  let did: unknown;
+  try {
+    const res = await fetchFn(`${base}/.well-known/did.json`);
+    if (!res.ok) throw new IdsyncError('service_unreachable', `${base}/.well-known/did.json answered ${res.status}`);
+    did = ((await res.json()) as { id?: unknown }).id;
+  } catch (err) {
+    if (err instanceof IdsyncError) throw err;
+    throw new IdsyncError('service_unreachable', `cannot reach ${base}: ${(err as Error).message}`, { cause: err });
+  }
+  if (typeof did !== 'string' || !did.startsWith('did:')) throw new IdsyncError('service_unreachable', `${base}/.well-known/did.json names no DID`);
+  return { url: base, did, credentials, embedded: false, close: async () => {} };
+}
