@@ -49,30 +49,35 @@ export const connectScenario: Scenario = {
   run: connectFlow,
 };
 
+/** For a connected user: PUT datapoints → DID authentication → the credential stored. */
+export async function syncConnected(ctx: FlowContext): Promise<void> {
+  const stop = new AbortController();
+  const o = { timeoutMs: ctx.timeoutMs, signal: AbortSignal.any([stop.signal, ctx.signal]) };
+  // DID authentication is over when the service offers the credential (it verified the
+  // presentation); the wallet's own 'presentation-sent' fires only once its POST returned,
+  // which may be after the whole issuance when the service answers on the same request.
+  const presented = ctx.wallet.waitFor('offer-received', undefined, o);
+  const credential = nextCredential(ctx.wallet, ctx);
+  presented.catch(() => undefined);
+  credential.catch(() => undefined);
+  try {
+    await ctx.step('authenticate', async () => {
+      await ctx.client.putDatapoints(ctx.userId, DATAPOINTS);
+      // A failure before the presentation (a problem, a refusal) ends this step with its code.
+      await Promise.race([presented, credential]);
+    });
+    await ctx.step('issue', () => credential);
+  } finally {
+    stop.abort();
+  }
+}
+
 export const syncScenario: Scenario = {
   name: 'sync',
   steps: ['connect', 'authenticate', 'issue'],
   async run(ctx) {
     await connectFlow(ctx);
-    const stop = new AbortController();
-    const o = { timeoutMs: ctx.timeoutMs, signal: AbortSignal.any([stop.signal, ctx.signal]) };
-    // DID authentication is over when the service offers the credential (it verified the
-    // presentation); the wallet's own 'presentation-sent' fires only once its POST returned,
-    // which may be after the whole issuance when the service answers on the same request.
-    const presented = ctx.wallet.waitFor('offer-received', undefined, o);
-    const credential = nextCredential(ctx.wallet, ctx);
-    presented.catch(() => undefined);
-    credential.catch(() => undefined);
-    try {
-      await ctx.step('authenticate', async () => {
-        await ctx.client.putDatapoints(ctx.userId, DATAPOINTS);
-        // A failure before the presentation (a problem, a refusal) ends this step with its code.
-        await Promise.race([presented, credential]);
-      });
-      await ctx.step('issue', () => credential);
-    } finally {
-      stop.abort();
-    }
+    await syncConnected(ctx);
   },
 };
 

@@ -1,9 +1,6 @@
 // The service a fleet loads: an embedded twin started for the run (HTTP on 127.0.0.1, port 0, a
-// LevelDB in a temporary folder removed afterwards, no rate limits), or any service at a URL that
+// temporary store in memory, no rate limits), or any service at a URL that
 // speaks the same REST API and protocols, reached with client credentials.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { openStore } from '../store/store.js';
@@ -32,38 +29,34 @@ export function clientFor(t: TargetInfo): ServiceClient {
   return createServiceClient({ url: t.url, ...t.credentials });
 }
 
-/** Starts the embedded twin (temporary store). */
+/**
+ * Starts the embedded twin on a temporary store in memory: a fleet measures the service's work,
+ * and nothing of a run needs to outlive it.
+ */
 export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEngine; format?: 'ldp' | 'jwt' } = {}): Promise<FleetTarget> {
-  const dir = await mkdtemp(join(tmpdir(), 'idsync-fleet-'));
-  try {
-    const store = await openStore({ path: dir });
-    const credentials = { clientId: 'fleet', clientSecret: 'fleet-secret-0123456789', projectId: 'fleet' };
-    const twin = await startServiceTwin({
-      store,
-      transport: 'http',
-      tenantId: 'fleet',
-      ...credentials,
-      ...(options.format ? { format: options.format } : {}),
-      ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
-    }).catch(async (err) => {
-      await store.close();
-      throw err;
-    });
-    return {
-      url: twin.url,
-      did: twin.did,
-      credentials,
-      embedded: true,
-      async close() {
-        await twin.close();
-        await store.close();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
-  } catch (err) {
-    await rm(dir, { recursive: true, force: true });
+  const store = await openStore();
+  const credentials = { clientId: 'fleet', clientSecret: 'fleet-secret-0123456789', projectId: 'fleet' };
+  const twin = await startServiceTwin({
+    store,
+    transport: 'http',
+    tenantId: 'fleet',
+    ...credentials,
+    ...(options.format ? { format: options.format } : {}),
+    ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
+  }).catch(async (err) => {
+    await store.close();
     throw err;
-  }
+  });
+  return {
+    url: twin.url,
+    did: twin.did,
+    credentials,
+    embedded: true,
+    async close() {
+      await twin.close();
+      await store.close();
+    },
+  };
 }
 
 /** A service elsewhere: its DID from /.well-known/did.json, the credentials given. */
