@@ -161,6 +161,8 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
           else if (m.type === 'result' && m.result) {
             done = true;
             resolve(m.result);
+            // Its work is done: nothing it still holds (keep-alive sockets, the port) may keep the run alive.
+            void w.terminate();
           } else if (m.type === 'error') {
             done = true;
             reject(new IdsyncError('fleet_worker_failed', `worker ${plan.shard}: ${m.code}: ${m.message}`));

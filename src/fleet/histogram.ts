@@ -59,7 +59,7 @@ function wrap(h: Histogram): LatencyHistogram & { readonly raw: Histogram } {
     },
     summary() {
       if (h.totalCount === 0) return { count: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, maxMs: 0 };
-      return { count: h.totalCount, p50Ms: ms(h.getValueAtPercentile(50)), p90Ms: ms(h.getValueAtPercentile(90)), p99Ms: ms(h.getValueAtPercentile(99)), maxMs: ms(h.maxValue) };
+      return { count: h.totalCount, p50Ms: ms(h.getValueAtPercentile(50)), p90Ms: ms(h.getValueAtPercentile(90)), p99Ms: ms(h.getValueAtPercentile(99)), maxMs: ms(h.getValueAtPercentile(100)) };
     },
     encode() {
       return hdr.encodeIntoCompressedBase64(h);

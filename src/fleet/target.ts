@@ -4,29 +4,13 @@
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { openStore } from '../store/store.js';
-import { createServiceClient, type ServiceClient } from '../testing/rest-client.js';
 import { startServiceTwin } from '../testing/service-twin.js';
+import type { ServiceCredentials, TargetInfo } from './target-info.js';
 
-export interface ServiceCredentials {
-  clientId: string;
-  clientSecret: string;
-  projectId?: string;
-}
-
-/** What a thread needs to reach the service (plain data: it crosses to worker threads). */
-export interface TargetInfo {
-  url: string;
-  did: string;
-  credentials: ServiceCredentials;
-  embedded: boolean;
-}
+export { clientFor, type ServiceCredentials, type TargetInfo } from './target-info.js';
 
 export interface FleetTarget extends TargetInfo {
   close(): Promise<void>;
-}
-
-export function clientFor(t: TargetInfo): ServiceClient {
-  return createServiceClient({ url: t.url, ...t.credentials });
 }
 
 /**

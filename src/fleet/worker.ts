@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { toIdsyncError } from '../errors.js';
 import { runShard } from './runner.js';
 import { loadScenario, type ScenarioRef } from './scenario-ref.js';
-import { clientFor } from './target.js';
+import { clientFor } from './target-info.js';
 import type { WorkerInput } from './fleet.js';
 import { startWalletPool } from './wallet-pool.js';
 
