@@ -61,7 +61,11 @@ function start(script: ArtilleryScript, env: NodeJS.ProcessEnv): Promise<Shared>
     }
     const pool = await startWalletPool({ serviceUrl: target.url, ...(engine ? { envelopeEngine: engine } : {}) });
     return { target, pool };
-  })());
+  })().catch((err: unknown) => {
+    // Not kept: the next virtual user tries again (and fails with the same code if nothing changed).
+    shared = undefined;
+    throw err;
+  }));
 }
 
 /** Stops what the engine started in this process (tests; Artillery's workers simply exit). */
