@@ -233,6 +233,11 @@ function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, wor
     idleBytes += r.idle.bytes;
   }
   for (const series of [timeline.completed, timeline.failed]) for (let i = 0; i < series.length; i++) series[i] ??= 0;
+  // Seconds before the first flow ended (workers starting, idle wallets made) are not throughput.
+  while (timeline.completed.length && !timeline.completed[0] && !timeline.failed[0]) {
+    timeline.completed.shift();
+    timeline.failed.shift();
+  }
   const firstStart = Math.min(...results.map((r) => r.firstStartAt));
   const lastEnd = Math.max(...results.map((r) => r.lastEndAt));
   const durationMs = Math.max(0, lastEnd - firstStart);

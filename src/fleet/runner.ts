@@ -195,7 +195,8 @@ async function openArrivals(plan: ShardPlan, m: { ratePerSecond: number; duratio
   };
   const total = Math.floor(arrivalsBy(m.durationMs));
   const running = new Set<Promise<void>>();
-  const t0 = performance.now() - (Date.now() - plan.startAt);
+  // Arrivals count from now (after the idle wallets were made), not from the run's start.
+  const t0 = performance.now();
   for (let k = plan.shard; k < total && !signal.aborted; k += plan.shards) {
     const due = t0 + timeOf(k + 1);
     const wait = due - performance.now();
