@@ -101,7 +101,9 @@ export async function runShard(
     if (signal.aborted) break;
     await pool.wallet(i);
   }
-  const idle = { wallets: sample.length, bytes: sample.length ? heapBytes() - before : 0 };
+  const grown = sample.length ? heapBytes() - before : 0;
+  // Garbage of earlier work collected meanwhile can make the difference negative: no figure then.
+  const idle = grown > 0 ? { wallets: sample.length, bytes: grown } : { wallets: 0, bytes: 0 };
 
   const flow = async (index: number): Promise<void> => {
     const startedAt = Date.now();
