@@ -40,8 +40,21 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
   const fetch: GuardedFetch = guardedFetch(guard);
   const serviceHost = options.serviceUrl ? new URL(options.serviceUrl).hostname : undefined;
   const allowHttpHosts = ['localhost', '127.0.0.1', ...(serviceHost ? [serviceHost] : [])];
-  // did:web of the service, resolved once for all the pool's wallets (did:ion resolves offline in each).
-  const resolver = createResolver({ fetch, webAllowHttpHosts: allowHttpHosts });
+  // did:web of the service, resolved once for all the pool's wallets (did:ion resolves offline in
+  // each). The cache keeps results; concurrent first resolutions share one request too, or a
+  // fleet starting at once would fetch the service's did.json once per wallet.
+  const cached = createResolver({ fetch, webAllowHttpHosts: allowHttpHosts });
+  const inFlight = new Map<string, ReturnType<typeof cached.resolve>>();
+  const resolver = {
+    resolve(did: string) {
+      let p = inFlight.get(did);
+      if (!p) {
+        p = cached.resolve(did).finally(() => inFlight.delete(did));
+        inFlight.set(did, p);
+      }
+      return p;
+    },
+  };
   const server: HttpEndpoint = await startHttpEndpoint({
     host: options.host ?? '127.0.0.1',
     port: 0,
