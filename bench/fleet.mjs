@@ -8,7 +8,8 @@
 // build` first, which `npm run bench:fleet` does), as users run `idsync fleet`.
 // Options (argv or env): --quick (BENCH_QUICK=1: 200 wallets, a 10 s open run); --wallets N
 // (BENCH_WALLETS); --concurrency C (BENCH_CONCURRENCY, default 100); --open-seconds S
-// (BENCH_OPEN_SECONDS, default 30); --json: the last line is one JSON document.
+// (BENCH_OPEN_SECONDS, default 30); --json: the last line is one JSON document. A flow waits at
+// most 30 s for each step (a message lost under overload fails it instead of stalling the run).
 import { availableParallelism, cpus } from 'node:os';
 
 const { runFleet } = await import('../dist/fleet/index.js');
@@ -36,7 +37,7 @@ const progress = (label) => (p) => {
 
 async function closed(workers) {
   lastProgress = 0;
-  const r = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets, concurrency }, workers, onProgress: progress(`closed, ${workers} worker(s)`) });
+  const r = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets, concurrency }, workers, timeoutMs: 30_000, onProgress: progress(`closed, ${workers} worker(s)`) });
   return r.summary;
 }
 
@@ -53,6 +54,7 @@ const open = (
     scenario: { builtin: 'sync' },
     model: { kind: 'open', ratePerSecond: rate, durationMs: openSeconds * 1000, rampMs: Math.min(5000, (openSeconds * 1000) / 4) },
     workers: openWorkers,
+    timeoutMs: 30_000,
     onProgress: progress(`open ${rate}/s, ${openWorkers} worker(s)`),
   })
 ).summary;

@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { decodeHistogram, latencyHistogram, type LatencyHistogram } from './histogram.js';
-import { runShard, type ShardPlan, type ShardProgress, type ShardResult } from './runner.js';
+import { exposeGc, runShard, type ShardPlan, type ShardProgress, type ShardResult } from './runner.js';
 import { loadScenario, type ScenarioRef } from './scenario-ref.js';
 import { clientFor, remoteTarget, startEmbeddedTarget, type FleetTarget, type ServiceCredentials, type TargetInfo } from './target.js';
 import type { FleetSummary, LoadModel, Scenario } from './types.js';
@@ -73,6 +73,7 @@ export function resolveWorkers(workers: number | 'auto' | undefined, embedded: b
 
 export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   checkModel(options.model);
+  exposeGc();
   const target: FleetTarget = options.service
     ? await remoteTarget(options.service.url, options.service.credentials)
     : await startEmbeddedTarget(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {});

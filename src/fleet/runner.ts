@@ -50,13 +50,27 @@ export interface ShardResult {
   lastEndAt: number;
 }
 
+/**
+ * Lets this process collect garbage on demand (for the idle-memory figure). Called once in the
+ * coordinating thread before any worker starts: V8's flags are process-wide, and changing them
+ * while other threads run is unsafe, so workers only use what their isolate was created with.
+ */
+export function exposeGc(): void {
+  if (typeof (globalThis as { gc?: unknown }).gc === 'function') return;
+  try {
+    setFlagsFromString('--expose-gc');
+  } catch {
+    // no figure then
+  }
+}
+
 let gcFn: (() => void) | undefined | null;
-/** A full GC when the runtime allows it (for the idle-memory figure), else nothing. */
+/** A full GC when the runtime allows it, else nothing. */
 function collect(): void {
   if (gcFn === undefined) {
+    const own = (globalThis as { gc?: unknown }).gc;
     try {
-      setFlagsFromString('--expose-gc');
-      gcFn = runInNewContext('gc') as () => void;
+      gcFn = typeof own === 'function' ? (own as () => void) : (runInNewContext('gc') as () => void);
     } catch {
       gcFn = null;
     }
