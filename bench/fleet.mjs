@@ -61,7 +61,7 @@ const open = (
 
 const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const verdict = (ok) => (ok ? 'meets target' : 'MISSES target');
-const memory = Math.max(one.memoryPerWalletKB, perCore.memoryPerWalletKB);
+const memory = Math.max(one.memoryPerWalletKB ?? 0, perCore.memoryPerWalletKB ?? 0);
 const lines = [
   '',
   `idsync fleet benchmark: node ${process.version}, ${cores} core(s) (${cpus()[0]?.model ?? 'cpu'}), sync scenario, embedded twin, compiled package`,
@@ -71,7 +71,7 @@ const lines = [
   `  flows per second                              ${String(one.flowsPerSecond).padStart(9)} ${String(perCore.flowsPerSecond).padStart(10)}`,
   `  p50 / p99 of a whole sync                ${`${s(one.steps.total.p50Ms)} / ${s(one.steps.total.p99Ms)}`.padStart(14)} ${`${s(perCore.steps.total.p50Ms)} / ${s(perCore.steps.total.p99Ms)}`.padStart(15)}`,
   `  completed / failed                            ${`${one.completed}/${one.failed}`.padStart(9)} ${`${perCore.completed}/${perCore.failed}`.padStart(10)}`,
-  `  memory per idle wallet                        ${`${one.memoryPerWalletKB} KB`.padStart(9)} ${`${perCore.memoryPerWalletKB} KB`.padStart(10)}   target ≤ ${TARGETS.memoryPerWalletKB} KB: ${verdict(memory <= TARGETS.memoryPerWalletKB)}`,
+  `  memory per idle wallet                        ${`${one.memoryPerWalletKB} KB`.padStart(9)} ${`${perCore.memoryPerWalletKB ?? 'n/a'} KB`.padStart(10)}   target ≤ ${TARGETS.memoryPerWalletKB} KB: ${verdict(memory <= TARGETS.memoryPerWalletKB)}`,
   '',
   `open model at 80% of the measured maximum (${rate}/s of ${maxRate}/s, ${openSeconds} s, ${openWorkers} worker(s))`,
   `  p50 / p90 / p99 of a whole sync               ${s(open.steps.total?.p50Ms ?? 0)} / ${s(open.steps.total?.p90Ms ?? 0)} / ${s(open.steps.total?.p99Ms ?? 0)}   target p99 ≤ 1 s: ${verdict((open.steps.total?.p99Ms ?? Infinity) <= TARGETS.p99AtEightyMs)}`,

@@ -260,7 +260,7 @@ function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, wor
     flowsPerSecond: round1(completed / Math.max(0.001, durationMs / 1000)),
     steps,
     errors,
-    memoryPerWalletKB: idleWallets ? round1(idleBytes / idleWallets / 1024) : 0,
+    memoryPerWalletKB: idleWallets ? round1(idleBytes / idleWallets / 1024) : null,
   };
   return { summary, histograms, timeline, errorSamples, model, setupMs: Math.max(0, firstStart - setupStarted), target: { url: target.url, embedded: target.embedded } };
 }

@@ -28,7 +28,7 @@ export function fleetTable(r: FleetResult): string {
     Object.keys(s.errors).length
       ? ['errors by code:', ...Object.entries(s.errors).map(([code, n]) => `  ${code}: ${n}${r.errorSamples[code] ? `  (${r.errorSamples[code]})` : ''}`)].join('\n')
       : 'errors: none',
-    `memory per idle wallet: ${s.memoryPerWalletKB} KB`,
+    s.memoryPerWalletKB === null ? 'memory per idle wallet: not measured (no forced GC in this run\'s threads)' : `memory per idle wallet: ${s.memoryPerWalletKB} KB`,
   ];
   return lines.join('\n');
 }
@@ -103,7 +103,7 @@ export function reportHtml(doc: ReportDocument): string {
 <style>body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}td:first-child,th:first-child{text-align:left}</style>
 </head><body>
 <h1>idsync fleet: ${esc(s.scenario)}</h1>
-<p>${s.completed} completed, ${s.failed} failed in ${(s.durationMs / 1000).toFixed(1)} s (${s.flowsPerSecond} flows/s); ${s.workers} worker(s); ${doc.model.kind} model; memory per idle wallet ${s.memoryPerWalletKB} KB; ${doc.target.embedded ? 'embedded twin' : esc(doc.target.url)}.</p>
+<p>${s.completed} completed, ${s.failed} failed in ${(s.durationMs / 1000).toFixed(1)} s (${s.flowsPerSecond} flows/s); ${s.workers} worker(s); ${doc.model.kind} model; memory per idle wallet ${s.memoryPerWalletKB === null ? 'not measured' : `${s.memoryPerWalletKB} KB`}; ${doc.target.embedded ? 'embedded twin' : esc(doc.target.url)}.</p>
 <table><tr><th>step</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr>${rows}</table>
 ${errors ? `<h2>Errors by code</h2><table><tr><th>code</th><th>flows</th><th>first message</th></tr>${errors}</table>` : '<p>No errors.</p>'}
 ${hist}

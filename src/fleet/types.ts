@@ -51,5 +51,6 @@ export interface FleetSummary {
   flowsPerSecond: number;
   steps: Record<string, StepFigures>;
   errors: Record<string, number>;
-  memoryPerWalletKB: number;
+  /** Heap per idle wallet; null when no thread could measure it (no forced GC available there). */
+  memoryPerWalletKB: number | null;
 }
