@@ -22,6 +22,7 @@ export interface WalletHost {
   fetch?: typeof fetch;
   clock?: WalletOptions['clock'];
   envelopeEngine?: WalletOptions['envelopeEngine'];
+  retry?: WalletOptions['retry'];
   /** Wraps each outbound transport (faults, the crash fence). */
   wrapTransport?: (t: Transport, inbound: InboundHandler) => Transport;
   errors: IdsyncError[];
@@ -35,6 +36,8 @@ export interface WalletParty {
   kick(): void;
   crash(): Promise<void>;
   restart(): Promise<Wallet>;
+  /** Crashes the first time the wallet reaches crash point `step`; resolves then. */
+  crashAt(step: string): Promise<void>;
   readonly crashed: boolean;
   close(): Promise<void>;
 }
@@ -45,6 +48,14 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
   let pump: Pump | undefined;
   let crashed = false;
   let port: number | undefined;
+  let armed: { step: string; crashed: () => void } | undefined;
+  const crashPoint = (step: string) => {
+    if (!armed || armed.step !== step || crashed) return;
+    const a = armed;
+    armed = undefined;
+    void party.crash().finally(a.crashed);
+    throw new IdsyncError('store_closed', `crashed at ${step} (testbed crashAt)`);
+  };
 
   async function boot(): Promise<Wallet> {
     fence = fencedStore(store);
@@ -53,6 +64,8 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
       store: fence,
       ...(host.clock ? { clock: host.clock } : {}),
       ...(host.envelopeEngine ? { envelopeEngine: host.envelopeEngine } : {}),
+      ...(host.retry ? { retry: host.retry } : {}),
+      crashPoint,
       ...(policy ? { policy } : {}),
       ...(host.wrapTransport ? { wrapTransport: host.wrapTransport } : {}),
       ...(network
@@ -103,6 +116,9 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
       wallet = await boot();
       crashed = false;
       return wallet;
+    },
+    crashAt(step) {
+      return new Promise<void>((resolve) => (armed = { step, crashed: resolve }));
     },
     async close() {
       await pump?.stop();

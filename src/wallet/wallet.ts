@@ -199,6 +199,15 @@ export class Wallet extends WalletEvents {
     await this.rt.ping(peer, options.timeoutMs);
   }
 
+  /**
+   * Sends again, now, every unanswered protocol message whose retry time (injected clock) has
+   * come; a timer does this too (docs/protocols.md "Durable steps"). Resolves with how many went out.
+   */
+  async retryDue(): Promise<number> {
+    await this.init();
+    return this.rt.ctx.router.resender()!.runDue();
+  }
+
   /** Resolves with the next `event` payload passing `predicate` (guard timeout 10 s). */
   waitFor<K extends keyof WalletEventMap>(event: K, predicate?: (data: WalletEventMap[K]) => boolean, options?: WaitOptions): Promise<WalletEventMap[K]> {
     return waitForEvent(this, event, predicate, options);

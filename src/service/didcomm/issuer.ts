@@ -30,7 +30,7 @@ import { credentialIssuer } from './keys.js';
 import type { IssuedCredentialRecord, StatusService } from './status.js';
 import { sent, type DcThread, type ThreadOwner, type ThreadStore } from './threads.js';
 
-export type IssueFailure = 'declined' | 'credential_invalid' | 'request_invalid' | 'issuance_error' | 'other';
+export type IssueFailure = 'declined' | 'credential_invalid' | 'request_invalid' | 'issuance_error' | 'unanswered' | 'other';
 
 /** What the owner of an issuance thread does at each end. */
 export interface IssueOwner {

@@ -47,6 +47,7 @@ const FAILURE_CODE: Record<IssueFailure, string> = {
   credential_invalid: 'credential_refused',
   request_invalid: 'request_invalid',
   issuance_error: 'issuance_error',
+  unanswered: 'unanswered',
   other: 'credential_refused',
 };
 
