@@ -90,6 +90,8 @@ export interface ServiceDidcommAgent extends ServiceAgent {
   redeliver(): Promise<number>;
   /** Sends again, now, every unanswered protocol message whose retry time (injected clock) has come (resend.ts). */
   retryDue(): Promise<number>;
+  /** Fails, now, running syncs without progress for syncTimeoutMs (a timer does this every sweepMs); resolves with how many. */
+  sweep(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -314,6 +316,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   }
 
   let started = false;
+  let sweeper: NodeJS.Timeout | undefined;
   const agent: ServiceDidcommAgent = {
     router,
     events,
@@ -347,6 +350,9 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       if (started) return;
       started = true;
       core.background('resume syncs', () => sync.resume());
+      // Syncs that cannot finish fail within syncTimeoutMs (injected clock), not at the next request.
+      sweeper = setInterval(() => core.background('sweep syncs', async () => void (await sync.sweep())), options.sweepMs ?? 30_000);
+      sweeper.unref();
       // Every open thread's last message goes out again (resend.ts); the peer's replay handling answers it.
       core.background('resume protocol steps', () => router.resender()!.start());
       // Messages an endpoint asked to get later (503/429), scheduled before a restart.
@@ -367,10 +373,12 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     pruneSeen,
     redeliver: () => redeliveries.runDue(),
     retryDue: () => router.resender()!.runDue(),
+    sweep: () => sync.sweep(),
 
     async close() {
       redeliveries.close();
       router.resender()?.close();
+      if (sweeper) clearInterval(sweeper);
       await agent.idle();
       await Promise.all(transports.map((t) => t.close?.()));
       await netFetch.close();
