@@ -90,6 +90,8 @@ export interface Resender {
   noteReceived(message: PlainMessage): Promise<void>;
   /** The stored answer to a replay of `message`, if we sent one after it on its thread. */
   answerFor(message: PlainMessage): Promise<ResendOut | undefined>;
+  /** Sends the thread's last message again now (its schedule unchanged); false when there is none. */
+  resendNow(thid: string): Promise<boolean>;
   /** Stops retrying a thread (its flow ended for us). */
   cancel(thid: string): Promise<void>;
   /** Sends again every due message; resolves with how many were sent. */
@@ -229,6 +231,12 @@ export function createResender(
     async answerFor(message) {
       const r = await o.store.get(resendThread(message));
       return r?.out && r.out.after !== undefined && r.out.after === message.id ? r.out : undefined;
+    },
+    async resendNow(thid) {
+      const r = await o.store.get(thid);
+      if (!r?.out) return false;
+      await deps.send(r.out);
+      return true;
     },
     async cancel(thid) {
       await update(thid, (r) => (r.retry ? { ...r, retry: undefined } : undefined));

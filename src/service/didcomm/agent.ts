@@ -350,6 +350,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       if (started) return;
       started = true;
       core.background('resume syncs', () => sync.resume());
+      core.background('resume workflows', () => workflows.resume());
       // Syncs that cannot finish fail within syncTimeoutMs (injected clock), not at the next request.
       sweeper = setInterval(() => core.background('sweep syncs', async () => void (await sync.sweep())), options.sweepMs ?? 30_000);
       sweeper.unref();

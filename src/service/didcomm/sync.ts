@@ -257,6 +257,12 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     return at;
   }
 
+  /** A thread we opened whose first message never reached the durable-steps engine (resend.ts). */
+  async function unsent(thread: DcThread): Promise<boolean> {
+    const r = await core.router.resender()?.get(thread.thid);
+    return thread.state !== 'done' && thread.state !== 'abandoned' && !r?.out && !r?.lastIn;
+  }
+
   /** Where a running operation stands after a restart, and what continues it. */
   async function resumeOp(ref: UserRef, op: SyncRecord): Promise<void> {
     if (op.status === 'queued') return kick(ref, op.id);
@@ -266,6 +272,12 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       // Authenticated (the ack went out) but the offer was never made: make it now.
       if (thread?.state === 'done') return startIssue(ref, op.id);
       if (!thread || thread.state === 'abandoned') return fail(ref, op.id, 'authentication_failed', 'the DID authentication thread ended without an answer');
+      if (await unsent(thread)) {
+        // Stored but never sent (the process stopped in between): ask again on a new thread.
+        await threads.put({ ...thread, state: 'abandoned' });
+        await syncLock(ref, async () => putOp({ ...op, status: 'queued', phase: 'queued' }));
+        return kick(ref, op.id);
+      }
       return; // open: its last message is sent again (resend.ts)
     }
     if (op.phase === 'issuing') {
@@ -275,6 +287,10 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       if (thread?.state === 'done' && thread.owner.kind === 'sync') return owner.completed(thread);
       if (thread?.state === 'abandoned') return fail(ref, op.id, 'other', 'the issuance thread ended', thread.thid);
       if (!thread) return offerFor(ref, op);
+      if (await unsent(thread)) {
+        await threads.put({ ...thread, state: 'abandoned' });
+        return offerFor(ref, op);
+      }
     }
   }
 
