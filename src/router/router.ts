@@ -224,6 +224,12 @@ export function createRouter(options: RouterOptions): Router {
 
     const key = seenKey(message.id, senderOf(metadata) ?? message.from);
     if (!(await seen.claim(key))) return refuseDuplicate(inc, results);
+    // Handled before, though its id was never marked seen (the process stopped while handling
+    // it, after its answer was stored): a replay all the same (resend.ts).
+    if (resender && senderOf(metadata) !== undefined && (await resender.answerFor(message).catch(() => undefined))) {
+      await seen.finish(key, { type: message.type });
+      return refuseDuplicate(inc, results);
+    }
     // Set once the outcome is final (handled or deliberately refused): the id is then marked seen.
     let final = false;
     let outcome: RouterResult | undefined;

@@ -48,6 +48,7 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
   let pump: Pump | undefined;
   let crashed = false;
   let port: number | undefined;
+  let generation = 0;
   let armed: { step: string; crashed: () => void } | undefined;
   const crashPoint = (step: string) => {
     if (!armed || armed.step !== step || crashed) return;
@@ -59,6 +60,15 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
 
   async function boot(): Promise<Wallet> {
     fence = fencedStore(store);
+    const mine = ++generation;
+    const alive = (t: Transport): Transport => ({
+      schemes: t.schemes,
+      async send(endpoint, packed, o) {
+        if (mine !== generation || crashed) throw new IdsyncError('transport_unreachable', 'the sending process crashed');
+        return t.send(endpoint, packed, o);
+      },
+      close: async () => t.close?.(),
+    });
     const network = host.network;
     const w = createWallet({
       store: fence,
@@ -67,7 +77,8 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
       ...(host.retry ? { retry: host.retry } : {}),
       crashPoint,
       ...(policy ? { policy } : {}),
-      ...(host.wrapTransport ? { wrapTransport: host.wrapTransport } : {}),
+      // A crashed wallet sends nothing more, whatever it still had in flight.
+      wrapTransport: (t: Transport, inbound: InboundHandler) => alive(host.wrapTransport ? host.wrapTransport(t, inbound) : t),
       ...(network
         ? {
             transports: [(inbound: InboundHandler) => network.transport({ onInbound: inbound })],

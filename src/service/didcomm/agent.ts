@@ -57,7 +57,6 @@ import { workflowIssuance } from './workflow-issuance.js';
 import { envCrashPoint } from '../../crash-point.js';
 import { resendKind } from '../../protocols/resend-kinds.js';
 import type { ResendRecord } from '../../router/resend.js';
-import { ionShortForm } from '../../did/ion-form.js';
 import { COLLECTIONS } from './collections.js';
 
 export interface ServiceDidcommAgent extends ServiceAgent {
@@ -165,16 +164,12 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       kind: resendKind,
       ...options.retry,
       onGiveUp: (record) => givenUp(record),
-      // A message still waiting in the recipient's pickup queue is not queued twice.
-      shouldResend: async (record) => {
-        const id = record.out?.message.id;
-        return !(await queue.list(ionShortForm(record.out!.to))).some((e) => e.messageId === id);
-      },
-      ...((options.crashPoint ?? envCrashPoint()) ? { crashPoint: options.crashPoint ?? envCrashPoint() } : {}),
+      ...(options.crashPoint || process.env.IDSYNC_TEST_CRASH_AT ? { crashPoint: (step: string) => crashHook?.(step) } : {}),
     },
   });
 
   const pending = new Set<Promise<void>>();
+  const crashHook = options.crashPoint ?? envCrashPoint();
   const core: AgentCore = {
     deps,
     options,
@@ -199,6 +194,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     },
     emit: (event) => emitSafe(deps, event),
     now: () => isoNow(deps.clock),
+    crashPoint: (step) => crashHook?.(step),
   };
 
   const status = statusService(core);
@@ -351,6 +347,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       started = true;
       core.background('resume syncs', () => sync.resume());
       core.background('resume workflows', () => workflows.resume());
+      core.background('resume owed syncs', async () => void (await deps.users.resumeOwed?.()));
       // Syncs that cannot finish fail within syncTimeoutMs (injected clock), not at the next request.
       sweeper = setInterval(() => core.background('sweep syncs', async () => void (await sync.sweep())), options.sweepMs ?? 30_000);
       sweeper.unref();

@@ -92,6 +92,8 @@ export interface AgentCore {
   background(what: string, fn: () => Promise<void>): void;
   /** Sends an authcrypted message from the service DID (outbound.ts decides: push, deliver or queue). */
   send(draft: MessageDraft, to: string): Promise<PlainMessage>;
+  /** Crash tests (crash-point.ts): a named step outside the message sends. */
+  crashPoint(step: string): void;
   /** Emits a webhook event; never throws. */
   emit(event: ServiceEvent): Promise<void>;
   now(): string;

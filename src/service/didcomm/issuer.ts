@@ -174,6 +174,8 @@ export function issuance(core: AgentCore, threads: ThreadStore, status: StatusSe
       await threads.put(thread);
       return thread;
     });
+    // Crash tests: the ack is recorded on its thread, the owner's completion is not yet (resume completes it).
+    core.crashPoint('received:issue-credential.ack');
     await ownerOf(done).completed(done);
   }
 
