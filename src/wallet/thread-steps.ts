@@ -88,12 +88,15 @@ export async function sendStep<S extends string>(
     return result;
   } catch (err) {
     const code = toIdsyncError(err).code;
-    if (TRANSIENT_SEND.has(code) && (await ctx.router.resender()?.get(thid))?.out?.message.id === outgoing.id) {
+    const resender = ctx.router.resender();
+    // Stored with its thread before the send: a retry delivers it (or a later step of the thread,
+    // already under way inside this send, took its place). The step stands.
+    if (TRANSIENT_SEND.has(code) && resender) {
       ctx.logger('info', 'a protocol message could not be sent now; it is sent again later', { thid, type: outgoing.type, code });
       endedEvent(ctx, machine, before.thread);
       return undefined;
     }
-    await ctx.router.resender()?.cancel(thid);
+    if ((await resender?.get(thid))?.out?.message.id === outgoing.id) await resender!.cancel(thid);
     // Not sent for good: put the thread back where it was, unless a reply moved it on meanwhile.
     await ctx.threads.exclusive(thid, async () => {
       const now = await ctx.threads.get(thid);
