@@ -18,7 +18,8 @@ import { keyedLock } from '../keyed-lock.js';
 import type { Collection } from '../store/store.js';
 import type { EnvelopeMode, PlainMessage } from '../didcomm/types.js';
 import { threadId } from '../didcomm/message.js';
-import type { LogLevel } from './types.js';
+
+type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export type ResendKind = 'retry' | 'answer';
 
