@@ -18,7 +18,7 @@ const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 const json = argv.includes('--json');
 const flows = Number(arg('flows') ?? process.env.BENCH_FLOWS ?? (quick ? 40 : 200));
 const concurrency = Number(arg('concurrency') ?? process.env.BENCH_CONCURRENCY ?? 20);
-const flowTimeoutMs = Number(arg('timeout') ?? process.env.BENCH_TIMEOUT_MS ?? (quick ? 5_000 : 10_000));
+const flowTimeoutMs = Number(arg('timeout') ?? process.env.BENCH_TIMEOUT_MS ?? (quick ? 10_000 : 30_000));
 const seed = Number(arg('seed') ?? process.env.BENCH_SEED ?? 1);
 
 const ms = (v: number | null) => (v === null ? '-' : `${v.toFixed(0)} ms`);
@@ -39,6 +39,7 @@ const lines = [
   '',
   `  faults applied: ${faultText}`,
   `  failed flows by the step they stopped before: ${JSON.stringify(soak.failedAt)}`,
+  ...soak.results.filter((r) => !r.ok).map((r) => `    flow ${r.index}: stopped before ${r.stuckAt}: ${r.error}`),
   soak.p50Ms !== null && baseline.p50Ms !== null
     ? `  p50 under faults / without: ${(soak.p50Ms / baseline.p50Ms).toFixed(2)}x, p99 ${(soak.p99Ms! / baseline.p99Ms!).toFixed(2)}x`
     : '',

@@ -41,6 +41,8 @@ export interface ResendRecord {
   retry?: { attempts: number; nextAt: number; deadlineAt: number };
   /** The deadline passed without an answer. */
   givenUp?: boolean;
+  /** Ids of the messages we sent on this thread (the last few): sending one again is a resend, never a new step. */
+  sent?: string[];
 }
 
 export interface ResendOptions {
@@ -202,8 +204,9 @@ export function createResender(
       const now = deps.clock.now();
       const isReport = PROBLEM_REPORT.test(String(message.type));
       await update(thid, (r) => {
-        // The same message again (a retry, or an answer to a replay): its schedule stays.
-        if (r.out?.message.id === message.id) return undefined;
+        // The same message again (a retry, or an answer to a replay), or an older one of the thread
+        // sent again: the thread's last message and its schedule stay.
+        if (r.out?.message.id === message.id || r.sent?.includes(message.id)) return undefined;
         // A warning about a thread (e.g. e.p.msg.duplicate) changes nothing about it.
         if (isReport && NON_ENDING(message.body?.code)) return undefined;
         const after = answering ?? r.lastIn;
@@ -211,6 +214,7 @@ export function createResender(
         return {
           ...r,
           out,
+          sent: [...(r.sent ?? []), message.id].slice(-10),
           retry: kind === 'retry' && !isReport ? { attempts: 0, nextAt: now + delay(0), deadlineAt: now + deadline } : undefined,
         };
       });

@@ -109,7 +109,8 @@ export function createRouter(options: RouterOptions): Router {
     resender = createResender(options.resend, {
       clock,
       log,
-      send: async (out: ResendOut) => void (await sendMessage(core, out.message, { to: out.to, mode: out.mode })),
+      // A resend is not a new step: it leaves the thread's record as it is.
+      send: async (out: ResendOut) => void (await sendMessage(core, out.message, { to: out.to, mode: out.mode, untracked: true })),
     });
   }
 
@@ -194,7 +195,7 @@ export function createRouter(options: RouterOptions): Router {
       const out = await resender.answerFor(inc.message);
       if (!out) return false;
       log('info', 'replay answered with the message sent after it', { id: inc.message.id, answer: out.message.id });
-      await replyTo(core, inc, out.message, out.mode);
+      await replyTo(core, inc, out.message, out.mode, false);
       return true;
     } catch (err) {
       log('info', 'could not answer a replay again', { id: inc.message.id, code: toIdsyncError(err).code });

@@ -16,6 +16,7 @@ import type { StoredCredential } from './credential-store.js';
 import { requestDataPipe } from './data-pipe.js';
 import { waitForEvent } from './events.js';
 import { proposeCredential } from './issue-credential.js';
+import { problemEndsThread } from '../protocols/thread-state.js';
 import { didcommEndpoints } from './outbound.js';
 
 /**
@@ -154,7 +155,7 @@ export function credentialOnThread(ctx: WalletContext, thid: string, timeoutMs: 
   const refused = waitForEvent(ctx.events, 'credential-refused', (e) => e.thid === thid, o).then((e) => {
     throw new IdsyncError('credential_refused', `the credential failed the ${e.failedCheck} check`, { details: { check: e.failedCheck, code: e.code } });
   });
-  const problem = waitForEvent(ctx.events, 'problem-received', (e) => e.problem.pthid === thid, o).then(async (e) => {
+  const problem = waitForEvent(ctx.events, 'problem-received', (e) => e.problem.pthid === thid && problemEndsThread({ body: { code: e.problem.code } }), o).then(async (e) => {
     if (e.problem.code === problemCodeOf('invitation_used')) throw await invitationUsed(ctx, e.problem, invitationId, thid);
     throw new IdsyncError('problem_reported', `the issuer reported ${e.problem.code}`, { details: { problem: e.problem } });
   });
