@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerDidCommand, type CommandDeps } from './commands/did.js';
 import { registerMessageCommand } from './commands/message.js';
+import { registerMessageCheckCommand } from './commands/message-check.js';
+import { registerRulesCommand } from './commands/rules.js';
 import { EXIT_OK, errorLine, exitCodeFor, fromCommander, usageError, verboseReport } from './errors.js';
 import { toIdsyncError } from '../errors.js';
 import { createOutput, type CliIo } from './output.js';
@@ -34,6 +36,11 @@ const LAZY_COMMANDS: LazyCommand[] = [
     name: 'proxy',
     summary: "a fault-injecting proxy in front of a party's DIDComm endpoint, for testing flows under faults",
     register: async (program, io) => (await import('./commands/proxy.js')).registerProxyCommand(program, { io, output: (json) => createOutput(io, json) }),
+  },
+  {
+    name: 'conformance',
+    summary: 'judge another DIDComm v2 agent: idsync plays its counterpart and runs conformance cases rule by rule',
+    register: async (program, io) => (await import('./commands/conformance.js')).registerConformanceCommand(program, { io, output: (json) => createOutput(io, json) }),
   },
   {
     name: 'demo',
@@ -69,6 +76,8 @@ export async function buildProgram(io: CliIo, options: BuildOptions = {}): Promi
   const deps: CommandDeps = { io, output: (json) => createOutput(io, json) };
   registerDidCommand(program, deps);
   registerMessageCommand(program, deps);
+  registerMessageCheckCommand(program, deps);
+  registerRulesCommand(program, deps);
   const named = commandNamed(options.args ?? []);
   for (const lazy of LAZY_COMMANDS) {
     if (lazy.name === named) await lazy.register(program, io);

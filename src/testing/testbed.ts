@@ -24,6 +24,8 @@ import type { ServiceTwin, TwinServiceOptions } from './service-twin.js';
 import { startServiceParty } from './testbed-service.js';
 import { startWalletParty, type WalletMode, type WalletParty } from './testbed-wallets.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks.js';
+import { trace, type TraceOptions, type TraceResult } from './trace.js';
+import { registerTracer } from './trace-registry.js';
 
 export type { WalletMode } from './testbed-wallets.js';
 
@@ -112,6 +114,8 @@ export interface Testbed {
    * out, `sent:<message>` after); resolves when it has crashed. Restart it with restart().
    */
   crashAt(party: 'service' | Wallet, step: string): Promise<void>;
+  /** Every message of the service and the wallets as one sequence diagram, written to an HTML file (trace.ts). */
+  trace(options?: TraceOptions): Promise<TraceResult>;
   close(): Promise<void>;
 }
 
@@ -212,7 +216,7 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
     };
 
     let closed = false;
-    return {
+    const bed: Testbed = {
       service: {
         get url() {
           return twin().url;
@@ -267,12 +271,17 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
         if (party === 'service') return service.crashAt(step);
         return partyOf(party).crashAt(step);
       },
+      trace: (o) => trace({ service: { did: twin().did, deps: twin().service.deps }, wallets }, o),
       async close() {
         if (closed) return;
         closed = true;
         await closeAll(closers);
       },
     };
+    // A wait that times out while this testbed runs writes its trace and names the file (wait.ts).
+    const untrace = registerTracer(async () => (await bed.trace({ title: 'what happened before a wait timed out' })).file);
+    closers.push(async () => untrace());
+    return bed;
   } catch (err) {
     await closeAll(closers);
     throw err;

@@ -140,6 +140,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   router.use(
     ...basicProtocols({ reportProblem: { onProblem: (problem, message) => onProblemReceived(ctx, problem, message) } }).map((m) => withWalletFrom(() => ctx, m)),
     outOfBandProtocol({
+      // The wallet takes invitations; it issues none.
+      roles: ['receiver'],
       onInvitation: async (invitation, message) => {
         const item = { id: invitation.id, kind: 'invitation' as const, thid: invitation.id, from: invitation.from, receivedAt: isoNow(ctx.clock), message, ...(invitation.body.goal_code ? { goalCode: invitation.body.goal_code } : {}) };
         await park(ctx, item);

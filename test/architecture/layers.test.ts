@@ -20,7 +20,7 @@ const SRC_LAYERS: string[][] = [
   ['conformance', 'credentials', 'store'],
   ['router'],
   ['protocols'],
-  ['service', 'wallet'],
+  ['service', 'wallet', 'harness'],
   ['testing'],
   ['cli'],
   ['index'],

@@ -26,6 +26,7 @@ import { wsTransport } from '../../didcomm/transport/ws.js';
 import { toIdsyncError } from '../../errors.js';
 import { basicProtocols } from '../../protocols/basic.js';
 import { issueCredentialProtocol } from '../../protocols/issue-credential.js';
+import { OUT_OF_BAND_SENDER_FEATURE } from '../../protocols/out-of-band.js';
 import { presentProofProtocol } from '../../protocols/present-proof.js';
 import { parseProblemReport, REPORT_PROBLEM_PIURI } from '../../protocols/report-problem.js';
 import { problemEndsThread } from '../../protocols/thread-state.js';
@@ -250,7 +251,9 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     else await issue.abandon(claimed, failure, problem.code);
   }
 
-  const basics = basicProtocols();
+  // The service issues out-of-band invitations (issuance workflows, user invitations) but takes
+  // none by DIDComm: disclosed as the sender role, so discover-features tells what it really does.
+  const basics = basicProtocols({ discoverFeatures: { extra: [{ ...OUT_OF_BAND_SENDER_FEATURE, roles: [...OUT_OF_BAND_SENDER_FEATURE.roles] }] } });
   const reportProblem = basics.find((m) => m.piuri === REPORT_PROBLEM_PIURI)!;
   const problems: ProtocolModule = {
     ...reportProblem,
