@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { registerDidCommand, type CommandDeps } from './commands/did.js';
 import { registerMessageCommand } from './commands/message.js';
+import { registerMessageCheckCommand } from './commands/message-check.js';
+import { registerRulesCommand } from './commands/rules.js';
 import { EXIT_OK, errorLine, exitCodeFor, fromCommander, usageError, verboseReport } from './errors.js';
 import { toIdsyncError } from '../errors.js';
 import { createOutput, type CliIo } from './output.js';
@@ -36,6 +38,11 @@ const LAZY_COMMANDS: LazyCommand[] = [
     register: async (program, io) => (await import('./commands/proxy.js')).registerProxyCommand(program, { io, output: (json) => createOutput(io, json) }),
   },
   { name: 'fleet', summary: 'load a service with simulated holder wallets on every core: connect, sync or issuance flows', register: async (program, io) => (await import('./commands/fleet.js')).registerFleetCommand(program, { io, output: (json) => createOutput(io, json) }) },
+  {
+    name: 'conformance',
+    summary: 'judge another DIDComm v2 agent: idsync plays its counterpart and runs conformance cases rule by rule',
+    register: async (program, io) => (await import('./commands/conformance.js')).registerConformanceCommand(program, { io, output: (json) => createOutput(io, json) }),
+  },
   {
     name: 'demo',
     summary: 'the service twin and a wallet in one process: the sync flow and an e-mailed issuance, step by step',
@@ -70,6 +77,8 @@ export async function buildProgram(io: CliIo, options: BuildOptions = {}): Promi
   const deps: CommandDeps = { io, output: (json) => createOutput(io, json) };
   registerDidCommand(program, deps);
   registerMessageCommand(program, deps);
+  registerMessageCheckCommand(program, deps);
+  registerRulesCommand(program, deps);
   const named = commandNamed(options.args ?? []);
   for (const lazy of LAZY_COMMANDS) {
     if (lazy.name === named) await lazy.register(program, io);

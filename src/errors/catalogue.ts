@@ -197,6 +197,8 @@ export const ERRORS = {
   file_unreadable: { meaning: 'The path is a directory or cannot be read.' },
   invalid_did_document: { meaning: 'A file does not hold DID documents.' },
   invalid_secrets: { meaning: 'A secrets file entry is not a private JWK with a full key id.' },
+  nonconformant: { meaning: 'A message checked by `idsync message check` breaks a MUST of the rule catalogue (docs/rules.md); every result was printed first.' },
+  conformance_failed: { meaning: 'A conformance run had failed cases (the report names the cases and the rules each broke).' },
   wallet_not_found: { meaning: 'No wallet in the data folder (create one with wallet create).' },
   wallet_exists: { meaning: 'The data folder already holds a wallet.' },
   wallet_busy: { meaning: 'Another process uses the wallet’s data folder.' },

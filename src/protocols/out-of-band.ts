@@ -181,12 +181,23 @@ export function attachedMessages(invitation: Invitation): PlainMessage[] {
 export interface OutOfBandOptions {
   /** An invitation that arrived as a DIDComm message (e.g. an invitation delivered by DIDCOMM). */
   onInvitation?: (invitation: Invitation, message: PlainMessage) => void | Promise<void>;
+  /**
+   * The roles disclosed (Discover Features 2.0): 'receiver' for an agent that takes invitations,
+   * 'sender' for one that issues them. Default both.
+   */
+  roles?: string[];
 }
+
+/**
+ * The disclosure of an agent that issues invitations but receives none by DIDComm (so registers
+ * no out-of-band handler): Discover Features 2.0 discloses what an agent really does.
+ */
+export const OUT_OF_BAND_SENDER_FEATURE = { 'feature-type': 'protocol', id: OUT_OF_BAND_PIURI, roles: ['sender'] } as const;
 
 export function outOfBandProtocol(options: OutOfBandOptions = {}): ProtocolModule {
   return {
     piuri: OUT_OF_BAND_PIURI,
-    roles: ['sender', 'receiver'],
+    roles: options.roles ?? ['sender', 'receiver'],
     handlers: {
       invitation: async (ctx) => {
         const invitation = validateInvitation(ctx.message);

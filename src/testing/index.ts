@@ -32,3 +32,5 @@ export { startFaultProxy } from './fault-proxy.js';
 export type { FaultProxy, FaultProxyOptions } from './fault-proxy.js';
 export { runSoak, soakFaults } from './soak.js';
 export type { SoakOptions, SoakResult, SoakFlow, SoakStep } from './soak.js';
+export { trace } from './trace.js';
+export type { TraceOptions, TraceResult, TraceSource } from './trace.js';

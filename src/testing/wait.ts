@@ -3,6 +3,7 @@
 // names what was awaited and the last state seen, so a failing test says why at once.
 import { IdsyncError, toIdsyncError } from '../errors.js';
 import type { ChangeFeed } from './changes.js';
+import { writeTimeoutTraces } from './trace-registry.js';
 
 export interface WaitOptions {
   /**
@@ -98,7 +99,12 @@ export function untilTimeout<T>(
       } catch {
         seen = 'unknown';
       }
-      fail(new IdsyncError('wait_timeout', `timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}`, { details: { awaited: what, lastSeen: seen, timeoutMs } }));
+      const timedOut = (traces: string[]) =>
+        new IdsyncError('wait_timeout', `timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}${traces.length ? `; what did happen: ${traces.join(', ')}` : ''}`, {
+          details: { awaited: what, lastSeen: seen, timeoutMs, ...(traces.length ? { traces } : {}) },
+        });
+      // Running testbeds draw what happened into HTML trace files, named in the error (trace.ts).
+      void writeTimeoutTraces().then((traces) => fail(timedOut(traces)), () => fail(timedOut([])));
     }, timeoutMs);
     if (options.signal?.aborted) return onAbort();
     options.signal?.addEventListener('abort', onAbort, { once: true });

@@ -191,6 +191,26 @@ export class Wallet extends WalletEvents {
     await this.init();
     return this.rt.pickup(target, options);
   }
+  /**
+   * Every peer that may hold messages for this wallet: the other side of each connection (any
+   * state), of each open protocol thread, and of each pending item. A restarted wallet collects
+   * from all of them (`wallet serve`), not only from peers it has a Data Pipe with.
+   */
+  async peers(): Promise<string[]> {
+    await this.init();
+    const ctx = this.rt.ctx;
+    const out = new Map<string, string>();
+    const add = (did: unknown) => {
+      if (typeof did !== 'string' || !did.startsWith('did:') || this.rt.ctx.identity.did === did || sameDid(did, ctx.identity.did)) return;
+      const key = did.split('#')[0];
+      if (![...out.values()].some((d) => sameDid(d, key))) out.set(key, key);
+    };
+    for (const c of await ctx.connections.list()) if (sameDid(c.myDid, ctx.identity.did)) add(c.theirDid);
+    for (const t of await ctx.threads.list()) if (t.state !== 'done' && t.state !== 'abandoned' && t.state !== 'closed') add(t.peer);
+    for (const p of await ctx.pending.list()) add(p.from);
+    return [...out.values()];
+  }
+
   /** Opens a WebSocket to the peer (default: its ws endpoint) and asks for live delivery. */
   async goLive(target?: string): Promise<void> {
     await this.init();
@@ -200,6 +220,15 @@ export class Wallet extends WalletEvents {
   async ping(peer?: string, options: WaitOptions = {}): Promise<void> {
     await this.init();
     await this.rt.ping(peer, options.timeoutMs);
+  }
+
+  /**
+   * Sends again, now, every unanswered protocol message whose retry time (injected clock) has
+   * come; a timer does this too (docs/protocols.md "Durable steps"). Resolves with how many went out.
+   */
+  async retryDue(): Promise<number> {
+    await this.init();
+    return this.rt.ctx.router.resender()!.runDue();
   }
 
   /** Resolves with the next `event` payload passing `predicate` (guard timeout 10 s). */

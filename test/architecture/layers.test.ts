@@ -13,14 +13,14 @@ const SRC = join(ROOT, 'src');
 /** Bottom first. A module may import its own folder and any lower layer, never a layer above or beside it. */
 const SRC_LAYERS: string[][] = [
   ['errors'],
-  ['encoding', 'clock', 'keyed-lock', 'wait', 'http-fetch', 'listen', 'json-depth', 'net'],
+  ['encoding', 'clock', 'keyed-lock', 'wait', 'http-fetch', 'listen', 'json-depth', 'net', 'crash-point'],
   ['keys'],
   ['did'],
   ['didcomm'],
   ['conformance', 'credentials', 'store'],
   ['router'],
   ['protocols'],
-  ['service', 'wallet'],
+  ['service', 'wallet', 'harness'],
   ['testing'],
   ['fleet'],
   ['cli'],

@@ -5,6 +5,13 @@ import { openStore, type Store } from '../../src/store/store.js';
 import { nextOutboxEntry, startServiceTwin, waitForWorkflowStatus, type ServiceTwin } from '../../src/testing/index.js';
 import { freePort } from '../e2e/processes.js';
 import { ERROR_LINE, runCli, tempDir } from './run-cli.js';
+import { run } from '../../src/cli/program.js';
+
+async function inProcess(args: string[]): Promise<{ code: number; out: string }> {
+  let out = '';
+  const code = await run(args, { stdout: (t) => void (out += t), stderr: () => {}, readStdin: async () => '' });
+  return { code, out };
+}
 
 let twin: ServiceTwin;
 let store: Store;
@@ -73,20 +80,30 @@ describe('idsync wallet (no serve process)', () => {
     // In the order the messages were made: each answer after what it answers.
     expect(types).toEqual(['in invitation', 'out propose-credential', 'in offer-credential', 'out request-credential', 'in issue-credential', 'out ack']);
     expect(log.filter((m) => m.type !== 'https://didcomm.org/out-of-band/2.0/invitation').every((m) => m.mode === 'authcrypt' && m.thid === result.thid)).toBe(true);
+
+    // The same log as a sequence diagram (in process: the folder is free again).
+    const mermaid = await inProcess(['wallet', 'messages', '--data', data, '--format', 'mermaid']);
+    expect(mermaid.code).toBe(0);
+    expect(mermaid.out.split('\n').slice(0, 3)).toEqual(['sequenceDiagram', '  participant P0 as wallet', expect.stringMatching(/^ {2}participant P1 as did:web:/)]);
+    expect(mermaid.out).toContain('  P0->>P1: issue-credential/3.0/propose-credential (authcrypt)');
+    expect(mermaid.out).toContain('  P1->>P0: issue-credential/3.0/issue-credential (authcrypt)');
+    const html = await inProcess(['wallet', 'messages', '--data', data, '--format', 'html']);
+    expect(html.out).toMatch(/^<!DOCTYPE html>/);
+    expect(html.out.match(/<g class="arrow"/g)).toHaveLength(6);
+    expect((await inProcess(['wallet', 'messages', '--data', data, '--format', 'html', '--json'])).code).toBe(2);
   });
 
-  it('says an issuance invitation accepted a second time was already used by this wallet', async () => {
+  it('accepting an issuance invitation a second time answers with the credential this wallet already holds', async () => {
     const data = dir.file('twice-wallet');
     const port = await freePort();
     expect((await runCli(['wallet', 'create', '--data', data, '--endpoint', `http://127.0.0.1:${port}/didcomm`])).code).toBe(0);
     const { url } = await emailedInvitation('twice@example.com');
     const first = JSON.parse((await runCli(['wallet', 'accept', url, '--data', data, '--wait', '--json'])).stdout);
-    const again = await runCli(['wallet', 'accept', url, '--data', data, '--wait']);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(ERROR_LINE);
-    expect(again.stderr).toBe(
-      `idsync: invitation_used: the invitation was already used by this wallet (its issuance is COMPLETED; thread ${first.thid}; credential ${first.credential.id} is in this wallet)\n`,
-    );
+    // The same wallet again (e.g. after a crash): the same thread and credential, never invalid-state.
+    const again = await runCli(['wallet', 'accept', url, '--data', data, '--wait', '--json']);
+    expect(again.stderr).toBe('');
+    expect(JSON.parse(again.stdout)).toMatchObject({ thid: first.thid, credential: { id: first.credential.id } });
+    expect(JSON.parse((await runCli(['wallet', 'credentials', '--data', data, '--json'])).stdout)).toHaveLength(1);
   });
 
   it('accepts with a wallet that has no endpoint, over live delivery', async () => {

@@ -151,6 +151,13 @@ describe('forbidden forms are refused with a coded error naming the rule', () =>
     expect(await refusal(unpack(forge({ header: authHeader({ skid: carol.agreementKids[0] }) }), ctx(bob)))).toEqual({ code: 'didcomm_malformed', rule: 'envelope.authcrypt-apu' });
     const { apu: _apu, ...noApu } = authHeader();
     expect(await refusal(unpack(forge({ header: noApu, apu: Buffer.from(skid) }), ctx(bob)))).toEqual({ code: 'didcomm_malformed', rule: 'envelope.authcrypt-apu' });
+    // A skid with a lone surrogate: apu, its UTF-8, reads back as another string. Twice, as the
+    // engine keeps what it learnt of a kid's bytes.
+    const lone = `${skid}\ud800`;
+    const loneApu = Buffer.from(lone).toString('base64url');
+    for (let i = 0; i < 2; i++) {
+      expect(await refusal(unpack(forge({ header: authHeader({ skid: lone, apu: loneApu }) }), ctx(bob)))).toEqual({ code: 'didcomm_malformed', rule: 'envelope.authcrypt-apu' });
+    }
   });
 
   it('`from` that is not the DID of the authcrypt sender key or of the signer', async () => {

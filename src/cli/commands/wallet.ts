@@ -4,7 +4,7 @@
 // commands on a control API bound to 127.0.0.1 and guarded by that token (wallet-control.ts);
 // without a serve process they open the store themselves and run the agent for their duration
 // (wallet-run.ts). What they print is in wallet-views.ts.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { IdsyncError } from '../../errors.js';
 import { parseInvitationUrl } from '../../protocols/out-of-band.js';
 import { didRegistry } from '../../store/dids.js';
@@ -14,6 +14,7 @@ import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import { viaServe } from './wallet-control.js';
+import { MESSAGE_FORMATS, messagesDiagram, type MessageFormat } from './wallet-trace.js';
 import { approveWith, declineWith, listPending, pickupWith, type ApproveResult, type PendingView, type PickupView } from './wallet-pending.js';
 import { serveWallet, type ServeOptions } from './wallet-serve.js';
 import { addressOptions, answerInvitation, listenHere, openWalletStore, withWallet, type WalletCommandDeps } from './wallet-run.js';
@@ -184,13 +185,16 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .description('list the message log: every DIDComm message in and out')
     .requiredOption('--data <dir>', 'wallet folder')
     .option('--thid <id>', 'only this thread')
+    .addOption(new Option('--format <format>', 'text lines, or a sequence diagram: Mermaid text, or one self-contained HTML file').choices(MESSAGE_FORMATS).default('text'))
     .option('--json', 'print a JSON array of {seq, at, direction, type, thid, mode, …}')
-    .action(async (opts: { data: string; thid?: string; json?: boolean }) => {
+    .action(async (opts: { data: string; thid?: string; format: MessageFormat; json?: boolean }) => {
+      if (opts.json && opts.format !== 'text') throw usageError('conflicting_option', '--json and --format mermaid|html exclude each other');
       const list = await withWallet(
         opts.data,
         () => viaServe<MessageView[]>(opts.data, 'GET', `/messages${opts.thid ? `?thid=${encodeURIComponent(opts.thid)}` : ''}`),
         (w) => listMessages(w, opts.thid),
       );
+      if (opts.format !== 'text') return void deps.io.stdout(messagesDiagram(list, opts.format, opts.thid));
       deps.output(Boolean(opts.json)).result(list, humanMessages);
     });
 }

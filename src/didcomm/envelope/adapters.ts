@@ -7,6 +7,7 @@ import type { DIDDocument, DocumentResolver, Secret, Service, VerificationMethod
 import { base58btcDecode, multibaseDecode } from '../../encoding.js';
 import { fromMultikey, publicJwk, type KeyType } from '../../keys.js';
 import type { SecretsSource } from '../types.js';
+import { boundedMemo } from './memo.js';
 
 /** A verification method as didcomm-node reads it (JsonWebKey2020 is all we hand it). */
 export interface LibVerificationMethod {
@@ -73,18 +74,6 @@ const RAW_KEY_TYPES: Record<string, KeyType> = {
 };
 
 const PRIVATE_JWK_MEMBERS = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']);
-
-/** A bounded memo for pure functions of a string (oldest entry out first). */
-function boundedMemo<V>(max: number, compute: (key: string) => V): (key: string) => V {
-  const entries = new Map<string, V>();
-  return (key) => {
-    if (entries.has(key)) return entries.get(key) as V;
-    const value = compute(key);
-    entries.set(key, value);
-    if (entries.size > max) entries.delete(entries.keys().next().value as string);
-    return value;
-  };
-}
 
 // Multikey → JWK is a pure function of the string; a DID's keys recur in every message.
 const multikeyJwk = boundedMemo(2048, (multibase: string): Readonly<Record<string, unknown>> | null => {

@@ -57,6 +57,86 @@ const TAIL = ['created_time', 'expires_time', 'from_prior'] as const;
 
 /** The plaintext as didcomm-node serialises it (see the top of this file). */
 export function serializePlaintext(m: PlainMessage): string {
+  try {
+    return writePlaintext(m);
+  } catch (err) {
+    if (err !== UNUSUAL) throw err;
+    return layoutPlaintext(m);
+  }
+}
+
+// The same text written directly, without the sorted copies: what serializePlaintext does for
+// every message, where the copying (spread, sorted objects, fromEntries) cost as much as the
+// JSON itself. It takes JSON's own data only (strings, finite or not numbers, booleans, null,
+// arrays, objects without toJSON), no attachments, and no member name that starts with a digit
+// (an array index is put first by any object built from entries, whatever the order given);
+// anything else is UNUSUAL and goes the way above, so both give the same text for every message.
+const UNUSUAL = Symbol('unusual');
+
+function name(k: string): string {
+  const c = k.charCodeAt(0);
+  if (c >= 0x30 && c <= 0x39) throw UNUSUAL;
+  return JSON.stringify(k);
+}
+const HEAD_AT: Record<string, number> = Object.assign(Object.create(null), { id: 0, typ: 1, type: 2, body: 3, from: 4, to: 5, thid: 6, pthid: 7 });
+const TAIL_AT: Record<string, number> = Object.assign(Object.create(null), { created_time: 0, expires_time: 1, from_prior: 2 });
+
+function scalar(v: unknown): string {
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v === null) return JSON.stringify(v);
+  throw UNUSUAL;
+}
+
+function write(v: unknown): string {
+  if (typeof v !== 'object') return scalar(v);
+  if (v === null) return 'null';
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') throw UNUSUAL;
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      out += (i === 0 ? '' : ',') + (x === undefined || typeof x === 'function' ? 'null' : write(x));
+    }
+    return `${out}]`;
+  }
+  const keys = Object.keys(v);
+  if (keys.length > 1) keys.sort(byUtf8);
+  let out = '{';
+  for (const k of keys) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x === undefined || typeof x === 'function') continue;
+    out += `${out.length === 1 ? '' : ','}${name(k)}:${write(x)}`;
+  }
+  return `${out}}`;
+}
+
+function writePlaintext(m: PlainMessage): string {
+  const head: (string | undefined)[] = [undefined, JSON.stringify(MEDIA_TYPES.plaintext), undefined, undefined, undefined, undefined, undefined, undefined];
+  const tail: (string | undefined)[] = [undefined, undefined, undefined];
+  let others = '';
+  for (const k of Object.keys(m)) {
+    const v = m[k];
+    if (v === undefined) continue;
+    const h = HEAD_AT[k];
+    if (h !== undefined) {
+      if (h === 1 && v === null) continue; // typ ?? the plaintext media type
+      head[h] = h <= 2 ? scalar(v) : write(v);
+    } else if (TAIL_AT[k] !== undefined) {
+      tail[TAIL_AT[k]!] = scalar(v);
+    } else if (k === 'attachments' || typeof v === 'function') {
+      throw UNUSUAL;
+    } else {
+      others += `,${name(k)}:${write(v)}`;
+    }
+  }
+  let out = '';
+  for (let i = 0; i < head.length; i++) if (head[i] !== undefined) out += `,"${HEAD[i]}":${head[i]}`;
+  out += others;
+  for (let i = 0; i < tail.length; i++) if (tail[i] !== undefined) out += `,"${TAIL[i]}":${tail[i]}`;
+  return `{${out.slice(1)}}`;
+}
+
+/** The layout itself, built as sorted copies and serialised by JSON.stringify: the reference the direct writer must match. */
+export function layoutPlaintext(m: PlainMessage): string {
   const head: Record<string, unknown> = { ...m, typ: m.typ ?? MEDIA_TYPES.plaintext };
   const entries: [string, unknown][] = [];
   for (const k of HEAD) if (head[k] !== undefined) entries.push([k, k === 'id' || k === 'type' || k === 'typ' ? head[k] : sortedJson(head[k])]);

@@ -46,16 +46,16 @@ function publicMembers(jwk: Record<string, unknown>): Record<string, unknown> {
 const publicByJwk = new WeakMap<object, KeyObject>();
 const privateByJwk = new WeakMap<object, KeyObject>();
 
-/** The public key of a JWK; an unusable one (bad encoding, point off the curve) is 'didcomm_malformed'. */
-export function publicKeyOf(jwk: Record<string, unknown>, what: string, rule: string): KeyObject {
-  let key = publicByJwk.get(jwk);
+/** The public key of a JWK (kept per JWK object unless `keep` is false); an unusable one (bad encoding, point off the curve) is 'didcomm_malformed'. */
+export function publicKeyOf(jwk: Record<string, unknown>, what: string, rule: string, keep = true): KeyObject {
+  let key = keep ? publicByJwk.get(jwk) : undefined;
   if (key) return key;
   try {
     key = createPublicKey({ key: publicMembers(jwk) as never, format: 'jwk' });
   } catch {
     throw malformed(rule, `${what} is not a usable ${String(jwk.crv)} public key`);
   }
-  publicByJwk.set(jwk, key);
+  if (keep) publicByJwk.set(jwk, key);
   return key;
 }
 
@@ -75,9 +75,11 @@ export function privateKeyOf(jwk: Record<string, unknown>, kid: string): KeyObje
 
 /** A fresh ephemeral key pair on `curve` and its public JWK in the member order peers see today. */
 export function ephemeralKey(curve: AgreementCurve): { privateKey: KeyObject; jwk: Record<string, string> } {
-  const { privateKey, publicKey } =
-    curve === 'X25519' ? generateKeyPairSync('x25519') : generateKeyPairSync('ec', { namedCurve: curve });
-  const exported = publicKey.export({ format: 'jwk' }) as Record<string, string>;
+  // The public key straight as a JWK (node:crypto takes format 'jwk' here since Node 15.9; the
+  // typings lack it): no KeyObject for it, which the message never uses.
+  const generate = generateKeyPairSync as unknown as (type: 'x25519' | 'ec', options: object) => { privateKey: KeyObject; publicKey: Record<string, string> };
+  const publicKeyEncoding = { format: 'jwk' };
+  const { privateKey, publicKey: exported } = curve === 'X25519' ? generate('x25519', { publicKeyEncoding }) : generate('ec', { namedCurve: curve, publicKeyEncoding });
   const jwk: Record<string, string> = { crv: curve, kty: KTY[curve], x: exported.x! };
   if (exported.y !== undefined) jwk.y = exported.y;
   return { privateKey, jwk };

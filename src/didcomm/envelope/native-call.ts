@@ -11,7 +11,7 @@ import { malformed, notResolved } from './refusal.js';
 
 /** DIDComm's DID test (didcomm-node's too): `did:` and at least two more colon-separated parts. */
 export function isDid(s: string): boolean {
-  return s.startsWith('did:') && s.split(':').length >= 3;
+  return s.startsWith('did:') && s.indexOf(':', 4) !== -1;
 }
 
 /** The DID of a DID URL (before '#'), and whether it names a key. */

@@ -13,7 +13,9 @@ import { parseJwe, type ParsedJwe } from './jwe/parse.js';
 import { checkPlaintext } from './jwm.js';
 import { CURVE_OF_ALG, verifyBytes } from './jws/algorithms.js';
 import { parseJws } from './jws/parse.js';
+import { signingInput } from './jws/sign.js';
 import { curveOf, isAgreementCurve, publicKeyOf, type AgreementCurve } from './key-objects.js';
+import { boundedMemo } from './memo.js';
 import { envelopeMode } from './mode.js';
 import { didAndFragment, methodKey, methodOf, type NativeCall } from './native-call.js';
 import { b64Member, isObject, malformed, notResolved, parseJsonObject, secretNotFound, unsupported } from './refusal.js';
@@ -37,6 +39,22 @@ function text(bytes: Buffer, what: string, rule: string): string {
     throw malformed(rule, `${what} is not UTF-8`);
   }
 }
+
+// Both memoised for the strings of the conversations at hand (bounded): the digest of a recipient
+// list as base64url, and a sender kid's bytes and base64url (its apu).
+const digestB64 = (() => {
+  const seen = new WeakMap<Buffer, string>();
+  return (digest: Buffer): string => {
+    let b64 = seen.get(digest);
+    if (b64 === undefined) seen.set(digest, (b64 = digest.toString('base64url')));
+    return b64;
+  };
+})();
+const kidBytes = boundedMemo(256, (kid: string) => {
+  const bytes = Buffer.from(kid, 'utf8');
+  // A kid with a lone surrogate does not survive UTF-8: it never takes the short way.
+  return { bytes, b64: bytes.toString('utf8') === kid ? bytes.toString('base64url') : undefined };
+});
 
 function layerOf(v: Record<string, unknown>): Layer | 'jwe' {
   if ('ciphertext' in v) return 'jwe';
@@ -63,7 +81,9 @@ function jweBasics(jwe: ParsedJwe, alg: KeyWrapAlg, s: State): { enc: ContentEnc
   if (stray.length) throw malformed('envelope.jwe-recipients-one-did', `recipient kids must be key ids of one DID: ${stray.join(', ')}`);
   const digest = recipientsDigest(kids);
   let apv: Buffer = Buffer.alloc(0);
-  if (h.apv === undefined) {
+  if (h.apv === digestB64(digest)) {
+    apv = digest; // the usual case, compared as text: no decoding
+  } else if (h.apv === undefined) {
     // RFC 7518 §4.6.1: apv is optional for ECDH-ES; DIDComm needs it to authenticate authcrypt.
     if (alg === 'ECDH-1PU+A256KW') throw malformed('envelope.jwe-apv', 'authcrypt requires apv = base64url(SHA-256 of the sorted recipient kids joined with ".")');
     s.notes.push({ rule: 'envelope.anoncrypt-no-apv', detail: 'anoncrypt without apv accepted (RFC 7518 §4.6.1: apu and apv are optional for ECDH-ES)' });
@@ -81,11 +101,12 @@ function jweBasics(jwe: ParsedJwe, alg: KeyWrapAlg, s: State): { enc: ContentEnc
 async function decryptForUs(jwe: ParsedJwe, i: { alg: KeyWrapAlg; enc: ContentEnc; curve: AgreementCurve; kids: string[]; apu: Buffer; apv: Buffer; sender?: ReturnType<typeof publicKeyOf> }, s: State): Promise<Buffer> {
   const held = await s.call.heldKids(i.kids);
   if (held.length === 0) throw secretNotFound(`no secret held for any recipient of the message (${i.kids.join(', ')})`);
-  const keys = await Promise.all(held.map((k) => s.call.privateKey(k)));
+  const keys = held.length === 1 ? [await s.call.privateKey(held[0]!)] : await Promise.all(held.map((k) => s.call.privateKey(k)));
   const odd = keys.find((k) => k.curve !== i.curve);
   // One epk serves all recipients, so they must all be on its curve.
   if (odd) throw malformed('envelope.jwe-recipient-curve', `recipient ${odd.kid} is a ${odd.curve} key but the epk is ${i.curve}: mixed curves among recipients`);
-  const epk = publicKeyOf(jwe.header.epk as Record<string, unknown>, 'the epk', 'envelope.jwe-epk');
+  // Each message has its own epk: imported, not kept.
+  const epk = publicKeyOf(jwe.header.epk as Record<string, unknown>, 'the epk', 'envelope.jwe-epk', false);
   let out: Buffer | undefined;
   for (const k of s.expectAll ? keys : keys.slice(0, 1)) {
     out = decryptJwe(jwe, { alg: i.alg, enc: i.enc, epk, apu: i.apu, apv: i.apv, recipient: { kid: k.kid, key: k.key }, sender: i.sender });
@@ -107,8 +128,10 @@ async function openAuthcrypt(jwe: ParsedJwe, s: State): Promise<Buffer> {
   const { skid, apu: apuB64 } = jwe.header;
   // §ECDH-1PU key wrapping: apu = base64url(skid); without skid the sender is read from apu.
   if (apuB64 === undefined) throw malformed('envelope.authcrypt-apu', 'authcrypt requires apu = base64url(sender key id)');
-  const apu = b64Member(apuB64, 'apu', 'envelope.authcrypt-apu');
-  const senderKid = text(apu, 'apu', 'envelope.authcrypt-apu');
+  // The usual case, apu spelled as senders write it (base64url of skid), is compared as text.
+  const known = typeof skid === 'string' && apuB64 === kidBytes(skid).b64 ? kidBytes(skid) : undefined;
+  const apu = known?.bytes ?? b64Member(apuB64, 'apu', 'envelope.authcrypt-apu');
+  const senderKid = known ? (skid as string) : text(apu, 'apu', 'envelope.authcrypt-apu');
   if (skid !== undefined && skid !== senderKid) throw malformed('envelope.authcrypt-apu', `skid ${String(skid)} and apu (${senderKid}) name different sender keys`);
   if (skid === undefined) s.notes.push({ rule: 'envelope.authcrypt-skid-from-apu', detail: 'authcrypt without skid accepted: the sender key id was read from apu' });
   const { did, hasFragment } = didAndFragment(senderKid);
@@ -141,7 +164,7 @@ async function openSigned(value: Record<string, unknown>, s: State): Promise<Rec
   if (!vm) throw notResolved(`the signing key ${sig.kid} is not an authentication key of ${did}`);
   const { curve, key } = methodKey(vm, 'envelope.jws-kid');
   if (curve !== CURVE_OF_ALG[sig.alg]) throw malformed('envelope.jws-alg-key', `alg ${sig.alg} does not fit the ${String(curve)} key ${sig.kid}`);
-  if (!verifyBytes(sig.alg, key(), Buffer.from(`${sig.protectedB64}.${jws.payloadB64}`, 'ascii'), sig.signature)) {
+  if (!verifyBytes(sig.alg, key(), signingInput(sig.protectedB64, jws.payloadB64), sig.signature)) {
     throw malformed('envelope.jws-signature', `the signature of ${sig.kid} does not verify`);
   }
   Object.assign(s.md, { authenticated: true, nonRepudiation: true, signFrom: sig.kid, signAlg: sig.alg });

@@ -4,7 +4,7 @@
 // rule names (src/conformance/envelope.ts) where one exists, so a refusal and a logged
 // conformance failure say the same thing.
 import { IdsyncError, type ErrorCode } from '../../errors.js';
-import { jsonDepth, MAX_JSON_DEPTH } from '../../json-depth.js';
+import { MAX_JSON_DEPTH } from '../../json-depth.js';
 
 export function refusal(code: ErrorCode, rule: string, message: string, details: Record<string, unknown> = {}): IdsyncError {
   return new IdsyncError(code, `${message} [${rule}]`, { details: { rule, ...details } });
@@ -25,8 +25,14 @@ export const secretNotFound = (message: string): IdsyncError => new IdsyncError(
 
 /** base64url member of a JOSE structure (RFC 7515 §2: base64url without padding), decoded. */
 export function b64Member(value: unknown, what: string, rule: string): Buffer {
+  if (typeof value !== 'string') throw malformed(rule, `${what} is not base64url`);
+  // The usual case, canonical base64url (what every JOSE library writes): decoding and encoding
+  // again gives the same text, which proves every character is of the alphabet; one pass each
+  // way, where the checks below scan the text four times.
+  const bytes = Buffer.from(value, 'base64url');
+  if (bytes.toString('base64url') === value) return bytes;
   // Padding and the standard alphabet are tolerated (some agents emit them); anything else is not base64.
-  if (typeof value !== 'string' || !/^[A-Za-z0-9_\-+/]*={0,2}$/.test(value)) {
+  if (!/^[A-Za-z0-9_\-+/]*={0,2}$/.test(value)) {
     throw malformed(rule, `${what} is not base64url`);
   }
   return Buffer.from(value.replace(/=+$/, ''), value.includes('+') || value.includes('/') ? 'base64' : 'base64url');
@@ -36,9 +42,33 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Whether a parsed JSON value nests objects and arrays more than `max` levels deep (the depth
+ * json-depth.ts counts on the text). Iterative, so no depth can overflow the stack; it visits
+ * only objects and arrays, where the text scan reads every character (most of a JWE is base64).
+ */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: object[] = [value as object];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    const depth = depths.pop()!;
+    if (depth > max) return true;
+    const children = Array.isArray(v) ? v : Object.values(v);
+    for (const c of children) {
+      if (c !== null && typeof c === 'object') {
+        stack.push(c as object);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
 /** JSON object from text, or a didcomm_malformed naming `rule` (also for nesting past MAX_JSON_DEPTH, json-depth.ts). */
 export function parseJsonObject(text: string, what: string, rule: string): Record<string, unknown> {
-  if (jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw malformed(rule, `${what} nests more than ${MAX_JSON_DEPTH} levels deep`);
+  // JSON.parse itself copes with any depth (it does not recurse); what must not see a deep value
+  // is everything after it, so the bound is checked on the parsed value before anything else.
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -46,5 +76,6 @@ export function parseJsonObject(text: string, what: string, rule: string): Recor
     throw malformed(rule, `${what} is not JSON`);
   }
   if (!isObject(value)) throw malformed(rule, `${what} is not a JSON object`);
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) throw malformed(rule, `${what} nests more than ${MAX_JSON_DEPTH} levels deep`);
   return value;
 }

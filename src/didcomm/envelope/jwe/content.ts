@@ -20,6 +20,13 @@ export interface ContentCipher {
   decrypt(key: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer, aad: Buffer): Buffer | undefined;
 }
 
+/** update() then final(), in one buffer; for the stream AEADs final() is empty, and no copy is made. */
+function run(c: { update(b: Buffer): Buffer; final(): Buffer }, input: Buffer): Buffer {
+  const head = c.update(input);
+  const tail = c.final();
+  return tail.length === 0 ? head : Buffer.concat([head, tail]);
+}
+
 // RFC 7518 §5.2.2.1: MAC over AAD || IV || ciphertext || AL, AL the AAD length in bits as 64-bit big-endian.
 function cbcHmacTag(macKey: Buffer, aad: Buffer, iv: Buffer, ciphertext: Buffer): Buffer {
   const al = Buffer.alloc(8);
@@ -34,7 +41,7 @@ const A256CBC_HS512: ContentCipher = {
   encrypt(key, iv, plaintext, aad) {
     // §5.2.5: MAC_KEY is the first 32 bytes of the key, ENC_KEY the last 32.
     const c = createCipheriv('aes-256-cbc', key.subarray(32), iv);
-    const ciphertext = Buffer.concat([c.update(plaintext), c.final()]);
+    const ciphertext = run(c, plaintext);
     return { ciphertext, tag: cbcHmacTag(key.subarray(0, 32), aad, iv, ciphertext) };
   },
   decrypt(key, iv, ciphertext, tag, aad) {
@@ -43,7 +50,7 @@ const A256CBC_HS512: ContentCipher = {
     if (!timingSafeEqual(cbcHmacTag(key.subarray(0, 32), aad, iv, ciphertext), tag)) return undefined;
     try {
       const d = createDecipheriv('aes-256-cbc', key.subarray(32), iv);
-      return Buffer.concat([d.update(ciphertext), d.final()]);
+      return run(d, ciphertext);
     } catch {
       return undefined;
     }
@@ -57,7 +64,7 @@ const A256GCM: ContentCipher = {
   encrypt(key, iv, plaintext, aad) {
     const c = createCipheriv('aes-256-gcm', key, iv);
     c.setAAD(aad);
-    const ciphertext = Buffer.concat([c.update(plaintext), c.final()]);
+    const ciphertext = run(c, plaintext);
     return { ciphertext, tag: c.getAuthTag() };
   },
   decrypt(key, iv, ciphertext, tag, aad) {
@@ -66,7 +73,7 @@ const A256GCM: ContentCipher = {
       const d = createDecipheriv('aes-256-gcm', key, iv);
       d.setAAD(aad, { plaintextLength: ciphertext.length });
       d.setAuthTag(tag);
-      return Buffer.concat([d.update(ciphertext), d.final()]);
+      return run(d, ciphertext);
     } catch {
       return undefined;
     }
@@ -101,7 +108,7 @@ const XC20P: ContentCipher = {
     const x = xchachaKeyAndNonce(key, iv);
     const c = createCipheriv('chacha20-poly1305', x.key, x.nonce, { authTagLength: 16 });
     c.setAAD(aad, { plaintextLength: plaintext.length });
-    const ciphertext = Buffer.concat([c.update(plaintext), c.final()]);
+    const ciphertext = run(c, plaintext);
     return { ciphertext, tag: c.getAuthTag() };
   },
   decrypt(key, iv, ciphertext, tag, aad) {
@@ -111,7 +118,7 @@ const XC20P: ContentCipher = {
       const d = createDecipheriv('chacha20-poly1305', x.key, x.nonce, { authTagLength: 16 });
       d.setAAD(aad, { plaintextLength: ciphertext.length });
       d.setAuthTag(tag);
-      return Buffer.concat([d.update(ciphertext), d.final()]);
+      return run(d, ciphertext);
     } catch {
       return undefined;
     }

@@ -4,7 +4,7 @@
 import type { KeyObject } from 'node:crypto';
 import { b64Member, malformed } from '../refusal.js';
 import { CONTENT_CIPHERS, type ContentEnc } from './content.js';
-import { deriveKek, type KeyWrapAlg } from './kdf.js';
+import { deriveKek, partyInfo, type KeyWrapAlg } from './kdf.js';
 import { unwrapKey } from './key-wrap.js';
 import type { ParsedJwe } from './parse.js';
 
@@ -29,8 +29,7 @@ export function decryptJwe(jwe: ParsedJwe, i: DecryptInput): Buffer {
     own: i.recipient.key,
     peer: i.epk,
     staticPair: i.sender ? { own: i.recipient.key, peer: i.sender } : undefined,
-    apu: i.apu,
-    apv: i.apv,
+    info: partyInfo(i.alg, i.apu, i.apv),
     tag: jwe.tag,
   });
   const cek = unwrapKey(kek, wrapped);

@@ -4,11 +4,12 @@
 // into every recipient's key-encryption key. Member order is the one peers see from didcomm-node
 // today: protected {typ, alg, enc, skid, apu, apv, epk {crv, kty, x, y}}, recipients, iv,
 // ciphertext, tag.
-import { createHash, type KeyObject } from 'node:crypto';
+import { hash, type KeyObject } from 'node:crypto';
 import { MEDIA_TYPES } from '../../types.js';
 import { ephemeralKey, type AgreementCurve } from '../key-objects.js';
+import { boundedMemo } from '../memo.js';
 import { CONTENT_CIPHERS, freshKeyAndIv, type ContentEnc } from './content.js';
-import { deriveKek, type KeyWrapAlg } from './kdf.js';
+import { deriveKek, partyInfo, type KeyWrapAlg } from './kdf.js';
 import { wrapKey } from './key-wrap.js';
 
 export interface EncryptInput {
@@ -20,43 +21,75 @@ export interface EncryptInput {
   sender?: { kid: string; key: KeyObject };
 }
 
+// The digest of a recipient list recurs in every message of a conversation, on both sides.
+const digestOfSorted = boundedMemo(256, (sortedKids: string) => hash('sha256', sortedKids, 'buffer'));
+
 /** DIDComm v2: apv = SHA-256 of the recipient kids, sorted and joined with '.'. */
 export function recipientsDigest(kids: string[]): Buffer {
-  return createHash('sha256').update([...kids].sort().join('.')).digest();
+  return digestOfSorted(kids.length === 1 ? kids[0]! : [...kids].sort().join('.'));
+}
+
+/** What the protected header and the KDF share across messages with the same alg, enc, sender and recipients. */
+interface HeaderPrefix {
+  /** The header's JSON up to the epk's value: `{"typ":…,"apv":"…","epk":`. */
+  json: string;
+  /** partyInfo(alg, apu, apv) for the KDF. */
+  info: Buffer;
+}
+
+function buildPrefix(alg: KeyWrapAlg, enc: ContentEnc, skid: string | null, apvB64: string): HeaderPrefix {
+  const header: Record<string, unknown> = { typ: MEDIA_TYPES.encrypted, alg, enc };
+  const apu = skid === null ? Buffer.alloc(0) : Buffer.from(skid, 'utf8');
+  if (skid !== null) {
+    header.skid = skid;
+    header.apu = apu.toString('base64url');
+  }
+  header.apv = apvB64;
+  // epk is the last member: the JSON of the rest, reopened for it.
+  return { json: `${JSON.stringify(header).slice(0, -1)},"epk":`, info: partyInfo(alg, apu, Buffer.from(apvB64, 'base64url')) };
+}
+
+// Kept per sender kid (the same string object for every message from one key, so looking it up
+// costs no hashing of a 1 KB long-form did:ion key id), then per alg, enc and recipients.
+const MAX_PREFIXES = 256;
+const prefixes = new Map<string | null, Map<string, HeaderPrefix>>();
+let prefixCount = 0;
+
+function headerPrefix(alg: KeyWrapAlg, enc: ContentEnc, skid: string | null, apvB64: string): HeaderPrefix {
+  let bySender = prefixes.get(skid);
+  const key = `${alg} ${enc} ${apvB64}`;
+  let prefix = bySender?.get(key);
+  if (prefix) return prefix;
+  if (prefixCount >= MAX_PREFIXES) {
+    prefixes.clear();
+    prefixCount = 0;
+  }
+  if (!bySender) prefixes.set(skid, (bySender = new Map()));
+  bySender.set(key, (prefix = buildPrefix(alg, enc, skid, apvB64)));
+  prefixCount++;
+  return prefix;
 }
 
 export function encryptJwe(plaintext: Buffer, i: EncryptInput): string {
   const cipher = CONTENT_CIPHERS[i.enc];
   const { cek, iv } = freshKeyAndIv(cipher);
-  const apv = recipientsDigest(i.recipients.map((r) => r.kid));
-  const apu = i.sender ? Buffer.from(i.sender.kid, 'utf8') : Buffer.alloc(0);
+  const apvB64 = recipientsDigest(i.recipients.map((r) => r.kid)).toString('base64url');
+  const prefix = headerPrefix(i.alg, i.enc, i.sender?.kid ?? null, apvB64);
   const epk = ephemeralKey(i.curve);
-  const header: Record<string, unknown> = { typ: MEDIA_TYPES.encrypted, alg: i.alg, enc: i.enc };
-  if (i.sender) {
-    header.skid = i.sender.kid;
-    header.apu = apu.toString('base64url');
-  }
-  header.apv = apv.toString('base64url');
-  header.epk = epk.jwk;
-  const protectedB64 = Buffer.from(JSON.stringify(header), 'utf8').toString('base64url');
-  const { ciphertext, tag } = cipher.encrypt(cek, iv, plaintext, Buffer.from(protectedB64, 'ascii'));
+  const protectedB64 = Buffer.from(`${prefix.json}${JSON.stringify(epk.jwk)}}`, 'utf8').toString('base64url');
+  const { ciphertext, tag } = cipher.encrypt(cek, iv, plaintext, Buffer.from(protectedB64, 'latin1'));
   const recipients = i.recipients.map((r) => {
     const kek = deriveKek({
       alg: i.alg,
       own: epk.privateKey,
       peer: r.key,
       staticPair: i.sender ? { own: i.sender.key, peer: r.key } : undefined,
-      apu,
-      apv,
+      info: prefix.info,
       tag,
     });
     return { header: { kid: r.kid }, encrypted_key: wrapKey(kek, cek).toString('base64url') };
   });
-  return JSON.stringify({
-    protected: protectedB64,
-    recipients,
-    iv: iv.toString('base64url'),
-    ciphertext: ciphertext.toString('base64url'),
-    tag: tag.toString('base64url'),
-  });
+  // The JSON of {protected, recipients, iv, ciphertext, tag}, written out: base64url needs no
+  // escaping, and JSON.stringify would scan every character of the ciphertext for it.
+  return `{"protected":"${protectedB64}","recipients":${JSON.stringify(recipients)},"iv":"${iv.toString('base64url')}","ciphertext":"${ciphertext.toString('base64url')}","tag":"${tag.toString('base64url')}"}`;
 }

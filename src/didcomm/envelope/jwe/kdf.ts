@@ -4,8 +4,7 @@
 // datum a 32-bit big-endian length and its bytes. ECDH-1PU in key-wrapping mode appends the
 // content's authentication tag to SuppPubInfo, length-prefixed (1PU-04 §2.3), so the wrapped key
 // binds the ciphertext and the sender cannot be swapped.
-import { createHash } from 'node:crypto';
-import type { KeyObject } from 'node:crypto';
+import { hash, type KeyObject } from 'node:crypto';
 import { sharedSecret, staticSharedSecret } from '../key-objects.js';
 
 export type KeyWrapAlg = 'ECDH-ES+A256KW' | 'ECDH-1PU+A256KW';
@@ -13,26 +12,39 @@ export type KeyWrapAlg = 'ECDH-ES+A256KW' | 'ECDH-1PU+A256KW';
 /** A256KW wraps with a 256-bit key, whatever the curve. */
 const KEK_BITS = 256;
 
-/** Concat KDF (SP 800-56A §5.8.1), SHA-256, `bits` of output. */
-export function concatKdf(z: Buffer, alg: string, apu: Uint8Array, apv: Uint8Array, bits: number, ccTag?: Uint8Array): Buffer {
-  // OtherInfo in one buffer: four length-prefixed data and the 32-bit key length.
-  const parts: Uint8Array[] = [Buffer.from(alg, 'ascii'), apu, apv];
-  if (ccTag) parts.push(ccTag);
-  const info = Buffer.allocUnsafe(parts.reduce((n, p) => n + 4 + p.length, 4));
-  let at = 0;
-  parts.forEach((p, i) => {
-    if (i === 3) at = info.writeUInt32BE(bits, at); // SuppPubInfo: keydatalen, then the tag
-    at = info.writeUInt32BE(p.length, at);
-    info.set(p, at);
-    at += p.length;
-  });
-  if (!ccTag) at = info.writeUInt32BE(bits, at);
+/**
+ * AlgorithmID || PartyUInfo || PartyVInfo, each length-prefixed: the part of OtherInfo that is
+ * the same for every recipient of a message (and, for a sender, of every message to the same
+ * recipients), so it is built once.
+ */
+export function partyInfo(alg: string, apu: Uint8Array, apv: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(12 + alg.length + apu.length + apv.length);
+  let at = out.writeUInt32BE(alg.length, 0);
+  at += out.write(alg, at, 'latin1');
+  at = out.writeUInt32BE(apu.length, at);
+  out.set(apu, at);
+  at = out.writeUInt32BE(apv.length, at + apu.length);
+  out.set(apv, at);
+  return out;
+}
+
+/** Concat KDF (SP 800-56A §5.8.1), SHA-256, `bits` of output; `info` from partyInfo(). */
+export function concatKdf(z: Uint8Array, info: Uint8Array, bits: number, ccTag?: Uint8Array): Buffer {
+  // counter || Z || OtherInfo in one buffer, hashed in one call: SuppPubInfo is keydatalen,
+  // then (ECDH-1PU key wrapping) the length-prefixed tag.
+  const input = Buffer.allocUnsafe(4 + z.length + info.length + 4 + (ccTag ? 4 + ccTag.length : 0));
+  input.set(z, 4);
+  input.set(info, 4 + z.length);
+  let at = input.writeUInt32BE(bits, 4 + z.length + info.length);
+  if (ccTag) {
+    at = input.writeUInt32BE(ccTag.length, at);
+    input.set(ccTag, at);
+  }
   const rounds = Math.ceil(bits / 256);
   const out: Buffer[] = [];
-  const counter = Buffer.allocUnsafe(4);
   for (let i = 1; i <= rounds; i++) {
-    counter.writeUInt32BE(i);
-    out.push(createHash('sha256').update(counter).update(z).update(info).digest());
+    input.writeUInt32BE(i, 0);
+    out.push(hash('sha256', input, 'buffer'));
   }
   return rounds === 1 ? out[0]!.subarray(0, bits / 8) : Buffer.concat(out).subarray(0, bits / 8);
 }
@@ -45,8 +57,8 @@ export interface KekInput {
   peer: KeyObject;
   /** ECDH-1PU only: Zs = ECDH(sender private, recipient public) when encrypting, ECDH(recipient private, sender public) when decrypting. */
   staticPair?: { own: KeyObject; peer: KeyObject };
-  apu: Uint8Array;
-  apv: Uint8Array;
+  /** partyInfo(alg, apu, apv). */
+  info: Uint8Array;
   /** ECDH-1PU only: the JWE authentication tag. */
   tag?: Uint8Array;
 }
@@ -55,5 +67,5 @@ export interface KekInput {
 export function deriveKek(i: KekInput): Buffer {
   const ze = sharedSecret(i.own, i.peer, 'envelope.jwe-epk');
   const z = i.staticPair ? Buffer.concat([ze, staticSharedSecret(i.staticPair.own, i.staticPair.peer, 'envelope.jwe-sender-key')]) : ze;
-  return concatKdf(z, i.alg, i.apu, i.apv, KEK_BITS, i.alg === 'ECDH-1PU+A256KW' ? i.tag : undefined);
+  return concatKdf(z, i.info, KEK_BITS, i.alg === 'ECDH-1PU+A256KW' ? i.tag : undefined);
 }

@@ -69,5 +69,5 @@ export function parseJwe(jwe: Record<string, unknown>): ParsedJwe {
     b64Member(jwe.aad, 'aad', 'envelope.jwe-aad');
     aadText += `.${jwe.aad as string}`;
   }
-  return { protectedB64, header, recipients, iv, ciphertext, tag, aad: Buffer.from(aadText, 'ascii'), notes };
+  return { protectedB64, header, recipients, iv, ciphertext, tag, aad: Buffer.from(aadText, 'latin1'), notes };
 }

@@ -8,16 +8,34 @@ import { signBytes, type SignAlg } from './algorithms.js';
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64url');
 
+/** The JWS signing input (RFC 7515 §5.1): ASCII(header) '.' ASCII(payload), both base64url. */
+export function signingInput(headerB64: string, payloadB64: string): Buffer {
+  const out = Buffer.allocUnsafe(headerB64.length + 1 + payloadB64.length);
+  out.write(headerB64, 0, 'latin1');
+  out[headerB64.length] = 0x2e;
+  out.write(payloadB64, headerB64.length + 1, 'latin1');
+  return out;
+}
+
+// The protected header of a DIDComm JWS depends on the algorithm alone.
+const PROTECTED: Record<SignAlg, string> = {
+  EdDSA: b64(JSON.stringify({ typ: MEDIA_TYPES.signed, alg: 'EdDSA' })),
+  ES256: b64(JSON.stringify({ typ: MEDIA_TYPES.signed, alg: 'ES256' })),
+  ES256K: b64(JSON.stringify({ typ: MEDIA_TYPES.signed, alg: 'ES256K' })),
+};
+
 export function signJws(payload: string, signer: { kid: string; alg: SignAlg; key: KeyObject }): string {
-  const protectedB64 = b64(JSON.stringify({ typ: MEDIA_TYPES.signed, alg: signer.alg }));
+  const protectedB64 = PROTECTED[signer.alg];
   const payloadB64 = b64(payload);
-  const signature = signBytes(signer.alg, signer.key, Buffer.from(`${protectedB64}.${payloadB64}`, 'ascii')).toString('base64url');
-  return JSON.stringify({ signatures: [{ header: { kid: signer.kid }, protected: protectedB64, signature }], payload: payloadB64 });
+  const signature = signBytes(signer.alg, signer.key, signingInput(protectedB64, payloadB64)).toString('base64url');
+  // JSON.stringify of {signatures: [{header: {kid}, protected, signature}], payload}, written out:
+  // only the kid may need escaping, and the payload is the longest string of the message.
+  return `{"signatures":[{"header":{"kid":${JSON.stringify(signer.kid)}},"protected":"${protectedB64}","signature":"${signature}"}],"payload":"${payloadB64}"}`;
 }
 
 export function signCompact(payload: string, signer: { kid: string; alg: SignAlg; key: KeyObject }, typ: string): string {
   const headerB64 = b64(JSON.stringify({ typ, alg: signer.alg, kid: signer.kid }));
   const payloadB64 = b64(payload);
-  const signature = signBytes(signer.alg, signer.key, Buffer.from(`${headerB64}.${payloadB64}`, 'ascii')).toString('base64url');
+  const signature = signBytes(signer.alg, signer.key, signingInput(headerB64, payloadB64)).toString('base64url');
   return `${headerB64}.${payloadB64}.${signature}`;
 }

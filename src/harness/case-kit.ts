@@ -1,0 +1,126 @@
+// What every case is made of: its declaration (id, title, spec section, steps) and a run that
+// returns the rules the agent broke; the runner turns that into a status. Helpers for the waits
+// cases share: the answer threaded to a message, a problem report about it, and the "barrier"
+// ping that shows an agent has finished with what was sent before it (so that the absence of an
+// answer is observed without sleeping).
+import { ruleOf } from '../conformance/catalogue.js';
+import type { ConformanceResult } from '../conformance/types.js';
+import type { EnvelopeMode, PlainMessage } from '../didcomm/types.js';
+import type { Counterpart, PostOutcome, Received } from './counterpart.js';
+import type { BrokenRule, CaseStatus } from './types.js';
+
+export const PING = 'https://didcomm.org/trust-ping/2.0/ping';
+export const PING_RESPONSE = 'https://didcomm.org/trust-ping/2.0/ping-response';
+export const QUERIES = 'https://didcomm.org/discover-features/2.0/queries';
+export const DISCLOSE = 'https://didcomm.org/discover-features/2.0/disclose';
+export const PROBLEM_REPORT = 'https://didcomm.org/report-problem/2.0/problem-report';
+
+export interface CaseContext {
+  cp: Counterpart;
+  /** The DID under test (for an invitation URL: the invitation's from). */
+  target: string;
+  /** The out-of-band invitation, when the target was an invitation URL. */
+  invitation?: { url: string; message: PlainMessage; results: ConformanceResult[] };
+  /** The longest wait for one answer (ms). */
+  timeoutMs: number;
+  /** Issuer and verifier roles: the longest wait for the agent to accept idsync's invitation (ms). */
+  acceptTimeoutMs?: number;
+}
+
+export type BrokenRuleList = BrokenRule[];
+
+export interface CaseOutcome {
+  /** Set for skipped and inconclusive; otherwise derived from `broken`. */
+  status?: Extract<CaseStatus, 'skipped' | 'inconclusive'>;
+  detail?: string;
+  broken: BrokenRule[];
+}
+
+export interface CaseDefinition {
+  id: string;
+  suite: string;
+  title: string;
+  section: string;
+  url: string;
+  steps: string[];
+  run(c: CaseContext): Promise<CaseOutcome>;
+}
+
+/** A broken rule with the catalogue's severity (an id the catalogue lacks is a defect: it throws). */
+export function broke(rule: string, detail: string, seq?: number): BrokenRule {
+  const entry = ruleOf(rule);
+  if (!entry) throw new Error(`rule ${rule} is not in the catalogue`);
+  return { rule, severity: entry.severity, detail, ...(seq !== undefined ? { seq } : {}) };
+}
+
+export const ok = (): CaseOutcome => ({ broken: [] });
+export const inconclusive = (detail: string, broken: BrokenRule[] = []): CaseOutcome => ({ status: 'inconclusive', detail, broken });
+export const skipped = (detail: string): CaseOutcome => ({ status: 'skipped', detail, broken: [] });
+
+/** The errors an answer itself broke (its envelope, headers and body), as broken rules. */
+export function messageRules(r: Received | undefined, what: string): BrokenRule[] {
+  if (!r) return [];
+  return r.check.results.filter((x) => !x.ok && x.severity === 'error').map((x) => broke(ruleOf(x.rule) ? x.rule : 'conformance.rule-crashed', `${what}: ${x.detail ?? 'broken'}`, r.entry.seq));
+}
+
+/** A 5xx answer to a POST breaks transport.no-server-error; a POST that got no answer at all, transport.reachable. */
+export function transportRules(o: PostOutcome, what: string): BrokenRule[] {
+  if (o.error !== undefined || (o.transport === 'http' && o.status === undefined)) return [broke('transport.reachable', `${what} could not be sent: ${o.error ?? 'no answer'}`, o.entry.seq)];
+  return o.status !== undefined && o.status >= 500 ? [broke('transport.no-server-error', `${what} was answered HTTP ${o.status}`, o.entry.seq)] : [];
+}
+
+export const threadOf = (m: Pick<PlainMessage, 'id' | 'thid'>) => m.thid ?? m.id;
+
+/**
+ * The answer of `type` to `sent`: threaded to it, or — so that an agent that threads wrongly is
+ * judged once, by the case about threading, not by every case that waits — one of `type` that
+ * arrived after `sent` and is threaded to no other message of ours.
+ */
+export function answerTo(c: CaseContext, sent: PlainMessage, type: string, after: number): Promise<Received | undefined> {
+  const ours = new Set(c.cp.log.filter((e) => e.direction === 'sent' && e.id && e.id !== sent.id).map((e) => e.id));
+  return c.cp.waitFor(
+    (r) => r.message?.type === type && (r.message.thid === sent.id || (r.entry.seq > after && !ours.has(r.message.thid))),
+    c.timeoutMs,
+  );
+}
+
+export function problemAbout(c: CaseContext, sent: PlainMessage, timeoutMs = c.timeoutMs): Promise<Received | undefined> {
+  return c.cp.waitFor((r) => r.message?.type === PROBLEM_REPORT && (r.message.pthid === threadOf(sent) || r.message.thid === sent.id), timeoutMs);
+}
+
+/** The problem report or the reply threaded to `sent`, whichever comes first. */
+export function anyAnswer(c: CaseContext, sent: PlainMessage, timeoutMs = c.timeoutMs): Promise<Received | undefined> {
+  return c.cp.waitFor((r) => r.message !== undefined && (r.message.thid === sent.id || r.message.pthid === threadOf(sent)), timeoutMs);
+}
+
+/** A ping (authcrypt by default). */
+export async function ping(c: CaseContext, o: { mode?: EnvelopeMode; responseRequested?: boolean; extra?: Partial<PlainMessage>; note?: string; mangle?: (p: string) => string; to?: string } = {}) {
+  const message = c.cp.draft(PING, { response_requested: o.responseRequested ?? true }, o.extra);
+  const outcome = await c.cp.send(message, { mode: o.mode ?? 'authcrypt', ...(o.note ? { note: o.note } : {}), ...(o.mangle ? { mangle: o.mangle } : {}), ...(o.to ? { to: o.to } : {}) });
+  return { message, outcome };
+}
+
+/**
+ * Sends an ordinary authcrypted ping and waits for its response: once it is in, the agent has
+ * dealt with what came before it. A ping-response arriving after the barrier and threaded to no
+ * other message of ours also counts (an agent that threads responses wrongly still shows it is
+ * done; the trust-ping cases judge the threading). False when the barrier went unanswered.
+ */
+export async function barrier(c: CaseContext): Promise<boolean> {
+  const { message, outcome } = await ping(c, { note: 'barrier: answered once the agent is done with what came before' });
+  return (await answerTo(c, message, PING_RESPONSE, outcome.entry.seq)) !== undefined;
+}
+
+/** An answer to an authcrypted request must be encrypted and authenticated too (envelope.reply-in-kind). */
+export function inKindRules(r: Received, what: string): BrokenRule[] {
+  const md = r.check.metadata;
+  if (md?.encrypted && (md.authenticated || md.nonRepudiation)) return [];
+  return [broke('envelope.reply-in-kind', `${what} answered an authcrypted message ${md?.mode ?? r.entry.mode}`, r.entry.seq)];
+}
+
+/** The problem report about `sent` must be threaded to it and carry an error code. */
+export function problemRules(r: Received, sent: PlainMessage): BrokenRule[] {
+  const out = messageRules(r, 'the problem report');
+  if (r.message?.pthid !== threadOf(sent)) out.push(broke('report-problem.pthid-thread', `pthid ${String(r.message?.pthid)} is not ${threadOf(sent)}, the thread of the message refused`, r.entry.seq));
+  return out;
+}

@@ -1,0 +1,83 @@
+// `--role holder`: idsync is the issuer and the agent under test the holder (WACI-DIDComm
+// Issuance, Issue Credential 3.0). idsync makes a streamlined-vc invitation, serves it at /connect
+// and hands its URL out (the CLI prints it); the agent accepts it, and the case checks the
+// holder's side: propose (authcrypted, pthid = the invitation), request-credential in the offer's
+// thread with a credential application signed for the offer's challenge and domain, and an ack
+// once the credential — issued by idsync's did:peer:2, claims as previewed — arrives.
+import { randomUUID } from 'node:crypto';
+import { systemClock } from '../../clock.js';
+import { issueCredential } from '../../credentials/issue.js';
+import { credentialManifestFor, defaultKycProfile } from '../../credentials/manifest.js';
+import { verifyPresentation } from '../../credentials/presentation.js';
+import { b64uEncode } from '../../encoding.js';
+import { buildIssueCredential, buildOffer, ISSUE_CREDENTIAL, parseRequestCredential, STREAMLINED_VC } from '../../protocols/issue-credential.js';
+import { previewFromDatapoints } from '../../protocols/credential-manifest-messages.js';
+import type { PlainMessage } from '../../didcomm/types.js';
+import { broke, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, transportRules, type BrokenRuleList, type CaseDefinition } from '../case-kit.js';
+
+export const OOB_INVITATION = 'https://didcomm.org/out-of-band/2.0/invitation';
+const PREVIEW = { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10' };
+
+/** A streamlined-vc invitation from the harness, and the URL that carries it (served at /connect). */
+export function issuerInvitation(did: string, baseUrl: string): { message: PlainMessage; url: string } {
+  const message: PlainMessage = { type: OOB_INVITATION, id: randomUUID(), from: did, body: { goal_code: STREAMLINED_VC, goal: 'idsync conformance: receive a test credential', accept: ['didcomm/v2'] } };
+  return { message, url: `${baseUrl}/connect?_oob=${b64uEncode(JSON.stringify(message))}` };
+}
+
+export const ISSUER_ROLE_CASES: CaseDefinition[] = [
+  {
+    id: 'holder/streamlined-vc',
+    suite: 'holder',
+    title: 'As holder: accepts a streamlined-vc invitation, requests with a signed application, acks a valid credential',
+    section: 'WACI-DIDComm Issuance; Issue Credential 3.0',
+    url: 'https://identity.foundation/waci-didcomm/',
+    steps: [
+      'idsync serves a streamlined-vc invitation at /connect and prints its URL; the agent accepts it',
+      'propose-credential arrives: authcrypted, pthid = the invitation id',
+      'idsync offers (credential manifest, challenge, domain, preview); request-credential arrives in the thread with an application signed for that challenge and domain',
+      'idsync issues a credential with the previewed claims; an ack with status OK arrives',
+    ],
+    async run(c) {
+      const inv = c.invitation?.message;
+      if (!inv) throw new Error('the holder role needs the invitation idsync issued');
+      const broken: BrokenRuleList = [];
+      const propose = await c.cp.waitFor((r) => r.message?.type === ISSUE_CREDENTIAL.propose, c.acceptTimeoutMs ?? c.timeoutMs);
+      if (!propose) return inconclusive(`the invitation was not accepted within ${c.acceptTimeoutMs ?? c.timeoutMs} ms`);
+      const md = propose.check.metadata;
+      const holder = md?.encryptedFromKid?.split('#')[0] ?? (typeof propose.message!.from === 'string' ? propose.message!.from : undefined);
+      broken.push(...messageRules(propose, 'the propose'));
+      if (!md?.authenticated || !holder) return { broken: [...broken, broke('issue-credential.propose', `the propose came ${md?.mode ?? propose.entry.mode}, not authcrypted`, propose.entry.seq)] };
+      if (propose.message!.pthid !== inv.id) broken.push(broke('issue-credential.propose', `the propose has pthid ${String(propose.message!.pthid)}, not the invitation ${inv.id}`, propose.entry.seq));
+      await c.cp.setTarget(holder);
+
+      const challenge = randomUUID();
+      const manifest = credentialManifestFor(defaultKycProfile(c.cp.did), c.cp.did, 'idsync conformance') as unknown as Record<string, unknown>;
+      const thid = propose.message!.thid ?? propose.message!.id;
+      const offer = buildOffer({ from: c.cp.did, to: holder, thid, pthid: inv.id, manifest, preview: previewFromDatapoints(PREVIEW), challenge, domain: c.cp.did, goalCode: STREAMLINED_VC }, { clock: systemClock });
+      const o = await c.cp.send(offer, { mode: 'authcrypt' });
+      broken.push(...transportRules(o, 'the offer'));
+      const request = await c.cp.waitFor((r) => (r.message?.type === ISSUE_CREDENTIAL.request || r.message?.type === PROBLEM_REPORT) && (r.message.thid === thid || r.message.pthid === thid), c.timeoutMs);
+      if (!request) return inconclusive(`no request-credential within ${c.timeoutMs} ms`, broken);
+      if (request.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('issue-credential.request', `the offer was answered with a problem report ${String(request.message!.body.code)}`, request.entry.seq)] };
+      broken.push(...messageRules(request, 'the request'), ...inKindRules(request, 'the request'));
+      let application;
+      try {
+        application = parseRequestCredential(request.message!).application;
+      } catch (err) {
+        return { broken: [...broken, ...(broken.length ? [] : [broke('issue-credential.request.application', (err as Error).message, request.entry.seq)])] };
+      }
+      const vp = await verifyPresentation(application, { resolve: c.cp.ctx.resolve, challenge, domain: c.cp.did, expectedHolder: holder });
+      if (!vp.verified) broken.push(broke('issue-credential.request.signed', `the credential application does not verify: ${vp.code ?? 'failed'}${vp.detail ? ` (${vp.detail})` : ''}`, request.entry.seq));
+
+      const issued = await issueCredential({ format: 'ldp', subjectDid: holder, claims: PREVIEW, clock: systemClock, issuer: c.cp.issuingKey() });
+      const issue = buildIssueCredential({ from: c.cp.did, to: holder, thid, manifestId: String(manifest.id), credential: issued.credential as Record<string, unknown>, format: 'ldp_vc' }, { clock: systemClock });
+      broken.push(...transportRules(await c.cp.send(issue, { mode: 'authcrypt' }), 'the issue message'));
+      const ack = await c.cp.waitFor((r) => (r.message?.type === ISSUE_CREDENTIAL.ack || r.message?.type === PROBLEM_REPORT) && (r.message.thid === thid || r.message.pthid === thid) && r.entry.seq > request.entry.seq, c.timeoutMs);
+      if (!ack) return inconclusive(`no ack within ${c.timeoutMs} ms`, broken);
+      if (ack.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('issue-credential.ack', `a valid credential was refused: ${String(ack.message!.body.code)} ${String(ack.message!.body.comment ?? '')}`, ack.entry.seq)] };
+      broken.push(...messageRules(ack, 'the ack'), ...inKindRules(ack, 'the ack'));
+      if (ack.message!.body.status !== undefined && ack.message!.body.status !== 'OK') broken.push(broke('issue-credential.ack', `the ack says ${String(ack.message!.body.status)}`, ack.entry.seq));
+      return broken.length ? { broken } : ok();
+    },
+  },
+];

@@ -1,0 +1,140 @@
+// Bad input (DIDComm v2.1 §Problem Reports, §Message Headers, §DIDComm Encrypted Messages): an
+// unknown message type, a missing required header, an expired message, a replayed id, a tampered
+// ciphertext, a message for another recipient, junk. The agent refuses each — with a problem report
+// threaded to it when the sender is known and reachable, or with an HTTP 4xx — never acts on it,
+// and never answers 5xx.
+import { createPeerDid } from '../../did/peer.js';
+import type { PlainMessage } from '../../didcomm/types.js';
+import { MEDIA_TYPES } from '../../didcomm/types.js';
+import type { PostOutcome } from '../counterpart.js';
+import {
+  answerTo, barrier, broke, inconclusive, ok, ping, PING, PING_RESPONSE, problemAbout, problemRules, PROBLEM_REPORT, transportRules,
+  type BrokenRuleList, type CaseContext, type CaseDefinition, type CaseOutcome,
+} from '../case-kit.js';
+
+const SECTION = 'DIDComm Messaging v2.1 §Problem Reports';
+const URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#problem-reports';
+
+/**
+ * A refusal the sender can be told of: a problem report threaded to `sent` (checked), or an HTTP
+ * 4xx. Silence (2xx and nothing) is a SHOULD broken; a 5xx a MUST.
+ */
+async function expectRefusal(c: CaseContext, sent: PlainMessage, outcome: PostOutcome, what: string): Promise<BrokenRuleList> {
+  const broken = transportRules(outcome, what);
+  if (outcome.error !== undefined) return broken;
+  // An HTTP 4xx tells the sender; a WebSocket frame has no status, so only a report can.
+  if (outcome.status !== undefined && outcome.status >= 400) return broken;
+  const report = await problemAbout(c, sent);
+  if (!report) broken.push(broke('report-problem.reply', `${what} was accepted (${outcome.status !== undefined ? `HTTP ${outcome.status}` : 'WebSocket'}) and no problem report came within ${c.timeoutMs} ms`, outcome.entry.seq));
+  else broken.push(...problemRules(report, sent));
+  return broken;
+}
+
+/** After a barrier: the agent must not have acted on `sent` (no answer threaded to it but a problem report). */
+async function notActedOn(c: CaseContext, sent: PlainMessage, rule: string, what: string): Promise<BrokenRuleList | undefined> {
+  if (!(await barrier(c))) return undefined;
+  const acted = c.cp.received.find((r) => r.message?.thid === sent.id && r.message.type !== PROBLEM_REPORT);
+  return acted ? [broke(rule, `${what}, yet it was answered with ${String(acted.message!.type)}`, acted.entry.seq)] : [];
+}
+
+function done(broken: BrokenRuleList | undefined, before: BrokenRuleList): CaseOutcome {
+  if (broken === undefined) return inconclusive('the barrier ping went unanswered: whether the agent acted on the message cannot be observed', before);
+  const all = [...before, ...broken];
+  return all.length ? { broken: all } : ok();
+}
+
+function flipOne(text: string, member: 'ciphertext'): string {
+  const jwe = JSON.parse(text) as Record<string, string>;
+  const v = jwe[member]!;
+  const i = Math.floor(v.length / 2);
+  jwe[member] = v.slice(0, i) + (v[i] === 'A' ? 'B' : 'A') + v.slice(i + 1);
+  return JSON.stringify(jwe);
+}
+
+const rp = (id: string, title: string, steps: string[], run: CaseDefinition['run']): CaseDefinition => ({ id, suite: 'report-problem', title, section: SECTION, url: URL, steps, run });
+
+export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
+  rp('report-problem/unknown-type', 'A message of an unknown type is refused with a problem report threaded to it',
+    ['send an authcrypted message of a type no agent supports', 'wait for a problem report (or an HTTP 4xx)', 'its pthid is the thread of the message; it is itself conformant'],
+    async (c) => {
+      const sent = c.cp.draft('https://didcomm.org/idsync-conformance-unknown/1.0/nothing', {});
+      const outcome = await c.cp.send(sent, { mode: 'authcrypt', note: 'a type no agent supports' });
+      const broken = await expectRefusal(c, sent, outcome, 'the message of an unknown type');
+      return broken.length ? { broken } : ok();
+    }),
+  rp('report-problem/missing-header', 'A message without the required body header is refused, not acted on',
+    ['authcrypt a ping that has no body (DIDComm v2 §Message Headers: body REQUIRED)', 'send a barrier ping and wait for its response', 'no ping-response answered the broken ping; no 5xx'],
+    async (c) => {
+      const sent = c.cp.draft('https://didcomm.org/trust-ping/2.0/ping', {});
+      const { body: _body, ...withoutBody } = sent;
+      const outcome = await c.cp.sendRaw(JSON.stringify(withoutBody), 'no body header', { type: sent.type, id: sent.id });
+      const before = transportRules(outcome, 'the ping without body');
+      return done(await notActedOn(c, sent, 'plaintext.body', 'the ping had no body'), before);
+    }),
+  rp('report-problem/expired', 'An expired message is refused, not acted on',
+    ['send a ping whose expires_time has passed', 'wait for a problem report (or an HTTP 4xx)', 'after a barrier ping: no ping-response answered it'],
+    async (c) => {
+      const now = Math.floor(Date.now() / 1000);
+      const { message, outcome } = await ping(c, { extra: { created_time: now - 120, expires_time: now - 60 }, note: 'expired a minute ago' });
+      const refusal = await expectRefusal(c, message, outcome, 'the expired ping');
+      return done(await notActedOn(c, message, 'plaintext.expires_time-honoured', 'the ping had expired'), refusal);
+    }),
+  rp('report-problem/replayed-id', 'A replayed message id is not acted on twice',
+    ['send a ping and wait for its response', 'send the very same packed message again', 'after a barrier ping: exactly one ping-response answered that id'],
+    async (c) => {
+      const first = c.cp.draft('https://didcomm.org/trust-ping/2.0/ping', { response_requested: true });
+      const o1 = await c.cp.send(first, { mode: 'authcrypt' });
+      const answered = await answerTo(c, first, PING_RESPONSE, o1.entry.seq);
+      if (!answered) return inconclusive(`the first ping went unanswered within ${c.timeoutMs} ms`, transportRules(o1, 'the ping'));
+      const o2 = await c.cp.send(first, { mode: 'authcrypt', note: 'the same id again (a replay)' });
+      const before = [...transportRules(o1, 'the ping'), ...transportRules(o2, 'the replay')];
+      if (!(await barrier(c))) return inconclusive('the barrier ping went unanswered', before);
+      // Responses after the first answer and before the barrier's: answers to the replay, however threaded.
+      const barrierSent = c.cp.log.filter((e) => e.direction === 'sent' && e.type === PING).at(-1)!.seq;
+      const answers = c.cp.received.filter((r) => r.message?.type === PING_RESPONSE && (r.message.thid === first.id || (r.entry.seq > answered.entry.seq && r.entry.seq < barrierSent)));
+      const all = [...before, ...(answers.length > 1 ? [broke('plaintext.id-unique', `the replayed id ${first.id} was acted on again (${answers.length} ping-responses)`, answers.at(-1)!.entry.seq)] : [])];
+      return all.length ? { broken: all } : ok();
+    }),
+  rp('report-problem/tampered', 'A message whose ciphertext was changed is refused, never acted on',
+    ['authcrypt a ping and change one character of its ciphertext', 'send it: a 2xx or 4xx, not 5xx', 'after a barrier ping: nothing answered it'],
+    async (c) => {
+      const { message, outcome } = await ping(c, { mangle: (p) => flipOne(p, 'ciphertext'), note: 'ciphertext tampered' });
+      outcome.entry.mode = 'unreadable';
+      return done(await notActedOn(c, message, 'envelope.tampered-refused', 'the ciphertext had been changed'), transportRules(outcome, 'the tampered message'));
+    }),
+  rp('report-problem/wrong-recipient', 'A message encrypted for another recipient is refused, never acted on',
+    ['authcrypt a ping to another DID\'s keys and post it to the agent', 'a 2xx or 4xx, not 5xx', 'after a barrier ping: nothing answered it'],
+    async (c) => {
+      const other = createPeerDid({});
+      const resolve = c.cp.ctx.resolve;
+      c.cp.ctx.resolve = async (did) => (did === other.did ? other.document : resolve(did));
+      try {
+        const sent = c.cp.draft('https://didcomm.org/trust-ping/2.0/ping', { response_requested: true }, { to: [other.did] });
+        const outcome = await c.cp.send(sent, { mode: 'authcrypt', to: other.did, note: `encrypted for ${other.did.slice(0, 24)}…` });
+        outcome.entry.mode = 'unreadable';
+        return done(await notActedOn(c, sent, 'envelope.tampered-refused', 'the message was encrypted for someone else'), transportRules(outcome, 'the message for another recipient'));
+      } finally {
+        c.cp.ctx.resolve = resolve;
+      }
+    }),
+  { ...rp('transport/junk', 'Junk posted to the endpoint is refused with a 4xx, not a 5xx',
+    ['POST a body that is not JSON with the encrypted media type', 'POST a JSON object that is no DIDComm message', 'POST an empty body', 'each is answered 2xx or 4xx'],
+    async (c) => {
+      const broken = [];
+      for (const [text, note] of [['this is not a DIDComm message', 'not JSON'], ['{"hello":"world"}', 'JSON, not DIDComm'], ['', 'empty body']] as const) {
+        broken.push(...transportRules(await c.cp.post(text, MEDIA_TYPES.encrypted, { note }), `junk (${note})`));
+      }
+      return broken.length ? { broken } : ok();
+    }), suite: 'transport' },
+  rp('report-problem/refused-mode', 'A plaintext message (a mode most agents refuse) is answered or refused cleanly',
+    ['send a plaintext ping', 'it is answered, or refused with a problem report or an HTTP 4xx', 'never a 5xx'],
+    async (c) => {
+      const { message, outcome } = await ping(c, { mode: 'plaintext', note: 'plaintext' });
+      const broken = transportRules(outcome, 'the plaintext ping');
+      if (outcome.error === undefined && (outcome.status ?? 200) < 400) {
+        const answer = await c.cp.waitFor((r) => r.message !== undefined && (r.message.thid === message.id || r.message.pthid === message.id), c.timeoutMs);
+        if (answer?.message?.type === PROBLEM_REPORT) broken.push(...problemRules(answer, message));
+      }
+      return broken.length ? { broken } : ok();
+    }),
+];

@@ -1,0 +1,52 @@
+// The plaintext's wire layout (jwm.ts) is written directly for JSON data and built from sorted
+// copies for anything else; both must give the same text for every message, or a peer would
+// see the bytes change with the shape of a body.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { layoutPlaintext, serializePlaintext } from '../../src/didcomm/envelope/jwm.js';
+import type { PlainMessage } from '../../src/didcomm/types.js';
+
+const HEADERS = ['id', 'typ', 'type', 'body', 'from', 'to', 'thid', 'pthid', 'created_time', 'expires_time', 'from_prior', 'ext', 'zz', '__proto__', '10', 'é'];
+
+describe('plaintext layout', () => {
+  it('the direct writer gives the layout of the sorted copies, for any values under any headers', () => {
+    const value = fc.oneof(
+      fc.jsonValue(),
+      fc.anything({ withBoxedValues: true, withDate: true, withMap: true, withNullPrototype: true, withObjectString: true, withSparseArray: true, withTypedArray: true, maxDepth: 3 }),
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.constant(() => 1),
+    );
+    const message = fc.dictionary(fc.constantFrom(...HEADERS), value, { maxKeys: 10 });
+    fc.assert(
+      fc.property(message, (m) => {
+        const input = m as unknown as PlainMessage;
+        let expected: string | Error;
+        try {
+          expected = layoutPlaintext(input);
+        } catch (err) {
+          expected = err as Error;
+        }
+        if (expected instanceof Error) expect(() => serializePlaintext(input)).toThrow(expected.constructor as ErrorConstructor);
+        else expect(serializePlaintext(input)).toBe(expected);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('the usual message, and the cases that leave the direct path (typ null, attachments, toJSON, functions)', () => {
+    const base = { id: 'm-1', type: 'https://didcomm.org/basicmessage/2.0/message', from: 'did:example:a', to: ['did:example:b'], created_time: 1, body: { z: 1, a: [{ y: 2, b: null }], é: 'x' } };
+    const cases: Record<string, unknown>[] = [
+      base,
+      { ...base, typ: null },
+      { ...base, attachments: [{ id: 'a', data: { json: { b: 1, a: 2 } } }] },
+      { ...base, body: { when: new Date(0) } },
+      { ...base, ext: () => 1 },
+      { ...base, created_time: { b: 1, a: 2 } },
+    ];
+    expect(serializePlaintext(base as PlainMessage)).toBe(
+      '{"id":"m-1","typ":"application/didcomm-plain+json","type":"https://didcomm.org/basicmessage/2.0/message","body":{"a":[{"b":null,"y":2}],"z":1,"é":"x"},"from":"did:example:a","to":["did:example:b"],"created_time":1}',
+    );
+    for (const m of cases) expect(serializePlaintext(m as PlainMessage)).toBe(layoutPlaintext(m as PlainMessage));
+  });
+});

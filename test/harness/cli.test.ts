@@ -1,0 +1,88 @@
+// `idsync conformance run` from the command line: in process against the wrong agent (exit status,
+// --json shape, the three report files), and once across processes against `idsync service`.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/program.js';
+import { runCli, tempDir } from '../cli/run-cli.js';
+import { startCli } from '../e2e/processes.js';
+import { startWrongAgent } from './wrong-agent.js';
+
+const dirs: Array<{ remove(): Promise<void> }> = [];
+afterAll(async () => {
+  for (const d of dirs) await d.remove();
+});
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await run(args, { stdout: (t) => void (out += t), stderr: (t) => void (err += t), readStdin: async () => '' });
+  return { code, out, err };
+}
+
+describe('idsync conformance run', () => {
+  it('exits 1 when a case failed; --json is {target, cases: [{id, title, status, failedRules, messages}], summary}; --report writes three files', async () => {
+    const agent = await startWrongAgent(['ping-thid']);
+    const dir = await tempDir();
+    dirs.push(dir);
+    try {
+      const r = await cli(['conformance', 'run', '--target', agent.did, '--suite', 'trust-ping,transport', '--report', dir.path, '--timeout', '2000', '--json']);
+      expect(r.err).toBe('idsync: conformance_failed: 1 case(s) failed: trust-ping/response\n');
+      expect(r.code).toBe(1);
+      const doc = JSON.parse(r.out) as { target: string; cases: Array<Record<string, unknown>>; summary: Record<string, number> };
+      expect(doc.target).toBe(agent.did);
+      expect(doc.summary).toEqual({ passed: 2, failed: 1, skipped: 0, inconclusive: 0 });
+      expect(doc.cases.map((c) => c.id)).toEqual(['trust-ping/response', 'trust-ping/no-response', 'transport/junk']);
+      for (const c of doc.cases) expect(Object.keys(c)).toEqual(expect.arrayContaining(['id', 'title', 'status', 'failedRules', 'messages']));
+      expect(doc.cases[0]).toMatchObject({ status: 'failed', failedRules: ['trust-ping.response-thid'] });
+
+      const report = JSON.parse(await readFile(join(dir.path, 'report.json'), 'utf8')) as { cases: unknown[] };
+      expect(report.cases).toHaveLength(3);
+      const junit = await readFile(join(dir.path, 'junit.xml'), 'utf8');
+      expect(junit).toMatch(/<testsuites name="idsync conformance [^"]+" tests="3" failures="1" errors="0" skipped="0"/);
+      expect(junit).toContain('<failure type="trust-ping.response-thid"');
+      const html = await readFile(join(dir.path, 'report.html'), 'utf8');
+      expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg" class="sequence"');
+      expect(html).toContain('href="#rule-trust-ping-response-thid"');
+      expect(html).toContain('<tr id="rule-trust-ping-response-thid">');
+      // Self-contained: nothing is fetched when it opens.
+      expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)="https?:/);
+    } finally {
+      await agent.close();
+    }
+  }, 20_000);
+
+  it('--role holder prints the invitation to accept (stderr with --json) and is inconclusive when nobody accepts it', async () => {
+    const r = await cli(['conformance', 'run', '--role', 'holder', '--accept-timeout', '200', '--json']);
+    expect(r.err).toMatch(/^invitation: http:\/\/127\.0\.0\.1:\d+\/connect\?_oob=[\w-]+\n$/);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out) as { cases: Array<{ id: string; status: string }>; summary: Record<string, number> };
+    expect(doc.cases.map((c) => `${c.id} ${c.status}`)).toEqual(['holder/streamlined-vc inconclusive']);
+    expect((await cli(['conformance', 'run', '--role', 'holder', '--target', 'did:example:x'])).code).toBe(2);
+    expect((await cli(['conformance', 'run'])).err).toMatch(/^idsync: missing_mandatory_option_value: /);
+  });
+
+  it('rejects an unknown suite and a target that is not a DID as usage errors', async () => {
+    const r = await cli(['conformance', 'run', '--target', 'did:example:x', '--suite', 'nope']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^idsync: invalid_argument: unknown suite nope/);
+  });
+
+  it('across processes: `idsync service` passes every case run by another `idsync` process', async () => {
+    const dir = await tempDir();
+    dirs.push(dir);
+    const service = startCli(['service', '--port', '0', '--data', dir.file('service')]);
+    try {
+      const line = await service.line(/^public URL .*, DID did:web:/);
+      const did = /DID (did:web:\S+)/.exec(line)![1]!;
+      await service.line(/^idsync service listening on /);
+      const r = await runCli(['conformance', 'run', '--target', did, '--json']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const doc = JSON.parse(r.stdout) as { summary: Record<string, number>; cases: unknown[] };
+      expect(doc.summary).toEqual({ passed: doc.cases.length, failed: 0, skipped: 0, inconclusive: 0 });
+    } finally {
+      await service.stop();
+    }
+  }, 60_000);
+});

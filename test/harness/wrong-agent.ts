@@ -1,0 +1,246 @@
+// A small DIDComm v2 agent written for these tests straight on didcomm-node (not idsync's router,
+// protocols or envelope engines), with a did:peer:2 and an HTTP endpoint on 127.0.0.1. Without
+// faults it behaves; each fault makes it wrong in one way the conformance harness must catch:
+//   ping-thid        its ping-responses carry a made-up thid
+//   disclose-refuse  it discloses basicmessage 2.0, then refuses basicmessage messages as unsupported
+//   junk-5xx         it answers a body that is not a DIDComm message with HTTP 500
+//   plaintext-reply  it answers authenticated requests in plaintext
+//   offer-mismatch   as a WACI streamlined-vc issuer, it issues a credential whose claims are not
+//                    the ones its offer's preview announced
+//   wrong-challenge  as a streamlined-vp prover, it signs its presentation for another challenge
+// did:peer:2 DIDs are made and read with idsync's did/peer.ts (only the DID document format), and
+// its credentials are signed with idsync's credentials/issue.ts (the VC proof, not the protocol).
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { Message } from 'didcomm-node';
+import { systemClock } from '../../src/clock.js';
+import { issueCredential } from '../../src/credentials/issue.js';
+import { signPresentation } from '../../src/credentials/presentation.js';
+import { didcommService, secretFor } from '../../src/did/document.js';
+import { encodePeerDid2, resolvePeerDid } from '../../src/did/peer.js';
+import type { DIDDocument, Secret } from '../../src/did/types.js';
+import { b64uEncode } from '../../src/encoding.js';
+import { fromMultikey, generateKeyPair, publicJwk, toMultikey, type KeyPair } from '../../src/keys.js';
+
+export type WrongAgentFault = 'ping-thid' | 'disclose-refuse' | 'junk-5xx' | 'plaintext-reply' | 'offer-mismatch' | 'wrong-challenge';
+
+export interface WrongAgent {
+  did: string;
+  document: DIDDocument;
+  /** A new out-of-band invitation (goal_code streamlined-vc) to receive a credential from it, or (streamlined-vp) to present to it. */
+  invitationUrl(goal?: 'streamlined-vc' | 'streamlined-vp'): string;
+  /** As a prover: accepts a streamlined-vp invitation URL (sends propose-presentation). */
+  acceptInvitation(url: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const PING = 'https://didcomm.org/trust-ping/2.0/ping';
+const QUERIES = 'https://didcomm.org/discover-features/2.0/queries';
+const BASIC = 'https://didcomm.org/basicmessage/2.0/message';
+const IC = 'https://didcomm.org/issue-credential/3.0';
+const PP = 'https://didcomm.org/present-proof/3.0';
+const PREVIEW = { firstName: 'Alan', lastName: 'Turing', birthDate: '1912-06-23' };
+
+/** A did:peer:2 whose Ed25519 key authenticates and issues (V and A) and whose X25519 key agrees (E). */
+function issuerDid(endpoint: string): { did: string; document: DIDDocument; secrets: Secret[]; signing: KeyPair } {
+  const signing = generateKeyPair('Ed25519');
+  const agree = generateKeyPair('X25519');
+  const did = encodePeerDid2({
+    keys: [{ purpose: 'V', publicKeyMultibase: toMultikey(signing) }, { purpose: 'A', publicKeyMultibase: toMultikey(signing) }, { purpose: 'E', publicKeyMultibase: toMultikey(agree) }],
+    services: [didcommService('#didcomm', endpoint) as unknown as Record<string, unknown>],
+  });
+  return { did, document: resolvePeerDid(did), secrets: [secretFor(`${did}#key-1`, signing), secretFor(`${did}#key-3`, agree)], signing };
+}
+
+/** The didcomm-node form of a did:peer:2 document: JWK verification methods, service endpoint object. */
+function libDoc(did: string): unknown {
+  const doc = resolvePeerDid(did);
+  const vms = (doc.verificationMethod ?? []).map((vm) => ({
+    id: vm.id,
+    type: 'JsonWebKey2020',
+    controller: vm.controller,
+    publicKeyJwk: publicJwk(fromMultikey(vm.publicKeyMultibase!)),
+  }));
+  const ids = (list: unknown[] | undefined) => (list ?? []).map((x) => (typeof x === 'string' ? x : (x as { id: string }).id));
+  const service = (doc.service ?? []).map((s) => ({
+    id: s.id.startsWith('#') ? `${did}${s.id}` : s.id,
+    type: 'DIDCommMessaging',
+    serviceEndpoint: { uri: (s.serviceEndpoint as { uri: string }).uri, accept: ['didcomm/v2'], routing_keys: [] },
+  }));
+  return { id: did, keyAgreement: ids(doc.keyAgreement), authentication: ids(doc.authentication), verificationMethod: vms, service };
+}
+
+function endpointOf(did: string): string | undefined {
+  const s = resolvePeerDid(did).service?.[0];
+  return (s?.serviceEndpoint as { uri?: string } | undefined)?.uri;
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+function looksLikeDidcomm(text: string): boolean {
+  try {
+    const v = JSON.parse(text) as Record<string, unknown>;
+    return typeof v === 'object' && v !== null && ('ciphertext' in v || 'payload' in v || ('id' in v && 'type' in v));
+  } catch {
+    return false;
+  }
+}
+
+export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<WrongAgent> {
+  const has = (f: WrongAgentFault) => faults.includes(f);
+  const seen = new Set<string>();
+  let me!: ReturnType<typeof issuerDid>;
+  const invitations = new Set<string>();
+  const offers = new Map<string, { challenge: string }>();
+  const proposals = new Set<string>();
+  const resolver = { resolve: async (did: string) => (did.startsWith('did:peer:2') ? libDoc(did) : null) };
+  const secrets = {
+    get_secret: async (id: string) => me.secrets.find((s) => s.id === id) ?? null,
+    find_secrets: async (ids: string[]) => ids.filter((id) => me.secrets.some((s) => s.id === id)),
+  };
+
+  async function send(to: string, message: Record<string, unknown>, authenticated: boolean): Promise<void> {
+    const msg = new Message({ id: randomUUID(), typ: 'application/didcomm-plain+json', from: me.did, to: [to], created_time: Math.floor(Date.now() / 1000), ...message } as never);
+    try {
+      const packed = has('plaintext-reply') && authenticated
+        ? await msg.pack_plaintext(resolver as never)
+        : (await msg.pack_encrypted(to, me.did, null, resolver as never, secrets as never, { forward: false, protect_sender: false } as never))[0];
+      const endpoint = endpointOf(to);
+      if (endpoint) await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/didcomm-encrypted+json' }, body: packed });
+    } finally {
+      msg.free();
+    }
+  }
+
+  const problem = (pthid: string, code: string, comment: string) => ({ type: 'https://didcomm.org/report-problem/2.0/problem-report', pthid, body: { code, comment } });
+
+  async function handle(text: string): Promise<number> {
+    if (!looksLikeDidcomm(text)) return has('junk-5xx') ? 500 : 400;
+    let value: Record<string, unknown>;
+    let meta: { authenticated: boolean; non_repudiation: boolean };
+    try {
+      const [msg, m] = await Message.unpack(text, resolver as never, secrets as never, {} as never);
+      value = msg.as_value() as Record<string, unknown>;
+      msg.free();
+      meta = m as never;
+    } catch {
+      return 400;
+    }
+    const from = typeof value.from === 'string' ? value.from : undefined;
+    // Answers go only to a sender the envelope proved.
+    if (!from || !(meta.authenticated || meta.non_repudiation)) return 400;
+    const id = String(value.id);
+    const thread = typeof value.thid === 'string' ? value.thid : id;
+    const reply = (m: Record<string, unknown>) => void send(from, m, true).catch(() => {});
+    if (seen.has(id)) return reply(problem(thread, 'e.p.msg.duplicate', 'already received')), 202;
+    seen.add(id);
+    if (typeof value.expires_time === 'number' && value.expires_time * 1000 < Date.now()) return reply(problem(thread, 'e.m.req.time.expired', 'expired')), 202;
+    const body = (value.body ?? {}) as Record<string, unknown>;
+    switch (value.type) {
+      case PING:
+        if (body.response_requested !== false) reply({ type: 'https://didcomm.org/trust-ping/2.0/ping-response', thid: has('ping-thid') ? randomUUID() : id, body: {} });
+        return 202;
+      case QUERIES: {
+        const disclosures = [
+          { 'feature-type': 'protocol', id: 'https://didcomm.org/trust-ping/2.0', roles: ['sender', 'receiver'] },
+          { 'feature-type': 'protocol', id: 'https://didcomm.org/discover-features/2.0', roles: ['responder'] },
+          ...(has('disclose-refuse') ? [{ 'feature-type': 'protocol', id: 'https://didcomm.org/basicmessage/2.0' }] : []),
+        ];
+        reply({ type: 'https://didcomm.org/discover-features/2.0/disclose', thid: id, body: { disclosures } });
+        return 202;
+      }
+      case `${IC}/propose-credential`: {
+        if (typeof value.pthid !== 'string' || !invitations.has(value.pthid)) return reply(problem(thread, 'e.p.msg.invalid-invitation', 'unknown invitation')), 202;
+        const challenge = randomUUID();
+        offers.set(id, { challenge });
+        const attributes = Object.entries(PREVIEW).map(([name, v]) => ({ name, value: v }));
+        const manifest = { id: randomUUID(), issuer: { id: me.did }, output_descriptors: [{ id: 'kyc', schema: 'https://example.com/kyc' }] };
+        reply({
+          type: `${IC}/offer-credential`, thid: id, pthid: value.pthid,
+          body: { goal_code: 'streamlined-vc', credential_preview: { type: `${IC}/credential-preview`, attributes } },
+          attachments: [{ id: randomUUID(), media_type: 'application/json', format: 'dif/credential-manifest/manifest@v1.0', data: { json: { options: { challenge, domain: me.did }, credential_manifest: manifest } } }],
+        });
+        return 202;
+      }
+      case `${IC}/request-credential`: {
+        if (!offers.has(thread)) return reply(problem(thread, 'e.p.msg.unknown-thread', 'no such offer')), 202;
+        const claims = has('offer-mismatch') ? { ...PREVIEW, firstName: 'Grace' } : PREVIEW;
+        const { credential } = await issueCredential({ format: 'ldp', subjectDid: from, claims, clock: systemClock, issuer: { did: me.did, kid: `${me.did}#key-2`, privateKey: me.signing.privateKey } });
+        const fulfillment = {
+          '@context': ['https://www.w3.org/2018/credentials/v1', 'https://identity.foundation/credential-manifest/fulfillment/v1'],
+          type: ['VerifiablePresentation', 'CredentialFulfillment'],
+          credential_fulfillment: { id: randomUUID(), manifest_id: 'm', descriptor_map: [{ id: 'kyc', format: 'ldp_vc', path: '$.verifiableCredential[0]' }] },
+          verifiableCredential: [credential],
+        };
+        reply({ type: `${IC}/issue-credential`, thid: thread, body: {}, attachments: [{ id: randomUUID(), media_type: 'application/json', format: 'dif/credential-manifest/fulfillment@v1.0', data: { json: fulfillment } }] });
+        return 202;
+      }
+      case `${IC}/ack`:
+      case `${PP}/ack`:
+        return 202;
+      case `${PP}/propose-presentation`: {
+        if (typeof value.pthid !== 'string' || !invitations.has(value.pthid)) return reply(problem(thread, 'e.p.msg.invalid-invitation', 'unknown invitation')), 202;
+        offers.set(id, { challenge: randomUUID() });
+        const options = { challenge: offers.get(id)!.challenge, domain: me.did };
+        reply({
+          type: `${PP}/request-presentation`, thid: id, body: { goal_code: 'streamlined-vp', will_confirm: true },
+          attachments: [{ id: randomUUID(), media_type: 'application/json', format: 'dif/presentation-exchange/definitions@v1.0', data: { json: { options, presentation_definition: { id: randomUUID(), input_descriptors: [] } } } }],
+        });
+        return 202;
+      }
+      case `${PP}/request-presentation`: {
+        if (!proposals.has(thread)) return reply(problem(thread, 'e.p.msg.unknown-thread', 'no such proposal')), 202;
+        const att = (value.attachments as Array<{ data: { json: { options: { challenge: string; domain: string }; presentation_definition: { id: string } } } }>)[0]!.data.json;
+        const vp = signPresentation(
+          { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiablePresentation'], holder: me.did, presentation_submission: { id: randomUUID(), definition_id: att.presentation_definition.id, descriptor_map: [] } },
+          { kid: `${me.did}#key-1`, privateKey: me.signing.privateKey, challenge: has('wrong-challenge') ? randomUUID() : att.options.challenge, domain: att.options.domain },
+        );
+        reply({ type: `${PP}/presentation`, thid: thread, body: {}, attachments: [{ id: randomUUID(), media_type: 'application/json', format: 'dif/presentation-exchange/submission@v1.0', data: { json: vp } }] });
+        return 202;
+      }
+      case `${PP}/presentation`:
+        if (!offers.has(thread)) return reply(problem(thread, 'e.p.msg.unknown-thread', 'no such request')), 202;
+        reply({ type: `${PP}/ack`, thid: thread, body: { status: 'OK' } });
+        return 202;
+      case BASIC:
+      default:
+        reply(problem(thread, 'e.p.msg.unsupported', `${String(value.type)} is not supported`));
+        return 202;
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    void readBody(req).then(async (text) => {
+      const status = await handle(text).catch(() => 500);
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as { port: number }).port;
+  me = issuerDid(`http://127.0.0.1:${port}/didcomm`);
+  return {
+    did: me.did,
+    document: me.document,
+    async acceptInvitation(url: string) {
+      const invitation = JSON.parse(Buffer.from(new URL(url).searchParams.get('_oob')!, 'base64url').toString('utf8')) as { id: string; from: string };
+      const id = randomUUID();
+      proposals.add(id);
+      await send(invitation.from, { id, type: `${PP}/propose-presentation`, thid: id, pthid: invitation.id, body: {} }, true);
+    },
+    invitationUrl(goal = 'streamlined-vc') {
+      const invitation = { type: 'https://didcomm.org/out-of-band/2.0/invitation', id: randomUUID(), from: me.did, body: { goal_code: goal, accept: ['didcomm/v2'] } };
+      invitations.add(invitation.id);
+      return `http://127.0.0.1:${port}/invite?_oob=${b64uEncode(JSON.stringify(invitation))}`;
+    },
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
