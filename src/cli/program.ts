@@ -37,6 +37,7 @@ const LAZY_COMMANDS: LazyCommand[] = [
     summary: "a fault-injecting proxy in front of a party's DIDComm endpoint, for testing flows under faults",
     register: async (program, io) => (await import('./commands/proxy.js')).registerProxyCommand(program, { io, output: (json) => createOutput(io, json) }),
   },
+  { name: 'fleet', summary: 'load a service with simulated holder wallets on every core: connect, sync or issuance flows', register: async (program, io) => (await import('./commands/fleet.js')).registerFleetCommand(program, { io, output: (json) => createOutput(io, json) }) },
   {
     name: 'conformance',
     summary: 'judge another DIDComm v2 agent: idsync plays its counterpart and runs conformance cases rule by rule',

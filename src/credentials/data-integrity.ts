@@ -2,6 +2,7 @@
 // Cryptosuites v1.0" §3.2): RDFC-1.0 canonical N-Quads of the document and of the proof
 // configuration, SHA-256 of each, hashData = proofConfigHash ‖ documentHash, Ed25519.
 import jsonld from 'jsonld';
+import { b64uEncode, jcs, sha256 } from '../encoding.js';
 import { IdsyncError, toIdsyncError } from '../errors.js';
 import { verify } from '../keys.js';
 import { type DocumentLoader, documentLoader as defaultLoader } from './contexts.js';
@@ -104,6 +105,8 @@ export async function verifyDataIntegrityProof(
   if (!read.ok) return read;
   const { signature, unsecured } = read;
   const proof = read.proof as DataIntegrityProof;
+  const memo = loader === undefined ? verifiedKey(secured, publicKey) : undefined;
+  if (memo !== undefined && VERIFIED.has(memo)) return { ok: true, proof };
   let data: Uint8Array;
   try {
     data = await hashData(unsecured, proofConfiguration(unsecured, proof), loader);
@@ -112,5 +115,25 @@ export async function verifyDataIntegrityProof(
     return { ok: false, code: 'malformed_credential', detail: `${e.code}: ${e.message}` };
   }
   if (!verify(publicKey, data, signature)) return { ok: false, code: 'invalid_proof', detail: 'signature does not verify' };
+  if (memo !== undefined) {
+    VERIFIED.add(memo);
+    if (VERIFIED.size > VERIFIED_MAX) VERIFIED.delete(VERIFIED.values().next().value as string);
+  }
   return { ok: true, proof };
+}
+
+// Proofs already verified in this process, by the SHA-256 of the secured document's JCS form and
+// the key. The same JSON gives the same RDF dataset, so the same canonical N-Quads, hash and
+// signature check: with the bundled contexts (the default loader, constants) the outcome cannot
+// differ. It spares the canonicalization of documents many parties verify again and again — the
+// status list credential every issuance carries, checked by every wallet. Only successes are kept.
+const VERIFIED = new Set<string>();
+const VERIFIED_MAX = 1024;
+
+function verifiedKey(secured: JsonObject, publicKey: Uint8Array): string | undefined {
+  try {
+    return `${b64uEncode(sha256(jcs(secured)))}.${b64uEncode(publicKey)}`;
+  } catch {
+    return undefined; // not plain JSON: no memo
+  }
 }

@@ -210,6 +210,10 @@ export const ERRORS = {
   service_unreachable: { meaning: 'The REST client could not reach the service.' },
   service_problem: { meaning: 'The service answered a problem whose code idsync does not know (details.problem holds it).' },
   wait_timeout: { meaning: 'A testing wait did not see its condition in time (the message says what it last saw).' },
+
+  // idsync fleet
+  fleet_flow_failed: { meaning: 'A simulated holder\'s flow did not reach its end (a credential refused, a problem reported, an invitation not delivered).' },
+  fleet_worker_failed: { meaning: 'A fleet worker thread stopped before reporting its results.' },
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;

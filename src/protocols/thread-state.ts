@@ -137,6 +137,12 @@ export function advanceThread<S extends string>(
   if (direction === 'receive' && record.peer && !sameDid(from, record.peer)) {
     throw protocolError('unknown_thread', `thread ${record.thid} is with another DID than ${String(from)}`, { thid });
   }
+  // A message this thread already took (its id is recorded: a copy redelivered after a crash kept
+  // its id from being marked seen) is a replay, not a message out of order: e.p.msg.duplicate,
+  // which ends no thread, rather than e.p.msg.unexpected, which would.
+  if (direction === 'receive' && typeof message.id === 'string' && record.messages.includes(message.id)) {
+    throw protocolError('duplicate_message', `message ${message.id} was already received on thread ${record.thid}`, { id: message.id, thid: record.thid });
+  }
   const state = nextState(machine, record.state, eventOf(direction, message));
   return { ...record, state, messages: [...record.messages, message.id] };
 }

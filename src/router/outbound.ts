@@ -19,6 +19,7 @@ import {
   type SendOptions,
   type SendResult,
 } from './types.js';
+import { resendThread, type Resender } from './resend.js';
 import type { EnvelopeMode, PackResult, PlainMessage, Transport, UnpackMetadata } from '../didcomm/types.js';
 
 export type LogInput = Omit<MessageRecord, 'at'>;
@@ -41,6 +42,10 @@ export interface RouterCore {
   finishRecord(seq: string | undefined, rec: LogInput, patch: Partial<LogInput>): Promise<void>;
   log(level: LogLevel, msg: string, data?: Record<string, unknown>): void;
   receive(packed: string, info?: ReceiveInfo): Promise<RouterResult>;
+  /** resend.ts, when configured. */
+  resend(): Resender | undefined;
+  /** The id of the message being handled on thread `thid`, if any (what a send on it answers). */
+  handling(thid: string): string | undefined;
 }
 
 /** A received message being handled. */
@@ -121,12 +126,15 @@ export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: S
   const returnRoute = message.return_route === 'all' || message.return_route === 'thread';
   const endpoint = opts.via ?? packed.serviceEndpoint;
   const send = options.send;
+  // Stored before it goes out (resend.ts): a failed or lost send is retried from here.
+  if (!opts.untracked) await core.resend()?.noteSending(message, to, packed.mode, core.handling(resendThread(message)));
   let replies: string[] | void;
   try {
     replies = await logged(core, outRecord(message, packed, 'sent', results, { endpoint }), () => send(packed.packed, { to, mode: packed.mode, message, endpoint, returnRoute }));
   } catch (err) {
     throw toIdsyncError(err, 'delivery_failed');
   }
+  core.resend()?.noteSent(message);
   core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: false });
   const processed: RouterResult[] = [];
   for (const r of replies ?? []) processed.push(await core.receive(r, { transport: 'return-route' }));
@@ -137,7 +145,7 @@ export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: S
  * Sends `draft` as a reply to `inc`: threaded, over the return route when asked and possible,
  * from the form of our DID the message was addressed to (unless the draft names a `from`).
  */
-export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDraft, mode?: EnvelopeMode): Promise<PlainMessage> {
+export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDraft, mode?: EnvelopeMode, track = true): Promise<PlainMessage> {
   const { clock, ids, options } = core;
   // The DID the envelope proves wins over a `from` it contradicts (never reflect to a claimed sender).
   const proven = senderOf(inc.metadata);
@@ -156,12 +164,14 @@ export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDra
     const packed = await packFor(core, message, to, replyMode, senderKid);
     const rec = outRecord(message, packed, 'sent', results, { transport: 'return-route', problemCode: isProblem ? (message.body.code as string) : undefined });
     const reply = inc.info.reply;
+    if (track) await core.resend()?.noteSending(message, to, packed.mode, typeof inc.message.id === 'string' ? inc.message.id : undefined);
     await logged(core, rec, () => reply(packed.packed));
+    if (track) core.resend()?.noteSent(message);
     inc.replies.push(packed.packed);
     core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: true });
     return message;
   }
-  return (await sendMessage(core, base, { to, mode: replyMode }, senderKid)).message;
+  return (await sendMessage(core, base, { to, mode: replyMode, ...(track ? {} : { untracked: true }) }, senderKid)).message;
 }
 
 /**
@@ -189,7 +199,8 @@ export async function sendProblem(core: RouterCore, inc: Incoming, error: Idsync
   if (typeof inc.message.id !== 'string' || !(inc.message.from ?? senderOf(inc.metadata))) return undefined;
   try {
     const draft = reporter.report(inc.message, error);
-    await replyTo(core, inc, draft);
+    // The router's own refusals do not replace the thread's last message (resend.ts).
+    await replyTo(core, inc, draft, undefined, false);
     return draft.body?.code as string | undefined;
   } catch (err) {
     core.log('warn', 'could not send a problem report', { code: toIdsyncError(err).code, for: inc.message.id });

@@ -16,6 +16,7 @@ import { addressedDid, senderOf } from './addressing.js';
 import { problemCodeFor, refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
 import { loggedConformance, receivedRecord, undecryptableRecord } from './records.js';
 import { isTransientProblem, seenKey, seenTracker } from './seen.js';
+import { createResender, resendThread, type Resender, type ResendOut } from './resend.js';
 import {
   DUPLICATE_RULE,
   type HandlerContext,
@@ -38,8 +39,13 @@ export { transportOutbound } from './outbound.js';
 export { DEFAULT_SEEN_PRUNE_EVERY, DEFAULT_SEEN_RETENTION_MS } from './seen.js';
 export { DEFAULT_LOG_MESSAGE_MAX_BYTES } from './records.js';
 
-const defaultPack: PackFn = async (m, o, c) => (await import('../didcomm/envelope/index.js')).pack(m, o, c);
-const defaultUnpack: UnpackFn = async (p, c) => (await import('../didcomm/envelope/index.js')).unpack(p, c);
+// The envelope module is loaded on first use and then kept: a dynamic import() per message goes
+// through the module loader every time (under a loader hook such as tsx, a round trip to its
+// thread), which was a tenth of a whole sync flow's time.
+let envelopeModule: Promise<typeof import('../didcomm/envelope/index.js')> | undefined;
+const envelopeApi = () => (envelopeModule ??= import('../didcomm/envelope/index.js'));
+const defaultPack: PackFn = async (m, o, c) => (await envelopeApi()).pack(m, o, c);
+const defaultUnpack: UnpackFn = async (p, c) => (await envelopeApi()).unpack(p, c);
 
 export function createRouter(options: RouterOptions): Router {
   const { envelope, clock } = options;
@@ -56,6 +62,10 @@ export function createRouter(options: RouterOptions): Router {
     events.emit('log', { level, msg, data });
   };
   const seen = seenTracker(options, clock, log);
+  // Durable steps (resend.ts): per thread, the message being handled now, so that what a handler
+  // sends on that thread is stored as its answer.
+  const handling = new Map<string, string>();
+  let resender: Resender | undefined;
 
   /** Writes a log record; the log never breaks message handling. Returns its seq. */
   async function record(rec: LogInput): Promise<string | undefined> {
@@ -97,7 +107,17 @@ export function createRouter(options: RouterOptions): Router {
     finishRecord,
     log,
     receive: (packed, info) => receive(packed, info),
+    resend: () => resender,
+    handling: (thid) => handling.get(thid),
   };
+  if (options.resend) {
+    resender = createResender(options.resend, {
+      clock,
+      log,
+      // A resend is not a new step: it leaves the thread's record as it is.
+      send: async (out: ResendOut) => void (await sendMessage(core, out.message, { to: out.to, mode: out.mode, untracked: true })),
+    });
+  }
 
   function typeKey(moduleParts: ReturnType<typeof parsePiuri>, key: string): string {
     const type = key.includes(':') ? key : `${moduleParts!.piuri}/${key}`;
@@ -160,7 +180,9 @@ export function createRouter(options: RouterOptions): Router {
     const error = new IdsyncError('duplicate_message', `Message ${id} was already received.`, {
       details: { id, thid: threadId(message) },
     });
-    const report = reportDuplicates && inc.info.redelivery !== true && senderOf(metadata) !== undefined;
+    // The sender may be retrying because our answer was lost: send that answer again instead.
+    const answered = senderOf(metadata) !== undefined && (await answerReplay(inc));
+    const report = !answered && reportDuplicates && inc.info.redelivery !== true && senderOf(metadata) !== undefined;
     const problemCode = report ? await sendProblem(core, inc, error) : undefined;
     log('info', 'duplicate message dropped', { id: message.id, ...(problemCode ? { problemCode } : {}) });
     const result: RouterResult = { message, metadata, replies, conformance: [...results, broken], status: 'duplicate', code: error.code, problemCode, error };
@@ -169,6 +191,21 @@ export function createRouter(options: RouterOptions): Router {
     const refusal = await seen.refusalOf(seenKey(message.id, senderOf(metadata) ?? message.from));
     if (refusal) result.refusal = refusal;
     return result;
+  }
+
+  /** resend.ts: a replay of a message we answered is answered with the same message again. */
+  async function answerReplay(inc: Incoming): Promise<boolean> {
+    if (!resender) return false;
+    try {
+      const out = await resender.answerFor(inc.message);
+      if (!out) return false;
+      log('info', 'replay answered with the message sent after it', { id: inc.message.id, answer: out.message.id });
+      await replyTo(core, inc, out.message, out.mode, false);
+      return true;
+    } catch (err) {
+      log('info', 'could not answer a replay again', { id: inc.message.id, code: toIdsyncError(err).code });
+      return false;
+    }
   }
 
   async function dispatch(inc: Incoming, results: ConformanceResult[]): Promise<RouterResult> {
@@ -193,6 +230,12 @@ export function createRouter(options: RouterOptions): Router {
 
     const key = seenKey(message.id, senderOf(metadata) ?? message.from);
     if (!(await seen.claim(key))) return refuseDuplicate(inc, results);
+    // Handled before, though its id was never marked seen (the process stopped while handling
+    // it, after its answer was stored): a replay all the same (resend.ts).
+    if (resender && senderOf(metadata) !== undefined && (await resender.answerFor(message).catch(() => undefined))) {
+      await seen.finish(key, { type: message.type });
+      return refuseDuplicate(inc, results);
+    }
     // Set once the outcome is final (handled or deliberately refused): the id is then marked seen.
     let final = false;
     let outcome: RouterResult | undefined;
@@ -219,8 +262,12 @@ export function createRouter(options: RouterOptions): Router {
         emit: (event, data) => void events.emit(event, data),
         log,
       };
+      const thid = resendThread(message);
+      const outer = handling.get(thid);
+      if (resender && typeof message.id === 'string') handling.set(thid, message.id);
       try {
         await entry.handler(ctx);
+        if (resender) await resender.noteReceived(message);
       } catch (err) {
         const error = toIdsyncError(err);
         // A deliberate refusal (a coded error whose problem code says the same message will fail
@@ -234,6 +281,9 @@ export function createRouter(options: RouterOptions): Router {
         if (final) return result;
         log('info', 'message id left free for a retry', { id: message.id, code: result.code });
         return { ...result, retryable: true };
+      } finally {
+        if (outer === undefined) handling.delete(thid);
+        else handling.set(thid, outer);
       }
       final = true;
       return { ...base, status: 'handled' };
@@ -286,6 +336,7 @@ export function createRouter(options: RouterOptions): Router {
     },
     send: (draft, o) => sendMessage(core, draft, o),
     pruneSeen: () => seen.prune(),
+    resender: () => resender,
     waitFor<T>(event: string, predicate?: (data: T) => boolean, o?: { timeoutMs?: number; signal?: AbortSignal }) {
       return waitForEvent(events, event, predicate, o);
     },

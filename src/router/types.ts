@@ -8,6 +8,7 @@ import type { IdsyncError } from '../errors.js';
 import type { MessageLog } from '../store/messages.js';
 import type { Collection } from '../store/store.js';
 import type { MessageDraft } from '../didcomm/message.js';
+import type { ResendOptions, Resender } from './resend.js';
 import type { EnvelopeContext, EnvelopeMode, InboundRefusal, PackOptions, PackResult, PlainMessage, UnpackMetadata, UnpackResult } from '../didcomm/types.js';
 
 export type PackFn = (message: PlainMessage, options: PackOptions, ctx: EnvelopeContext) => Promise<PackResult>;
@@ -76,6 +77,8 @@ export interface SendOptions {
   expiresInMs?: number;
   /** Skip the outgoing conformance check (to send deliberately bad messages in tests). */
   unchecked?: boolean;
+  /** Not stored as the thread's last message (resend.ts): the router's own refusals. */
+  untracked?: boolean;
 }
 
 export interface SendResult {
@@ -185,6 +188,11 @@ export interface RouterOptions {
   defaultMode?: EnvelopeMode;
   conformance?: RuleRegistry;
   logger?: (level: LogLevel, msg: string, data?: Record<string, unknown>) => void;
+  /**
+   * Durable protocol steps (resend.ts): the last message of each thread stored before it is sent,
+   * retried until answered or a deadline, and sent again to answer a replay of what it answered.
+   */
+  resend?: ResendOptions;
 }
 
 export interface RegisteredProtocol {
@@ -215,6 +223,8 @@ export interface Router {
   send(draft: MessageDraft, options?: SendOptions): Promise<SendResult>;
   /** Deletes seen message ids older than `seenRetentionMs` now (also done every `seenPruneEvery` writes). */
   pruneSeen(): Promise<number>;
+  /** The durable-steps engine when `options.resend` was given (start(), runDue(), cancel()). */
+  resender(): Resender | undefined;
   /** Resolves with the first `event` payload that satisfies `predicate`. */
   waitFor<T = unknown>(event: string, predicate?: (data: T) => boolean, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
 }

@@ -201,7 +201,16 @@ function matches(rec: MessageRecord, q: MessageQuery): boolean {
   );
 }
 
+const freshByCollection = new WeakMap<Collection<unknown>, Map<string, MessageRecord>>();
+function freshRecords(col: Collection<unknown>): Map<string, MessageRecord> {
+  let m = freshByCollection.get(col);
+  if (!m) freshByCollection.set(col, (m = new Map()));
+  return m;
+}
+
 const PRUNE_PAGE = 500;
+/** Records a log remembers between record() and update() (see `fresh`). */
+const FRESH_MAX = 64;
 
 export function messageLog(store: Store, clock: Clock, options: MessageLogOptions = {}): MessageLog {
   const col = store.collection<MessageRecord>(MESSAGES_COLLECTION);
@@ -209,6 +218,16 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
   const maxAgeMs = options.maxAgeMs ?? MESSAGE_LOG_DEFAULTS.maxAgeMs;
   const maxEntries = options.maxEntries ?? MESSAGE_LOG_DEFAULTS.maxEntries;
   const pruneEvery = Math.max(1, options.pruneEvery ?? MESSAGE_LOG_DEFAULTS.pruneEvery);
+
+  // Records written and not yet updated, by seq: a record is usually updated once, right after
+  // it was written (its result once known, router/outbound.ts), and reading it back would parse
+  // the whole message again. Bounded: the oldest go first; a miss reads the store.
+  // Shared by every log over this store's collection (like the allocator), so none keeps a stale copy.
+  const fresh = freshRecords(col as Collection<unknown>);
+  const remember = (seq: string, rec: MessageRecord) => {
+    fresh.set(seq, rec);
+    if (fresh.size > FRESH_MAX) fresh.delete(fresh.keys().next().value as string);
+  };
 
   async function get(seq: string): Promise<LoggedMessage | undefined> {
     const rec = await col.get(seq);
@@ -218,6 +237,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
   /** Deletes records with their thread index entries; returns how many. */
   async function remove(a: Allocator, entries: { key: string; value: MessageRecord }[]): Promise<number> {
     if (entries.length === 0) return 0;
+    for (const { key } of entries) fresh.delete(key);
     await store.batch(
       entries.flatMap(({ key, value }) => [
         { type: 'del' as const, collection: MESSAGES_COLLECTION, key },
@@ -274,6 +294,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
         { type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec },
         { type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(rec, seq), value: seq },
       ]);
+      remember(seq, rec);
       if (a.count !== undefined) a.count += 1;
       a.sincePrune += 1;
       if (a.sincePrune >= pruneEvery && !a.pruning) {
@@ -285,7 +306,9 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
     },
 
     async update(seq, patch) {
-      const old = await col.get(seq);
+      const known = fresh.get(seq);
+      fresh.delete(seq);
+      const old = known ?? (await col.get(seq));
       if (!old) throw new IdsyncError('not_found', `no message record ${seq}`);
       const rec: MessageRecord = { ...old, ...patch, id: old.id };
       const ops: Parameters<Store['batch']>[0] = [{ type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec }];

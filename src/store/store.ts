@@ -48,15 +48,23 @@ export interface OpenStoreOptions {
   path?: string;
 }
 
-const NAME = /^[a-z][a-z0-9-]{0,63}$/;
+/** What a collection may be called. */
+export const COLLECTION_NAME = /^[a-z][a-z0-9-]{0,63}$/;
+const NAME = COLLECTION_NAME;
 
 type Db = AbstractLevel<string | Buffer | Uint8Array, string, unknown>;
 type Sub = AbstractSublevel<Db, string | Buffer | Uint8Array, string, unknown>;
 
+/** The bounds of a listing: the tighter of the prefix's and the explicit ones (see range()). */
+export interface KeyBounds {
+  lower?: { op: 'gt' | 'gte'; key: string };
+  upper?: { op: 'lt' | 'lte'; key: string };
+}
+
 // Prefix and explicit bounds combine as an intersection: the tighter lower and upper bound
 // win. (Passing both `gte` from the prefix and a caller's `gt` down to the backend is
 // ambiguous: memory-level and classic-level then ignore one of them.)
-function range(options: ListOptions = {}): Record<string, unknown> {
+export function keyBounds(options: ListOptions = {}): KeyBounds {
   let lower: { op: 'gt' | 'gte'; key: string } | undefined;
   let upper: { op: 'lt' | 'lte'; key: string } | undefined;
   const raise = (op: 'gt' | 'gte', key: string) => {
@@ -74,6 +82,11 @@ function range(options: ListOptions = {}): Record<string, unknown> {
   if (options.gte !== undefined) raise('gte', options.gte);
   if (options.lt !== undefined) lowerTo('lt', options.lt);
   if (options.lte !== undefined) lowerTo('lte', options.lte);
+  return { ...(lower ? { lower } : {}), ...(upper ? { upper } : {}) };
+}
+
+function range(options: ListOptions = {}): Record<string, unknown> {
+  const { lower, upper } = keyBounds(options);
   const r: Record<string, unknown> = {};
   if (lower) r[lower.op] = lower.key;
   if (upper) r[upper.op] = upper.key;
@@ -93,7 +106,15 @@ function storeError(err: unknown, what: string): IdsyncError {
 }
 
 class LevelCollection<T> implements Collection<T> {
-  constructor(readonly name: string, private readonly sub: Sub) {}
+  private made?: Sub;
+  // The sublevel is made on first use: an agent names a dozen collections when it starts, and
+  // each sublevel costs a few KB (its transcoders, hooks, queues) though most stay empty while a
+  // wallet is idle.
+  constructor(readonly name: string, private readonly make: () => Sub) {}
+
+  private get sub(): Sub {
+    return (this.made ??= this.make());
+  }
 
   async get(key: string): Promise<T | undefined> {
     try {
@@ -160,7 +181,8 @@ class LevelStore implements Store {
   collection<T>(name: string): Collection<T> {
     let c = this.collections.get(name);
     if (!c) {
-      c = new LevelCollection<unknown>(name, this.sub(name));
+      if (!NAME.test(name)) throw new IdsyncError('invalid_collection', `invalid collection name: ${name}`);
+      c = new LevelCollection<unknown>(name, () => this.sub(name));
       this.collections.set(name, c);
     }
     return c as Collection<T>;

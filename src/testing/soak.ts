@@ -5,6 +5,7 @@
 import { startTestbed, type Testbed, type TestbedOptions } from './testbed.js';
 import type { FaultKind, FaultPlan } from './fault-plan.js';
 import type { Wallet } from '../wallet/wallet.js';
+import { listSyncOperations } from '../service/didcomm-seam.js';
 
 export type SoakStep = 'invite' | 'data-pipe' | 'sync' | 'credential' | 'linked';
 
@@ -18,6 +19,8 @@ export interface SoakOptions {
   testbed?: Omit<TestbedOptions, 'faults' | 'wallets'>;
   /** Called as each flow ends. */
   onFlow?: (flow: SoakFlow) => void;
+  /** Called for a failed flow before the testbed closes (diagnostics). */
+  onFailure?: (flow: SoakFlow, bed: Testbed, wallet: Wallet) => Promise<void>;
 }
 
 export interface SoakFlow {
@@ -78,14 +81,19 @@ async function oneFlow(bed: Testbed, wallet: Wallet, index: number, timeoutMs: n
     if (!(await client.syncContext(userId)).isLinked) throw new Error('not linked after the sync');
     return { index, ok: true, ms: performance.now() - started };
   } catch (err) {
-    return { index, ok: false, ms: performance.now() - started, stuckAt: step, error: (err as { code?: string }).code ?? (err as Error).message };
+    // What the service made of it: the user's sync operations and how they ended.
+    const ops = await listSyncOperations(bed.service.deps.store, { tenantId: bed.service.tenantId, userId }).catch(() => []);
+    const seen = ops.map((o) => `${o.status}${o.error ? ` (${o.error})` : ''}`).join(', ');
+    return { index, ok: false, ms: performance.now() - started, stuckAt: step, error: `${(err as { code?: string }).code ?? (err as Error).message}; syncs: ${seen || 'none'}` };
   }
 }
 
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const concurrency = Math.max(1, o.concurrency ?? 20);
   const timeoutMs = o.flowTimeoutMs ?? 10_000;
-  const bed = await startTestbed({ ...o.testbed, wallets: 0, faults: o.faults });
+  // Lost messages are recovered by the senders' retries (router/resend.ts); a soak's flows have
+  // seconds, not minutes, so its retries start after ~150 ms and wait at most 1 s.
+  const bed = await startTestbed({ retry: { baseDelayMs: 150, maxDelayMs: 1_000 }, ...o.testbed, wallets: 0, faults: o.faults });
   // Every flow in progress waits on the agent's events: `concurrency` × a few listeners.
   bed.service.agent.events.setMaxListeners(0);
   const started = performance.now();
@@ -97,6 +105,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         const index = next++;
         const wallet = await bed.addWallet();
         const flow = await oneFlow(bed, wallet, index, timeoutMs);
+        if (!flow.ok) await o.onFailure?.(flow, bed, wallet).catch(() => undefined);
         results.push(flow);
         o.onFlow?.(flow);
       }

@@ -15,6 +15,8 @@ export interface ServiceParty {
   readonly crashed: boolean;
   crash(): Promise<void>;
   restart(): Promise<ServiceTwin>;
+  /** Crashes the first time the agent reaches crash point `step` (crash-point.ts); resolves then. */
+  crashAt(step: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,17 @@ export async function startServiceParty(
   let crashed = false;
   let generation = 0;
   let port = options.port;
+  let armed: { step: string; crashed: () => void } | undefined;
+  // The agent calls this at every named step; an armed step crashes this generation there, at once.
+  const crashPoint = (step: string) => {
+    if (!armed || armed.step !== step || crashed) return;
+    const a = armed;
+    armed = undefined;
+    crashed = true;
+    fence.kill();
+    void twin.close().catch(() => undefined).finally(a.crashed);
+    throw new IdsyncError('store_closed', `crashed at ${step} (testbed crashAt)`);
+  };
 
   async function boot(): Promise<ServiceTwin> {
     fence = fencedStore(store);
@@ -52,6 +65,7 @@ export async function startServiceParty(
       ...(port !== undefined ? { port } : {}),
       agent: {
         ...options.agent,
+        crashPoint,
         wrapTransport: (inner, receive) => alive(wrap ? wrap(inner, receive) : inner),
       },
     });
@@ -81,6 +95,9 @@ export async function startServiceParty(
       twin = await boot();
       crashed = false;
       return twin;
+    },
+    crashAt(step) {
+      return new Promise<void>((resolve) => (armed = { step, crashed: resolve }));
     },
     async close() {
       if (!crashed) await twin.close();

@@ -22,6 +22,7 @@ export interface WalletHost {
   fetch?: typeof fetch;
   clock?: WalletOptions['clock'];
   envelopeEngine?: WalletOptions['envelopeEngine'];
+  retry?: WalletOptions['retry'];
   /** Wraps each outbound transport (faults, the crash fence). */
   wrapTransport?: (t: Transport, inbound: InboundHandler) => Transport;
   errors: IdsyncError[];
@@ -35,6 +36,8 @@ export interface WalletParty {
   kick(): void;
   crash(): Promise<void>;
   restart(): Promise<Wallet>;
+  /** Crashes the first time the wallet reaches crash point `step`; resolves then. */
+  crashAt(step: string): Promise<void>;
   readonly crashed: boolean;
   close(): Promise<void>;
 }
@@ -45,16 +48,37 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
   let pump: Pump | undefined;
   let crashed = false;
   let port: number | undefined;
+  let generation = 0;
+  let armed: { step: string; crashed: () => void } | undefined;
+  const crashPoint = (step: string) => {
+    if (!armed || armed.step !== step || crashed) return;
+    const a = armed;
+    armed = undefined;
+    void party.crash().finally(a.crashed);
+    throw new IdsyncError('store_closed', `crashed at ${step} (testbed crashAt)`);
+  };
 
   async function boot(): Promise<Wallet> {
     fence = fencedStore(store);
+    const mine = ++generation;
+    const alive = (t: Transport): Transport => ({
+      schemes: t.schemes,
+      async send(endpoint, packed, o) {
+        if (mine !== generation || crashed) throw new IdsyncError('transport_unreachable', 'the sending process crashed');
+        return t.send(endpoint, packed, o);
+      },
+      close: async () => t.close?.(),
+    });
     const network = host.network;
     const w = createWallet({
       store: fence,
       ...(host.clock ? { clock: host.clock } : {}),
       ...(host.envelopeEngine ? { envelopeEngine: host.envelopeEngine } : {}),
+      ...(host.retry ? { retry: host.retry } : {}),
+      crashPoint,
       ...(policy ? { policy } : {}),
-      ...(host.wrapTransport ? { wrapTransport: host.wrapTransport } : {}),
+      // A crashed wallet sends nothing more, whatever it still had in flight.
+      wrapTransport: (t: Transport, inbound: InboundHandler) => alive(host.wrapTransport ? host.wrapTransport(t, inbound) : t),
       ...(network
         ? {
             transports: [(inbound: InboundHandler) => network.transport({ onInbound: inbound })],
@@ -103,6 +127,9 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
       wallet = await boot();
       crashed = false;
       return wallet;
+    },
+    crashAt(step) {
+      return new Promise<void>((resolve) => (armed = { step, crashed: resolve }));
     },
     async close() {
       await pump?.stop();

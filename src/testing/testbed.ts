@@ -14,6 +14,7 @@ import type { ServiceDidcommAgent } from '../service/didcomm/agent.js';
 import type { Outbox } from '../service/issuance/invitation-outbox.js';
 import { openStore, type Store } from '../store/store.js';
 import type { WalletPolicy } from '../wallet/policies.js';
+import type { StepRetryOptions } from '../wallet/options.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { ChangeFeed } from './changes.js';
 import { faultInjector, type FaultInjector, type FaultPlan } from './fault-plan.js';
@@ -57,6 +58,11 @@ export interface TestbedOptions {
   faults?: FaultPlan;
   /** Envelope engine of the service and every wallet: 'native' (default) or 'didcomm-node'. */
   envelopeEngine?: EnvelopeEngine;
+  /**
+   * Retries of unanswered protocol messages for the service and every wallet (router/resend.ts);
+   * default theirs (2 s doubling to 60 s, 10 minutes). Soaks use shorter ones.
+   */
+  retry?: StepRetryOptions;
 }
 
 export interface TestbedService {
@@ -102,6 +108,12 @@ export interface Testbed {
    * Wallet object, also put in its place in `wallets`.
    */
   restart(party?: 'service' | Wallet): Promise<Wallet | undefined>;
+  /**
+   * Crash tests: the party crashes (as crash() does) the first time it reaches crash point `step`
+   * (crash-point.ts: `send:<message>` after the step's state is stored and before the message goes
+   * out, `sent:<message>` after); resolves when it has crashed. Restart it with restart().
+   */
+  crashAt(party: 'service' | Wallet, step: string): Promise<void>;
   /** Every message of the service and the wallets as one sequence diagram, written to an HTML file (trace.ts). */
   trace(options?: TraceOptions): Promise<TraceResult>;
   close(): Promise<void>;
@@ -147,7 +159,11 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
       });
     const service = await startServiceParty(
       await openOne('service'),
-      { ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), ...options.service, transport, ...(network ? { network } : {}), ...(options.clock ? { clock: options.clock } : {}) },
+      {
+        ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
+        ...options.service,
+        ...(options.retry ? { agent: { retry: options.retry, ...options.service?.agent } } : {}),
+        transport, ...(network ? { network } : {}), ...(options.clock ? { clock: options.clock } : {}) },
       { onTwin, ...(injector ? { wrapTransport: faulty({ out: 'to-wallet', in: 'to-service' }) } : {}) },
     );
     closers.push(() => service.close());
@@ -169,6 +185,7 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
       ...(network ? { fetch: ((input, init) => twin().fetch(input, init)) as typeof fetch } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
+      ...(options.retry ? { retry: options.retry } : {}),
       ...(toService
         ? {
             // Pushes and late replies reaching the wallet are 'to-wallet' too.
@@ -249,6 +266,10 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
         const w = await p.restart();
         if (i >= 0) wallets[i] = w;
         return w;
+      },
+      crashAt(party, step) {
+        if (party === 'service') return service.crashAt(step);
+        return partyOf(party).crashAt(step);
       },
       trace: (o) => trace({ service: { did: twin().did, deps: twin().service.deps }, wallets }, o),
       async close() {

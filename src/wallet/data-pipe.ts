@@ -10,6 +10,7 @@ import {
 } from '../protocols/data-pipe.js';
 import type { Invitation } from '../protocols/out-of-band.js';
 import { protocolError } from '../protocols/protocol-kit.js';
+import { problemEndsThread } from '../protocols/thread-state.js';
 import type { ConnectionRecord } from '../store/connections.js';
 import { IdsyncError } from '../errors.js';
 import { type WalletContext } from './context.js';
@@ -75,7 +76,9 @@ export async function requestDataPipe(ctx: WalletContext, invitation: Invitation
 function settleOnThread(ctx: WalletContext, thid: string, timeoutMs = 30_000): Promise<ConnectionRecord> {
   const stop = new AbortController();
   const ok = waitForEvent(ctx.events, 'connection-established', (e) => e.connection.id === thid, { timeoutMs, signal: stop.signal });
-  const refused = waitForEvent(ctx.events, 'problem-received', (e) => e.problem.pthid === thid, { timeoutMs, signal: stop.signal });
+  // Only a problem that ends the thread refuses it: e.p.msg.duplicate (a retry crossed the first
+  // copy) and warnings do not (docs/protocols.md "Durable steps").
+  const refused = waitForEvent(ctx.events, 'problem-received', (e) => e.problem.pthid === thid && problemEndsThread({ body: { code: e.problem.code } }), { timeoutMs, signal: stop.signal });
   ok.catch(() => undefined);
   refused.catch(() => undefined);
   const settled = Promise.race([

@@ -18,6 +18,8 @@ export interface WalletEventMap {
   'credential-status-changed': { credential: StoredCredential; previous: string };
   /** A credential failed a check: report-problem e.p.msg.credential-invalid was sent. */
   'credential-refused': { thid: string; failedCheck: string; code?: string; rejected: RejectedCredential };
+  /** An offer the wallet asked for arrived (before it is answered or held): e.g. a sync's DID authentication passed. */
+  'offer-received': { thid: string; from: string };
   /** An offer waits for approve/decline (manual policy). */
   'offer-pending': { item: PendingItem };
   /** A proof request waits for approve/decline (proofRequests: 'manual'). */

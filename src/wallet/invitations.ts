@@ -16,6 +16,7 @@ import type { StoredCredential } from './credential-store.js';
 import { requestDataPipe } from './data-pipe.js';
 import { waitForEvent } from './events.js';
 import { proposeCredential } from './issue-credential.js';
+import { problemEndsThread } from '../protocols/thread-state.js';
 import { didcommEndpoints } from './outbound.js';
 
 /**
@@ -26,8 +27,14 @@ export const DATA_PIPE_GOAL_CODES = [DATA_PIPE_GOAL_CODE, 'connect'];
 export const ISSUANCE_GOAL_CODES = [STREAMLINED_VC];
 
 export type Acceptance =
-  | { kind: 'data-pipe'; invitation: Invitation; thid: string; connection: ConnectionRecord }
-  | { kind: 'issuance'; invitation: Invitation; thid: string; done: Promise<StoredCredential> };
+  | { kind: 'data-pipe'; invitation: Invitation; thid: string; connection: ConnectionRecord; resumed?: boolean }
+  | { kind: 'issuance'; invitation: Invitation; thid: string; done: Promise<StoredCredential>; resumed?: boolean };
+// `resumed`: the invitation was accepted before by this wallet and that acceptance continues.
+
+/** The thread's last message goes out again now (router/resend.ts); a failed send is retried later. */
+async function resendNow(ctx: WalletContext, thid: string): Promise<void> {
+  await ctx.router.resender()?.resendNow(thid).catch((err: unknown) => ctx.logger('info', 'resend on re-acceptance failed; retried later', { thid, code: (err as IdsyncError).code }));
+}
 
 export interface AcceptOptions {
   /** Sent in the data-pipe request body. */
@@ -79,6 +86,16 @@ export async function acceptInvitation(ctx: WalletContext, deps: AcceptDeps, inp
   const goal = invitation.body.goal_code;
 
   if (goal !== undefined && DATA_PIPE_GOAL_CODES.includes(goal)) {
+    // Accepted before (e.g. the wallet stopped while waiting): the same Data Pipe continues.
+    const earlier = (await ctx.connections.list()).find((c) => c.invitationId === invitation.id && c.myDid === ctx.identity.did && (c.state === 'established' || c.state === 'requested'));
+    if (earlier?.state === 'established') return { kind: 'data-pipe', invitation, thid: earlier.id, connection: earlier, resumed: true };
+    if (earlier) {
+      const established = waitForEvent(ctx.events, 'connection-established', (e) => e.connection.id === earlier.id, { timeoutMs: options.timeoutMs ?? 30_000 }).then((e) => e.connection);
+      established.catch(() => undefined);
+      await resendNow(ctx, earlier.id);
+      if (deps.pickup) await deps.pickup(invitation.from).catch(() => undefined);
+      return { kind: 'data-pipe', invitation, thid: earlier.id, connection: await established, resumed: true };
+    }
     const requested = await requestDataPipe(ctx, invitation, { label: options.label, timeoutMs: options.timeoutMs });
     // Without an inbound endpoint, `established` is return-routed or queued; collect it if queued.
     if (deps.pickup && (await ctx.connections.get(requested.thid))?.state === 'requested') {
@@ -88,6 +105,19 @@ export async function acceptInvitation(ctx: WalletContext, deps: AcceptDeps, inp
   }
 
   if (goal !== undefined && ISSUANCE_GOAL_CODES.includes(goal)) {
+    // Accepted before by this wallet (e.g. it stopped before the credential came): the same thread
+    // continues, or, when the credential is here already, that is the answer (never a second thread).
+    const threads = (await ctx.threads.list({ protocol: ISSUE_CREDENTIAL_PIURI })).filter((t) => t.data.invitationId === invitation.id && t.state !== 'abandoned');
+    const heldOn = async (thid: string) => (await ctx.credentials.list({ thid }))[0];
+    let earlier: (typeof threads)[number] | undefined;
+    for (const t of threads) if (t.state !== 'done' || (await heldOn(t.thid))) earlier = t;
+    if (earlier) {
+      const done = credentialOnThread(ctx, earlier.thid, options.timeoutMs ?? 120_000, invitation.id);
+      const held = await heldOn(earlier.thid);
+      if (held) return { kind: 'issuance', invitation, thid: earlier.thid, done: Promise.resolve(held), resumed: true };
+      await resendNow(ctx, earlier.thid);
+      return { kind: 'issuance', invitation, thid: earlier.thid, done, resumed: true };
+    }
     const thid = ctx.ids();
     const done = credentialOnThread(ctx, thid, options.timeoutMs ?? 120_000, invitation.id);
     await proposeCredential(ctx, invitation, thid);
@@ -125,7 +155,7 @@ export function credentialOnThread(ctx: WalletContext, thid: string, timeoutMs: 
   const refused = waitForEvent(ctx.events, 'credential-refused', (e) => e.thid === thid, o).then((e) => {
     throw new IdsyncError('credential_refused', `the credential failed the ${e.failedCheck} check`, { details: { check: e.failedCheck, code: e.code } });
   });
-  const problem = waitForEvent(ctx.events, 'problem-received', (e) => e.problem.pthid === thid, o).then(async (e) => {
+  const problem = waitForEvent(ctx.events, 'problem-received', (e) => e.problem.pthid === thid && problemEndsThread({ body: { code: e.problem.code } }), o).then(async (e) => {
     if (e.problem.code === problemCodeOf('invitation_used')) throw await invitationUsed(ctx, e.problem, invitationId, thid);
     throw new IdsyncError('problem_reported', `the issuer reported ${e.problem.code}`, { details: { problem: e.problem } });
   });

@@ -65,7 +65,10 @@ async function requireSolicitedOffer(ctx: WalletContext, message: PlainMessage, 
     return false;
   }
   const pipe = message.pthid ? await ctx.connections.get(message.pthid) : undefined;
-  if (pipe && pipe.state === 'established' && sameDid(pipe.theirDid, sender) && sameDid(pipe.myDid, ctx.identity.did)) return true;
+  // `requested` too: the wallet asked this very DID for the pipe, and its `established` was lost
+  // (a crash or the network); the sync offer on it shows the service took the request.
+  const asked = pipe?.state === 'established' || pipe?.state === 'requested';
+  if (pipe && asked && sameDid(pipe.theirDid, sender) && sameDid(pipe.myDid, ctx.identity.did)) return true;
   throw new IdsyncError('unsolicited_offer', 'an offer is accepted only on a thread this wallet started or on its established Data Pipe with the sender', {
     details: { thid, ...(message.pthid ? { pthid: message.pthid } : {}) },
   });
@@ -88,6 +91,7 @@ async function onOffer(ctx: WalletContext, h: HandlerContext, offer: ParsedOffer
     ...(offer.goalCode ? { goalCode: offer.goalCode } : {}),
   };
   const { thread } = await receiveStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, sender, { start, data: data as unknown as Record<string, unknown> });
+  ctx.events.emit('offer-received', { thid: thread.thid, from: sender });
   const item = (): PendingItem => ({
     id: thread.thid, kind: 'credential-offer', thid: thread.thid, from: sender, receivedAt: isoNow(ctx.clock), message: h.message,
     ...(offer.datapoints ? { preview: offer.datapoints as Record<string, string> } : {}),

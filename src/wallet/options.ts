@@ -10,6 +10,11 @@ import type { Store } from '../store/store.js';
 import type { WalletLogger } from './context.js';
 import type { StatusListFetchOptions } from './credential-check.js';
 import type { WalletPolicy } from './policies.js';
+import type { CrashPoint } from '../crash-point.js';
+import type { ResendOptions } from '../router/resend.js';
+
+/** Retries of the wallet's protocol steps (router/resend.ts; docs/protocols.md "Durable steps"). */
+export type StepRetryOptions = Pick<ResendOptions, 'baseDelayMs' | 'maxDelayMs' | 'deadlineMs' | 'random'>;
 
 export interface WalletOptions {
   store: Store;
@@ -48,4 +53,11 @@ export interface WalletOptions {
   logger?: WalletLogger;
   /** Envelope engine: 'native' (default) or 'didcomm-node'. */
   envelopeEngine?: EnvelopeEngine;
+  /**
+   * Retries of unanswered protocol messages: first after 2 s, doubling to 60 s with jitter, until
+   * 10 minutes after the first send; then the thread ends as `abandoned` (error `unanswered`).
+   */
+  retry?: StepRetryOptions;
+  /** Crash tests: called at named steps (crash-point.ts); default IDSYNC_TEST_CRASH_AT. */
+  crashPoint?: CrashPoint;
 }

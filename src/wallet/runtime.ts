@@ -37,10 +37,16 @@ import { walletPresentProof } from './present-proof.js';
 import { threadStore } from './threads.js';
 import { walletResolver } from './resolver.js';
 import { DEFAULT_WALLET_ADDRESSES } from './addresses.js';
+import { envCrashPoint } from '../crash-point.js';
+import { resendKind } from '../protocols/resend-kinds.js';
+import type { ResendRecord } from '../router/resend.js';
+import { stepGivenUp } from './thread-steps.js';
 import type { WalletOptions } from './options.js';
 
 /** Message ids already processed (router duplicate detection across restarts). */
 export const SEEN_COLLECTION = 'wallet-seen';
+/** The last message of each thread and its retry schedule (router/resend.ts). */
+export const RESEND_COLLECTION = 'wallet-resend';
 
 export interface Runtime {
   ctx: WalletContext;
@@ -77,6 +83,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   const session = new PickupSession();
 
   let router: Router | undefined;
+  let ctxRef: WalletContext | undefined;
   const receive = async (packed: string, info: ReceiveInfo & { transport?: string } = {}): Promise<RouterResult> => {
     // Message Pickup 3.0 and a live socket may deliver again what was not yet acknowledged:
     // redelivery by the mediator, not a replay to report (the router answers real replays).
@@ -109,6 +116,13 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     send: walletOutbound({ resolve, transport, routes }),
     myDids: [identity.did, identity.shortDid],
     logger,
+    resend: {
+      store: store.collection<ResendRecord>(RESEND_COLLECTION),
+      kind: resendKind,
+      ...options.retry,
+      onGiveUp: async (record) => stepGivenUp(ctxRef!, record.thid),
+      ...((options.crashPoint ?? envCrashPoint()) ? { crashPoint: options.crashPoint ?? envCrashPoint() } : {}),
+    },
   });
 
   const ctx: WalletContext = {
@@ -121,6 +135,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     statusListFetch: options.statusListFetch ?? httpStatusListFetch(netFetch, options.statusListLimits),
     needsReturnRoute: () => !env.isListening(),
   };
+  ctxRef = ctx;
 
   router.use(
     ...basicProtocols({ reportProblem: { onProblem: (problem, message) => onProblemReceived(ctx, problem, message) } }).map((m) => withWalletFrom(() => ctx, m)),
@@ -148,6 +163,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     walletIssueCredential(() => ctx),
     walletPickupProtocol(() => ctx, session),
   );
+  // Resumes every open thread: its last message goes out again when due (a restart resends soon).
+  await router.resender()!.start();
   router.events.on('result', (r: RouterResult) => {
     events.emit('message', { direction: 'in', message: r.message, mode: r.metadata?.mode, status: r.status, problemCode: r.problemCode, conformance: r.conformance });
   });
@@ -201,6 +218,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
       await request(router!, { type: TRUST_PING.ping, body: { response_requested: true }, ...(await outgoingHeaders(ctx, to)) }, 'trust-ping-response', { to, timeoutMs });
     },
     async close() {
+      router!.resender()?.close();
       await transport.close();
       await ownFetch?.close();
     },

@@ -12,6 +12,14 @@ import { advanceThread, isFinal, requireThread, startThread, type StateMachine }
 import { isProblemReport } from '../protocols/report-problem.js';
 import { outgoingHeaders, type WalletContext } from './context.js';
 import type { WalletThread } from './threads.js';
+import { toIdsyncError } from '../errors.js';
+import { DATA_PIPE_PIURI } from '../protocols/data-pipe.js';
+
+/**
+ * Failures of a send that may pass: the message is stored with its thread and the durable-steps
+ * engine (router/resend.ts) sends it again, so the step stands (docs/protocols.md "Durable steps").
+ */
+const TRANSIENT_SEND = new Set(['transport_unreachable', 'transport_timeout', 'transport_retry_later', 'transport_error', 'transport_reply_unavailable', 'delivery_failed']);
 
 type Data = Record<string, unknown>;
 
@@ -56,7 +64,7 @@ export async function sendStep<S extends string>(
   machine: StateMachine<S>,
   message: PlainMessage,
   options: { data?: Data; start?: boolean } = {},
-): Promise<SendResult> {
+): Promise<SendResult | undefined> {
   const thid = threadOfMessage(message);
   const to = message.to?.[0];
   const headers = await outgoingHeaders(ctx, to);
@@ -79,7 +87,17 @@ export async function sendStep<S extends string>(
     endedEvent(ctx, machine, before.thread);
     return result;
   } catch (err) {
-    // Not sent: put the thread back where it was, unless a reply moved it on meanwhile.
+    const code = toIdsyncError(err).code;
+    const resender = ctx.router.resender();
+    // Stored with its thread before the send: a retry delivers it (or a later step of the thread,
+    // already under way inside this send, took its place). The step stands.
+    if (TRANSIENT_SEND.has(code) && resender) {
+      ctx.logger('info', 'a protocol message could not be sent now; it is sent again later', { thid, type: outgoing.type, code });
+      endedEvent(ctx, machine, before.thread);
+      return undefined;
+    }
+    if ((await resender?.get(thid))?.out?.message.id === outgoing.id) await resender!.cancel(thid);
+    // Not sent for good: put the thread back where it was, unless a reply moved it on meanwhile.
     await ctx.threads.exclusive(thid, async () => {
       const now = await ctx.threads.get(thid);
       if (now && now.state === before.thread.state && now.messages.length === before.thread.messages.length) {
@@ -93,4 +111,25 @@ export async function sendStep<S extends string>(
 
 function endedEvent<S extends string>(ctx: WalletContext, machine: StateMachine<S>, thread: WalletThread<S>): void {
   if (isFinal(machine, thread.state)) ctx.events.emit('thread-ended', { thid: thread.thid, protocol: thread.protocol, state: thread.state });
+}
+
+/**
+ * The durable-steps engine gave up on a thread (no answer before its deadline): the thread ends
+ * `abandoned` with error `unanswered`, and a Data Pipe still requested fails.
+ */
+export async function stepGivenUp(ctx: WalletContext, thid: string): Promise<void> {
+  const thread = await ctx.threads.exclusive(thid, async () => {
+    const t = await ctx.threads.get(thid);
+    if (!t || t.state === 'abandoned' || t.state === 'done' || t.state === 'established' || t.state === 'closed') return undefined;
+    const ended: WalletThread = { ...t, state: 'abandoned', data: { ...t.data, error: 'unanswered' }, updatedAt: isoNow(ctx.clock) };
+    await ctx.threads.put(ended);
+    return ended;
+  });
+  if (!thread) return;
+  if (thread.protocol === DATA_PIPE_PIURI) {
+    const id = String(thread.data.connectionId ?? thread.thid);
+    const c = await ctx.connections.get(id);
+    if (c && c.state === 'requested') await ctx.connections.update(id, { state: 'failed', meta: { ...c.meta, error: 'unanswered' } });
+  }
+  ctx.events.emit('thread-ended', { thid: thread.thid, protocol: thread.protocol, state: 'abandoned' });
 }

@@ -34,6 +34,9 @@ import type { WalletThread } from './threads.js';
 export type { WalletOptions };
 
 
+// Listeners (HTTP, WebSocket) load on the first listen(), once per process.
+let inboundModule: Promise<typeof import('./inbound.js')> | undefined;
+
 export class Wallet extends WalletEvents {
   private runtime?: Runtime;
   private starting?: Promise<Runtime>;
@@ -100,7 +103,7 @@ export class Wallet extends WalletEvents {
    */
   async listen(options: ListenOptions = { http: true }): Promise<Omit<Listening, 'close'>> {
     if (this.listening) throw new IdsyncError('invalid_state', 'the wallet is already listening');
-    const { startListening } = await import('./inbound.js');
+    const { startListening } = await (inboundModule ??= import('./inbound.js'));
     this.listening = await startListening(this.inbound, options);
     try {
       await this.init();
@@ -188,6 +191,26 @@ export class Wallet extends WalletEvents {
     await this.init();
     return this.rt.pickup(target, options);
   }
+  /**
+   * Every peer that may hold messages for this wallet: the other side of each connection (any
+   * state), of each open protocol thread, and of each pending item. A restarted wallet collects
+   * from all of them (`wallet serve`), not only from peers it has a Data Pipe with.
+   */
+  async peers(): Promise<string[]> {
+    await this.init();
+    const ctx = this.rt.ctx;
+    const out = new Map<string, string>();
+    const add = (did: unknown) => {
+      if (typeof did !== 'string' || !did.startsWith('did:') || this.rt.ctx.identity.did === did || sameDid(did, ctx.identity.did)) return;
+      const key = did.split('#')[0];
+      if (![...out.values()].some((d) => sameDid(d, key))) out.set(key, key);
+    };
+    for (const c of await ctx.connections.list()) if (sameDid(c.myDid, ctx.identity.did)) add(c.theirDid);
+    for (const t of await ctx.threads.list()) if (t.state !== 'done' && t.state !== 'abandoned' && t.state !== 'closed') add(t.peer);
+    for (const p of await ctx.pending.list()) add(p.from);
+    return [...out.values()];
+  }
+
   /** Opens a WebSocket to the peer (default: its ws endpoint) and asks for live delivery. */
   async goLive(target?: string): Promise<void> {
     await this.init();
@@ -197,6 +220,15 @@ export class Wallet extends WalletEvents {
   async ping(peer?: string, options: WaitOptions = {}): Promise<void> {
     await this.init();
     await this.rt.ping(peer, options.timeoutMs);
+  }
+
+  /**
+   * Sends again, now, every unanswered protocol message whose retry time (injected clock) has
+   * come; a timer does this too (docs/protocols.md "Durable steps"). Resolves with how many went out.
+   */
+  async retryDue(): Promise<number> {
+    await this.init();
+    return this.rt.ctx.router.resender()!.runDue();
   }
 
   /** Resolves with the next `event` payload passing `predicate` (guard timeout 10 s). */

@@ -60,6 +60,19 @@ describe('eddsa-rdfc-2022 (vc-di-eddsa Appendix A.1 vector)', () => {
   });
 });
 
+describe('proofs verified before', () => {
+  it('a document verified once and then changed does not verify (the memo is by content and key)', async () => {
+    const doc = { '@context': [CREDENTIALS_V1_URL, DATA_INTEGRITY_V2_URL], id: 'urn:uuid:memo', type: ['VerifiableCredential'], issuer: 'did:example:i', issuanceDate: '2024-01-01T00:00:00Z', credentialSubject: { id: 'did:example:s' } };
+    const secured = await addDataIntegrityProof(doc, { privateKey, verificationMethod: 'did:example:i#k' });
+    expect(await verifyDataIntegrityProof(secured, publicKey)).toMatchObject({ ok: true });
+    expect(await verifyDataIntegrityProof(secured, publicKey)).toMatchObject({ ok: true });
+    expect(await verifyDataIntegrityProof({ ...secured, issuanceDate: '2024-01-02T00:00:00Z' }, publicKey)).toMatchObject({ ok: false, code: 'invalid_proof' });
+    const other = new Uint8Array(publicKey);
+    other[0] ^= 1;
+    expect(await verifyDataIntegrityProof(secured, other)).toMatchObject({ ok: false, code: 'invalid_proof' });
+  });
+});
+
 describe('offline document loader', () => {
   it('bundles VC v1/v2, data integrity, status list and KYC contexts', async () => {
     for (const url of [CREDENTIALS_V1_URL, CREDENTIALS_V2_URL, DATA_INTEGRITY_V2_URL, STATUS_LIST_V1_URL, KYC_CONTEXT_URL]) {

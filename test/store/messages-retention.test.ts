@@ -126,6 +126,31 @@ describe('message log retention', () => {
   });
 });
 
+describe('message log updates', () => {
+  it('updates a fresh record without reading it back, and two logs over one store see each other\'s updates', async () => {
+    const store = await openStore();
+    const a = messageLog(store, new ManualClock());
+    const b = messageLog(store, new ManualClock());
+    const { seq } = await a.record(record({ id: 'x', result: 'sending' }));
+    await b.update(seq, { result: 'queued' });
+    expect((await a.update(seq, { problemCode: 'p' })).result).toBe('queued');
+    expect((await a.get(seq))?.result).toBe('queued');
+    await store.close();
+  });
+
+  it('a pruned record is not brought back by an update', async () => {
+    const store = await openStore();
+    const clock = new ManualClock();
+    const log = messageLog(store, clock, { maxAgeMs: DAY });
+    const { seq } = await log.record(record({ id: 'old' }));
+    clock.advance(DAY);
+    await log.prune();
+    await expect(log.update(seq, { result: 'sent' })).rejects.toMatchObject({ code: 'not_found' });
+    expect(await ids(store)).toEqual([]);
+    await store.close();
+  });
+});
+
 describe('message digest', () => {
   it('keeps size, a 128-bit hash and the first 200 characters', () => {
     const text = `{"a":"${'é'.repeat(500)}"}`;

@@ -1,12 +1,20 @@
-// Runs the store contract against memory-level and against an on-disk LevelDB in a temp folder.
+// Runs the store contract against memory-level, the plain-Map light store and an on-disk LevelDB in a temp folder.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openLightStore } from '../../src/store/light-store.js';
 import { openStore } from '../../src/store/store.js';
 import { storeContract } from './store-contract.js';
 
 storeContract('memory', async () => ({
   open: () => openStore(),
+  persistent: false,
+  exclusive: false,
+  cleanup: async () => {},
+}));
+
+storeContract('light (plain Maps)', async () => ({
+  open: async () => openLightStore(),
   persistent: false,
   exclusive: false,
   cleanup: async () => {},

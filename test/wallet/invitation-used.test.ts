@@ -1,6 +1,7 @@
-// Accepting an issuance invitation that was already answered: the service says so with its own
-// problem code (e.p.req.invitation-used, args: invitation, who, status) and the wallet says who
-// used it (this wallet or another) and what became of it, instead of e.p.req.invalid-state.
+// Accepting an issuance invitation that was already answered: by the same wallet, the acceptance
+// continues (same thread) or answers with the state reached (the credential held); by another
+// wallet, the service says so with its own problem code (e.p.req.invitation-used, args:
+// invitation, who, status), never e.p.req.invalid-state.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestbed, waitForWorkflowStatus, type Testbed } from '../../src/testing/index.js';
 
@@ -13,7 +14,7 @@ afterEach(async () => {
 const GRACE = { firstName: 'Grace', lastName: 'Hopper', birthDate: '1906-12-09' };
 
 describe('an issuance invitation accepted a second time', () => {
-  it('is refused as already used by this wallet, naming its thread and the credential it holds', async () => {
+  it('by the same wallet answers with the state reached: the credential it already holds, on the same thread', async () => {
     bed = await startTestbed({ wallets: 1 });
     const [wallet] = bed.wallets;
     const wf = await bed.service.client.createWorkflow({ datapoints: GRACE });
@@ -21,22 +22,27 @@ describe('an issuance invitation accepted a second time', () => {
     const credential = await (first.kind === 'issuance' ? first.done : Promise.reject(new Error('not an issuance')));
     await waitForWorkflowStatus(bed.service.client, wf.id, 'COMPLETED');
 
-    const problem = wallet!.waitForProblem();
     const again = await wallet!.acceptInvitation(wf.invitationUrl);
-    expect(again.kind).toBe('issuance');
-    const err = await (again.kind === 'issuance' ? again.done : Promise.resolve()).catch((e: unknown) => e);
-    expect(err).toMatchObject({
-      code: 'invitation_used',
-      message: `the invitation was already used by this wallet (its issuance is COMPLETED; thread ${first.thid}; credential ${credential.id} is in this wallet)`,
-      details: { usedBy: 'this-wallet', status: 'COMPLETED', thid: first.thid, credentialId: credential.id },
-    });
-    const { problem: report } = await problem;
-    expect(report.code).toBe('e.p.req.invitation-used');
-    expect(report.args).toEqual([first.invitation.id, 'this DID', 'COMPLETED']);
-    expect(report.text).toBe(`Invitation ${first.invitation.id} was already used by this DID; its issuance is COMPLETED.`);
-    // Nothing changed: the workflow keeps its credential, the wallet its one credential.
+    expect(again).toMatchObject({ kind: 'issuance', thid: first.thid, resumed: true });
+    expect((await (again.kind === 'issuance' ? again.done : Promise.reject(new Error('not an issuance')))).id).toBe(credential.id);
+    // Nothing changed: the workflow keeps its credential, the wallet its one credential, one thread.
     expect((await bed.service.client.getWorkflow(wf.id)).credentialId).toBe(credential.id);
     expect((await wallet!.credentials()).map((c) => c.id)).toEqual([credential.id]);
+    expect((await wallet!.threads({ protocol: 'https://didcomm.org/issue-credential/3.0' })).filter((t) => t.data.invitationId === first.invitation.id)).toHaveLength(1);
+  });
+
+  it('by the same wallet while the issuance is under way continues the same thread', async () => {
+    bed = await startTestbed({ wallets: 0 });
+    const holder = await bed.addWallet({ policy: 'manual' });
+    const wf = await bed.service.client.createWorkflow({ datapoints: GRACE });
+    const first = await holder.acceptInvitation(wf.invitationUrl);
+    const offer = await holder.waitForPending({ kind: 'credential-offer' });
+    const again = await holder.acceptInvitation(wf.invitationUrl);
+    expect(again).toMatchObject({ kind: 'issuance', thid: first.thid, resumed: true });
+    await holder.approve(offer.id);
+    const credential = await (again.kind === 'issuance' ? again.done : Promise.reject(new Error('not an issuance')));
+    expect((await waitForWorkflowStatus(bed.service.client, wf.id, 'COMPLETED')).credentialId).toBe(credential.id);
+    expect(await holder.credentials()).toHaveLength(1);
   });
 
   it('is refused as already used by another wallet while the first one is still answering', async () => {

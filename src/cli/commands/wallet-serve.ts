@@ -98,8 +98,9 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
       throw serveListenError(err, existing?.endpoint);
     });
 
-    // Catch up: anything the service queued while no one listened, and live delivery when it cannot push to us.
-    for (const peer of new Set((await wallet.connections({ state: 'established' })).map((c) => c.theirDid))) {
+    // Catch up: anything any peer queued while no one listened (a Data Pipe's service, and also an
+    // issuer we only have a workflow thread or a pending invitation with), and live delivery when it cannot push to us.
+    for (const peer of await wallet.peers()) {
       if (!reachable(wallet)) await wallet.goLive(peer).catch(() => undefined);
       await wallet.pickup(peer).catch(() => undefined);
     }

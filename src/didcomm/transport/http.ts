@@ -230,6 +230,11 @@ export interface HttpEndpointOptions extends HttpInboundOptions {
   /** The path messages are POSTed to (default '/didcomm'). */
   path?: string;
   handler: HttpInboundHandler;
+  /**
+   * Many endpoints on one server: the handler for a request path under `path` + '/' (e.g. one
+   * per simulated wallet at /w/17); undefined answers 404. `handler` keeps `path` itself.
+   */
+  handlerFor?: (subpath: string) => HttpInboundHandler | undefined;
 }
 
 export interface HttpEndpoint {
@@ -260,7 +265,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
 
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-    if (pathname !== path) return send(res, problemResponse('not_found', `messages go to ${path}`));
+    const handler = pathname === path ? options.handler : options.handlerFor && pathname.startsWith(`${path}/`) ? options.handlerFor(pathname.slice(path.length + 1)) : undefined;
+    if (!handler) return send(res, problemResponse('not_found', `messages go to ${path}`));
     if (req.method !== 'POST') return send(res, problemResponse('method_not_allowed', 'messages are POSTed'), { allow: 'POST' });
     const tooLarge = () => {
       // Answer, then drop the connection instead of reading the rest of an oversized body.
@@ -288,7 +294,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       if (done) return;
       done = true;
       const body = Buffer.concat(chunks).toString('utf8');
-      handleHttpInbound({ body, contentType: req.headers['content-type'] }, options.handler, { maxBytes })
+      handleHttpInbound({ body, contentType: req.headers['content-type'] }, handler, { maxBytes })
         .then((r) => send(res, r))
         .catch(() => send(res, problemResponse('internal_error', 'the message could not be processed')));
     });

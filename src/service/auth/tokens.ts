@@ -35,6 +35,8 @@ interface StoredSigningKey {
 }
 
 const ALG = 'EdDSA';
+/** Verified tokens remembered (one per active client, in practice). */
+const VERIFIED_TOKENS_MAX = 1024;
 /** RFC 9068 §2.1: the JOSE header `typ` of an access token; §4: resource servers reject any other. */
 export const ACCESS_TOKEN_TYP = 'at+jwt';
 
@@ -62,6 +64,9 @@ export async function createTokenService(deps: {
   const publicKey = (await importJWK({ ...publicJwk(kp) }, ALG)) as CryptoKey;
   const { kid } = stored;
   const { issuer, audience } = deps;
+  // Tokens verified before, by their exact text (a client sends the same token on every call
+  // until it expires): the EdDSA check through WebCrypto cost more than most requests' work.
+  const verified = new Map<string, { auth: AuthContext; exp: number }>();
 
   return {
     issuer,
@@ -87,6 +92,12 @@ export async function createTokenService(deps: {
       return { accessToken, expiresIn: TOKEN_LIFETIME_S, tokenId };
     },
     async verify(token) {
+      // A token whose signature and claims checked out before: only its expiry can have changed.
+      const seen = verified.get(token);
+      if (seen) {
+        if (seen.exp * 1000 > deps.clock.now()) return { ...seen.auth, scopes: [...seen.auth.scopes] };
+        verified.delete(token);
+      }
       let payload;
       try {
         ({ payload } = await jwtVerify(token, async (header) => {
@@ -118,6 +129,8 @@ export async function createTokenService(deps: {
         tokenId: String(payload.jti),
       };
       if (typeof correlationId === 'string') auth.correlationId = correlationId;
+      verified.set(token, { auth: { ...auth, scopes: [...auth.scopes] }, exp: Number(payload.exp) });
+      if (verified.size > VERIFIED_TOKENS_MAX) verified.delete(verified.keys().next().value as string);
       return auth;
     },
   };

@@ -55,6 +55,10 @@ import { statusService } from './status.js';
 import { syncEngine } from './sync.js';
 import { threadStore } from './threads.js';
 import { workflowIssuance } from './workflow-issuance.js';
+import { envCrashPoint } from '../../crash-point.js';
+import { resendKind } from '../../protocols/resend-kinds.js';
+import type { ResendRecord } from '../../router/resend.js';
+import { COLLECTIONS } from './collections.js';
 
 export interface ServiceDidcommAgent extends ServiceAgent {
   readonly router: Router;
@@ -84,6 +88,10 @@ export interface ServiceDidcommAgent extends ServiceAgent {
    * (injected clock) has come; resolves with how many were delivered. A timer does this too.
    */
   redeliver(): Promise<number>;
+  /** Sends again, now, every unanswered protocol message whose retry time (injected clock) has come (resend.ts). */
+  retryDue(): Promise<number>;
+  /** Fails, now, running syncs without progress for syncTimeoutMs (a timer does this every sweepMs); resolves with how many. */
+  sweep(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -151,9 +159,18 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     // add the current one before every use, so the first DID the router knows is the final one.
     myDids: [],
     logger: (level, msg, data) => deps.logger[level](data ?? {}, msg),
+    // Durable steps (router/resend.ts; docs/protocols.md "Durable steps").
+    resend: {
+      store: deps.store.collection<ResendRecord>(COLLECTIONS.resend),
+      kind: resendKind,
+      ...options.retry,
+      onGiveUp: (record) => givenUp(record),
+      ...(options.crashPoint || process.env.IDSYNC_TEST_CRASH_AT ? { crashPoint: (step: string) => crashHook?.(step) } : {}),
+    },
   });
 
   const pending = new Set<Promise<void>>();
+  const crashHook = options.crashPoint ?? envCrashPoint();
   const core: AgentCore = {
     deps,
     options,
@@ -178,6 +195,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     },
     emit: (event) => emitSafe(deps, event),
     now: () => isoNow(deps.clock),
+    crashPoint: (step) => crashHook?.(step),
   };
 
   const status = statusService(core);
@@ -198,6 +216,21 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   });
   issue.owners.sync = sync.owner;
   issue.owners.workflow = workflows.owner;
+
+  /** No answer before the deadline (resend.ts): the thread's sync or workflow fails `unanswered`. */
+  async function givenUp(record: ResendRecord): Promise<void> {
+    const claimed = await core.lock(`thread:${record.thid}`, async () => {
+      const fresh = await threads.get(record.thid);
+      if (!fresh || fresh.state === 'done' || fresh.state === 'abandoned') return undefined;
+      await threads.put({ ...fresh, state: 'abandoned' });
+      return fresh;
+    });
+    if (!claimed) return;
+    events.emit('thread-given-up', { thid: claimed.thid, kind: claimed.kind, owner: claimed.owner });
+    const detail = `no answer to ${String(record.out?.message.type ?? 'our message')} before the deadline`;
+    if (claimed.kind === 'auth') await sync.authAbandoned(claimed, 'unanswered', detail);
+    else await issue.abandon(claimed, 'unanswered', detail);
+  }
 
   // A wallet's problem report ends the thread it names (pthid), if the thread is with that wallet.
   // Warnings (w.…) and e.p.msg.duplicate ("I already had that one") do not (thread-state.ts).
@@ -282,6 +315,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   }
 
   let started = false;
+  let sweeper: NodeJS.Timeout | undefined;
   const agent: ServiceDidcommAgent = {
     router,
     events,
@@ -315,6 +349,13 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       if (started) return;
       started = true;
       core.background('resume syncs', () => sync.resume());
+      core.background('resume workflows', () => workflows.resume());
+      core.background('resume owed syncs', async () => void (await deps.users.resumeOwed?.()));
+      // Syncs that cannot finish fail within syncTimeoutMs (injected clock), not at the next request.
+      sweeper = setInterval(() => core.background('sweep syncs', async () => void (await sync.sweep())), options.sweepMs ?? 30_000);
+      sweeper.unref();
+      // Every open thread's last message goes out again (resend.ts); the peer's replay handling answers it.
+      core.background('resume protocol steps', () => router.resender()!.start());
       // Messages an endpoint asked to get later (503/429), scheduled before a restart.
       redeliveries.start();
       core.background('prune message queue', async () => {
@@ -332,9 +373,13 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
 
     pruneSeen,
     redeliver: () => redeliveries.runDue(),
+    retryDue: () => router.resender()!.runDue(),
+    sweep: () => sync.sweep(),
 
     async close() {
       redeliveries.close();
+      router.resender()?.close();
+      if (sweeper) clearInterval(sweeper);
       await agent.idle();
       await Promise.all(transports.map((t) => t.close?.()));
       await netFetch.close();

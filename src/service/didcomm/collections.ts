@@ -8,6 +8,8 @@ export const COLLECTIONS = {
   /** `<due ms, 15 digits>|<recipient>/<queue id>`: queued messages to send to the peer's endpoint again (redelivery.ts). */
   redelivery: 'svc-dc-redeliver',
   seen: 'svc-dc-seen',
+  /** By thread id: the last message the service sent on it and its retry schedule (router/resend.ts). */
+  resend: 'svc-dc-resend',
   /** `<at ms, 15 digits>|<seen key>`: the seen records in time order, so pruning reads only the old ones. */
   seenByTime: 'svc-dc-seen-at',
   credentials: 'svc-dc-credentials',

@@ -11,6 +11,8 @@ import type { ServiceEvent } from '../context.js';
 import type { EndpointPolicy } from '../net/endpoint-policy.js';
 import type { QueueOptions } from './queue.js';
 import type { RedeliveryOptions } from './redelivery.js';
+import type { ResendOptions } from '../../router/resend.js';
+import type { CrashPoint } from '../../crash-point.js';
 
 /** Store collections of the DIDComm side (names: src/store/store.ts rules). */
 
@@ -33,8 +35,25 @@ export interface AgentOptions {
   seenSweepMs?: number;
   /** Extra endpoint URLs that mean "this service" (a wallet naming one of them has no endpoint of its own). */
   ownEndpoints?: string[];
-  /** A running sync without progress for this long is failed by the next request (default 24 h). */
+  /**
+   * A running sync without progress for this long is failed (DATA_SYNC_FAILED) by the agent's
+   * sweep or by the next request (default 10 minutes).
+   */
   syncTimeoutMs?: number;
+  /**
+   * A new sync request supersedes a running sync that has not moved for this long (default 60 s):
+   * the old one fails (`superseded`) and the new one starts at once.
+   */
+  syncStallMs?: number;
+  /** How often the sweep of stuck syncs runs (default 30 s; `agent.sweep()` runs it now). */
+  sweepMs?: number;
+  /**
+   * Retries of unanswered protocol messages (router/resend.ts): first after 2 s, doubling to 60 s
+   * with jitter, for 10 minutes after the first send; then the sync or workflow fails (`unanswered`).
+   */
+  retry?: Pick<ResendOptions, 'baseDelayMs' | 'maxDelayMs' | 'deadlineMs' | 'random'>;
+  /** Crash tests: called at named steps (crash-point.ts); default IDSYNC_TEST_CRASH_AT. */
+  crashPoint?: CrashPoint;
   /** Overrides createService's `outboundEndpoints` (which endpoint addresses of peers may be called). */
   outboundEndpoints?: EndpointPolicy;
   /** Message Pickup queue bounds: TTL (default 30 days) and messages per recipient (default 1000). */
@@ -73,6 +92,8 @@ export interface AgentCore {
   background(what: string, fn: () => Promise<void>): void;
   /** Sends an authcrypted message from the service DID (outbound.ts decides: push, deliver or queue). */
   send(draft: MessageDraft, to: string): Promise<PlainMessage>;
+  /** Crash tests (crash-point.ts): a named step outside the message sends. */
+  crashPoint(step: string): void;
   /** Emits a webhook event; never throws. */
   emit(event: ServiceEvent): Promise<void>;
   now(): string;

@@ -30,7 +30,7 @@ import { credentialIssuer } from './keys.js';
 import type { IssuedCredentialRecord, StatusService } from './status.js';
 import { sent, type DcThread, type ThreadOwner, type ThreadStore } from './threads.js';
 
-export type IssueFailure = 'declined' | 'credential_invalid' | 'request_invalid' | 'issuance_error' | 'other';
+export type IssueFailure = 'declined' | 'credential_invalid' | 'request_invalid' | 'issuance_error' | 'unanswered' | 'other';
 
 /** What the owner of an issuance thread does at each end. */
 export interface IssueOwner {
@@ -174,6 +174,8 @@ export function issuance(core: AgentCore, threads: ThreadStore, status: StatusSe
       await threads.put(thread);
       return thread;
     });
+    // Crash tests: the ack is recorded on its thread, the owner's completion is not yet (resume completes it).
+    core.crashPoint('received:issue-credential.ack');
     await ownerOf(done).completed(done);
   }
 

@@ -28,6 +28,8 @@ import { credentialStatusUpdate } from '../webhooks/events.js';
 import { COLLECTIONS } from './collections.js';
 import type { AgentCore } from './core.js';
 import { credentialIssuer } from './keys.js';
+import { prepareEvents } from '../webhooks/event-outbox.js';
+import type { ServiceEvent } from '../context.js';
 
 export interface StatusListRecord {
   name: string;
@@ -94,7 +96,25 @@ export interface StatusService {
 
 export function statusService(core: AgentCore): StatusService {
   const { deps } = core;
-  const lists = deps.store.collection<StatusListRecord>(COLLECTIONS.statusLists);
+  const stored = deps.store.collection<StatusListRecord>(COLLECTIONS.statusLists);
+  // Write-through: this agent is the lists' only writer, and every issuance reads its list (two
+  // 16 KiB bitsets and the signed list credential) — parsing that JSON each time cost more than
+  // the allocation itself.
+  const known = new Map<string, StatusListRecord>();
+  const lists = {
+    async get(name: string): Promise<StatusListRecord | undefined> {
+      const hit = known.get(name);
+      if (hit) return hit;
+      const rec = await stored.get(name);
+      if (rec) known.set(name, rec);
+      return rec;
+    },
+    async put(name: string, rec: StatusListRecord): Promise<void> {
+      known.delete(name);
+      await stored.put(name, rec);
+      known.set(name, rec);
+    },
+  };
   const creds = deps.store.collection<IssuedCredentialRecord>(COLLECTIONS.credentials);
   const watched = deps.store.collection<WatchedTerms>(COLLECTIONS.statusTerms);
   const watchKey = (rec: Pick<IssuedCredentialRecord, 'tenantId' | 'projectId' | 'id'>) => `${rec.tenantId}/${rec.projectId ?? ''}/${rec.id}`;
@@ -117,7 +137,7 @@ export function statusService(core: AgentCore): StatusService {
     return next;
   }
 
-  async function emitStatus(rec: IssuedCredentialRecord, purpose: StatusPurpose, value: boolean, applied?: IssuedCredentialRecord['termsApplied']): Promise<void> {
+  function statusEvent(rec: IssuedCredentialRecord, purpose: StatusPurpose, value: boolean, applied?: IssuedCredentialRecord['termsApplied']): ServiceEvent {
     const event = !value ? 'CREDENTIAL_UNSUSPENDED' : purpose === 'revocation' ? 'CREDENTIAL_REVOKED' : 'CREDENTIAL_SUSPENDED';
     const env = credentialStatusUpdate(event, {
       userAccountId: rec.userId ?? rec.subject,
@@ -126,7 +146,10 @@ export function statusService(core: AgentCore): StatusService {
       // Which later workflow triggered the terms (extension members; the vendor's two come first).
       ...(applied ? { statusUpdateTrigger: applied.trigger, triggeredByWorkflowId: applied.byWorkflowId } : {}),
     });
-    await core.emit({ tenantId: rec.tenantId, type: env.type, action: env.action ?? undefined, event: env.event, params: env.params });
+    return { tenantId: rec.tenantId, type: env.type, action: env.action ?? undefined, event: env.event, params: env.params };
+  }
+
+  function statusChanged(rec: IssuedCredentialRecord, purpose: StatusPurpose, value: boolean, applied?: IssuedCredentialRecord['termsApplied']): void {
     core.events.emit('credential-status-changed', { credentialId: rec.id, purpose, value, ...(applied ? { trigger: applied.trigger, byWorkflowId: applied.byWorkflowId } : {}) });
   }
 
@@ -139,11 +162,19 @@ export function statusService(core: AgentCore): StatusService {
       if (list.bits === rec.list.bits) return false;
       await reissue({ ...rec, list });
       const fresh = (await creds.get(cred.id)) ?? cred;
-      await creds.put(cred.id, { ...fresh, status: { ...status, set: value }, ...(applied ? { termsApplied: applied } : {}) });
-      return true;
+      // The credential's new status and CREDENTIAL_STATUS_UPDATE in one batch (the outbox).
+      const events = await prepareEvents(deps, [statusEvent(cred, status.purpose, value, applied)]);
+      await deps.store.batch([
+        { type: 'put', collection: COLLECTIONS.credentials, key: cred.id, value: { ...fresh, status: { ...status, set: value }, ...(applied ? { termsApplied: applied } : {}) } },
+        ...events.ops,
+      ]);
+      return events;
     });
-    if (changed) await emitStatus(cred, status.purpose, value, applied);
-    return changed;
+    if (changed) {
+      await changed.commit();
+      statusChanged(cred, status.purpose, value, applied);
+    }
+    return changed !== false;
   }
 
   const service: StatusService = {

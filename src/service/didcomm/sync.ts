@@ -53,14 +53,18 @@ export interface SyncEngine {
   onPresentation(ctx: HandlerContext, parsed: ParsedPresentation): Promise<void>;
   /** A problem report ended a DID-auth thread. */
   authAbandoned(thread: DcThread, failure: IssueFailure, detail: string): Promise<void>;
-  /** Starts operations a restart left queued. */
+  /** Continues every running operation after a restart, whatever its phase. */
   resume(): Promise<void>;
+  /** Fails running operations without progress for syncTimeoutMs; resolves with how many. */
+  sweep(): Promise<number>;
   owner: IssueOwner;
 }
 
 const TERMINAL: SyncStatus[] = ['completed', 'aborted', 'failed'];
-/** A running sync with no progress for this long is failed by the next request (AgentOptions.syncTimeoutMs). */
-export const DEFAULT_SYNC_TIMEOUT_MS = 24 * 3600 * 1000;
+/** A running sync with no progress for this long fails (AgentOptions.syncTimeoutMs; docs/service.md "Limits"). */
+export const DEFAULT_SYNC_TIMEOUT_MS = 10 * 60 * 1000;
+/** A new request supersedes a running sync that has not moved for this long (AgentOptions.syncStallMs). */
+export const DEFAULT_SYNC_STALL_MS = 60 * 1000;
 
 export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPipeResponder, issue: Issuance, queue: MessageQueue): SyncEngine {
   const { deps } = core;
@@ -81,9 +85,6 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     return { tenantId: op.tenantId, type: env.type, event: env.event, params: env.params };
   }
 
-  const syncEvent = (op: SyncRecord, event: Parameters<typeof dataSyncEvent>[0]) => core.emit(syncEventOf(op, event));
-  const issuanceEvent = (op: SyncRecord, event: Parameters<typeof credentialIssuanceEvent>[0], thid: string, extra: Record<string, unknown> = {}) =>
-    core.emit(issuanceEventOf(op, event, thid, extra));
 
   function newOp(ref: UserRef, reason: SyncReason): SyncRecord {
     const now = core.now();
@@ -145,15 +146,17 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     if (opId) core.background(`sync ${opId}`, () => kick(ref, opId));
   }
 
-  async function fail(ref: UserRef, opId: string, failure: IssueFailure | 'session_not_established' | 'authentication_failed', detail: string, issueThid?: string): Promise<void> {
+  async function fail(ref: UserRef, opId: string, failure: IssueFailure | 'session_not_established' | 'authentication_failed' | 'timeout', detail: string, issueThid?: string): Promise<void> {
     const status: SyncStatus = failure === 'declined' ? 'aborted' : 'failed';
-    const { op, next } = await finish(ref, opId, { status, error: `${failure}: ${detail}` });
+    // The failure and its webhook events in one batch (the outbox: a crash cannot keep one without the other).
+    const { op, next } = await finish(ref, opId, { status, error: `${failure}: ${detail}` }, (done) => [
+      ...(issueThid ? [issuanceEventOf(done, 'CREDENTIAL_ISSUANCE_FAILED', issueThid, { reason: failure })] : []),
+      syncEventOf(done, status === 'aborted' ? 'DATA_SYNC_ABORTED' : 'DATA_SYNC_FAILED'),
+    ]);
     if (!op) return;
     // In the background: fail() may run inside a thread's lock (a refused credential application),
     // and withdraw() takes the thread locks itself.
     core.background(`withdraw sync ${op.id}`, () => withdraw(op));
-    if (issueThid) await issuanceEvent(op, 'CREDENTIAL_ISSUANCE_FAILED', issueThid, { reason: failure });
-    await syncEvent(op, status === 'aborted' ? 'DATA_SYNC_ABORTED' : 'DATA_SYNC_FAILED');
     core.events.emit(status === 'aborted' ? 'sync-aborted' : 'sync-failed', { operationId: op.id, tenantId: op.tenantId, userId: op.userId, reason: failure, detail });
     kickLater(ref, next);
   }
@@ -180,14 +183,19 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
         kind: 'auth' as const, owner: { kind: 'sync' as const, syncId: op.id }, tenantId: ref.tenantId, userId: ref.userId,
         peerLong: pipe.did, challenge, domain: deps.serviceDid, definitionId, createdAt: now, updatedAt: now,
       }, message);
-      await threads.put(thread);
-      const started: SyncRecord = { ...op, status: 'started', phase: 'authenticating', authThid: thid, cptyDID: user.userDID ?? pipe.did };
-      await putOp(started);
-      return { op: started, message, to: pipe.shortDid };
+      const started: SyncRecord = { ...op, status: 'started', phase: 'authenticating', authThid: thid, cptyDID: user.userDID ?? pipe.did, updatedAt: now };
+      // The thread, the operation and DATA_SYNC_STARTED in one batch (the outbox), before the request goes out.
+      const events = await prepareEvents(deps, [syncEventOf(started, 'DATA_SYNC_STARTED')]);
+      await deps.store.batch([
+        { type: 'put', collection: COLLECTIONS.threads, key: thid, value: thread },
+        { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(started), value: started },
+        ...events.ops,
+      ]);
+      return { op: started, message, to: pipe.shortDid, events };
     });
     if (!prepared) return;
     if ('missing' in prepared) return fail(ref, opId, 'session_not_established', 'the user has no established Data Pipe');
-    await syncEvent(prepared.op, 'DATA_SYNC_STARTED');
+    await prepared.events.commit();
     core.events.emit('sync-started', { operationId: prepared.op.id, tenantId: ref.tenantId, userId: ref.userId, authThid: prepared.op.authThid });
     await core.send(prepared.message, prepared.to);
   }
@@ -205,7 +213,14 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     });
     if (!prepared) return;
     if ('missing' in prepared) return fail(ref, opId, 'session_not_established', 'the Data Pipe was closed');
-    const { op, pipe, state } = prepared;
+    await offerFor(ref, prepared.op);
+  }
+
+  /** Makes (or, after a restart that lost it before it was recorded, makes again) the operation's offer. */
+  async function offerFor(ref: UserRef, op: SyncRecord): Promise<void> {
+    const pipe = await pipes.get(ref);
+    if (!pipe || pipe.closedAt) return fail(ref, op.id, 'session_not_established', 'the Data Pipe was closed');
+    const state = (await states.get(userKey(ref))) ?? {};
     await issue.offer({
       owner: { kind: 'sync', syncId: op.id },
       tenantId: op.tenantId,
@@ -216,13 +231,67 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       pthid: pipe.thid,
       ...(state.lastCredentialId ? { replacementId: state.lastCredentialId } : {}),
       beforeSend: async (thread) => {
-        await syncLock(ref, async () => {
+        // The thread id and CREDENTIAL_ISSUANCE_PENDING in one batch (the outbox), before the offer goes out.
+        const prepared = await syncLock(ref, async () => {
           const current = await getOp(ref, op.id);
-          if (current) await putOp({ ...current, issueThid: thread.thid });
+          if (!current) return undefined;
+          const next: SyncRecord = { ...current, issueThid: thread.thid, updatedAt: core.now() };
+          const events = await prepareEvents(deps, [issuanceEventOf(op, 'CREDENTIAL_ISSUANCE_PENDING', thread.thid)]);
+          await deps.store.batch([{ type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(next), value: next }, ...events.ops]);
+          return events;
         });
-        await issuanceEvent(op, 'CREDENTIAL_ISSUANCE_PENDING', thread.thid);
+        await prepared?.commit();
       },
     });
+  }
+
+  const timeoutMs = () => core.options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
+  const stallMs = () => Math.min(core.options.syncStallMs ?? DEFAULT_SYNC_STALL_MS, timeoutMs());
+
+  /** When the operation last moved: its own record, or a message on its current thread. */
+  async function progressAt(op: SyncRecord): Promise<number> {
+    let at = Date.parse(op.updatedAt);
+    const thid = op.phase === 'issuing' ? op.issueThid : op.authThid;
+    const thread = thid ? await threads.get(thid) : undefined;
+    if (thread) at = Math.max(at, Date.parse(thread.updatedAt));
+    return at;
+  }
+
+  /** A thread we opened whose first message never reached the durable-steps engine (resend.ts). */
+  async function unsent(thread: DcThread): Promise<boolean> {
+    const r = await core.router.resender()?.get(thread.thid);
+    return thread.state !== 'done' && thread.state !== 'abandoned' && !r?.out && !r?.lastIn;
+  }
+
+  /** Where a running operation stands after a restart, and what continues it. */
+  async function resumeOp(ref: UserRef, op: SyncRecord): Promise<void> {
+    if (op.status === 'queued') return kick(ref, op.id);
+    if (op.status !== 'started') return;
+    if (op.phase === 'authenticating') {
+      const thread = op.authThid ? await threads.get(op.authThid) : undefined;
+      // Authenticated (the ack went out) but the offer was never made: make it now.
+      if (thread?.state === 'done') return startIssue(ref, op.id);
+      if (!thread || thread.state === 'abandoned') return fail(ref, op.id, 'authentication_failed', 'the DID authentication thread ended without an answer');
+      if (await unsent(thread)) {
+        // Stored but never sent (the process stopped in between): ask again on a new thread.
+        await threads.put({ ...thread, state: 'abandoned' });
+        await syncLock(ref, async () => putOp({ ...op, status: 'queued', phase: 'queued' }));
+        return kick(ref, op.id);
+      }
+      return; // open: its last message is sent again (resend.ts)
+    }
+    if (op.phase === 'issuing') {
+      const thread = op.issueThid ? await threads.get(op.issueThid) : undefined;
+      // The wallet acknowledged the credential (thread done) but the process stopped before the
+      // completion was stored: complete it now (its webhooks go out with it).
+      if (thread?.state === 'done' && thread.owner.kind === 'sync') return owner.completed(thread);
+      if (thread?.state === 'abandoned') return fail(ref, op.id, 'other', 'the issuance thread ended', thread.thid);
+      if (!thread) return offerFor(ref, op);
+      if (await unsent(thread)) {
+        await threads.put({ ...thread, state: 'abandoned' });
+        return offerFor(ref, op);
+      }
+    }
   }
 
   const refOf = (t: DcThread): UserRef => ({ tenantId: t.tenantId, userId: t.userId ?? '' });
@@ -253,21 +322,31 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
   return {
     owner,
     async requestSync(user, reason) {
+      const now = deps.clock.now();
+      // Read outside the lock: when the running sync last moved (its threads count).
+      const pre = (await states.get(userKey(user)))?.activeSyncId;
+      const preOp = pre ? await getOp(user, pre) : undefined;
+      const idle = preOp && !TERMINAL.includes(preOp.status) ? now - (await progressAt(preOp)) : 0;
       const { operationId, start, expired } = await syncLock(user, async () => {
         let state = (await states.get(userKey(user))) ?? {};
         const active = state.activeSyncId ? await getOp(user, state.activeSyncId) : undefined;
         let running = !!active && !TERMINAL.includes(active.status);
-        // A sync the wallet has not moved for syncTimeoutMs ends as failed, so that one silent wallet
-        // does not swallow every later request.
+        // A running sync that has not moved for syncStallMs is superseded by this request (and one
+        // silent for syncTimeoutMs has timed out): it ends as failed and this one starts at once, so
+        // one stuck operation never swallows later requests.
         let expired: SyncRecord | undefined;
-        if (active && running && deps.clock.now() - Date.parse(active.updatedAt) >= (core.options.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS)) {
-          expired = { ...active, status: 'failed', phase: 'done', error: 'timeout: the wallet did not answer', updatedAt: core.now() };
+        if (active && running && active.id === preOp?.id && idle >= stallMs()) {
+          const why = idle >= timeoutMs() ? 'timeout: the wallet did not answer' : 'superseded: a new sync was requested while this one was stuck';
+          expired = { ...active, status: 'failed', phase: 'done', error: why, updatedAt: core.now() };
           state = { ...state, activeSyncId: state.followUpSyncId };
           delete state.followUpSyncId;
+          const prepared = await prepareEvents(deps, [syncEventOf(expired, 'DATA_SYNC_FAILED')]);
           await deps.store.batch([
             { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(expired), value: expired },
             { type: 'put', collection: COLLECTIONS.userState, key: userKey(user), value: state },
+            ...prepared.ops,
           ]);
+          await prepared.commit();
           if (state.activeSyncId) return { operationId: state.activeSyncId, start: true, expired };
           running = false;
         }
@@ -284,8 +363,8 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       });
       if (expired) {
         await withdraw(expired);
-        await syncEvent(expired, 'DATA_SYNC_FAILED');
-        core.events.emit('sync-failed', { operationId: expired.id, tenantId: expired.tenantId, userId: expired.userId, reason: 'timeout', detail: expired.error });
+        const why = expired.error?.startsWith('timeout') ? 'timeout' : 'superseded';
+        core.events.emit('sync-failed', { operationId: expired.id, tenantId: expired.tenantId, userId: expired.userId, reason: why, detail: expired.error });
       }
       if (start) kickLater(user, operationId);
       core.events.emit('sync-requested', { ...user, operationId, reason, started: start });
@@ -327,20 +406,31 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     },
 
     async resume() {
+      // Every state resumes: queued ones start, authenticated ones get their offer, acknowledged
+      // ones complete, open threads are continued by their resent messages (resend.ts).
       for (const { key, value } of await states.list()) {
         if (!value.activeSyncId) continue;
         const [tenantId, userId] = key.split('/');
-        const op = await getOp({ tenantId, userId }, value.activeSyncId);
-        if (op?.status === 'queued') kickLater({ tenantId, userId }, op.id);
-        // The wallet acknowledged the credential (thread done) but the process stopped before the
-        // completion was stored: complete it now (its webhooks go out with it).
-        if (op?.status === 'started' && op.phase === 'issuing' && op.issueThid) {
-          const thread = await threads.get(op.issueThid);
-          if (thread?.state === 'done' && thread.owner.kind === 'sync') {
-            core.background(`complete sync ${op.id}`, () => owner.completed(thread));
-          }
-        }
+        const ref = { tenantId, userId };
+        const op = await getOp(ref, value.activeSyncId);
+        if (op && !TERMINAL.includes(op.status)) core.background(`resume sync ${op.id}`, () => resumeOp(ref, op));
       }
+    },
+
+    async sweep() {
+      const now = deps.clock.now();
+      let failed = 0;
+      for (const { key, value } of await states.list()) {
+        if (!value.activeSyncId) continue;
+        const [tenantId, userId] = key.split('/');
+        const ref = { tenantId, userId };
+        const op = await getOp(ref, value.activeSyncId);
+        if (!op || TERMINAL.includes(op.status)) continue;
+        if (now - (await progressAt(op)) < timeoutMs()) continue;
+        await fail(ref, op.id, 'timeout', `no progress for ${Math.round(timeoutMs() / 1000)} s`, op.issueThid);
+        failed++;
+      }
+      return failed;
     },
   };
 }

@@ -47,11 +47,14 @@ const FAILURE_CODE: Record<IssueFailure, string> = {
   credential_invalid: 'credential_refused',
   request_invalid: 'request_invalid',
   issuance_error: 'issuance_error',
+  unanswered: 'unanswered',
   other: 'credential_refused',
 };
 
 export interface WorkflowIssuance {
   owner: IssueOwner;
+  /** After a restart: workflows whose holder acknowledged the credential (thread done) are COMPLETED. */
+  resume(): Promise<void>;
   /** A workflow was created: trigger WORKFLOW_CREATION for the user's earlier credentials. */
   onWorkflowCreated(workflow: IssuanceWorkflow): Promise<void>;
   onPropose(ctx: HandlerContext, parsed: { id: string; thid: string; pthid?: string }): Promise<void>;
@@ -78,7 +81,11 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     },
     async completed(thread) {
       const credentialId = thread.credentialId ?? '';
-      const wf = await complete(stateDeps, thread.owner.kind === 'workflow' ? thread.owner.workflowId : '', credentialId);
+      const id = thread.owner.kind === 'workflow' ? thread.owner.workflowId : '';
+      // Idempotent: a restart (resume) or a repeated ack completes a workflow once.
+      const current = await getWorkflow(stateDeps, id);
+      if (current.status === 'COMPLETED') return;
+      const wf = await complete(stateDeps, id, credentialId);
       const record: ProjectCredentialData = {
         tenantId: wf.tenantId,
         projectId: wf.projectId,
@@ -114,6 +121,18 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     const wf = await getWorkflow(stateDeps, inv.workflowId);
     if (wf.status === 'EXPIRED') throw new IdsyncError('workflow_expired', `issuance workflow ${wf.id} has expired`);
     const proposer = ctx.sender;
+    // The wallet accepting again on the thread it started (after a crash): the thread continues
+    // where it stands — our last message on it goes out again (resend.ts) — never a second offer.
+    if (wf.didcommThreadId === parsed.thid && wf.userDID !== undefined && sameDid(wf.userDID, proposer)) {
+      const again = await ctx.router.resender()?.get(parsed.thid);
+      core.events.emit('workflow-proposed-again', { workflowId: wf.id, thid: parsed.thid, status: wf.status });
+      if (again?.out) {
+        await ctx.reply(again.out.message);
+        return;
+      }
+      // Nothing was sent on it yet (a crash between recording the offer and sending it): offer now.
+      if (wf.status !== 'IN_PROGRESS') return;
+    }
     // Answered before, on another thread (in progress, completed, or failed after the answer):
     // its own outcome, coded, saying whether it was this DID, so that a wallet can tell "I did
     // that already" from "someone else has my invitation".
@@ -159,5 +178,13 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     await status.workflowTriggered(workflow, 'WORKFLOW_CREATION');
   }
 
-  return { owner, onPropose, deliverInvitation, onWorkflowCreated };
+  async function resume(): Promise<void> {
+    for (const { value: t } of await deps.store.collection<DcThread>(COLLECTIONS.threads).list()) {
+      if (t.kind !== 'issue' || t.owner.kind !== 'workflow' || t.state !== 'done') continue;
+      const wf = await getWorkflow(stateDeps, t.owner.workflowId).catch(() => undefined);
+      if (wf && wf.status === 'IN_PROGRESS' && wf.didcommThreadId === t.thid) await owner.completed(t);
+    }
+  }
+
+  return { owner, onPropose, deliverInvitation, onWorkflowCreated, resume };
 }

@@ -8,7 +8,7 @@ import { InviteResponse, SyncContext, SyncStarted } from './schemas/users.js';
 import { syncContextOf } from '../users/views.js';
 import { syncScopeNames } from '../users/sync-scope.js';
 import { createUserInvitation } from '../users/invitations.js';
-import { emitSafe } from '../webhooks/event-outbox.js';
+import { prepareEvents } from '../webhooks/event-outbox.js';
 
 export async function userSessionRoutes(app: App, deps: ServiceDeps): Promise<void> {
   app.get(
@@ -52,15 +52,11 @@ export async function userSessionRoutes(app: App, deps: ServiceDeps): Promise<vo
       const user = await deps.users.require(ref);
       const base = { isSessionEstablished: user.isSessionEstablished, isLinked: user.isLinked, isAlreadyConnected: user.isSessionEstablished };
       if (user.isSessionEstablished) return base;
-      const record = await createUserInvitation(deps, ref);
+      // DATA_PIPE_INITIATED is written in the invitation's own batch (the outbox).
+      const record = await createUserInvitation(deps, ref, (r) =>
+        prepareEvents(deps, [{ tenantId: ref.tenantId, type: 'SSI_AGENT', action: 'DATA_PIPE_STATUS_UPDATE', event: 'DATA_PIPE_INITIATED', params: { thid: r.id, userId: ref.userId } }]),
+      );
       await deps.agent.onInvitationCreated?.({ ...ref, invitation: record.invitation });
-      await emitSafe(deps, {
-        tenantId: ref.tenantId,
-        type: 'SSI_AGENT',
-        action: 'DATA_PIPE_STATUS_UPDATE',
-        event: 'DATA_PIPE_INITIATED',
-        params: { thid: record.id, userId: ref.userId },
-      });
       return { ...base, invitationUrl: record.url, ...(record.expiresAt ? { invitationExpiresAt: record.expiresAt } : {}) };
     },
   );

@@ -7,6 +7,7 @@ import type { ServiceBase } from '../context.js';
 import type { UserRef } from './users.js';
 import { encodeInvitationUrl, OUT_OF_BAND, type Invitation } from '../../protocols/out-of-band.js';
 import { createDataPipeInvitation } from '../../protocols/data-pipe.js';
+import type { PreparedEvents } from '../webhooks/event-outbox.js';
 
 /** DIDComm Messaging v2 §9.5.1 out-of-band invitation. */
 export type OobInvitation = Invitation;
@@ -36,7 +37,12 @@ export const DEFAULT_INVITATION_TTL_MS = 30 * 24 * 3600 * 1000;
  * (DIDComm v2 §Message Headers) `deps.invitationTtlMs` from now; the agent refuses a request
  * answering it later with e.p.req.data-pipe.invitation-expired.
  */
-export async function createUserInvitation(deps: Pick<ServiceBase, 'serviceDid' | 'publicUrl' | 'ids' | 'clock' | 'store'> & Partial<Pick<ServiceBase, 'invitationTtlMs'>>, user: UserRef): Promise<InvitationRecord> {
+export async function createUserInvitation(
+  deps: Pick<ServiceBase, 'serviceDid' | 'publicUrl' | 'ids' | 'clock' | 'store'> & Partial<Pick<ServiceBase, 'invitationTtlMs'>>,
+  user: UserRef,
+  /** Webhook events written in the same batch as the invitation (the outbox, event-outbox.ts). */
+  outbox?: (record: InvitationRecord) => Promise<PreparedEvents>,
+): Promise<InvitationRecord> {
   const ttl = deps.invitationTtlMs ?? DEFAULT_INVITATION_TTL_MS;
   const invitation = createDataPipeInvitation({ from: deps.serviceDid, expiresInMs: ttl }, { ids: deps.ids, clock: deps.clock });
   const record: InvitationRecord = {
@@ -47,7 +53,9 @@ export async function createUserInvitation(deps: Pick<ServiceBase, 'serviceDid' 
     createdAt: isoNow(deps.clock),
     ...(invitation.expires_time !== undefined ? { expiresAt: new Date(invitation.expires_time * 1000).toISOString() } : {}),
   };
-  await deps.store.collection<InvitationRecord>(INVITATIONS).put(record.id, record);
+  const prepared = await outbox?.(record);
+  await deps.store.batch([{ type: 'put', collection: INVITATIONS, key: record.id, value: record }, ...(prepared?.ops ?? [])]);
+  await prepared?.commit();
   return record;
 }
 

@@ -82,6 +82,8 @@ export interface UserStore {
   recordLogin(ref: UserRef): Promise<UserRecord>;
   markSynced(ref: UserRef, datapoints: FlatDatapoints): Promise<UserRecord>;
   findByDid(tenantId: string, did: string): Promise<UserRecord | undefined>;
+  /** After a restart: requests the syncs owed to linked users (a crash came between link and request). */
+  resumeOwed?(): Promise<number>;
 }
 
 export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'events' | 'logger'> & { agent: SyncRequester }): UserStore {
@@ -184,8 +186,9 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
         u.shortUserDID = short;
         u.isSessionEstablished = true;
         u.updatedAt = isoNow(deps.clock);
+        // pendingSync stays set until the owed sync is recorded (below): a crash in between leaves it
+        // owed, and the agent's start requests it (resumeOwed).
         const owedSync = u.pendingSync && u.settings.isSyncOn;
-        if (owedSync) u.pendingSync = false;
         ops.push({ type: 'put', collection: USERS, key: userKey(u), value: u });
         ops.push({ type: 'put', collection: USER_DIDS, key: didKey(ref.tenantId, short), value: ref.userId });
         // vendor-facts "Webhooks": params {thid, userId}; pthid (an extension) = the invitation id,
@@ -197,8 +200,31 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
         return { user: u, owed: owedSync, event };
       });
       await event.commit();
-      if (owed) await deps.agent.requestSync(ref, 'datapoints-updated');
+      if (owed) {
+        await deps.agent.requestSync(ref, 'datapoints-updated');
+        return locked(ref, async () => {
+          const u = await requireUser(ref);
+          u.pendingSync = false;
+          return save(u);
+        });
+      }
       return user;
+    },
+
+    async resumeOwed() {
+      let n = 0;
+      for (const { value: u } of await users.list()) {
+        if (!u.pendingSync || !u.isSessionEstablished || !u.settings.isSyncOn) continue;
+        const ref = { tenantId: u.tenantId, userId: u.userId };
+        await deps.agent.requestSync(ref, 'datapoints-updated');
+        await locked(ref, async () => {
+          const fresh = await requireUser(ref);
+          fresh.pendingSync = false;
+          await save(fresh);
+        });
+        n++;
+      }
+      return n;
     },
 
     recordLogin: (ref) =>

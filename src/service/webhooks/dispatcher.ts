@@ -10,7 +10,8 @@ import type { BatchOp, Store } from '../../store/store.js';
 import { ENDPOINT_REFUSED, type HostResolver } from '../../net/connect-guard.js';
 import { endpointFetch, endpointRefusal, WEBHOOK_ENDPOINT_POLICY } from '../net/endpoint-policy.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
-import { matchesFilter, toEnvelope, type WebhookEnvelope, type WebhookEventInput } from './events.js';
+import { matchesFilter, orderedEnvelope, subjectOf, toEnvelope, type WebhookEnvelope, type WebhookEventInput } from './events.js';
+import { keyedLock } from '../../keyed-lock.js';
 import { webhookHeaders } from './signature.js';
 import { subscriptionRepo, type SubscriptionInput, type SubscriptionRepo, type WebhookSubscription } from './subscriptions.js';
 import { timeKey } from '../../store/time-key.js';
@@ -19,6 +20,12 @@ export const EVENTS = 'webhook-events';
 export const DELIVERIES = 'webhook-deliveries';
 /** Index of pending deliveries by due time: key `<ms, 15 digits>|<deliveryId>` → deliveryId. */
 export const DUE = 'webhook-due';
+/** Each subject's events in order: key `<tenant>/<subject>|<sequence, 12 digits>` → eventId. */
+export const SEQUENCES = 'webhook-sequences';
+/** Undelivered deliveries per subscription and subject in order: `<subscriptionId>|<tenant>/<subject>|<sequence>` → deliveryId. */
+export const ORDER = 'webhook-order';
+/** A delivery waiting for an earlier one of its subject is looked at again after this, at the latest. */
+const BLOCKED_RECHECK_MS = 5_000;
 
 export type DeliveryState = 'pending' | 'delivered' | 'dead';
 
@@ -44,6 +51,9 @@ export interface WebhookDelivery {
   roundStart: number;
   /** Epoch ms of the next attempt while pending. */
   nextAttemptAt?: number;
+  /** `<tenant>/<subject>` and the event's sequence in it: deliveries of one subject go out in order. */
+  subjectKey?: string;
+  sequence?: number;
   createdAt: string;
   deliveredAt?: string;
   deadAt?: string;
@@ -149,6 +159,45 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
   if (options.onDelivered) emitter.on('delivered', options.onDelivered);
   if (options.onDead) emitter.on('dead', options.onDead);
 
+  const sequences = store.collection<string>(SEQUENCES);
+  const order = store.collection<string>(ORDER);
+  // Sequence numbers per subject: the last one handed out in this process, else the last one stored.
+  const seqLock = keyedLock();
+  const lastSeq = new Map<string, number>();
+  const seqKey = (prefix: string, n: number) => `${prefix}|${String(n).padStart(12, '0')}`;
+  function nextSequence(subjectKey: string): Promise<number> {
+    return seqLock(subjectKey, async () => {
+      let last = lastSeq.get(subjectKey);
+      if (last === undefined) {
+        const [top] = await sequences.list({ prefix: `${subjectKey}|`, reverse: true, limit: 1 });
+        last = top ? Number(top.key.slice(top.key.lastIndexOf('|') + 1)) : 0;
+      }
+      lastSeq.set(subjectKey, last + 1);
+      return last + 1;
+    });
+  }
+
+  /**
+   * Per subscription and subject, deliveries go out in sequence order: a delivery waits while an
+   * earlier one of its subject is still pending (docs/service.md "Ordering"). Resolves with the
+   * delivery it waits for, if any.
+   */
+  async function waitingFor(d: WebhookDelivery): Promise<string | undefined> {
+    if (d.subjectKey === undefined || d.sequence === undefined) return undefined;
+    const [first] = await order.list({ prefix: `${d.subscriptionId}|${d.subjectKey}|`, limit: 1 });
+    return first && first.value !== d.id && first.key < seqKey(`${d.subscriptionId}|${d.subjectKey}`, d.sequence) ? first.value : undefined;
+  }
+
+  /** A delivery ended (delivered or dead): its subject's next one may go now. */
+  async function releaseNext(d: WebhookDelivery, ops: BatchOp[]): Promise<void> {
+    if (d.subjectKey === undefined || d.sequence === undefined) return;
+    ops.push({ type: 'del', collection: ORDER, key: seqKey(`${d.subscriptionId}|${d.subjectKey}`, d.sequence) });
+    const [, second] = await order.list({ prefix: `${d.subscriptionId}|${d.subjectKey}|`, limit: 2 });
+    const [first] = await order.list({ prefix: `${d.subscriptionId}|${d.subjectKey}|`, limit: 1 });
+    const next = first && first.value !== d.id ? first : second;
+    if (next) ops.push({ type: 'put', collection: DUE, key: dueKey(clock.now(), next.value), value: next.value });
+  }
+
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   // Passes run one after another so no delivery is attempted twice at once.
@@ -159,15 +208,21 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
     if (!input || typeof input.type !== 'string' || !input.type || typeof input.event !== 'string' || !input.event) {
       throw new IdsyncError('invalid_request', 'a webhook event needs a type and an event name');
     }
-    const envelope = toEnvelope(input);
     const now = clock.now();
     const id = ids();
+    const subject = subjectOf(toEnvelope(input));
+    const subjectKey = `${input.tenantId ?? ''}/${subject}`;
+    const sequence = await nextSequence(subjectKey);
+    const envelope = orderedEnvelope(input, { occurredAt: iso(now), subject, sequence });
     const record: StoredWebhookEvent = { id, envelope, body: JSON.stringify(envelope), createdAt: iso(now) };
     if (input.tenantId !== undefined) record.tenantId = input.tenantId;
     const targets = (await subs.list()).filter(
       (s) => s.enabled && (s.tenantId === undefined || s.tenantId === input.tenantId) && matchesFilter(s.events, envelope),
     );
-    const ops: BatchOp[] = [{ type: 'put', collection: EVENTS, key: id, value: record }];
+    const ops: BatchOp[] = [
+      { type: 'put', collection: EVENTS, key: id, value: record },
+      { type: 'put', collection: SEQUENCES, key: seqKey(subjectKey, sequence), value: id },
+    ];
     for (const s of targets) {
       const d: WebhookDelivery = {
         id: `${id}:${s.id}`,
@@ -178,10 +233,13 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
         attempts: [],
         roundStart: 0,
         nextAttemptAt: now,
+        subjectKey,
+        sequence,
         createdAt: record.createdAt,
       };
       ops.push({ type: 'put', collection: DELIVERIES, key: d.id, value: d });
       ops.push({ type: 'put', collection: DUE, key: dueKey(now, d.id), value: d.id });
+      ops.push({ type: 'put', collection: ORDER, key: seqKey(`${s.id}|${subjectKey}`, sequence), value: d.id });
     }
     return {
       eventId: id,
@@ -237,8 +295,16 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
       next.lastError = !ev ? 'event missing' : !sub ? 'subscription removed' : !sub.enabled ? 'subscription disabled' : `url refused: ${refused}`;
       delete next.nextAttemptAt;
       ops.push({ type: 'put', collection: DELIVERIES, key: d.id, value: next });
+      await releaseNext(d, ops);
       await store.batch(ops);
       emitter.emit('dead', next);
+      return false;
+    }
+    // An earlier event of this subject is still being delivered (or retried): this one waits for
+    // it, so a receiver gets each subject's events in order. Not an attempt.
+    if (await waitingFor(d)) {
+      const later = now + BLOCKED_RECHECK_MS;
+      await store.batch([...ops, { type: 'put', collection: DUE, key: dueKey(later, d.id), value: d.id }, { type: 'put', collection: DELIVERIES, key: d.id, value: { ...d, nextAttemptAt: later } }]);
       return false;
     }
     const started = performance.now();
@@ -273,6 +339,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
       options.logger?.warn({ eventId: d.eventId, subscriptionId: d.subscriptionId, attempt: a.n, status: a.status, error: a.error }, `webhook delivery failed (${signal})`);
     }
     ops.push({ type: 'put', collection: DELIVERIES, key: d.id, value: next });
+    if (next.state !== 'pending') await releaseNext(d, ops);
     await store.batch(ops);
     emitter.emit(signal, next);
     return true;

@@ -7,6 +7,28 @@ export interface WebhookEnvelope<P extends Record<string, unknown> = Record<stri
   action: string | null;
   event: string;
   params: P;
+  /**
+   * Extensions so that a receiver can order events (docs/service.md "Webhooks", ordering): when the
+   * state change happened (ISO 8601, the service's clock; not the attempt's time), whose events
+   * these are (`user:<userId>`, `workflow:<id>`, or `tenant`), and the event's number among that
+   * subject's events (1, 2, 3, … increasing in the order the changes were stored).
+   */
+  occurredAt?: string;
+  subject?: string;
+  sequence?: number;
+}
+
+/**
+ * The subject an event is ordered within: a workflow's events by workflow, a user's (Data Pipe,
+ * syncs and their issuance, credential status) by user; anything else by tenant.
+ */
+export function subjectOf(env: Pick<WebhookEnvelope, 'type' | 'params'>): string {
+  const p = env.params as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const workflow = str(p.issuanceWorkflowId);
+  if (env.type === 'CREDENTIAL_ISSUANCE' && workflow) return `workflow:${workflow}`;
+  const user = str(p.userId) ?? str(p.userAccountId);
+  return user ? `user:${user}` : workflow ? `workflow:${workflow}` : 'tenant';
 }
 
 /** An event handed to the dispatcher; `tenantId` selects the subscribers and is not sent. */
@@ -118,6 +140,11 @@ export function credentialStatusUpdate(
 /** The envelope as sent: exactly the four vendor members, `action` null when absent. */
 export function toEnvelope(input: WebhookEventInput): WebhookEnvelope {
   return { type: input.type, action: input.action ?? null, event: input.event, params: input.params ?? {} };
+}
+
+/** The envelope with its ordering members (the dispatcher sets them when it stores the event). */
+export function orderedEnvelope(input: WebhookEventInput, order: { occurredAt: string; subject: string; sequence: number }): WebhookEnvelope {
+  return { ...toEnvelope(input), occurredAt: order.occurredAt, subject: order.subject, sequence: order.sequence };
 }
 
 /**

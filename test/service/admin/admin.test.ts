@@ -90,6 +90,9 @@ describe('admin API', () => {
       action: null,
       event: 'CREDENTIAL_ISSUANCE_PENDING',
       params: { didcommThreadId: 'thid-9', userAccountId: 'u-9', issuanceWorkflowId: wf.id, projectId: CLIENT.projectId },
+      occurredAt: expect.any(String),
+      subject: `workflow:${wf.id}`,
+      sequence: 1,
     });
     const deliveries = await h.call('GET', `/admin/webhooks/${id}/deliveries`, { token: admin });
     expect(deliveries.json.deliveries).toHaveLength(1);

@@ -34,7 +34,7 @@ async function setup(script: number[] = [], opts: { store?: Store; clock?: Manua
 
 describe('webhook dispatcher', () => {
   it('delivers the vendor envelope signed with Standard Webhooks headers', async () => {
-    const { receiver, dispatcher } = await setup();
+    const { clock, receiver, dispatcher } = await setup();
     const sub = await dispatcher.subscribe({ url: receiver.url });
     const id = await dispatcher.emit(dataPipeStatusUpdate('DATA_PIPE_ESTABLISHED', { thid: 't-1', userId: 'u-1' }));
     expect(await dispatcher.deliverDue()).toBe(1);
@@ -48,6 +48,10 @@ describe('webhook dispatcher', () => {
       action: 'DATA_PIPE_STATUS_UPDATE',
       event: 'DATA_PIPE_ESTABLISHED',
       params: { thid: 't-1', userId: 'u-1' },
+      // Ordering members: the event's own time (not the attempt's), its subject and number in it.
+      occurredAt: new Date(clock.now()).toISOString(),
+      subject: 'user:u-1',
+      sequence: 1,
     });
     const [d] = await dispatcher.attempts(id);
     expect(d.state).toBe('delivered');
@@ -89,6 +93,31 @@ describe('webhook dispatcher', () => {
     const [d] = await dispatcher.attempts(id);
     expect(d.state).toBe('delivered');
     expect(d.attempts.map((a) => a.status)).toEqual([500, 503, 200]);
+  });
+
+  it('numbers each subject\'s events and delivers them in order: a later one waits for an earlier one\'s retries', async () => {
+    // The first attempt fails (500); the user's second event must not overtake it.
+    const { clock, receiver, dispatcher } = await setup([500]);
+    await dispatcher.subscribe({ url: receiver.url });
+    const first = await dispatcher.emit(dataSyncEvent('DATA_SYNC_STARTED', { cptyDID: 'did:x', dataSyncOperationId: 'op', userId: 'ada' }));
+    clock.advance(10);
+    const second = await dispatcher.emit(dataSyncEvent('DATA_SYNC_COMPLETED', { cptyDID: 'did:x', dataSyncOperationId: 'op', userId: 'ada' }));
+    // Another user's event is not held up by ada's.
+    const other = await dispatcher.emit(dataSyncEvent('DATA_SYNC_STARTED', { cptyDID: 'did:y', dataSyncOperationId: 'op2', userId: 'bob' }));
+    await dispatcher.deliverDue();
+    clock.advance(750);
+    await dispatcher.deliverDue();
+    // The second waits; once the first is delivered it goes next.
+    clock.advance(10);
+    await dispatcher.deliverDue();
+    const delivered = receiver.received.filter((r) => r.status === 200).map((r) => r.headers['webhook-id']);
+    expect(delivered.indexOf(first)).toBeLessThan(delivered.indexOf(second));
+    expect(delivered).toContain(other);
+    const bodies = receiver.received.filter((r) => r.status === 200).map((r) => JSON.parse(r.body) as { subject: string; sequence: number; occurredAt: string; event: string });
+    const ada = bodies.filter((b) => b.subject === 'user:ada');
+    expect(ada.map((b) => [b.event, b.sequence])).toEqual([['DATA_SYNC_STARTED', 1], ['DATA_SYNC_COMPLETED', 2]]);
+    expect(Date.parse(ada[1]!.occurredAt) - Date.parse(ada[0]!.occurredAt)).toBe(10);
+    expect(bodies.find((b) => b.subject === 'user:bob')?.sequence).toBe(1);
   });
 
   it('dead-letters after maxAttempts and can redeliver', async () => {

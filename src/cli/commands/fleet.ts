@@ -1,0 +1,131 @@
+// `idsync fleet`: N simulated holder wallets against a service (an embedded twin by default, or
+// --service URL with IDSYNC_CLIENT_ID / IDSYNC_CLIENT_SECRET / IDSYNC_PROJECT_ID), a progress
+// line on stderr while it runs, then the step table; --json prints the summary document as the
+// last (only) line of stdout; --report DIR writes report.json and report.html.
+import type { Command } from 'commander';
+import type { EnvelopeEngine } from '../../didcomm/types.js';
+import { runFleet, type FleetOptions } from '../../fleet/fleet.js';
+import { fleetTable, progressLine, writeReport } from '../../fleet/report.js';
+import { BUILTIN_SCENARIOS } from '../../fleet/scenarios.js';
+import type { LoadModel } from '../../fleet/types.js';
+import { engineOption } from '../engine-option.js';
+import { usageError } from '../errors.js';
+import type { CliIo, Output } from '../output.js';
+import { parseDuration } from './service.js';
+
+export interface FleetCommandDeps {
+  io: CliIo;
+  output(json: boolean): Output;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface FleetCliOptions {
+  scenario: string;
+  channel: string;
+  module?: string;
+  wallets?: string;
+  concurrency?: string;
+  rate?: string;
+  duration?: string;
+  ramp?: string;
+  workers: string;
+  service?: string;
+  timeout: string;
+  report?: string;
+  engine?: EnvelopeEngine;
+  progress?: boolean;
+  json?: boolean;
+}
+
+function positiveInt(flag: string, v: string | undefined, fallback?: number): number {
+  if (v === undefined && fallback !== undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw usageError('invalid_argument', `${flag} must be a whole number ≥ 1: ${v}`);
+  return n;
+}
+
+function duration(flag: string, v: string): number {
+  const ms = parseDuration(flag, v);
+  if (ms === undefined || !(ms >= 0)) throw usageError('invalid_argument', `${flag} must be a duration (30s, 2m, or milliseconds): ${v}`);
+  return ms;
+}
+
+/** The load model from the flags: --rate makes it open, else closed. */
+export function loadModel(o: FleetCliOptions): LoadModel {
+  if (o.rate !== undefined) {
+    if (o.wallets !== undefined || o.concurrency !== undefined) throw usageError('invalid_argument', '--rate (open model) goes with --duration and --ramp, not --wallets/--concurrency');
+    const rate = Number(String(o.rate).replace(/\/s$/, ''));
+    if (!(rate > 0)) throw usageError('invalid_argument', `--rate must be flows per second > 0: ${o.rate}`);
+    const durationMs = duration('--duration', o.duration ?? '30s');
+    if (durationMs <= 0) throw usageError('invalid_argument', '--duration must be > 0');
+    return { kind: 'open', ratePerSecond: rate, durationMs, ...(o.ramp ? { rampMs: duration('--ramp', o.ramp) } : {}) };
+  }
+  if (o.duration !== undefined || o.ramp !== undefined) throw usageError('invalid_argument', '--duration and --ramp belong to the open model (--rate)');
+  const wallets = positiveInt('--wallets', o.wallets, 100);
+  return { kind: 'closed', wallets, concurrency: Math.min(wallets, positiveInt('--concurrency', o.concurrency, Math.min(wallets, 50))) };
+}
+
+function serviceFrom(url: string | undefined, env: NodeJS.ProcessEnv): FleetOptions['service'] {
+  if (!url) return undefined;
+  const missing = ['IDSYNC_CLIENT_ID', 'IDSYNC_CLIENT_SECRET'].filter((k) => !env[k]);
+  if (missing.length) throw usageError('invalid_config', `--service needs client credentials: set ${missing.join(' and ')} (and IDSYNC_PROJECT_ID for issuance)`);
+  return { url, credentials: { clientId: env.IDSYNC_CLIENT_ID!, clientSecret: env.IDSYNC_CLIENT_SECRET!, ...(env.IDSYNC_PROJECT_ID ? { projectId: env.IDSYNC_PROJECT_ID } : {}) } };
+}
+
+export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps): Promise<void> {
+  if (!o.module && !(BUILTIN_SCENARIOS as readonly string[]).includes(o.scenario)) throw usageError('invalid_argument', `--scenario must be one of ${BUILTIN_SCENARIOS.join(', ')}: ${o.scenario}`);
+  const channel = o.channel.toUpperCase();
+  if (channel !== 'DIDCOMM' && channel !== 'EMAIL') throw usageError('invalid_argument', `--channel must be DIDCOMM or EMAIL: ${o.channel}`);
+  const workers = o.workers === 'auto' ? 'auto' : positiveInt('--workers', o.workers);
+  const model = loadModel(o);
+  const service = serviceFrom(o.service, deps.env ?? process.env);
+  const out = deps.output(Boolean(o.json));
+  const total = model.kind === 'closed' ? model.wallets : undefined;
+  const tty = (process.stderr as { isTTY?: boolean }).isTTY === true;
+  let lastLine = 0;
+  const result = await runFleet({
+    scenario: o.module ? { module: o.module } : { builtin: o.scenario, channel },
+    model,
+    workers,
+    timeoutMs: duration('--timeout', o.timeout),
+    ...(service ? { service } : {}),
+    ...(o.engine ? { envelopeEngine: o.engine } : {}),
+    onProgress: (p) => {
+      if (o.progress === false) return;
+      // A TTY gets one line rewritten in place; a log gets a line every two seconds.
+      if (tty) deps.io.stderr(`\r${progressLine(p, total)}   `);
+      else if (p.elapsedMs - lastLine >= 2000) {
+        lastLine = p.elapsedMs;
+        deps.io.stderr(progressLine(p, total) + '\n');
+      }
+    },
+  });
+  if (tty && o.progress !== false) deps.io.stderr('\n');
+  if (o.report) {
+    const files = await writeReport(o.report, result);
+    out.say(`report: ${files.html} and ${files.json}`);
+  }
+  out.result(result.summary, () => fleetTable(result));
+}
+
+export function registerFleetCommand(program: Command, deps: FleetCommandDeps): void {
+  program
+    .command('fleet')
+    .description('load a service with simulated holder wallets: connect, sync or issuance flows, closed or open model, on every core')
+    .option('--scenario <name>', `flow of each wallet: ${BUILTIN_SCENARIOS.join(' | ')}`, 'sync')
+    .option('--channel <channel>', 'issuance invitations by DIDCOMM or EMAIL', 'DIDCOMM')
+    .option('--module <file>', 'a module exporting a scenario of your own ({name, steps, run}) as `scenario` or default')
+    .option('--wallets <n>', 'closed model: wallets, each running the flow once (default 100)')
+    .option('--concurrency <c>', 'closed model: flows running at once (default min(wallets, 50))')
+    .option('--rate <r>', 'open model: new wallets per second (e.g. 40 or 40/s)')
+    .option('--duration <d>', 'open model: how long arrivals go on (30s, 2m, ms; default 30s)')
+    .option('--ramp <d>', 'open model: the rate rises linearly from 0 over this long')
+    .option('--workers <n>', 'auto (one per core, less one for an embedded service) or a number; 1 runs in this thread', 'auto')
+    .option('--service <url>', 'a running service (credentials from IDSYNC_CLIENT_ID, IDSYNC_CLIENT_SECRET, IDSYNC_PROJECT_ID); default: an embedded twin')
+    .option('--timeout <d>', 'guard for each wait inside a flow', '120s')
+    .option('--report <dir>', 'write report.json and report.html (latency histogram and throughput as SVG) into DIR')
+    .option('--no-progress', 'no progress line on stderr')
+    .addOption(engineOption())
+    .option('--json', 'print one JSON document: {scenario, wallets, workers, completed, failed, durationMs, flowsPerSecond, steps, errors, memoryPerWalletKB}')
+    .action(async (opts: FleetCliOptions) => runFleetCommand(opts, deps));
+}

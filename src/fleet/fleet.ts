@@ -1,0 +1,266 @@
+// runFleet: N simulated holder wallets against a service, the library API behind `idsync fleet`.
+// The wallets are sharded across worker threads (one event loop each) or run in this thread
+// (workers: 1); each thread's HDR histograms come back encoded and are added bucket by bucket,
+// so every percentile is over all flows. The embedded twin, when used, runs in this thread.
+//
+//   const result = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets: 100, concurrency: 20 } });
+//   result.summary   // the --json document
+import { availableParallelism } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import type { EnvelopeEngine } from '../didcomm/types.js';
+import { IdsyncError } from '../errors.js';
+import { decodeHistogram, latencyHistogram, type LatencyHistogram } from './histogram.js';
+import { exposeGc, runShard, type ShardPlan, type ShardProgress, type ShardResult } from './runner.js';
+import { loadScenario, type ScenarioRef } from './scenario-ref.js';
+import { clientFor, remoteTarget, startEmbeddedTarget, type FleetTarget, type ServiceCredentials, type TargetInfo } from './target.js';
+import type { FleetSummary, LoadModel, Scenario } from './types.js';
+import { startWalletPool } from './wallet-pool.js';
+
+export interface FleetOptions {
+  /** A built-in ({builtin: 'sync'}), a module of one's own, or (workers: 1 only) a Scenario object. */
+  scenario: ScenarioRef | Scenario;
+  model: LoadModel;
+  /** 'auto': one per core (less one for the embedded service); 1: everything in this thread. */
+  workers?: number | 'auto';
+  /** A service elsewhere; default: an embedded twin started for the run. */
+  service?: { url: string; credentials: ServiceCredentials };
+  envelopeEngine?: EnvelopeEngine;
+  /** Guard for each wait in a flow (default 120 s). */
+  timeoutMs?: number;
+  /** Open model: wallets made (and measured idle) before the arrivals, per thread (default 50). */
+  idleSample?: number;
+  /** Called about twice a second while flows run. */
+  onProgress?: (p: FleetProgress) => void;
+  signal?: AbortSignal;
+  /** execArgv of worker threads (default: this process's, less any loader: sources register tsx themselves). */
+  workerExecArgv?: string[];
+}
+
+export interface FleetProgress {
+  completed: number;
+  failed: number;
+  elapsedMs: number;
+  flowsPerSecond: number;
+  p99Ms: number;
+}
+
+export interface FleetResult {
+  summary: FleetSummary;
+  /** Merged histograms by step (`total` included). */
+  histograms: Record<string, LatencyHistogram>;
+  timeline: { completed: number[]; failed: number[] };
+  errorSamples: Record<string, string>;
+  model: LoadModel;
+  /** Time spent making the idle wallets before the flows (ms). */
+  setupMs: number;
+  target: { url: string; embedded: boolean };
+}
+
+/** What a worker thread gets (worker.ts). */
+export interface WorkerInput {
+  plan: ShardPlan;
+  scenario: ScenarioRef;
+  target: TargetInfo;
+  envelopeEngine?: EnvelopeEngine;
+}
+
+export function resolveWorkers(workers: number | 'auto' | undefined, embedded: boolean): number {
+  if (workers === undefined || workers === 'auto') return Math.max(1, availableParallelism() - (embedded ? 1 : 0));
+  if (!Number.isInteger(workers) || workers < 1) throw new IdsyncError('invalid_argument', '--workers is auto or a whole number ≥ 1');
+  return workers;
+}
+
+export async function runFleet(options: FleetOptions): Promise<FleetResult> {
+  checkModel(options.model);
+  exposeGc();
+  const target: FleetTarget = options.service
+    ? await remoteTarget(options.service.url, options.service.credentials)
+    : await startEmbeddedTarget(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {});
+  try {
+    const workers = resolveWorkers(options.workers, target.embedded);
+    const isObject = 'run' in options.scenario;
+    if (isObject && workers > 1) throw new IdsyncError('invalid_argument', 'a Scenario object runs with workers: 1; give worker threads a module ({module}) instead');
+    const scenario = isObject ? (options.scenario as Scenario) : await loadScenario(options.scenario as ScenarioRef);
+    const runId = randomUUID().slice(0, 8);
+    const setupStarted = Date.now();
+    const plans: ShardPlan[] = Array.from({ length: workers }, (_, shard) => ({
+      shard,
+      shards: workers,
+      model: options.model.kind === 'closed' ? options.model : { ...options.model, rampMs: options.model.rampMs ?? 0 },
+      startAt: 0,
+      runId,
+      timeoutMs: options.timeoutMs ?? 120_000,
+      idleSample: options.model.kind === 'open' ? (options.idleSample ?? 50) : 0,
+    }));
+    const progress = progressMerger(workers, options.onProgress);
+    const results = workers === 1
+      ? [await inThread(plans[0]!, scenario, target, options, progress)]
+      : await inWorkers(plans, options.scenario as ScenarioRef, target, options, progress);
+    return merge(results, scenario, options.model, workers, target, setupStarted);
+  } finally {
+    await target.close();
+  }
+}
+
+function checkModel(m: LoadModel): void {
+  const bad = (what: string) => new IdsyncError('invalid_argument', what);
+  if (m.kind === 'closed') {
+    if (!Number.isInteger(m.wallets) || m.wallets < 1) throw bad('--wallets is a whole number ≥ 1');
+    if (!Number.isInteger(m.concurrency) || m.concurrency < 1) throw bad('--concurrency is a whole number ≥ 1');
+  } else {
+    if (!(m.ratePerSecond > 0)) throw bad('--rate is a number of flows per second > 0');
+    if (!(m.durationMs > 0)) throw bad('--duration is > 0');
+    if (m.rampMs !== undefined && !(m.rampMs >= 0)) throw bad('--ramp is ≥ 0');
+  }
+}
+
+/** The flows' clock starts when the idle wallets are made: each plan's startAt is set then. */
+async function inThread(plan: ShardPlan, scenario: Scenario, target: TargetInfo, options: FleetOptions, progress: ProgressMerger): Promise<ShardResult> {
+  const pool = await startWalletPool({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), serviceUrl: target.url });
+  try {
+    return await runShard({ ...plan, startAt: Date.now() }, {
+      scenario,
+      pool,
+      client: clientFor(target),
+      serviceDid: target.did,
+      ...(options.signal ? { signal: options.signal } : {}),
+      onProgress: (p) => progress.update(0, p),
+    });
+  } finally {
+    await pool.close();
+  }
+}
+
+/**
+ * The worker's entry: dist/fleet/worker.js, or, running from sources (tsx), a bootstrap that
+ * registers tsx in the new thread before importing worker.ts (a .ts entry cannot wait for
+ * loader hooks to be registered).
+ */
+function workerEntry(): { entry: string | URL; eval: boolean } {
+  if (!import.meta.url.endsWith('.ts')) return { entry: new URL('./worker.js', import.meta.url), eval: false };
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const worker = new URL('./worker.ts', import.meta.url).href;
+  return { entry: `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(worker)}); })`, eval: true };
+}
+
+async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: FleetTarget, options: FleetOptions, progress: ProgressMerger): Promise<ShardResult[]> {
+  const { entry, eval: isEval } = workerEntry();
+  const execArgv = options.workerExecArgv ?? process.execArgv.filter((a) => !/tsx/.test(a) && a !== '--import');
+  const startAt = Date.now();
+  const info: TargetInfo = { url: target.url, did: target.did, credentials: target.credentials, embedded: target.embedded };
+  const running = plans.map(
+    (plan) =>
+      new Promise<ShardResult>((resolve, reject) => {
+        const input: WorkerInput = { plan: { ...plan, startAt }, scenario, target: info, ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}) };
+        const w = new Worker(entry, { workerData: input, execArgv, eval: isEval });
+        let done = false;
+        const onAbort = () => w.postMessage({ type: 'abort' });
+        options.signal?.addEventListener('abort', onAbort, { once: true });
+        w.on('message', (m: { type: string; progress?: ShardProgress; result?: ShardResult; code?: string; message?: string }) => {
+          if (m.type === 'progress' && m.progress) progress.update(plan.shard, m.progress);
+          else if (m.type === 'result' && m.result) {
+            done = true;
+            resolve(m.result);
+            // Its work is done: nothing it still holds (keep-alive sockets, the port) may keep the run alive.
+            void w.terminate();
+          } else if (m.type === 'error') {
+            done = true;
+            reject(new IdsyncError('fleet_worker_failed', `worker ${plan.shard}: ${m.code}: ${m.message}`));
+          }
+        });
+        w.on('error', (err) => {
+          done = true;
+          reject(new IdsyncError('fleet_worker_failed', `worker ${plan.shard}: ${err.message}`, { cause: err }));
+        });
+        w.on('exit', (code) => {
+          options.signal?.removeEventListener('abort', onAbort);
+          if (!done) reject(new IdsyncError('fleet_worker_failed', `worker ${plan.shard} exited (${code}) without results`));
+        });
+      }),
+  );
+  return Promise.all(running);
+}
+
+interface ProgressMerger {
+  update(shard: number, p: ShardProgress): void;
+}
+
+function progressMerger(shards: number, onProgress?: (p: FleetProgress) => void): ProgressMerger {
+  const latest = new Array<ShardProgress | undefined>(shards);
+  const started = Date.now();
+  let last = 0;
+  return {
+    update(shard, p) {
+      latest[shard] = p;
+      if (!onProgress) return;
+      const now = Date.now();
+      if (now - last < 400) return;
+      last = now;
+      const total = latencyHistogram();
+      let completed = 0;
+      let failed = 0;
+      for (const s of latest) {
+        if (!s) continue;
+        completed += s.completed;
+        failed += s.failed;
+        total.add(s.total);
+      }
+      const elapsedMs = now - started;
+      onProgress({ completed, failed, elapsedMs, flowsPerSecond: completed / Math.max(0.001, elapsedMs / 1000), p99Ms: total.percentile(99) });
+    },
+  };
+}
+
+function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, workers: number, target: FleetTarget, setupStarted: number): FleetResult {
+  const histograms: Record<string, LatencyHistogram> = {};
+  const errors: Record<string, number> = {};
+  const errorSamples: Record<string, string> = {};
+  const timeline = { completed: [] as number[], failed: [] as number[] };
+  const add = (into: number[], from: number[]) => from.forEach((v, i) => (into[i] = (into[i] ?? 0) + v));
+  let completed = 0;
+  let failed = 0;
+  let idleWallets = 0;
+  let idleBytes = 0;
+  for (const r of results) {
+    completed += r.completed;
+    failed += r.failed;
+    for (const [step, enc] of Object.entries(r.histograms)) (histograms[step] ??= latencyHistogram()).add(decodeHistogram(enc));
+    for (const [code, n] of Object.entries(r.errors)) errors[code] = (errors[code] ?? 0) + n;
+    Object.assign(errorSamples, { ...r.errorSamples, ...errorSamples });
+    add(timeline.completed, r.timeline.completed);
+    add(timeline.failed, r.timeline.failed);
+    idleWallets += r.idle.wallets;
+    idleBytes += r.idle.bytes;
+  }
+  for (const series of [timeline.completed, timeline.failed]) for (let i = 0; i < series.length; i++) series[i] ??= 0;
+  // Seconds before the first flow ended (workers starting, idle wallets made) are not throughput.
+  while (timeline.completed.length && !timeline.completed[0] && !timeline.failed[0]) {
+    timeline.completed.shift();
+    timeline.failed.shift();
+  }
+  const firstStart = Math.min(...results.map((r) => r.firstStartAt));
+  const lastEnd = Math.max(...results.map((r) => r.lastEndAt));
+  const durationMs = Math.max(0, lastEnd - firstStart);
+  const order = [...scenario.steps, 'total'];
+  const steps = Object.fromEntries(
+    order.filter((s) => histograms[s]).map((s) => {
+      const { p50Ms, p90Ms, p99Ms, maxMs } = histograms[s]!.summary();
+      return [s, { p50Ms, p90Ms, p99Ms, maxMs }];
+    }),
+  );
+  const round1 = (x: number) => Math.round(x * 10) / 10;
+  const summary: FleetSummary = {
+    scenario: scenario.name,
+    wallets: completed + failed,
+    workers,
+    completed,
+    failed,
+    durationMs: Math.round(durationMs),
+    flowsPerSecond: round1(completed / Math.max(0.001, durationMs / 1000)),
+    steps,
+    errors,
+    memoryPerWalletKB: idleWallets ? round1(idleBytes / idleWallets / 1024) : null,
+  };
+  return { summary, histograms, timeline, errorSamples, model, setupMs: Math.max(0, firstStart - setupStarted), target: { url: target.url, embedded: target.embedded } };
+}

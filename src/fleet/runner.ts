@@ -1,0 +1,224 @@
+// One thread's share of a fleet run: its wallets run the scenario under the load model, every
+// step's latency goes into an HDR histogram, errors are counted by code, and completions by the
+// second they happened (throughput over time). The same code runs in the coordinating thread
+// (--workers 1) and in each worker thread (worker.ts).
+import { setFlagsFromString, getHeapStatistics } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { toIdsyncError } from '../errors.js';
+import type { ServiceClient } from '../testing/rest-client.js';
+import { latencyHistogram, type LatencyHistogram } from './histogram.js';
+import type { FlowContext, Scenario } from './types.js';
+import type { WalletPool } from './wallet-pool.js';
+
+/** What one thread runs. Indices are global: thread `shard` of `shards` runs i ≡ shard (mod shards). */
+export interface ShardPlan {
+  shard: number;
+  shards: number;
+  model:
+    | { kind: 'closed'; wallets: number; concurrency: number }
+    | { kind: 'open'; ratePerSecond: number; durationMs: number; rampMs: number };
+  /** Epoch ms (Date.now) all threads count from: the timeline's zero. */
+  startAt: number;
+  /** Distinguishes this run's user ids from earlier runs' on the same service. */
+  runId: string;
+  timeoutMs: number;
+  /** Wallets made before the flows and measured idle (the closed model makes all of its own). */
+  idleSample: number;
+}
+
+export interface ShardProgress {
+  completed: number;
+  failed: number;
+  /** The total histogram so far, encoded (the coordinator merges them for p99 so far). */
+  total: string;
+}
+
+export interface ShardResult {
+  completed: number;
+  failed: number;
+  /** Encoded HDR histograms by step, `total` included. */
+  histograms: Record<string, string>;
+  errors: Record<string, number>;
+  /** One message per error code (the first seen), for the report. */
+  errorSamples: Record<string, string>;
+  /** Completions and failures per second since startAt. */
+  timeline: { completed: number[]; failed: number[] };
+  /** Idle wallets measured: how many, and the heap (+ external) they added. */
+  idle: { wallets: number; bytes: number };
+  /** When this thread's first flow started and its last one ended (epoch ms). */
+  firstStartAt: number;
+  lastEndAt: number;
+}
+
+/**
+ * Lets this process collect garbage on demand (for the idle-memory figure). Called once in the
+ * coordinating thread before any worker starts: V8's flags are process-wide, and changing them
+ * while other threads run is unsafe, so workers only use what their isolate was created with.
+ */
+export function exposeGc(): void {
+  if (typeof (globalThis as { gc?: unknown }).gc === 'function') return;
+  try {
+    setFlagsFromString('--expose-gc');
+  } catch {
+    // no figure then
+  }
+}
+
+let gcFn: (() => void) | undefined | null;
+/** A full GC when the runtime allows it, else nothing. */
+function collect(): void {
+  if (gcFn === undefined) {
+    const own = (globalThis as { gc?: unknown }).gc;
+    try {
+      gcFn = typeof own === 'function' ? (own as () => void) : (runInNewContext('gc') as () => void);
+    } catch {
+      gcFn = null;
+    }
+  }
+  gcFn?.();
+  gcFn?.();
+}
+
+function heapBytes(): number {
+  collect();
+  const h = getHeapStatistics();
+  return h.used_heap_size + h.external_memory;
+}
+
+export async function runShard(
+  plan: ShardPlan,
+  deps: { scenario: Scenario; pool: WalletPool; client: ServiceClient; serviceDid: string; onProgress?: (p: ShardProgress) => void; signal?: AbortSignal },
+): Promise<ShardResult> {
+  const { scenario, pool, client, serviceDid } = deps;
+  const signal = deps.signal ?? new AbortController().signal;
+  const hist = new Map<string, LatencyHistogram>([...scenario.steps, 'total'].map((s) => [s, latencyHistogram()]));
+  const errors: Record<string, number> = {};
+  const errorSamples: Record<string, string> = {};
+  const timeline = { completed: [] as number[], failed: [] as number[] };
+  let completed = 0;
+  let failed = 0;
+  let firstStartAt = Infinity;
+  let lastEndAt = 0;
+  const bump = (series: number[], at: number) => {
+    const s = Math.max(0, Math.floor((at - plan.startAt) / 1000));
+    while (series.length <= s) series.push(0);
+    series[s]! += 1;
+  };
+
+  const mine: number[] = [];
+  if (plan.model.kind === 'closed') for (let i = plan.shard; i < plan.model.wallets; i += plan.shards) mine.push(i);
+
+  // Idle wallets: made before any flow, measured, then used by the first flows.
+  const sample = plan.model.kind === 'closed' ? mine : Array.from({ length: plan.idleSample }, (_, k) => plan.shard + k * plan.shards);
+  const before = heapBytes();
+  for (const i of sample) {
+    if (signal.aborted) break;
+    await pool.wallet(i);
+  }
+  const grown = sample.length ? heapBytes() - before : 0;
+  // Garbage of earlier work collected meanwhile can make the difference negative: no figure then.
+  const idle = grown > 0 ? { wallets: sample.length, bytes: grown } : { wallets: 0, bytes: 0 };
+
+  const flow = async (index: number): Promise<void> => {
+    const startedAt = Date.now();
+    firstStartAt = Math.min(firstStartAt, startedAt);
+    const t0 = performance.now();
+    try {
+      const wallet = await pool.wallet(index);
+      const ctx: FlowContext = {
+        index,
+        userId: `fleet-${plan.runId}-${index}`,
+        wallet,
+        client,
+        serviceDid,
+        timeoutMs: plan.timeoutMs,
+        signal,
+        async step(name, fn) {
+          const s = performance.now();
+          const value = await fn();
+          (hist.get(name) ?? hist.set(name, latencyHistogram()).get(name)!).record(performance.now() - s);
+          return value;
+        },
+      };
+      await scenario.run(ctx);
+      hist.get('total')!.record(performance.now() - t0);
+      completed += 1;
+      bump(timeline.completed, Date.now());
+    } catch (err) {
+      const e = toIdsyncError(err);
+      const reason = (e.details as { reason?: unknown } | undefined)?.reason;
+      const code = typeof reason === 'string' && e.code === 'fleet_flow_failed' ? `${e.code}:${reason}` : e.code;
+      errors[code] = (errors[code] ?? 0) + 1;
+      errorSamples[code] ??= e.message.slice(0, 300);
+      failed += 1;
+      bump(timeline.failed, Date.now());
+    } finally {
+      lastEndAt = Math.max(lastEndAt, Date.now());
+      // A finished holder's wallet is let go: a fleet's memory is its idle and running wallets.
+      await pool.release(index);
+    }
+  };
+
+  let ticker: NodeJS.Timeout | undefined;
+  if (deps.onProgress) {
+    const report = () => deps.onProgress!({ completed, failed, total: hist.get('total')!.encode() });
+    ticker = setInterval(report, 500);
+    ticker.unref();
+  }
+  try {
+    if (plan.model.kind === 'closed') {
+      const queue = mine[Symbol.iterator]();
+      const lanes = Math.max(1, Math.ceil(plan.model.concurrency / plan.shards));
+      await Promise.all(
+        Array.from({ length: lanes }, async () => {
+          for (let next = queue.next(); !next.done && !signal.aborted; next = queue.next()) await flow(next.value);
+        }),
+      );
+    } else {
+      await openArrivals(plan, plan.model, flow, signal);
+    }
+  } finally {
+    if (ticker) clearInterval(ticker);
+  }
+  deps.onProgress?.({ completed, failed, total: hist.get('total')!.encode() });
+  return {
+    completed,
+    failed,
+    histograms: Object.fromEntries([...hist].map(([k, h]) => [k, h.encode()])),
+    errors,
+    errorSamples,
+    timeline,
+    idle,
+    firstStartAt: Number.isFinite(firstStartAt) ? firstStartAt : plan.startAt,
+    lastEndAt: lastEndAt || Date.now(),
+  };
+}
+
+/**
+ * The open model: arrivals at `ratePerSecond` (all threads together), rising linearly from 0
+ * over `rampMs`, for `durationMs`; each arrival starts a flow at once, however many are still
+ * running (that is what makes the model open). This thread takes every `shards`-th arrival.
+ * Resolves when every flow it started has ended.
+ */
+async function openArrivals(plan: ShardPlan, m: { ratePerSecond: number; durationMs: number; rampMs: number }, flow: (i: number) => Promise<void>, signal: AbortSignal): Promise<void> {
+  const rate = m.ratePerSecond / 1000; // per ms
+  const ramp = Math.min(m.rampMs, m.durationMs);
+  // Arrivals by time t (ms): the integral of the rate.
+  const arrivalsBy = (t: number) => (t <= ramp ? (rate * t * t) / (2 * ramp || 1) : (rate * ramp) / 2 + rate * (t - ramp));
+  const timeOf = (k: number) => {
+    const rampArrivals = (rate * ramp) / 2;
+    return k <= rampArrivals && ramp > 0 ? Math.sqrt((2 * ramp * k) / rate) : ramp + (k - rampArrivals) / rate;
+  };
+  const total = Math.floor(arrivalsBy(m.durationMs));
+  const running = new Set<Promise<void>>();
+  // Arrivals count from now (after the idle wallets were made), not from the run's start.
+  const t0 = performance.now();
+  for (let k = plan.shard; k < total && !signal.aborted; k += plan.shards) {
+    const due = t0 + timeOf(k + 1);
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise<void>((resolve) => setTimeout(resolve, wait));
+    const p = flow(k).finally(() => running.delete(p));
+    running.add(p);
+  }
+  await Promise.all(running);
+}

@@ -1,0 +1,119 @@
+// The simulated wallets of one thread: each a real holder wallet (its own did:ion, keys, store,
+// router and protocols), made cheap to keep by what they share: one HTTP server whose paths are
+// their inbound endpoints (/w/<n>), one fetch with one connection pool, one resolver and its
+// cache for the service's did:web, and a light store each (plain Maps, store/light-store.ts)
+// instead of a LevelDB. Stores and sublevels open on first use, so an idle wallet is its DID,
+// its keys and its agent's closures.
+import { createResolver } from '../did/resolver.js';
+import { startHttpEndpoint, type HttpEndpoint } from '../didcomm/transport/http.js';
+import type { EnvelopeEngine } from '../didcomm/types.js';
+import { IdsyncError } from '../errors.js';
+import { connectGuard } from '../net/connect-guard.js';
+import { guardedFetch, type GuardedFetch } from '../net/guarded-fetch.js';
+import { openLightStore } from '../store/light-store.js';
+import { DEFAULT_WALLET_ADDRESSES } from '../wallet/addresses.js';
+import { createWallet, type Wallet } from '../wallet/wallet.js';
+
+export interface WalletPoolOptions {
+  envelopeEngine?: EnvelopeEngine;
+  /** Address of the shared inbound server (default 127.0.0.1). */
+  host?: string;
+  /** The service's URL: plain http to it is allowed for status lists and did:web (a twin on another host). */
+  serviceUrl?: string;
+  /** Private addresses allowed (a service on a LAN). */
+  allowPrivate?: boolean;
+}
+
+export interface WalletPool {
+  /** The wallet numbered `index`, made (DID created) on first ask. */
+  wallet(index: number): Promise<Wallet>;
+  /** Forgets a wallet (its memory goes with it). */
+  release(index: number): Promise<void>;
+  readonly size: number;
+  close(): Promise<void>;
+}
+
+export async function startWalletPool(options: WalletPoolOptions = {}): Promise<WalletPool> {
+  const wallets = new Map<number, Wallet>();
+  const making = new Map<number, Promise<Wallet>>();
+  const guard = connectGuard({ ...DEFAULT_WALLET_ADDRESSES, ...(options.allowPrivate ? { allowPrivate: true } : {}) });
+  const fetch: GuardedFetch = guardedFetch(guard);
+  const serviceHost = options.serviceUrl ? new URL(options.serviceUrl).hostname : undefined;
+  const allowHttpHosts = ['localhost', '127.0.0.1', ...(serviceHost ? [serviceHost] : [])];
+  // did:web of the service, resolved once for all the pool's wallets (did:ion resolves offline in
+  // each). The cache keeps results; concurrent first resolutions share one request too, or a
+  // fleet starting at once would fetch the service's did.json once per wallet.
+  const cached = createResolver({ fetch, webAllowHttpHosts: allowHttpHosts });
+  const inFlight = new Map<string, ReturnType<typeof cached.resolve>>();
+  const resolver = {
+    resolve(did: string) {
+      let p = inFlight.get(did);
+      if (!p) {
+        p = cached.resolve(did).finally(() => inFlight.delete(did));
+        inFlight.set(did, p);
+      }
+      return p;
+    },
+  };
+  const server: HttpEndpoint = await startHttpEndpoint({
+    host: options.host ?? '127.0.0.1',
+    port: 0,
+    path: '/w',
+    handler: async () => {
+      throw new IdsyncError('not_found', 'messages go to /w/<wallet>');
+    },
+    handlerFor: (sub) => {
+      const w = /^\d+$/.test(sub) ? wallets.get(Number(sub)) : undefined;
+      return w ? (packed, info) => w.receive(packed, info) : undefined;
+    },
+  });
+
+  const make = async (index: number): Promise<Wallet> => {
+    const w = createWallet({
+      store: openLightStore(),
+      endpoint: `${server.url}/${index}`,
+      fetch,
+      resolver,
+      statusListLimits: { allowHttpHosts },
+      // DIDCOMM invitations (issuance scenario) are accepted as they arrive; offers and proof
+      // requests are answered at once (the default).
+      policy: { invitations: 'auto' },
+      ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
+    });
+    wallets.set(index, w);
+    try {
+      await w.init();
+    } catch (err) {
+      wallets.delete(index);
+      throw err;
+    }
+    return w;
+  };
+
+  return {
+    async wallet(index) {
+      const w = wallets.get(index);
+      if (w?.initialized) return w;
+      let p = making.get(index);
+      if (!p) {
+        p = make(index).finally(() => making.delete(index));
+        making.set(index, p);
+      }
+      return p;
+    },
+    async release(index) {
+      const w = wallets.get(index);
+      wallets.delete(index);
+      await w?.close();
+    },
+    get size() {
+      return wallets.size;
+    },
+    async close() {
+      for (const w of wallets.values()) await w.close().catch(() => undefined);
+      wallets.clear();
+      await server.close();
+      await fetch.close();
+    },
+  };
+}

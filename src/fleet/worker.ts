@@ -1,0 +1,36 @@
+// A fleet worker thread: one event loop running its share of the wallets (runner.ts) against the
+// target, posting progress every half second and its results (encoded HDR histograms) at the end.
+import { parentPort, workerData } from 'node:worker_threads';
+import { toIdsyncError } from '../errors.js';
+import { runShard } from './runner.js';
+import { loadScenario, type ScenarioRef } from './scenario-ref.js';
+import { clientFor } from './target-info.js';
+import type { WorkerInput } from './fleet.js';
+import { startWalletPool } from './wallet-pool.js';
+
+async function main(input: WorkerInput): Promise<void> {
+  const scenario = await loadScenario(input.scenario as ScenarioRef);
+  const pool = await startWalletPool({ ...(input.envelopeEngine ? { envelopeEngine: input.envelopeEngine } : {}), serviceUrl: input.target.url });
+  const stop = new AbortController();
+  parentPort!.on('message', (m: { type?: string }) => {
+    if (m?.type === 'abort') stop.abort();
+  });
+  try {
+    const result = await runShard(input.plan, {
+      scenario,
+      pool,
+      client: clientFor(input.target),
+      serviceDid: input.target.did,
+      signal: stop.signal,
+      onProgress: (p) => parentPort!.postMessage({ type: 'progress', progress: p }),
+    });
+    parentPort!.postMessage({ type: 'result', result });
+  } finally {
+    await pool.close();
+  }
+}
+
+main(workerData as WorkerInput).catch((err) => {
+  const e = toIdsyncError(err);
+  parentPort!.postMessage({ type: 'error', code: e.code, message: e.message });
+});

@@ -1,0 +1,61 @@
+// `idsync fleet` from the command line: in-process for the flags, one child process for a run
+// sharded over two worker threads (the merge across threads), ending with the --json document.
+import { describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/program.js';
+import type { CliIo } from '../../src/cli/output.js';
+import { runCli } from '../cli/run-cli.js';
+
+function io() {
+  const out = { stdout: '', stderr: '' };
+  const cli: CliIo = { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), readStdin: async () => '' };
+  return { cli, out };
+}
+
+describe('idsync fleet', () => {
+  it('runs in this thread with --workers 1: the table, and the --json document as the last line', async () => {
+    const a = io();
+    expect(await run(['fleet', '--scenario', 'connect', '--wallets', '2', '--workers', '1'], a.cli)).toBe(0);
+    expect(a.out.stdout).toMatch(/^fleet connect: closed model: 2 wallets, 2 at a time, 1 worker, embedded twin/);
+    expect(a.out.stdout).toMatch(/\n {2}connect +[\d.]+ m?s/);
+    expect(a.out.stdout).toMatch(/memory per idle wallet: [\d.]+ KB/);
+    const b = io();
+    expect(await run(['fleet', '--scenario', 'sync', '--wallets', '2', '--workers', '1', '--json', '--no-progress'], b.cli)).toBe(0);
+    const lines = b.out.stdout.trim().split('\n');
+    const doc = JSON.parse(lines[lines.length - 1]!);
+    expect(doc).toMatchObject({ scenario: 'sync', wallets: 2, workers: 1, completed: 2, failed: 0, errors: {} });
+    expect(Object.keys(doc.steps)).toEqual(['connect', 'authenticate', 'issue', 'total']);
+    expect(b.out.stderr).toBe('');
+  }, 60_000);
+
+  it('refuses mixed load models and unknown scenarios as usage errors (exit 2)', async () => {
+    for (const args of [
+      ['--rate', '5', '--wallets', '10'],
+      ['--wallets', '10', '--duration', '5s'],
+      ['--scenario', 'nope'],
+      ['--workers', '0'],
+      ['--channel', 'SMS', '--scenario', 'issuance'],
+    ]) {
+      const a = io();
+      expect(await run(['fleet', ...args], a.cli), args.join(' ')).toBe(2);
+      expect(a.out.stderr).toMatch(/^idsync: invalid_argument: /);
+    }
+    const a = io();
+    const saved = { ...process.env };
+    delete process.env.IDSYNC_CLIENT_ID;
+    try {
+      expect(await run(['fleet', '--service', 'http://127.0.0.1:1'], a.cli)).toBe(2);
+    } finally {
+      Object.assign(process.env, saved);
+    }
+    expect(a.out.stderr).toMatch(/^idsync: invalid_config: .*IDSYNC_CLIENT_ID/);
+  });
+
+  it('shards over worker threads and merges their histograms (a child process, two workers)', async () => {
+    const r = await runCli(['fleet', '--scenario', 'connect', '--wallets', '4', '--concurrency', '4', '--workers', '2', '--json', '--no-progress']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(doc).toMatchObject({ scenario: 'connect', wallets: 4, workers: 2, completed: 4, failed: 0 });
+    expect(doc.steps.total.p50Ms).toBeGreaterThan(0);
+  }, 90_000);
+});
