@@ -51,7 +51,7 @@ describe('idsync fleet', () => {
   });
 
   it('shards over worker threads and merges their histograms (a child process, two workers)', async () => {
-    const r = await runCli(['fleet', '--scenario', 'connect', '--wallets', '4', '--concurrency', '4', '--workers', '2', '--json', '--no-progress']);
+    const r = await runCli(['fleet', '--scenario', 'connect', '--wallets', '4', '--concurrency', '4', '--workers', '2', '--json', '--no-progress'], { process: true });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout.trim().split('\n').pop()!);

@@ -78,7 +78,7 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
   if (channel !== 'DIDCOMM' && channel !== 'EMAIL') throw usageError('invalid_argument', `--channel must be DIDCOMM or EMAIL: ${o.channel}`);
   const workers = o.workers === 'auto' ? 'auto' : positiveInt('--workers', o.workers);
   const model = loadModel(o);
-  const service = serviceFrom(o.service, deps.env ?? process.env);
+  const service = serviceFrom(o.service, deps.env ?? deps.io.env ?? process.env);
   const out = deps.output(Boolean(o.json));
   const total = model.kind === 'closed' ? model.wallets : undefined;
   const tty = (process.stderr as { isTTY?: boolean }).isTTY === true;
