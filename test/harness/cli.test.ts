@@ -66,6 +66,8 @@ describe('idsync conformance run', () => {
     const r = await cli(['conformance', 'run', '--target', 'did:example:x', '--suite', 'nope']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^idsync: invalid_argument: unknown suite nope/);
+    const junk = await cli(['conformance', 'run', '--target', 'junk']);
+    expect(junk).toEqual({ code: 2, out: '', err: 'idsync: invalid_argument: --target must be a DID or an out-of-band invitation URL: junk\n' });
   });
 
   it('across processes: `idsync service` passes every case run by another `idsync` process', async () => {

@@ -49,6 +49,8 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
       if (holder && opts.target) throw usageError('conflicting_option', `--role ${role} takes no --target: the agent under test is whoever accepts the invitation`);
       if (!holder && !opts.target) throw usageError('missing_mandatory_option_value', "required option '--target <did|url>' not specified (or use --role holder|prover)");
       const invitee = /^https?:\/\//i.test(opts.target ?? '');
+      // The same rule runConformance applies, checked before anything is printed: a usage error (exit 2).
+      if (!holder && !invitee && !opts.target!.startsWith('did:')) throw usageError('invalid_argument', `--target must be a DID or an out-of-band invitation URL: ${opts.target}`);
       const acceptTimeoutMs = Number(opts.acceptTimeout);
       if (!Number.isInteger(acceptTimeoutMs) || acceptTimeoutMs < 1) throw usageError('invalid_argument', `--accept-timeout must be a positive whole number of milliseconds: ${opts.acceptTimeout}`);
       const timeoutMs = Number(opts.timeout);
