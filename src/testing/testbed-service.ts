@@ -7,6 +7,7 @@ import type { Transport } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { fencedStore, type FencedStore } from './fenced-store.js';
+import { fencedTransport } from './fenced-transport.js';
 import { startServiceTwin, type ServiceTwin, type StartTwinOptions } from './service-twin.js';
 
 export interface ServiceParty {
@@ -50,14 +51,7 @@ export async function startServiceParty(
     fence = fencedStore(store);
     const mine = ++generation;
     // A crashed generation sends nothing more, whatever it still had in flight.
-    const alive = (t: Transport): Transport => ({
-      schemes: t.schemes,
-      async send(endpoint, packed, o) {
-        if (mine !== generation || crashed) throw new IdsyncError('transport_unreachable', 'the sending process crashed');
-        return t.send(endpoint, packed, o);
-      },
-      close: async () => t.close?.(),
-    });
+    const alive = (t: Transport): Transport => fencedTransport(t, () => mine === generation && !crashed);
     const wrap = hooks.wrapTransport;
     const t = await startServiceTwin({
       ...options,

@@ -10,6 +10,7 @@ import type { WalletPolicy } from '../wallet/policies.js';
 import { createWallet, type Wallet } from '../wallet/wallet.js';
 import type { WalletOptions } from '../wallet/options.js';
 import { fencedStore, type FencedStore } from './fenced-store.js';
+import { fencedTransport } from './fenced-transport.js';
 
 export type WalletMode = 'endpoint' | 'pickup' | 'live';
 
@@ -61,14 +62,7 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
   async function boot(): Promise<Wallet> {
     fence = fencedStore(store);
     const mine = ++generation;
-    const alive = (t: Transport): Transport => ({
-      schemes: t.schemes,
-      async send(endpoint, packed, o) {
-        if (mine !== generation || crashed) throw new IdsyncError('transport_unreachable', 'the sending process crashed');
-        return t.send(endpoint, packed, o);
-      },
-      close: async () => t.close?.(),
-    });
+    const alive = (t: Transport): Transport => fencedTransport(t, () => mine === generation && !crashed);
     const network = host.network;
     const w = createWallet({
       store: fence,
