@@ -217,14 +217,19 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   issue.owners.sync = sync.owner;
   issue.owners.workflow = workflows.owner;
 
-  /** No answer before the deadline (resend.ts): the thread's sync or workflow fails `unanswered`. */
-  async function givenUp(record: ResendRecord): Promise<void> {
-    const claimed = await core.lock(`thread:${record.thid}`, async () => {
-      const fresh = await threads.get(record.thid);
+  /** Marks an open thread abandoned, under its lock; the thread as it was, or undefined if it had already ended. */
+  async function abandonThread(thid: string) {
+    return core.lock(`thread:${thid}`, async () => {
+      const fresh = await threads.get(thid);
       if (!fresh || fresh.state === 'done' || fresh.state === 'abandoned') return undefined;
       await threads.put({ ...fresh, state: 'abandoned' });
       return fresh;
     });
+  }
+
+  /** No answer before the deadline (resend.ts): the thread's sync or workflow fails `unanswered`. */
+  async function givenUp(record: ResendRecord): Promise<void> {
+    const claimed = await abandonThread(record.thid);
     if (!claimed) return;
     events.emit('thread-given-up', { thid: claimed.thid, kind: claimed.kind, owner: claimed.owner });
     const detail = `no answer to ${String(record.out?.message.type ?? 'our message')} before the deadline`;
@@ -239,12 +244,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     const problem = parseProblemReport(ctx.message);
     const thread = await threads.get(problem.pthid);
     if (!thread || !ctx.sender || !sameDid(ctx.sender, thread.peer)) return;
-    const claimed = await core.lock(`thread:${thread.thid}`, async () => {
-      const fresh = await threads.get(thread.thid);
-      if (!fresh || fresh.state === 'done' || fresh.state === 'abandoned') return undefined;
-      await threads.put({ ...fresh, state: 'abandoned' });
-      return fresh;
-    });
+    const claimed = await abandonThread(thread.thid);
     if (!claimed) return;
     const failure = failureOf(problem.code);
     if (claimed.kind === 'auth') await sync.authAbandoned(claimed, failure, problem.code);
