@@ -67,6 +67,10 @@ async function outcome<T>(p: Promise<T>): Promise<{ ok: T } | { code: string }> 
   }
 }
 
+// A fixed seed keeps `npm test` reproducible (a full-suite run once hung in this file, under a random
+// seed no one saw); FUZZ_SEED picks another for longer hunts.
+const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
+
 describe('engine properties (fast-check)', () => {
   it('what one engine packs the other unpacks to the same message and metadata, or both refuse alike', async () => {
     await fc.assert(
@@ -88,7 +92,7 @@ describe('engine properties (fast-check)', () => {
         expect(theirs.message.id).toBe(m.id);
         expect(withoutNotes(theirs.metadata)).toEqual(withoutNotes(ours.metadata));
       }),
-      { numRuns: 60 },
+      { numRuns: 60, seed: SEED },
     );
   });
 
@@ -114,7 +118,7 @@ describe('engine properties (fast-check)', () => {
           expect(metadata.encryptedToKids).toEqual(bob.agreementKids.filter((_, i) => s.recipients[i] === curve));
         }
       }),
-      { numRuns: 40 },
+      { numRuns: 40, seed: SEED },
     );
   });
 
@@ -149,7 +153,7 @@ describe('engine properties (fast-check)', () => {
         const got = await outcome(unpack(mangled, ctx(bob, 'native')));
         if ('code' in got) expect(CODES, got.code).toContain(got.code);
       }),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300), seed: SEED },
     );
   });
 });
