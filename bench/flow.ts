@@ -11,8 +11,12 @@
 // Run: npm run bench:flow   (node --import tsx bench/flow.ts)
 // Options (argv or env): --quick (BENCH_QUICK=1) CI-sized; --runs N (BENCH_RUNS);
 // --wallets 100,1000 (BENCH_WALLETS; 0 skips); --format ldp|jwt (BENCH_FORMAT);
-// --engines native,didcomm-node (BENCH_ENGINES); --json: the last line is one JSON document
+// --engines native,didcomm-node (BENCH_ENGINES); --profile FILE: a V8 CPU profile of the measured
+// single flows only (each flow's own wall time, not wallet creation or the crypto floor), the runs'
+// profiles merged into one .cpuprofile; --json: the last line is one JSON document
 // {"flow": {"<engine>": {medianMs, p90Ms, cryptoFloorMs, …}}, "concurrent": [...]}.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -36,6 +40,7 @@ const format = (arg('format') ?? process.env.BENCH_FORMAT ?? 'ldp') as 'ldp' | '
 const engines = (arg('engines') ?? process.env.BENCH_ENGINES ?? ENVELOPE_ENGINES.join(',')).split(',').filter(Boolean) as EnvelopeEngine[];
 for (const e of engines) if (!ENVELOPE_ENGINES.includes(e)) throw new Error(`--engines: unknown engine ${e}`);
 const json = argv.includes('--json');
+const profileFile = arg('profile');
 const WARMUP = quick ? 2 : 3;
 const DATAPOINTS = { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10', nationality: 'GB', emailAddress: 'ada@example.com' };
 // A guard for the system's own waits; 1,000 flows at once take minutes, not seconds.
@@ -103,6 +108,53 @@ async function cryptoFloor(bed: Testbed, envelopes: { message: PlainMessage; fro
 }
 let floorHolder: ReturnType<typeof createIonDid> | undefined;
 let floorHolderDoc: ReturnType<typeof resolveIonLongForm> | undefined;
+
+// --- profiling the flows alone ---------------------------------------------------------------
+interface ProfileNode { id: number; callFrame: unknown; children?: number[]; [k: string]: unknown }
+interface Profile { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] }
+
+/** Profiles `f` on its own; the profiles of many calls merge into one (merged()). */
+function flowProfiler() {
+  const session = new Session();
+  session.connect();
+  const parts: Profile[] = [];
+  let started = false;
+  return {
+    async run<T>(f: () => Promise<T>): Promise<T> {
+      if (!started) {
+        await session.post('Profiler.enable');
+        await session.post('Profiler.setSamplingInterval', { interval: 200 });
+        started = true;
+      }
+      await session.post('Profiler.start');
+      try {
+        return await f();
+      } finally {
+        const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: Profile };
+        parts.push(profile);
+      }
+    },
+    /** One profile whose root has each run's tree under it (node ids renumbered), time summed. */
+    merged(): Profile {
+      const nodes: ProfileNode[] = [{ id: 1, callFrame: { functionName: '(root)', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 }, hitCount: 0, children: [] }];
+      const samples: number[] = [];
+      const timeDeltas: number[] = [];
+      let next = 2;
+      let duration = 0;
+      for (const p of parts) {
+        const ids = new Map(p.nodes.map((n) => [n.id, next++]));
+        for (const n of p.nodes) nodes.push({ ...n, id: ids.get(n.id)!, children: (n.children ?? []).map((c) => ids.get(c)!) });
+        nodes[0]!.children!.push(ids.get(p.nodes[0]!.id)!);
+        samples.push(...p.samples.map((s) => ids.get(s)!));
+        timeDeltas.push(...p.timeDeltas.map((d, i) => (i === 0 ? 0 : d)));
+        duration += p.endTime - p.startTime;
+      }
+      return { nodes, startTime: 0, endTime: duration, samples, timeDeltas };
+    },
+    close: () => session.disconnect(),
+  };
+}
+const profiler = profileFile ? flowProfiler() : undefined;
 
 // --- progress on stderr ----------------------------------------------------------------------
 function progress(label: string, total: number) {
@@ -176,7 +228,8 @@ async function singleFlows(): Promise<Record<string, Single>> {
         const engine = engines[(i + k) % engines.length]!;
         const bed = beds.get(engine)!;
         const wallet = await bed.addWallet();
-        const flow = await syncFlow(bed, wallet, `single-${engine}-${i}`);
+        const run = () => syncFlow(bed, wallet, `single-${engine}-${i}`);
+        const flow = profiler && i >= WARMUP ? await profiler.run(run) : await run();
         const floor = await cryptoFloor(bed, await flowEnvelopes(wallet), engine);
         if (i >= WARMUP) {
           const r = out[engine]!;
@@ -235,6 +288,10 @@ async function concurrentFlows(n: number) {
 // --- main ------------------------------------------------------------------------------------
 const t0 = performance.now();
 const single = await singleFlows();
+if (profiler) {
+  writeFileSync(profileFile!, JSON.stringify(profiler.merged()));
+  profiler.close();
+}
 const concurrent = [];
 for (const n of walletCounts) concurrent.push(await concurrentFlows(n));
 

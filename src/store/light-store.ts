@@ -1,15 +1,22 @@
-// A store kept in plain Maps, for many short-lived agents in one process (simulated wallets in a
-// fleet): the same contract as openStore() in memory (store.ts; test/store/store-contract.ts),
-// without a LevelDB per agent. A memory-level database and its sublevels cost tens of KB each
-// (transcoders, hooks, queues, a red-black tree), which is most of an idle wallet; this costs a
-// Map per collection used. Values are kept as JSON text, so what is read is a copy, as from
-// LevelDB, and encodes exactly as there.
+// A store kept in plain Maps: what openStore() gives without a folder (tests, testbeds, the fleet's
+// service and its simulated wallets). The same contract as the on-disk LevelDB
+// (test/store/store-contract.ts), without a LevelDB in memory: a memory-level database and its
+// sublevels cost tens of KB each (transcoders, hooks, queues, a red-black tree), which was most of
+// an idle wallet, and their machinery (sublevel prefixes, deferred open, hooks, a promise per
+// layer) cost more CPU than the JSON of the values in a sync flow. This costs a Map per
+// collection used. Values are kept as JSON text, so what is read is a copy, as from LevelDB, and
+// encodes exactly as there.
 import { IdsyncError } from '../errors.js';
 import { COLLECTION_NAME, keyBounds, type BatchOp, type Collection, type Entry, type ListOptions, type Store } from './store.js';
 
 class LightCollection<T> implements Collection<T> {
   readonly data = new Map<string, string>();
-  /** Keys in order, made again on the next listing after a key was added or removed. */
+  /**
+   * Keys in order, made at the first listing and kept in order from then on (a binary search per
+   * key added or removed): a collection that is only read and written by key never sorts, and a
+   * listing costs a search and a slice, not a pass over every key. Code-unit order is LevelDB's
+   * byte order for the BMP text our keys are (store.ts range()).
+   */
   private sorted?: string[];
 
   constructor(readonly name: string, private readonly open: () => void) {}
@@ -31,27 +38,29 @@ class LightCollection<T> implements Collection<T> {
   }
 
   set(key: string, text: string): void {
-    if (!this.data.has(key)) this.sorted = undefined;
+    if (this.sorted && !this.data.has(key)) {
+      const s = this.sorted;
+      // Keys made of times and counters mostly arrive in order: append without a search.
+      if (s.length === 0 || key > s[s.length - 1]!) s.push(key);
+      else s.splice(lowerBound(s, key), 0, key);
+    }
     this.data.set(key, text);
   }
 
   remove(key: string): void {
-    if (this.data.delete(key)) this.sorted = undefined;
+    if (this.data.delete(key) && this.sorted) this.sorted.splice(lowerBound(this.sorted, key), 1);
   }
 
   private keys(options: ListOptions): string[] {
     this.open();
-    // Code-unit order is LevelDB's byte order for the BMP text our keys are (store.ts range()).
-    this.sorted ??= [...this.data.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const s = (this.sorted ??= [...this.data.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
     const { lower, upper } = keyBounds(options);
-    let keys = this.sorted.filter(
-      (k) =>
-        (!lower || (lower.op === 'gt' ? k > lower.key : k >= lower.key)) &&
-        (!upper || (upper.op === 'lt' ? k < upper.key : k <= upper.key)),
-    );
-    if (options.reverse) keys = keys.reverse();
-    if (options.limit !== undefined && options.limit >= 0) keys = keys.slice(0, options.limit);
-    return keys;
+    const from = !lower ? 0 : lower.op === 'gt' ? upperBound(s, lower.key) : lowerBound(s, lower.key);
+    const to = !upper ? s.length : upper.op === 'lt' ? lowerBound(s, upper.key) : upperBound(s, upper.key);
+    if (to <= from) return [];
+    const limit = options.limit !== undefined && options.limit >= 0 ? options.limit : Infinity;
+    if (options.reverse) return s.slice(Math.max(from, to - limit), to).reverse();
+    return s.slice(from, Math.min(to, from + limit));
   }
 
   async list(options: ListOptions = {}): Promise<Entry<T>[]> {
@@ -61,6 +70,30 @@ class LightCollection<T> implements Collection<T> {
   async count(options: ListOptions = {}): Promise<number> {
     return this.keys(options).length;
   }
+}
+
+/** The first index whose key is >= `key` in sorted `s`. */
+function lowerBound(s: string[], key: string): number {
+  let lo = 0;
+  let hi = s.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (s[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The first index whose key is > `key` in sorted `s`. */
+function upperBound(s: string[], key: string): number {
+  let lo = 0;
+  let hi = s.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (s[mid]! <= key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** JSON text of a value, refused like the json value encoding refuses it. */

@@ -1,9 +1,10 @@
-// The store: one LevelDB (classic-level on disk through `level`, memory-level in tests)
-// holding named, typed collections as sublevels. The only folder that talks to `level`.
+// The store: one LevelDB on disk (classic-level through `level`) holding named, typed collections
+// as sublevels; without a folder, plain Maps with the same contract (light-store.ts). The only
+// folder that talks to `level`.
 import { Level } from 'level';
-import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel, AbstractSublevel } from 'abstract-level';
 import { IdsyncError } from '../errors.js';
+import { openLightStore } from './light-store.js';
 
 export interface ListOptions {
   /** Keys that start with this prefix. */
@@ -44,7 +45,7 @@ export interface Store {
 }
 
 export interface OpenStoreOptions {
-  /** A folder for an on-disk LevelDB; omitted: in memory. */
+  /** A folder for an on-disk LevelDB; omitted: in memory (plain Maps, light-store.ts). */
   path?: string;
 }
 
@@ -210,13 +211,12 @@ class LevelStore implements Store {
 }
 
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
-  const db = (options.path
-    ? new Level<string, unknown>(options.path, { valueEncoding: 'json' })
-    : new MemoryLevel<string, unknown>({ valueEncoding: 'json' })) as unknown as Db;
+  if (!options.path) return openLightStore();
+  const db = new Level<string, unknown>(options.path, { valueEncoding: 'json' }) as unknown as Db;
   try {
     await db.open();
   } catch (err) {
-    throw storeError(err, `open ${options.path ?? 'memory store'}`);
+    throw storeError(err, `open ${options.path}`);
   }
-  return new LevelStore(db, options.path ?? null);
+  return new LevelStore(db, options.path);
 }

@@ -132,6 +132,29 @@ export function storeContract(name: string, makeHarness: () => Promise<StoreHarn
         expect((await c.list({ prefix: 'a1' }))[0]).toEqual({ key: 'a1', value: 1 });
       });
 
+      it('keeps key order through puts and deletes after a listing (appended, inserted, overwritten, removed)', async () => {
+        const c = store.collection<number>('reorder');
+        const batchKey = 'reorder';
+        for (const k of ['m', 'c', 'x']) await c.put(k, 0);
+        const ks = async (o?: Parameters<typeof c.list>[0]) => (await c.list(o)).map((e) => e.key);
+        expect(await ks()).toEqual(['c', 'm', 'x']);
+        await c.put('z', 1); // after the last
+        await c.put('a', 1); // before the first
+        await c.put('n', 1); // in the middle
+        await c.put('m', 2); // overwritten: listed once
+        await c.del('c');
+        await c.del('nope'); // absent: nothing moves
+        await store.batch([
+          { type: 'put', collection: batchKey, key: 'b', value: 3 },
+          { type: 'del', collection: batchKey, key: 'x' },
+        ]);
+        expect(await ks()).toEqual(['a', 'b', 'm', 'n', 'z']);
+        expect(await ks({ gt: 'a', lt: 'z', reverse: true, limit: 2 })).toEqual(['n', 'm']);
+        expect(await ks({ gte: 'm', lte: 'n' })).toEqual(['m', 'n']);
+        expect(await c.count({ gt: 'b' })).toBe(3);
+        expect((await c.list({ prefix: 'm' }))[0]).toEqual({ key: 'm', value: 2 });
+      });
+
       it('intersects a prefix with explicit bounds', async () => {
         const c = store.collection<number>('ranges');
         for (const k of ['a1', 'a2', 'a3', 'b1', 'b2']) await c.put(k, 0);

@@ -1,4 +1,4 @@
-// Runs the store contract against memory-level, the plain-Map light store and an on-disk LevelDB in a temp folder.
+// Runs the store contract against openStore() in memory (plain Maps), openLightStore() and an on-disk LevelDB in a temp folder.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { openLightStore } from '../../src/store/light-store.js';
 import { openStore } from '../../src/store/store.js';
 import { storeContract } from './store-contract.js';
 
-storeContract('memory', async () => ({
+storeContract("memory (openStore() without a folder)", async () => ({
   open: () => openStore(),
   persistent: false,
   exclusive: false,
