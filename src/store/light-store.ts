@@ -7,7 +7,7 @@
 // collection used. Values are kept as JSON text, so what is read is a copy, as from LevelDB, and
 // encodes exactly as there.
 import { IdsyncError } from '../errors.js';
-import { COLLECTION_NAME, keyBounds, type BatchOp, type Collection, type Entry, type ListOptions, type Store } from './store.js';
+import { COLLECTION_NAME, keyBounds, type BatchOp, type Collection, type Entry, type ListOptions, type Store } from './contract.js';
 
 class LightCollection<T> implements Collection<T> {
   readonly data = new Map<string, string>();

@@ -5,86 +5,19 @@ import { Level } from 'level';
 import type { AbstractLevel, AbstractSublevel } from 'abstract-level';
 import { IdsyncError } from '../errors.js';
 import { openLightStore } from './light-store.js';
+import { COLLECTION_NAME, keyBounds, type BatchOp, type Collection, type Entry, type ListOptions, type Store } from './contract.js';
 
-export interface ListOptions {
-  /** Keys that start with this prefix. */
-  prefix?: string;
-  gt?: string;
-  gte?: string;
-  lt?: string;
-  lte?: string;
-  limit?: number;
-  reverse?: boolean;
-}
-
-export interface Entry<T> {
-  key: string;
-  value: T;
-}
-
-export interface Collection<T> {
-  readonly name: string;
-  get(key: string): Promise<T | undefined>;
-  put(key: string, value: T): Promise<void>;
-  del(key: string): Promise<void>;
-  list(options?: ListOptions): Promise<Entry<T>[]>;
-  count(options?: ListOptions): Promise<number>;
-}
-
-export type BatchOp =
-  | { type: 'put'; collection: string; key: string; value: unknown }
-  | { type: 'del'; collection: string; key: string };
-
-export interface Store {
-  /** A typed collection (a sublevel); the same name always gives the same data. */
-  collection<T>(name: string): Collection<T>;
-  /** Several writes across collections, all or nothing. */
-  batch(ops: BatchOp[]): Promise<void>;
-  close(): Promise<void>;
-  readonly location: string | null;
-}
+export { COLLECTION_NAME, keyBounds, type BatchOp, type Collection, type Entry, type KeyBounds, type ListOptions, type Store } from './contract.js';
 
 export interface OpenStoreOptions {
   /** A folder for an on-disk LevelDB; omitted: in memory (plain Maps, light-store.ts). */
   path?: string;
 }
 
-/** What a collection may be called. */
-export const COLLECTION_NAME = /^[a-z][a-z0-9-]{0,63}$/;
 const NAME = COLLECTION_NAME;
 
 type Db = AbstractLevel<string | Buffer | Uint8Array, string, unknown>;
 type Sub = AbstractSublevel<Db, string | Buffer | Uint8Array, string, unknown>;
-
-/** The bounds of a listing: the tighter of the prefix's and the explicit ones (see range()). */
-export interface KeyBounds {
-  lower?: { op: 'gt' | 'gte'; key: string };
-  upper?: { op: 'lt' | 'lte'; key: string };
-}
-
-// Prefix and explicit bounds combine as an intersection: the tighter lower and upper bound
-// win. (Passing both `gte` from the prefix and a caller's `gt` down to the backend is
-// ambiguous: memory-level and classic-level then ignore one of them.)
-export function keyBounds(options: ListOptions = {}): KeyBounds {
-  let lower: { op: 'gt' | 'gte'; key: string } | undefined;
-  let upper: { op: 'lt' | 'lte'; key: string } | undefined;
-  const raise = (op: 'gt' | 'gte', key: string) => {
-    if (!lower || key > lower.key || (key === lower.key && op === 'gt')) lower = { op, key };
-  };
-  const lowerTo = (op: 'lt' | 'lte', key: string) => {
-    if (!upper || key < upper.key || (key === upper.key && op === 'lt')) upper = { op, key };
-  };
-  if (options.prefix !== undefined) {
-    raise('gte', options.prefix);
-    // '\uffff' sorts after every character a key of ours uses (keys are BMP text).
-    lowerTo('lt', options.prefix + '\uffff');
-  }
-  if (options.gt !== undefined) raise('gt', options.gt);
-  if (options.gte !== undefined) raise('gte', options.gte);
-  if (options.lt !== undefined) lowerTo('lt', options.lt);
-  if (options.lte !== undefined) lowerTo('lte', options.lte);
-  return { ...(lower ? { lower } : {}), ...(upper ? { upper } : {}) };
-}
 
 function range(options: ListOptions = {}): Record<string, unknown> {
   const { lower, upper } = keyBounds(options);

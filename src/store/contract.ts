@@ -1,0 +1,74 @@
+// What every store is (store.ts on disk, light-store.ts in memory): named, typed collections of
+// JSON values under text keys, listed in key order, and batches across them.
+
+export interface ListOptions {
+  /** Keys that start with this prefix. */
+  prefix?: string;
+  gt?: string;
+  gte?: string;
+  lt?: string;
+  lte?: string;
+  limit?: number;
+  reverse?: boolean;
+}
+
+export interface Entry<T> {
+  key: string;
+  value: T;
+}
+
+export interface Collection<T> {
+  readonly name: string;
+  get(key: string): Promise<T | undefined>;
+  put(key: string, value: T): Promise<void>;
+  del(key: string): Promise<void>;
+  list(options?: ListOptions): Promise<Entry<T>[]>;
+  count(options?: ListOptions): Promise<number>;
+}
+
+export type BatchOp =
+  | { type: 'put'; collection: string; key: string; value: unknown }
+  | { type: 'del'; collection: string; key: string };
+
+export interface Store {
+  /** A typed collection; the same name always gives the same data. */
+  collection<T>(name: string): Collection<T>;
+  /** Several writes across collections, all or nothing. */
+  batch(ops: BatchOp[]): Promise<void>;
+  close(): Promise<void>;
+  readonly location: string | null;
+}
+
+/** What a collection may be called. */
+export const COLLECTION_NAME = /^[a-z][a-z0-9-]{0,63}$/;
+
+/** The bounds of a listing: the tighter of the prefix's and the explicit ones (store.ts range(), light-store.ts). */
+export interface KeyBounds {
+  lower?: { op: 'gt' | 'gte'; key: string };
+  upper?: { op: 'lt' | 'lte'; key: string };
+}
+
+// Prefix and explicit bounds combine as an intersection: the tighter lower and upper bound
+// win. (Passing both `gte` from the prefix and a caller's `gt` down to the backend is
+// ambiguous: memory-level and classic-level then ignore one of them.)
+export function keyBounds(options: ListOptions = {}): KeyBounds {
+  let lower: { op: 'gt' | 'gte'; key: string } | undefined;
+  let upper: { op: 'lt' | 'lte'; key: string } | undefined;
+  const raise = (op: 'gt' | 'gte', key: string) => {
+    if (!lower || key > lower.key || (key === lower.key && op === 'gt')) lower = { op, key };
+  };
+  const lowerTo = (op: 'lt' | 'lte', key: string) => {
+    if (!upper || key < upper.key || (key === upper.key && op === 'lt')) upper = { op, key };
+  };
+  if (options.prefix !== undefined) {
+    raise('gte', options.prefix);
+    // '\uffff' sorts after every character a key of ours uses (keys are BMP text).
+    lowerTo('lt', options.prefix + '\uffff');
+  }
+  if (options.gt !== undefined) raise('gt', options.gt);
+  if (options.gte !== undefined) raise('gte', options.gte);
+  if (options.lt !== undefined) lowerTo('lt', options.lt);
+  if (options.lte !== undefined) lowerTo('lte', options.lte);
+  return { ...(lower ? { lower } : {}), ...(upper ? { upper } : {}) };
+}
+
