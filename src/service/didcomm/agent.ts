@@ -191,7 +191,8 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     async send(draft, to) {
       router.addDid(deps.serviceDid);
       // The service chose this recipient: it may be queued for (relationships.ts).
-      return related.own(to, async () => (await router.send({ ...draft, from: (draft.from as string | undefined) ?? deps.serviceDid }, { to, mode: 'authcrypt' })).message);
+      const id = typeof draft.id === 'string' ? draft.id : deps.ids();
+      return related.own(id, to, async () => (await router.send({ ...draft, id, from: (draft.from as string | undefined) ?? deps.serviceDid }, { to, mode: 'authcrypt' })).message);
     },
     emit: (event) => emitSafe(deps, event),
     now: () => isoNow(deps.clock),

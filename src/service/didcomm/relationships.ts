@@ -6,11 +6,10 @@
 // A relationship is one of:
 // - the service chose the recipient itself (`own`: the agent's own sends, core.send: syncs and
 //   Data Pipe messages to a linked wallet, offers to a workflow's proposer, a workflow's
-//   invitation to the DID the provider named);
+//   invitation to the DID the provider named), known by the message's id while it is sent;
 // - the recipient is a linked user's wallet DID (any tenant);
 // - the message belongs to a protocol thread (present-proof, issue-credential) the service has
 //   with that DID (its thread, or for a problem report its parent thread).
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { sameDid } from '../../didcomm/message.js';
 import type { PlainMessage } from '../../didcomm/types.js';
 import type { ServiceDeps } from '../deps.js';
@@ -22,19 +21,29 @@ export interface Relationships {
   /** Why messages for `did` may be kept, or undefined when there is no relationship. */
   reason(did: string, message: Pick<PlainMessage, 'id' | 'thid' | 'pthid'>): Promise<RelationshipReason | undefined>;
   /**
-   * Runs `fn`, the service's own send to `recipient`: what it delivers to that DID has a recipient
-   * the service chose. (Only that DID: answers to return-routed replies handled inside `fn` go by
-   * the other rules.)
+   * Runs `fn`, the service's own send of message `messageId` to `recipient`: while it runs, that
+   * message, delivered to that DID, has a recipient the service chose. (Only that message:
+   * answers to return-routed replies handled inside `fn` go by the other rules.)
    */
-  own<T>(recipient: string, fn: () => Promise<T>): Promise<T>;
+  own<T>(messageId: string, recipient: string, fn: () => Promise<T>): Promise<T>;
 }
 
 export function relationships(deps: Pick<ServiceDeps, 'config' | 'users'>, threads: Pick<ThreadStore, 'get'>): Relationships {
-  const owned = new AsyncLocalStorage<string>();
+  // Message id → the recipient the service chose, while the send runs. By id rather than by async
+  // context (AsyncLocalStorage): one AsyncLocalStorage.run() turns on promise hooks for the whole
+  // process, which then cost every promise of every request a few percent of a sync flow.
+  const owned = new Map<string, string>();
   return {
-    own: (recipient, fn) => owned.run(recipient, fn),
+    async own(messageId, recipient, fn) {
+      owned.set(messageId, recipient);
+      try {
+        return await fn();
+      } finally {
+        if (owned.get(messageId) === recipient) owned.delete(messageId);
+      }
+    },
     async reason(did, message) {
-      const chosen = owned.getStore();
+      const chosen = owned.get(message.id);
       if (chosen !== undefined && sameDid(chosen, did)) return 'service-initiated';
       for (const thid of new Set([message.thid ?? message.id, message.pthid].filter((t): t is string => typeof t === 'string' && t !== ''))) {
         const thread = await threads.get(thid);
