@@ -31,6 +31,37 @@ interface Canonize {
  * map to IRIs an error instead of silently dropping them (they would be unsigned).
  */
 export async function canonize(doc: JsonObject, loader: DocumentLoader = defaultLoader): Promise<string> {
+  const memo = loader === defaultLoader ? canonicalMemoKey(doc) : undefined;
+  const known = memo === undefined ? undefined : CANONICAL.get(memo);
+  if (known !== undefined) return known;
+  const nquads = await canonizeNow(doc, loader);
+  if (memo !== undefined) {
+    CANONICAL.set(memo, nquads);
+    if (CANONICAL.size > CANONICAL_MAX) CANONICAL.delete(CANONICAL.keys().next().value as string);
+  }
+  return nquads;
+}
+
+// Canonical N-Quads already computed in this process, by the document's JCS text, with the
+// default loader only: its contexts are bundled constants, so the same JSON gives the same RDF
+// dataset and the same canonical form (jsonld sorts keys as it expands; JCS keeps array order).
+// jsonld spends most of a canonicalization processing contexts again (it clones the whole active
+// context for every type-scoped context), and the same documents come back: a proof
+// configuration is the same for every credential the issuer signs within one second (`created`
+// has seconds), and a verifier in this process (a simulated wallet, a test) canonicalizes the very
+// document the issuer did. Only successes are kept; bounded, the oldest go first.
+const CANONICAL = new Map<string, string>();
+const CANONICAL_MAX = 256;
+
+function canonicalMemoKey(doc: JsonObject): string | undefined {
+  try {
+    return jcs(doc);
+  } catch {
+    return undefined; // not plain JSON: no memo
+  }
+}
+
+async function canonizeNow(doc: JsonObject, loader: DocumentLoader): Promise<string> {
   try {
     return await (jsonld.canonize as unknown as Canonize)(doc, {
       algorithm: 'RDFC-1.0',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import jsonld from 'jsonld';
+import { describe, expect, it, vi } from 'vitest';
 import {
   BUNDLED_CONTEXTS,
   CREDENTIALS_V1_URL,
@@ -70,6 +71,34 @@ describe('proofs verified before', () => {
     const other = new Uint8Array(publicKey);
     other[0] ^= 1;
     expect(await verifyDataIntegrityProof(secured, other)).toMatchObject({ ok: false, code: 'invalid_proof' });
+  });
+});
+
+describe('canonical forms computed before', () => {
+  const doc = () => ({ '@context': [CREDENTIALS_V1_URL, DATA_INTEGRITY_V2_URL], id: 'urn:uuid:canon-memo', type: ['VerifiableCredential'], issuer: 'did:example:i', issuanceDate: '2024-01-01T00:00:00Z', credentialSubject: { id: 'did:example:s' } });
+
+  it('the same JSON (any key order) with the bundled contexts is canonicalized once, to what a fresh loader gives', async () => {
+    const spy = vi.spyOn(jsonld, 'canonize');
+    try {
+      const first = await canonize(doc());
+      const calls = spy.mock.calls.length;
+      const { credentialSubject, issuer, ...rest } = doc();
+      expect(await canonize({ credentialSubject, ...rest, issuer })).toBe(first);
+      expect(spy.mock.calls.length).toBe(calls);
+      // A loader of its own is never served from the memo (its contexts may differ).
+      expect(await canonize(doc(), createDocumentLoader())).toBe(first);
+      expect(spy.mock.calls.length).toBe(calls + 1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('a changed document is canonicalized again (the memo is by content)', async () => {
+    const first = await canonize(doc());
+    const changed = await canonize({ ...doc(), issuanceDate: '2024-01-02T00:00:00Z' });
+    expect(changed).not.toBe(first);
+    expect(changed).toContain('2024-01-02T00:00:00Z');
+    expect(changed).toBe(await canonize({ ...doc(), issuanceDate: '2024-01-02T00:00:00Z' }, createDocumentLoader()));
   });
 });
 
