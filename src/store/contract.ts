@@ -52,23 +52,25 @@ export interface KeyBounds {
 // win. (Passing both `gte` from the prefix and a caller's `gt` down to the backend is
 // ambiguous: memory-level and classic-level then ignore one of them.)
 export function keyBounds(options: ListOptions = {}): KeyBounds {
-  let lower: { op: 'gt' | 'gte'; key: string } | undefined;
-  let upper: { op: 'lt' | 'lte'; key: string } | undefined;
-  const raise = (op: 'gt' | 'gte', key: string) => {
-    if (!lower || key > lower.key || (key === lower.key && op === 'gt')) lower = { op, key };
-  };
-  const lowerTo = (op: 'lt' | 'lte', key: string) => {
-    if (!upper || key < upper.key || (key === upper.key && op === 'lt')) upper = { op, key };
-  };
+  let lower: KeyBounds['lower'];
+  let upper: KeyBounds['upper'];
   if (options.prefix !== undefined) {
-    raise('gte', options.prefix);
+    lower = raise(lower, 'gte', options.prefix);
     // '\uffff' sorts after every character a key of ours uses (keys are BMP text).
-    lowerTo('lt', options.prefix + '\uffff');
+    upper = lowerTo(upper, 'lt', options.prefix + '\uffff');
   }
-  if (options.gt !== undefined) raise('gt', options.gt);
-  if (options.gte !== undefined) raise('gte', options.gte);
-  if (options.lt !== undefined) lowerTo('lt', options.lt);
-  if (options.lte !== undefined) lowerTo('lte', options.lte);
+  if (options.gt !== undefined) lower = raise(lower, 'gt', options.gt);
+  if (options.gte !== undefined) lower = raise(lower, 'gte', options.gte);
+  if (options.lt !== undefined) upper = lowerTo(upper, 'lt', options.lt);
+  if (options.lte !== undefined) upper = lowerTo(upper, 'lte', options.lte);
   return { ...(lower ? { lower } : {}), ...(upper ? { upper } : {}) };
 }
 
+// Module functions rather than closures per call: every listing computes its bounds.
+function raise(lower: KeyBounds['lower'], op: 'gt' | 'gte', key: string): KeyBounds['lower'] {
+  return !lower || key > lower.key || (key === lower.key && op === 'gt') ? { op, key } : lower;
+}
+
+function lowerTo(upper: KeyBounds['upper'], op: 'lt' | 'lte', key: string): KeyBounds['upper'] {
+  return !upper || key < upper.key || (key === upper.key && op === 'lt') ? { op, key } : upper;
+}
