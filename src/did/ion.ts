@@ -1,7 +1,7 @@
 // did:ion long and short forms, created and resolved offline (DIF Sidetree v1.0.0 and the ION
 // method). Long form: did:ion:<suffix>:<base64url(JCS({suffixData, delta}))> (Sidetree §Long-Form
 // DID URIs); short form: did:ion:<suffix>, resolvable here only when the registry knows its long form.
-import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { createECDH } from 'node:crypto';
 import type { JsonWebKey } from 'did-resolver';
 import { b64uDecode, b64uDecodeText, b64uEncode, jcs, sha256, sha256Multihash, utf8 } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
@@ -37,10 +37,29 @@ export interface ParsedIonDid {
 const MAX_DELTA_BYTES = 1000;
 const MAX_DID_LENGTH = 10_000;
 
-/** A new secp256k1 key as a private JWK: ION recovery and update keys are secp256k1 (ES256K). */
-export function generateSecp256k1Jwk(secretKey: Uint8Array = secp256k1.utils.randomSecretKey()): Secp256k1PrivateJwk {
-  const pub = secp256k1.getPublicKey(secretKey, false); // 0x04 ‖ x ‖ y
-  return { kty: 'EC', crv: 'secp256k1', x: b64uEncode(pub.slice(1, 33)), y: b64uEncode(pub.slice(33, 65)), d: b64uEncode(secretKey) };
+/**
+ * A new secp256k1 key as a private JWK (from `secretKey` when given, 32 bytes): ION recovery and
+ * update keys are secp256k1 (ES256K). Through node:crypto (OpenSSL): every wallet makes two, and
+ * the pure-JS curve arithmetic cost a millisecond and ~100 KB of garbage per wallet.
+ */
+export function generateSecp256k1Jwk(secretKey?: Uint8Array): Secp256k1PrivateJwk {
+  const ecdh = createECDH('secp256k1');
+  try {
+    if (secretKey) {
+      if (secretKey.length !== 32) throw new Error('a secp256k1 secret key is 32 bytes');
+      ecdh.setPrivateKey(secretKey);
+    } else {
+      ecdh.generateKeys();
+    }
+  } catch (err) {
+    throw new IdsyncError('invalid_key', `not a secp256k1 secret key: ${(err as Error).message}`, { cause: err });
+  }
+  const pub = ecdh.getPublicKey(); // uncompressed: 0x04 ‖ x ‖ y
+  // OpenSSL gives the scalar without leading zero bytes; the JWK `d` is always 32 (RFC 7518 §6.2.2.1).
+  const d = Buffer.alloc(32);
+  const scalar = secretKey ?? ecdh.getPrivateKey();
+  d.set(scalar, 32 - scalar.length);
+  return { kty: 'EC', crv: 'secp256k1', x: b64uEncode(pub.subarray(1, 33)), y: b64uEncode(pub.subarray(33, 65)), d: b64uEncode(d) };
 }
 
 /** Exactly {kty, crv, x, y}: the commitment hashes the JCS of this object, so no extra members. */

@@ -1,4 +1,5 @@
 import { IonDid } from '@decentralized-identity/ion-sdk';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { describe, expect, it } from 'vitest';
 import { b64uDecodeText, b64uEncode, jcs } from '../../src/encoding.js';
 import { isIdsyncError } from '../../src/errors.js';
@@ -36,6 +37,31 @@ function tamper(did: string, change: (state: any) => void): string {
   change(state);
   return `${parsed.shortDid}:${b64uEncode(jcs(state))}`;
 }
+
+describe('secp256k1 control keys', () => {
+  it('derive the public key @noble/curves derives, for given and random secrets (d always 32 bytes)', () => {
+    const small = new Uint8Array(32);
+    small[31] = 7; // a scalar with leading zero bytes
+    for (const secret of [seed(3), seed(4), small]) {
+      const jwk = generateSecp256k1Jwk(secret);
+      const pub = secp256k1.getPublicKey(secret, false);
+      expect(jwk).toEqual({ kty: 'EC', crv: 'secp256k1', x: b64uEncode(pub.slice(1, 33)), y: b64uEncode(pub.slice(33, 65)), d: b64uEncode(secret) });
+    }
+    for (let i = 0; i < 20; i++) {
+      const jwk = generateSecp256k1Jwk();
+      const d = Buffer.from(jwk.d, 'base64url');
+      expect(d).toHaveLength(32);
+      const pub = secp256k1.getPublicKey(d, false);
+      expect([jwk.x, jwk.y]).toEqual([b64uEncode(pub.slice(1, 33)), b64uEncode(pub.slice(33, 65))]);
+    }
+  });
+
+  it('refuses a secret that is no secp256k1 scalar with invalid_key', () => {
+    for (const bad of [new Uint8Array(32), new Uint8Array(31).fill(1), new Uint8Array(32).fill(0xff)]) {
+      expect(codeOf(() => generateSecp256k1Jwk(bad))?.split('/')[0]).toBe('invalid_key');
+    }
+  });
+});
 
 describe('did:ion long form', () => {
   it('equals what @decentralized-identity/ion-sdk makes for the same keys and document', async () => {
