@@ -42,24 +42,22 @@ export async function canonize(doc: JsonObject, loader: DocumentLoader = default
   return nquads;
 }
 
-// Canonical N-Quads already computed in this process, by the document's JSON text, with the
+// Canonical N-Quads already computed in this process, by the document's JCS text, with the
 // default loader only: its contexts are bundled constants, so the same JSON gives the same RDF
-// dataset and the same canonical form. jsonld spends most of a canonicalization processing
-// contexts again (it deep-clones the whole active context for every type-scoped context), and
-// the same documents come back: a proof configuration is the same for every credential the
-// issuer signs within one second (`created` has seconds), and a verifier in this process (a
-// simulated wallet, a test) canonicalizes the very document the issuer did, its members in the
-// same order (JSON keeps them; the proof is taken out). The key is JSON.stringify, not JCS: as
-// exact, native, and several times cheaper; the same data in another member order is only
-// canonicalized again. Only successes are kept; bounded, the oldest go first.
+// dataset and the same canonical form (jsonld sorts keys as it expands; JCS keeps array order).
+// jsonld spends most of a canonicalization processing contexts again (it clones the whole active
+// context for every type-scoped context), and the same documents come back: a proof
+// configuration is the same for every credential the issuer signs within one second (`created`
+// has seconds), and a verifier in this process (a simulated wallet, a test) canonicalizes the very
+// document the issuer did. Only successes are kept; bounded, the oldest go first.
 const CANONICAL = new Map<string, string>();
 const CANONICAL_MAX = 256;
 
 function canonicalMemoKey(doc: JsonObject): string | undefined {
   try {
-    return JSON.stringify(doc);
+    return jcs(doc);
   } catch {
-    return undefined; // not plain JSON (a cycle, a BigInt): no memo
+    return undefined; // not plain JSON: no memo
   }
 }
 

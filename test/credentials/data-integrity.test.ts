@@ -77,19 +77,17 @@ describe('proofs verified before', () => {
 describe('canonical forms computed before', () => {
   const doc = () => ({ '@context': [CREDENTIALS_V1_URL, DATA_INTEGRITY_V2_URL], id: 'urn:uuid:canon-memo', type: ['VerifiableCredential'], issuer: 'did:example:i', issuanceDate: '2024-01-01T00:00:00Z', credentialSubject: { id: 'did:example:s' } });
 
-  it('the same JSON with the bundled contexts is canonicalized once, to what a fresh loader gives', async () => {
+  it('the same JSON (any key order) with the bundled contexts is canonicalized once, to what a fresh loader gives', async () => {
     const spy = vi.spyOn(jsonld, 'canonize');
     try {
       const first = await canonize(doc());
       const calls = spy.mock.calls.length;
-      expect(await canonize(doc())).toBe(first);
+      const { credentialSubject, issuer, ...rest } = doc();
+      expect(await canonize({ credentialSubject, ...rest, issuer })).toBe(first);
       expect(spy.mock.calls.length).toBe(calls);
       // A loader of its own is never served from the memo (its contexts may differ).
       expect(await canonize(doc(), createDocumentLoader())).toBe(first);
       expect(spy.mock.calls.length).toBe(calls + 1);
-      // The same data in another member order: canonicalized again, to the same form.
-      const { credentialSubject, issuer, ...rest } = doc();
-      expect(await canonize({ credentialSubject, ...rest, issuer })).toBe(first);
     } finally {
       spy.mockRestore();
     }
