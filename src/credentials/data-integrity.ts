@@ -49,7 +49,9 @@ export async function canonize(doc: JsonObject, loader: DocumentLoader = default
 // context for every type-scoped context), and the same documents come back: a proof
 // configuration is the same for every credential the issuer signs within one second (`created`
 // has seconds), and a verifier in this process (a simulated wallet, a test) canonicalizes the very
-// document the issuer did. Only successes are kept; bounded, the oldest go first.
+// document the issuer did. Keyed by JCS, not JSON text: the document comes back with its members
+// in another order (the native envelope engine writes plaintexts with sorted members). Only
+// successes are kept; bounded, the oldest go first.
 const CANONICAL = new Map<string, string>();
 const CANONICAL_MAX = 256;
 
