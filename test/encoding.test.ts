@@ -1,0 +1,55 @@
+// jcs() against the `canonicalize` package (RFC 8785, an implementation we did not write): the
+// same text for any JSON value, and the same refusals. Fixed fast-check seed (FUZZ_SEED for others).
+import canonicalize from 'canonicalize';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { jcs } from '../src/encoding.js';
+import { isIdsyncError } from '../src/errors.js';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
+const reference = canonicalize as unknown as (value: unknown) => string | undefined;
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (err) {
+    return isIdsyncError(err) ? err.code : 'not-idsync';
+  }
+  return undefined;
+}
+
+// Any JSON value, with full Unicode in keys and strings (well-formed), doubles of every
+// magnitude (-0 too), and members that are undefined (JSON leaves them out).
+const key = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }));
+const leaf = fc.oneof(
+  fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0),
+  fc.constant(1e21), fc.constant(1e-7), fc.constant(Number.MAX_SAFE_INTEGER + 2),
+  fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }),
+);
+const { value } = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, leaf, tie('array'), tie('object')),
+  array: fc.array(tie('value'), { maxLength: 5 }),
+  object: fc.dictionary(key, fc.oneof(tie('value'), fc.constant(undefined)), { maxKeys: 6 }),
+}));
+
+describe('jcs (RFC 8785)', () => {
+  it('writes what the canonicalize package writes, for any JSON value', () => {
+    fc.assert(fc.property(value, (v) => {
+      expect(jcs(v)).toBe(reference(v));
+    }), { seed: SEED, numRuns: 2000 });
+  });
+
+  it('sorts members by UTF-16 code units and writes numbers as ECMAScript does (RFC 8785 §3.2.2, §3.2.3)', () => {
+    expect(jcs({ b: [1e21, 1e-7, -0, 0.1], a: { '\u20ac': 1, '\ud83d\ude00': 2, '\u00e9': 3 }, c: undefined })).toBe('{"a":{"é":3,"€":1,"😀":2},"b":[1e+21,1e-7,0,0.1]}');
+    expect(jcs([undefined, 'x'])).toBe('[null,"x"]');
+    expect(jcs({ d: new Date(0) })).toBe(reference({ d: new Date(0) }));
+  });
+
+  it('refuses NaN, Infinity, lone surrogates (in values and keys), cycles and non-JSON with invalid_json', () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    for (const bad of [NaN, Infinity, { x: -Infinity }, 'a\ud800', { ['\udc00']: 1 }, cycle, undefined, () => 1, 10n]) {
+      expect(codeOf(() => jcs(bad))).toBe('invalid_json');
+    }
+  });
+});
