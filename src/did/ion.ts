@@ -197,8 +197,8 @@ export function parseIonDid(input: string): ParsedIonDid {
     throw invalid('malformed', 'the did:ion long-form state lacks suffixData or delta');
   }
   // The encoded state must be base64url of its JCS form, so one DID has exactly one spelling
-  // (Sidetree §Long-Form DID URIs).
-  if (jcs(state) !== text || b64uEncode(text) !== encoded) {
+  // (Sidetree §Long-Form DID URIs). A long form found valid before passed this already.
+  if (!VALID_LONG_FORMS.has(did) && (jcs(state) !== text || b64uEncode(text) !== encoded)) {
     throw invalid('not_canonical', 'the did:ion long-form state is not base64url of JCS');
   }
   return { did, shortDid, suffix, ...(network ? { network } : {}), initialState: s as IonInitialState };
@@ -210,9 +210,21 @@ export function parseIonDid(input: string): ParsedIonDid {
  * Stricter than Sidetree, which would resolve a bad delta to an empty document: we refuse it.
  */
 export function verifyIonLongForm(did: string): ParsedIonDid & { initialState: IonInitialState } {
-  const parsed = parseIonDid(did);
+  return verifyParsed(parseIonDid(did));
+}
+
+// Long forms found valid in this process (base64url of JCS, suffix and delta hashes, a valid
+// delta): validity is a property of the string alone, so each is checked once, not at every
+// resolution (both parties of a flow resolve the same long form, and its short form resolves
+// through it again: each check cost three JCS and two SHA-256 of the state). Only the DID
+// string is kept; every call still parses its own copy of the state. Bounded, oldest first.
+const VALID_LONG_FORMS = new Set<string>();
+const VALID_LONG_FORMS_MAX = 1024;
+
+function verifyParsed(parsed: ParsedIonDid): ParsedIonDid & { initialState: IonInitialState } {
   const state = parsed.initialState;
   if (!state) throw invalid('not_long_form', 'not a did:ion long form');
+  if (VALID_LONG_FORMS.has(parsed.did)) return { ...parsed, initialState: state };
   if (ionHash(state.suffixData) !== parsed.suffix) {
     throw invalid('suffix_mismatch', 'the did:ion suffix is not the hash of its suffix data');
   }
@@ -224,6 +236,8 @@ export function verifyIonLongForm(did: string): ParsedIonDid & { initialState: I
   } catch (err) {
     throw invalid('invalid_delta', `the did:ion delta is invalid: ${(err as Error).message}`, err);
   }
+  VALID_LONG_FORMS.add(parsed.did);
+  if (VALID_LONG_FORMS.size > VALID_LONG_FORMS_MAX) VALID_LONG_FORMS.delete(VALID_LONG_FORMS.values().next().value as string);
   return { ...parsed, initialState: state };
 }
 
@@ -270,7 +284,7 @@ export async function resolveIon(did: string, registry?: DidRegistry): Promise<D
   };
   if (parsed.initialState) {
     try {
-      const verified = verifyIonLongForm(parsed.did);
+      const verified = verifyParsed(parsed);
       const document = ionDocument(verified.did, verified.initialState);
       const registered = (await known()) === verified.did;
       return documentResult(document, {
