@@ -22,7 +22,10 @@ export interface FleetOptions {
   /** A built-in ({builtin: 'sync'}), a module of one's own, or (workers: 1 only) a Scenario object. */
   scenario: ScenarioRef | Scenario;
   model: LoadModel;
-  /** 'auto': one per core (less one for the embedded service); 1: everything in this thread. */
+  /**
+   * 'auto': one per core, less one for the embedded service, which keeps this thread (the wallets
+   * are then always in worker threads, even one); 1: everything in this thread.
+   */
   workers?: number | 'auto';
   /** A service elsewhere; default: an embedded twin started for the run. */
   service?: { url: string; credentials: ServiceCredentials };
@@ -102,11 +105,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     }));
     const progress = progressMerger(workers, options.onProgress);
     const here = new Map(resendTally);
-    const results = workers === 1
-      ? [await inThread(plans[0]!, scenario, target, options, progress)]
-      : await inWorkers(plans, options.scenario as ScenarioRef, target, options, progress);
-    // With worker threads, this thread's resends are the embedded service's (with one, the shard counted them).
-    const extra = workers === 1 ? {} : resendsSince(here);
+    // 'auto' with the embedded twin: the wallets always go to worker threads, even one, so the
+    // service has this thread's core to itself (on 2 cores: one for it, one for the wallets).
+    const threaded = workers > 1 || ((options.workers ?? 'auto') === 'auto' && target.embedded && !isObject);
+    const results = threaded
+      ? await inWorkers(plans, options.scenario as ScenarioRef, target, options, progress)
+      : [await inThread(plans[0]!, scenario, target, options, progress)];
+    // With worker threads, this thread's resends are the embedded service's (in this thread, the shard counted them).
+    const extra = threaded ? resendsSince(here) : {};
     return merge(results, scenario, options.model, workers, target, setupStarted, extra);
   } finally {
     await target.close();
