@@ -22,7 +22,18 @@ export function ruleAnchor(id: string): string {
   return `rule-${id.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 }
 
+/**
+ * A rule's link as a reader outside docs/ can follow it. The Data Pipe rows link to the protocol's
+ * own spec, docs/protocols.md, relative to docs/ (so docs/rules.md links work on any checkout);
+ * `idsync rules`, report.json and report.html are read elsewhere, so there the link becomes the
+ * file:// URL of the docs shipped with the package (src/ and dist/ both sit one level under it).
+ */
+export function ruleLink(url: string): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return url;
+  return new URL(`../../docs/${url}`, import.meta.url).href;
+}
+
 /** `idsync rules --json`: `{"rules": [{id, layer, severity, spec, section, url, text}]}`. */
 export function rulesDocument(): { rules: CatalogueRule[] } {
-  return { rules: RULES.map((r) => ({ id: r.id, layer: r.layer, severity: r.severity, spec: r.spec, section: r.section, url: r.url, text: r.text })) };
+  return { rules: RULES.map((r) => ({ id: r.id, layer: r.layer, severity: r.severity, spec: r.spec, section: r.section, url: ruleLink(r.url), text: r.text })) };
 }

@@ -4,7 +4,7 @@
 // catalogue, which the file carries at its end).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ruleAnchor, ruleOf } from '../conformance/catalogue.js';
+import { ruleAnchor, ruleLink, ruleOf } from '../conformance/catalogue.js';
 import { escapeXml, sequenceSvg, shortType, type SequenceArrow } from './sequence.js';
 import type { CaseResult, ConformanceReport, ExchangedMessage } from './types.js';
 
@@ -58,20 +58,20 @@ code{font-size:.85rem;overflow-wrap:anywhere}.muted{color:#5b6b80}svg.sequence{d
 export function reportHtml(report: ConformanceReport): string {
   const s = report.summary;
   const used = new Set(report.cases.flatMap((c) => c.broken.map((b) => b.rule)));
-  const ruleLink = (id: string) => `<a href="#${ruleAnchor(id)}"><code>${escapeXml(id)}</code></a>`;
+  const ruleRef = (id: string) => `<a href="#${ruleAnchor(id)}"><code>${escapeXml(id)}</code></a>`;
   const cases = report.cases.map((c) => {
     const broken = c.broken.length
-      ? `<table><tr><th>rule</th><th>severity</th><th>what happened</th></tr>${c.broken.map((b) => `<tr><td>${ruleLink(b.rule)}</td><td>${b.severity}</td><td>${escapeXml(b.detail)}</td></tr>`).join('')}</table>`
+      ? `<table><tr><th>rule</th><th>severity</th><th>what happened</th></tr>${c.broken.map((b) => `<tr><td>${ruleRef(b.rule)}</td><td>${b.severity}</td><td>${escapeXml(b.detail)}</td></tr>`).join('')}</table>`
       : '';
     return `<section class="case" id="case-${escapeXml(c.id)}"><h2><span class="status ${c.status}">${c.status}</span> <code>${escapeXml(c.id)}</code> ${escapeXml(c.title)}</h2>
-<p class="muted"><a href="${escapeXml(c.url)}">${escapeXml(c.section)}</a> · ${c.durationMs} ms${c.detail ? ` · ${escapeXml(c.detail)}` : ''}</p>
+<p class="muted"><a href="${escapeXml(ruleLink(c.url))}">${escapeXml(c.section)}</a> · ${c.durationMs} ms${c.detail ? ` · ${escapeXml(c.detail)}` : ''}</p>
 <ol>${c.steps.map((st) => `<li>${escapeXml(st)}</li>`).join('')}</ol>
 ${broken}
 ${caseSvg(c)}</section>`;
   });
   const catalogue = [...used].sort().map((id) => {
     const r = ruleOf(id);
-    return `<tr id="${ruleAnchor(id)}"><td><code>${escapeXml(id)}</code></td><td>${r?.severity ?? ''}</td><td>${escapeXml(r?.text ?? '')}</td><td>${r ? `<a href="${escapeXml(r.url)}">${escapeXml(`${r.spec} ${r.section}`)}</a>` : ''}</td></tr>`;
+    return `<tr id="${ruleAnchor(id)}"><td><code>${escapeXml(id)}</code></td><td>${r?.severity ?? ''}</td><td>${escapeXml(r?.text ?? '')}</td><td>${r ? `<a href="${escapeXml(ruleLink(r.url))}">${escapeXml(`${r.spec} ${r.section}`)}</a>` : ''}</td></tr>`;
   });
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>idsync conformance: ${escapeXml(report.target)}</title><style>${STYLE}</style></head>

@@ -137,3 +137,20 @@ describe('the rule catalogue', () => {
     for (const r of RULES) expect(out).toContain(r.id);
   });
 });
+
+describe('rule links read outside docs/', () => {
+  it('every relative link becomes a file:// URL of a docs file that exists, with its anchor', async () => {
+    const { existsSync } = await import('node:fs');
+    const { ruleLink, rulesDocument } = await import('../../src/conformance/catalogue.js');
+    const relativeRows = RULES.filter((r) => !/^[a-z]+:/i.test(r.url));
+    expect(relativeRows.length).toBeGreaterThan(0); // the Data Pipe rows link to docs/protocols.md
+    for (const r of relativeRows) {
+      const link = new URL(ruleLink(r.url));
+      expect(link.protocol).toBe('file:');
+      expect(existsSync(fileURLToPath(link))).toBe(true);
+      expect(link.hash).toBe(r.url.includes('#') ? `#${r.url.split('#')[1]}` : '');
+    }
+    for (const r of rulesDocument().rules) expect(r.url).toMatch(/^(https?|file):/);
+    expect(ruleLink('https://example.org/x#y')).toBe('https://example.org/x#y');
+  });
+});

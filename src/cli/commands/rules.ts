@@ -1,7 +1,7 @@
 // `idsync rules [--json]`: the conformance rule catalogue (src/conformance/catalogue.ts), the
 // rules `message check` and `conformance run` judge by.
 import type { Command } from 'commander';
-import { RULES, rulesDocument } from '../../conformance/catalogue.js';
+import { RULES, ruleLink, rulesDocument } from '../../conformance/catalogue.js';
 import type { CommandDeps } from './did.js';
 
 export function registerRulesCommand(program: Command, deps: CommandDeps): void {
@@ -14,7 +14,7 @@ export function registerRulesCommand(program: Command, deps: CommandDeps): void 
         [
           `${RULES.length} rules (error: a MUST of the spec; warning: a SHOULD)`,
           '',
-          ...RULES.map((r) => `${r.id}  [${r.layer}, ${r.severity}]  ${r.spec} ${r.section}\n    ${r.text}\n    ${r.url}`),
+          ...RULES.map((r) => `${r.id}  [${r.layer}, ${r.severity}]  ${r.spec} ${r.section}\n    ${r.text}\n    ${ruleLink(r.url)}`),
         ].join('\n'),
       );
     });
