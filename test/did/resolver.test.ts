@@ -130,6 +130,22 @@ describe('resolutionCache', () => {
     expect(lookups).toBe(4);
   });
 
+  it('answers a cached DID asked for by itself from the cache, the same frozen result, until the TTL passes', async () => {
+    const clock = new ManualClock();
+    const created = createIonDid();
+    const cache = resolutionCache({ ttlMs: 1000, clock }) as ReturnType<typeof resolutionCache> & { peek(did: string): unknown };
+    const resolver = createResolver({ cache });
+    expect(cache.peek(created.did)).toBeUndefined();
+    const first = await resolver.resolve(created.did);
+    expect(cache.peek(created.did)).toBe(first);
+    expect(await resolver.resolve(created.did)).toBe(first);
+    expect(cache.peek(`${created.did}#key-1`)).toBeUndefined(); // only DIDs are keys: a DID URL takes the full path
+    expect((await resolver.resolve(`${created.did}#key-1`)).didDocument).toBe(first.didDocument);
+    clock.advance(1000);
+    expect(cache.peek(created.did)).toBeUndefined();
+    expect(await resolver.resolve(created.did)).not.toBe(first);
+  });
+
   it('evicts the least recently used entry beyond max', async () => {
     let calls = 0;
     const cache = resolutionCache({ max: 2 });

@@ -12,10 +12,19 @@ export const SHARED_AGREEMENT: AgreementCurve[] = ['X25519', 'P-256'];
 export const SHARED_SIGNING: SigningCurve[] = ['Ed25519', 'P-256', 'secp256k1'];
 export const ALL_AGREEMENT: AgreementCurve[] = ['X25519', 'P-256', 'P-384', 'P-521'];
 
+// Both halves come out of the key generation as JWK; no generated KeyObject is exported later.
+// On Node 20, keyObject.export({format: 'jwk'}) of a key from generateKeyPairSync holds the key's
+// mutex while it allocates JS strings; a garbage collection there that frees the finished key
+// generation job runs its destructor, which takes the same mutex: the thread deadlocks in a futex
+// wait (no CPU, so no timer — vitest's test timeout — can fire). The property tests make parties
+// for every run and once hung the full suite this way (keygen-export.test.ts keeps the pattern out).
+const JWK = { format: 'jwk' } as unknown as { format: 'der'; type: 'spki' };
+
 export function jwkPair(curve: AgreementCurve | SigningCurve): { publicJwk: Record<string, string>; privateJwk: Record<string, string> } {
-  const { privateKey } =
-    curve === 'X25519' ? generateKeyPairSync('x25519') : curve === 'Ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: curve });
-  const privateJwk = privateKey.export({ format: 'jwk' }) as Record<string, string>;
+  const encodings = { publicKeyEncoding: JWK, privateKeyEncoding: JWK as unknown as { format: 'der'; type: 'pkcs8' } };
+  const pair =
+    curve === 'X25519' ? generateKeyPairSync('x25519', encodings) : curve === 'Ed25519' ? generateKeyPairSync('ed25519', encodings) : generateKeyPairSync('ec', { namedCurve: curve, ...encodings });
+  const privateJwk = pair.privateKey as unknown as Record<string, string>;
   const { d: _d, ...publicJwk } = privateJwk;
   return { publicJwk, privateJwk };
 }

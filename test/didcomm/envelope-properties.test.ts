@@ -67,8 +67,9 @@ async function outcome<T>(p: Promise<T>): Promise<{ ok: T } | { code: string }> 
   }
 }
 
-// A fixed seed keeps `npm test` reproducible (a full-suite run once hung in this file, under a random
-// seed no one saw); FUZZ_SEED picks another for longer hunts.
+// A fixed seed keeps `npm test` reproducible; FUZZ_SEED picks another for longer hunts. (A
+// full-suite run once hung in this file: not a seed but a Node 20 deadlock in exporting generated
+// keys, which the parties' key generation now avoids — see envelope-parties.ts jwkPair.)
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 
 describe('engine properties (fast-check)', () => {

@@ -3,7 +3,7 @@
 // engine's code: a sender that gets a DIDComm rule wrong still produces a JWE that decrypts, so
 // the refusal tests show the rule check refuses it, not a failing tag. ECDH-1PU per
 // draft-madden-jose-ecdh-1pu-04 §2.2/§2.3 (tag in the KDF), ECDH-ES per RFC 7518 §4.6.
-import { createCipheriv, createHash, createHmac, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createHash, createHmac, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 
 type Jwk = Record<string, string>;
 
@@ -39,8 +39,12 @@ export interface ForgeOptions {
 }
 
 export function forgeJwe(o: ForgeOptions): string {
-  const eph = o.curve === 'X25519' ? generateKeyPairSync('x25519') : generateKeyPairSync('ec', { namedCurve: o.curve });
-  const e = eph.publicKey.export({ format: 'jwk' }) as Jwk;
+  // The public half straight out of the key generation as JWK: exporting a generated KeyObject
+  // afterwards can deadlock Node 20 (see envelope-parties.ts jwkPair).
+  const generate = generateKeyPairSync as unknown as (type: 'x25519' | 'ec', options: object) => { privateKey: KeyObject; publicKey: Jwk };
+  const publicKeyEncoding = { format: 'jwk' };
+  const eph = o.curve === 'X25519' ? generate('x25519', { publicKeyEncoding }) : generate('ec', { namedCurve: o.curve, publicKeyEncoding });
+  const e = eph.publicKey;
   const header = { ...o.header };
   if (!('epk' in header)) header.epk = e.y ? { crv: e.crv, kty: e.kty, x: e.x, y: e.y } : { crv: e.crv, kty: e.kty, x: e.x };
   const protectedB64 = Buffer.from(JSON.stringify(header)).toString('base64url');

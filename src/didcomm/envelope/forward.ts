@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { IdsyncError } from '../../errors.js';
 import type { PlainMessage } from '../types.js';
-import type { LibService } from './adapters.js';
+import type { LibDidDoc, LibService } from './adapters.js';
 import type { ContentEnc } from './jwe/content.js';
 import { serializePlaintext } from './jwm.js';
 import { didAndFragment, isDid, type NativeCall } from './native-call.js';
@@ -64,11 +64,26 @@ export async function wrapNative(
 
 type Found = { id: string; endpoint: LibService['serviceEndpoint'] };
 
-/** The first DIDCommMessaging service of `did` that accepts didcomm/v2 (or says nothing of profiles). */
-async function didcommService(did: string, call: NativeCall): Promise<Found | undefined> {
-  const doc = await call.requireDoc(did, 'service');
+/** The first DIDCommMessaging service of a document that accepts didcomm/v2 (or says nothing of profiles). */
+function serviceOf(doc: LibDidDoc): Found | undefined {
   const svc = doc.service.find((s) => !s.serviceEndpoint.accept?.length || s.serviceEndpoint.accept.includes('didcomm/v2'));
   return svc ? { id: svc.id, endpoint: svc.serviceEndpoint } : undefined;
+}
+
+async function didcommService(did: string, call: NativeCall): Promise<Found | undefined> {
+  return serviceOf(await call.requireDoc(did, 'service'));
+}
+
+/**
+ * True when this call has already loaded `to`'s document and it asks for no forwards (no
+ * DIDComm service, or one whose endpoint is a URI with no routing keys): what wrapIfNeeded would
+ * find, known without waiting.
+ */
+export function knownNoForward(to: string, call: NativeCall): boolean {
+  const doc = call.knownDoc(didAndFragment(to).did);
+  if (!doc) return false;
+  const first = serviceOf(doc);
+  return !first || (!isDid(first.endpoint.uri) && first.endpoint.routingKeys.length === 0);
 }
 
 /**

@@ -5,7 +5,7 @@ import { sameDid } from './adapters.js';
 import { algOfCurve, CURVE_OF_ALG, isSignAlg, verifyBytes } from './jws/algorithms.js';
 import { parseCompact } from './jws/parse.js';
 import { signCompact, signingInput } from './jws/sign.js';
-import { didAndFragment, isDid, methodKey, methodOf, type NativeCall } from './native-call.js';
+import { didAndFragment, isDid, methodCurve, methodKey, methodOf, type NativeCall } from './native-call.js';
 import { invalidArgument, malformed, notResolved, parseJsonObject, secretNotFound, unsupported } from './refusal.js';
 
 export interface FromPriorClaims {
@@ -61,9 +61,9 @@ export async function verifyFromPrior(jwt: string, call: NativeCall): Promise<{ 
   const doc = await call.requireDoc(didAndFragment(kid).did, 'from_prior issuer');
   const vm = doc.authentication.includes(kid) ? methodOf(doc, kid) : undefined;
   if (!vm) throw notResolved(`from_prior key ${kid} is not in the authentication section of its DID`);
-  const { curve, key } = methodKey(vm, 'from_prior.kid');
+  const curve = methodCurve(vm);
   if (curve !== CURVE_OF_ALG[header.alg]) throw malformed('from_prior.alg', `from_prior alg ${header.alg} does not fit the ${String(curve)} key ${kid}`);
-  if (!verifyBytes(header.alg, key(), signingInput(headerB64, payloadB64), signature)) {
+  if (!verifyBytes(header.alg, methodKey(vm, 'from_prior.kid'), signingInput(headerB64, payloadB64), signature)) {
     throw malformed('from_prior.signature', 'the from_prior signature does not verify');
   }
   const claims = parseJsonObject(payload.toString('utf8'), 'the from_prior payload', 'from_prior.jwt') as unknown as FromPriorClaims;

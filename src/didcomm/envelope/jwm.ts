@@ -6,6 +6,7 @@
 // media_type, format, lastmod_time, byte_count. And reading one back, with the checks of DIDComm
 // v2 §Plaintext Message Structure.
 import { MEDIA_TYPES, type PlainMessage } from '../types.js';
+import { boundedMemo } from './memo.js';
 import { isObject, malformed, parseJsonObject } from './refusal.js';
 
 const KNOWN = new Set(['id', 'typ', 'type', 'body', 'from', 'to', 'thid', 'pthid', 'created_time', 'expires_time', 'from_prior', 'attachments']);
@@ -109,6 +110,19 @@ function write(v: unknown): string {
   return `${out}}`;
 }
 
+// The JSON of the DIDs in `from` and `to`: a conversation's DIDs recur in every message, and a
+// long-form did:ion is ~1 KB that JSON.stringify scans and copies (~2 µs) each time.
+const didJson = boundedMemo(256, (did: string) => JSON.stringify(did));
+
+function dids(v: unknown): string {
+  if (typeof v === 'string') return didJson(v);
+  if (!Array.isArray(v)) return write(v);
+  for (const x of v) if (typeof x !== 'string') return write(v); // holes too (every() would skip them)
+  let out = '[';
+  for (let i = 0; i < v.length; i++) out += (i === 0 ? '' : ',') + didJson(v[i] as string);
+  return `${out}]`;
+}
+
 function writePlaintext(m: PlainMessage): string {
   const head: (string | undefined)[] = [undefined, JSON.stringify(MEDIA_TYPES.plaintext), undefined, undefined, undefined, undefined, undefined, undefined];
   const tail: (string | undefined)[] = [undefined, undefined, undefined];
@@ -119,7 +133,7 @@ function writePlaintext(m: PlainMessage): string {
     const h = HEAD_AT[k];
     if (h !== undefined) {
       if (h === 1 && v === null) continue; // typ ?? the plaintext media type
-      head[h] = h <= 2 ? scalar(v) : write(v);
+      head[h] = h <= 2 ? scalar(v) : h === 4 || h === 5 ? dids(v) : write(v);
     } else if (TAIL_AT[k] !== undefined) {
       tail[TAIL_AT[k]!] = scalar(v);
     } else if (k === 'attachments' || typeof v === 'function') {

@@ -42,26 +42,45 @@ function publicMembers(jwk: Record<string, unknown>): Record<string, unknown> {
 
 // Keys of DID documents recur in every message: the normalised documents (adapters.ts) are
 // memoised, so their JWK objects are stable and key the cache; private JWKs likewise come back as
-// the same object from the secrets sources. Nothing secret is ever a map key.
-const publicByJwk = new WeakMap<object, KeyObject>();
-const privateByJwk = new WeakMap<object, KeyObject>();
+// the same object from the secrets sources. Nothing secret is ever a map key. An entry also
+// records the members it was made from and serves only while the JWK still has them: a JWK
+// object changed in place (a secret rotated by assignment) makes a new key, never the old one.
+interface Kept {
+  kty: unknown;
+  crv: unknown;
+  x: unknown;
+  y: unknown;
+  d: unknown;
+  key: KeyObject;
+}
+const publicByJwk = new WeakMap<object, Kept>();
+const privateByJwk = new WeakMap<object, Kept>();
+
+function keptFor(cache: WeakMap<object, Kept>, jwk: Record<string, unknown>): KeyObject | undefined {
+  const k = cache.get(jwk);
+  return k && k.x === jwk.x && k.y === jwk.y && k.d === jwk.d && k.crv === jwk.crv && k.kty === jwk.kty ? k.key : undefined;
+}
+
+function keep(cache: WeakMap<object, Kept>, jwk: Record<string, unknown>, key: KeyObject): void {
+  cache.set(jwk, { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, d: jwk.d, key });
+}
 
 /** The public key of a JWK (kept per JWK object unless `keep` is false); an unusable one (bad encoding, point off the curve) is 'didcomm_malformed'. */
-export function publicKeyOf(jwk: Record<string, unknown>, what: string, rule: string, keep = true): KeyObject {
-  let key = keep ? publicByJwk.get(jwk) : undefined;
+export function publicKeyOf(jwk: Record<string, unknown>, what: string, rule: string, kept = true): KeyObject {
+  let key = kept ? keptFor(publicByJwk, jwk) : undefined;
   if (key) return key;
   try {
     key = createPublicKey({ key: publicMembers(jwk) as never, format: 'jwk' });
   } catch {
     throw malformed(rule, `${what} is not a usable ${String(jwk.crv)} public key`);
   }
-  if (keep) publicByJwk.set(jwk, key);
+  if (kept) keep(publicByJwk, jwk, key);
   return key;
 }
 
 /** The private key of a secret's JWK. The message never names key material. */
 export function privateKeyOf(jwk: Record<string, unknown>, kid: string): KeyObject {
-  let key = privateByJwk.get(jwk);
+  let key = keptFor(privateByJwk, jwk);
   if (key) return key;
   try {
     const members: Record<string, unknown> = { ...publicMembers(jwk), d: jwk.d };
@@ -69,7 +88,7 @@ export function privateKeyOf(jwk: Record<string, unknown>, kid: string): KeyObje
   } catch {
     throw malformed('envelope.secret', `the secret of ${kid} is not a usable ${String(jwk.crv)} private key`);
   }
-  privateByJwk.set(jwk, key);
+  keep(privateByJwk, jwk, key);
   return key;
 }
 

@@ -7,7 +7,7 @@ import type { LibDidDoc, LibVerificationMethod } from './adapters.js';
 import { encryptJwe } from './jwe/encrypt.js';
 import type { ContentEnc } from './jwe/content.js';
 import { isAgreementCurve, type AgreementCurve } from './key-objects.js';
-import { didAndFragment, methodKey, methodOf, type NativeCall } from './native-call.js';
+import { didAndFragment, methodCurve, methodKey, methodOf, type NativeCall } from './native-call.js';
 import { malformed, notResolved, secretNotFound, unsupported } from './refusal.js';
 
 interface AgreementKey {
@@ -23,12 +23,12 @@ function agreementKeys(doc: LibDidDoc, didUrl: string, who: string): AgreementKe
   return kids.map((kid) => {
     const vm = methodOf(doc, kid);
     if (!vm) throw malformed('envelope.jwe-recipient-kid', `no verification material for ${who} key ${kid}`);
-    const { curve } = methodKey(vm, 'envelope.jwe-recipient-kid');
+    const curve = methodCurve(vm);
     return { vm, curve: isAgreementCurve(curve) ? curve : undefined };
   });
 }
 
-const publicKeys = (keys: AgreementKey[]) => keys.map((k) => ({ kid: k.vm.id, key: methodKey(k.vm, 'envelope.jwe-recipient-kid').key() }));
+const publicKeys = (keys: AgreementKey[]) => keys.map((k) => ({ kid: k.vm.id, key: methodKey(k.vm, 'envelope.jwe-recipient-kid') }));
 
 /** ECDH-ES+A256KW to `to` (a DID or one of its key ids). */
 export async function anoncrypt(plaintext: Buffer, to: string, enc: ContentEnc, call: NativeCall): Promise<{ packed: string; toKids: string[] }> {
@@ -61,7 +61,7 @@ export async function authcrypt(
   const sender = senderKeys.find((s) => held.has(s.vm.id) && s.curve && recipientKeys.some((r) => r.curve === s.curve));
   if (!sender) throw unsupported('envelope.jwe-epk-curve', `no keyAgreement key of ${fromDoc.id} shares a curve with one of ${toDoc.id}`);
   const curve = sender.curve!;
-  const secret = await call.privateKey(sender.vm.id);
+  const secret = call.heldKey(sender.vm.id);
   if (secret.curve !== curve) throw malformed('envelope.secret', `the secret of ${sender.vm.id} is on ${secret.curve}, its document says ${curve}`);
   const recipients = publicKeys(recipientKeys.filter((r) => r.curve === curve));
   let packed = encryptJwe(plaintext, { alg: 'ECDH-1PU+A256KW', enc: 'A256CBC-HS512', curve, recipients, sender: { kid: sender.vm.id, key: secret.key } });

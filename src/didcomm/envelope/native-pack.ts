@@ -8,20 +8,18 @@ import { serializePlaintext } from './jwm.js';
 import { algOfCurve } from './jws/algorithms.js';
 import { signJws } from './jws/sign.js';
 import { checkFromPriorClaims, verifyFromPrior } from './from-prior.js';
-import { wrapIfNeeded } from './forward.js';
+import { knownNoForward, wrapIfNeeded } from './forward.js';
 import { didAndFragment, isDid, type NativeCall } from './native-call.js';
 import { anoncrypt, authcrypt } from './native-encrypt.js';
 import { invalidArgument, malformed, notResolved, secretNotFound, unsupported } from './refusal.js';
 import type { PackPlan } from './engine.js';
 
 /** The plaintext as it goes on the wire; a from_prior is verified first (§DID Rotation). */
-async function plaintextOf(message: PlainMessage, call: NativeCall): Promise<string> {
-  if (message.from_prior !== undefined) {
-    if (typeof message.from_prior !== 'string') throw malformed('from_prior.jwt', 'from_prior must be a JWT');
-    const { claims, issuerKid } = await verifyFromPrior(message.from_prior, call);
-    checkFromPriorClaims(claims, issuerKid);
-    if (message.from !== undefined && claims.sub !== message.from) throw malformed('from_prior.sub', 'from_prior sub is not the message from');
-  }
+async function plaintextWithFromPrior(message: PlainMessage, call: NativeCall): Promise<string> {
+  if (typeof message.from_prior !== 'string') throw malformed('from_prior.jwt', 'from_prior must be a JWT');
+  const { claims, issuerKid } = await verifyFromPrior(message.from_prior, call);
+  checkFromPriorClaims(claims, issuerKid);
+  if (message.from !== undefined && claims.sub !== message.from) throw malformed('from_prior.sub', 'from_prior sub is not the message from');
   return serializePlaintext(message);
 }
 
@@ -33,7 +31,7 @@ async function sign(plaintext: string, signBy: string, call: NativeCall): Promis
   if (hasFragment && !doc.authentication.includes(signBy)) throw notResolved(`${signBy} is not an authentication key of ${did}`);
   const [kid] = await call.heldKids(hasFragment ? [signBy] : doc.authentication);
   if (!kid) throw secretNotFound(`no secret held for an authentication key of ${did}`);
-  const key = await call.privateKey(kid);
+  const key = call.heldKey(kid);
   const alg = algOfCurve(key.curve);
   if (!alg) throw unsupported('envelope.jws-alg', `${kid} is a ${key.curve} key; DIDComm v2 signs with EdDSA, ES256 or ES256K`);
   return { jws: signJws(plaintext, { kid, alg, key: key.key }), kid };
@@ -49,9 +47,14 @@ async function endpointOf(to: string | undefined, call: NativeCall): Promise<str
   }
 }
 
+/** endpointOf() without waiting, when this call has already loaded the recipient's document. */
+function knownEndpointOf(to: string, call: NativeCall): string | undefined {
+  return call.knownDoc(didAndFragment(to).did)?.service[0]?.serviceEndpoint.uri;
+}
+
 export async function nativePack(message: PlainMessage, plan: PackPlan, call: NativeCall): Promise<PackResult> {
   const { mode, to, from, signBy } = plan;
-  let packed = await plaintextOf(message, call);
+  let packed = message.from_prior === undefined ? serializePlaintext(message) : await plaintextWithFromPrior(message, call);
   if (mode === 'plaintext') {
     const result: PackResult = { packed, mode, mediaType: MEDIA_TYPES.plaintext, toKids: [] };
     const endpoint = await endpointOf(to, call);
@@ -82,9 +85,10 @@ export async function nativePack(message: PlainMessage, plan: PackPlan, call: Na
   if (plan.authcrypts) ({ packed, fromKid, toKids } = await authcrypt(body, { to: to!, from: from!, protect: plan.protect, encAnon: enc }, call));
   else ({ packed, toKids } = await anoncrypt(body, to!, enc, call));
   const result: PackResult = { packed, mode, mediaType: MEDIA_TYPES.encrypted, toKids };
-  const forwarded = plan.forward ? await wrapIfNeeded(packed, to!, enc, call) : undefined;
+  // Encrypting has loaded the recipient's document: when it asks for no forwards, nothing more is awaited.
+  const forwarded = plan.forward && !knownNoForward(to!, call) ? await wrapIfNeeded(packed, to!, enc, call) : undefined;
   if (forwarded) result.packed = forwarded.packed;
-  const endpoint = forwarded?.serviceEndpoint ?? (await endpointOf(to, call));
+  const endpoint = forwarded?.serviceEndpoint ?? (call.knownDoc(didAndFragment(to!).did) ? knownEndpointOf(to!, call) : await endpointOf(to, call));
   if (endpoint) result.serviceEndpoint = endpoint;
   if (fromKid) result.fromKid = fromKid;
   if (signByKid) result.signByKid = signByKid;

@@ -17,7 +17,7 @@ import { signingInput } from './jws/sign.js';
 import { curveOf, isAgreementCurve, publicKeyOf, type AgreementCurve } from './key-objects.js';
 import { boundedMemo } from './memo.js';
 import { envelopeMode } from './mode.js';
-import { didAndFragment, methodKey, methodOf, type NativeCall } from './native-call.js';
+import { didAndFragment, methodCurve, methodKey, methodOf, type NativeCall } from './native-call.js';
 import { b64Member, isObject, malformed, notResolved, parseJsonObject, secretNotFound, unsupported } from './refusal.js';
 
 type Layer = 'anoncrypt' | 'authcrypt' | 'signed' | 'plaintext';
@@ -101,7 +101,7 @@ function jweBasics(jwe: ParsedJwe, alg: KeyWrapAlg, s: State): { enc: ContentEnc
 async function decryptForUs(jwe: ParsedJwe, i: { alg: KeyWrapAlg; enc: ContentEnc; curve: AgreementCurve; kids: string[]; apu: Buffer; apv: Buffer; sender?: ReturnType<typeof publicKeyOf> }, s: State): Promise<Buffer> {
   const held = await s.call.heldKids(i.kids);
   if (held.length === 0) throw secretNotFound(`no secret held for any recipient of the message (${i.kids.join(', ')})`);
-  const keys = held.length === 1 ? [await s.call.privateKey(held[0]!)] : await Promise.all(held.map((k) => s.call.privateKey(k)));
+  const keys = held.map((k) => s.call.heldKey(k));
   const odd = keys.find((k) => k.curve !== i.curve);
   // One epk serves all recipients, so they must all be on its curve.
   if (odd) throw malformed('envelope.jwe-recipient-curve', `recipient ${odd.kid} is a ${odd.curve} key but the epk is ${i.curve}: mixed curves among recipients`);
@@ -139,11 +139,11 @@ async function openAuthcrypt(jwe: ParsedJwe, s: State): Promise<Buffer> {
   const doc = await s.call.requireDoc(did, 'sender');
   const vm = doc.keyAgreement.includes(senderKid) ? methodOf(doc, senderKid) : undefined;
   if (!vm) throw notResolved(`the sender key ${senderKid} is not a keyAgreement key of ${did}`);
-  const { curve: senderCurve, key } = methodKey(vm, 'envelope.jwe-sender-key');
+  const senderCurve = methodCurve(vm);
   if (senderCurve !== curve) throw malformed('envelope.jwe-epk-curve', `the sender key ${senderKid} is ${String(senderCurve)} but the epk is ${curve}: mixed curves`);
   s.md.encryptedToKids ??= kids;
   Object.assign(s.md, { authenticated: true, encrypted: true, encryptedFromKid: senderKid, encAlgAuth: `${alg}/${enc}` });
-  return decryptForUs(jwe, { alg, enc, curve, kids, apu, apv, sender: key() }, s);
+  return decryptForUs(jwe, { alg, enc, curve, kids, apu, apv, sender: methodKey(vm, 'envelope.jwe-sender-key') }, s);
 }
 
 async function openSigned(value: Record<string, unknown>, s: State): Promise<Record<string, unknown>> {
@@ -162,9 +162,9 @@ async function openSigned(value: Record<string, unknown>, s: State): Promise<Rec
   // §Message Signing: the key must be in the authentication section of the signer's document.
   const vm = doc.authentication.includes(sig.kid) ? methodOf(doc, sig.kid) : undefined;
   if (!vm) throw notResolved(`the signing key ${sig.kid} is not an authentication key of ${did}`);
-  const { curve, key } = methodKey(vm, 'envelope.jws-kid');
+  const curve = methodCurve(vm);
   if (curve !== CURVE_OF_ALG[sig.alg]) throw malformed('envelope.jws-alg-key', `alg ${sig.alg} does not fit the ${String(curve)} key ${sig.kid}`);
-  if (!verifyBytes(sig.alg, key(), signingInput(sig.protectedB64, jws.payloadB64), sig.signature)) {
+  if (!verifyBytes(sig.alg, methodKey(vm, 'envelope.jws-kid'), signingInput(sig.protectedB64, jws.payloadB64), sig.signature)) {
     throw malformed('envelope.jws-signature', `the signature of ${sig.kid} does not verify`);
   }
   Object.assign(s.md, { authenticated: true, nonRepudiation: true, signFrom: sig.kid, signAlg: sig.alg });

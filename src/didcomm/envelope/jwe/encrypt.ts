@@ -31,8 +31,16 @@ export function recipientsDigest(kids: string[]): Buffer {
 
 /** What the protected header and the KDF share across messages with the same alg, enc, sender and recipients. */
 interface HeaderPrefix {
-  /** The header's JSON up to the epk's value: `{"typ":…,"apv":"…","epk":`. */
-  json: string;
+  /**
+   * The header's JSON up to the epk's value (`{"typ":…,"apv":"…","epk":`) as UTF-8, split where
+   * base64 can be cut: `b64` encodes the whole 3-byte groups (the base64url of a concatenation
+   * whose first part is a multiple of 3 bytes long is the concatenation of the base64url of
+   * both), `aad` is that text as bytes, `tail` the 0–2 bytes left over. An authcrypt header
+   * names a long-form did:ion kid twice (skid, apu): ~2.9 KB written once per sender, not per message.
+   */
+  b64: string;
+  aad: Buffer;
+  tail: Buffer;
   /** partyInfo(alg, apu, apv) for the KDF. */
   info: Buffer;
 }
@@ -46,7 +54,10 @@ function buildPrefix(alg: KeyWrapAlg, enc: ContentEnc, skid: string | null, apvB
   }
   header.apv = apvB64;
   // epk is the last member: the JSON of the rest, reopened for it.
-  return { json: `${JSON.stringify(header).slice(0, -1)},"epk":`, info: partyInfo(alg, apu, Buffer.from(apvB64, 'base64url')) };
+  const json = Buffer.from(`${JSON.stringify(header).slice(0, -1)},"epk":`, 'utf8');
+  const cut = json.length - (json.length % 3);
+  const b64 = json.subarray(0, cut).toString('base64url');
+  return { b64, aad: Buffer.from(b64, 'latin1'), tail: Buffer.from(json.subarray(cut)), info: partyInfo(alg, apu, Buffer.from(apvB64, 'base64url')) };
 }
 
 // Kept per sender kid (the same string object for every message from one key, so looking it up
@@ -76,8 +87,14 @@ export function encryptJwe(plaintext: Buffer, i: EncryptInput): string {
   const apvB64 = recipientsDigest(i.recipients.map((r) => r.kid)).toString('base64url');
   const prefix = headerPrefix(i.alg, i.enc, i.sender?.kid ?? null, apvB64);
   const epk = ephemeralKey(i.curve);
-  const protectedB64 = Buffer.from(`${prefix.json}${JSON.stringify(epk.jwk)}}`, 'utf8').toString('base64url');
-  const { ciphertext, tag } = cipher.encrypt(cek, iv, plaintext, Buffer.from(protectedB64, 'latin1'));
+  const rest = prefix.tail.length === 0 ? Buffer.from(`${JSON.stringify(epk.jwk)}}`, 'utf8') : Buffer.concat([prefix.tail, Buffer.from(`${JSON.stringify(epk.jwk)}}`, 'utf8')]);
+  const restB64 = rest.toString('base64url');
+  const protectedB64 = prefix.b64 + restB64;
+  // The AAD (RFC 7516 §5.1 step 14) is ASCII(protectedB64): the kept bytes of the prefix, then the rest.
+  const aad = Buffer.allocUnsafe(protectedB64.length);
+  prefix.aad.copy(aad, 0);
+  aad.write(restB64, prefix.aad.length, 'latin1');
+  const { ciphertext, tag } = cipher.encrypt(cek, iv, plaintext, aad);
   const recipients = i.recipients.map((r) => {
     const kek = deriveKek({
       alg: i.alg,
