@@ -115,11 +115,12 @@ export function didOf(didUrl: string): string {
   // Three single-character searches, not a regular expression: a long-form did:ion key id is
   // ~1 KB, checked on every envelope (the sender rule), and indexOf scans it several times faster.
   let end = didUrl.indexOf('#');
-  for (const c of ['?', '/']) {
-    const i = didUrl.indexOf(c);
-    if (i !== -1 && (end === -1 || i < end)) end = i;
-  }
-  return end === -1 ? didUrl : didUrl.slice(0, end);
+  if (end === -1) end = didUrl.length;
+  const query = didUrl.indexOf('?');
+  if (query !== -1 && query < end) end = query;
+  const slash = didUrl.indexOf('/');
+  if (slash !== -1 && slash < end) end = slash;
+  return end === didUrl.length ? didUrl : didUrl.slice(0, end);
 }
 
 /** Compares two DIDs (or key ids) treating ion long and short forms as the same DID. */
