@@ -38,7 +38,7 @@ const progress = (label) => (p) => {
 async function closed(workers) {
   lastProgress = 0;
   const r = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets, concurrency }, workers, timeoutMs: 30_000, onProgress: progress(`closed, ${workers} worker(s)`) });
-  return r.summary;
+  return { ...r.summary, resends: r.resends };
 }
 
 const t0 = performance.now();
@@ -49,7 +49,7 @@ const maxRate = Math.max(one.flowsPerSecond, perCore.flowsPerSecond);
 const openWorkers = perCore.flowsPerSecond >= one.flowsPerSecond ? 'auto' : 1;
 const rate = Math.max(1, Math.round(maxRate * 0.8 * 10) / 10);
 lastProgress = 0;
-const open = (
+const openRun = (
   await runFleet({
     scenario: { builtin: 'sync' },
     model: { kind: 'open', ratePerSecond: rate, durationMs: openSeconds * 1000, rampMs: Math.min(5000, (openSeconds * 1000) / 4) },
@@ -57,9 +57,11 @@ const open = (
     timeoutMs: 30_000,
     onProgress: progress(`open ${rate}/s, ${openWorkers} worker(s)`),
   })
-).summary;
+);
+const open = { ...openRun.summary, resends: openRun.resends };
 
 const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const resent = (r) => Object.values(r ?? {}).reduce((n, k) => n + k, 0);
 const verdict = (ok) => (ok ? 'meets target' : 'MISSES target');
 const memory = Math.max(one.memoryPerWalletKB ?? 0, perCore.memoryPerWalletKB ?? 0);
 const lines = [
@@ -71,11 +73,12 @@ const lines = [
   `  flows per second                              ${String(one.flowsPerSecond).padStart(9)} ${String(perCore.flowsPerSecond).padStart(10)}`,
   `  p50 / p99 of a whole sync                ${`${s(one.steps.total.p50Ms)} / ${s(one.steps.total.p99Ms)}`.padStart(14)} ${`${s(perCore.steps.total.p50Ms)} / ${s(perCore.steps.total.p99Ms)}`.padStart(15)}`,
   `  completed / failed                            ${`${one.completed}/${one.failed}`.padStart(9)} ${`${perCore.completed}/${perCore.failed}`.padStart(10)}`,
+  `  messages sent again (resends)                ${String(resent(one.resends)).padStart(9)} ${String(resent(perCore.resends)).padStart(10)}`,
   `  memory per idle wallet                        ${`${one.memoryPerWalletKB} KB`.padStart(9)} ${`${perCore.memoryPerWalletKB ?? 'n/a'} KB`.padStart(10)}   target ≤ ${TARGETS.memoryPerWalletKB} KB: ${verdict(memory <= TARGETS.memoryPerWalletKB)}`,
   '',
   `open model at 80% of the measured maximum (${rate}/s of ${maxRate}/s, ${openSeconds} s, ${openWorkers} worker(s))`,
   `  p50 / p90 / p99 of a whole sync               ${s(open.steps.total?.p50Ms ?? 0)} / ${s(open.steps.total?.p90Ms ?? 0)} / ${s(open.steps.total?.p99Ms ?? 0)}   target p99 ≤ 1 s: ${verdict((open.steps.total?.p99Ms ?? Infinity) <= TARGETS.p99AtEightyMs)}`,
-  `  completed / failed                            ${open.completed}/${open.failed}  (${open.flowsPerSecond} flows/s)`,
+  `  completed / failed                            ${open.completed}/${open.failed}  (${open.flowsPerSecond} flows/s, ${resent(open.resends)} resends)`,
   '',
   `total ${((performance.now() - t0) / 1000).toFixed(0)} s`,
 ];

@@ -11,7 +11,8 @@ import { Worker } from 'node:worker_threads';
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { decodeHistogram, latencyHistogram, type LatencyHistogram } from './histogram.js';
-import { exposeGc, runShard, type ShardPlan, type ShardProgress, type ShardResult } from './runner.js';
+import { resendTally } from '../router/resend.js';
+import { exposeGc, resendsSince, runShard, type ShardPlan, type ShardProgress, type ShardResult } from './runner.js';
 import { loadScenario, type ScenarioRef } from './scenario-ref.js';
 import { clientFor, remoteTarget, startEmbeddedTarget, type FleetTarget, type ServiceCredentials, type TargetInfo } from './target.js';
 import type { FleetSummary, LoadModel, Scenario } from './types.js';
@@ -21,7 +22,10 @@ export interface FleetOptions {
   /** A built-in ({builtin: 'sync'}), a module of one's own, or (workers: 1 only) a Scenario object. */
   scenario: ScenarioRef | Scenario;
   model: LoadModel;
-  /** 'auto': one per core (less one for the embedded service); 1: everything in this thread. */
+  /**
+   * 'auto': one per core, less one for the embedded service, which keeps this thread (the wallets
+   * are then always in worker threads, even one); 1: everything in this thread.
+   */
   workers?: number | 'auto';
   /** A service elsewhere; default: an embedded twin started for the run. */
   service?: { url: string; credentials: ServiceCredentials };
@@ -51,6 +55,12 @@ export interface FleetResult {
   histograms: Record<string, LatencyHistogram>;
   timeline: { completed: number[]; failed: number[] };
   errorSamples: Record<string, string>;
+  /**
+   * Protocol messages sent again during the run, by step (router/resend.ts: `presentation`;
+   * `redeliver:<type>`: after a peer's 503/429; `given-up:<step>`: threads ended unanswered).
+   * The wallets' and, when embedded, the service's; a remote service's are not seen.
+   */
+  resends: Record<string, number>;
   model: LoadModel;
   /** Time spent making the idle wallets before the flows (ms). */
   setupMs: number;
@@ -94,10 +104,16 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       idleSample: options.model.kind === 'open' ? (options.idleSample ?? 50) : 0,
     }));
     const progress = progressMerger(workers, options.onProgress);
-    const results = workers === 1
-      ? [await inThread(plans[0]!, scenario, target, options, progress)]
-      : await inWorkers(plans, options.scenario as ScenarioRef, target, options, progress);
-    return merge(results, scenario, options.model, workers, target, setupStarted);
+    const here = new Map(resendTally);
+    // 'auto' with the embedded twin: the wallets always go to worker threads, even one, so the
+    // service has this thread's core to itself (on 2 cores: one for it, one for the wallets).
+    const threaded = workers > 1 || ((options.workers ?? 'auto') === 'auto' && target.embedded && !isObject);
+    const results = threaded
+      ? await inWorkers(plans, options.scenario as ScenarioRef, target, options, progress)
+      : [await inThread(plans[0]!, scenario, target, options, progress)];
+    // With worker threads, this thread's resends are the embedded service's (in this thread, the shard counted them).
+    const extra = threaded ? resendsSince(here) : {};
+    return merge(results, scenario, options.model, workers, target, setupStarted, extra);
   } finally {
     await target.close();
   }
@@ -212,9 +228,10 @@ function progressMerger(shards: number, onProgress?: (p: FleetProgress) => void)
   };
 }
 
-function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, workers: number, target: FleetTarget, setupStarted: number): FleetResult {
+function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, workers: number, target: FleetTarget, setupStarted: number, serviceResends: Record<string, number>): FleetResult {
   const histograms: Record<string, LatencyHistogram> = {};
   const errors: Record<string, number> = {};
+  const resends: Record<string, number> = { ...serviceResends };
   const errorSamples: Record<string, string> = {};
   const timeline = { completed: [] as number[], failed: [] as number[] };
   const add = (into: number[], from: number[]) => from.forEach((v, i) => (into[i] = (into[i] ?? 0) + v));
@@ -227,6 +244,7 @@ function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, wor
     failed += r.failed;
     for (const [step, enc] of Object.entries(r.histograms)) (histograms[step] ??= latencyHistogram()).add(decodeHistogram(enc));
     for (const [code, n] of Object.entries(r.errors)) errors[code] = (errors[code] ?? 0) + n;
+    for (const [step, n] of Object.entries(r.resends)) resends[step] = (resends[step] ?? 0) + n;
     Object.assign(errorSamples, { ...r.errorSamples, ...errorSamples });
     add(timeline.completed, r.timeline.completed);
     add(timeline.failed, r.timeline.failed);
@@ -262,5 +280,5 @@ function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, wor
     errors,
     memoryPerWalletKB: idleWallets ? round1(idleBytes / idleWallets / 1024) : null,
   };
-  return { summary, histograms, timeline, errorSamples, model, setupMs: Math.max(0, firstStart - setupStarted), target: { url: target.url, embedded: target.embedded } };
+  return { summary, histograms, timeline, errorSamples, resends, model, setupMs: Math.max(0, firstStart - setupStarted), target: { url: target.url, embedded: target.embedded } };
 }

@@ -28,9 +28,18 @@ export function fleetTable(r: FleetResult): string {
     Object.keys(s.errors).length
       ? ['errors by code:', ...Object.entries(s.errors).map(([code, n]) => `  ${code}: ${n}${r.errorSamples[code] ? `  (${r.errorSamples[code]})` : ''}`)].join('\n')
       : 'errors: none',
+    resendLine(r.resends),
     s.memoryPerWalletKB === null ? 'memory per idle wallet: not measured (no forced GC in this run\'s threads)' : `memory per idle wallet: ${s.memoryPerWalletKB} KB`,
   ];
   return lines.join('\n');
+}
+
+/** Messages sent again (router/resend.ts): a run whose load outgrew the service shows it here first. */
+function resendLine(resends: Record<string, number> | undefined): string {
+  const entries = Object.entries(resends ?? {}).sort((a, b) => b[1] - a[1]);
+  if (!entries.length) return 'messages sent again: none';
+  const total = entries.reduce((n, [, k]) => n + k, 0);
+  return `messages sent again: ${total} (${entries.map(([step, n]) => `${step} ${n}`).join(', ')})`;
 }
 
 /** The progress line (stderr). */

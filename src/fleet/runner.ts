@@ -6,6 +6,7 @@ import { setFlagsFromString, getHeapStatistics } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { toIdsyncError } from '../errors.js';
 import type { ServiceClient } from '../testing/rest-client.js';
+import { resendTally } from '../router/resend.js';
 import { latencyHistogram, type LatencyHistogram } from './histogram.js';
 import type { FlowContext, Scenario } from './types.js';
 import type { WalletPool } from './wallet-pool.js';
@@ -45,6 +46,8 @@ export interface ShardResult {
   timeline: { completed: number[]; failed: number[] };
   /** Idle wallets measured: how many, and the heap (+ external) they added. */
   idle: { wallets: number; bytes: number };
+  /** Protocol messages sent again in this thread during the run, by step (router/resend.ts). */
+  resends: Record<string, number>;
   /** When this thread's first flow started and its last one ended (epoch ms). */
   firstStartAt: number;
   lastEndAt: number;
@@ -79,6 +82,13 @@ function collect(): void {
   gcFn?.();
 }
 
+/** Resends counted in this thread since `before` (resendTally is cumulative). */
+export function resendsSince(before: Map<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, n] of resendTally) if (n - (before.get(k) ?? 0) > 0) out[k] = n - (before.get(k) ?? 0);
+  return out;
+}
+
 function heapBytes(): number {
   collect();
   const h = getHeapStatistics();
@@ -105,6 +115,7 @@ export async function runShard(
     series[s]! += 1;
   };
 
+  const resendsBefore = new Map(resendTally);
   const mine: number[] = [];
   if (plan.model.kind === 'closed') for (let i = plan.shard; i < plan.model.wallets; i += plan.shards) mine.push(i);
 
@@ -189,6 +200,7 @@ export async function runShard(
     errorSamples,
     timeline,
     idle,
+    resends: resendsSince(resendsBefore),
     firstStartAt: Number.isFinite(firstStartAt) ? firstStartAt : plan.startAt,
     lastEndAt: lastEndAt || Date.now(),
   };

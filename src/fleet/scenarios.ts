@@ -12,6 +12,8 @@ import type { StoredCredential } from '../wallet/credential-store.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { FlowContext, Scenario } from './types.js';
 
+const NON_ENDING_PROBLEM = /^(w\.|e\.p\.msg\.duplicate)/;
+
 export const DATAPOINTS = { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10', nationality: 'GB', emailAddress: 'ada@example.com' };
 
 /** PUT user → invite → accept; resolves once the wallet has the Data Pipe established. */
@@ -36,7 +38,9 @@ export function nextCredential(wallet: Wallet, ctx: Pick<FlowContext, 'timeoutMs
   const refused = wallet.waitFor('credential-refused', (e) => thid === undefined || e.thid === thid, o).then((e) => {
     throw new IdsyncError('fleet_flow_failed', `the wallet refused the credential (${e.failedCheck}${e.code ? `: ${e.code}` : ''})`, { details: { failedCheck: e.failedCheck, ...(e.code ? { reason: e.code } : {}) } });
   });
-  const problem = wallet.waitFor('problem-received', undefined, o).then((e) => {
+  // A warning or "I had that one already" (the answer to a retry that crossed the service's reply,
+  // DIDComm v2 §Problem Codes) ends nothing; any other problem ends the flow.
+  const problem = wallet.waitFor('problem-received', (e) => !NON_ENDING_PROBLEM.test(String(e.problem.code)), o).then((e) => {
     throw new IdsyncError('fleet_flow_failed', `the service reported a problem: ${e.problem.code}`, { details: { problemCode: e.problem.code } });
   });
   for (const p of [stored, refused, problem]) p.catch(() => undefined);

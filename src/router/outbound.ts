@@ -112,6 +112,12 @@ function outRecord(message: PlainMessage, packed: PackResult, result: string, re
   };
 }
 
+/** The peer's Retry-After of a 503/429 (transport_retry_later), in ms. */
+function retryAfterMs(e: IdsyncError): number | undefined {
+  const s = (e.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  return e.code === 'transport_retry_later' && typeof s === 'number' ? s * 1000 : undefined;
+}
+
 /** Router.send; `senderKid` as for packFor (replies only). */
 export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: SendOptions = {}, senderKid?: string): Promise<SendResult> {
   const { clock, ids, options } = core;
@@ -132,7 +138,9 @@ export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: S
   try {
     replies = await logged(core, outRecord(message, packed, 'sent', results, { endpoint }), () => send(packed.packed, { to, mode: packed.mode, message, endpoint, returnRoute }));
   } catch (err) {
-    throw toIdsyncError(err, 'delivery_failed');
+    const e = toIdsyncError(err, 'delivery_failed');
+    if (!opts.untracked) core.resend()?.noteFailed(message, retryAfterMs(e));
+    throw e;
   }
   core.resend()?.noteSent(message);
   core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: false });

@@ -5,6 +5,17 @@
 // passes (then `onGiveUp`: the owner ends the flow in its failed state). A restarted party
 // resumes every open schedule from the store (start()).
 //
+// When a retry is due depends on what became of the last send (docs/protocols.md "Durable steps"):
+// - while a send is open, nothing is sent again (the transport's own timeout ends it; under load
+//   an answer takes longer than the first back-off, and a resend then only adds to the load);
+// - a send that failed (unreachable, timed out, 503/429, or kept by the owner for later: the
+//   `notAccepted` hook) is retried soon: from `baseDelayMs` (2 s), doubling, never before a
+//   Retry-After;
+// - a message the peer accepted (2xx) is durably the peer's: sending it again is only for
+//   liveness (a peer or network that lost it anyway), from `acceptedDelayMs` (30 s), doubling.
+// Due times live in memory; the store keeps the schedule's attempts and deadline, and a restarted
+// party sends every open thread's last message again at once.
+//
 // The peer's side of a retry: a replay of a message we already handled (same id) is answered with
 // the message we sent after it on that thread (`after`), instead of e.p.msg.duplicate, so a lost
 // answer is recovered by the sender's retry. Each replay answers only the message that followed
@@ -50,10 +61,21 @@ export interface ResendOptions {
   store: Pick<Collection<ResendRecord>, 'get' | 'put' | 'list'>;
   /** 'retry': the message waits for an answer; 'answer': kept to answer replays; undefined: not tracked. */
   kind(message: PlainMessage): ResendKind | undefined;
-  /** First retry after this (default 2 s), doubling… */
+  /** First retry of a send that failed after this (default 2 s), doubling… */
   baseDelayMs?: number;
   /** …up to this (default 60 s); each delay is drawn in [d/2, d] (equal jitter). */
   maxDelayMs?: number;
+  /**
+   * First retry of a message the peer accepted (its send resolved), doubling up to maxDelayMs
+   * (default 15 × baseDelayMs, within [baseDelayMs, maxDelayMs]: 30 s with the defaults).
+   */
+  acceptedDelayMs?: number;
+  /**
+   * A send that resolved without the peer taking the message (e.g. the owner kept it in a pickup
+   * queue after the endpoint failed): retried like a failed send, not before `retryAfterMs`.
+   * Undefined (the default) when the peer took it.
+   */
+  notAccepted?(message: PlainMessage): { retryAfterMs?: number } | undefined;
   /** Retries stop this long after the message was first sent (default 10 minutes); then onGiveUp. */
   deadlineMs?: number;
   /** In [0, 1); injected for deterministic jitter. */
@@ -65,6 +87,13 @@ export interface ResendOptions {
   /** Test hook (crash-point.ts): called with `send:<name>` once a message's record is stored, `sent:<name>` after it went out. */
   crashPoint?(step: string): void;
 }
+
+/**
+ * Resends made by every resender of this thread, by step (`presentation`, `given-up:…`): a fleet
+ * run reports them, since under overload a retry adds load exactly when the peer is saturated.
+ */
+export const resendTally = new Map<string, number>();
+const tally = (key: string) => resendTally.set(key, (resendTally.get(key) ?? 0) + 1);
 
 export const DEFAULT_RESEND = { baseDelayMs: 2_000, maxDelayMs: 60_000, deadlineMs: 10 * 60_000 };
 const PROBLEM_REPORT = /\/report-problem\/2\.\d+\/problem-report$/;
@@ -85,10 +114,19 @@ export function stepName(message: PlainMessage): string {
   return name === 'ack' || name === 'request' || name === 'close' ? `${proto}.${name}` : name;
 }
 
+/** A peer's Retry-After carried by a `transport_retry_later` error (transport/media-type.ts), in ms. */
+function retryAfterMsOf(e: { code: string; details?: Record<string, unknown> }): number | undefined {
+  const s = e.details?.retryAfterSeconds;
+  return e.code === 'transport_retry_later' && typeof s === 'number' ? s * 1000 : undefined;
+}
+
 export interface Resender {
   /** A message is about to go out: store it (and its retry schedule) first. */
   noteSending(message: PlainMessage, to: string, mode: EnvelopeMode, answering?: string): Promise<void>;
+  /** The send resolved: the next retry is a liveness check, or soon when `notAccepted` says so. */
   noteSent(message: PlainMessage): void;
+  /** The send failed: retried soon. */
+  noteFailed(message: PlainMessage, retryAfterMs?: number): void;
   /** A peer's message on a thread is being handled: the peer answered, retries of that thread stop. */
   noteReceived(message: PlainMessage): Promise<void>;
   /** The stored answer to a replay of `message`, if we sent one after it on its thread. */
@@ -112,18 +150,37 @@ export function createResender(
   const base = o.baseDelayMs ?? DEFAULT_RESEND.baseDelayMs;
   const max = o.maxDelayMs ?? DEFAULT_RESEND.maxDelayMs;
   const deadline = o.deadlineMs ?? DEFAULT_RESEND.deadlineMs;
+  const accepted = Math.min(max, Math.max(base, o.acceptedDelayMs ?? 15 * base));
   const random = o.random ?? Math.random;
   const lock = keyedLock();
   /** thid → next due time of threads with a schedule. */
   const due = new Map<string, number>();
+  /** thid → the message being retried and the attempts made (what noteSent/noteFailed reschedule). */
+  const open = new Map<string, { id: string; attempts: number }>();
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   let chain: Promise<unknown> = Promise.resolve();
 
-  const delay = (attempts: number) => {
-    const d = Math.min(max, base * 2 ** attempts);
-    return Math.round(d / 2 + random() * (d / 2));
-  };
+  const jitter = (d: number) => Math.round(d / 2 + random() * (d / 2));
+  const delay = (attempts: number) => jitter(Math.min(max, base * 2 ** attempts));
+  /** No retry while a send is open: the transport's timeout ends it first; this only guards a send that never settles. */
+  const inFlight = () => max;
+
+  /** After a send of thread `thid`'s message `id` settled: when to try again (in memory). */
+  function settle(thid: string, id: string, at: number): void {
+    const cur = open.get(thid);
+    if (!cur || cur.id !== id || !due.has(thid)) return; // answered (or cancelled) meanwhile
+    due.set(thid, at);
+    arm();
+  }
+  function afterSend(thid: string, message: PlainMessage, failed: boolean, retryAfterMs?: number): void {
+    const cur = open.get(thid);
+    if (!cur || cur.id !== message.id) return;
+    const refused = failed ? { retryAfterMs } : o.notAccepted?.(message);
+    const now = deps.clock.now();
+    const wait = refused ? Math.max(delay(cur.attempts), refused.retryAfterMs ?? 0) : jitter(Math.min(max, accepted * 2 ** cur.attempts));
+    settle(thid, message.id, now + wait);
+  }
 
   function arm(): void {
     if (closed) return;
@@ -146,8 +203,13 @@ export function createResender(
       const next = fn(current);
       if (!next) return current;
       await o.store.put(thid, next);
-      if (next.retry) due.set(thid, next.retry.nextAt);
-      else due.delete(thid);
+      if (next.retry && next.out) {
+        due.set(thid, next.retry.nextAt);
+        open.set(thid, { id: next.out.message.id, attempts: next.retry.attempts });
+      } else {
+        due.delete(thid);
+        open.delete(thid);
+      }
       return next;
     });
 
@@ -167,7 +229,7 @@ export function createResender(
           step = { give: g };
           return g;
         }
-        const n = { ...r, retry: { ...r.retry, attempts: r.retry.attempts + 1, nextAt: now + delay(r.retry.attempts + 1) } };
+        const n = { ...r, retry: { ...r.retry, attempts: r.retry.attempts + 1, nextAt: now + inFlight() } };
         step = { send: n };
         return n;
       }).catch((err) => deps.log('warn', 'resend schedule could not be updated', { thid, code: toIdsyncError(err).code }));
@@ -175,15 +237,24 @@ export function createResender(
       if (!s) continue;
       if ('give' in s) {
         deps.log('info', 'no answer before the deadline: the thread is given up', { thid, type: s.give.out?.message.type });
+        if (s.give.out) tally(`given-up:${stepName(s.give.out.message)}`);
         await o.onGiveUp?.(s.give).catch((err) => deps.log('warn', 'giving up a thread failed', { thid, code: toIdsyncError(err).code }));
         continue;
       }
+      const msg = s.send.out!.message;
       try {
-        if (o.shouldResend && !(await o.shouldResend(s.send))) continue;
+        if (o.shouldResend && !(await o.shouldResend(s.send))) {
+          afterSend(thid, msg, false);
+          continue;
+        }
+        tally(stepName(msg));
         await deps.send(s.send.out!);
+        afterSend(thid, msg, false);
         sent++;
       } catch (err) {
-        deps.log('info', 'resend failed; retried later', { thid, code: toIdsyncError(err).code });
+        const e = toIdsyncError(err);
+        deps.log('info', 'resend failed; retried later', { thid, code: e.code });
+        afterSend(thid, msg, true, retryAfterMsOf(e));
       }
     }
     arm();
@@ -215,14 +286,19 @@ export function createResender(
           ...r,
           out,
           sent: [...(r.sent ?? []), message.id].slice(-10),
-          retry: kind === 'retry' && !isReport ? { attempts: 0, nextAt: now + delay(0), deadlineAt: now + deadline } : undefined,
+          retry: kind === 'retry' && !isReport ? { attempts: 0, nextAt: now + inFlight(), deadlineAt: now + deadline } : undefined,
         };
       });
       o.crashPoint?.(`send:${stepName(message)}`);
       arm();
     },
     noteSent(message) {
-      if (o.kind(message)) o.crashPoint?.(`sent:${stepName(message)}`);
+      if (!o.kind(message)) return;
+      afterSend(resendThread(message), message, false);
+      o.crashPoint?.(`sent:${stepName(message)}`);
+    },
+    noteFailed(message, retryAfterMs) {
+      if (o.kind(message)) afterSend(resendThread(message), message, true, retryAfterMs);
     },
     async noteReceived(message) {
       if (!o.kind(message) || typeof message.id !== 'string') return;
@@ -251,7 +327,11 @@ export function createResender(
     async start() {
       // A restarted party sends the last message of every open thread again now.
       const now = deps.clock.now();
-      for (const { key, value } of await o.store.list()) if (value.retry) due.set(key, Math.min(value.retry.nextAt, now));
+      for (const { key, value } of await o.store.list()) {
+        if (!value.retry || !value.out) continue;
+        due.set(key, Math.min(value.retry.nextAt, now));
+        open.set(key, { id: value.out.message.id, attempts: value.retry.attempts });
+      }
       arm();
     },
     close() {

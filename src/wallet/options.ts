@@ -14,7 +14,7 @@ import type { CrashPoint } from '../crash-point.js';
 import type { ResendOptions } from '../router/resend.js';
 
 /** Retries of the wallet's protocol steps (router/resend.ts; docs/protocols.md "Durable steps"). */
-export type StepRetryOptions = Pick<ResendOptions, 'baseDelayMs' | 'maxDelayMs' | 'deadlineMs' | 'random'>;
+export type StepRetryOptions = Pick<ResendOptions, 'baseDelayMs' | 'maxDelayMs' | 'acceptedDelayMs' | 'deadlineMs' | 'random'>;
 
 export interface WalletOptions {
   store: Store;

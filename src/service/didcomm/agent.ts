@@ -164,6 +164,8 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       store: deps.store.collection<ResendRecord>(COLLECTIONS.resend),
       kind: resendKind,
       ...options.retry,
+      // Kept for pickup because the wallet's endpoint failed: retried soon, not as a liveness check.
+      notAccepted: (message) => outbound.undelivered(message.id),
       onGiveUp: (record) => givenUp(record),
       ...(options.crashPoint || process.env.IDSYNC_TEST_CRASH_AT ? { crashPoint: (step: string) => crashHook?.(step) } : {}),
     },

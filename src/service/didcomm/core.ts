@@ -48,10 +48,12 @@ export interface AgentOptions {
   /** How often the sweep of stuck syncs runs (default 30 s; `agent.sweep()` runs it now). */
   sweepMs?: number;
   /**
-   * Retries of unanswered protocol messages (router/resend.ts): first after 2 s, doubling to 60 s
-   * with jitter, for 10 minutes after the first send; then the sync or workflow fails (`unanswered`).
+   * Retries of unanswered protocol messages (router/resend.ts): a send that failed (or was kept for
+   * pickup because the endpoint failed) after 2 s, doubling to 60 s with jitter; one the wallet's
+   * endpoint accepted only after 30 s (liveness); for 10 minutes after the first send, then the
+   * sync or workflow fails (`unanswered`).
    */
-  retry?: Pick<ResendOptions, 'baseDelayMs' | 'maxDelayMs' | 'deadlineMs' | 'random'>;
+  retry?: Pick<ResendOptions, 'baseDelayMs' | 'maxDelayMs' | 'acceptedDelayMs' | 'deadlineMs' | 'random'>;
   /** Crash tests: called at named steps (crash-point.ts); default IDSYNC_TEST_CRASH_AT. */
   crashPoint?: CrashPoint;
   /** Overrides createService's `outboundEndpoints` (which endpoint addresses of peers may be called). */

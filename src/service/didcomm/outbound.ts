@@ -104,6 +104,11 @@ export interface ServiceOutbound {
   redeliver(entry: QueuedMessage, returnRoute: boolean): Promise<AttemptOutcome>;
   /** How a recent message left: queued for pickup, delivered (push or endpoint), or dropped. */
   outcome(messageId: string): DeliveryOutcome | undefined;
+  /**
+   * A recent message the recipient's endpoint did not take (unreachable, timed out, 503/429): it
+   * was kept for pickup, and a retry may deliver it; with the peer's Retry-After when it gave one.
+   */
+  undelivered(messageId: string): { retryAfterMs?: number } | undefined;
   close(): Promise<void>;
 }
 
@@ -115,6 +120,24 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
     outcomes.set(id, o);
     if (outcomes.size > 1000) outcomes.delete(outcomes.keys().next().value as string);
   };
+  // Recent sends the endpoint did not take (bounded like `outcomes`): read right after the send.
+  const failed = new Map<string, { retryAfterMs?: number }>();
+  const noteFailed = (id: string, retryAfterSeconds?: number) => {
+    failed.set(id, retryAfterSeconds !== undefined ? { retryAfterMs: retryAfterSeconds * 1000 } : {});
+    if (failed.size > 1000) failed.delete(failed.keys().next().value as string);
+  };
+  // Messages kept for pickup after their endpoint failed, by message id (bounded): when a retry
+  // (resend.ts) then delivers one, its queued copy goes, so a redelivery (redelivery.ts) finds
+  // nothing left to send and a wallet that never picks up holds nothing twice.
+  const kept = new Map<string, { to: string; queueId: string }>();
+  async function delivered(message: Sent, via: 'live' | 'endpoint', to: string): Promise<void> {
+    note(message.id, 'delivered');
+    d.events.emit('message-delivered', { to: ionShortForm(to), messageId: message.id, type: message.type, via });
+    const copy = kept.get(message.id);
+    if (!copy) return;
+    kept.delete(message.id);
+    await d.queue.remove(copy.to, [copy.queueId]).catch(() => undefined);
+  }
 
   async function route(did: string): Promise<Route> {
     if (d.live.has(did)) return { kind: 'live' };
@@ -152,6 +175,10 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
       throw err;
     }
     note(message.id, 'queued');
+    if (retry || reason.startsWith('unreachable')) {
+      kept.set(message.id, { to, queueId: entry.id });
+      if (kept.size > 10_000) kept.delete(kept.keys().next().value as string);
+    }
     d.events.emit('message-queued', {
       to: ionShortForm(to), queueId: entry.id, messageId: message.id, thid: entry.thid, type: message.type, reason, relationship: related,
       ...(retry?.retryAfterSeconds !== undefined ? { retryAfterSeconds: retry.retryAfterSeconds } : {}),
@@ -166,6 +193,7 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
   return {
     route,
     outcome: (id) => outcomes.get(id),
+    undelivered: (id) => failed.get(id),
     async pack(message, options, ctx) {
       const to = options.to ?? message.to?.[0];
       const r = to ? await route(to).catch(() => undefined) : undefined;
@@ -173,9 +201,9 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
     },
     async deliver(packed, target) {
       const { to, message } = target;
+      failed.delete(message.id);
       if (d.live.has(to) && (await d.live.push(to, packed))) {
-        note(message.id, 'delivered');
-        d.events.emit('message-delivered', { to: ionShortForm(to), messageId: message.id, type: message.type, via: 'live' });
+        await delivered(message, 'live', to);
         return [];
       }
       const r = await route(to);
@@ -188,14 +216,14 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
         }
         try {
           const replies = await transport.send(endpoint, packed, { returnRoute: target.returnRoute, messageType: message.type });
-          note(message.id, 'delivered');
-          d.events.emit('message-delivered', { to: ionShortForm(to), messageId: message.id, type: message.type, via: 'endpoint' });
+          await delivered(message, 'endpoint', to);
           return replies;
         } catch (err) {
           const e = toIdsyncError(err);
           if (e.code === 'transport_retry_later') {
             // "Not now" (503/429): keep it, and send it again after the peer's Retry-After.
             const retryAfterSeconds = retryAfterOf(e);
+            noteFailed(message.id, retryAfterSeconds);
             await keep(to, packed, message, `endpoint asked to retry later (${String(e.details?.status ?? 503)})`, {
               returnRoute: target.returnRoute,
               ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
@@ -208,6 +236,7 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
             return [];
           }
           // Unreachable: keep it for pickup rather than lose it.
+          noteFailed(message.id);
           await keep(to, packed, message, `unreachable: ${e.code}`);
           return [];
         }

@@ -20,6 +20,7 @@ import type { ServiceLogger } from '../context.js';
 import { COLLECTIONS } from './collections.js';
 import type { MessageQueue, QueuedMessage } from './queue.js';
 import { timeKey } from '../../store/time-key.js';
+import { resendTally } from '../../router/resend.js';
 
 export interface RedeliveryOptions {
   /** Attempts in all, the first delivery included (default 8). */
@@ -141,6 +142,8 @@ export function redelivery(d: RedeliveryDeps): Redelivery {
       await col.del(key);
       const entry = await d.queue.get(rec.recipient, rec.queueId);
       if (!entry) continue; // collected by pickup, withdrawn or expired meanwhile
+      const step = `redeliver:${String(rec.type ?? 'message').split('/').pop()}`;
+      resendTally.set(step, (resendTally.get(step) ?? 0) + 1);
       let out: AttemptOutcome;
       try {
         out = await d.attempt(entry, rec.returnRoute);

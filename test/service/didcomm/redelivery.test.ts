@@ -62,6 +62,30 @@ describe('redelivery after 503/429', () => {
     expect(await m.store.collection(COLLECTIONS.redelivery).count()).toBe(0);
   });
 
+  it('lets the step\'s own retry (resend.ts) deliver it after the Retry-After, and drops the queued copy so nothing is sent twice', async () => {
+    m = await memoryHarness();
+    const { ref, wallet, state } = await busyWallet(m, 30);
+    const scheduled = m.agent.waitFor('redelivery-scheduled');
+    await m.service.deps.users.startSync(ref);
+    await scheduled;
+    await m.agent.idle();
+    expect(await m.agent.queue.count(wallet.did.did)).toBe(1);
+    // Refused for now: retried soon (not as a 30 s liveness check of an accepted message), but not before the peer's Retry-After.
+    m.clock.advance(10_000);
+    expect(await m.agent.retryDue()).toBe(0);
+    expect(state.refused).toBe(1);
+    m.clock.advance(20_000);
+    state.busy = false;
+    const completed = m.agent.waitFor('sync-completed');
+    expect(await m.agent.retryDue()).toBe(1);
+    await completed;
+    expect(wallet.credentials).toHaveLength(1);
+    // Delivered by the retry: its queued copy is gone, so the redelivery finds nothing to send.
+    expect(await m.agent.queue.count(wallet.did.did)).toBe(0);
+    expect(await m.agent.redeliver()).toBe(0);
+    expect(state.delivered).toBeGreaterThan(0);
+  });
+
   it('backs off while the endpoint stays busy and leaves the message for pickup after maxAttempts', async () => {
     m = await memoryHarness();
     const agent = await m.restart({ redelivery: { maxAttempts: 3 } });
