@@ -4,6 +4,7 @@
 // for the from_prior JWT (§DID Rotation), header {typ: JWT, alg, kid}.
 import type { KeyObject } from 'node:crypto';
 import { MEDIA_TYPES } from '../../types.js';
+import { boundedMemo } from '../memo.js';
 import { signBytes, type SignAlg } from './algorithms.js';
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64url');
@@ -24,13 +25,17 @@ const PROTECTED: Record<SignAlg, string> = {
   ES256K: b64(JSON.stringify({ typ: MEDIA_TYPES.signed, alg: 'ES256K' })),
 };
 
+// The JSON of a signer's kid, kept per kid (bounded): a sender signs with the same key message
+// after message, and a long-form did:ion kid is ~1 KB that JSON.stringify scans and copies each time.
+const kidJson = boundedMemo(256, (kid: string) => JSON.stringify(kid));
+
 export function signJws(payload: string, signer: { kid: string; alg: SignAlg; key: KeyObject }): string {
   const protectedB64 = PROTECTED[signer.alg];
   const payloadB64 = b64(payload);
   const signature = signBytes(signer.alg, signer.key, signingInput(protectedB64, payloadB64)).toString('base64url');
   // JSON.stringify of {signatures: [{header: {kid}, protected, signature}], payload}, written out:
   // only the kid may need escaping, and the payload is the longest string of the message.
-  return `{"signatures":[{"header":{"kid":${JSON.stringify(signer.kid)}},"protected":"${protectedB64}","signature":"${signature}"}],"payload":"${payloadB64}"}`;
+  return `{"signatures":[{"header":{"kid":${kidJson(signer.kid)}},"protected":"${protectedB64}","signature":"${signature}"}],"payload":"${payloadB64}"}`;
 }
 
 export function signCompact(payload: string, signer: { kid: string; alg: SignAlg; key: KeyObject }, typ: string): string {
