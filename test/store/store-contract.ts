@@ -1,4 +1,4 @@
-// The store contract: one suite, run against every backend (memory-level and on-disk LevelDB)
+// The store contract: one suite, run against every backend (the in-memory Map store and on-disk LevelDB)
 // by store.test.ts. A new backend passes this suite or is not a store.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
