@@ -12,6 +12,13 @@
 // (by their key time) and the oldest beyond `maxEntries` are deleted, opportunistically after
 // every `pruneEvery` records (at most PRUNE_MAX_PER_RUN per run, so one record never pays for a
 // large backlog) or all at once with prune(). Defaults: 30 days, 100,000 records, every 100.
+//
+// Outcomes: a record is written when the message is made or arrives (so that it is listed before
+// its answer, and survives a crash before the outcome is known), then completed once with its
+// result. That completion changes only small fields, so it is stored apart, under the same key in
+// MESSAGES_OUTCOME_COLLECTION, and merged on read: the plaintext (for issue-credential, the
+// credential and its status list) is encoded once, not twice. An update that changes the message
+// itself, its thread or clears a field rewrites the whole record instead and drops the outcome.
 import { timeKey } from './time-key.js';
 import type { Clock } from '../clock.js';
 import type { EnvelopeMode, PlainMessage } from '../didcomm/types.js';
@@ -22,6 +29,8 @@ import type { Collection, Store } from './store.js';
 export const MESSAGES_COLLECTION = 'messages';
 /** Thread index: `<thread id>\0<seq>` → seq. */
 export const MESSAGES_BY_THREAD_COLLECTION = 'messages-by-thread';
+/** Fields an update() changed, by seq, merged over the record on read (see "Outcomes" above). */
+export const MESSAGES_OUTCOME_COLLECTION = 'messages-outcome';
 
 export type MessageDirection = 'in' | 'out';
 export type MessageResult = 'accepted' | 'refused' | 'sent' | 'queued' | 'failed' | (string & {});
@@ -192,6 +201,25 @@ function check(rec: Omit<MessageRecord, 'at'>): void {
   if (!rec.message || typeof rec.message !== 'object') throw new IdsyncError('invalid_message_record', 'message must be the plaintext');
 }
 
+/** Fields an update stores apart from the record (see "Outcomes"): none of them may change the plaintext or the thread. */
+const RECORD_ONLY = new Set<string>(['id', 'message', 'digest', 'thid', 'pthid', 'direction', 'type', 'at']);
+
+/**
+ * The fields of `patch` that differ from `old` (by identity: a caller completing a record passes
+ * the same objects back), when they can be stored as an outcome; undefined when the update must
+ * rewrite the record: it changes the message or its thread, or clears a field (JSON drops undefined).
+ */
+function changedFields(old: MessageRecord, patch: Partial<MessageRecord>): Partial<MessageRecord> | undefined {
+  const changed: Record<string, unknown> = {};
+  const was = old as unknown as Record<string, unknown>;
+  for (const [k, v] of Object.entries(patch)) {
+    if (k === 'id' || v === was[k]) continue;
+    if (RECORD_ONLY.has(k) || v === undefined) return undefined;
+    changed[k] = v;
+  }
+  return changed as Partial<MessageRecord>;
+}
+
 function matches(rec: MessageRecord, q: MessageQuery): boolean {
   return (
     (q.thid === undefined || threadOf(rec) === q.thid) &&
@@ -215,6 +243,7 @@ const FRESH_MAX = 64;
 export function messageLog(store: Store, clock: Clock, options: MessageLogOptions = {}): MessageLog {
   const col = store.collection<MessageRecord>(MESSAGES_COLLECTION);
   const byThread = store.collection<string>(MESSAGES_BY_THREAD_COLLECTION);
+  const outcomes = store.collection<Partial<MessageRecord>>(MESSAGES_OUTCOME_COLLECTION);
   const maxAgeMs = options.maxAgeMs ?? MESSAGE_LOG_DEFAULTS.maxAgeMs;
   const maxEntries = options.maxEntries ?? MESSAGE_LOG_DEFAULTS.maxEntries;
   const pruneEvery = Math.max(1, options.pruneEvery ?? MESSAGE_LOG_DEFAULTS.pruneEvery);
@@ -229,9 +258,15 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
     if (fresh.size > FRESH_MAX) fresh.delete(fresh.keys().next().value as string);
   };
 
+  /** The record as last updated: the stored one with its outcome merged over it. */
+  async function stored(seq: string): Promise<{ base: MessageRecord; outcome?: Partial<MessageRecord> } | undefined> {
+    const [base, outcome] = await Promise.all([col.get(seq), outcomes.get(seq)]);
+    return base ? { base, outcome } : undefined;
+  }
+
   async function get(seq: string): Promise<LoggedMessage | undefined> {
-    const rec = await col.get(seq);
-    return rec ? { ...rec, seq } : undefined;
+    const s = await stored(seq);
+    return s ? { ...s.base, ...s.outcome, seq } : undefined;
   }
 
   /** Deletes records with their thread index entries; returns how many. */
@@ -242,6 +277,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       entries.flatMap(({ key, value }) => [
         { type: 'del' as const, collection: MESSAGES_COLLECTION, key },
         { type: 'del' as const, collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(value, key) },
+        { type: 'del' as const, collection: MESSAGES_OUTCOME_COLLECTION, key },
       ]),
     );
     if (a.count !== undefined) a.count = Math.max(0, a.count - entries.length);
@@ -269,6 +305,19 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       }
     }
     return removed;
+  }
+
+  /** `page` (records in key order, either way) with their outcomes merged: one range read. */
+  async function withOutcomes(page: { key: string; value: MessageRecord }[]): Promise<{ key: string; value: MessageRecord }[]> {
+    if (page.length === 0) return page;
+    const [a, b] = [page[0]!.key, page[page.length - 1]!.key];
+    const found = await outcomes.list({ gte: a < b ? a : b, lte: a < b ? b : a });
+    if (found.length === 0) return page;
+    const byKey = new Map(found.map((e) => [e.key, e.value]));
+    return page.map((e) => {
+      const o = byKey.get(e.key);
+      return o ? { key: e.key, value: { ...e.value, ...o } } : e;
+    });
   }
 
   /** One prune at a time per collection; a later one waits for the running one. */
@@ -308,10 +357,19 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
     async update(seq, patch) {
       const known = fresh.get(seq);
       fresh.delete(seq);
-      const old = known ?? (await col.get(seq));
-      if (!old) throw new IdsyncError('not_found', `no message record ${seq}`);
+      const s = known ? { base: known, outcome: undefined } : await stored(seq);
+      if (!s) throw new IdsyncError('not_found', `no message record ${seq}`);
+      const old: MessageRecord = { ...s.base, ...s.outcome };
       const rec: MessageRecord = { ...old, ...patch, id: old.id };
+      const changed = changedFields(old, patch);
+      if (changed && Object.keys(changed).length === 0) return { ...rec, seq };
+      if (changed) {
+        // The common case: only the outcome changed; the record itself is not written again.
+        await outcomes.put(seq, { ...s.outcome, ...changed });
+        return { ...rec, seq };
+      }
       const ops: Parameters<Store['batch']>[0] = [{ type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec }];
+      if (s.outcome) ops.push({ type: 'del', collection: MESSAGES_OUTCOME_COLLECTION, key: seq });
       if (threadOf(rec) !== threadOf(old)) {
         ops.push({ type: 'del', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(old, seq) });
         ops.push({ type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(rec, seq), value: seq });
@@ -338,7 +396,9 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       // Without a thread, scan in key order (bounded by retention; add an index when that is too slow).
       const filtered = q.pthid !== undefined || q.direction !== undefined || q.type !== undefined;
       const bound = !filtered && Number.isFinite(limit) ? { limit } : {};
-      for (const { key, value } of await col.list({ gt: q.after, reverse: q.reverse, ...bound })) {
+      const page = await col.list({ gt: q.after, reverse: q.reverse, ...bound });
+      const merged = await withOutcomes(page);
+      for (const { key, value } of merged) {
         if (matches(value, q)) out.push({ ...value, seq: key });
         if (out.length >= limit) break;
       }

@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/clock.js';
 import type { Store } from '../../src/store/store.js';
 import { storeSecrets } from '../../src/store/secrets.js';
 import { didRegistry } from '../../src/store/dids.js';
-import { messageLog, type MessageRecord } from '../../src/store/messages.js';
+import { MESSAGES_COLLECTION, MESSAGES_OUTCOME_COLLECTION, messageLog, type MessageRecord } from '../../src/store/messages.js';
 import { connections, type ConnectionRecord } from '../../src/store/connections.js';
 import { generateKeyPair, privateJwk } from '../../src/keys.js';
 import type { Secret } from '../../src/did/types.js';
@@ -359,6 +359,49 @@ export function storeContract(name: string, makeHarness: () => Promise<StoreHarn
         expect((await log.list({ thid: 'th-9' })).map((m) => m.id)).toEqual(['u1']);
         expect(await log.list({ thid: 'u1' })).toEqual([]);
         await expect(log.update('nope', {})).rejects.toMatchObject({ code: 'not_found' });
+      });
+
+      it('stores an outcome apart from the record, never encoding the plaintext again, and merges it on every read', async () => {
+        const log = messageLog(store, new ManualClock());
+        const message = { id: 'o1', type: 'https://didcomm.org/trust-ping/2.0/ping', body: { big: 'x'.repeat(2_000) } };
+        const r = await log.record(record({ id: 'o1', message, result: 'sending' }));
+        const raw = store.collection(MESSAGES_COLLECTION);
+        const before = JSON.stringify(await raw.get(r.seq));
+        // As the router completes a record: the whole record back, with the outcome.
+        const conformance = [{ rule: 'plaintext.id', ok: true }];
+        await log.update(r.seq, { ...record({ id: 'o1', message, result: 'sent' }), conformance });
+        expect(JSON.stringify(await raw.get(r.seq))).toBe(before);
+        const outcome = await store.collection(MESSAGES_OUTCOME_COLLECTION).get(r.seq);
+        expect(JSON.stringify(outcome).length).toBeLessThan(200);
+        const want = { id: 'o1', seq: r.seq, result: 'sent', conformance, message };
+        expect(await log.get(r.seq)).toMatchObject(want);
+        expect(await log.list()).toEqual([expect.objectContaining(want)]);
+        expect(await log.list({ thid: 'o1' })).toEqual([expect.objectContaining(want)]);
+        expect(await log.list({ reverse: true, limit: 1 })).toEqual([expect.objectContaining(want)]);
+        // A second log (no memory of the record) updates the merged record.
+        await messageLog(store, new ManualClock()).update(r.seq, { problemCode: 'e.p.x' });
+        expect(await log.get(r.seq)).toMatchObject({ ...want, problemCode: 'e.p.x' });
+        // A change to the plaintext rewrites the record whole and drops the outcome.
+        await log.update(r.seq, { message: { ...message, body: {} } });
+        expect(await store.collection(MESSAGES_OUTCOME_COLLECTION).get(r.seq)).toBeUndefined();
+        expect(await log.get(r.seq)).toMatchObject({ result: 'sent', problemCode: 'e.p.x', message: { body: {} } });
+        // Retention deletes outcomes with their records.
+        await log.update(r.seq, { result: 'failed' });
+        await messageLog(store, new ManualClock(), { maxEntries: 0 }).prune();
+        expect(await store.collection(MESSAGES_OUTCOME_COLLECTION).list()).toEqual([]);
+        expect(await log.list()).toEqual([]);
+      });
+
+      it('keeps a record whose outcome was never written (a crash between the two writes)', async () => {
+        if (!h.persistent) return;
+        const clock = new ManualClock();
+        const r = await messageLog(store, clock).record(record({ id: 'c1', result: 'sending' }));
+        await messageLog(store, clock).update((await messageLog(store, clock).record(record({ id: 'c2', result: 'sending' }))).seq, { result: 'sent' });
+        await store.close();
+        const again = await openStore();
+        const log = messageLog(again, clock);
+        expect((await log.list()).map((m) => [m.id, m.result])).toEqual([['c1', 'sending'], ['c2', 'sent']]);
+        expect(await log.get(r.seq)).toMatchObject({ id: 'c1', result: 'sending' });
       });
 
       it('rejects a record without direction or plaintext', async () => {
