@@ -201,6 +201,37 @@ function check(rec: Omit<MessageRecord, 'at'>): void {
   if (!rec.message || typeof rec.message !== 'object') throw new IdsyncError('invalid_message_record', 'message must be the plaintext');
 }
 
+/**
+ * What update() stores apart from a record: the fields it changed, and — as routers complete an
+ * incoming record with the checks made on arrival plus those of handling — conformance results
+ * added after the record's own as `conformanceAdded`, rather than the whole list again.
+ */
+type Outcome = Partial<MessageRecord> & { conformanceAdded?: ConformanceResult[] };
+
+/** The record as last updated. */
+function merged(base: MessageRecord, outcome: Outcome | undefined): MessageRecord {
+  if (!outcome) return base;
+  const { conformanceAdded, ...fields } = outcome;
+  const rec = { ...base, ...fields };
+  if (conformanceAdded) rec.conformance = [...(base.conformance ?? []), ...conformanceAdded];
+  return rec;
+}
+
+/** The outcome after `changed` (from changedFields) on top of `outcome`, over `base`. */
+function nextOutcome(base: MessageRecord, outcome: Outcome | undefined, changed: Partial<MessageRecord>): Outcome {
+  const next: Outcome = { ...outcome, ...changed };
+  const c = changed.conformance;
+  if (c === undefined) return next;
+  delete next.conformanceAdded;
+  const own = base.conformance ?? [];
+  // Results are the very objects of the record's own list when they were kept unchanged (router/records.ts).
+  if (!outcome?.conformance && !outcome?.conformanceAdded && c.length >= own.length && own.every((r, i) => c[i] === r)) {
+    delete next.conformance;
+    next.conformanceAdded = c.slice(own.length);
+  }
+  return next;
+}
+
 /** Fields an update stores apart from the record (see "Outcomes"): none of them may change the plaintext or the thread. */
 const RECORD_ONLY = new Set<string>(['id', 'message', 'digest', 'thid', 'pthid', 'direction', 'type', 'at']);
 
@@ -243,7 +274,7 @@ const FRESH_MAX = 64;
 export function messageLog(store: Store, clock: Clock, options: MessageLogOptions = {}): MessageLog {
   const col = store.collection<MessageRecord>(MESSAGES_COLLECTION);
   const byThread = store.collection<string>(MESSAGES_BY_THREAD_COLLECTION);
-  const outcomes = store.collection<Partial<MessageRecord>>(MESSAGES_OUTCOME_COLLECTION);
+  const outcomes = store.collection<Outcome>(MESSAGES_OUTCOME_COLLECTION);
   const maxAgeMs = options.maxAgeMs ?? MESSAGE_LOG_DEFAULTS.maxAgeMs;
   const maxEntries = options.maxEntries ?? MESSAGE_LOG_DEFAULTS.maxEntries;
   const pruneEvery = Math.max(1, options.pruneEvery ?? MESSAGE_LOG_DEFAULTS.pruneEvery);
@@ -259,14 +290,14 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
   };
 
   /** The record as last updated: the stored one with its outcome merged over it. */
-  async function stored(seq: string): Promise<{ base: MessageRecord; outcome?: Partial<MessageRecord> } | undefined> {
+  async function stored(seq: string): Promise<{ base: MessageRecord; outcome?: Outcome } | undefined> {
     const [base, outcome] = await Promise.all([col.get(seq), outcomes.get(seq)]);
     return base ? { base, outcome } : undefined;
   }
 
   async function get(seq: string): Promise<LoggedMessage | undefined> {
     const s = await stored(seq);
-    return s ? { ...s.base, ...s.outcome, seq } : undefined;
+    return s ? { ...merged(s.base, s.outcome), seq } : undefined;
   }
 
   /** Deletes records with their thread index entries; returns how many. */
@@ -316,7 +347,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
     const byKey = new Map(found.map((e) => [e.key, e.value]));
     return page.map((e) => {
       const o = byKey.get(e.key);
-      return o ? { key: e.key, value: { ...e.value, ...o } } : e;
+      return o ? { key: e.key, value: merged(e.value, o) } : e;
     });
   }
 
@@ -359,13 +390,13 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       fresh.delete(seq);
       const s = known ? { base: known, outcome: undefined } : await stored(seq);
       if (!s) throw new IdsyncError('not_found', `no message record ${seq}`);
-      const old: MessageRecord = { ...s.base, ...s.outcome };
+      const old = merged(s.base, s.outcome);
       const rec: MessageRecord = { ...old, ...patch, id: old.id };
       const changed = changedFields(old, patch);
       if (changed && Object.keys(changed).length === 0) return { ...rec, seq };
       if (changed) {
         // The common case: only the outcome changed; the record itself is not written again.
-        await outcomes.put(seq, { ...s.outcome, ...changed });
+        await outcomes.put(seq, nextOutcome(s.base, s.outcome, changed));
         return { ...rec, seq };
       }
       const ops: Parameters<Store['batch']>[0] = [{ type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec }];

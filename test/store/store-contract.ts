@@ -392,6 +392,21 @@ export function storeContract(name: string, makeHarness: () => Promise<StoreHarn
         expect(await log.list()).toEqual([]);
       });
 
+      it('stores only the conformance results an update adds after the record\'s own', async () => {
+        const log = messageLog(store, new ManualClock());
+        const own = [{ rule: 'envelope.a', ok: true }, { rule: 'plaintext.b', ok: true }];
+        const r = await log.record(record({ id: 'k1', result: 'received', conformance: own }));
+        const added = { rule: 'protocol.c', ok: false, detail: 'no' };
+        await log.update(r.seq, { result: 'refused', conformance: [...own, added] });
+        expect(await store.collection(MESSAGES_OUTCOME_COLLECTION).get(r.seq)).toEqual({ result: 'refused', conformanceAdded: [added] });
+        expect((await log.get(r.seq))!.conformance).toEqual([...own, added]);
+        expect((await log.list())[0]!.conformance).toEqual([...own, added]);
+        // A list that is not an extension of the current one is stored whole.
+        await log.update(r.seq, { conformance: [added] });
+        expect(await store.collection(MESSAGES_OUTCOME_COLLECTION).get(r.seq)).toEqual({ result: 'refused', conformance: [added] });
+        expect((await log.get(r.seq))!.conformance).toEqual([added]);
+      });
+
       it('keeps a record whose outcome was never written (a crash between the two writes)', async () => {
         if (!h.persistent) return;
         const clock = new ManualClock();
