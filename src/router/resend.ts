@@ -95,6 +95,9 @@ export interface ResendOptions {
 export const resendTally = new Map<string, number>();
 const tally = (key: string) => resendTally.set(key, (resendTally.get(key) ?? 0) + 1);
 
+/** Threads whose record a resender keeps in memory (see `cache` in createResender). */
+const RECORD_CACHE_MAX = 256;
+
 export const DEFAULT_RESEND = { baseDelayMs: 2_000, maxDelayMs: 60_000, deadlineMs: 10 * 60_000 };
 const PROBLEM_REPORT = /\/report-problem\/2\.\d+\/problem-report$/;
 /** Warnings and "I had that already" do not end a thread (DIDComm v2 §Problem Codes). */
@@ -197,12 +200,30 @@ export function createResender(
     timer.unref();
   }
 
+  // The records this resender last read or wrote, by thread: each protocol step reads its
+  // thread's record and writes it back (noteReceived, then noteSending), and the record carries
+  // the whole last message (for issue-credential the credential and its status list), so reading
+  // it back would parse that again. This resender is its collection's only writer (one per party);
+  // update() never changes a record in place, so what is kept is what was stored. Bounded.
+  const cache = new Map<string, ResendRecord>();
+  const keep = (thid: string, r: ResendRecord) => {
+    cache.delete(thid);
+    cache.set(thid, r);
+    if (cache.size > RECORD_CACHE_MAX) cache.delete(cache.keys().next().value as string);
+  };
+
   const update = (thid: string, fn: (r: ResendRecord) => ResendRecord | undefined) =>
     lock(thid, async () => {
-      const current = (await o.store.get(thid)) ?? { thid };
+      let current = cache.get(thid);
+      if (!current) {
+        current = (await o.store.get(thid)) ?? { thid };
+        keep(thid, current);
+      }
       const next = fn(current);
       if (!next) return current;
+      cache.delete(thid);
       await o.store.put(thid, next);
+      keep(thid, next);
       if (next.retry && next.out) {
         due.set(thid, next.retry.nextAt);
         open.set(thid, { id: next.out.message.id, attempts: next.retry.attempts });

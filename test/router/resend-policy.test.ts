@@ -94,3 +94,21 @@ describe('resend policy: by what became of the send', () => {
     r.close();
   });
 });
+
+describe('resend records', () => {
+  it('reads a thread\'s record from the store once, then keeps what it wrote (each step carries the whole last message)', async () => {
+    const col = openLightStore().collection<ResendRecord>('resend');
+    let reads = 0;
+    const store = { get: (k: string) => (reads++, col.get(k)), put: col.put.bind(col), list: col.list.bind(col) };
+    const { r } = setup({ store });
+    await r.noteSending(msg('m-1'), 'did:example:s', 'authcrypt');
+    await r.noteReceived({ ...msg('in-1'), from: 'did:example:s' });
+    await r.noteSending(msg('m-2'), 'did:example:s', 'authcrypt', 'in-1');
+    await r.cancel('t-1');
+    expect(reads).toBe(1);
+    // What is stored is what it keeps.
+    expect(await col.get('t-1')).toMatchObject({ thid: 't-1', lastIn: 'in-1', out: { message: { id: 'm-2' }, after: 'in-1' }, sent: ['m-1', 'm-2'] });
+    expect((await col.get('t-1'))!.retry).toBeUndefined();
+    r.close();
+  });
+});
