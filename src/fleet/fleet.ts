@@ -65,6 +65,8 @@ export interface FleetResult {
   /** Time spent making the idle wallets before the flows (ms). */
   setupMs: number;
   target: { url: string; embedded: boolean };
+  /** The wallets ran in worker threads (false: in the calling thread, beside an embedded service). */
+  threaded: boolean;
 }
 
 /** What a worker thread gets (worker.ts). */
@@ -113,7 +115,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       : [await inThread(plans[0]!, scenario, target, options, progress)];
     // With worker threads, this thread's resends are the embedded service's (in this thread, the shard counted them).
     const extra = threaded ? resendsSince(here) : {};
-    return merge(results, scenario, options.model, workers, target, setupStarted, extra);
+    return { ...merge(results, scenario, options.model, workers, target, setupStarted, extra), threaded };
   } finally {
     await target.close();
   }
@@ -228,7 +230,7 @@ function progressMerger(shards: number, onProgress?: (p: FleetProgress) => void)
   };
 }
 
-function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, workers: number, target: FleetTarget, setupStarted: number, serviceResends: Record<string, number>): FleetResult {
+function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, workers: number, target: FleetTarget, setupStarted: number, serviceResends: Record<string, number>): Omit<FleetResult, 'threaded'> {
   const histograms: Record<string, LatencyHistogram> = {};
   const errors: Record<string, number> = {};
   const resends: Record<string, number> = { ...serviceResends };

@@ -15,11 +15,18 @@ function modelLine(r: FleetResult): string {
     : `open model: ${m.ratePerSecond}/s for ${(m.durationMs / 1000).toFixed(0)} s${m.rampMs ? `, ramp ${(m.rampMs / 1000).toFixed(0)} s` : ''}`;
 }
 
+/** Where the wallets ran: worker threads (beside an embedded service in this thread) or this thread. */
+function threadsLine(r: FleetResult): string {
+  const n = r.summary.workers;
+  if (!r.threaded) return r.target.embedded ? 'wallets and service in one thread' : 'wallets in one thread';
+  return `${n} worker thread${n === 1 ? '' : 's'}${r.target.embedded ? ' (the service in the main thread)' : ''}`;
+}
+
 /** The end-of-run text: a line of totals, the step table, errors by code, memory per wallet. */
 export function fleetTable(r: FleetResult): string {
   const s = r.summary;
   const lines = [
-    `fleet ${s.scenario}: ${modelLine(r)}, ${s.workers} worker${s.workers === 1 ? '' : 's'}, ${r.target.embedded ? 'embedded twin' : r.target.url}`,
+    `fleet ${s.scenario}: ${modelLine(r)}, ${threadsLine(r)}, ${r.target.embedded ? 'embedded twin' : r.target.url}`,
     `${s.completed} completed, ${s.failed} failed in ${(s.durationMs / 1000).toFixed(1)} s: ${s.flowsPerSecond} flows/s (idle wallets made in ${(r.setupMs / 1000).toFixed(1)} s before)`,
     '',
     `  ${'step'.padEnd(14)}${'p50'.padStart(11)}${'p90'.padStart(11)}${'p99'.padStart(11)}${'max'.padStart(11)}`,

@@ -14,6 +14,7 @@ describe('runFleet', () => {
     const r = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets: 4, concurrency: 2 }, workers: 1 });
     expect(Object.keys(r.summary)).toEqual(SUMMARY_KEYS);
     expect(r.summary).toMatchObject({ scenario: 'sync', wallets: 4, workers: 1, completed: 4, failed: 0, errors: {} });
+    expect(r.threaded).toBe(false); // workers: 1 is this thread, beside the embedded service
     expect(Object.keys(r.summary.steps)).toEqual(['connect', 'authenticate', 'issue', 'total']);
     for (const f of Object.values(r.summary.steps)) {
       expect(Object.keys(f)).toEqual(['p50Ms', 'p90Ms', 'p99Ms', 'maxMs']);
@@ -99,4 +100,13 @@ describe('fleet report', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('fleetTable says where the wallets ran', () => {
+  it('worker threads beside the embedded service, or one thread for both', async () => {
+    const { fleetTable } = await import('../../src/fleet/report.js');
+    const r = await runFleet({ scenario: { builtin: 'connect' }, model: { kind: 'closed', wallets: 1, concurrency: 1 }, workers: 1 });
+    expect(fleetTable(r).split('\n')[0]).toContain('wallets and service in one thread, embedded twin');
+    expect(fleetTable({ ...r, threaded: true }).split('\n')[0]).toContain('1 worker thread (the service in the main thread), embedded twin');
+  });
 });
