@@ -6,6 +6,7 @@
 import { createPrivateKey, createPublicKey, randomBytes, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { b64uDecode, b64uEncode, multibaseDecode, multibaseEncode } from './encoding.js';
 import { IdsyncError } from './errors.js';
+import { setBounded } from './bounded.js';
 
 // KeyObjects are made through JWK import: OpenSSL 3's DER/PKCS#8 decoders cost ~0.5 ms a key,
 // the JWK path ~15-60 µs. A private OKP JWK must carry `x`, but OpenSSL builds the key from `d`
@@ -134,8 +135,7 @@ export function verify(publicKey: Uint8Array, message: Uint8Array, signature: Ui
   try {
     if (!key) {
       key = publicKeyObject('Ed25519', publicKey);
-      verifyingKeys.set(id, key);
-      if (verifyingKeys.size > VERIFYING_KEYS_MAX) verifyingKeys.delete(verifyingKeys.keys().next().value as string);
+      setBounded(verifyingKeys, id, key, VERIFYING_KEYS_MAX);
     }
     return cryptoVerify(null, message, key, signature);
   } catch {

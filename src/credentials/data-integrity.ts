@@ -7,6 +7,7 @@ import { IdsyncError, toIdsyncError } from '../errors.js';
 import { verify } from '../keys.js';
 import { type DocumentLoader, documentLoader as defaultLoader } from './contexts.js';
 import { joinHashes, proofValueOf, readProof } from './eddsa-proof.js';
+import { setBounded } from '../bounded.js';
 
 export const CRYPTOSUITE = 'eddsa-rdfc-2022';
 
@@ -36,8 +37,7 @@ export async function canonize(doc: JsonObject, loader: DocumentLoader = default
   if (known !== undefined) return known;
   const nquads = await canonizeNow(doc, loader);
   if (memo !== undefined) {
-    CANONICAL.set(memo, nquads);
-    if (CANONICAL.size > CANONICAL_MAX) CANONICAL.delete(CANONICAL.keys().next().value as string);
+    setBounded(CANONICAL, memo, nquads, CANONICAL_MAX);
   }
   return nquads;
 }

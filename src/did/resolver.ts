@@ -9,6 +9,7 @@ import { resolveKey } from './key.js';
 import { resolvePeer } from './peer.js';
 import type { DidRegistry, DIDResolutionResult, DocumentResolver } from './types.js';
 import { resolveWeb } from './web.js';
+import { setBounded } from '../bounded.js';
 
 export interface ResolverOptions {
   /** Long forms of short did:ion DIDs and did:peer:2 forms of did:peer:3 DIDs. */
@@ -116,8 +117,7 @@ export function resolutionCache(options: { max?: number; ttlMs?: number; clock?:
     if (result.didResolutionMetadata.error || !result.didDocument) return result;
     const frozen = deepFreeze(structuredClone(result));
     entries.delete(parsed.did);
-    entries.set(parsed.did, { at: clock.now(), result: frozen });
-    if (entries.size > max) entries.delete(entries.keys().next().value as string);
+    setBounded(entries, parsed.did, { at: clock.now(), result: frozen }, max);
     return frozen;
   };
   return Object.assign(cache, { peek });

@@ -20,6 +20,7 @@ import {
   type SendResult,
 } from './types.js';
 import { resendThread, type Resender } from './resend.js';
+import { retryAfterMsOf } from '../didcomm/transport/media-type.js';
 import type { EnvelopeMode, PackResult, PlainMessage, Transport, UnpackMetadata } from '../didcomm/types.js';
 
 export type LogInput = Omit<MessageRecord, 'at'>;
@@ -112,12 +113,6 @@ function outRecord(message: PlainMessage, packed: PackResult, result: string, re
   };
 }
 
-/** The peer's Retry-After of a 503/429 (transport_retry_later), in ms. */
-function retryAfterMs(e: IdsyncError): number | undefined {
-  const s = (e.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-  return e.code === 'transport_retry_later' && typeof s === 'number' ? s * 1000 : undefined;
-}
-
 /** Router.send; `senderKid` as for packFor (replies only). */
 export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: SendOptions = {}, senderKid?: string): Promise<SendResult> {
   const { clock, ids, options } = core;
@@ -139,7 +134,7 @@ export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: S
     replies = await logged(core, outRecord(message, packed, 'sent', results, { endpoint }), () => send(packed.packed, { to, mode: packed.mode, message, endpoint, returnRoute }));
   } catch (err) {
     const e = toIdsyncError(err, 'delivery_failed');
-    if (!opts.untracked) core.resend()?.noteFailed(message, retryAfterMs(e));
+    if (!opts.untracked) core.resend()?.noteFailed(message, retryAfterMsOf(e));
     throw e;
   }
   core.resend()?.noteSent(message);

@@ -29,6 +29,8 @@ import { keyedLock } from '../keyed-lock.js';
 import type { Collection } from '../store/store.js';
 import type { EnvelopeMode, PlainMessage } from '../didcomm/types.js';
 import { threadId } from '../didcomm/message.js';
+import { retryAfterMsOf } from '../didcomm/transport/media-type.js';
+import { setBounded } from '../bounded.js';
 
 type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -117,12 +119,6 @@ export function stepName(message: PlainMessage): string {
   return name === 'ack' || name === 'request' || name === 'close' ? `${proto}.${name}` : name;
 }
 
-/** A peer's Retry-After carried by a `transport_retry_later` error (transport/media-type.ts), in ms. */
-function retryAfterMsOf(e: { code: string; details?: Record<string, unknown> }): number | undefined {
-  const s = e.details?.retryAfterSeconds;
-  return e.code === 'transport_retry_later' && typeof s === 'number' ? s * 1000 : undefined;
-}
-
 export interface Resender {
   /** A message is about to go out: store it (and its retry schedule) first. */
   noteSending(message: PlainMessage, to: string, mode: EnvelopeMode, answering?: string): Promise<void>;
@@ -208,8 +204,7 @@ export function createResender(
   const cache = new Map<string, ResendRecord>();
   const keep = (thid: string, r: ResendRecord) => {
     cache.delete(thid);
-    cache.set(thid, r);
-    if (cache.size > RECORD_CACHE_MAX) cache.delete(cache.keys().next().value as string);
+    setBounded(cache, thid, r, RECORD_CACHE_MAX);
   };
 
   const update = (thid: string, fn: (r: ResendRecord) => ResendRecord | undefined) =>

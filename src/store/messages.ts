@@ -25,6 +25,7 @@ import type { EnvelopeMode, PlainMessage } from '../didcomm/types.js';
 import { b64uEncode, sha256 } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
 import type { Collection, Store } from './store.js';
+import { setBounded } from '../bounded.js';
 
 export const MESSAGES_COLLECTION = 'messages';
 /** Thread index: `<thread id>\0<seq>` → seq. */
@@ -285,8 +286,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
   // Shared by every log over this store's collection (like the allocator), so none keeps a stale copy.
   const fresh = freshRecords(col as Collection<unknown>);
   const remember = (seq: string, rec: MessageRecord) => {
-    fresh.set(seq, rec);
-    if (fresh.size > FRESH_MAX) fresh.delete(fresh.keys().next().value as string);
+    setBounded(fresh, seq, rec, FRESH_MAX);
   };
 
   /** The record as last updated: the stored one with its outcome merged over it. */

@@ -8,6 +8,7 @@ import { base58btcDecode, multibaseDecode } from '../../encoding.js';
 import { fromMultikey, publicJwk, type KeyType } from '../../keys.js';
 import type { SecretsSource } from '../types.js';
 import { boundedMemo } from './memo.js';
+import { setBounded } from '../../bounded.js';
 
 /** A verification method as didcomm-node reads it (JsonWebKey2020 is all we hand it). */
 export interface LibVerificationMethod {
@@ -226,8 +227,7 @@ const pureDocs = new WeakMap<DocumentResolver, Map<string, LibDidDoc>>();
 function rememberPure(resolve: DocumentResolver, did: string, doc: LibDidDoc): void {
   let docs = pureDocs.get(resolve);
   if (!docs) pureDocs.set(resolve, (docs = new Map()));
-  docs.set(did, doc);
-  if (docs.size > PURE_CACHE_MAX) docs.delete(docs.keys().next().value as string);
+  setBounded(docs, did, doc, PURE_CACHE_MAX);
 }
 
 /**

@@ -155,6 +155,12 @@ export function retryLaterError(endpoint: string, status: number, retryAfterSeco
   });
 }
 
+/** The receiver's Retry-After carried by a retryLaterError, in ms; undefined for any other error. */
+export function retryAfterMsOf(e: { code: string; details?: unknown }): number | undefined {
+  const s = (e.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  return e.code === 'transport_retry_later' && typeof s === 'number' ? s * 1000 : undefined;
+}
+
 /**
  * The HTTP status an inbound handler's error maps to: 503 (code `temporarily_unavailable`, with
  * `retryAfterSeconds`) for an IdsyncError with `details.retryable`, a 4xx an IdsyncError names in

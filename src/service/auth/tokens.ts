@@ -10,6 +10,7 @@ import { generateKeyPair, privateJwk, publicJwk, keyPairFromJwk, type PrivateJwk
 import { type AuthContext } from './route-auth.js';
 import { bearerChallenge } from '../http/bearer-challenge.js';
 import { problem } from '../http/problem.js';
+import { setBounded } from '../../bounded.js';
 
 /** Token lifetime in seconds (the spec's sample response: expiresIn 86400). */
 export const TOKEN_LIFETIME_S = 86400;
@@ -129,8 +130,7 @@ export async function createTokenService(deps: {
         tokenId: String(payload.jti),
       };
       if (typeof correlationId === 'string') auth.correlationId = correlationId;
-      verified.set(token, { auth: { ...auth, scopes: [...auth.scopes] }, exp: Number(payload.exp) });
-      if (verified.size > VERIFIED_TOKENS_MAX) verified.delete(verified.keys().next().value as string);
+      setBounded(verified, token, { auth: { ...auth, scopes: [...auth.scopes] }, exp: Number(payload.exp) }, VERIFIED_TOKENS_MAX);
       return auth;
     },
   };

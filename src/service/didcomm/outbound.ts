@@ -28,6 +28,7 @@ import { endpointRefusal, type EndpointPolicy } from '../net/endpoint-policy.js'
 import type { MessageQueue, QueuedMessage } from './queue.js';
 import type { AttemptOutcome } from './redelivery.js';
 import type { Relationships } from './relationships.js';
+import { setBounded } from '../../bounded.js';
 
 /** How a recipient is reached right now. */
 export type Route =
@@ -117,14 +118,12 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
   // Recent outcomes by message id, bounded (the message log and deliverInvitation read them right after sending).
   const outcomes = new Map<string, DeliveryOutcome>();
   const note = (id: string, o: DeliveryOutcome) => {
-    outcomes.set(id, o);
-    if (outcomes.size > 1000) outcomes.delete(outcomes.keys().next().value as string);
+    setBounded(outcomes, id, o, 1000);
   };
   // Recent sends the endpoint did not take (bounded like `outcomes`): read right after the send.
   const failed = new Map<string, { retryAfterMs?: number }>();
   const noteFailed = (id: string, retryAfterSeconds?: number) => {
-    failed.set(id, retryAfterSeconds !== undefined ? { retryAfterMs: retryAfterSeconds * 1000 } : {});
-    if (failed.size > 1000) failed.delete(failed.keys().next().value as string);
+    setBounded(failed, id, retryAfterSeconds !== undefined ? { retryAfterMs: retryAfterSeconds * 1000 } : {}, 1000);
   };
   // Messages kept for pickup after their endpoint failed, by message id (bounded): when a retry
   // (resend.ts) then delivers one, its queued copy goes, so a redelivery (redelivery.ts) finds
@@ -176,8 +175,7 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
     }
     note(message.id, 'queued');
     if (retry || reason.startsWith('unreachable')) {
-      kept.set(message.id, { to, queueId: entry.id });
-      if (kept.size > 10_000) kept.delete(kept.keys().next().value as string);
+      setBounded(kept, message.id, { to, queueId: entry.id }, 10_000);
     }
     d.events.emit('message-queued', {
       to: ionShortForm(to), queueId: entry.id, messageId: message.id, thid: entry.thid, type: message.type, reason, relationship: related,
