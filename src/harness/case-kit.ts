@@ -7,7 +7,7 @@ import { ruleOf } from '../conformance/catalogue.js';
 import type { ConformanceResult } from '../conformance/types.js';
 import type { EnvelopeMode, PlainMessage } from '../didcomm/types.js';
 import type { Counterpart, PostOutcome, Received } from './counterpart.js';
-import type { BrokenRule, CaseStatus } from './types.js';
+import type { BrokenRule, CaseInfo, CaseStatus } from './types.js';
 
 export const PING = 'https://didcomm.org/trust-ping/2.0/ping';
 export const PING_RESPONSE = 'https://didcomm.org/trust-ping/2.0/ping-response';
@@ -36,13 +36,7 @@ export interface CaseOutcome {
   broken: BrokenRule[];
 }
 
-export interface CaseDefinition {
-  id: string;
-  suite: string;
-  title: string;
-  section: string;
-  url: string;
-  steps: string[];
+export interface CaseDefinition extends CaseInfo {
   run(c: CaseContext): Promise<CaseOutcome>;
 }
 

@@ -37,7 +37,8 @@ export interface BrokenRule {
   seq?: number;
 }
 
-export interface CaseResult {
+/** What a case declares about itself: the same in its definition and in its result. */
+export interface CaseInfo {
   id: string;
   suite: string;
   title: string;
@@ -45,6 +46,9 @@ export interface CaseResult {
   section: string;
   url: string;
   steps: string[];
+}
+
+export interface CaseResult extends CaseInfo {
   status: CaseStatus;
   /** Why it was skipped or inconclusive, or a summary of what failed. */
   detail?: string;
