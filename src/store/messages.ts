@@ -428,8 +428,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       const filtered = q.pthid !== undefined || q.direction !== undefined || q.type !== undefined;
       const bound = !filtered && Number.isFinite(limit) ? { limit } : {};
       const page = await col.list({ gt: q.after, reverse: q.reverse, ...bound });
-      const merged = await withOutcomes(page);
-      for (const { key, value } of merged) {
+      for (const { key, value } of await withOutcomes(page)) {
         if (matches(value, q)) out.push({ ...value, seq: key });
         if (out.length >= limit) break;
       }
