@@ -10,9 +10,13 @@
 // the native engine's time is anything else. The floor computes X25519, Ed25519 and
 // XChaCha20-Poly1305 with the provider the native engine uses (src/crypto/: libsodium, or
 // node:crypto with IDSYNC_CRYPTO=node), and the rest in node:crypto, as the engine does.
-// Run: npm run bench [-- --json] [-- --quick] [-- --no-gc] [-- --batch-scale x]   (node --import tsx bench/envelope.ts)
+// Run: npm run bench [-- --json] [-- --quick] [-- --no-gc] [-- --batch-scale x] [-- --warmup-batches n]   (node --import tsx bench/envelope.ts)
 // --batch-scale x: x times the operations per batch (0.5 gives the batch sizes used before the
 // primitives moved to libsodium: 30, 40, 60, 20, 20).
+// --warmup-batches n: batches per engine before the measured rounds (default 1). The native
+// engine's per-operation cost keeps falling for its first few thousand operations (JIT tiers,
+// heap growth; measured: anoncrypt ~300 µs a round trip over the first 3,000, ~150 after 6,000),
+// which the default rounds (~2,000 operations a mode) partly include.
 // --json: the last line is {"cryptoProvider": p, "batchScale": x, "modes": {"<mode>": {"native": {"roundTripUs": n, …}, "didcommNode": {…}, "floor": {…}, "sharedUs": n, "ratio": r, "ceiling": c}}}.
 import { createCipheriv, createDecipheriv, createHmac, createPublicKey, diffieHellman, generateKeyPairSync, hash, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import v8 from 'node:v8';
@@ -37,6 +41,9 @@ const noGc = argv.includes('--no-gc'); // batches without a collection first, as
 const scaleAt = argv.indexOf('--batch-scale');
 const BATCH_SCALE = scaleAt >= 0 ? Number(argv[scaleAt + 1]) : 1;
 if (!(BATCH_SCALE > 0)) throw new Error('--batch-scale takes a positive number');
+const warmupAt = argv.indexOf('--warmup-batches');
+const WARMUP_BATCHES = warmupAt >= 0 ? Number(argv[warmupAt + 1]) : 1;
+if (!Number.isInteger(WARMUP_BATCHES) || WARMUP_BATCHES < 0) throw new Error('--warmup-batches takes a whole number');
 
 type Op = { pack: () => Promise<string>; unpack: (packed: string) => Promise<unknown> };
 
@@ -305,7 +312,7 @@ const us = (x: number) => `${x.toFixed(0).padStart(6)} µs`;
 const started = performance.now();
 say(`envelope bench: 1 KB body; sender did:ion long form (${wallet.did.length} chars), recipient did:peer:2`);
 say(`node ${process.version}; CPU µs per op, medians over ${ROUNDS} rounds run in rotating engine order${quick ? ' (--quick)' : ''}`);
-say(`crypto provider of the native engine and the floor: ${cryptoProvider} (X25519, Ed25519, XChaCha20-Poly1305; the rest node:crypto); round trips per batch ${MODES.map((m) => Math.max(1, Math.round(m.batch * BATCH_SCALE))).join('/')}\n`);
+say(`crypto provider of the native engine and the floor: ${cryptoProvider} (X25519, Ed25519, XChaCha20-Poly1305; the rest node:crypto); round trips per batch ${MODES.map((m) => Math.max(1, Math.round(m.batch * BATCH_SCALE))).join('/')}; warm-up ${WARMUP_BATCHES} batch(es) per engine\n`);
 say('mode                   engine          pack        unpack      round trip   round trips/s   fastest batch   (wall µs)');
 
 // What both engines pay alike besides the crypto: the project resolver on the sender's long-form
@@ -329,7 +336,7 @@ for (const { name, options, batch: size, resolves } of MODES) {
   const n = Math.max(1, Math.round(size * BATCH_SCALE));
   const ops = await Promise.all(ENGINES.map((e) => (e.engine === 'floor' ? floorOp(options) : op(options, e.engine))));
   const samples: Sample[][] = ENGINES.map(() => []);
-  for (const o of ops) await batch(o, n); // warm-up: JIT, WASM allocator, caches
+  for (let w = 0; w < WARMUP_BATCHES; w++) for (const o of ops) await batch(o, n); // warm-up: JIT, WASM allocator, caches
   for (let i = 0; i < ROUNDS; i++) {
     // Rotate the order each round so that drift hits both engines alike.
     for (let k = 0; k < ops.length; k++) {
