@@ -13,10 +13,11 @@
 // Run: npm run bench [-- --json] [-- --quick] [-- --no-gc] [-- --batch-scale x] [-- --warmup-batches n]   (node --import tsx bench/envelope.ts)
 // --batch-scale x: x times the operations per batch (0.5 gives the batch sizes used before the
 // primitives moved to libsodium: 30, 40, 60, 20, 20).
-// --warmup-batches n: batches per engine before the measured rounds (default 1). The native
-// engine's per-operation cost keeps falling for its first few thousand operations (JIT tiers,
-// heap growth; measured: anoncrypt ~300 µs a round trip over the first 3,000, ~150 after 6,000),
-// which the default rounds (~2,000 operations a mode) partly include.
+// --warmup-batches n: batches per engine before the measured rounds (default 20; 1 before). The
+// native engine's per-operation cost keeps falling for its first few thousand operations (JIT
+// tiers, heap growth; measured: anoncrypt ~300 µs a round trip over the first 3,000, ~150 after
+// 6,000), so with one warm-up batch the rounds (~2,000 operations a mode) measured mostly the
+// warm-up; a service runs warm, and both engines get the same warm-up.
 // --json: the last line is {"cryptoProvider": p, "batchScale": x, "modes": {"<mode>": {"native": {"roundTripUs": n, …}, "didcommNode": {…}, "floor": {…}, "sharedUs": n, "ratio": r, "ceiling": c}}}.
 import { createCipheriv, createDecipheriv, createHmac, createPublicKey, diffieHellman, generateKeyPairSync, hash, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import v8 from 'node:v8';
@@ -42,7 +43,7 @@ const scaleAt = argv.indexOf('--batch-scale');
 const BATCH_SCALE = scaleAt >= 0 ? Number(argv[scaleAt + 1]) : 1;
 if (!(BATCH_SCALE > 0)) throw new Error('--batch-scale takes a positive number');
 const warmupAt = argv.indexOf('--warmup-batches');
-const WARMUP_BATCHES = warmupAt >= 0 ? Number(argv[warmupAt + 1]) : 1;
+const WARMUP_BATCHES = warmupAt >= 0 ? Number(argv[warmupAt + 1]) : quick ? 2 : 20;
 if (!Number.isInteger(WARMUP_BATCHES) || WARMUP_BATCHES < 0) throw new Error('--warmup-batches takes a whole number');
 
 type Op = { pack: () => Promise<string>; unpack: (packed: string) => Promise<unknown> };
