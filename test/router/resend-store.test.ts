@@ -1,0 +1,121 @@
+// What the durable-steps engine stores (router/resend.ts "What is stored"): with `outs`, a
+// thread's last message is written once, apart from the small state every step rewrites; it is
+// deleted when the peer's last word on the thread arrives; and a restarted party (a new resender
+// over the same collections) resumes its schedules and answers replays from what is stored, also
+// from records written with the message inline.
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { createResender, outKey, type ResendOptions, type ResendOut, type ResendState } from '../../src/router/resend.js';
+import { openLightStore } from '../../src/store/light-store.js';
+import type { Collection, Store } from '../../src/store/store.js';
+import type { PlainMessage } from '../../src/didcomm/types.js';
+
+const ISSUE = 'https://didcomm.org/issue-credential/3.0/issue-credential';
+const REQUEST = 'https://didcomm.org/issue-credential/3.0/request-credential';
+const ACK = 'https://didcomm.org/issue-credential/3.0/ack';
+const KINDS: Record<string, 'retry' | 'answer'> = { [ISSUE]: 'retry', [REQUEST]: 'retry', [ACK]: 'answer' };
+const msg = (id: string, type: string, body: Record<string, unknown> = {}): PlainMessage => ({ id, type, thid: 't-1', body });
+
+/** Collections over `store` that count the writes of each key. */
+function counted<T>(col: Collection<T>, puts: string[], dels: string[]) {
+  return {
+    get: (k: string) => col.get(k),
+    put: (k: string, v: T) => (puts.push(k), col.put(k, v)),
+    del: (k: string) => (dels.push(k), col.del(k)),
+    list: (o?: Parameters<Collection<T>['list']>[0]) => col.list(o),
+  };
+}
+
+function party(store: Store, clock: ManualClock, extra: Partial<ResendOptions> = {}) {
+  const puts = { states: [] as string[], outs: [] as string[] };
+  const dels: string[] = [];
+  const sends: ResendOut[] = [];
+  const r = createResender(
+    {
+      store: counted(store.collection<ResendState>('resend'), puts.states, []),
+      outs: counted(store.collection<ResendOut>('resend-out'), puts.outs, dels),
+      kind: (m) => KINDS[String(m.type)],
+      random: () => 0.999999,
+      ...extra,
+    },
+    { clock, log: () => undefined, send: async (out) => void sends.push(out) },
+  );
+  return { r, puts, dels, sends };
+}
+
+describe('resend records: the last message stored apart from the state', () => {
+  it('writes the last message once while the state moves, and deletes the one it replaces', async () => {
+    const store = openLightStore();
+    const clock = new ManualClock();
+    const { r, puts, dels } = party(store, clock);
+    await r.noteReceived(msg('in-1', REQUEST));
+    await r.noteSending(msg('m-1', ISSUE, { credential: 'x'.repeat(1000) }), 'did:example:w', 'authcrypt');
+    await r.noteSending(msg('m-1', ISSUE), 'did:example:w', 'authcrypt'); // the same message again: nothing stored
+    await r.cancel('t-1');
+    expect(puts.outs).toEqual([outKey('t-1', 'm-1')]);
+    expect(puts.states).toHaveLength(3);
+    const state = await store.collection<ResendState>('resend').get('t-1');
+    expect(state).toEqual({ thid: 't-1', lastIn: 'in-1', last: { id: 'm-1', after: 'in-1' }, sent: ['m-1'] });
+    expect(JSON.stringify(state)).not.toContain('xxx');
+    expect((await r.get('t-1'))?.out).toMatchObject({ message: { id: 'm-1' }, after: 'in-1', to: 'did:example:w' });
+    // The peer asks again: a new last message on the thread; the one before is deleted.
+    await r.noteReceived(msg('in-2', REQUEST));
+    await r.noteSending(msg('m-2', ISSUE), 'did:example:w', 'authcrypt');
+    expect(dels).toEqual([outKey('t-1', 'm-1')]);
+    expect(await store.collection<ResendOut>('resend-out').get(outKey('t-1', 'm-1'))).toBeUndefined();
+    r.close();
+  });
+
+  it("answers a replay from the stored message, and deletes it once the peer's last word (kind 'answer') arrives", async () => {
+    const store = openLightStore();
+    const clock = new ManualClock();
+    const { r, dels } = party(store, clock);
+    await r.noteReceived(msg('in-1', REQUEST));
+    await r.noteSending(msg('m-1', ISSUE), 'did:example:w', 'authcrypt');
+    expect((await r.answerFor(msg('in-1', REQUEST)))?.message.id).toBe('m-1');
+    expect(await r.answerFor(msg('other', REQUEST))).toBeUndefined();
+    await r.noteReceived(msg('ack-1', ACK));
+    expect(dels).toEqual([outKey('t-1', 'm-1')]);
+    expect(await store.collection<ResendOut>('resend-out').list()).toEqual([]);
+    const rec = await r.get('t-1');
+    expect(rec).toEqual({ thid: 't-1', lastIn: 'ack-1', sent: ['m-1'] });
+    // Sending an older message of the thread again is still a resend, never a new step.
+    await r.noteSending(msg('m-1', ISSUE), 'did:example:w', 'authcrypt');
+    expect((await r.get('t-1'))?.out).toBeUndefined();
+    r.close();
+  });
+
+  it('a restarted party resumes the schedule and answers replays from the store', async () => {
+    const store = openLightStore();
+    const clock = new ManualClock();
+    const first = party(store, clock);
+    await first.r.noteReceived(msg('in-1', REQUEST));
+    await first.r.noteSending(msg('m-1', ISSUE), 'did:example:w', 'authcrypt');
+    first.r.close();
+    const again = party(store, clock);
+    await again.r.start();
+    expect(await again.r.runDue()).toBe(1);
+    expect(again.sends.map((s) => s.message.id)).toEqual(['m-1']);
+    expect((await again.r.answerFor(msg('in-1', REQUEST)))?.message.id).toBe('m-1');
+    again.r.close();
+  });
+
+  it('reads and replaces records written with the message inline', async () => {
+    const store = openLightStore();
+    const clock = new ManualClock();
+    const out: ResendOut = { message: msg('m-0', ISSUE), to: 'did:example:w', mode: 'authcrypt', after: 'in-0', sentAt: clock.now() };
+    await store.collection<ResendState>('resend').put('t-1', { thid: 't-1', lastIn: 'in-0', out, retry: { attempts: 0, nextAt: clock.now(), deadlineAt: clock.now() + 600_000 }, sent: ['m-0'] });
+    const { r, sends } = party(store, clock);
+    await r.start();
+    expect((await r.answerFor(msg('in-0', REQUEST)))?.message.id).toBe('m-0');
+    expect(await r.runDue()).toBe(1);
+    expect(sends.map((s) => s.message.id)).toEqual(['m-0']);
+    await r.noteReceived(msg('in-1', REQUEST));
+    await r.noteSending(msg('m-1', ISSUE), 'did:example:w', 'authcrypt');
+    const state = await store.collection<ResendState>('resend').get('t-1');
+    expect(state?.out).toBeUndefined();
+    expect(state?.last).toEqual({ id: 'm-1', after: 'in-1' });
+    expect((await r.get('t-1'))?.out?.message.id).toBe('m-1');
+    r.close();
+  });
+});
