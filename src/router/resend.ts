@@ -152,11 +152,19 @@ export function resendThread(message: PlainMessage): string {
 /** The last path segment of the type, for crash point names: `send:offer-credential`. */
 export function stepName(message: PlainMessage): string {
   const t = String(message.type);
-  const proto = t.split('/').slice(-3, -2)[0] ?? '';
-  const name = t.split('/').pop() ?? t;
-  // present-proof and issue-credential both have `ack`; data-pipe and pickup both have `request`-ish names.
-  return name === 'ack' || name === 'request' || name === 'close' ? `${proto}.${name}` : name;
+  let step = stepNames.get(t);
+  if (step === undefined) {
+    const parts = t.split('/');
+    const proto = parts.slice(-3, -2)[0] ?? '';
+    const name = parts.pop() ?? t;
+    // present-proof and issue-credential both have `ack`; data-pipe and pickup both have `request`-ish names.
+    step = name === 'ack' || name === 'request' || name === 'close' ? `${proto}.${name}` : name;
+    setBounded(stepNames, t, step, 64);
+  }
+  return step;
 }
+/** Step names by message type: named at every tracked send (crash points), from a few types. */
+const stepNames = new Map<string, string>();
 
 export interface Resender {
   /** A message is about to go out: store it (and its retry schedule) first. */
