@@ -68,6 +68,8 @@ export interface ResendRecord {
   givenUp?: boolean;
   /** Ids of the messages we sent on this thread (the last few): sending one again is a resend, never a new step. */
   sent?: string[];
+  /** When the record last changed (injected clock ms): a record nothing waits on is deleted `keepMs` after. */
+  at?: number;
 }
 
 /**
@@ -81,8 +83,8 @@ export interface ResendState extends Omit<ResendRecord, 'out'> {
 }
 
 export interface ResendOptions {
-  /** Where the threads' states live (one per thread). */
-  store: Pick<Collection<ResendState>, 'get' | 'put' | 'list'>;
+  /** Where the threads' states live (one per thread); without `del`, records are kept for good. */
+  store: Pick<Collection<ResendState>, 'get' | 'put' | 'list'> & Partial<Pick<Collection<ResendState>, 'del'>>;
   /** Where each thread's last message lives, apart from its state (see the top of this file); omitted: inline. */
   outs?: Pick<Collection<ResendOut>, 'get' | 'put' | 'del'>;
   /** 'retry': the message waits for an answer; 'answer': kept to answer replays; undefined: not tracked. */
@@ -104,6 +106,12 @@ export interface ResendOptions {
   notAccepted?(message: PlainMessage): { retryAfterMs?: number } | undefined;
   /** Retries stop this long after the message was first sent (default 10 minutes); then onGiveUp. */
   deadlineMs?: number;
+  /**
+   * A thread's record (state and last message) is deleted this long after its last change once no
+   * retry is scheduled (default 24 hours): by then the peer, retrying for its own deadline, has
+   * stopped asking (docs/protocols.md "Durable steps").
+   */
+  keepMs?: number;
   /** In [0, 1); injected for deterministic jitter. */
   random?: () => number;
   /** The owner ends the flow of a thread whose message was never answered in time. */
@@ -139,7 +147,7 @@ function withoutLast(s: ResendState): ResendState {
   return rest;
 }
 
-export const DEFAULT_RESEND = { baseDelayMs: 2_000, maxDelayMs: 60_000, deadlineMs: 10 * 60_000 };
+export const DEFAULT_RESEND = { baseDelayMs: 2_000, maxDelayMs: 60_000, deadlineMs: 10 * 60_000, keepMs: 24 * 3600_000 };
 const PROBLEM_REPORT = /\/report-problem\/2\.\d+\/problem-report$/;
 /** Warnings and "I had that already" do not end a thread (DIDComm v2 §Problem Codes). */
 const NON_ENDING = (code: unknown) => typeof code === 'string' && (code.startsWith('w.') || /^e\.p\.msg\.duplicate/.test(code));
@@ -196,6 +204,7 @@ export function createResender(
   const base = o.baseDelayMs ?? DEFAULT_RESEND.baseDelayMs;
   const max = o.maxDelayMs ?? DEFAULT_RESEND.maxDelayMs;
   const deadline = o.deadlineMs ?? DEFAULT_RESEND.deadlineMs;
+  const keepMs = o.keepMs ?? DEFAULT_RESEND.keepMs;
   const accepted = Math.min(max, Math.max(base, o.acceptedDelayMs ?? 15 * base));
   const random = o.random ?? Math.random;
   const lock = keyedLock();
@@ -286,12 +295,48 @@ export function createResender(
     } else if (out) {
       stored = { ...withoutLast(next), out };
     }
+    stored.at = deps.clock.now();
     cache.delete(thid);
     await o.store.put(thid, stored);
     keep(thid, stored);
     // The message the state named before, once no longer named (a crash before this leaves only an unnamed copy).
     if (before && o.outs && stored.last?.id !== before.id) await o.outs.del(outKey(thid, before.id));
     return stored;
+  }
+
+  /** Threads whose record nothing waits on (no retry), by when it last changed, oldest first (see `keepMs`). */
+  const idle = new Map<string, number>();
+  const noteIdle = (thid: string, s: ResendState) => {
+    idle.delete(thid);
+    if (!s.retry) idle.set(thid, s.at ?? deps.clock.now());
+  };
+  let pruning = false;
+
+  /** Deletes the records idle for `keepMs`, oldest first, one thread at a time under its lock; one run at a time. */
+  function pruneIdle(): void {
+    const del = o.store.del?.bind(o.store);
+    const first = idle.values().next();
+    if (pruning || closed || !del || first.done || first.value > deps.clock.now() - keepMs) return;
+    pruning = true;
+    void (async () => {
+      const cutoff = deps.clock.now() - keepMs;
+      for (const [thid, at] of idle) {
+        if (at > cutoff || closed) break;
+        idle.delete(thid);
+        await lock(thid, async () => {
+          const s = await read(thid);
+          // Changed meanwhile (a write put it back at the end of `idle`, or scheduled a retry).
+          if (!s || s.retry || (s.at !== undefined && s.at > cutoff)) return;
+          cache.delete(thid);
+          await del(thid);
+          if (s.last && o.outs) await o.outs.del(outKey(thid, s.last.id));
+        });
+      }
+    })()
+      .catch((err) => deps.log('warn', 'old resend records could not be deleted', { code: toIdsyncError(err).code }))
+      .finally(() => {
+        pruning = false;
+      });
   }
 
   const update = (thid: string, fn: (r: ResendState) => { next: ResendState; out?: ResendOut } | undefined) =>
@@ -301,6 +346,7 @@ export function createResender(
       const step = fn(current);
       if (!step) return current;
       const next = await write(thid, current, step.next, step.out);
+      noteIdle(thid, next);
       const last = lastOf(next);
       if (next.retry && last) {
         due.set(thid, next.retry.nextAt);
@@ -310,7 +356,7 @@ export function createResender(
         open.delete(thid);
       }
       return next;
-    });
+    }).finally(pruneIdle);
 
   async function pass(): Promise<number> {
     const now = deps.clock.now();
@@ -445,13 +491,17 @@ export function createResender(
     async start() {
       // A restarted party sends the last message of every open thread again now.
       const now = deps.clock.now();
+      const resting: [string, number][] = [];
       for (const { key, value } of await o.store.list()) {
         const last = lastOf(value);
+        if (!value.retry) resting.push([key, value.at ?? now]);
         if (!value.retry || !last) continue;
         due.set(key, Math.min(value.retry.nextAt, now));
         open.set(key, { id: last.id, attempts: value.retry.attempts });
       }
+      for (const [thid, at] of resting.sort((a, b) => a[1] - b[1])) if (!idle.has(thid)) idle.set(thid, at);
       arm();
+      pruneIdle();
     },
     close() {
       closed = true;

@@ -55,7 +55,7 @@ describe('resend records: the last message stored apart from the state', () => {
     expect(puts.outs).toEqual([outKey('t-1', 'm-1')]);
     expect(puts.states).toHaveLength(3);
     const state = await store.collection<ResendState>('resend').get('t-1');
-    expect(state).toEqual({ thid: 't-1', lastIn: 'in-1', last: { id: 'm-1', after: 'in-1' }, sent: ['m-1'] });
+    expect(state).toEqual({ thid: 't-1', lastIn: 'in-1', last: { id: 'm-1', after: 'in-1' }, sent: ['m-1'], at: clock.now() });
     expect(JSON.stringify(state)).not.toContain('xxx');
     expect((await r.get('t-1'))?.out).toMatchObject({ message: { id: 'm-1' }, after: 'in-1', to: 'did:example:w' });
     // The peer asks again: a new last message on the thread; the one before is deleted.
@@ -78,7 +78,7 @@ describe('resend records: the last message stored apart from the state', () => {
     expect(dels).toEqual([outKey('t-1', 'm-1')]);
     expect(await store.collection<ResendOut>('resend-out').list()).toEqual([]);
     const rec = await r.get('t-1');
-    expect(rec).toEqual({ thid: 't-1', lastIn: 'ack-1', sent: ['m-1'] });
+    expect(rec).toEqual({ thid: 't-1', lastIn: 'ack-1', sent: ['m-1'], at: clock.now() });
     // Sending an older message of the thread again is still a resend, never a new step.
     await r.noteSending(msg('m-1', ISSUE), 'did:example:w', 'authcrypt');
     expect((await r.get('t-1'))?.out).toBeUndefined();
@@ -117,5 +117,48 @@ describe('resend records: the last message stored apart from the state', () => {
     expect(state?.last).toEqual({ id: 'm-1', after: 'in-1' });
     expect((await r.get('t-1'))?.out?.message.id).toBe('m-1');
     r.close();
+  });
+
+  it('deletes a record nothing waits on once it is keepMs old, and keeps those with a retry scheduled', async () => {
+    const store = openLightStore();
+    const clock = new ManualClock();
+    const states = store.collection<ResendState>('resend');
+    const outs = store.collection<ResendOut>('resend-out');
+    const { r } = party(store, clock, { keepMs: 60_000, deadlineMs: 10 * 60_000 });
+    // t-1: answered by the peer's last word (idle); t-2: our ack, kept to answer replays (idle); t-3: waits for an answer.
+    await r.noteReceived(msg('in-1', REQUEST));
+    await r.noteSending(msg('m-1', ISSUE), 'did:example:w', 'authcrypt');
+    await r.noteReceived(msg('ack-1', ACK));
+    await r.noteReceived({ ...msg('in-2', ISSUE), thid: 't-2' });
+    await r.noteSending({ ...msg('m-2', ACK), thid: 't-2' }, 'did:example:w', 'authcrypt');
+    await r.noteSending({ ...msg('m-3', ISSUE), thid: 't-3' }, 'did:example:w', 'authcrypt');
+    clock.advance(59_000);
+    await r.noteReceived({ ...msg('in-4', REQUEST), thid: 't-4' });
+    await new Promise((done) => setTimeout(done, 10));
+    expect((await states.list()).map((e) => e.key)).toEqual(['t-1', 't-2', 't-3', 't-4']);
+    clock.advance(1_000);
+    // Pruning runs after a write, in the background.
+    await r.noteReceived({ ...msg('in-5', REQUEST), thid: 't-5' });
+    await new Promise((done) => setTimeout(done, 10));
+    expect((await states.list()).map((e) => e.key)).toEqual(['t-3', 't-4', 't-5']);
+    expect((await outs.list()).map((e) => e.key)).toEqual([outKey('t-3', 'm-3')]);
+    expect(await r.get('t-2')).toBeUndefined();
+    r.close();
+  });
+
+  it('a restarted party deletes the old records it finds idle', async () => {
+    const store = openLightStore();
+    const clock = new ManualClock();
+    const first = party(store, clock, { keepMs: 60_000 });
+    await first.r.noteReceived(msg('in-1', ISSUE));
+    await first.r.noteSending(msg('m-1', ACK), 'did:example:w', 'authcrypt');
+    first.r.close();
+    clock.advance(61_000);
+    const again = party(store, clock, { keepMs: 60_000 });
+    await again.r.start();
+    await new Promise((done) => setTimeout(done, 10));
+    expect(await store.collection<ResendState>('resend').list()).toEqual([]);
+    expect(await store.collection<ResendOut>('resend-out').list()).toEqual([]);
+    again.r.close();
   });
 });
