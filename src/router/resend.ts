@@ -314,9 +314,10 @@ export function createResender(
 
   /** Deletes the records idle for `keepMs`, oldest first, one thread at a time under its lock; one run at a time. */
   function pruneIdle(): void {
-    const del = o.store.del?.bind(o.store);
+    if (pruning || closed || !o.store.del || idle.size === 0) return;
     const first = idle.values().next();
-    if (pruning || closed || !del || first.done || first.value > deps.clock.now() - keepMs) return;
+    if (first.done || first.value > deps.clock.now() - keepMs) return;
+    const del = o.store.del.bind(o.store);
     pruning = true;
     void (async () => {
       const cutoff = deps.clock.now() - keepMs;
@@ -347,6 +348,7 @@ export function createResender(
       if (!step) return current;
       const next = await write(thid, current, step.next, step.out);
       noteIdle(thid, next);
+      pruneIdle();
       const last = lastOf(next);
       if (next.retry && last) {
         due.set(thid, next.retry.nextAt);
@@ -356,7 +358,7 @@ export function createResender(
         open.delete(thid);
       }
       return next;
-    }).finally(pruneIdle);
+    });
 
   async function pass(): Promise<number> {
     const now = deps.clock.now();
