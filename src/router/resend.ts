@@ -284,7 +284,7 @@ export function createResender(
 
   /**
    * Writes `next` for thread `thid` (see "What is stored" above): `out`, a new last message, is
-   * stored first; `dropOut` deletes the message `current` named once `next` no longer names it.
+   * stored first; the message `current` named is deleted after, once `next` names another or none.
    */
   async function write(thid: string, current: ResendState, next: ResendState, out?: ResendOut): Promise<ResendState> {
     let stored = next;
@@ -474,7 +474,8 @@ export function createResender(
     async answerFor(message) {
       const thid = resendThread(message);
       const r = await read(thid);
-      if (!r || lastOf(r)?.after === undefined || lastOf(r)!.after !== message.id) return undefined;
+      const last = r && lastOf(r);
+      if (!r || last?.after === undefined || last.after !== message.id) return undefined;
       const out = await outOf(thid, r);
       return out?.after === message.id ? out : undefined;
     },

@@ -45,9 +45,9 @@ import type { WalletOptions } from './options.js';
 
 /** Message ids already processed (router duplicate detection across restarts). */
 export const SEEN_COLLECTION = 'wallet-seen';
-/** The last message of each thread and its retry schedule (router/resend.ts). */
+/** Each thread's durable-steps state: its retry schedule, the peer's last message, the ids we sent (router/resend.ts). */
 export const RESEND_COLLECTION = 'wallet-resend';
-/** …and each thread's last message, apart from its schedule (router/resend.ts "What is stored"). */
+/** The last message we sent on each thread, apart from its state (router/resend.ts "What is stored"). */
 export const RESEND_OUT_COLLECTION = 'wallet-resend-out';
 
 export interface Runtime {
