@@ -16,6 +16,17 @@
 // Due times live in memory; the store keeps the schedule's attempts and deadline, and a restarted
 // party sends every open thread's last message again at once.
 //
+// What is stored: per thread, a small state (the peer's last message, the schedule, the ids sent)
+// that changes at every step, and — with `outs` — the last message itself apart, under
+// `<thread>\0<message id>`, written once when it is first sent and never rewritten: a step
+// that only moves the state does not encode the whole message again (for issue-credential, the
+// credential and its status list). A new last message is stored before the state names it, and
+// the one it replaces is deleted after, so a crash between the writes leaves the state naming a
+// message that is there. Without `outs` (and in records written before), the message is inline.
+// When the peer's last message on a thread expects no answer (an ack, `established`, a problem
+// report that ends the thread: kind 'answer'), the peer has everything we sent, and no replay of a
+// message of its own is coming: our last message is deleted, the small state stays.
+//
 // The peer's side of a retry: a replay of a message we already handled (same id) is answered with
 // the message we sent after it on that thread (`after`), instead of e.p.msg.duplicate, so a lost
 // answer is recovered by the sender's retry. Each replay answers only the message that followed
@@ -45,6 +56,7 @@ export interface ResendOut {
   sentAt: number;
 }
 
+/** A thread's record as the resender's users see it: its state and its last message. */
 export interface ResendRecord {
   thid: string;
   /** The last message of the peer handled on this thread. */
@@ -56,11 +68,25 @@ export interface ResendRecord {
   givenUp?: boolean;
   /** Ids of the messages we sent on this thread (the last few): sending one again is a resend, never a new step. */
   sent?: string[];
+  /** When the record last changed (injected clock ms): a record nothing waits on is deleted `keepMs` after. */
+  at?: number;
+}
+
+/**
+ * A thread's record as stored: with `outs`, its last message is named by `last` and kept there;
+ * otherwise (and in records written before) it is `out`, inline.
+ */
+export interface ResendState extends Omit<ResendRecord, 'out'> {
+  out?: ResendOut;
+  /** The last message we sent on the thread (stored in `outs`) and the id of the peer's message it answered. */
+  last?: { id: string; after?: string };
 }
 
 export interface ResendOptions {
-  /** Where records live (one per thread). */
-  store: Pick<Collection<ResendRecord>, 'get' | 'put' | 'list'>;
+  /** Where the threads' states live (one per thread); without `del`, records are kept for good. */
+  store: Pick<Collection<ResendState>, 'get' | 'put' | 'list'> & Partial<Pick<Collection<ResendState>, 'del'>>;
+  /** Where each thread's last message lives, apart from its state (see the top of this file); omitted: inline. */
+  outs?: Pick<Collection<ResendOut>, 'get' | 'put' | 'del'>;
   /** 'retry': the message waits for an answer; 'answer': kept to answer replays; undefined: not tracked. */
   kind(message: PlainMessage): ResendKind | undefined;
   /** First retry of a send that failed after this (default 2 s), doubling… */
@@ -80,6 +106,12 @@ export interface ResendOptions {
   notAccepted?(message: PlainMessage): { retryAfterMs?: number } | undefined;
   /** Retries stop this long after the message was first sent (default 10 minutes); then onGiveUp. */
   deadlineMs?: number;
+  /**
+   * A thread's record (state and last message) is deleted this long after its last change once no
+   * retry is scheduled (default 24 hours): by then the peer, retrying for its own deadline, has
+   * stopped asking (docs/protocols.md "Durable steps").
+   */
+  keepMs?: number;
   /** In [0, 1); injected for deterministic jitter. */
   random?: () => number;
   /** The owner ends the flow of a thread whose message was never answered in time. */
@@ -97,10 +129,25 @@ export interface ResendOptions {
 export const resendTally = new Map<string, number>();
 const tally = (key: string) => resendTally.set(key, (resendTally.get(key) ?? 0) + 1);
 
-/** Threads whose record a resender keeps in memory (see `cache` in createResender). */
-const RECORD_CACHE_MAX = 256;
+/** Threads whose state a resender keeps in memory (see `cache` in createResender); states are small. */
+const RECORD_CACHE_MAX = 4096;
 
-export const DEFAULT_RESEND = { baseDelayMs: 2_000, maxDelayMs: 60_000, deadlineMs: 10 * 60_000 };
+/** Where a thread's last message is kept in `outs`. */
+export const outKey = (thid: string, id: string): string => `${thid}\u0000${id}`;
+
+/** The last message a state names: its id and the peer's message it answered. */
+function lastOf(s: ResendState): { id: string; after?: string } | undefined {
+  if (s.last) return s.last;
+  return s.out ? { id: s.out.message.id, ...(s.out.after !== undefined ? { after: s.out.after } : {}) } : undefined;
+}
+
+/** `s` without its last message (neither named nor inline). */
+function withoutLast(s: ResendState): ResendState {
+  const { out: _out, last: _last, ...rest } = s;
+  return rest;
+}
+
+export const DEFAULT_RESEND = { baseDelayMs: 2_000, maxDelayMs: 60_000, deadlineMs: 10 * 60_000, keepMs: 24 * 3600_000 };
 const PROBLEM_REPORT = /\/report-problem\/2\.\d+\/problem-report$/;
 /** Warnings and "I had that already" do not end a thread (DIDComm v2 §Problem Codes). */
 const NON_ENDING = (code: unknown) => typeof code === 'string' && (code.startsWith('w.') || /^e\.p\.msg\.duplicate/.test(code));
@@ -113,11 +160,19 @@ export function resendThread(message: PlainMessage): string {
 /** The last path segment of the type, for crash point names: `send:offer-credential`. */
 export function stepName(message: PlainMessage): string {
   const t = String(message.type);
-  const proto = t.split('/').slice(-3, -2)[0] ?? '';
-  const name = t.split('/').pop() ?? t;
-  // present-proof and issue-credential both have `ack`; data-pipe and pickup both have `request`-ish names.
-  return name === 'ack' || name === 'request' || name === 'close' ? `${proto}.${name}` : name;
+  let step = stepNames.get(t);
+  if (step === undefined) {
+    const parts = t.split('/');
+    const proto = parts.slice(-3, -2)[0] ?? '';
+    const name = parts.pop() ?? t;
+    // present-proof and issue-credential both have `ack`; data-pipe and pickup both have `request`-ish names.
+    step = name === 'ack' || name === 'request' || name === 'close' ? `${proto}.${name}` : name;
+    setBounded(stepNames, t, step, 64);
+  }
+  return step;
 }
+/** Step names by message type: named at every tracked send (crash points), from a few types. */
+const stepNames = new Map<string, string>();
 
 export interface Resender {
   /** A message is about to go out: store it (and its retry schedule) first. */
@@ -149,6 +204,7 @@ export function createResender(
   const base = o.baseDelayMs ?? DEFAULT_RESEND.baseDelayMs;
   const max = o.maxDelayMs ?? DEFAULT_RESEND.maxDelayMs;
   const deadline = o.deadlineMs ?? DEFAULT_RESEND.deadlineMs;
+  const keepMs = o.keepMs ?? DEFAULT_RESEND.keepMs;
   const accepted = Math.min(max, Math.max(base, o.acceptedDelayMs ?? 15 * base));
   const random = o.random ?? Math.random;
   const lock = keyedLock();
@@ -196,32 +252,107 @@ export function createResender(
     timer.unref();
   }
 
-  // The records this resender last read or wrote, by thread: each protocol step reads its
-  // thread's record and writes it back (noteReceived, then noteSending), and the record carries
-  // the whole last message (for issue-credential the credential and its status list), so reading
-  // it back would parse that again. This resender is its collection's only writer (one per party);
-  // update() never changes a record in place, so what is kept is what was stored. Bounded.
-  const cache = new Map<string, ResendRecord>();
-  const keep = (thid: string, r: ResendRecord) => {
+  // The states this resender last read or wrote, by thread: each protocol step reads its thread's
+  // state and writes it back (noteReceived, then noteSending), and every message handled asks
+  // answerFor() about its thread. This resender is its collections' only writer (one per party);
+  // update() never changes a state in place, so what is kept is what was stored. Bounded.
+  const cache = new Map<string, ResendState>();
+  const keep = (thid: string, r: ResendState) => {
     cache.delete(thid);
     setBounded(cache, thid, r, RECORD_CACHE_MAX);
   };
+  const read = async (thid: string): Promise<ResendState | undefined> => {
+    const known = cache.get(thid);
+    if (known) return known;
+    const r = await o.store.get(thid);
+    if (r) keep(thid, r);
+    return r;
+  };
 
-  const update = (thid: string, fn: (r: ResendRecord) => ResendRecord | undefined) =>
-    lock(thid, async () => {
-      let current = cache.get(thid);
-      if (!current) {
-        current = (await o.store.get(thid)) ?? { thid };
-        keep(thid, current);
+  /** The thread's last message: inline, or read from `outs`. */
+  async function outOf(thid: string, s: ResendState): Promise<ResendOut | undefined> {
+    if (s.out) return s.out;
+    return s.last && o.outs ? o.outs.get(outKey(thid, s.last.id)) : undefined;
+  }
+
+  /** The record as users see it (get(), onGiveUp). */
+  async function view(thid: string, s: ResendState): Promise<ResendRecord> {
+    const { last: _last, out: _out, ...rest } = s;
+    const out = await outOf(thid, s);
+    return out ? { ...rest, out } : rest;
+  }
+
+  /**
+   * Writes `next` for thread `thid` (see "What is stored" above): `out`, a new last message, is
+   * stored first; the message `current` named is deleted after, once `next` names another or none.
+   */
+  async function write(thid: string, current: ResendState, next: ResendState, out?: ResendOut): Promise<ResendState> {
+    let stored = next;
+    const before = current.last;
+    if (out && o.outs) {
+      await o.outs.put(outKey(thid, out.message.id), out);
+      stored = { ...withoutLast(next), last: { id: out.message.id, ...(out.after !== undefined ? { after: out.after } : {}) } };
+    } else if (out) {
+      stored = { ...withoutLast(next), out };
+    }
+    stored.at = deps.clock.now();
+    cache.delete(thid);
+    await o.store.put(thid, stored);
+    keep(thid, stored);
+    // The message the state named before, once no longer named (a crash before this leaves only an unnamed copy).
+    if (before && o.outs && stored.last?.id !== before.id) await o.outs.del(outKey(thid, before.id));
+    return stored;
+  }
+
+  /** Threads whose record nothing waits on (no retry), by when it last changed, oldest first (see `keepMs`). */
+  const idle = new Map<string, number>();
+  const noteIdle = (thid: string, s: ResendState) => {
+    idle.delete(thid);
+    if (!s.retry) idle.set(thid, s.at ?? deps.clock.now());
+  };
+  let pruning = false;
+
+  /** Deletes the records idle for `keepMs`, oldest first, one thread at a time under its lock; one run at a time. */
+  function pruneIdle(): void {
+    if (pruning || closed || !o.store.del || idle.size === 0) return;
+    const first = idle.values().next();
+    if (first.done || first.value > deps.clock.now() - keepMs) return;
+    const del = o.store.del.bind(o.store);
+    pruning = true;
+    void (async () => {
+      const cutoff = deps.clock.now() - keepMs;
+      for (const [thid, at] of idle) {
+        if (at > cutoff || closed) break;
+        idle.delete(thid);
+        await lock(thid, async () => {
+          const s = await read(thid);
+          // Changed meanwhile (a write put it back at the end of `idle`, or scheduled a retry).
+          if (!s || s.retry || (s.at !== undefined && s.at > cutoff)) return;
+          cache.delete(thid);
+          await del(thid);
+          if (s.last && o.outs) await o.outs.del(outKey(thid, s.last.id));
+        });
       }
-      const next = fn(current);
-      if (!next) return current;
-      cache.delete(thid);
-      await o.store.put(thid, next);
-      keep(thid, next);
-      if (next.retry && next.out) {
+    })()
+      .catch((err) => deps.log('warn', 'old resend records could not be deleted', { code: toIdsyncError(err).code }))
+      .finally(() => {
+        pruning = false;
+      });
+  }
+
+  const update = (thid: string, fn: (r: ResendState) => { next: ResendState; out?: ResendOut } | undefined) =>
+    lock(thid, async () => {
+      let current = await read(thid);
+      if (!current) keep(thid, (current = { thid }));
+      const step = fn(current);
+      if (!step) return current;
+      const next = await write(thid, current, step.next, step.out);
+      noteIdle(thid, next);
+      pruneIdle();
+      const last = lastOf(next);
+      if (next.retry && last) {
         due.set(thid, next.retry.nextAt);
-        open.set(thid, { id: next.out.message.id, attempts: next.retry.attempts });
+        open.set(thid, { id: last.id, attempts: next.retry.attempts });
       } else {
         due.delete(thid);
         open.delete(thid);
@@ -235,36 +366,42 @@ export function createResender(
     for (const [thid, at] of [...due]) {
       if (closed) break;
       if (at > now) continue;
-      type Step = { give: ResendRecord } | { send: ResendRecord } | undefined;
+      type Step = { give: ResendState } | { send: ResendState } | undefined;
       let step: Step;
       await update(thid, (r) => {
-        if (!r.retry || !r.out) return { ...r, retry: undefined };
+        if (!r.retry || !lastOf(r)) return { next: { ...r, retry: undefined } };
         if (r.retry.nextAt > now && (due.get(thid) ?? Infinity) > now) return undefined;
         if (now >= r.retry.deadlineAt) {
           const g = { ...r, retry: undefined, givenUp: true };
           step = { give: g };
-          return g;
+          return { next: g };
         }
         const n = { ...r, retry: { ...r.retry, attempts: r.retry.attempts + 1, nextAt: now + inFlight() } };
         step = { send: n };
-        return n;
+        return { next: n };
       }).catch((err) => deps.log('warn', 'resend schedule could not be updated', { thid, code: toIdsyncError(err).code }));
       const s = step as Step;
       if (!s) continue;
       if ('give' in s) {
-        deps.log('info', 'no answer before the deadline: the thread is given up', { thid, type: s.give.out?.message.type });
-        if (s.give.out) tally(`given-up:${stepName(s.give.out.message)}`);
-        await o.onGiveUp?.(s.give).catch((err) => deps.log('warn', 'giving up a thread failed', { thid, code: toIdsyncError(err).code }));
+        const record = await view(thid, s.give).catch(() => withoutLast(s.give) as ResendRecord);
+        deps.log('info', 'no answer before the deadline: the thread is given up', { thid, type: record.out?.message.type });
+        if (record.out) tally(`given-up:${stepName(record.out.message)}`);
+        await o.onGiveUp?.(record).catch((err) => deps.log('warn', 'giving up a thread failed', { thid, code: toIdsyncError(err).code }));
         continue;
       }
-      const msg = s.send.out!.message;
+      const record = await view(thid, s.send).catch((err) => {
+        deps.log('warn', 'the message to send again could not be read', { thid, code: toIdsyncError(err).code });
+        return undefined;
+      });
+      if (!record?.out) continue;
+      const msg = record.out.message;
       try {
-        if (o.shouldResend && !(await o.shouldResend(s.send))) {
+        if (o.shouldResend && !(await o.shouldResend(record))) {
           afterSend(thid, msg, false);
           continue;
         }
         tally(stepName(msg));
-        await deps.send(s.send.out!);
+        await deps.send(record.out);
         afterSend(thid, msg, false);
         sent++;
       } catch (err) {
@@ -293,16 +430,18 @@ export function createResender(
       await update(thid, (r) => {
         // The same message again (a retry, or an answer to a replay), or an older one of the thread
         // sent again: the thread's last message and its schedule stay.
-        if (r.out?.message.id === message.id || r.sent?.includes(message.id)) return undefined;
+        if (lastOf(r)?.id === message.id || r.sent?.includes(message.id)) return undefined;
         // A warning about a thread (e.g. e.p.msg.duplicate) changes nothing about it.
         if (isReport && NON_ENDING(message.body?.code)) return undefined;
         const after = answering ?? r.lastIn;
         const out: ResendOut = { message, to, mode, sentAt: now, ...(after ? { after } : {}) };
         return {
-          ...r,
           out,
-          sent: [...(r.sent ?? []), message.id].slice(-10),
-          retry: kind === 'retry' && !isReport ? { attempts: 0, nextAt: now + inFlight(), deadlineAt: now + deadline } : undefined,
+          next: {
+            ...r,
+            sent: [...(r.sent ?? []), message.id].slice(-10),
+            retry: kind === 'retry' && !isReport ? { attempts: 0, nextAt: now + inFlight(), deadlineAt: now + deadline } : undefined,
+          },
         };
       });
       o.crashPoint?.(`send:${stepName(message)}`);
@@ -317,44 +456,64 @@ export function createResender(
       if (o.kind(message)) afterSend(resendThread(message), message, true, retryAfterMs);
     },
     async noteReceived(message) {
-      if (!o.kind(message) || typeof message.id !== 'string') return;
+      const kind = o.kind(message);
+      if (!kind || typeof message.id !== 'string') return;
       const isReport = PROBLEM_REPORT.test(String(message.type));
       if (isReport && NON_ENDING(message.body?.code)) return;
-      // What we sent in answer to this very message keeps its schedule.
       const id = message.id;
-      await update(resendThread(message), (r) => ({ ...r, lastIn: id, retry: r.out?.after === id ? r.retry : undefined }));
+      await update(resendThread(message), (r) => {
+        const last = lastOf(r);
+        // What we sent in answer to this very message keeps its schedule.
+        if (last?.after === id) return { next: { ...r, lastIn: id } };
+        // The peer's last word on the thread (see the top of this file): our last message is not needed again.
+        if (kind === 'answer' && last) return { next: { ...withoutLast(r), lastIn: id, retry: undefined } };
+        return { next: { ...r, lastIn: id, retry: undefined } };
+      });
       arm();
     },
     async answerFor(message) {
-      const r = await o.store.get(resendThread(message));
-      return r?.out && r.out.after !== undefined && r.out.after === message.id ? r.out : undefined;
+      const thid = resendThread(message);
+      const r = await read(thid);
+      const last = r && lastOf(r);
+      if (!r || last?.after === undefined || last.after !== message.id) return undefined;
+      const out = await outOf(thid, r);
+      return out?.after === message.id ? out : undefined;
     },
     async resendNow(thid) {
-      const r = await o.store.get(thid);
-      if (!r?.out) return false;
-      await deps.send(r.out);
+      const r = await read(thid);
+      const out = r && (await outOf(thid, r));
+      if (!out) return false;
+      await deps.send(out);
       return true;
     },
     async cancel(thid) {
-      await update(thid, (r) => (r.retry ? { ...r, retry: undefined } : undefined));
+      await update(thid, (r) => (r.retry ? { next: { ...r, retry: undefined } } : undefined));
       arm();
     },
     runDue,
     async start() {
       // A restarted party sends the last message of every open thread again now.
       const now = deps.clock.now();
+      const resting: [string, number][] = [];
       for (const { key, value } of await o.store.list()) {
-        if (!value.retry || !value.out) continue;
+        const last = lastOf(value);
+        if (!value.retry) resting.push([key, value.at ?? now]);
+        if (!value.retry || !last) continue;
         due.set(key, Math.min(value.retry.nextAt, now));
-        open.set(key, { id: value.out.message.id, attempts: value.retry.attempts });
+        open.set(key, { id: last.id, attempts: value.retry.attempts });
       }
+      for (const [thid, at] of resting.sort((a, b) => a[1] - b[1])) if (!idle.has(thid)) idle.set(thid, at);
       arm();
+      pruneIdle();
     },
     close() {
       closed = true;
       if (timer) clearTimeout(timer);
       timer = undefined;
     },
-    get: (thid) => o.store.get(thid),
+    async get(thid) {
+      const r = await read(thid);
+      return r && view(thid, r);
+    },
   };
 }

@@ -12,12 +12,17 @@ import { COLLECTION_NAME, keyBounds, type BatchOp, type Collection, type Entry, 
 class LightCollection<T> implements Collection<T> {
   readonly data = new Map<string, string>();
   /**
-   * Keys in order, made at the first listing and kept in order from then on (a binary search per
-   * key added or removed): a collection that is only read and written by key never sorts, and a
-   * listing costs a search and a slice, not a pass over every key. Code-unit order is LevelDB's
-   * byte order for the BMP text our keys are (store.ts range()).
+   * Keys in order, made at the first listing and brought up to date at the next ones: a
+   * collection that is only read and written by key never sorts, and a listing costs a search and
+   * a slice, not a pass over every key. Code-unit order is LevelDB's byte order for the BMP text
+   * our keys are (store.ts range()). A key added after the last key goes in at no cost; other
+   * keys added or removed wait in `added` / `removed` until a listing needs the order (most
+   * collections are listed rarely, e.g. at start-up or by a prune, while their random keys keep
+   * coming), then go in one by one, or by a merge when many are waiting.
    */
   private sorted?: string[];
+  private added: string[] = [];
+  private removed: string[] = [];
 
   constructor(readonly name: string, private readonly open: () => void) {}
 
@@ -38,22 +43,68 @@ class LightCollection<T> implements Collection<T> {
   }
 
   set(key: string, text: string): void {
-    if (this.sorted && !this.data.has(key)) {
-      const s = this.sorted;
-      // Keys made of times and counters mostly arrive in order: append without a search.
+    const s = this.sorted;
+    if (s && !this.data.has(key)) {
+      // Keys made of times and counters mostly arrive in order: appended at once.
       if (s.length === 0 || key > s[s.length - 1]!) s.push(key);
-      else s.splice(lowerBound(s, key), 0, key);
+      else this.wait(this.added, key);
     }
     this.data.set(key, text);
   }
 
   remove(key: string): void {
-    if (this.data.delete(key) && this.sorted) this.sorted.splice(lowerBound(this.sorted, key), 1);
+    if (this.data.delete(key) && this.sorted) this.wait(this.removed, key);
+  }
+
+  /** `key` waits in `list` for the next listing; once more wait than there are keys, the order is made anew then. */
+  private wait(list: string[], key: string): void {
+    list.push(key);
+    if (this.added.length + this.removed.length > Math.max(1024, this.data.size)) {
+      this.sorted = undefined;
+      this.added = [];
+      this.removed = [];
+    }
+  }
+
+  /** The keys in order, with what was added and removed since the last listing. */
+  private order(): string[] {
+    let s = this.sorted;
+    if (!s) {
+      this.added = [];
+      this.removed = [];
+      return (this.sorted = [...this.data.keys()].sort(byCodeUnit));
+    }
+    const { added, removed } = this;
+    if (added.length === 0 && removed.length === 0) return s;
+    this.added = [];
+    this.removed = [];
+    // A key removed and added again (or the reverse) is in the order exactly when it is in `data`.
+    if (removed.length > 0) {
+      if (removed.length <= FEW) {
+        for (const key of removed) {
+          const i = lowerBound(s, key);
+          if (s[i] === key && !this.data.has(key)) s.splice(i, 1);
+        }
+      } else {
+        s = s.filter((key) => this.data.has(key));
+      }
+    }
+    if (added.length > 0) {
+      if (added.length <= FEW) {
+        for (const key of added) {
+          const i = lowerBound(s, key);
+          if (s[i] !== key && this.data.has(key)) s.splice(i, 0, key);
+        }
+      } else {
+        s = merge(s, added.filter((key) => this.data.has(key)).sort(byCodeUnit));
+      }
+    }
+    return (this.sorted = s);
   }
 
   private keys(options: ListOptions): string[] {
     this.open();
-    const s = (this.sorted ??= [...this.data.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    const s = this.order();
     const { lower, upper } = keyBounds(options);
     const from = !lower ? 0 : lower.op === 'gt' ? upperBound(s, lower.key) : lowerBound(s, lower.key);
     const to = !upper ? s.length : upper.op === 'lt' ? lowerBound(s, upper.key) : upperBound(s, upper.key);
@@ -70,6 +121,23 @@ class LightCollection<T> implements Collection<T> {
   async count(options: ListOptions = {}): Promise<number> {
     return this.keys(options).length;
   }
+}
+
+/** Waiting keys put in one by one up to this many (a search and a move each); more: one merge. */
+const FEW = 16;
+
+const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Sorted `a` and sorted `b` as one sorted list, each key once. */
+function merge(a: string[], b: string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const next = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!;
+    if (out.length === 0 || out[out.length - 1] !== next) out.push(next);
+  }
+  return out;
 }
 
 /** The first index whose key is >= `key` in sorted `s`. */

@@ -269,8 +269,13 @@ function freshRecords(col: Collection<unknown>): Map<string, MessageRecord> {
 }
 
 const PRUNE_PAGE = 500;
-/** Records a log remembers between record() and update() (see `fresh`). */
-const FRESH_MAX = 64;
+/**
+ * Records a log remembers between record() and update() (see `fresh`). A service with a thousand
+ * flows under way logs thousands of messages while one is sent or handled; a record forgotten by
+ * then is parsed back and, as the outgoing patch repeats its plaintext, written whole again. Each
+ * entry is a message still being handled or sent (held by its caller anyway) or one never completed.
+ */
+const FRESH_MAX = 16_384;
 
 export function messageLog(store: Store, clock: Clock, options: MessageLogOptions = {}): MessageLog {
   const col = store.collection<MessageRecord>(MESSAGES_COLLECTION);

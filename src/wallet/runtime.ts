@@ -39,14 +39,16 @@ import { walletResolver } from './resolver.js';
 import { DEFAULT_WALLET_ADDRESSES } from './addresses.js';
 import { envCrashPoint } from '../crash-point.js';
 import { resendKind } from '../protocols/resend-kinds.js';
-import type { ResendRecord } from '../router/resend.js';
+import type { ResendOut, ResendState } from '../router/resend.js';
 import { stepGivenUp } from './thread-steps.js';
 import type { WalletOptions } from './options.js';
 
 /** Message ids already processed (router duplicate detection across restarts). */
 export const SEEN_COLLECTION = 'wallet-seen';
-/** The last message of each thread and its retry schedule (router/resend.ts). */
+/** Each thread's durable-steps state: its retry schedule, the peer's last message, the ids we sent (router/resend.ts). */
 export const RESEND_COLLECTION = 'wallet-resend';
+/** The last message we sent on each thread, apart from its state (router/resend.ts "What is stored"). */
+export const RESEND_OUT_COLLECTION = 'wallet-resend-out';
 
 export interface Runtime {
   ctx: WalletContext;
@@ -117,7 +119,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     myDids: [identity.did, identity.shortDid],
     logger,
     resend: {
-      store: store.collection<ResendRecord>(RESEND_COLLECTION),
+      store: store.collection<ResendState>(RESEND_COLLECTION),
+      outs: store.collection<ResendOut>(RESEND_OUT_COLLECTION),
       kind: resendKind,
       ...options.retry,
       onGiveUp: async (record) => stepGivenUp(ctxRef!, record.thid),

@@ -57,7 +57,7 @@ import { threadStore } from './threads.js';
 import { workflowIssuance } from './workflow-issuance.js';
 import { envCrashPoint } from '../../crash-point.js';
 import { resendKind } from '../../protocols/resend-kinds.js';
-import type { ResendRecord } from '../../router/resend.js';
+import type { ResendOut, ResendRecord, ResendState } from '../../router/resend.js';
 import { COLLECTIONS } from './collections.js';
 
 export interface ServiceDidcommAgent extends ServiceAgent {
@@ -161,7 +161,8 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     logger: (level, msg, data) => deps.logger[level](data ?? {}, msg),
     // Durable steps (router/resend.ts; docs/protocols.md "Durable steps").
     resend: {
-      store: deps.store.collection<ResendRecord>(COLLECTIONS.resend),
+      store: deps.store.collection<ResendState>(COLLECTIONS.resend),
+      outs: deps.store.collection<ResendOut>(COLLECTIONS.resendOut),
       kind: resendKind,
       ...options.retry,
       // Kept for pickup because the wallet's endpoint failed: retried soon, not as a liveness check.
