@@ -1,13 +1,14 @@
 // runFleet: N simulated holder wallets against a service, the library API behind `idsync fleet`.
 // The wallets are sharded across worker threads (one event loop each) or run in this thread
 // (workers: 1); each thread's HDR histograms come back encoded and are added bucket by bucket,
-// so every percentile is over all flows. The embedded twin, when used, runs in this thread.
+// so every percentile is over all flows. The embedded twin, when used, runs in this thread, and
+// its wallets reach it over the fleet's link (link.ts: no sockets, a MessagePort per worker).
 //
 //   const result = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets: 100, concurrency: 20 } });
 //   result.summary   // the --json document
 import { availableParallelism } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { decodeHistogram, latencyHistogram, type LatencyHistogram } from './histogram.js';
@@ -17,6 +18,7 @@ import { loadScenario, type ScenarioRef } from './scenario-ref.js';
 import { clientFor, remoteTarget, startEmbeddedTarget, type FleetTarget, type ServiceCredentials, type TargetInfo } from './target.js';
 import type { FleetSummary, LoadModel, Scenario } from './types.js';
 import { startWalletPool } from './wallet-pool.js';
+import { portEnd } from './link.js';
 
 export interface FleetOptions {
   /** A built-in ({builtin: 'sync'}), a module of one's own, or (workers: 1 only) a Scenario object. */
@@ -29,6 +31,12 @@ export interface FleetOptions {
   workers?: number | 'auto';
   /** A service elsewhere; default: an embedded twin started for the run. */
   service?: { url: string; credentials: ServiceCredentials };
+  /**
+   * How the wallets reach the embedded twin: 'link' (default) hands requests and messages over
+   * between threads as data, without sockets; 'http' goes through loopback sockets, as to any
+   * service (its HTTP stack is then part of what is measured). A remote service is always HTTP.
+   */
+  embeddedTransport?: 'link' | 'http';
   envelopeEngine?: EnvelopeEngine;
   /** Guard for each wait in a flow (default 120 s). */
   timeoutMs?: number;
@@ -75,6 +83,8 @@ export interface WorkerInput {
   scenario: ScenarioRef;
   target: TargetInfo;
   envelopeEngine?: EnvelopeEngine;
+  /** This worker's end of the link to the embedded twin (link.ts), when there is one. */
+  link?: MessagePort;
 }
 
 export function resolveWorkers(workers: number | 'auto' | undefined, embedded: boolean): number {
@@ -88,7 +98,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   exposeGc();
   const target: FleetTarget = options.service
     ? await remoteTarget(options.service.url, options.service.credentials)
-    : await startEmbeddedTarget(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {});
+    : await startEmbeddedTarget({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link: (options.embeddedTransport ?? 'link') === 'link' });
   try {
     const workers = resolveWorkers(options.workers, target.embedded);
     const isObject = 'run' in options.scenario;
@@ -135,17 +145,21 @@ function checkModel(m: LoadModel): void {
 
 /** The flows' clock starts when the idle wallets are made: each plan's startAt is set then. */
 async function inThread(plan: ShardPlan, scenario: Scenario, target: TargetInfo, options: FleetOptions, progress: ProgressMerger): Promise<ShardResult> {
-  const pool = await startWalletPool({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), serviceUrl: target.url });
+  const link = (target as FleetTarget).link;
+  const pool = await startWalletPool({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), serviceUrl: target.url, ...(link ? { serviceLink: link.serve } : {}) });
+  // In one thread the link is a call each way.
+  const unlink = link?.wallets.add(pool.endpointPrefix, pool.deliver);
   try {
     return await runShard({ ...plan, startAt: Date.now() }, {
       scenario,
       pool,
-      client: clientFor(target),
+      client: clientFor(target, pool.fetch),
       serviceDid: target.did,
       ...(options.signal ? { signal: options.signal } : {}),
       onProgress: (p) => progress.update(0, p),
     });
   } finally {
+    unlink?.();
     await pool.close();
   }
 }
@@ -170,8 +184,18 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
   const running = plans.map(
     (plan) =>
       new Promise<ShardResult>((resolve, reject) => {
-        const input: WorkerInput = { plan: { ...plan, startAt }, scenario, target: info, ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}) };
-        const w = new Worker(entry, { workerData: input, execArgv, eval: isEval });
+        // The worker's link: it answers the twin's messages to its wallets and sends their requests.
+        const channel = target.link ? new MessageChannel() : undefined;
+        let unlink: (() => void) | undefined;
+        const end = channel && target.link ? portEnd(channel.port1, target.link.serve, (prefix) => (unlink = target.link!.wallets.add(prefix, end!.call))) : undefined;
+        const input: WorkerInput = {
+          plan: { ...plan, startAt },
+          scenario,
+          target: info,
+          ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
+          ...(channel ? { link: channel.port2 } : {}),
+        };
+        const w = new Worker(entry, { workerData: input, execArgv, eval: isEval, ...(channel ? { transferList: [channel.port2] } : {}) });
         let done = false;
         const onAbort = () => w.postMessage({ type: 'abort' });
         options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -193,6 +217,8 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
         });
         w.on('exit', (code) => {
           options.signal?.removeEventListener('abort', onAbort);
+          unlink?.();
+          end?.close();
           if (!done) reject(new IdsyncError('fleet_worker_failed', `worker ${plan.shard} exited (${code}) without results`));
         });
       }),
