@@ -18,6 +18,7 @@ import { loadScenario, type ScenarioRef } from './scenario-ref.js';
 import { clientFor, remoteTarget, startEmbeddedTarget, type FleetTarget, type ServiceCredentials, type TargetInfo } from './target.js';
 import type { FleetSummary, LoadModel, Scenario } from './types.js';
 import { startWalletPool } from './wallet-pool.js';
+import { measureThread, type ThreadStats } from './thread-stats.js';
 import { portEnd } from './link.js';
 
 export interface FleetOptions {
@@ -45,7 +46,11 @@ export interface FleetOptions {
   /** Called about twice a second while flows run. */
   onProgress?: (p: FleetProgress) => void;
   signal?: AbortSignal;
-  /** execArgv of worker threads (default: this process's, less any loader: sources register tsx themselves). */
+  /**
+   * execArgv of worker threads (default: this process's Node options that a worker takes: no
+   * loader, as sources register tsx themselves, no script given with -e/-p or --input-type; if
+   * a worker refuses one, e.g. a V8 flag, which already holds for the whole process, none).
+   */
   workerExecArgv?: string[];
 }
 
@@ -75,6 +80,11 @@ export interface FleetResult {
   target: { url: string; embedded: boolean };
   /** The wallets ran in worker threads (false: in the calling thread, beside an embedded service). */
   threaded: boolean;
+  /**
+   * How busy each thread was: this one first (role 'service' with an embedded twin, else
+   * 'coordinator'; 'service+wallets' or 'wallets' in one thread), then each worker's.
+   */
+  threads: ThreadStats[];
 }
 
 /** What a worker thread gets (worker.ts). */
@@ -120,12 +130,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     // 'auto' with the embedded twin: the wallets always go to worker threads, even one, so the
     // service has this thread's core to itself (on 2 cores: one for it, one for the wallets).
     const threaded = workers > 1 || ((options.workers ?? 'auto') === 'auto' && target.embedded && !isObject);
+    const measured = threaded ? measureThread(target.embedded ? 'service' : 'coordinator') : undefined;
     const results = threaded
       ? await inWorkers(plans, options.scenario as ScenarioRef, target, options, progress)
       : [await inThread(plans[0]!, scenario, target, options, progress)];
     // With worker threads, this thread's resends are the embedded service's (in this thread, the shard counted them).
     const extra = threaded ? resendsSince(here) : {};
-    return { ...merge(results, scenario, options.model, workers, target, setupStarted, extra), threaded };
+    const threads = [...(measured ? [measured()] : []), ...results.map((r) => r.thread)];
+    return { ...merge(results, scenario, options.model, workers, target, setupStarted, extra), threaded, threads };
   } finally {
     await target.close();
   }
@@ -178,7 +190,7 @@ function workerEntry(): { entry: string | URL; eval: boolean } {
 
 async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: FleetTarget, options: FleetOptions, progress: ProgressMerger): Promise<ShardResult[]> {
   const { entry, eval: isEval } = workerEntry();
-  const execArgv = options.workerExecArgv ?? process.execArgv.filter((a) => !/tsx/.test(a) && a !== '--import');
+  const execArgv = options.workerExecArgv ?? workerArgv(process.execArgv);
   const startAt = Date.now();
   const info: TargetInfo = { url: target.url, did: target.did, credentials: target.credentials, embedded: target.embedded };
   const running = plans.map(
@@ -195,7 +207,7 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
           ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
           ...(channel ? { link: channel.port2 } : {}),
         };
-        const w = new Worker(entry, { workerData: input, execArgv, eval: isEval, ...(channel ? { transferList: [channel.port2] } : {}) });
+        const w = startWorker(entry, { workerData: input, execArgv, eval: isEval, ...(channel ? { transferList: [channel.port2] } : {}) }, options.workerExecArgv === undefined);
         let done = false;
         const onAbort = () => w.postMessage({ type: 'abort' });
         options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -224,6 +236,34 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
       }),
   );
   return Promise.all(running);
+}
+
+/** This process's options less those a worker thread must not get (its own script, loaders). */
+export function workerArgv(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    // Options whose value is the next argument: a script (-e, -p), a loader (--import, --loader).
+    if (['-e', '--eval', '-p', '--print', '--import', '--loader', '--experimental-loader', '--require', '-r'].includes(a)) {
+      const value = argv[i + 1] ?? '';
+      i += 1;
+      if ((a === '--require' || a === '-r' || a === '--import') && !/tsx/.test(value)) out.push(a, value);
+      continue;
+    }
+    if (/tsx/.test(a) || a.startsWith('--input-type') || /^--(eval|print|import|loader|experimental-loader)=/.test(a)) continue;
+    out.push(a);
+  }
+  return out;
+}
+
+/** A Worker with `execArgv`; inherited options it refuses (V8 flags: already process-wide) are dropped. */
+function startWorker(entry: string | URL, options: ConstructorParameters<typeof Worker>[1] & object, inherited: boolean): Worker {
+  try {
+    return new Worker(entry, options);
+  } catch (err) {
+    if (!inherited || (err as { code?: string }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
+    return new Worker(entry, { ...options, execArgv: [] });
+  }
 }
 
 interface ProgressMerger {
@@ -256,7 +296,7 @@ function progressMerger(shards: number, onProgress?: (p: FleetProgress) => void)
   };
 }
 
-function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, workers: number, target: FleetTarget, setupStarted: number, serviceResends: Record<string, number>): Omit<FleetResult, 'threaded'> {
+function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, workers: number, target: FleetTarget, setupStarted: number, serviceResends: Record<string, number>): Omit<FleetResult, 'threaded' | 'threads'> {
   const histograms: Record<string, LatencyHistogram> = {};
   const errors: Record<string, number> = {};
   const resends: Record<string, number> = { ...serviceResends };

@@ -37,8 +37,17 @@ export function fleetTable(r: FleetResult): string {
       : 'errors: none',
     resendLine(r.resends),
     s.memoryPerWalletKB === null ? 'memory per idle wallet: not measured (no forced GC in this run\'s threads)' : `memory per idle wallet: ${s.memoryPerWalletKB} KB`,
+    busyLine(r.threads),
   ];
   return lines.join('\n');
+}
+
+/** Which thread the run waited for: event-loop busy share, CPU and GC time of each. */
+export function busyLine(threads: FleetResult['threads'] | undefined): string {
+  if (!threads?.length) return 'threads: not measured';
+  const one = (t: FleetResult['threads'][number]) =>
+    `${t.role} ${Math.round(t.elu * 100)} % busy (${t.cpuMs === null ? '' : `CPU ${(t.cpuMs / 1000).toFixed(1)} s, `}GC ${(t.gcMs / 1000).toFixed(1)} s)`;
+  return `threads: ${threads.map(one).join('; ')}`;
 }
 
 /** Messages sent again (router/resend.ts): a run whose load outgrew the service shows it here first. */
