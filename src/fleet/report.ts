@@ -15,11 +15,11 @@ function modelLine(r: FleetResult): string {
     : `open model: ${m.ratePerSecond}/s for ${(m.durationMs / 1000).toFixed(0)} s${m.rampMs ? `, ramp ${(m.rampMs / 1000).toFixed(0)} s` : ''}`;
 }
 
-/** Where the wallets ran: worker threads (beside an embedded service in this thread) or this thread. */
+/** Where the wallets ran: worker threads (beside an embedded service in a thread of its own) or this thread. */
 function threadsLine(r: FleetResult): string {
   const n = r.summary.workers;
   if (!r.threaded) return r.target.embedded ? 'wallets and service in one thread' : 'wallets in one thread';
-  return `${n} worker thread${n === 1 ? '' : 's'}${r.target.embedded ? ' (the service in the main thread)' : ''}`;
+  return `${n} worker thread${n === 1 ? '' : 's'}${r.target.embedded ? ' (the service in one more)' : ''}`;
 }
 
 /** The end-of-run text: a line of totals, the step table, errors by code, memory per wallet. */
