@@ -4,7 +4,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { httpTransport } from '../../src/didcomm/transport/http.js';
-import { byOrigin, linkFetch, linkedTransport, portEnd, type LinkHandler } from '../../src/fleet/link.js';
+import { byOrigin, linkFetch, linkedTransport, portEnd, type LinkHandler, type LinkResponse } from '../../src/fleet/link.js';
 import { runFleet, workerArgv } from '../../src/fleet/fleet.js';
 import { startWalletPool } from '../../src/fleet/wallet-pool.js';
 
@@ -13,7 +13,7 @@ const PLAIN = JSON.stringify({ id: '1', type: 'https://didcomm.org/trust-ping/2.
 describe('linkFetch', () => {
   it('gives a Response with the status, headers and body answered; none for 202 and HEAD', async () => {
     const seen: unknown[] = [];
-    const f = linkFetch(async (req) => {
+    const f = linkFetch(async (req): Promise<LinkResponse> => {
       seen.push(req);
       return req.method === 'POST' ? { status: 202, headers: {} } : { status: 200, headers: { 'content-type': 'application/json', 'x-a': '1' }, body: '{"ok":true}' };
     });
@@ -76,7 +76,7 @@ describe('the wallets\' end', () => {
       expect(get.status).toBe(405);
       // A wallet handler that asks for the message again: the link answers 503, the sender's HTTP code reads it.
       const receive = w.receive.bind(w);
-      (w as { receive: typeof w.receive }).receive = async () => ({ retryable: true, retryAfterSeconds: 7 });
+      (w as { receive: unknown }).receive = async () => ({ retryable: true, retryAfterSeconds: 7 });
       const route: LinkHandler = (req) => pool.deliver(req);
       const t = linkedTransport(httpTransport(), (ep) => (ep.startsWith(pool.endpointPrefix) ? route : undefined));
       await expect(t.send(`${pool.endpointPrefix}1`, PLAIN)).rejects.toMatchObject({ code: 'transport_retry_later', details: { retryAfterSeconds: 7 } });
