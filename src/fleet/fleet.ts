@@ -159,9 +159,10 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
 
 /**
  * Young generation of each worker thread (MB; V8 makes it three semi-spaces). Flows allocate
- * fast and many of their objects live across a few awaits: with V8's default (16 MB semi-spaces)
- * the 1,000-wallet sync spent ~8 % more CPU than with 32 MB ones (more scavenges, each copying
- * the same in-flight survivors); 64 MB gave no more.
+ * fast and many of their objects live across a few awaits: with V8's default (16 MB semi-spaces,
+ * 48 here) the 1,000-wallet sync took 3-5 % more CPU than with 32 MB ones (three interleaved
+ * pairs; 8 % with the twin on the main thread and node's flag), as more scavenges copy the same
+ * in-flight survivors; 64 MB gave little more for twice the memory.
  */
 export const WORKER_YOUNG_GENERATION_MB = 96;
 
