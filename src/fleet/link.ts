@@ -121,6 +121,12 @@ export function portEnd(port: MessagePort, serve: LinkHandler, onHello?: (prefix
       else p.reject(new IdsyncError('transport_error', `the fleet link's other end failed: ${m.error}`));
     } else if (m.t === 'hello') onHello?.(m.prefix);
   });
+  // The other end gone (its thread ended or failed): what it still owed will not come.
+  port.on('close', () => {
+    closed = true;
+    for (const p of pending.values()) p.reject(new IdsyncError('transport_unreachable', 'the fleet link closed'));
+    pending.clear();
+  });
   return {
     call(req) {
       if (closed) return Promise.reject(new IdsyncError('transport_unreachable', 'the fleet link is closed'));

@@ -59,9 +59,12 @@ describe('a link on a MessagePort', () => {
     expect(prefixes).toEqual(['http://127.0.0.1:1/w/']);
     expect(await b.call({ method: 'GET', url: 'http://a/x', headers: {} })).toMatchObject({ body: 'a got http://a/x' });
     await expect(a.call({ method: 'GET', url: 'http://b/fail', headers: {} })).rejects.toMatchObject({ code: 'transport_error' });
+    // The other end closing fails what it still owed, and every later call.
+    const owed = b.call({ method: 'GET', url: 'http://a/never', headers: {} });
     a.close();
-    b.close();
+    await expect(owed).rejects.toMatchObject({ code: 'transport_unreachable' });
     await expect(a.call({ method: 'GET', url: 'http://b/x', headers: {} })).rejects.toMatchObject({ code: 'transport_unreachable' });
+    await expect(b.call({ method: 'GET', url: 'http://a/x', headers: {} })).rejects.toMatchObject({ code: 'transport_unreachable' });
   });
 });
 
