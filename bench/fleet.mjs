@@ -1,7 +1,8 @@
 // Fleet benchmark (issue 11): the sync scenario against the embedded twin, in one process tree,
 //   1. closed model, N wallets (default 1,000), C at a time: everything in one thread
-//      (--workers 1), then one event loop per core (--workers auto: the embedded service in the
-//      main thread, the wallets on a worker thread for each other core);
+//      (--workers 1), then one event loop per core (--workers auto: the embedded service in a
+//      worker thread of its own, the wallets on a worker thread for each other core, linked
+//      without sockets);
 //   2. open model at 80 % of the larger measured throughput, with a ramp: p99 of the whole sync;
 // and prints each figure beside its target: N wallets syncing ≤ 15 s, p99 ≤ 1 s at 80 % of the
 // maximum rate, memory per idle wallet ≤ 100 KB. Runs the compiled package (dist/: `npm run
@@ -38,7 +39,7 @@ const progress = (label) => (p) => {
 async function closed(workers) {
   lastProgress = 0;
   const r = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets, concurrency }, workers, timeoutMs: 30_000, onProgress: progress(`closed, ${workers} worker(s)`) });
-  return { ...r.summary, resends: r.resends };
+  return { ...r.summary, resends: r.resends, threads: r.threads };
 }
 
 const t0 = performance.now();
@@ -58,11 +59,17 @@ const openRun = (
     onProgress: progress(`open ${rate}/s, ${openWorkers} worker(s)`),
   })
 );
-const open = { ...openRun.summary, resends: openRun.resends };
+const open = { ...openRun.summary, resends: openRun.resends, threads: openRun.threads };
 
 const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const resent = (r) => Object.values(r ?? {}).reduce((n, k) => n + k, 0);
 const verdict = (ok) => (ok ? 'meets target' : 'MISSES target');
+// Which thread each run waited for: busy share of its event loop (CPU seconds).
+const busy = (threads, role) => {
+  const t = (threads ?? []).filter((x) => x.role === role);
+  if (!t.length) return '-';
+  return t.map((x) => `${Math.round(x.elu * 100)}%${x.cpuMs === null ? '' : ` (${(x.cpuMs / 1000).toFixed(1)} s)`}`).join(', ');
+};
 const memory = Math.max(one.memoryPerWalletKB ?? 0, perCore.memoryPerWalletKB ?? 0);
 const lines = [
   '',
@@ -74,6 +81,8 @@ const lines = [
   `  p50 / p99 of a whole sync                ${`${s(one.steps.total.p50Ms)} / ${s(one.steps.total.p99Ms)}`.padStart(14)} ${`${s(perCore.steps.total.p50Ms)} / ${s(perCore.steps.total.p99Ms)}`.padStart(15)}`,
   `  completed / failed                            ${`${one.completed}/${one.failed}`.padStart(9)} ${`${perCore.completed}/${perCore.failed}`.padStart(10)}`,
   `  messages sent again (resends)                ${String(resent(one.resends)).padStart(9)} ${String(resent(perCore.resends)).padStart(10)}`,
+  `  busy: service thread                    ${busy(one.threads, 'service+wallets').padStart(14)} ${busy(perCore.threads, 'service').padStart(15)}`,
+  `  busy: wallet thread(s)                  ${'(same)'.padStart(14)} ${busy(perCore.threads, 'wallets').padStart(15)}`,
   `  memory per idle wallet                        ${`${one.memoryPerWalletKB} KB`.padStart(9)} ${`${perCore.memoryPerWalletKB ?? 'n/a'} KB`.padStart(10)}   target ≤ ${TARGETS.memoryPerWalletKB} KB: ${verdict(memory <= TARGETS.memoryPerWalletKB)}`,
   '',
   `open model at 80% of the measured maximum (${rate}/s of ${maxRate}/s, ${openSeconds} s, ${openWorkers} worker(s))`,

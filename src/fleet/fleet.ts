@@ -1,34 +1,44 @@
 // runFleet: N simulated holder wallets against a service, the library API behind `idsync fleet`.
 // The wallets are sharded across worker threads (one event loop each) or run in this thread
 // (workers: 1); each thread's HDR histograms come back encoded and are added bucket by bucket,
-// so every percentile is over all flows. The embedded twin, when used, runs in this thread.
+// so every percentile is over all flows. The embedded twin, when used, runs in a worker thread of
+// its own beside them (this thread then only coordinates), or with them in this thread
+// (workers: 1); its wallets reach it over the fleet's link (link.ts: no sockets, a MessagePort
+// per wallet thread).
 //
 //   const result = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets: 100, concurrency: 20 } });
 //   result.summary   // the --json document
 import { availableParallelism } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort, type ResourceLimits } from 'node:worker_threads';
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { decodeHistogram, latencyHistogram, type LatencyHistogram } from './histogram.js';
-import { resendTally } from '../router/resend.js';
-import { exposeGc, resendsSince, runShard, type ShardPlan, type ShardProgress, type ShardResult } from './runner.js';
+import { exposeGc, runShard, type ShardPlan, type ShardProgress, type ShardResult } from './runner.js';
 import { loadScenario, type ScenarioRef } from './scenario-ref.js';
 import { clientFor, remoteTarget, startEmbeddedTarget, type FleetTarget, type ServiceCredentials, type TargetInfo } from './target.js';
 import type { FleetSummary, LoadModel, Scenario } from './types.js';
 import { startWalletPool } from './wallet-pool.js';
+import { measureThread, type ThreadStats } from './thread-stats.js';
+import { startServiceThread, type ServiceThread } from './service-thread.js';
 
 export interface FleetOptions {
   /** A built-in ({builtin: 'sync'}), a module of one's own, or (workers: 1 only) a Scenario object. */
   scenario: ScenarioRef | Scenario;
   model: LoadModel;
   /**
-   * 'auto': one per core, less one for the embedded service, which keeps this thread (the wallets
-   * are then always in worker threads, even one); 1: everything in this thread.
+   * 'auto': one per core, less one for the embedded service, which gets a worker thread of its
+   * own (the wallets are then always in worker threads, even one); 1: everything in this thread.
    */
   workers?: number | 'auto';
   /** A service elsewhere; default: an embedded twin started for the run. */
   service?: { url: string; credentials: ServiceCredentials };
+  /**
+   * How the wallets reach the embedded twin: 'link' (default) hands requests and messages over
+   * between threads as data, without sockets; 'http' goes through loopback sockets, as to any
+   * service (its HTTP stack is then part of what is measured). A remote service is always HTTP.
+   */
+  embeddedTransport?: 'link' | 'http';
   envelopeEngine?: EnvelopeEngine;
   /** Guard for each wait in a flow (default 120 s). */
   timeoutMs?: number;
@@ -37,7 +47,13 @@ export interface FleetOptions {
   /** Called about twice a second while flows run. */
   onProgress?: (p: FleetProgress) => void;
   signal?: AbortSignal;
-  /** execArgv of worker threads (default: this process's, less any loader: sources register tsx themselves). */
+  /** Young generation of each worker thread in MB (default WORKER_YOUNG_GENERATION_MB). */
+  youngGenerationMb?: number;
+  /**
+   * execArgv of worker threads (default: this process's Node options that a worker takes: no
+   * loader, as sources register tsx themselves, no script given with -e/-p or --input-type; if
+   * a worker refuses one, e.g. a V8 flag, which already holds for the whole process, none).
+   */
   workerExecArgv?: string[];
 }
 
@@ -67,6 +83,12 @@ export interface FleetResult {
   target: { url: string; embedded: boolean };
   /** The wallets ran in worker threads (false: in the calling thread, beside an embedded service). */
   threaded: boolean;
+  /**
+   * How busy each thread was: with worker threads, this one ('coordinator'), the embedded twin's
+   * ('service') and each wallet thread's ('wallets'); in one thread, 'service+wallets' (or
+   * 'wallets' against a service elsewhere).
+   */
+  threads: ThreadStats[];
 }
 
 /** What a worker thread gets (worker.ts). */
@@ -75,6 +97,8 @@ export interface WorkerInput {
   scenario: ScenarioRef;
   target: TargetInfo;
   envelopeEngine?: EnvelopeEngine;
+  /** This worker's end of the link to the embedded twin (link.ts), when there is one. */
+  link?: MessagePort;
 }
 
 export function resolveWorkers(workers: number | 'auto' | undefined, embedded: boolean): number {
@@ -86,13 +110,21 @@ export function resolveWorkers(workers: number | 'auto' | undefined, embedded: b
 export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   checkModel(options.model);
   exposeGc();
+  const embedded = !options.service;
+  const workers = resolveWorkers(options.workers, embedded);
+  const isObject = 'run' in options.scenario;
+  if (isObject && workers > 1) throw new IdsyncError('invalid_argument', 'a Scenario object runs with workers: 1; give worker threads a module ({module}) instead');
+  // 'auto' with the embedded twin: the wallets always go to worker threads, even one, and the
+  // twin to one of its own (on 2 cores: one for it, one for the wallets).
+  const threaded = workers > 1 || ((options.workers ?? 'auto') === 'auto' && embedded && !isObject);
+  const link = (options.embeddedTransport ?? 'link') === 'link';
+  const threads = threaded ? workerSetup(options) : undefined;
+  const serviceThread =
+    embedded && threads ? await startServiceThread({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, ...threads, entry: workerEntry('service-worker') }, threads.start) : undefined;
   const target: FleetTarget = options.service
     ? await remoteTarget(options.service.url, options.service.credentials)
-    : await startEmbeddedTarget(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {});
+    : (serviceThread ?? (await startEmbeddedTarget({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link })));
   try {
-    const workers = resolveWorkers(options.workers, target.embedded);
-    const isObject = 'run' in options.scenario;
-    if (isObject && workers > 1) throw new IdsyncError('invalid_argument', 'a Scenario object runs with workers: 1; give worker threads a module ({module}) instead');
     const scenario = isObject ? (options.scenario as Scenario) : await loadScenario(options.scenario as ScenarioRef);
     const runId = randomUUID().slice(0, 8);
     const setupStarted = Date.now();
@@ -106,19 +138,47 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       idleSample: options.model.kind === 'open' ? (options.idleSample ?? 50) : 0,
     }));
     const progress = progressMerger(workers, options.onProgress);
-    const here = new Map(resendTally);
-    // 'auto' with the embedded twin: the wallets always go to worker threads, even one, so the
-    // service has this thread's core to itself (on 2 cores: one for it, one for the wallets).
-    const threaded = workers > 1 || ((options.workers ?? 'auto') === 'auto' && target.embedded && !isObject);
-    const results = threaded
-      ? await inWorkers(plans, options.scenario as ScenarioRef, target, options, progress)
-      : [await inThread(plans[0]!, scenario, target, options, progress)];
-    // With worker threads, this thread's resends are the embedded service's (in this thread, the shard counted them).
-    const extra = threaded ? resendsSince(here) : {};
-    return { ...merge(results, scenario, options.model, workers, target, setupStarted, extra), threaded };
+    if (!threads) {
+      const result = await inThread(plans[0]!, scenario, target, options, progress);
+      return { ...merge([result], scenario, options.model, workers, target, setupStarted, {}), threaded: false, threads: [result.thread] };
+    }
+    const measured = measureThread('coordinator');
+    const results = await inWorkers(plans, options.scenario as ScenarioRef, target, serviceThread, options, progress, threads);
+    const coordinator = measured();
+    // The twin's thread counted its own resends.
+    const service = await serviceThread?.stats();
+    return {
+      ...merge(results, scenario, options.model, workers, target, setupStarted, service?.resends ?? {}),
+      threaded: true,
+      threads: [coordinator, ...(service ? [service.thread] : []), ...results.map((r) => r.thread)],
+    };
   } finally {
     await target.close();
   }
+}
+
+/**
+ * Young generation of each worker thread (MB; V8 makes it three semi-spaces). Flows allocate
+ * fast and many of their objects live across a few awaits: with V8's default (16 MB semi-spaces,
+ * 48 here) the 1,000-wallet sync took 3-5 % more CPU than with 32 MB ones (three interleaved
+ * pairs; 8 % with the twin on the main thread and node's flag), as more scavenges copy the same
+ * in-flight survivors; 64 MB gave little more for twice the memory.
+ */
+export const WORKER_YOUNG_GENERATION_MB = 96;
+
+interface WorkerSetup {
+  execArgv: string[];
+  resourceLimits: ResourceLimits;
+  start(entry: string | URL, options: ConstructorParameters<typeof Worker>[1] & object): Worker;
+}
+
+function workerSetup(options: FleetOptions): WorkerSetup {
+  const inherited = options.workerExecArgv === undefined;
+  return {
+    execArgv: options.workerExecArgv ?? workerArgv(process.execArgv),
+    resourceLimits: { maxYoungGenerationSizeMb: options.youngGenerationMb ?? WORKER_YOUNG_GENERATION_MB },
+    start: (entry, o) => startWorker(entry, o, inherited),
+  };
 }
 
 function checkModel(m: LoadModel): void {
@@ -134,44 +194,56 @@ function checkModel(m: LoadModel): void {
 }
 
 /** The flows' clock starts when the idle wallets are made: each plan's startAt is set then. */
-async function inThread(plan: ShardPlan, scenario: Scenario, target: TargetInfo, options: FleetOptions, progress: ProgressMerger): Promise<ShardResult> {
-  const pool = await startWalletPool({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), serviceUrl: target.url });
+async function inThread(plan: ShardPlan, scenario: Scenario, target: FleetTarget, options: FleetOptions, progress: ProgressMerger): Promise<ShardResult> {
+  const link = target.link;
+  const pool = await startWalletPool({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), serviceUrl: target.url, ...(link ? { serviceLink: link.serve } : {}) });
+  // In one thread the link is a call each way.
+  const unlink = link?.wallets.add(pool.endpointPrefix, pool.deliver);
   try {
     return await runShard({ ...plan, startAt: Date.now() }, {
       scenario,
       pool,
-      client: clientFor(target),
+      client: clientFor(target, pool.fetch),
       serviceDid: target.did,
+      role: target.embedded ? 'service+wallets' : 'wallets',
       ...(options.signal ? { signal: options.signal } : {}),
       onProgress: (p) => progress.update(0, p),
     });
   } finally {
+    unlink?.();
     await pool.close();
   }
 }
 
 /**
- * The worker's entry: dist/fleet/worker.js, or, running from sources (tsx), a bootstrap that
- * registers tsx in the new thread before importing worker.ts (a .ts entry cannot wait for
+ * A worker's entry: dist/fleet/<name>.js, or, running from sources (tsx), a bootstrap that
+ * registers tsx in the new thread before importing <name>.ts (a .ts entry cannot wait for
  * loader hooks to be registered).
  */
-function workerEntry(): { entry: string | URL; eval: boolean } {
-  if (!import.meta.url.endsWith('.ts')) return { entry: new URL('./worker.js', import.meta.url), eval: false };
+function workerEntry(name: 'worker' | 'service-worker'): { entry: string | URL; eval: boolean } {
+  if (!import.meta.url.endsWith('.ts')) return { entry: new URL(`./${name}.js`, import.meta.url), eval: false };
   const tsx = import.meta.resolve('tsx/esm/api');
-  const worker = new URL('./worker.ts', import.meta.url).href;
+  const worker = new URL(`./${name}.ts`, import.meta.url).href;
   return { entry: `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(worker)}); })`, eval: true };
 }
 
-async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: FleetTarget, options: FleetOptions, progress: ProgressMerger): Promise<ShardResult[]> {
-  const { entry, eval: isEval } = workerEntry();
-  const execArgv = options.workerExecArgv ?? process.execArgv.filter((a) => !/tsx/.test(a) && a !== '--import');
+async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: FleetTarget, service: ServiceThread | undefined, options: FleetOptions, progress: ProgressMerger, setup: WorkerSetup): Promise<ShardResult[]> {
+  const { entry, eval: isEval } = workerEntry('worker');
   const startAt = Date.now();
   const info: TargetInfo = { url: target.url, did: target.did, credentials: target.credentials, embedded: target.embedded };
   const running = plans.map(
     (plan) =>
       new Promise<ShardResult>((resolve, reject) => {
-        const input: WorkerInput = { plan: { ...plan, startAt }, scenario, target: info, ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}) };
-        const w = new Worker(entry, { workerData: input, execArgv, eval: isEval });
+        // The worker's own link to the twin's thread: its wallets' requests, the twin's messages to them.
+        const port = service?.linkPort();
+        const input: WorkerInput = {
+          plan: { ...plan, startAt },
+          scenario,
+          target: info,
+          ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
+          ...(port ? { link: port } : {}),
+        };
+        const w = setup.start(entry, { workerData: input, execArgv: setup.execArgv, eval: isEval, resourceLimits: setup.resourceLimits, ...(port ? { transferList: [port] } : {}) });
         let done = false;
         const onAbort = () => w.postMessage({ type: 'abort' });
         options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -198,6 +270,34 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
       }),
   );
   return Promise.all(running);
+}
+
+/** This process's options less those a worker thread must not get (its own script, loaders). */
+export function workerArgv(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    // Options whose value is the next argument: a script (-e, -p), a loader (--import, --loader).
+    if (['-e', '--eval', '-p', '--print', '--import', '--loader', '--experimental-loader', '--require', '-r'].includes(a)) {
+      const value = argv[i + 1] ?? '';
+      i += 1;
+      if ((a === '--require' || a === '-r' || a === '--import') && !/tsx/.test(value)) out.push(a, value);
+      continue;
+    }
+    if (/tsx/.test(a) || a.startsWith('--input-type') || /^--(eval|print|import|loader|experimental-loader)=/.test(a)) continue;
+    out.push(a);
+  }
+  return out;
+}
+
+/** A Worker with `execArgv`; inherited options it refuses (V8 flags: already process-wide) are dropped. */
+function startWorker(entry: string | URL, options: ConstructorParameters<typeof Worker>[1] & object, inherited: boolean): Worker {
+  try {
+    return new Worker(entry, options);
+  } catch (err) {
+    if (!inherited || (err as { code?: string }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
+    return new Worker(entry, { ...options, execArgv: [] });
+  }
 }
 
 interface ProgressMerger {
@@ -230,7 +330,7 @@ function progressMerger(shards: number, onProgress?: (p: FleetProgress) => void)
   };
 }
 
-function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, workers: number, target: FleetTarget, setupStarted: number, serviceResends: Record<string, number>): Omit<FleetResult, 'threaded'> {
+function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, workers: number, target: FleetTarget, setupStarted: number, serviceResends: Record<string, number>): Omit<FleetResult, 'threaded' | 'threads'> {
   const histograms: Record<string, LatencyHistogram> = {};
   const errors: Record<string, number> = {};
   const resends: Record<string, number> = { ...serviceResends };

@@ -15,11 +15,11 @@ function modelLine(r: FleetResult): string {
     : `open model: ${m.ratePerSecond}/s for ${(m.durationMs / 1000).toFixed(0)} s${m.rampMs ? `, ramp ${(m.rampMs / 1000).toFixed(0)} s` : ''}`;
 }
 
-/** Where the wallets ran: worker threads (beside an embedded service in this thread) or this thread. */
+/** Where the wallets ran: worker threads (beside an embedded service in a thread of its own) or this thread. */
 function threadsLine(r: FleetResult): string {
   const n = r.summary.workers;
   if (!r.threaded) return r.target.embedded ? 'wallets and service in one thread' : 'wallets in one thread';
-  return `${n} worker thread${n === 1 ? '' : 's'}${r.target.embedded ? ' (the service in the main thread)' : ''}`;
+  return `${n} worker thread${n === 1 ? '' : 's'}${r.target.embedded ? ' (the service in one more)' : ''}`;
 }
 
 /** The end-of-run text: a line of totals, the step table, errors by code, memory per wallet. */
@@ -37,8 +37,17 @@ export function fleetTable(r: FleetResult): string {
       : 'errors: none',
     resendLine(r.resends),
     s.memoryPerWalletKB === null ? 'memory per idle wallet: not measured (no forced GC in this run\'s threads)' : `memory per idle wallet: ${s.memoryPerWalletKB} KB`,
+    busyLine(r.threads),
   ];
   return lines.join('\n');
+}
+
+/** Which thread the run waited for: event-loop busy share, CPU and GC time of each. */
+export function busyLine(threads: FleetResult['threads'] | undefined): string {
+  if (!threads?.length) return 'threads: not measured';
+  const one = (t: FleetResult['threads'][number]) =>
+    `${t.role} ${Math.round(t.elu * 100)} % busy (${t.cpuMs === null ? '' : `CPU ${(t.cpuMs / 1000).toFixed(1)} s, `}GC ${(t.gcMs / 1000).toFixed(1)} s)`;
+  return `threads: ${threads.map(one).join('; ')}`;
 }
 
 /** Messages sent again (router/resend.ts): a run whose load outgrew the service shows it here first. */

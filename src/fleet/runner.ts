@@ -10,6 +10,7 @@ import { resendTally } from '../router/resend.js';
 import { latencyHistogram, type LatencyHistogram } from './histogram.js';
 import type { FlowContext, Scenario } from './types.js';
 import type { WalletPool } from './wallet-pool.js';
+import { measureThread, type ThreadStats } from './thread-stats.js';
 
 /** What one thread runs. Indices are global: thread `shard` of `shards` runs i ≡ shard (mod shards). */
 export interface ShardPlan {
@@ -51,6 +52,8 @@ export interface ShardResult {
   /** When this thread's first flow started and its last one ended (epoch ms). */
   firstStartAt: number;
   lastEndAt: number;
+  /** How busy this thread was (thread-stats.ts). */
+  thread: ThreadStats;
 }
 
 /**
@@ -97,9 +100,10 @@ function heapBytes(): number {
 
 export async function runShard(
   plan: ShardPlan,
-  deps: { scenario: Scenario; pool: WalletPool; client: ServiceClient; serviceDid: string; onProgress?: (p: ShardProgress) => void; signal?: AbortSignal },
+  deps: { scenario: Scenario; pool: WalletPool; client: ServiceClient; serviceDid: string; onProgress?: (p: ShardProgress) => void; signal?: AbortSignal; role?: string },
 ): Promise<ShardResult> {
   const { scenario, pool, client, serviceDid } = deps;
+  const measured = measureThread(deps.role ?? 'wallets');
   const signal = deps.signal ?? new AbortController().signal;
   const hist = new Map<string, LatencyHistogram>([...scenario.steps, 'total'].map((s) => [s, latencyHistogram()]));
   const errors: Record<string, number> = {};
@@ -203,6 +207,7 @@ export async function runShard(
     resends: resendsSince(resendsBefore),
     firstStartAt: Number.isFinite(firstStartAt) ? firstStartAt : plan.startAt,
     lastEndAt: lastEndAt || Date.now(),
+    thread: measured(),
   };
 }
 

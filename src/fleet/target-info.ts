@@ -16,6 +16,7 @@ export interface TargetInfo {
   embedded: boolean;
 }
 
-export function clientFor(t: TargetInfo): ServiceClient {
-  return createServiceClient({ url: t.url, ...t.credentials });
+/** The REST client of a target; `fetch` for one that goes another way than the network (a link). */
+export function clientFor(t: TargetInfo, fetch?: typeof globalThis.fetch): ServiceClient {
+  return createServiceClient({ url: t.url, ...t.credentials, ...(fetch ? { fetch } : {}) });
 }

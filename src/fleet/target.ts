@@ -1,15 +1,20 @@
 // The service a fleet loads: an embedded twin started for the run (HTTP on 127.0.0.1, port 0, a
 // temporary store in memory, no rate limits), or any service at a URL that
-// speaks the same REST API and protocols, reached with client credentials.
+// speaks the same REST API and protocols, reached with client credentials. The embedded twin can
+// also be reached over the fleet's link (link.ts): requests and messages without sockets.
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { openStore } from '../store/store.js';
 import { startServiceTwin } from '../testing/service-twin.js';
 import type { ServiceCredentials, TargetInfo } from './target-info.js';
+import type { LinkHandler } from './link.js';
+import { injectHandler, walletLinks, type WalletLinks } from './link-service.js';
 
 export { clientFor, type ServiceCredentials, type TargetInfo } from './target-info.js';
 
 export interface FleetTarget extends TargetInfo {
+  /** The embedded twin's end of the link: its server without the socket, and its routes to the wallets. */
+  link?: { serve: LinkHandler; wallets: WalletLinks };
   close(): Promise<void>;
 }
 
@@ -17,9 +22,10 @@ export interface FleetTarget extends TargetInfo {
  * Starts the embedded twin on a temporary store in memory: a fleet measures the service's work,
  * and nothing of a run needs to outlive it.
  */
-export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEngine; format?: 'ldp' | 'jwt' } = {}): Promise<FleetTarget> {
+export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEngine; format?: 'ldp' | 'jwt'; link?: boolean } = {}): Promise<FleetTarget> {
   const store = await openStore();
   const credentials = { clientId: 'fleet', clientSecret: 'fleet-secret-0123456789', projectId: 'fleet' };
+  const wallets = options.link ? walletLinks() : undefined;
   const twin = await startServiceTwin({
     store,
     transport: 'http',
@@ -27,6 +33,8 @@ export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEn
     ...credentials,
     ...(options.format ? { format: options.format } : {}),
     ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
+    // Its HTTP transport, wrapped: messages to linked wallets take the link, others the network.
+    ...(wallets ? { agent: { wrapTransport: wallets.wrap } } : {}),
   }).catch(async (err) => {
     await store.close();
     throw err;
@@ -36,6 +44,7 @@ export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEn
     did: twin.did,
     credentials,
     embedded: true,
+    ...(wallets ? { link: { serve: injectHandler(twin.service.app), wallets } } : {}),
     async close() {
       await twin.close();
       await store.close();

@@ -3,9 +3,10 @@
 // their inbound endpoints (/w/<n>), one fetch with one connection pool, one resolver and its
 // cache for the service's did:web, and a light store each (plain Maps, store/light-store.ts)
 // instead of a LevelDB. Stores and sublevels open on first use, so an idle wallet is its DID,
-// its keys and its agent's closures.
+// its keys and its agent's closures. With a link to an embedded service (link.ts), requests to
+// the service and its messages to the wallets skip the sockets; the server stays for the rest.
 import { createResolver } from '../did/resolver.js';
-import { startHttpEndpoint, type HttpEndpoint } from '../didcomm/transport/http.js';
+import { handleHttpInbound, problemResponse, startHttpEndpoint, type HttpEndpoint, type HttpInboundHandler } from '../didcomm/transport/http.js';
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { connectGuard } from '../net/connect-guard.js';
@@ -13,6 +14,7 @@ import { guardedFetch, type GuardedFetch } from '../net/guarded-fetch.js';
 import { openLightStore } from '../store/light-store.js';
 import { DEFAULT_WALLET_ADDRESSES } from '../wallet/addresses.js';
 import { createWallet, type Wallet } from '../wallet/wallet.js';
+import { byOrigin, linkFetch, type LinkHandler, type LinkResponse } from './link.js';
 
 export interface WalletPoolOptions {
   envelopeEngine?: EnvelopeEngine;
@@ -22,6 +24,8 @@ export interface WalletPoolOptions {
   serviceUrl?: string;
   /** Private addresses allowed (a service on a LAN). */
   allowPrivate?: boolean;
+  /** Requests to the service (serviceUrl's origin) go to this link instead of the network. */
+  serviceLink?: LinkHandler;
 }
 
 export interface WalletPool {
@@ -30,6 +34,12 @@ export interface WalletPool {
   /** Forgets a wallet (its memory goes with it). */
   release(index: number): Promise<void>;
   readonly size: number;
+  /** The prefix of every wallet's endpoint URL (`<server>/w/`). */
+  readonly endpointPrefix: string;
+  /** Answers a request to a wallet's endpoint as the inbound server would (for a link). */
+  deliver: LinkHandler;
+  /** What the wallets fetch with (through the link to the service, if there is one). */
+  readonly fetch: typeof fetch;
   close(): Promise<void>;
 }
 
@@ -37,7 +47,8 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
   const wallets = new Map<number, Wallet>();
   const making = new Map<number, Promise<Wallet>>();
   const guard = connectGuard({ ...DEFAULT_WALLET_ADDRESSES, ...(options.allowPrivate ? { allowPrivate: true } : {}) });
-  const fetch: GuardedFetch = guardedFetch(guard);
+  const guarded: GuardedFetch = guardedFetch(guard);
+  const fetch = options.serviceLink && options.serviceUrl ? byOrigin(options.serviceUrl, linkFetch(options.serviceLink), guarded) : guarded;
   const serviceHost = options.serviceUrl ? new URL(options.serviceUrl).hostname : undefined;
   const allowHttpHosts = ['localhost', '127.0.0.1', ...(serviceHost ? [serviceHost] : [])];
   // did:web of the service, resolved once for all the pool's wallets (did:ion resolves offline in
@@ -55,6 +66,10 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
       return p;
     },
   };
+  const handlerFor = (sub: string): HttpInboundHandler | undefined => {
+    const w = /^\d+$/.test(sub) ? wallets.get(Number(sub)) : undefined;
+    return w ? (packed, info) => w.receive(packed, info) : undefined;
+  };
   const server: HttpEndpoint = await startHttpEndpoint({
     host: options.host ?? '127.0.0.1',
     port: 0,
@@ -62,11 +77,21 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
     handler: async () => {
       throw new IdsyncError('not_found', 'messages go to /w/<wallet>');
     },
-    handlerFor: (sub) => {
-      const w = /^\d+$/.test(sub) ? wallets.get(Number(sub)) : undefined;
-      return w ? (packed, info) => w.receive(packed, info) : undefined;
-    },
+    handlerFor,
   });
+  const endpointPrefix = `${server.url}/`;
+  // What the server answers, without it (a POST to /w/<n>, as startHttpEndpoint routes it).
+  const deliver: LinkHandler = async (req) => {
+    const handler = req.url.startsWith(endpointPrefix) ? handlerFor(req.url.slice(endpointPrefix.length).replace(/[?#].*$/, '')) : undefined;
+    const r = !handler
+      ? problemResponse('not_found', 'messages go to /w/<wallet>')
+      : req.method !== 'POST'
+        ? problemResponse('method_not_allowed', 'messages are POSTed')
+        : await handleHttpInbound({ body: req.body ?? '', contentType: req.headers['content-type'] ?? null }, handler);
+    const headers: Record<string, string> = { ...r.headers };
+    if (r.body !== undefined) headers['content-type'] = r.contentType ?? 'application/octet-stream';
+    return { status: r.status, headers, ...(r.body !== undefined ? { body: r.body } : {}) } satisfies LinkResponse;
+  };
 
   const make = async (index: number): Promise<Wallet> => {
     const w = createWallet({
@@ -109,11 +134,14 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
     get size() {
       return wallets.size;
     },
+    endpointPrefix,
+    deliver,
+    fetch,
     async close() {
       for (const w of wallets.values()) await w.close().catch(() => undefined);
       wallets.clear();
       await server.close();
-      await fetch.close();
+      await guarded.close();
     },
   };
 }

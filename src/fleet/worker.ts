@@ -6,11 +6,16 @@ import { runShard } from './runner.js';
 import { loadScenario, type ScenarioRef } from './scenario-ref.js';
 import { clientFor } from './target-info.js';
 import type { WorkerInput } from './fleet.js';
-import { startWalletPool } from './wallet-pool.js';
+import { startWalletPool, type WalletPool } from './wallet-pool.js';
+import { portEnd } from './link.js';
 
 async function main(input: WorkerInput): Promise<void> {
   const scenario = await loadScenario(input.scenario as ScenarioRef);
-  const pool = await startWalletPool({ ...(input.envelopeEngine ? { envelopeEngine: input.envelopeEngine } : {}), serviceUrl: input.target.url });
+  // The link's end here answers the twin's messages to our wallets (once the pool exists).
+  let pool: WalletPool | undefined;
+  const link = input.link ? portEnd(input.link, (req) => pool!.deliver(req)) : undefined;
+  pool = await startWalletPool({ ...(input.envelopeEngine ? { envelopeEngine: input.envelopeEngine } : {}), serviceUrl: input.target.url, ...(link ? { serviceLink: link.call } : {}) });
+  link?.hello(pool.endpointPrefix);
   const stop = new AbortController();
   parentPort!.on('message', (m: { type?: string }) => {
     if (m?.type === 'abort') stop.abort();
@@ -19,7 +24,7 @@ async function main(input: WorkerInput): Promise<void> {
     const result = await runShard(input.plan, {
       scenario,
       pool,
-      client: clientFor(input.target),
+      client: clientFor(input.target, pool.fetch),
       serviceDid: input.target.did,
       signal: stop.signal,
       onProgress: (p) => parentPort!.postMessage({ type: 'progress', progress: p }),
@@ -27,6 +32,7 @@ async function main(input: WorkerInput): Promise<void> {
     parentPort!.postMessage({ type: 'result', result });
   } finally {
     await pool.close();
+    link?.close();
   }
 }
 

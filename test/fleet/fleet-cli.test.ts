@@ -14,7 +14,8 @@ function io() {
 describe('idsync fleet', () => {
   it('runs in this thread with --workers 1: the table, and the --json document as the last line', async () => {
     const a = io();
-    expect(await run(['fleet', '--scenario', 'connect', '--wallets', '2', '--workers', '1'], a.cli)).toBe(0);
+    // Over loopback HTTP here; the --json run below goes over the link (the default).
+    expect(await run(['fleet', '--scenario', 'connect', '--wallets', '2', '--workers', '1', '--embedded-transport', 'http'], a.cli)).toBe(0);
     expect(a.out.stdout).toMatch(/^fleet connect: closed model: 2 wallets, 2 at a time, wallets and service in one thread, embedded twin/);
     expect(a.out.stdout).toMatch(/\n {2}connect +[\d.]+ m?s/);
     expect(a.out.stdout).toMatch(/memory per idle wallet: [\d.]+ KB/);
@@ -34,6 +35,7 @@ describe('idsync fleet', () => {
       ['--scenario', 'nope'],
       ['--workers', '0'],
       ['--channel', 'SMS', '--scenario', 'issuance'],
+      ['--embedded-transport', 'udp'],
     ]) {
       const a = io();
       expect(await run(['fleet', ...args], a.cli), args.join(' ')).toBe(2);

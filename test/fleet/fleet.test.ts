@@ -107,6 +107,6 @@ describe('fleetTable says where the wallets ran', () => {
     const { fleetTable } = await import('../../src/fleet/report.js');
     const r = await runFleet({ scenario: { builtin: 'connect' }, model: { kind: 'closed', wallets: 1, concurrency: 1 }, workers: 1 });
     expect(fleetTable(r).split('\n')[0]).toContain('wallets and service in one thread, embedded twin');
-    expect(fleetTable({ ...r, threaded: true }).split('\n')[0]).toContain('1 worker thread (the service in the main thread), embedded twin');
+    expect(fleetTable({ ...r, threaded: true }).split('\n')[0]).toContain('1 worker thread (the service in one more), embedded twin');
   });
 });

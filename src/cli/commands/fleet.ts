@@ -30,6 +30,7 @@ export interface FleetCliOptions {
   ramp?: string;
   workers: string;
   service?: string;
+  embeddedTransport: string;
   timeout: string;
   report?: string;
   engine?: EnvelopeEngine;
@@ -79,6 +80,8 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
   const workers = o.workers === 'auto' ? 'auto' : positiveInt('--workers', o.workers);
   const model = loadModel(o);
   const service = serviceFrom(o.service, deps.env ?? deps.io.env ?? process.env);
+  const embeddedTransport = o.embeddedTransport ?? 'link';
+  if (embeddedTransport !== 'link' && embeddedTransport !== 'http') throw usageError('invalid_argument', `--embedded-transport must be link or http: ${embeddedTransport}`);
   const out = deps.output(Boolean(o.json));
   const total = model.kind === 'closed' ? model.wallets : undefined;
   const tty = (process.stderr as { isTTY?: boolean }).isTTY === true;
@@ -88,7 +91,7 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
     model,
     workers,
     timeoutMs: duration('--timeout', o.timeout),
-    ...(service ? { service } : {}),
+    ...(service ? { service } : { embeddedTransport }),
     ...(o.engine ? { envelopeEngine: o.engine } : {}),
     onProgress: (p) => {
       if (o.progress === false) return;
@@ -122,6 +125,7 @@ export function registerFleetCommand(program: Command, deps: FleetCommandDeps): 
     .option('--ramp <d>', 'open model: the rate rises linearly from 0 over this long')
     .option('--workers <n>', 'auto (one per core, less one for an embedded service) or a number; 1 runs in this thread', 'auto')
     .option('--service <url>', 'a running service (credentials from IDSYNC_CLIENT_ID, IDSYNC_CLIENT_SECRET, IDSYNC_PROJECT_ID); default: an embedded twin')
+    .option('--embedded-transport <how>', 'how wallets reach the embedded twin: link (requests handed between threads, no sockets) or http (loopback sockets, its HTTP stack measured too)', 'link')
     .option('--timeout <d>', 'guard for each wait inside a flow', '120s')
     .option('--report <dir>', 'write report.json and report.html (latency histogram and throughput as SVG) into DIR')
     .option('--no-progress', 'no progress line on stderr')

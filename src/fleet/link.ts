@@ -1,0 +1,149 @@
+// The fleet's link between its wallets and an embedded service: HTTP requests (REST calls,
+// DIDComm POSTs both ways) handed over as plain data instead of through sockets. Across threads
+// they travel on a MessagePort (strings are copied once; no HTTP parsing, no undici client, no
+// loopback TCP); in one thread the handler is called directly. Each side answers exactly what
+// its HTTP server would (the service through fastify's inject, the wallets through the same
+// handleHttpInbound as their HTTP endpoint), and each side's sender reads the answer with its
+// usual HTTP code, so statuses, problem documents and Retry-After keep their meaning.
+import type { MessagePort } from 'node:worker_threads';
+import { IdsyncError } from '../errors.js';
+import type { Transport } from '../didcomm/types.js';
+import { httpTransport } from '../didcomm/transport/http.js';
+
+export interface LinkRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface LinkResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** Answers one request (the receiving side's server, without the socket). */
+export type LinkHandler = (req: LinkRequest) => Promise<LinkResponse>;
+
+type Wire =
+  | { t: 'req'; id: number; req: LinkRequest }
+  | { t: 'res'; id: number; res?: LinkResponse; error?: string }
+  | { t: 'hello'; prefix: string };
+
+/** Fetch forbids a body on these statuses. */
+const EMPTY = new Set([101, 204, 205, 304]);
+
+/** A fetch whose every request goes to `call` (string bodies only, as our senders make them). */
+export function linkFetch(call: LinkHandler): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    if (input instanceof Request) throw new TypeError('the fleet link takes a URL and init, not a Request');
+    const body = init?.body;
+    if (body !== undefined && body !== null && typeof body !== 'string') throw new TypeError('the fleet link sends string bodies only');
+    const headers: Record<string, string> = {};
+    const h = init?.headers;
+    // Our senders give a plain object; anything else is read through Headers.
+    if (h && !(h instanceof Headers) && !Array.isArray(h)) for (const [k, v] of Object.entries(h)) headers[k.toLowerCase()] = String(v);
+    else if (h) new Headers(h).forEach((v, k) => (headers[k] = v));
+    const signal = init?.signal ?? undefined;
+    signal?.throwIfAborted();
+    const req: LinkRequest = { method: (init?.method ?? 'GET').toUpperCase(), url: String(input), headers, ...(body ? { body } : {}) };
+    const answer = call(req);
+    const res = signal
+      ? await new Promise<LinkResponse>((resolve, reject) => {
+          const onAbort = () => reject(signal.reason);
+          signal.addEventListener('abort', onAbort, { once: true });
+          answer.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+        })
+      : await answer;
+    const empty = EMPTY.has(res.status) || req.method === 'HEAD';
+    return new Response(empty ? null : (res.body ?? ''), { status: res.status, headers: res.headers });
+  }) as typeof fetch;
+}
+
+/** Sends requests under `origin` (scheme, host and port) to `local`, the rest to `remote`. */
+export function byOrigin(origin: string, local: typeof fetch, remote: typeof fetch): typeof fetch {
+  const o = new URL(origin).origin;
+  return ((input: string | URL | Request, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    return url.startsWith(o) && (url.length === o.length || url[o.length] === '/') ? local(input, init) : remote(input, init);
+  }) as typeof fetch;
+}
+
+/**
+ * Wraps an HTTP(S) transport so that messages to endpoints a link reaches (`route` gives its
+ * caller) go over it; anything else goes to `t` as before. Other transports pass unchanged.
+ */
+export function linkedTransport(t: Transport, route: (endpoint: string) => LinkHandler | undefined): Transport {
+  if (!t.schemes.includes('http')) return t;
+  const viaLink = new Map<LinkHandler, Transport>();
+  return {
+    schemes: t.schemes,
+    send(endpoint, packed, options) {
+      const call = route(endpoint);
+      if (!call) return t.send(endpoint, packed, options);
+      let linked = viaLink.get(call);
+      if (!linked) viaLink.set(call, (linked = httpTransport({ fetch: linkFetch(call) })));
+      return linked.send(endpoint, packed, options);
+    },
+    ...(t.close ? { close: () => t.close!() } : {}),
+  };
+}
+
+export interface LinkEnd {
+  /** Requests to the other end. */
+  call: LinkHandler;
+  /** Tells the other end the URL prefix of this end's endpoints (wallets: their inbound server). */
+  hello(prefix: string): void;
+  close(): void;
+}
+
+/**
+ * One end of a link on a MessagePort: answers the other end's requests with `serve` and sends
+ * its own with `call`. `onHello` gets the prefix the other end announced (before any request it
+ * sends after, messages on one port keep their order).
+ */
+export function portEnd(port: MessagePort, serve: LinkHandler, onHello?: (prefix: string) => void): LinkEnd {
+  const pending = new Map<number, { resolve: (r: LinkResponse) => void; reject: (e: Error) => void }>();
+  let next = 0;
+  let closed = false;
+  port.on('message', (m: Wire) => {
+    if (m.t === 'req') {
+      serve(m.req).then(
+        (res) => port.postMessage({ t: 'res', id: m.id, res } satisfies Wire),
+        (err: unknown) => port.postMessage({ t: 'res', id: m.id, error: err instanceof Error ? err.message : String(err) } satisfies Wire),
+      );
+    } else if (m.t === 'res') {
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      if (m.res) p.resolve(m.res);
+      else p.reject(new IdsyncError('transport_error', `the fleet link's other end failed: ${m.error}`));
+    } else if (m.t === 'hello') onHello?.(m.prefix);
+  });
+  // The other end gone (its thread ended or failed): what it still owed will not come.
+  port.on('close', () => {
+    closed = true;
+    for (const p of pending.values()) p.reject(new IdsyncError('transport_unreachable', 'the fleet link closed'));
+    pending.clear();
+  });
+  return {
+    call(req) {
+      if (closed) return Promise.reject(new IdsyncError('transport_unreachable', 'the fleet link is closed'));
+      const id = next++;
+      return new Promise<LinkResponse>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        port.postMessage({ t: 'req', id, req } satisfies Wire);
+      });
+    },
+    hello(prefix) {
+      port.postMessage({ t: 'hello', prefix } satisfies Wire);
+    },
+    close() {
+      closed = true;
+      for (const p of pending.values()) p.reject(new IdsyncError('transport_unreachable', 'the fleet link closed'));
+      pending.clear();
+      port.close();
+    },
+  };
+}
