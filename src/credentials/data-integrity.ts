@@ -5,6 +5,7 @@ import jsonld from 'jsonld';
 import { b64uEncode, jcs, sha256, utf8 } from '../encoding.js';
 import { IdsyncError, toIdsyncError } from '../errors.js';
 import { verify } from '../keys.js';
+import { canonizeByShape } from './canonical-template.js';
 import { type DocumentLoader, documentLoader as defaultLoader } from './contexts.js';
 import { joinDigests, proofValueOf, readProof } from './eddsa-proof.js';
 import { setBounded } from '../bounded.js';
@@ -63,7 +64,10 @@ export async function canonicalDigest(doc: JsonObject, loader: DocumentLoader = 
   const memo = loader === defaultLoader ? canonicalMemoKey(doc) : undefined;
   const known = memo === undefined ? undefined : CANONICAL.get(memo);
   if (known !== undefined) return known;
-  const digest = sha256(utf8.encode(await canonize(doc, loader)));
+  // The bundled contexts are constants: a document of a shape seen before is canonicalized from
+  // that shape's expansion (canonical-template.ts), which answers as jsonld would or not at all.
+  const byShape = loader === defaultLoader ? await canonizeByShape(doc) : undefined;
+  const digest = sha256(utf8.encode(byShape ?? (await canonize(doc, loader))));
   if (memo !== undefined) setBounded(CANONICAL, memo, digest, CANONICAL_MAX);
   return digest;
 }
