@@ -44,7 +44,6 @@ const POSITIONS: readonly Position[] = ['subject', 'predicate', 'object', 'graph
 
 interface RdfCanonize {
   canonize(dataset: Quad[], options: { algorithm: 'RDFC-1.0' }): Promise<string>;
-  NQuads: { serializeQuad(quad: Quad): string };
 }
 // jsonld's own canonicalizer (jsonld.canonize calls it on the dataset toRDF gives); CommonJS, untyped.
 const rdfCanonize = createRequire(import.meta.url)('rdf-canonize') as RdfCanonize;
@@ -166,6 +165,8 @@ async function templateOf(shape: Shape): Promise<Template | null> {
 const TEMPLATES = new Map<string, Template | null>();
 const TEMPLATES_MAX = 64;
 
+const termKey = (t: Term): string => `${t.termType}\u0000${t.value}\u0000${t.datatype?.value ?? ''}\u0000${t.language ?? ''}`;
+
 /** The template's dataset with `values` in place, or undefined when a value would not come out of jsonld as its placeholder did. */
 function instantiate(template: Template, values: string[]): Quad[] | undefined {
   for (let i = 0; i < values.length; i++) {
@@ -179,8 +180,9 @@ function instantiate(template: Template, values: string[]): Quad[] | undefined {
     copy[position] = { ...copy[position], value: values[slot]! };
     quads[quad] = copy;
   }
+  // Equal quads give equal keys (different ones may too, rarely: then jsonld is asked, to no harm).
   const seen = new Set<string>();
-  for (const quad of quads) seen.add(rdfCanonize.NQuads.serializeQuad(quad));
+  for (const q of quads) seen.add(`${termKey(q.subject)}\u0000${q.predicate.value}\u0000${termKey(q.object)}\u0000${termKey(q.graph)}`);
   return seen.size === quads.length ? quads : undefined;
 }
 
