@@ -4,16 +4,28 @@
 // a did:ion long-form sender, a did:peer:2 recipient, the project resolver, store-backed secrets.
 // Rounds interleave the engines in rotating order so that drift on a noisy machine hits both
 // alike; figures are medians of CPU time per operation.
-// Beside them runs the crypto floor of each mode: only the node:crypto operations the mode
-// cannot do without (ephemeral key, ECDH, Concat KDF, A256KW, content cipher, signature), on
-// inputs of the same sizes, with no JSON, base64, DID documents or secrets; native / floor says
-// how much of the native engine's time is anything else.
-// Run: npm run bench [-- --json] [-- --quick] [-- --no-gc]   (node --import tsx bench/envelope.ts)
-// --json: the last line is {"modes": {"<mode>": {"native": {"roundTripUs": n, …}, "didcommNode": {…}, "floor": {…}, "sharedUs": n, "ratio": r, "ceiling": c}}}.
-import { createCipheriv, createDecipheriv, createHmac, createPublicKey, diffieHellman, generateKeyPairSync, hash, randomBytes, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+// Beside them runs the crypto floor of each mode: only the primitive operations the mode cannot
+// do without (ephemeral key, ECDH, Concat KDF, A256KW, content cipher, signature), on inputs of
+// the same sizes, with no JSON, base64, DID documents or secrets; native / floor says how much of
+// the native engine's time is anything else. The floor computes X25519, Ed25519 and
+// XChaCha20-Poly1305 with the provider the native engine uses (src/crypto/: libsodium, or
+// node:crypto with IDSYNC_CRYPTO=node), and the rest in node:crypto, as the engine does.
+// Run: npm run bench [-- --json] [-- --quick] [-- --no-gc] [-- --batch-scale x] [-- --warmup-batches n]   (node --import tsx bench/envelope.ts)
+// --batch-scale x: x times the operations per batch (0.5 gives the batch sizes used before the
+// primitives moved to libsodium: 30, 40, 60, 20, 20).
+// --warmup-batches n: batches per engine before the measured rounds (default 20; 1 before). The
+// native engine's per-operation cost keeps falling for its first few thousand operations (JIT
+// tiers, heap growth; measured: anoncrypt ~300 µs a round trip over the first 3,000, ~150 after
+// 6,000), so with one warm-up batch the rounds (~2,000 operations a mode) measured mostly the
+// warm-up; a service runs warm, and both engines get the same warm-up.
+// --json: the last line is {"cryptoProvider": p, "batchScale": x, "modes": {"<mode>": {"native": {"roundTripUs": n, …}, "didcommNode": {…}, "floor": {…}, "sharedUs": n, "ratio": r, "ceiling": c}}}.
+import { createCipheriv, createDecipheriv, createHmac, createPublicKey, diffieHellman, generateKeyPairSync, hash, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { hchacha } from '@noble/ciphers/chacha.js';
+import { ed25519PublicKey, ed25519Sign, ed25519Verify } from '../src/crypto/ed25519.js';
+import { cryptoProvider } from '../src/crypto/provider.js';
+import { x25519, x25519KeyPair, x25519PublicKey } from '../src/crypto/x25519.js';
+import { xchachaDecrypt, xchachaEncrypt } from '../src/crypto/xchacha20-poly1305.js';
 import { createIonDid } from '../src/did/ion.js';
 import { createPeerDid } from '../src/did/peer.js';
 import { createResolver, documentResolver } from '../src/did/resolver.js';
@@ -27,17 +39,28 @@ const json = argv.includes('--json');
 const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 const ROUNDS = quick ? 5 : 25;
 const noGc = argv.includes('--no-gc'); // batches without a collection first, as before
+const scaleAt = argv.indexOf('--batch-scale');
+const BATCH_SCALE = scaleAt >= 0 ? Number(argv[scaleAt + 1]) : 1;
+if (!(BATCH_SCALE > 0)) throw new Error('--batch-scale takes a positive number');
+const warmupAt = argv.indexOf('--warmup-batches');
+const WARMUP_BATCHES = warmupAt >= 0 ? Number(argv[warmupAt + 1]) : quick ? 2 : 20;
+if (!Number.isInteger(WARMUP_BATCHES) || WARMUP_BATCHES < 0) throw new Error('--warmup-batches takes a whole number');
 
 type Op = { pack: () => Promise<string>; unpack: (packed: string) => Promise<unknown> };
 
 // resolves: how often a round trip resolves the sender's did:ion (not a pure function of the DID
 // string, so neither engine may keep it across calls): once in pack, once in unpack.
+// batch: round trips per batch. Each batch starts after a full collection (see settle()), and
+// the first operation after one costs ~0.6 ms more, whichever crypto provider (measured here,
+// anoncrypt, native engine: ~0.9-1.0 ms against ~0.3 for the next ones): a fixed cost per batch
+// that is no part of an operation's throughput. The batches hold ~10-25 ms of native work, so
+// that it adds ~2-3 % to the native figures rather than ~5 %.
 const MODES: { name: string; options: Omit<PackOptions, 'engine'>; batch: number; resolves: number }[] = [
-  { name: 'authcrypt', options: { mode: 'authcrypt' }, batch: 30, resolves: 2 },
-  { name: 'anoncrypt', options: { mode: 'anoncrypt' }, batch: 40, resolves: 0 },
-  { name: 'signed', options: { mode: 'signed' }, batch: 60, resolves: 2 },
-  { name: 'authcrypt+signed', options: { mode: 'authcrypt-signed', protectSender: false }, batch: 20, resolves: 2 },
-  { name: 'anoncrypt(authcrypt)', options: { mode: 'anoncrypt-authcrypt' }, batch: 20, resolves: 2 },
+  { name: 'authcrypt', options: { mode: 'authcrypt' }, batch: 60, resolves: 2 },
+  { name: 'anoncrypt', options: { mode: 'anoncrypt' }, batch: 80, resolves: 0 },
+  { name: 'signed', options: { mode: 'signed' }, batch: 120, resolves: 2 },
+  { name: 'authcrypt+signed', options: { mode: 'authcrypt-signed', protectSender: false }, batch: 40, resolves: 2 },
+  { name: 'anoncrypt(authcrypt)', options: { mode: 'anoncrypt-authcrypt' }, batch: 40, resolves: 2 },
 ];
 const TARGETS: Record<string, number> = { authcrypt: 5, anoncrypt: 5, signed: 5 };
 type Key = 'native' | 'didcommNode' | 'floor';
@@ -79,28 +102,60 @@ function op(options: Omit<PackOptions, 'engine'>, engine: EnvelopeEngine): Op {
 }
 
 // --- the crypto floor ----------------------------------------------------------------------
-// What each layer costs in node:crypto alone, X25519 and Ed25519 keys as the parties have.
+// What each layer costs in its primitives alone, X25519 and Ed25519 keys as the parties have.
 // ECDH-1PU's static-static secret is computed once per key pair (as any engine may: it does not
 // change between messages); CSPRNG bytes come from a pool, as the native engine draws them.
 const KW_IV = Buffer.from('A6A6A6A6A6A6A6A6', 'hex');
-const recipientKey = generateKeyPairSync('x25519');
-const senderKey = generateKeyPairSync('x25519');
-const signingKey = generateKeyPairSync('ed25519');
-const zs = diffieHellman({ privateKey: senderKey.privateKey, publicKey: recipientKey.publicKey });
+const signingSeed = randomBytes(32);
+const signingPublic = ed25519PublicKey(signingSeed);
+
+/** X25519 as the engine holds the keys: raw bytes for libsodium, KeyObjects for node:crypto. */
+interface Agreement {
+  /** A fresh ephemeral key: its public x (base64url) and Ze with the recipient's key. */
+  ephemeral(): { x: string; ze: Buffer };
+  /** Ze on the recipient's side, the epk read from its x. */
+  open(x: string): Buffer;
+  zs: Buffer;
+}
+
+function sodiumAgreement(): Agreement {
+  const recipient = randomBytes(32);
+  const recipientPublic = x25519PublicKey(recipient);
+  return {
+    ephemeral() {
+      const epk = x25519KeyPair();
+      return { x: epk.publicKey.toString('base64url'), ze: x25519(epk.privateKey, recipientPublic)! };
+    },
+    open: (x) => x25519(recipient, Buffer.from(x, 'base64url'))!,
+    zs: x25519(randomBytes(32), recipientPublic)!,
+  };
+}
+
+function nodeAgreement(): Agreement {
+  const recipientKey = generateKeyPairSync('x25519');
+  const senderKey = generateKeyPairSync('x25519');
+  // The ephemeral key as the engine makes it: the public half straight out as JWK (no KeyObject).
+  const generateJwk = generateKeyPairSync as unknown as (type: 'x25519', o: object) => { privateKey: KeyObject; publicKey: { x: string } };
+  return {
+    ephemeral() {
+      const epk = generateJwk('x25519', { publicKeyEncoding: { format: 'jwk' } });
+      return { x: epk.publicKey.x, ze: diffieHellman({ privateKey: epk.privateKey, publicKey: recipientKey.publicKey }) };
+    },
+    open(x) {
+      const epk: KeyObject = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x }, format: 'jwk' });
+      return diffieHellman({ privateKey: recipientKey.privateKey, publicKey: epk });
+    },
+    zs: diffieHellman({ privateKey: senderKey.privateKey, publicKey: recipientKey.publicKey }),
+  };
+}
+
+const agreement = cryptoProvider === 'libsodium' ? sodiumAgreement() : nodeAgreement();
 let pool = randomBytes(0);
 function random(n: number): Buffer {
   if (pool.length < n) pool = randomBytes(4096);
   const out = pool.subarray(0, n);
   pool = pool.subarray(n);
   return out;
-}
-const SIGMA = new Uint32Array([0x61707865, 0x3320646e, 0x79622d32, 0x6b206574]);
-function xchacha(key: Buffer, iv: Buffer): { key: Buffer; nonce: Buffer } {
-  const out = new Uint32Array(8);
-  hchacha(SIGMA, new Uint32Array(Uint8Array.from(key).buffer), new Uint32Array(Uint8Array.from(iv.subarray(0, 16)).buffer), out);
-  const nonce = Buffer.alloc(12);
-  iv.copy(nonce, 4, 16);
-  return { key: Buffer.from(out.buffer), nonce };
 }
 type LayerKind = 'anoncrypt' | 'authcrypt';
 // The AAD (the protected header) and the KDF's OtherInfo (alg, apu = the sender kid, apv,
@@ -117,12 +172,8 @@ async function measureHeaders(): Promise<void> {
 }
 const kdf = (z: Buffer, info: Buffer, tag?: Buffer) => hash('sha256', Buffer.concat(tag ? [Buffer.of(0, 0, 0, 1), z, info, Buffer.of(0, 0, 0, 32), tag] : [Buffer.of(0, 0, 0, 1), z, info]), 'buffer');
 interface Sealed { x: string; wrapped: Buffer; iv: Buffer; ciphertext: Buffer; tag: Buffer; aad: Buffer }
-// The ephemeral key as the engine makes it: the public half straight out as JWK (no KeyObject).
-const generateJwk = generateKeyPairSync as unknown as (type: 'x25519', o: object) => { privateKey: KeyObject; publicKey: { x: string } };
 function seal(kind: LayerKind, plaintext: Buffer): Sealed {
-  const epk = generateJwk('x25519', { publicKeyEncoding: { format: 'jwk' } });
-  const x = epk.publicKey.x;
-  const ze = diffieHellman({ privateKey: epk.privateKey, publicKey: recipientKey.publicKey });
+  const { x, ze } = agreement.ephemeral();
   const aad = Buffer.alloc(sizes[kind].aad, 0x65);
   let cek: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer;
   if (kind === 'authcrypt') {
@@ -138,22 +189,17 @@ function seal(kind: LayerKind, plaintext: Buffer): Sealed {
     const r = random(56);
     cek = r.subarray(0, 32);
     iv = r.subarray(32);
-    const k = xchacha(cek, iv);
-    const c = createCipheriv('chacha20-poly1305', k.key, k.nonce, { authTagLength: 16 });
-    c.setAAD(aad, { plaintextLength: plaintext.length });
-    ciphertext = Buffer.concat([c.update(plaintext), c.final()]);
-    tag = c.getAuthTag();
+    ({ ciphertext, tag } = xchachaEncrypt(cek, iv, plaintext, aad));
   }
   const info = Buffer.alloc(sizes[kind].info);
-  const kek = kind === 'authcrypt' ? kdf(Buffer.concat([ze, zs]), info, tag) : kdf(ze, info);
+  const kek = kind === 'authcrypt' ? kdf(Buffer.concat([ze, agreement.zs]), info, tag) : kdf(ze, info);
   const w = createCipheriv('id-aes256-wrap', kek, KW_IV);
   return { x, wrapped: Buffer.concat([w.update(cek), w.final()]), iv, ciphertext, tag, aad };
 }
 function open(kind: LayerKind, s: Sealed): Buffer {
-  const epk: KeyObject = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: s.x }, format: 'jwk' });
-  const ze = diffieHellman({ privateKey: recipientKey.privateKey, publicKey: epk });
+  const ze = agreement.open(s.x);
   const info = Buffer.alloc(sizes[kind].info);
-  const kek = kind === 'authcrypt' ? kdf(Buffer.concat([ze, zs]), info, s.tag) : kdf(ze, info);
+  const kek = kind === 'authcrypt' ? kdf(Buffer.concat([ze, agreement.zs]), info, s.tag) : kdf(ze, info);
   const u = createDecipheriv('id-aes256-wrap', kek, KW_IV);
   const cek = Buffer.concat([u.update(s.wrapped), u.final()]);
   if (kind === 'authcrypt') {
@@ -162,11 +208,9 @@ function open(kind: LayerKind, s: Sealed): Buffer {
     const d = createDecipheriv('aes-256-cbc', cek.subarray(32), s.iv);
     return Buffer.concat([d.update(s.ciphertext), d.final()]);
   }
-  const k = xchacha(cek, s.iv);
-  const d = createDecipheriv('chacha20-poly1305', k.key, k.nonce, { authTagLength: 16 });
-  d.setAAD(s.aad, { plaintextLength: s.ciphertext.length });
-  d.setAuthTag(s.tag);
-  return Buffer.concat([d.update(s.ciphertext), d.final()]);
+  const plaintext = xchachaDecrypt(cek, s.iv, s.ciphertext, s.tag, s.aad);
+  if (!plaintext) throw new Error('floor: tag');
+  return plaintext;
 }
 
 /**
@@ -204,7 +248,7 @@ async function floorOp(options: Omit<PackOptions, 'engine'>): Promise<Op> {
   return {
     pack: async () => {
       // The signing input is the base64url of the payload, a third larger than the payload.
-      const out: Out = layers.map((l) => (l.kind === 'signed' ? sign(null, Buffer.alloc(Math.ceil((l.bytes.length * 4) / 3) + 40), signingKey.privateKey) : seal(l.kind, l.bytes)));
+      const out: Out = layers.map((l) => (l.kind === 'signed' ? ed25519Sign(signingSeed, Buffer.alloc(Math.ceil((l.bytes.length * 4) / 3) + 40)) : seal(l.kind, l.bytes)));
       const id = String(n++);
       sealed.set(id, out);
       return id;
@@ -215,7 +259,7 @@ async function floorOp(options: Omit<PackOptions, 'engine'>): Promise<Op> {
       for (let i = layers.length - 1; i >= 0; i--) {
         const l = layers[i]!;
         if (l.kind === 'signed') {
-          if (!verify(null, Buffer.alloc(Math.ceil((l.bytes.length * 4) / 3) + 40), signingKey.publicKey, out[i] as Buffer)) throw new Error('floor: signature');
+          if (!ed25519Verify(signingPublic, Buffer.alloc(Math.ceil((l.bytes.length * 4) / 3) + 40), out[i] as Buffer)) throw new Error('floor: signature');
         } else open(l.kind, out[i] as Sealed);
       }
       return undefined;
@@ -268,7 +312,8 @@ const say = (line: string) => {
 const us = (x: number) => `${x.toFixed(0).padStart(6)} µs`;
 const started = performance.now();
 say(`envelope bench: 1 KB body; sender did:ion long form (${wallet.did.length} chars), recipient did:peer:2`);
-say(`node ${process.version}; CPU µs per op, medians over ${ROUNDS} rounds run in rotating engine order${quick ? ' (--quick)' : ''}\n`);
+say(`node ${process.version}; CPU µs per op, medians over ${ROUNDS} rounds run in rotating engine order${quick ? ' (--quick)' : ''}`);
+say(`crypto provider of the native engine and the floor: ${cryptoProvider} (X25519, Ed25519, XChaCha20-Poly1305; the rest node:crypto); round trips per batch ${MODES.map((m) => Math.max(1, Math.round(m.batch * BATCH_SCALE))).join('/')}; warm-up ${WARMUP_BATCHES} batch(es) per engine\n`);
 say('mode                   engine          pack        unpack      round trip   round trips/s   fastest batch   (wall µs)');
 
 // What both engines pay alike besides the crypto: the project resolver on the sender's long-form
@@ -288,10 +333,11 @@ async function resolveCost(): Promise<number> {
 type Figures = { packUs: number; unpackUs: number; roundTripUs: number; roundTripsPerSecond: number; minRoundTripUs: number };
 const result: Record<string, Record<Key, Figures> & { ratio: number; sharedUs: number }> = {};
 const resolveUs = await resolveCost();
-for (const { name, options, batch: n, resolves } of MODES) {
+for (const { name, options, batch: size, resolves } of MODES) {
+  const n = Math.max(1, Math.round(size * BATCH_SCALE));
   const ops = await Promise.all(ENGINES.map((e) => (e.engine === 'floor' ? floorOp(options) : op(options, e.engine))));
   const samples: Sample[][] = ENGINES.map(() => []);
-  for (const o of ops) await batch(o, n); // warm-up: JIT, WASM allocator, caches
+  for (let w = 0; w < WARMUP_BATCHES; w++) for (const o of ops) await batch(o, n); // warm-up: JIT, WASM allocator, caches
   for (let i = 0; i < ROUNDS; i++) {
     // Rotate the order each round so that drift hits both engines alike.
     for (let k = 0; k < ops.length; k++) {
@@ -323,14 +369,14 @@ for (const [name, r] of Object.entries(result)) {
   const mark = target ? (r.ratio >= target ? '  ok          ' : ceiling < target ? '  beyond ceil.' : '  below target') : '              ';
   if (target && r.ratio < target && ceiling < target) {
     beyond.push(
-      `  ${name}: ${target}x needs a native round trip of <= ${(r.didcommNode.roundTripUs / target).toFixed(0)} µs; node:crypto's floor alone is ${r.floor.roundTripUs.toFixed(0)} µs` +
+      `  ${name}: ${target}x needs a native round trip of <= ${(r.didcommNode.roundTripUs / target).toFixed(0)} µs; the ${cryptoProvider} floor alone is ${r.floor.roundTripUs.toFixed(0)} µs` +
         `${r.sharedUs > 0 ? ` (+ ${r.sharedUs.toFixed(0)} µs resolving)` : ''}, so ${target}x is out of reach here (ceiling ${ceiling.toFixed(2)}x).`,
     );
   }
   const shared = r.sharedUs > 0 ? ' (2x)' : '     ';
   say(`  ${name.padEnd(22)} ${r.ratio.toFixed(2).padStart(6)}x${mark} ${ceiling.toFixed(2).padStart(6)}x${shared} ${(r.native.roundTripUs / r.floor.roundTripUs).toFixed(2).padStart(6)}x       ${(r.didcommNode.minRoundTripUs / r.native.minRoundTripUs).toFixed(2).padStart(6)}x`);
 }
-if (beyond.length) say(`targets beyond the ceiling (no engine doing these primitives in node:crypto can meet them):\n${beyond.join('\n')}`);
+if (beyond.length) say(`targets beyond the ceiling (no engine doing these primitives in ${cryptoProvider} can meet them):\n${beyond.join('\n')}`);
 say(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
 await senderStore.close();
 await recipientStore.close();
@@ -350,5 +396,5 @@ if (json) {
       },
     ]),
   );
-  console.log(JSON.stringify({ modes }));
+  console.log(JSON.stringify({ cryptoProvider, batchScale: BATCH_SCALE, modes }));
 }

@@ -1,37 +1,13 @@
 // Key pairs for DIDs and DIDComm: Ed25519 (authentication, assertion; RFC 8032) and
 // X25519 (key agreement; RFC 7748), in JWK (RFC 8037) and Multikey (W3C CID §2.2.2) forms.
-// Key derivation, signing and verifying run in OpenSSL through node:crypto: they are on the hot
-// path of every credential proof, VC-JWT and presentation (a pure-JS Ed25519 was ~9% of a flow's
-// CPU).
-import { createPrivateKey, createPublicKey, randomBytes, sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+// Key derivation, signing and verifying are src/crypto/'s (libsodium, else node:crypto): they
+// are on the hot path of every credential proof, VC-JWT and presentation (a pure-JS Ed25519 was
+// ~9% of a flow's CPU).
+import { randomBytes } from 'node:crypto';
+import { ed25519PublicKey, ed25519Sign, ed25519Verify } from './crypto/ed25519.js';
+import { x25519PublicKey } from './crypto/x25519.js';
 import { b64uDecode, b64uEncode, multibaseDecode, multibaseEncode } from './encoding.js';
 import { IdsyncError } from './errors.js';
-import { setBounded } from './bounded.js';
-
-// KeyObjects are made through JWK import: OpenSSL 3's DER/PKCS#8 decoders cost ~0.5 ms a key,
-// the JWK path ~15-60 µs. A private OKP JWK must carry `x`, but OpenSSL builds the key from `d`
-// alone and derives the public half itself: a placeholder `x` is given where the public key is
-// what we want to learn (generateKeyPair), and the derived one is what is returned.
-const PLACEHOLDER_X = 'A'.repeat(43);
-
-function privateKeyObject(type: KeyType, seed: Uint8Array): KeyObject {
-  return createPrivateKey({ key: { kty: 'OKP', crv: type, d: b64uEncode(seed), x: PLACEHOLDER_X }, format: 'jwk' });
-}
-
-function publicKeyObject(type: KeyType, raw: Uint8Array): KeyObject {
-  return createPublicKey({ key: { kty: 'OKP', crv: type, x: b64uEncode(raw) }, format: 'jwk' });
-}
-
-function rawPublicKey(key: KeyObject): Uint8Array {
-  return b64uDecode((key.export({ format: 'jwk' }) as { x: string }).x);
-}
-
-// Signing keys recur (the service's assertion key signs every credential): the KeyObject is kept
-// per key array, with a copy of its bytes so that an array changed in place is not trusted.
-const signingKeys = new WeakMap<Uint8Array, { bytes: Buffer; key: KeyObject }>();
-// Verification keys are public: a bounded map by their bytes.
-const verifyingKeys = new Map<string, KeyObject>();
-const VERIFYING_KEYS_MAX = 1024;
 
 export type KeyType = 'Ed25519' | 'X25519';
 
@@ -55,7 +31,7 @@ export interface PrivateJwk extends PublicJwk {
 export function generateKeyPair(type: KeyType, seed?: Uint8Array): KeyPair {
   const privateKey = seed ? new Uint8Array(seed) : new Uint8Array(randomBytes(32));
   if (privateKey.length !== 32) throw new IdsyncError('invalid_key', 'a seed is 32 bytes');
-  const publicKey = rawPublicKey(createPublicKey(privateKeyObject(type, privateKey)));
+  const publicKey = new Uint8Array(type === 'Ed25519' ? ed25519PublicKey(privateKey) : x25519PublicKey(privateKey));
   return { type, publicKey, privateKey };
 }
 
@@ -119,26 +95,10 @@ export function fromMultikey(multikey: string): { type: KeyType; publicKey: Uint
 /** Ed25519 signature (RFC 8032 §5.1.6) of `message` with the 32-byte private key (seed). */
 export function sign(privateKey: Uint8Array, message: Uint8Array): Uint8Array {
   if (privateKey.length !== 32) throw new IdsyncError('invalid_key', 'an Ed25519 private key is 32 bytes');
-  let entry = signingKeys.get(privateKey);
-  if (!entry || !entry.bytes.equals(privateKey)) {
-    entry = { bytes: Buffer.from(privateKey), key: privateKeyObject('Ed25519', privateKey) };
-    signingKeys.set(privateKey, entry);
-  }
-  return new Uint8Array(cryptoSign(null, message, entry.key));
+  return new Uint8Array(ed25519Sign(privateKey, message));
 }
 
 /** Ed25519 verification (RFC 8032 §5.1.7); false for any malformed key or signature. */
 export function verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (publicKey.length !== 32 || signature.length !== 64) return false;
-  const id = Buffer.from(publicKey).toString('hex');
-  let key = verifyingKeys.get(id);
-  try {
-    if (!key) {
-      key = publicKeyObject('Ed25519', publicKey);
-      setBounded(verifyingKeys, id, key, VERIFYING_KEYS_MAX);
-    }
-    return cryptoVerify(null, message, key, signature);
-  } catch {
-    return false;
-  }
+  return ed25519Verify(publicKey, message, signature);
 }

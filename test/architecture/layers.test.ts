@@ -14,6 +14,7 @@ const SRC = join(ROOT, 'src');
 const SRC_LAYERS: string[][] = [
   ['errors'],
   ['encoding', 'bounded', 'clock', 'keyed-lock', 'wait', 'http-fetch', 'listen', 'json-depth', 'net', 'crash-point'],
+  ['crypto'],
   ['keys'],
   ['did'],
   ['didcomm'],

@@ -1,6 +1,6 @@
 // Content encryption of the native engine against @noble/ciphers' XChaCha20-Poly1305 (a library
-// we did not write): the HChaCha20 subkey plus OpenSSL's ChaCha20-Poly1305 gives the same bytes,
-// and each side opens what the other sealed.
+// we did not write): libsodium's, or the HChaCha20 subkey plus OpenSSL's ChaCha20-Poly1305
+// (IDSYNC_CRYPTO=node), gives the same bytes, and each side opens what the other sealed.
 import { randomBytes } from 'node:crypto';
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import fc from 'fast-check';

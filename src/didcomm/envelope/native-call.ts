@@ -1,12 +1,11 @@
 // One native pack or unpack's view of the outside: DID documents (normalised by adapters.ts,
 // each DID resolved at most once per call) and secrets (each kid read once per call). What the
 // resolver or the secrets source throws keeps its code; anything else gets one.
-import type { KeyObject } from 'node:crypto';
 import type { Secret } from '../../did/types.js';
 import { IdsyncError, isIdsyncError } from '../../errors.js';
 import type { EnvelopeContext } from '../types.js';
 import { loadLibraryDoc, type LibDidDoc, type LibVerificationMethod } from './adapters.js';
-import { curveOf, privateKeyOf, publicKeyOf, type Curve } from './key-objects.js';
+import { curveOf, privateKeyOf, publicKeyOf, type Curve, type EngineKey } from './key-objects.js';
 import { malformed, notResolved } from './refusal.js';
 
 /** DIDComm's DID test (didcomm-node's too): `did:` and at least two more colon-separated parts. */
@@ -23,7 +22,7 @@ export function didAndFragment(didUrl: string): { did: string; hasFragment: bool
 export interface UsableKey {
   kid: string;
   curve: Curve;
-  key: KeyObject;
+  key: EngineKey;
 }
 
 // Each DID and each kid is looked up once per call; what has arrived is also kept as a plain
@@ -122,6 +121,6 @@ export function methodCurve(vm: LibVerificationMethod): Curve | undefined {
 }
 
 /** The public key of a verification method (kept per document key); an unusable one is refused under `rule`. */
-export function methodKey(vm: LibVerificationMethod, rule: string): KeyObject {
+export function methodKey(vm: LibVerificationMethod, rule: string): EngineKey {
   return publicKeyOf(vm.publicKeyJwk, `key ${vm.id}`, rule);
 }

@@ -1,12 +1,10 @@
 // Content encryption of a JWE (DIDComm v2 §Curves and Content Encryption Algorithms):
 // A256CBC-HS512 (RFC 7518 §5.2.5) and A256GCM (RFC 7518 §5.3) in OpenSSL through node:crypto;
-// XC20P (draft-amringer-jose-chacha-02: XChaCha20-Poly1305): node:crypto has ChaCha20-Poly1305
-// with 96-bit nonces only, so the HChaCha20 subkey of the 192-bit XChaCha construction
-// (draft-irtf-cfrg-xchacha-03 §2.3) comes from @noble/ciphers, and the AEAD itself runs in
-// OpenSSL (twice as fast as the pure-JS one on a 1 KB message).
+// XC20P (draft-amringer-jose-chacha-02: XChaCha20-Poly1305), which node:crypto lacks, through
+// src/crypto/ (libsodium, else HChaCha20 from @noble/ciphers and ChaCha20-Poly1305 in OpenSSL).
 // The AAD is ASCII(BASE64URL(protected header)) (RFC 7516 §5.1 step 14).
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { hchacha } from '@noble/ciphers/chacha.js';
+import { xchachaDecrypt, xchachaEncrypt } from '../../../crypto/xchacha20-poly1305.js';
 import type { AnoncryptEnc } from '../../types.js';
 
 export type ContentEnc = AnoncryptEnc;
@@ -80,49 +78,12 @@ const A256GCM: ContentCipher = {
   },
 };
 
-// "expand 32-byte k", the ChaCha constants (RFC 8439 §2.3).
-const SIGMA = new Uint32Array([0x61707865, 0x3320646e, 0x79622d32, 0x6b206574]);
-
-function words(bytes: Buffer, n: number): Uint32Array {
-  const w = new Uint32Array(n);
-  for (let i = 0; i < n; i++) w[i] = bytes.readUInt32LE(i * 4);
-  return w;
-}
-
-/** XChaCha20 → ChaCha20: the HChaCha20 subkey of the first 16 nonce bytes, and the 12-byte nonce 0⁴ || nonce[16..24]. */
-function xchachaKeyAndNonce(key: Buffer, iv: Buffer): { key: Buffer; nonce: Buffer } {
-  const out = new Uint32Array(8);
-  hchacha(SIGMA, words(key, 8), words(iv.subarray(0, 16), 4), out);
-  const sub = Buffer.allocUnsafe(32);
-  for (let i = 0; i < 8; i++) sub.writeUInt32LE(out[i]!, i * 4);
-  const nonce = Buffer.alloc(12);
-  iv.copy(nonce, 4, 16, 24);
-  return { key: sub, nonce };
-}
-
 const XC20P: ContentCipher = {
   keyBytes: 32,
   ivBytes: 24,
   tagBytes: 16,
-  encrypt(key, iv, plaintext, aad) {
-    const x = xchachaKeyAndNonce(key, iv);
-    const c = createCipheriv('chacha20-poly1305', x.key, x.nonce, { authTagLength: 16 });
-    c.setAAD(aad, { plaintextLength: plaintext.length });
-    const ciphertext = run(c, plaintext);
-    return { ciphertext, tag: c.getAuthTag() };
-  },
-  decrypt(key, iv, ciphertext, tag, aad) {
-    if (tag.length !== 16) return undefined;
-    try {
-      const x = xchachaKeyAndNonce(key, iv);
-      const d = createDecipheriv('chacha20-poly1305', x.key, x.nonce, { authTagLength: 16 });
-      d.setAAD(aad, { plaintextLength: ciphertext.length });
-      d.setAuthTag(tag);
-      return run(d, ciphertext);
-    } catch {
-      return undefined;
-    }
-  },
+  encrypt: xchachaEncrypt,
+  decrypt: xchachaDecrypt,
 };
 
 export const CONTENT_CIPHERS: Record<ContentEnc, ContentCipher> = { 'A256CBC-HS512': A256CBC_HS512, A256GCM, XC20P };

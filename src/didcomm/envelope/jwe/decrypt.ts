@@ -1,7 +1,7 @@
 // JWE decryption for one recipient (RFC 7516 §5.2): derive the key-encryption key (kdf.ts),
 // unwrap the content key (A256KW), check the tag and decrypt. With ECDH-1PU the tag is an input
 // of the KDF (1PU-04 §2.3), so a changed tag already fails at unwrapping.
-import type { KeyObject } from 'node:crypto';
+import type { EngineKey } from '../key-objects.js';
 import { b64Member, malformed } from '../refusal.js';
 import { CONTENT_CIPHERS, type ContentEnc } from './content.js';
 import { deriveKek, partyInfo, type KeyWrapAlg } from './kdf.js';
@@ -11,12 +11,12 @@ import type { ParsedJwe } from './parse.js';
 export interface DecryptInput {
   alg: KeyWrapAlg;
   enc: ContentEnc;
-  epk: KeyObject;
+  epk: EngineKey;
   apu: Buffer;
   apv: Buffer;
-  recipient: { kid: string; key: KeyObject };
+  recipient: { kid: string; key: EngineKey };
   /** ECDH-1PU: the sender's public key. */
-  sender?: KeyObject;
+  sender?: EngineKey;
 }
 
 export function decryptJwe(jwe: ParsedJwe, i: DecryptInput): Buffer {

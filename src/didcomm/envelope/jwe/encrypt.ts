@@ -4,9 +4,9 @@
 // into every recipient's key-encryption key. Member order is the one peers see from didcomm-node
 // today: protected {typ, alg, enc, skid, apu, apv, epk {crv, kty, x, y}}, recipients, iv,
 // ciphertext, tag.
-import { hash, type KeyObject } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { MEDIA_TYPES } from '../../types.js';
-import { ephemeralKey, type AgreementCurve } from '../key-objects.js';
+import { discardKey, ephemeralKey, type AgreementCurve, type EngineKey } from '../key-objects.js';
 import { boundedMemo } from '../memo.js';
 import { CONTENT_CIPHERS, freshKeyAndIv, type ContentEnc } from './content.js';
 import { deriveKek, partyInfo, type KeyWrapAlg } from './kdf.js';
@@ -16,9 +16,9 @@ export interface EncryptInput {
   alg: KeyWrapAlg;
   enc: ContentEnc;
   curve: AgreementCurve;
-  recipients: { kid: string; key: KeyObject }[];
+  recipients: { kid: string; key: EngineKey }[];
   /** ECDH-1PU: the sender's key agreement key id and private key. */
-  sender?: { kid: string; key: KeyObject };
+  sender?: { kid: string; key: EngineKey };
 }
 
 // The digest of a recipient list recurs in every message of a conversation, on both sides.
@@ -106,6 +106,7 @@ export function encryptJwe(plaintext: Buffer, i: EncryptInput): string {
     });
     return { header: { kid: r.kid }, encrypted_key: wrapKey(kek, cek).toString('base64url') };
   });
+  discardKey(epk.privateKey);
   // The JSON of {protected, recipients, iv, ciphertext, tag}, written out: base64url needs no
   // escaping, and JSON.stringify would scan every character of the ciphertext for it.
   return `{"protected":"${protectedB64}","recipients":${JSON.stringify(recipients)},"iv":"${iv.toString('base64url')}","ciphertext":"${ciphertext.toString('base64url')}","tag":"${tag.toString('base64url')}"}`;

@@ -4,8 +4,8 @@
 // datum a 32-bit big-endian length and its bytes. ECDH-1PU in key-wrapping mode appends the
 // content's authentication tag to SuppPubInfo, length-prefixed (1PU-04 §2.3), so the wrapped key
 // binds the ciphertext and the sender cannot be swapped.
-import { hash, type KeyObject } from 'node:crypto';
-import { sharedSecret, staticSharedSecret } from '../key-objects.js';
+import { hash } from 'node:crypto';
+import { sharedSecret, staticSharedSecret, type EngineKey } from '../key-objects.js';
 
 export type KeyWrapAlg = 'ECDH-ES+A256KW' | 'ECDH-1PU+A256KW';
 
@@ -52,11 +52,11 @@ export function concatKdf(z: Uint8Array, info: Uint8Array, bits: number, ccTag?:
 export interface KekInput {
   alg: KeyWrapAlg;
   /** Ours: the ephemeral private key when encrypting, the recipient's when decrypting. */
-  own: KeyObject;
+  own: EngineKey;
   /** Theirs: the recipient's public key when encrypting, the epk when decrypting. */
-  peer: KeyObject;
+  peer: EngineKey;
   /** ECDH-1PU only: Zs = ECDH(sender private, recipient public) when encrypting, ECDH(recipient private, sender public) when decrypting. */
-  staticPair?: { own: KeyObject; peer: KeyObject };
+  staticPair?: { own: EngineKey; peer: EngineKey };
   /** partyInfo(alg, apu, apv). */
   info: Uint8Array;
   /** ECDH-1PU only: the JWE authentication tag. */
@@ -67,5 +67,9 @@ export interface KekInput {
 export function deriveKek(i: KekInput): Buffer {
   const ze = sharedSecret(i.own, i.peer, 'envelope.jwe-epk');
   const z = i.staticPair ? Buffer.concat([ze, staticSharedSecret(i.staticPair.own, i.staticPair.peer, 'envelope.jwe-sender-key')]) : ze;
-  return concatKdf(z, i.info, KEK_BITS, i.alg === 'ECDH-1PU+A256KW' ? i.tag : undefined);
+  const kek = concatKdf(z, i.info, KEK_BITS, i.alg === 'ECDH-1PU+A256KW' ? i.tag : undefined);
+  // Ze (and Ze || Zs) serve this one key: zeroed, not left to the collector. Zs is kept (staticSharedSecret).
+  ze.fill(0);
+  z.fill(0);
+  return kek;
 }

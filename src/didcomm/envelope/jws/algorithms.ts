@@ -1,8 +1,11 @@
 // JWS algorithms of DIDComm v2 §Message Signing: EdDSA (Ed25519), ES256 (P-256), ES256K
-// (secp256k1), each signing and verifying in OpenSSL through node:crypto. ECDSA signatures are
-// the raw R || S of RFC 7518 §3.4 (IEEE P1363).
-import { sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
-import type { SigningCurve } from '../key-objects.js';
+// (secp256k1). ECDSA signs and verifies in OpenSSL through node:crypto, as does EdDSA on a
+// KeyObject; EdDSA on a raw key (libsodium the provider) goes through src/crypto/. ECDSA
+// signatures are the raw R || S of RFC 7518 §3.4 (IEEE P1363).
+import { sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
+import { ed25519Sign, ed25519Verify } from '../../../crypto/ed25519.js';
+import { isRawKey, type EngineKey, type SigningCurve } from '../key-objects.js';
+import { malformed } from '../refusal.js';
 
 export type SignAlg = 'EdDSA' | 'ES256' | 'ES256K';
 
@@ -30,15 +33,21 @@ function lowS(sig: Buffer): Buffer {
   return out;
 }
 
-export function signBytes(alg: SignAlg, key: KeyObject, data: Buffer): Buffer {
+export function signBytes(alg: SignAlg, key: EngineKey, data: Buffer): Buffer {
+  if (isRawKey(key)) {
+    // The engine picks the alg from the key's curve, so only a key mislabelled in its JWK lands here.
+    if (alg !== 'EdDSA' || key.crv !== 'Ed25519' || !key.isPrivate) throw malformed('envelope.jws-alg', `${alg} cannot sign with a raw ${key.crv} key`);
+    return ed25519Sign(key.raw, data);
+  }
   if (alg === 'EdDSA') return cryptoSign(null, data, key);
   const sig = cryptoSign('sha256', data, { key, dsaEncoding: 'ieee-p1363' });
   return alg === 'ES256K' ? lowS(sig) : sig;
 }
 
-export function verifyBytes(alg: SignAlg, key: KeyObject, data: Buffer, signature: Buffer): boolean {
+export function verifyBytes(alg: SignAlg, key: EngineKey, data: Buffer, signature: Buffer): boolean {
   // RFC 7518 §3.4: an ES256/ES256K signature is exactly 64 bytes; RFC 8037 §3.1: Ed25519 is 64.
   if (signature.length !== 64) return false;
+  if (isRawKey(key)) return alg === 'EdDSA' && key.crv === 'Ed25519' && !key.isPrivate && ed25519Verify(key.raw, data, signature);
   try {
     return alg === 'EdDSA' ? cryptoVerify(null, data, key, signature) : cryptoVerify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature);
   } catch {

@@ -2,8 +2,8 @@
 // serialization with one signature, the protected header {typ, alg} and the kid in the
 // unprotected header, members in the order didcomm-node writes them; and the compact form
 // for the from_prior JWT (§DID Rotation), header {typ: JWT, alg, kid}.
-import type { KeyObject } from 'node:crypto';
 import { MEDIA_TYPES } from '../../types.js';
+import type { EngineKey } from '../key-objects.js';
 import { boundedMemo } from '../memo.js';
 import { signBytes, type SignAlg } from './algorithms.js';
 
@@ -29,7 +29,7 @@ const PROTECTED: Record<SignAlg, string> = {
 // after message, and a long-form did:ion kid is ~1 KB that JSON.stringify scans and copies each time.
 const kidJson = boundedMemo(256, (kid: string) => JSON.stringify(kid));
 
-export function signJws(payload: string, signer: { kid: string; alg: SignAlg; key: KeyObject }): string {
+export function signJws(payload: string, signer: { kid: string; alg: SignAlg; key: EngineKey }): string {
   const protectedB64 = PROTECTED[signer.alg];
   const payloadB64 = b64(payload);
   const signature = signBytes(signer.alg, signer.key, signingInput(protectedB64, payloadB64)).toString('base64url');
@@ -38,7 +38,7 @@ export function signJws(payload: string, signer: { kid: string; alg: SignAlg; ke
   return `{"signatures":[{"header":{"kid":${kidJson(signer.kid)}},"protected":"${protectedB64}","signature":"${signature}"}],"payload":"${payloadB64}"}`;
 }
 
-export function signCompact(payload: string, signer: { kid: string; alg: SignAlg; key: KeyObject }, typ: string): string {
+export function signCompact(payload: string, signer: { kid: string; alg: SignAlg; key: EngineKey }, typ: string): string {
   const headerB64 = b64(JSON.stringify({ typ, alg: signer.alg, kid: signer.kid }));
   const payloadB64 = b64(payload);
   const signature = signBytes(signer.alg, signer.key, signingInput(headerB64, payloadB64)).toString('base64url');

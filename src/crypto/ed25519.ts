@@ -1,0 +1,57 @@
+// Ed25519 signatures (RFC 8032 §5.1) over raw keys: the 32-byte private key (the seed of
+// §5.1.5) and the 32-byte public key, in libsodium where it loads, else node:crypto.
+// libsodium's verification is the stricter of the two: it also refuses a small-order public key
+// or R and a non-canonical public key encoding, which no honest signer produces.
+import { sign as nodeSign, verify as nodeVerify } from 'node:crypto';
+import { privateKeyObject, publicKeyObject, publicKeyOfPrivate } from './okp-node.js';
+import { sodium } from './provider.js';
+
+// libsodium signs with the 64-byte secret key seed || public key (expanding the seed costs a
+// scalar multiplication): kept per private key array; the seed half is compared on each use so
+// that an array changed in place is not trusted.
+const secretKeys = new WeakMap<Uint8Array, Buffer>();
+
+function secretKeyOf(s: NonNullable<typeof sodium>, privateKey: Uint8Array): Buffer {
+  let sk = secretKeys.get(privateKey);
+  if (!sk || !sk.subarray(0, 32).equals(privateKey)) {
+    sk = Buffer.alloc(64);
+    s.crypto_sign_seed_keypair(Buffer.alloc(32), sk, privateKey);
+    secretKeys.set(privateKey, sk);
+  }
+  return sk;
+}
+
+function checkPrivate(privateKey: Uint8Array): void {
+  // The message never names key bytes.
+  if (privateKey.length !== 32) throw new RangeError('an Ed25519 private key is 32 bytes');
+}
+
+/** RFC 8032 §5.1.5: the public key of a 32-byte private key. */
+export function ed25519PublicKey(privateKey: Uint8Array): Buffer {
+  checkPrivate(privateKey);
+  if (!sodium) return publicKeyOfPrivate('Ed25519', privateKey);
+  const publicKey = Buffer.alloc(32);
+  const sk = Buffer.alloc(64);
+  sodium.crypto_sign_seed_keypair(publicKey, sk, privateKey);
+  sodium.sodium_memzero(sk); // a temporary copy of the private key
+  return publicKey;
+}
+
+/** RFC 8032 §5.1.6: the 64-byte signature of `message`. */
+export function ed25519Sign(privateKey: Uint8Array, message: Uint8Array): Buffer {
+  checkPrivate(privateKey);
+  if (!sodium) return nodeSign(null, message, privateKeyObject('Ed25519', privateKey));
+  const signature = Buffer.allocUnsafe(64);
+  sodium.crypto_sign_detached(signature, message, secretKeyOf(sodium, privateKey));
+  return signature;
+}
+
+/** RFC 8032 §5.1.7; false for any malformed key or signature. */
+export function ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (publicKey.length !== 32 || signature.length !== 64) return false;
+  try {
+    return sodium ? sodium.crypto_sign_verify_detached(signature, message, publicKey) : nodeVerify(null, message, publicKeyObject('Ed25519', publicKey), signature);
+  } catch {
+    return false;
+  }
+}
