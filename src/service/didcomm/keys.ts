@@ -34,7 +34,9 @@ export function serviceSecrets(deps: Pick<ServiceDeps, 'identity'>): SecretsSour
 // and its short form: its cache holds the working set of live relationships, not a wallet's
 // handful. At the default 500 entries, 1,000 wallets syncing at once evicted each DID before its
 // next message and every envelope paid the ion long-form decoding (and the envelope layer's key
-// conversions, which are cached by document) again. ~3 KB per entry.
+// conversions, which are cached by document) again: 1,000 wallets sync in ~17 s instead of ~22 s.
+// The cost is memory: an entry is ~0.6 KB, but what stays reachable from a cached document (those
+// conversions) comes to ~45 KB of heap per holder seen in the last 5 minutes (the TTL).
 const SERVICE_RESOLUTION_CACHE_MAX = 20_000;
 
 /** Resolves the service DID locally and everything else with the project resolver (ion long forms offline, short forms by registry). */
