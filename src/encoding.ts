@@ -3,9 +3,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { IdsyncError } from './errors.js';
 
+// One of each, shared: without `stream`, every encode() and decode() call stands alone, and making
+// a TextDecoder costs more than decoding a short header.
+const textEncoder = new TextEncoder();
+const textDecoder = new TextDecoder();
+
 export const utf8 = {
-  encode: (s: string): Uint8Array => new TextEncoder().encode(s),
-  decode: (b: Uint8Array): string => new TextDecoder().decode(b),
+  encode: (s: string): Uint8Array => textEncoder.encode(s),
+  decode: (b: Uint8Array): string => textDecoder.decode(b),
 };
 
 export function b64uEncode(data: Uint8Array | string): string {
@@ -15,15 +20,26 @@ export function b64uEncode(data: Uint8Array | string): string {
 
 const B64U = /^[A-Za-z0-9_-]*={0,2}$/;
 
-export function b64uDecode(s: string): Uint8Array {
+/** The bytes of base64url `s` in a Buffer (often a view of Node's shared pool: copy before handing it out). */
+function b64uBuffer(s: string): Buffer {
+  // Node decodes leniently (it skips characters outside the alphabet), so its answer is taken as
+  // it is only when the bytes encode back to `s`: then `s` is unpadded base64url, the form we
+  // and DIDComm write, and the path below would decode it to the same bytes. That costs less
+  // than testing a few KB of protected header or did:ion suffix data against a pattern first.
+  const fast = Buffer.from(s, 'base64url');
+  if (fast.toString('base64url') === s) return fast;
   // Accept standard base64 too (some agents pad or use +/): be liberal in what we accept.
   const normal = s.replace(/\+/g, '-').replace(/\//g, '_');
   if (!B64U.test(normal)) throw new IdsyncError('invalid_encoding', 'not base64url');
-  return new Uint8Array(Buffer.from(normal.replace(/=+$/, ''), 'base64url'));
+  return Buffer.from(normal.replace(/=+$/, ''), 'base64url');
+}
+
+export function b64uDecode(s: string): Uint8Array {
+  return new Uint8Array(b64uBuffer(s));
 }
 
 export function b64uDecodeText(s: string): string {
-  return utf8.decode(b64uDecode(s));
+  return textDecoder.decode(b64uBuffer(s));
 }
 
 /**

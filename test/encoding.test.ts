@@ -3,7 +3,7 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jcs } from '../src/encoding.js';
+import { b64uDecode, b64uDecodeText, b64uEncode, jcs } from '../src/encoding.js';
 import { isIdsyncError } from '../src/errors.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
@@ -51,5 +51,38 @@ describe('jcs (RFC 8785)', () => {
     for (const bad of [NaN, Infinity, { x: -Infinity }, 'a\ud800', { ['\udc00']: 1 }, cycle, undefined, () => 1, 10n]) {
       expect(codeOf(() => jcs(bad))).toBe('invalid_json');
     }
+  });
+});
+
+describe('b64uDecode', () => {
+  // What b64uDecode accepted before its fast path: standard base64 (+/, padding) too.
+  const liberal = (s: string): Uint8Array | string => {
+    const normal = s.replace(/\+/g, '-').replace(/\//g, '_');
+    if (!/^[A-Za-z0-9_-]*={0,2}$/.test(normal)) return 'invalid_encoding';
+    return new Uint8Array(Buffer.from(normal.replace(/=+$/, ''), 'base64url'));
+  };
+  const decoded = (s: string): Uint8Array | string => {
+    try {
+      return b64uDecode(s);
+    } catch (err) {
+      return isIdsyncError(err) ? err.code : 'not-idsync';
+    }
+  };
+
+  it('decodes base64url and standard base64 (padded or not) as before, and refuses anything else', () => {
+    const chars = fc.constantFrom(...'AZaz09-_+/=.~ \n'.split(''));
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('base64url')), fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('base64')), fc.string({ unit: chars, maxLength: 12 })), (s) => {
+        expect(decoded(s)).toEqual(liberal(s));
+      }),
+      { seed: SEED, numRuns: 2000 },
+    );
+  });
+
+  it('gives a copy of its own, and text as UTF-8', () => {
+    const bytes = b64uDecode('aGVsbG8');
+    expect(bytes.buffer.byteLength).toBe(5);
+    expect(b64uDecodeText('aMOpbGxv')).toBe('héllo');
+    expect(b64uDecodeText(b64uEncode('did:example:é#k'))).toBe('did:example:é#k');
   });
 });

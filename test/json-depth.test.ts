@@ -1,6 +1,6 @@
 // json-depth.ts: nesting is measured on the text, outside strings, without recursion.
 import { describe, expect, it } from 'vitest';
-import { assertJsonDepth, jsonDepth, MAX_JSON_DEPTH, parseJsonBounded } from '../src/json-depth.js';
+import { assertJsonDepth, jsonDepth, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBounded } from '../src/json-depth.js';
 import { resolveWeb } from '../src/did/web.js';
 
 const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
@@ -18,6 +18,13 @@ describe('JSON nesting depth', () => {
   it('allows MAX_JSON_DEPTH levels and refuses one more with json_too_deep (status 400)', () => {
     expect(() => assertJsonDepth(nested(MAX_JSON_DEPTH))).not.toThrow();
     expect(() => assertJsonDepth(nested(MAX_JSON_DEPTH + 1))).toThrow(expect.objectContaining({ code: 'json_too_deep', details: { maxDepth: MAX_JSON_DEPTH, status: 400 } }));
+  });
+
+  it('nestsDeeperThan agrees with the scan, also when brackets inside strings make a count exceed the bound', () => {
+    const brackets = '{"a":"' + '['.repeat(100) + '","b":[' + '{}'.repeat(70) + ']}';
+    for (const text of [nested(3), nested(64), nested(65), brackets, '{"a":1}', '"{{{{"', nestedObjects(64) + ' ', '[' + nested(64) + ']']) {
+      for (const max of [0, 1, 3, 64]) expect(nestsDeeperThan(text, max), `${text.slice(0, 20)} ${max}`).toBe(jsonDepth(text, max) > max);
+    }
   });
 
   it('refuses 5,000 and 1,000,000 levels before parsing, without overflowing the stack', () => {

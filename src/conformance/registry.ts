@@ -7,6 +7,7 @@ import { checkEnvelope, envelopeNotes, senderRules } from './envelope.js';
 import { plaintextRules, isPlainObject } from './plaintext.js';
 import { protocolRules } from './protocol-rules.js';
 import { fail, type ConformanceResult, type MessageRule, type RuleContext } from './types.js';
+import { setBounded } from '../bounded.js';
 
 export interface RuleRegistry {
   /** Body rules for one message type; matched across minor versions (`2.0` rules check `2.1`). */
@@ -33,6 +34,11 @@ export interface RuleRegistryOptions {
 export function createRuleRegistry(options: RuleRegistryOptions = {}): RuleRegistry {
   const byType = new Map<string, { type: string; rules: MessageRule[] }>();
   const general: MessageRule[] = [];
+  // The rules for a message type as written in messages (a handful per protocol), so that every
+  // message does not parse its type URI again; emptied when rules are added. Bounded: types
+  // come from outside.
+  const byTypeString = new Map<string, MessageRule[]>();
+  const BY_TYPE_STRING_MAX = 256;
 
   const registry: RuleRegistry = {
     addProtocolRules(messageType, ...rules) {
@@ -40,12 +46,17 @@ export function createRuleRegistry(options: RuleRegistryOptions = {}): RuleRegis
       const entry = byType.get(key) ?? { type: messageType, rules: [] };
       for (const r of rules) if (!entry.rules.includes(r)) entry.rules.push(r);
       byType.set(key, entry);
+      byTypeString.clear();
     },
     addMessageRule(rule) {
       if (!general.includes(rule)) general.push(rule);
     },
     rulesFor(messageType) {
-      return byType.get(keyOf(messageType))?.rules ?? [];
+      const known = byTypeString.get(messageType);
+      if (known) return known;
+      const rules = byType.get(keyOf(messageType))?.rules ?? [];
+      setBounded(byTypeString, messageType, rules, BY_TYPE_STRING_MAX);
+      return rules;
     },
     types() {
       return [...byType.values()].map((e) => e.type);

@@ -2,11 +2,12 @@
 // Cryptosuites v1.0" §3.2): RDFC-1.0 canonical N-Quads of the document and of the proof
 // configuration, SHA-256 of each, hashData = proofConfigHash ‖ documentHash, Ed25519.
 import jsonld from 'jsonld';
-import { b64uEncode, jcs, sha256 } from '../encoding.js';
+import { b64uEncode, jcs, sha256, utf8 } from '../encoding.js';
 import { IdsyncError, toIdsyncError } from '../errors.js';
 import { verify } from '../keys.js';
+import { canonizeByShape } from './canonical-template.js';
 import { type DocumentLoader, documentLoader as defaultLoader } from './contexts.js';
-import { joinHashes, proofValueOf, readProof } from './eddsa-proof.js';
+import { joinDigests, proofValueOf, readProof } from './eddsa-proof.js';
 import { setBounded } from '../bounded.js';
 
 export const CRYPTOSUITE = 'eddsa-rdfc-2022';
@@ -32,38 +33,6 @@ interface Canonize {
  * map to IRIs an error instead of silently dropping them (they would be unsigned).
  */
 export async function canonize(doc: JsonObject, loader: DocumentLoader = defaultLoader): Promise<string> {
-  const memo = loader === defaultLoader ? canonicalMemoKey(doc) : undefined;
-  const known = memo === undefined ? undefined : CANONICAL.get(memo);
-  if (known !== undefined) return known;
-  const nquads = await canonizeNow(doc, loader);
-  if (memo !== undefined) {
-    setBounded(CANONICAL, memo, nquads, CANONICAL_MAX);
-  }
-  return nquads;
-}
-
-// Canonical N-Quads already computed in this process, by the document's JCS text, with the
-// default loader only: its contexts are bundled constants, so the same JSON gives the same RDF
-// dataset and the same canonical form (jsonld sorts keys as it expands; JCS keeps array order).
-// jsonld spends most of a canonicalization processing contexts again (it clones the whole active
-// context for every type-scoped context), and the same documents come back: a proof
-// configuration is the same for every credential the issuer signs within one second (`created`
-// has seconds), and a verifier in this process (a simulated wallet, a test) canonicalizes the very
-// document the issuer did. Keyed by JCS, not JSON text: the document comes back with its members
-// in another order (the native envelope engine writes plaintexts with sorted members). Only
-// successes are kept; bounded, the oldest go first.
-const CANONICAL = new Map<string, string>();
-const CANONICAL_MAX = 256;
-
-function canonicalMemoKey(doc: JsonObject): string | undefined {
-  try {
-    return jcs(doc);
-  } catch {
-    return undefined; // not plain JSON: no memo
-  }
-}
-
-async function canonizeNow(doc: JsonObject, loader: DocumentLoader): Promise<string> {
   try {
     return await (jsonld.canonize as unknown as Canonize)(doc, {
       algorithm: 'RDFC-1.0',
@@ -87,10 +56,50 @@ async function canonizeNow(doc: JsonObject, loader: DocumentLoader): Promise<str
   }
 }
 
+/**
+ * SHA-256 of the document's canonical N-Quads (vc-di-eddsa §3.2.4 hashes nothing else), memoized
+ * by content with the default loader.
+ */
+export async function canonicalDigest(doc: JsonObject, loader: DocumentLoader = defaultLoader): Promise<Uint8Array> {
+  const memo = loader === defaultLoader ? canonicalMemoKey(doc) : undefined;
+  const known = memo === undefined ? undefined : CANONICAL.get(memo);
+  if (known !== undefined) return known;
+  // The bundled contexts are constants: a document of a shape seen before is canonicalized from
+  // that shape's expansion (canonical-template.ts), which answers as jsonld would or not at all.
+  const byShape = loader === defaultLoader ? await canonizeByShape(doc) : undefined;
+  const digest = sha256(utf8.encode(byShape ?? (await canonize(doc, loader))));
+  if (memo !== undefined) setBounded(CANONICAL, memo, digest, CANONICAL_MAX);
+  return digest;
+}
+
+// Digests of canonical N-Quads already computed in this process, by the SHA-256 of the document's
+// JCS text, with the default loader only: its contexts are bundled constants, so the same JSON
+// gives the same RDF dataset and the same canonical form (jsonld sorts keys as it expands; JCS
+// keeps array order). jsonld spends most of a canonicalization processing contexts again (it
+// clones the whole active context for every type-scoped context), and the same documents come
+// back: a proof configuration is the same for every credential the issuer signs within one
+// second (`created` has seconds), and a verifier in this process (a simulated wallet, a test)
+// canonicalizes the very document the issuer did. Keyed by JCS, not JSON text: the document
+// comes back with its members in another order (the native envelope engine writes plaintexts
+// with sorted members). Only successes are kept; bounded, the oldest go first. Digests, not the
+// N-Quads, so that an entry is ~100 bytes and the memo can outlast a fleet's burst: with 1,000
+// wallets syncing at once, a thousand credentials are issued before the first is verified, and
+// a memo of a few hundred entries lost each one before its holder checked it.
+const CANONICAL = new Map<string, Uint8Array>();
+const CANONICAL_MAX = 4096;
+
+function canonicalMemoKey(doc: JsonObject): string | undefined {
+  try {
+    return b64uEncode(sha256(jcs(doc)));
+  } catch {
+    return undefined; // not plain JSON: no memo
+  }
+}
+
 /** vc-di-eddsa §3.2.4 hashing: SHA-256(canonical proof config) ‖ SHA-256(canonical document). */
 export async function hashData(unsecured: JsonObject, proofConfig: JsonObject, loader?: DocumentLoader): Promise<Uint8Array> {
-  const [docNq, proofNq] = await Promise.all([canonize(unsecured, loader), canonize(proofConfig, loader)]);
-  return joinHashes(proofNq, docNq);
+  const [docHash, proofHash] = await Promise.all([canonicalDigest(unsecured, loader), canonicalDigest(proofConfig, loader)]);
+  return joinDigests(proofHash, docHash);
 }
 
 /** vc-di-eddsa §3.2.5 proof configuration: the proof options with the document's @context. */

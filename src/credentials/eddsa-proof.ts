@@ -9,9 +9,14 @@ type JsonObject = Record<string, unknown>;
 
 /** §3.2.4 / §3.3.4 Hashing: hashData = SHA-256(canonical proof configuration) ‖ SHA-256(canonical document). */
 export function joinHashes(canonicalProofConfig: string, canonicalDocument: string): Uint8Array {
+  return joinDigests(sha256(utf8.encode(canonicalProofConfig)), sha256(utf8.encode(canonicalDocument)));
+}
+
+/** hashData from the two SHA-256 digests: proof configuration's first, then the document's. */
+export function joinDigests(proofConfigHash: Uint8Array, documentHash: Uint8Array): Uint8Array {
   const out = new Uint8Array(64);
-  out.set(sha256(utf8.encode(canonicalProofConfig)), 0);
-  out.set(sha256(utf8.encode(canonicalDocument)), 32);
+  out.set(proofConfigHash, 0);
+  out.set(documentHash, 32);
   return out;
 }
 

@@ -69,6 +69,19 @@ export function allocateIndex(list: StatusList, random: (max: number) => number 
   return { list: { ...list, allocatedCount: list.allocatedCount + 1, allocated: b64uEncode(allocated) }, index };
 }
 
+/** The list with `indexes` marked allocated (those already allocated stay as they are). */
+export function withAllocated(list: StatusList, indexes: Iterable<number>): StatusList {
+  const allocated = b64uDecode(list.allocated);
+  let added = 0;
+  for (const index of indexes) {
+    checkIndex(list, index);
+    if (getBit(allocated, index)) continue;
+    setBit(allocated, index, true);
+    added++;
+  }
+  return added === 0 ? list : { ...list, allocatedCount: list.allocatedCount + added, allocated: b64uEncode(allocated) };
+}
+
 export function getStatus(list: StatusList, index: number): boolean {
   checkIndex(list, index);
   return getBit(b64uDecode(list.bits), index);

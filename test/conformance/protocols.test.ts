@@ -62,6 +62,15 @@ describe('rule registry', () => {
     expect(failed(checkMessage({ ...base, type: 'https://didcomm.org/issue-credential/3.0/offer-credential' }, undefined, { registry }))).toHaveLength(2);
   });
 
+  it('rules added after a type was checked apply to its next message (also in another minor version)', () => {
+    const registry = createRuleRegistry();
+    const type = 'https://didcomm.org/issue-credential/3.0/request-credential';
+    expect(failed(registry.check({ ...base, type }))).toEqual([]);
+    registry.addProtocolRules('https://didcomm.org/issue-credential/3.1/request-credential', (m) => [check('protocol', 'issue-credential.goal', typeof m.body.goal_code === 'string', 'goal_code is required')]);
+    expect(failed(registry.check({ ...base, type }))).toEqual(['error:issue-credential.goal']);
+    expect(failed(registry.check({ ...base, type, body: { goal_code: 'x' } }))).toEqual([]);
+  });
+
   it('can start empty', () => {
     expect(createRuleRegistry({ builtins: false }).check({ nonsense: true })).toEqual([]);
   });

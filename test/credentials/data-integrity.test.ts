@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import jsonld from 'jsonld';
 import { describe, expect, it, vi } from 'vitest';
@@ -11,7 +12,7 @@ import {
   createDocumentLoader,
   documentLoader,
 } from '../../src/credentials/contexts.js';
-import { addDataIntegrityProof, canonize, hashData, verifyDataIntegrityProof } from '../../src/credentials/data-integrity.js';
+import { addDataIntegrityProof, canonicalDigest, canonize, hashData, verifyDataIntegrityProof } from '../../src/credentials/data-integrity.js';
 import { multibaseDecode } from '../../src/encoding.js';
 
 const dir = new URL('../../fixtures/vc-di-eddsa/', import.meta.url);
@@ -76,29 +77,45 @@ describe('proofs verified before', () => {
 
 describe('canonical forms computed before', () => {
   const doc = () => ({ '@context': [CREDENTIALS_V1_URL, DATA_INTEGRITY_V2_URL], id: 'urn:uuid:canon-memo', type: ['VerifiableCredential'], issuer: 'did:example:i', issuanceDate: '2024-01-01T00:00:00Z', credentialSubject: { id: 'did:example:s' } });
+  const digestOf = (nquads: string) => Buffer.from(createHash('sha256').update(nquads, 'utf8').digest()).toString('hex');
+  const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
-  it('the same JSON (any key order) with the bundled contexts is canonicalized once, to what a fresh loader gives', async () => {
+  it('the same JSON (any key order) with the bundled contexts is canonicalized once, to the digest of what a fresh loader gives', async () => {
     const spy = vi.spyOn(jsonld, 'canonize');
     try {
-      const first = await canonize(doc());
+      const first = await canonicalDigest(doc());
       const calls = spy.mock.calls.length;
       const { credentialSubject, issuer, ...rest } = doc();
-      expect(await canonize({ credentialSubject, ...rest, issuer })).toBe(first);
+      expect(hex(await canonicalDigest({ credentialSubject, ...rest, issuer }))).toBe(hex(first));
       expect(spy.mock.calls.length).toBe(calls);
       // A loader of its own is never served from the memo (its contexts may differ).
-      expect(await canonize(doc(), createDocumentLoader())).toBe(first);
+      expect(hex(await canonicalDigest(doc(), createDocumentLoader()))).toBe(hex(first));
       expect(spy.mock.calls.length).toBe(calls + 1);
+      expect(hex(first)).toBe(digestOf(await canonize(doc(), createDocumentLoader())));
     } finally {
       spy.mockRestore();
     }
   });
 
   it('a changed document is canonicalized again (the memo is by content)', async () => {
-    const first = await canonize(doc());
-    const changed = await canonize({ ...doc(), issuanceDate: '2024-01-02T00:00:00Z' });
-    expect(changed).not.toBe(first);
-    expect(changed).toContain('2024-01-02T00:00:00Z');
-    expect(changed).toBe(await canonize({ ...doc(), issuanceDate: '2024-01-02T00:00:00Z' }, createDocumentLoader()));
+    const first = await canonicalDigest(doc());
+    const changed = { ...doc(), issuanceDate: '2024-01-02T00:00:00Z' };
+    const digest = await canonicalDigest(changed);
+    expect(hex(digest)).not.toBe(hex(first));
+    expect(hex(digest)).toBe(digestOf(await canonize(changed, createDocumentLoader())));
+  });
+
+  it('keeps a fleet burst: the first of 1,000 documents is still known after the other 999', async () => {
+    const many = Array.from({ length: 1000 }, (_, i) => ({ ...doc(), id: `urn:uuid:burst-${i}` }));
+    const spy = vi.spyOn(jsonld, 'canonize');
+    try {
+      for (const d of many) await canonicalDigest(d);
+      const calls = spy.mock.calls.length;
+      await canonicalDigest(many[0]!);
+      expect(spy.mock.calls.length).toBe(calls);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 

@@ -16,6 +16,11 @@ export const COLLECTIONS = {
   seenByTime: 'svc-dc-seen-at',
   credentials: 'svc-dc-credentials',
   statusLists: 'svc-dc-status-lists',
+  /**
+   * `<list name>/<index, 9 digits>`: indexes allocated since the list's record was last written
+   * whole (status.ts); that write folds them in and deletes them.
+   */
+  statusAllocations: 'svc-dc-status-allocations',
   /** Credentials whose statusChangeTerms wait for a later workflow (status.ts). */
   statusTerms: 'svc-dc-status-terms',
   projectCredentialData: 'svc-project-credential-data',

@@ -16,6 +16,7 @@ import {
   issueStatusListCredential,
   setStatus,
   statusListEntry,
+  withAllocated,
   statusPurposeFor,
   type StatusChangeTerms,
   type StatusList,
@@ -97,21 +98,49 @@ export interface StatusService {
 export function statusService(core: AgentCore): StatusService {
   const { deps } = core;
   const stored = deps.store.collection<StatusListRecord>(COLLECTIONS.statusLists);
+  const allocations = deps.store.collection<{ index: number }>(COLLECTIONS.statusAllocations);
+  const allocationKey = (name: string, index: number) => `${name}/${String(index).padStart(9, '0')}`;
   // Write-through: this agent is the lists' only writer, and every issuance reads its list (two
   // 16 KiB bitsets and the signed list credential) — parsing that JSON each time cost more than
-  // the allocation itself.
+  // the allocation itself. An issuance changes only the allocated bitset: it writes one small
+  // record for its index (statusAllocations) instead of the whole list record (~45 KB, signed
+  // credential included), and the next whole write (a re-issue after a status change) folds the
+  // records written since into the bitset and deletes them in the same batch.
   const known = new Map<string, StatusListRecord>();
+  /** Allocation records not yet folded into the stored list record, by list. */
+  const unfolded = new Map<string, string[]>();
   const lists = {
     async get(name: string): Promise<StatusListRecord | undefined> {
       const hit = known.get(name);
       if (hit) return hit;
       const rec = await stored.get(name);
-      if (rec) known.set(name, rec);
-      return rec;
+      if (!rec) return undefined;
+      const extra = await allocations.list({ prefix: `${name}/` });
+      // Another caller loaded it meanwhile, and may have allocated from it since: theirs is current.
+      const loaded = known.get(name);
+      if (loaded) return loaded;
+      const full = extra.length === 0 ? rec : { ...rec, list: withAllocated(rec.list, extra.map((e) => e.value.index)) };
+      unfolded.set(name, extra.map((e) => e.key));
+      known.set(name, full);
+      return full;
     },
+    /** Writes the whole record, folding in (deleting) the allocation records written since the last time. */
     async put(name: string, rec: StatusListRecord): Promise<void> {
-      known.delete(name);
-      await stored.put(name, rec);
+      const folded = unfolded.get(name) ?? [];
+      await deps.store.batch([
+        { type: 'put', collection: COLLECTIONS.statusLists, key: name, value: rec },
+        ...folded.map((key): BatchOp => ({ type: 'del', collection: COLLECTIONS.statusAllocations, key })),
+      ]);
+      unfolded.set(name, []);
+      known.set(name, rec);
+    },
+    /** Records one more allocated index of a list whose stored record exists. */
+    async allocated(name: string, rec: StatusListRecord, index: number): Promise<void> {
+      const key = allocationKey(name, index);
+      await allocations.put(key, { index });
+      const keys = unfolded.get(name);
+      if (keys) keys.push(key);
+      else unfolded.set(name, [key]);
       known.set(name, rec);
     },
   };
@@ -182,9 +211,11 @@ export function statusService(core: AgentCore): StatusService {
       core.lock(`status-list:${purpose}`, async () => {
         const rec = await load(purpose);
         const { list, index } = allocateIndex(rec.list, core.options.statusIndex);
-        // The list credential's bits did not change, but a new list must be published once.
-        const next = rec.credential ? { ...rec, list } : await reissue({ ...rec, list });
-        if (rec.credential) await lists.put(rec.name, next);
+        // The list credential's bits did not change (it is not signed again), but a new list must
+        // be published once.
+        let next: StatusListRecord;
+        if (rec.credential) await lists.allocated(rec.name, (next = { ...rec, list }), index);
+        else next = await reissue({ ...rec, list });
         return { entry: statusListEntry(next.list, index), list: rec.name, index };
       }),
 

@@ -3,7 +3,7 @@
 // and DIDComm media types are kept as raw strings for the envelope layer.
 import type { FastifyInstance } from 'fastify';
 import { MEDIA_TYPES } from '../../didcomm/types.js';
-import { JSON_TOO_DEEP, jsonDepth, MAX_JSON_DEPTH } from '../../json-depth.js';
+import { JSON_TOO_DEEP, MAX_JSON_DEPTH, nestsDeeperThan } from '../../json-depth.js';
 import { problem } from './problem.js';
 
 export function installJsonParsers(app: FastifyInstance): void {
@@ -15,7 +15,7 @@ export function installJsonParsers(app: FastifyInstance): void {
     if (body === '') return done(null, undefined);
     // RFC 8259 §9: nesting is bounded before parsing (json-depth.ts), so nothing that walks the
     // value later can overflow the stack.
-    if (jsonDepth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
       return done(problem(JSON_TOO_DEEP, `a JSON body may nest at most ${MAX_JSON_DEPTH} levels deep`, { maxDepth: MAX_JSON_DEPTH }));
     }
     json(request, body, done);
