@@ -61,7 +61,8 @@ const openRun = (
 );
 const open = { ...openRun.summary, resends: openRun.resends, threads: openRun.threads };
 
-const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
+// Under a second in milliseconds: an open-model sync takes tens of them, which `0.0 s` hid.
+const s = (ms) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
 const resent = (r) => Object.values(r ?? {}).reduce((n, k) => n + k, 0);
 const verdict = (ok) => (ok ? 'meets target' : 'MISSES target');
 // Which thread each run waited for: busy share of its event loop (CPU seconds).
