@@ -3,18 +3,7 @@
 // deletes and listings, a listing is exactly the keys present, in order.
 import { describe, expect, it } from 'vitest';
 import { openLightStore } from '../../src/store/light-store.js';
-
-/** A small deterministic generator (mulberry32), so that a failure can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as rng } from '../../src/testing/fault-plan.js';
 
 describe('light store: key order kept lazily', () => {
   for (const seed of [1, 2, 3, 4, 5]) {
