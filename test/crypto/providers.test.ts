@@ -157,10 +157,34 @@ describe('libsodium and node:crypto agree', async () => {
   });
 
   it('both refuse X25519 with a low-order point (RFC 7748 §6.1: the all-zero value)', () => {
-    const lowOrder = [Buffer.alloc(32), Buffer.concat([Buffer.of(1), Buffer.alloc(31)])];
+    const ff = (first: number) => Buffer.concat([Buffer.of(first), Buffer.alloc(30, 0xff), Buffer.of(0x7f)]);
+    const lowOrder = [
+      Buffer.alloc(32),
+      Buffer.concat([Buffer.of(1), Buffer.alloc(31)]),
+      // the two points of order 8, and p - 1, p, p + 1 (u mod p of order 2, 4 and 1)
+      hex('e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800'),
+      hex('5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157'),
+      ff(0xec),
+      ff(0xed),
+      ff(0xee),
+    ];
     for (const p of both) {
       const { privateKey } = p.x.x25519KeyPair();
       for (const point of lowOrder) expect(p.x.x25519(privateKey, point), p.name).toBeUndefined();
+    }
+  });
+
+  it('both refuse a small-order or non-canonical public key and a small-order R (else a zero signature verifies for every message)', () => {
+    const identity = Buffer.concat([Buffer.of(1), Buffer.alloc(31)]);
+    const identityAsPPlus1 = Buffer.concat([Buffer.of(0xee), Buffer.alloc(30, 0xff), Buffer.of(0x7f)]); // y = p + 1 ≡ 1
+    const forged = Buffer.concat([identity, Buffer.alloc(32)]); // R = identity, S = 0
+    const honest = node.ed.ed25519PublicKey(random(32));
+    for (const p of both) {
+      for (const message of [Buffer.from('pay 100'), Buffer.from('pay 1,000,000')]) {
+        expect(p.ed.ed25519Verify(identity, message, forged), p.name).toBe(false);
+        expect(p.ed.ed25519Verify(identityAsPPlus1, message, forged), p.name).toBe(false);
+        expect(p.ed.ed25519Verify(honest, message, forged), p.name).toBe(false);
+      }
     }
   });
 
