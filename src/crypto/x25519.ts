@@ -26,9 +26,11 @@ export function x25519KeyPair(): { privateKey: Buffer; publicKey: Buffer } {
     const { privateKey, publicKey } = generate('x25519', { publicKeyEncoding: jwk, privateKeyEncoding: jwk });
     return { privateKey: Buffer.from(privateKey.d, 'base64url'), publicKey: Buffer.from(publicKey.x, 'base64url') };
   }
-  const privateKey = Buffer.allocUnsafe(32);
+  // Buffers of their own, not slices of the shared allocUnsafe pool: a pooled slice drags the
+  // whole pool along wherever the buffer is cloned (postMessage copies the underlying slab).
+  const privateKey = Buffer.alloc(32);
   sodium.randombytes_buf(privateKey);
-  const publicKey = Buffer.allocUnsafe(32);
+  const publicKey = Buffer.alloc(32);
   sodium.crypto_scalarmult_base(publicKey, privateKey);
   return { privateKey, publicKey };
 }
@@ -39,7 +41,7 @@ export function x25519(privateKey: Uint8Array, publicKey: Uint8Array): Buffer | 
   let z: Buffer;
   try {
     if (sodium) {
-      z = Buffer.allocUnsafe(32);
+      z = Buffer.alloc(32);
       sodium.crypto_scalarmult(z, privateKey, publicKey);
     } else {
       z = diffieHellman({ privateKey: privateKeyObject('X25519', privateKey), publicKey: publicKeyObject('X25519', publicKey) });

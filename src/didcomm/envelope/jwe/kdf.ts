@@ -46,6 +46,9 @@ export function concatKdf(z: Uint8Array, info: Uint8Array, bits: number, ccTag?:
     input.writeUInt32BE(i, 0);
     out.push(hash('sha256', input, 'buffer'));
   }
+  // The input holds a copy of Z (and of the static Zs for ECDH-1PU), in a slice of the shared
+  // allocUnsafe pool: cleared like the caller's own copies.
+  input.fill(0, 4, 4 + z.length);
   return rounds === 1 ? out[0]!.subarray(0, bits / 8) : Buffer.concat(out).subarray(0, bits / 8);
 }
 
