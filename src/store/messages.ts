@@ -89,7 +89,9 @@ export function messageDigest(received: string, head: string = received): Messag
   return {
     size: Buffer.byteLength(received),
     hash: `sha256:${b64uEncode(sha256(received).subarray(0, 16))}`,
-    head: head.slice(0, DIGEST_HEAD_CHARS),
+    // A copy, not a slice: V8 keeps a slice as a view of the whole packed text (up to the body
+    // limit), which a record kept in memory would then hold on to.
+    head: Buffer.from(head.slice(0, DIGEST_HEAD_CHARS)).toString(),
   };
 }
 
@@ -379,7 +381,10 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
         { type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec },
         { type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(rec, seq), value: seq },
       ]);
-      remember(seq, rec);
+      // Only records that update() will complete: 'received' (its handling follows) and
+      // 'sending' (its send follows). Others (undecryptable, refused at the door) never are, and
+      // anyone can send them: they must not fill the memory the flows under way need.
+      if (rec.result === 'received' || rec.result === 'sending') remember(seq, rec);
       if (a.count !== undefined) a.count += 1;
       a.sincePrune += 1;
       if (a.sincePrune >= pruneEvery && !a.pruning) {
