@@ -76,7 +76,9 @@ function placeholder(value: string, index: number): string {
   return `${value.slice(0, colon)}:${value.startsWith('//', colon + 1) ? '//' : ''}${MARK}${index}z`;
 }
 
-/** The document's shape, or undefined when it is not plain JSON of strings, numbers, booleans and null. */
+const namedContexts = (ctx: unknown): boolean => typeof ctx === 'string' || (Array.isArray(ctx) && ctx.every((c) => typeof c === 'string'));
+
+/** The document's shape, or undefined when it is not plain JSON of strings, numbers, booleans and null, or has an inline context. */
 export function shapeOf(doc: unknown): Shape | undefined {
   const values: string[] = [];
   const placeholders: string[] = [];
@@ -97,6 +99,10 @@ export function shapeOf(doc: unknown): Shape | undefined {
       const out: Record<string, unknown> = {};
       for (const k of Object.keys(value).sort()) {
         if (k.includes(MARK)) throw new NotAShape();
+        // Only contexts named by URL (the bundled ones): an inline context can define terms
+        // this path does not know of, which jsonld would expand a value into (a term spelled
+        // like an absolute IRI, under @type: @vocab), so such documents are left to jsonld.
+        if (k === '@context' && !namedContexts((value as Record<string, unknown>)[k])) throw new NotAShape();
         // Contexts and types choose the term definitions: part of the shape, never placeholders.
         out[k] = walk((value as Record<string, unknown>)[k], fixed || k === '@context' || k === 'type' || k === '@type');
       }

@@ -84,6 +84,10 @@ describe('canonical N-Quads by shape', () => {
     const twice = { ...kyc(), credentialSubject: { id: 'did:example:s', firstName: ['Ada', 'Ada'] } };
     expect(await canonizeByShape(twice)).toBeUndefined();
     expect(await same({ ...twice, credentialSubject: { id: 'did:example:s', firstName: ['Ada', 'Bea'] } })).toBe(true);
+    // An inline context may define terms the bundled ones lack, which jsonld would expand a
+    // value into ("did:example:x" below is a term, mapped to null, under @type: @vocab).
+    const inline = { ...kyc(), '@context': [...(kyc()['@context'] as string[]), { 'did:example:x': null, p: { '@id': 'https://ex.example/p', '@type': '@vocab' } }] };
+    expect(await canonizeByShape({ ...inline, credentialSubject: { id: 'did:example:s', p: 'did:example:x' } })).toBeUndefined();
     // Not plain JSON.
     expect(shapeOf({ a: undefined })).toBeUndefined();
     expect(shapeOf({ a: new Date(0) })).toBeUndefined();
