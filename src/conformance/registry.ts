@@ -39,6 +39,7 @@ export function createRuleRegistry(options: RuleRegistryOptions = {}): RuleRegis
   // come from outside.
   const byTypeString = new Map<string, MessageRule[]>();
   const BY_TYPE_STRING_MAX = 256;
+  const NO_RULES: MessageRule[] = [];
 
   const registry: RuleRegistry = {
     addProtocolRules(messageType, ...rules) {
@@ -54,7 +55,9 @@ export function createRuleRegistry(options: RuleRegistryOptions = {}): RuleRegis
     rulesFor(messageType) {
       const known = byTypeString.get(messageType);
       if (known) return known;
-      const rules = byType.get(keyOf(messageType))?.rules ?? [];
+      const rules = byType.get(keyOf(messageType))?.rules;
+      // Only types that have rules: any sender can make up types (of any length) by the thousand.
+      if (!rules) return NO_RULES;
       setBounded(byTypeString, messageType, rules, BY_TYPE_STRING_MAX);
       return rules;
     },
