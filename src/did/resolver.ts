@@ -104,7 +104,11 @@ export function resolutionCache(options: { max?: number; ttlMs?: number; clock?:
   const entries = new Map<string, { at: number; result: DIDResolutionResult }>();
   const peek = (did: string): DIDResolutionResult | undefined => {
     const hit = entries.get(did);
-    if (!hit || clock.now() - hit.at >= ttlMs) return undefined;
+    if (!hit) return undefined;
+    if (clock.now() - hit.at >= ttlMs) {
+      entries.delete(did); // expired: not kept until newer entries push it out
+      return undefined;
+    }
     entries.delete(did); // re-insert: Map order is the LRU order
     entries.set(did, hit);
     return hit.result;

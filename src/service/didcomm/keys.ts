@@ -36,8 +36,10 @@ export function serviceSecrets(deps: Pick<ServiceDeps, 'identity'>): SecretsSour
 // next message and every envelope paid the ion long-form decoding (and the envelope layer's key
 // conversions, which are cached by document) again: 1,000 wallets sync in ~17 s instead of ~22 s.
 // The cost is memory: an entry is ~0.6 KB, but what stays reachable from a cached document (those
-// conversions) comes to ~45 KB of heap per holder seen in the last 5 minutes (the TTL).
-const SERVICE_RESOLUTION_CACHE_MAX = 20_000;
+// conversions) comes to ~45 KB of heap per holder seen in the last 5 minutes (the TTL). Bounded
+// at 4,096 (two entries per holder: ~2,000 live holders, at most ~180 MB), since anyone can mint
+// did:ion long forms that resolve offline and fill it.
+const SERVICE_RESOLUTION_CACHE_MAX = 4_096;
 
 /** Resolves the service DID locally and everything else with the project resolver (ion long forms offline, short forms by registry). */
 export function serviceResolver(deps: Pick<ServiceDeps, 'identity'>, registry: StoredDidRegistry, fetchFn?: typeof fetch): DocumentResolver {
