@@ -19,9 +19,12 @@ function words(bytes: Buffer, n: number): Uint32Array {
 /** XChaCha20 → ChaCha20: the HChaCha20 subkey and the 12-byte nonce. */
 function subkeyAndNonce(key: Buffer, nonce: Buffer): { key: Buffer; nonce: Buffer } {
   const out = new Uint32Array(8);
-  hchacha(SIGMA, words(key, 8), words(nonce.subarray(0, 16), 4), out);
-  const sub = Buffer.allocUnsafe(32);
+  const keyWords = words(key, 8);
+  hchacha(SIGMA, keyWords, words(nonce.subarray(0, 16), 4), out);
+  const sub = Buffer.alloc(32);
   for (let i = 0; i < 8; i++) sub.writeUInt32LE(out[i]!, i * 4);
+  // Copies of the content key and of the subkey: cleared like the subkey's other uses.
+  keyWords.fill(0);
   out.fill(0);
   const short = Buffer.alloc(12);
   nonce.copy(short, 4, 16, 24);

@@ -95,18 +95,23 @@ export function encryptJwe(plaintext: Buffer, i: EncryptInput): string {
   prefix.aad.copy(aad, 0);
   aad.write(restB64, prefix.aad.length, 'latin1');
   const { ciphertext, tag } = cipher.encrypt(cek, iv, plaintext, aad);
-  const recipients = i.recipients.map((r) => {
-    const kek = deriveKek({
-      alg: i.alg,
-      own: epk.privateKey,
-      peer: r.key,
-      staticPair: i.sender ? { own: i.sender.key, peer: r.key } : undefined,
-      info: prefix.info,
-      tag,
+  let recipients: { header: { kid: string }; encrypted_key: string }[];
+  try {
+    recipients = i.recipients.map((r) => {
+      const kek = deriveKek({
+        alg: i.alg,
+        own: epk.privateKey,
+        peer: r.key,
+        staticPair: i.sender ? { own: i.sender.key, peer: r.key } : undefined,
+        info: prefix.info,
+        tag,
+      });
+      return { header: { kid: r.kid }, encrypted_key: wrapKey(kek, cek).toString('base64url') };
     });
-    return { header: { kid: r.kid }, encrypted_key: wrapKey(kek, cek).toString('base64url') };
-  });
-  discardKey(epk.privateKey);
+  } finally {
+    // Also when a recipient's key is refused (low order): the ephemeral key serves this message only.
+    discardKey(epk.privateKey);
+  }
   // The JSON of {protected, recipients, iv, ciphertext, tag}, written out: base64url needs no
   // escaping, and JSON.stringify would scan every character of the ciphertext for it.
   return `{"protected":"${protectedB64}","recipients":${JSON.stringify(recipients)},"iv":"${iv.toString('base64url')}","ciphertext":"${ciphertext.toString('base64url')}","tag":"${tag.toString('base64url')}"}`;

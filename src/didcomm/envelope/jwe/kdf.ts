@@ -69,10 +69,14 @@ export interface KekInput {
 /** The key-encryption key of one recipient: Z = Ze (ECDH-ES) or Ze || Zs (ECDH-1PU §2.2). */
 export function deriveKek(i: KekInput): Buffer {
   const ze = sharedSecret(i.own, i.peer, 'envelope.jwe-epk');
-  const z = i.staticPair ? Buffer.concat([ze, staticSharedSecret(i.staticPair.own, i.staticPair.peer, 'envelope.jwe-sender-key')]) : ze;
-  const kek = concatKdf(z, i.info, KEK_BITS, i.alg === 'ECDH-1PU+A256KW' ? i.tag : undefined);
-  // Ze (and Ze || Zs) serve this one key: zeroed, not left to the collector. Zs is kept (staticSharedSecret).
-  ze.fill(0);
-  z.fill(0);
-  return kek;
+  let z: Buffer = ze;
+  try {
+    if (i.staticPair) z = Buffer.concat([ze, staticSharedSecret(i.staticPair.own, i.staticPair.peer, 'envelope.jwe-sender-key')]);
+    return concatKdf(z, i.info, KEK_BITS, i.alg === 'ECDH-1PU+A256KW' ? i.tag : undefined);
+  } finally {
+    // Ze (and Ze || Zs) serve this one key: zeroed, not left to the collector, also when the
+    // static agreement is refused. Zs is kept (staticSharedSecret).
+    ze.fill(0);
+    z.fill(0);
+  }
 }
