@@ -167,6 +167,24 @@ describe('resend records: the last message stored apart from the state', () => {
     again.r.close();
   });
 
+  it('pruning deletes the message before the state: a crash between the two leaves no copy that no state names', async () => {
+    const store = openLightStore();
+    const clock = new ManualClock();
+    const states = store.collection<ResendState>('resend');
+    const outs = store.collection<ResendOut>('resend-out');
+    // The state's delete never happens (the process stops there).
+    const crashing = { get: states.get.bind(states), put: states.put.bind(states), list: states.list.bind(states), del: async () => { throw new Error('crash'); } };
+    const { r } = party(store, clock, { keepMs: 60_000, store: crashing });
+    await r.noteReceived(msg('in-1', ISSUE));
+    await r.noteSending(msg('m-1', ACK), 'did:example:w', 'authcrypt');
+    clock.advance(61_000);
+    await r.noteReceived({ ...msg('in-2', REQUEST), thid: 't-2' });
+    await new Promise((done) => setTimeout(done, 10));
+    expect(await outs.list()).toEqual([]);
+    expect((await states.get('t-1'))?.last).toEqual({ id: 'm-1', after: 'in-1' });
+    r.close();
+  });
+
   it('a restarted party deletes the old records it finds idle', async () => {
     const store = openLightStore();
     const clock = new ManualClock();
