@@ -23,6 +23,9 @@
 // credential and its status list). A new last message is stored before the state names it, and
 // the one it replaces is deleted after, so a crash between the writes leaves the state naming a
 // message that is there. Without `outs` (and in records written before), the message is inline.
+// A crash between the writes can still leave a copy no state names (a new message stored but not
+// yet named, or the one replaced not yet deleted; pruning deletes the message before the state for
+// the same reason): start() lists `outs` once and deletes those.
 // When the peer's last message on a thread expects no answer (an ack, `established`, a problem
 // report that ends the thread: kind 'answer'), the peer has everything we sent, and no replay of a
 // message of its own is coming: our last message is deleted, the small state stays.
@@ -85,8 +88,11 @@ export interface ResendState extends Omit<ResendRecord, 'out'> {
 export interface ResendOptions {
   /** Where the threads' states live (one per thread); without `del`, records are kept for good. */
   store: Pick<Collection<ResendState>, 'get' | 'put' | 'list'> & Partial<Pick<Collection<ResendState>, 'del'>>;
-  /** Where each thread's last message lives, apart from its state (see the top of this file); omitted: inline. */
-  outs?: Pick<Collection<ResendOut>, 'get' | 'put' | 'del'>;
+  /**
+   * Where each thread's last message lives, apart from its state (see the top of this file); omitted:
+   * inline. With `list`, start() deletes the copies no state names (left by a crash between writes).
+   */
+  outs?: Pick<Collection<ResendOut>, 'get' | 'put' | 'del'> & Partial<Pick<Collection<ResendOut>, 'list'>>;
   /** 'retry': the message waits for an answer; 'answer': kept to answer replays; undefined: not tracked. */
   kind(message: PlainMessage): ResendKind | undefined;
   /** First retry of a send that failed after this (default 2 s), doubling… */
@@ -328,9 +334,11 @@ export function createResender(
           const s = await read(thid);
           // Changed meanwhile (a write put it back at the end of `idle`, or scheduled a retry).
           if (!s || s.retry || (s.at !== undefined && s.at > cutoff)) return;
+          // The message first: a crash between the two leaves a state naming a missing message (read
+          // as none), never a message that no state names.
+          if (s.last && o.outs) await o.outs.del(outKey(thid, s.last.id));
           cache.delete(thid);
           await del(thid);
-          if (s.last && o.outs) await o.outs.del(outKey(thid, s.last.id));
         });
       }
     })()
@@ -414,6 +422,41 @@ export function createResender(
     return sent;
   }
 
+  /** Copies of messages listed per page when start() looks for unnamed ones (each up to tens of KB). */
+  const SWEEP_PAGE = 256;
+
+  /**
+   * Deletes the copies in `outs` that no state names (see "What is stored"), given the keys the
+   * states named when they were read. Each is checked again under its thread's lock against the
+   * thread's current state, so a message being stored while this runs is never taken.
+   */
+  async function sweepOuts(named: Set<string>): Promise<number> {
+    const outs = o.outs;
+    if (!outs?.list) return 0;
+    let removed = 0;
+    let after: string | undefined;
+    for (;;) {
+      const page = await outs.list({ limit: SWEEP_PAGE, ...(after !== undefined ? { gt: after } : {}) });
+      for (const { key } of page) {
+        if (closed) return removed;
+        if (named.has(key)) continue;
+        // Message ids are ours (no NUL); a thread id comes from the peer and may hold one.
+        const cut = key.lastIndexOf('\u0000');
+        if (cut < 0) continue;
+        const thid = key.slice(0, cut);
+        await lock(thid, async () => {
+          const s = await read(thid);
+          const last = s && lastOf(s);
+          if (last && outKey(thid, last.id) === key) return;
+          await outs.del(key);
+          removed++;
+        });
+      }
+      if (page.length < SWEEP_PAGE) return removed;
+      after = page[page.length - 1]!.key;
+    }
+  }
+
   function runDue(): Promise<number> {
     const p = chain.then(pass, pass);
     chain = p.catch(() => undefined);
@@ -495,8 +538,10 @@ export function createResender(
       // A restarted party sends the last message of every open thread again now.
       const now = deps.clock.now();
       const resting: [string, number][] = [];
+      const named = new Set<string>();
       for (const { key, value } of await o.store.list()) {
         const last = lastOf(value);
+        if (value.last) named.add(outKey(key, value.last.id));
         if (!value.retry) resting.push([key, value.at ?? now]);
         if (!value.retry || !last) continue;
         due.set(key, Math.min(value.retry.nextAt, now));
@@ -504,6 +549,12 @@ export function createResender(
       }
       for (const [thid, at] of resting.sort((a, b) => a[1] - b[1])) if (!idle.has(thid)) idle.set(thid, at);
       arm();
+      // Copies left by a crash between writes: nothing else ever lists `outs`.
+      const removed = await sweepOuts(named).catch((err) => {
+        deps.log('warn', 'unnamed resend messages could not be deleted', { code: toIdsyncError(err).code });
+        return 0;
+      });
+      if (removed > 0) deps.log('info', 'deleted resend messages no thread names', { removed });
       pruneIdle();
     },
     close() {

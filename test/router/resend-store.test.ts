@@ -146,6 +146,45 @@ describe('resend records: the last message stored apart from the state', () => {
     r.close();
   });
 
+  it('a restarted party deletes the message copies no state names (a crash between writes), and keeps the named ones', async () => {
+    const store = openLightStore();
+    const clock = new ManualClock();
+    const outs = store.collection<ResendOut>('resend-out');
+    const first = party(store, clock);
+    await first.r.noteReceived(msg('in-1', REQUEST));
+    await first.r.noteSending(msg('m-1', ISSUE), 'did:example:w', 'authcrypt');
+    first.r.close();
+    // Left by crashes: the copy a state stopped naming (t-1's m-0), a copy stored before its state (t-2).
+    const copy = (id: string, thid: string): ResendOut => ({ message: { ...msg(id, ISSUE), thid }, to: 'did:example:w', mode: 'authcrypt', sentAt: clock.now() });
+    await outs.put(outKey('t-1', 'm-0'), copy('m-0', 't-1'));
+    await outs.put(outKey('t-2', 'm-2'), copy('m-2', 't-2'));
+    const again = party(store, clock);
+    await again.r.start();
+    expect((await outs.list()).map((e) => e.key)).toEqual([outKey('t-1', 'm-1')]);
+    expect(again.dels.sort()).toEqual([outKey('t-1', 'm-0'), outKey('t-2', 'm-2')]);
+    expect(await again.r.runDue()).toBe(1);
+    expect(again.sends.map((s) => s.message.id)).toEqual(['m-1']);
+    again.r.close();
+  });
+
+  it('pruning deletes the message before the state: a crash between the two leaves no copy that no state names', async () => {
+    const store = openLightStore();
+    const clock = new ManualClock();
+    const states = store.collection<ResendState>('resend');
+    const outs = store.collection<ResendOut>('resend-out');
+    // The state's delete never happens (the process stops there).
+    const crashing = { get: states.get.bind(states), put: states.put.bind(states), list: states.list.bind(states), del: async () => { throw new Error('crash'); } };
+    const { r } = party(store, clock, { keepMs: 60_000, store: crashing });
+    await r.noteReceived(msg('in-1', ISSUE));
+    await r.noteSending(msg('m-1', ACK), 'did:example:w', 'authcrypt');
+    clock.advance(61_000);
+    await r.noteReceived({ ...msg('in-2', REQUEST), thid: 't-2' });
+    await new Promise((done) => setTimeout(done, 10));
+    expect(await outs.list()).toEqual([]);
+    expect((await states.get('t-1'))?.last).toEqual({ id: 'm-1', after: 'in-1' });
+    r.close();
+  });
+
   it('a restarted party deletes the old records it finds idle', async () => {
     const store = openLightStore();
     const clock = new ManualClock();
