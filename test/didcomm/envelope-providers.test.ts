@@ -1,5 +1,5 @@
-// The native engine computes X25519 and Ed25519 in libsodium (raw keys) or, with
-// IDSYNC_CRYPTO=node or without sodium-native, in node:crypto (KeyObjects): two copies of the
+// The native engine computes X25519 and Ed25519 in libsodium or, with IDSYNC_CRYPTO=node or
+// without sodium-native, in node:crypto (X25519 on KeyObjects): two copies of the
 // engine, one under each provider, must read each other's envelopes in every mode and content
 // encryption, the envelope's refusals included; the NIST curves take the same path under both.
 import { describe, expect, it, vi } from 'vitest';
@@ -92,6 +92,30 @@ describe('native engine under libsodium and under node:crypto', () => {
         // Refused at the agreement itself, not later at the key unwrap.
         if (bad === lowOrder) expect(outcomes[0]).toBe('didcomm_malformed envelope.jwe-epk');
       }
+    }
+  });
+
+  it('both refuse a signed message from a small-order Ed25519 key whose all-zero signature would verify under OpenSSL alone', async () => {
+    const did = 'did:example:forger';
+    const identity = Buffer.concat([Buffer.of(1), Buffer.alloc(31)]).toString('base64url');
+    const doc = {
+      id: did,
+      verificationMethod: [{ id: `${did}#auth-0`, type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: identity } }],
+      authentication: [`${did}#auth-0`],
+    };
+    const p = parties('X25519', 'Ed25519');
+    const payload = Buffer.from(JSON.stringify({ ...p.message, from: did })).toString('base64url');
+    const forged = {
+      payload,
+      signatures: [{ protected: Buffer.from(JSON.stringify({ typ: 'application/didcomm-signed+json', alg: 'EdDSA' })).toString('base64url'), header: { kid: `${did}#auth-0` }, signature: Buffer.concat([Buffer.from(identity, 'base64url'), Buffer.alloc(32)]).toString('base64url') }],
+    };
+    const resolve = mapResolver([doc as never]);
+    for (const e of [sodium, node]) {
+      const outcome = await e.envelope.unpack(JSON.stringify(forged), { resolve, secrets: memorySecrets([]), engine: 'native' }).then(
+        () => 'accepted',
+        (err: { code?: string }) => err.code,
+      );
+      expect(outcome, e.provider).not.toBe('accepted');
     }
   });
 });

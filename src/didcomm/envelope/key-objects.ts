@@ -52,8 +52,13 @@ export function isRawKey(k: EngineKey): k is RawKey {
   return (k as Partial<RawKey>).raw !== undefined;
 }
 
-/** OKP keys stay raw bytes only where libsodium computes with them; node:crypto wants KeyObjects. */
-const RAW_OKP = cryptoProvider === 'libsodium';
+/**
+ * Ed25519 keys are always raw bytes: src/crypto/ed25519.ts is the one place that verifies them,
+ * with the checks both providers must make (OpenSSL alone accepts small-order keys). X25519 keys
+ * are raw only where libsodium computes with them; node:crypto agrees on KeyObjects (its all-zero
+ * check below refuses the low-order points).
+ */
+const RAW_X25519 = cryptoProvider === 'libsodium';
 
 /** The raw key of an X25519/Ed25519 JWK member (what node:crypto's JWK import accepts: base64url of 32 bytes), else undefined. */
 function rawMember(jwk: Record<string, unknown>, member: 'x' | 'd'): Buffer | undefined {
@@ -64,7 +69,8 @@ function rawMember(jwk: Record<string, unknown>, member: 'x' | 'd'): Buffer | un
 }
 
 function rawCurve(jwk: Record<string, unknown>): RawKey['crv'] | undefined {
-  return RAW_OKP && jwk.kty === 'OKP' && (jwk.crv === 'X25519' || jwk.crv === 'Ed25519') ? jwk.crv : undefined;
+  if (jwk.kty !== 'OKP') return undefined;
+  return jwk.crv === 'Ed25519' || (RAW_X25519 && jwk.crv === 'X25519') ? jwk.crv : undefined;
 }
 
 function publicMembers(jwk: Record<string, unknown>): Record<string, unknown> {
@@ -142,7 +148,7 @@ export function privateKeyOf(jwk: Record<string, unknown>, kid: string): EngineK
 
 /** A fresh ephemeral key pair on `curve` and its public JWK in the member order peers see today. */
 export function ephemeralKey(curve: AgreementCurve): { privateKey: EngineKey; jwk: Record<string, string> } {
-  if (RAW_OKP && curve === 'X25519') {
+  if (RAW_X25519 && curve === 'X25519') {
     const pair = x25519KeyPair();
     return { privateKey: { crv: curve, raw: pair.privateKey, isPrivate: true }, jwk: { crv: curve, kty: 'OKP', x: pair.publicKey.toString('base64url') } };
   }

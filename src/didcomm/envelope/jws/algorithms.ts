@@ -1,7 +1,7 @@
 // JWS algorithms of DIDComm v2 §Message Signing: EdDSA (Ed25519), ES256 (P-256), ES256K
-// (secp256k1). ECDSA signs and verifies in OpenSSL through node:crypto, as does EdDSA on a
-// KeyObject; EdDSA on a raw key (libsodium the provider) goes through src/crypto/. ECDSA
-// signatures are the raw R || S of RFC 7518 §3.4 (IEEE P1363).
+// (secp256k1). ECDSA signs and verifies in OpenSSL through node:crypto; EdDSA (Ed25519 keys are
+// always raw, key-objects.ts) goes through src/crypto/, libsodium or node:crypto with the same
+// checks. ECDSA signatures are the raw R || S of RFC 7518 §3.4 (IEEE P1363).
 import { sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
 import { ed25519Sign, ed25519Verify } from '../../../crypto/ed25519.js';
 import { isRawKey, type EngineKey, type SigningCurve } from '../key-objects.js';
@@ -39,7 +39,7 @@ export function signBytes(alg: SignAlg, key: EngineKey, data: Buffer): Buffer {
     if (alg !== 'EdDSA' || key.crv !== 'Ed25519' || !key.isPrivate) throw malformed('envelope.jws-alg', `${alg} cannot sign with a raw ${key.crv} key`);
     return ed25519Sign(key.raw, data);
   }
-  if (alg === 'EdDSA') return cryptoSign(null, data, key);
+  if (alg === 'EdDSA') throw malformed('envelope.jws-alg', `EdDSA cannot sign with a ${String(key.asymmetricKeyType)} key`);
   const sig = cryptoSign('sha256', data, { key, dsaEncoding: 'ieee-p1363' });
   return alg === 'ES256K' ? lowS(sig) : sig;
 }
@@ -49,7 +49,7 @@ export function verifyBytes(alg: SignAlg, key: EngineKey, data: Buffer, signatur
   if (signature.length !== 64) return false;
   if (isRawKey(key)) return alg === 'EdDSA' && key.crv === 'Ed25519' && !key.isPrivate && ed25519Verify(key.raw, data, signature);
   try {
-    return alg === 'EdDSA' ? cryptoVerify(null, data, key, signature) : cryptoVerify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature);
+    return alg !== 'EdDSA' && cryptoVerify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature);
   } catch {
     return false;
   }
