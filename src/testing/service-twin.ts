@@ -136,7 +136,13 @@ export async function startServiceTwin(o: StartTwinOptions): Promise<ServiceTwin
   let closeEndpoint = () => {};
   let fetchFn: typeof fetch;
   if (o.transport === 'http') {
-    url = await service.listen({ port: o.port ?? 0, host: o.host ?? '127.0.0.1' });
+    try {
+      url = await service.listen({ port: o.port ?? 0, host: o.host ?? '127.0.0.1' });
+    } catch (err) {
+      // Refused (e.g. address in use): stop what createService started; the store is the caller's.
+      await service.close().catch(() => undefined);
+      throw err;
+    }
     fetchFn = globalThis.fetch;
   } else {
     url = service.deps.publicUrl;

@@ -8,6 +8,7 @@ import { IdsyncError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { fencedStore, type FencedStore } from './fenced-store.js';
 import { fencedTransport } from './fenced-transport.js';
+import { startOnRestartablePort } from './restartable-port.js';
 import { startServiceTwin, type ServiceTwin, type StartTwinOptions } from './service-twin.js';
 
 export interface ServiceParty {
@@ -48,6 +49,12 @@ export async function startServiceParty(
   };
 
   async function boot(): Promise<ServiceTwin> {
+    // Over HTTP without a port given, the first start picks one a restart can listen on again.
+    if (options.transport === 'http' && !port) return startOnRestartablePort((p) => bootOn(p));
+    return bootOn(port);
+  }
+
+  async function bootOn(at: number | undefined): Promise<ServiceTwin> {
     fence = fencedStore(store);
     const mine = ++generation;
     // A crashed generation sends nothing more, whatever it still had in flight.
@@ -56,7 +63,7 @@ export async function startServiceParty(
     const t = await startServiceTwin({
       ...options,
       store: fence,
-      ...(port !== undefined ? { port } : {}),
+      ...(at !== undefined ? { port: at } : {}),
       agent: {
         ...options.agent,
         crashPoint,

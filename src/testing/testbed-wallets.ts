@@ -11,6 +11,7 @@ import { createWallet, type Wallet } from '../wallet/wallet.js';
 import type { WalletOptions } from '../wallet/options.js';
 import { fencedStore, type FencedStore } from './fenced-store.js';
 import { fencedTransport } from './fenced-transport.js';
+import { startOnRestartablePort } from './restartable-port.js';
 
 export type WalletMode = 'endpoint' | 'pickup' | 'live';
 
@@ -82,8 +83,12 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
         : {}),
     });
     if (mode === 'endpoint') {
-      const listening = await w.listen(network ? { memory: { network, url: `memory://wallet-${index}` } } : { http: { host: '127.0.0.1', port: port ?? 0 } });
-      // The DID names this port: a restart listens on it again.
+      // The DID names this port: a restart listens on it again, so the first start picks one it can.
+      const listening = network
+        ? await w.listen({ memory: { network, url: `memory://wallet-${index}` } })
+        : port
+          ? await w.listen({ http: { host: '127.0.0.1', port } })
+          : await startOnRestartablePort((p) => w.listen({ http: { host: '127.0.0.1', port: p } }));
       if (listening.http) port = Number(new URL(listening.http).port);
     } else {
       await w.init();

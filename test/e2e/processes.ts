@@ -1,10 +1,10 @@
 // Long-running CLI processes for whole-flow tests across processes: start `idsync …` on the
 // TypeScript sources, wait for a line on its stdout (event based), stop it with SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { restartablePort } from '../../src/testing/restartable-port.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = join(ROOT, 'src/cli/main.ts');
@@ -73,36 +73,22 @@ export function startCli(args: string[], env: Record<string, string> = {}): Runn
 
 /**
  * A TCP port free right now on 127.0.0.1, for an endpoint published before anyone listens or a
- * server restarted on the same port (its did:web names it). The port is chosen below the kernel's
- * ephemeral range: a port from that range (what listen(0) gives) can be taken in the meantime as
- * the local end of any outbound connection on the machine (parallel tests make thousands), and a
- * restart on it then fails with EADDRINUSE.
+ * server restarted on the same port (its did:web names it): below the kernel's ephemeral range
+ * (restartable-port.ts says why), never the same twice in one test process.
  */
 export async function freePort(): Promise<number> {
-  const low = Math.min(ephemeralLow(), 65_536);
-  const from = Math.min(10_000, low - 1_000);
   for (let attempt = 0; attempt < 200; attempt++) {
-    const port = from + Math.floor(Math.random() * (low - from));
+    const port = restartablePort();
     if (handed.has(port)) continue;
     if (await listensFree(port)) {
       handed.add(port);
       return port;
     }
   }
-  throw new Error(`no free port found in ${from}–${low - 1}`);
+  throw new Error('no free port found below the ephemeral range');
 }
 
-/** Ports already handed out by this test file's process, never handed twice. */
 const handed = new Set<number>();
-
-function ephemeralLow(): number {
-  try {
-    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-    return Number.isInteger(low) && low > 11_000 ? low : 32_768;
-  } catch {
-    return 32_768; // Linux's default lower bound; other systems' ranges start higher.
-  }
-}
 
 function listensFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -1,0 +1,74 @@
+// Servers a testbed restarts on the same port (their DIDs name it) listen below the kernel's
+// ephemeral range, where no outbound connection can take the port while they are down; a port
+// some other server holds is passed over for another.
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { IdsyncError } from '../../src/errors.js';
+import { restartablePort, startOnRestartablePort } from '../../src/testing/restartable-port.js';
+import { startTestbed, type Testbed } from '../../src/testing/index.js';
+
+const EPHEMERAL_LOW = (() => {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  } catch {
+    return 32_768;
+  }
+})();
+
+let bed: Testbed | undefined;
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+});
+
+describe('restartable ports', () => {
+  it('are chosen below the ephemeral range', () => {
+    for (let i = 0; i < 1000; i++) {
+      const p = restartablePort();
+      expect(p).toBeGreaterThanOrEqual(1024);
+      expect(p).toBeLessThan(EPHEMERAL_LOW);
+    }
+  });
+
+  it('try another port when one is in use, and give up on any other refusal at once', async () => {
+    const tried: number[] = [];
+    const port = await startOnRestartablePort(async (p) => {
+      tried.push(p);
+      if (tried.length < 3) throw Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
+      return p;
+    });
+    expect(tried).toHaveLength(3);
+    expect(port).toBe(tried[2]);
+
+    let calls = 0;
+    await expect(
+      startOnRestartablePort(async () => {
+        calls++;
+        throw new IdsyncError('address_not_available', 'no such address');
+      }),
+    ).rejects.toMatchObject({ code: 'address_not_available' });
+    expect(calls).toBe(1);
+
+    calls = 0;
+    await expect(
+      startOnRestartablePort(async (p) => {
+        calls++;
+        throw new IdsyncError('address_in_use', `127.0.0.1:${p} is already in use`);
+      }),
+    ).rejects.toMatchObject({ code: 'address_in_use' });
+    expect(calls).toBe(20);
+  });
+
+  it('let a testbed restart its service and wallet over HTTP on the ports their DIDs name', async () => {
+    bed = await startTestbed({ transport: 'http' });
+    const servicePort = Number(new URL(bed.service.url).port);
+    const walletUrl = bed.wallets[0].endpoints!.http!;
+    expect(servicePort).toBeLessThan(EPHEMERAL_LOW);
+    expect(Number(new URL(walletUrl).port)).toBeLessThan(EPHEMERAL_LOW);
+
+    await bed.restart('service');
+    expect(bed.service.url).toBe(`http://127.0.0.1:${servicePort}`);
+    const wallet = await bed.restart(bed.wallets[0]);
+    expect(wallet!.endpoints!.http).toBe(walletUrl);
+  });
+});
