@@ -1,10 +1,14 @@
 // VC-JWT: the JWT encoding of VC Data Model v1.1 §6.3.1 (iss, sub, nbf, exp, jti and the
-// credential in `vc`), signed EdDSA/Ed25519 with jose. Algorithms are pinned: a token with any
-// other `alg` ('none', HS256, …) is refused before a key is even looked at.
-import { CompactSign, compactVerify, importJWK } from 'jose';
+// credential in `vc`), a JWS compact serialization (RFC 7515 §7.1) signed EdDSA/Ed25519 through
+// src/crypto/ed25519.ts, the module every Ed25519 signature of the project goes through: so a
+// VC-JWT gets the same refusals as proofs and envelopes (small-order or non-canonical key,
+// small-order R), which OpenSSL, behind jose, does not make. Ed25519 is deterministic: the
+// tokens are the ones jose makes, byte for byte (test/credentials/vc-jwt-jose.test.ts).
+// Algorithms are pinned: a token with any other `alg` ('none', HS256, …) is refused before its
+// signature is looked at.
+import { ed25519Sign, ed25519Verify } from '../crypto/ed25519.js';
 import { b64uDecodeText, b64uEncode } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
-import { generateKeyPair } from '../keys.js';
 import type { W3cCredential } from './types.js';
 
 export const JWT_ALGORITHMS = ['EdDSA'];
@@ -40,12 +44,9 @@ export async function signVcJwt(vc: W3cCredential, key: { kid: string; privateKe
     ...(vc.id ? { jti: vc.id } : {}),
     vc: credential,
   };
-  const pair = generateKeyPair('Ed25519', key.privateKey);
-  const jwk = { kty: 'OKP', crv: 'Ed25519', x: b64uEncode(pair.publicKey), d: b64uEncode(pair.privateKey) };
-  const signingKey = await importJWK(jwk, 'EdDSA');
-  return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
-    .setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: 'JWT' })
-    .sign(signingKey);
+  const header = b64uEncode(JSON.stringify({ alg: 'EdDSA', kid: key.kid, typ: 'JWT' }));
+  const signingInput = `${header}.${b64uEncode(JSON.stringify(payload))}`;
+  return `${signingInput}.${b64uEncode(ed25519Sign(key.privateKey, Buffer.from(signingInput, 'ascii')))}`;
 }
 
 export interface DecodedVcJwt {
@@ -107,14 +108,32 @@ export function decodeVcJwt(jwt: string): DecodedVcJwt {
   return { header: header as DecodedVcJwt['header'], payload: payload as VcJwtPayload, credential: vc };
 }
 
-/** Verifies the JWS signature with an Ed25519 public key; alg pinned to EdDSA. Never throws. */
+// base64url without padding (RFC 7515 §2): what each part of a compact serialization is.
+const B64U_PART = /^[A-Za-z0-9_-]*$/;
+
+/**
+ * Verifies the JWS signature with an Ed25519 public key (RFC 7515 §5.2), alg pinned to EdDSA.
+ * Refuses a header with `crit` (§4.1.11: an extension the recipient does not understand makes the
+ * JWS invalid; this one understands none). Never throws.
+ */
 export async function verifyVcJwtSignature(jwt: string, publicKey: Uint8Array): Promise<{ ok: true } | { ok: false; detail: string }> {
+  const refused = (detail: string) => ({ ok: false as const, detail });
+  const parts = jwt.split('.');
+  if (parts.length !== 3) return refused('not a JWS compact serialization (three parts)');
+  const [h, p, sig] = parts as [string, string, string];
+  if (!B64U_PART.test(h) || !B64U_PART.test(p) || !B64U_PART.test(sig)) return refused('a part is not base64url without padding');
+  let header: unknown;
   try {
-    const key = await importJWK({ kty: 'OKP', crv: 'Ed25519', x: b64uEncode(publicKey) }, 'EdDSA');
-    await compactVerify(jwt, key, { algorithms: JWT_ALGORITHMS });
-    return { ok: true };
-  } catch (err) {
-    const code = (err as { code?: string }).code ?? 'ERR_JWS_INVALID';
-    return { ok: false, detail: `${code}: ${err instanceof Error ? err.message : String(err)}`.slice(0, 200) };
+    header = JSON.parse(b64uDecodeText(h));
+  } catch {
+    return refused('the protected header is not base64url JSON');
   }
+  if (!isObject(header)) return refused('the protected header is not a JSON object');
+  if (typeof header.alg !== 'string' || !JWT_ALGORITHMS.includes(header.alg)) return refused(`alg ${JSON.stringify(header.alg)} is not allowed (${JWT_ALGORITHMS.join(', ')})`);
+  if ('crit' in header) return refused('the header names critical extensions (crit), none of which is understood');
+  const signature = Buffer.from(sig, 'base64url');
+  // The one encoding of those bytes: other texts for the same signature would make a second token.
+  if (signature.length !== 64 || b64uEncode(signature) !== sig) return refused('an EdDSA signature is 64 bytes, base64url encoded');
+  if (!ed25519Verify(publicKey, Buffer.from(`${h}.${p}`, 'ascii'), signature)) return refused('signature verification failed');
+  return { ok: true };
 }
