@@ -106,6 +106,16 @@ describe('idsync wallet (no serve process)', () => {
     expect(JSON.parse((await runCli(['wallet', 'credentials', '--data', data, '--json'])).stdout)).toHaveLength(1);
   });
 
+  it('without --wait, says the proposal was sent and that its answer comes to a running wallet', async () => {
+    const data = dir.file('no-wait-wallet');
+    expect((await runCli(['wallet', 'create', '--data', data, '--endpoint', `http://127.0.0.1:${await freePort()}/didcomm`])).code).toBe(0);
+    const { url } = await emailedInvitation('nowait@example.com');
+    const accepted = await runCli(['wallet', 'accept', url, '--data', data]);
+    expect(accepted.stderr).toBe('');
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toMatch(/^credential proposal sent to did:web:127\.0\.0\.1\S+ \(thread [^)]+\); its answer, the credential or a refusal, arrives while the wallet runs/);
+  });
+
   it('accepts with a wallet that has no endpoint, over live delivery', async () => {
     const data = dir.file('no-endpoint-wallet');
     expect((await runCli(['wallet', 'create', '--data', data, '--json'])).code).toBe(0);

@@ -84,7 +84,9 @@ export function humanMessages(list: MessageView[]): string {
 
 export function humanAccept(r: AcceptResult): string {
   if (r.kind === 'data-pipe') return `Data Pipe ${r.state} with ${r.peer} (thread ${r.thid})`;
-  if (!r.credential) return `credential proposed to ${r.peer} (thread ${r.thid}); it arrives while the wallet runs (wallet serve, or accept --wait)`;
+  // Without --wait the command ends once the proposal is sent: the issuer's answer (the credential,
+  // or a problem report such as an invitation already used) comes later, to a running wallet.
+  if (!r.credential) return `credential proposal sent to ${r.peer} (thread ${r.thid}); its answer, the credential or a refusal, arrives while the wallet runs (wallet serve, or accept --wait)`;
   return [`credential received from ${r.peer} (thread ${r.thid})`, humanCredentials([r.credential])].join('\n');
 }
 
