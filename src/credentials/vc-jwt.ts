@@ -108,6 +108,8 @@ export function decodeVcJwt(jwt: string): DecodedVcJwt {
   return { header: header as DecodedVcJwt['header'], payload: payload as VcJwtPayload, credential: vc };
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 // base64url without padding (RFC 7515 §2): what each part of a compact serialization is.
 const B64U_PART = /^[A-Za-z0-9_-]*$/;
 
@@ -122,14 +124,18 @@ export async function verifyVcJwtSignature(jwt: string, publicKey: Uint8Array): 
   if (parts.length !== 3) return refused('not a JWS compact serialization (three parts)');
   const [h, p, sig] = parts as [string, string, string];
   if (!B64U_PART.test(h) || !B64U_PART.test(p) || !B64U_PART.test(sig)) return refused('a part is not base64url without padding');
+  // One encoding of each part (no unused bits set), and a header in well-formed UTF-8 (RFC 7515
+  // §5.2 steps 2–4), as jose requires: other spellings of the same bytes would be other tokens.
+  const headerBytes = Buffer.from(h, 'base64url');
+  if (b64uEncode(headerBytes) !== h || b64uEncode(Buffer.from(p, 'base64url')) !== p) return refused('a part is not in its one base64url encoding');
   let header: unknown;
   try {
-    header = JSON.parse(b64uDecodeText(h));
+    header = JSON.parse(strictUtf8.decode(headerBytes));
   } catch {
-    return refused('the protected header is not base64url JSON');
+    return refused('the protected header is not UTF-8 JSON');
   }
   if (!isObject(header)) return refused('the protected header is not a JSON object');
-  if (typeof header.alg !== 'string' || !JWT_ALGORITHMS.includes(header.alg)) return refused(`alg ${JSON.stringify(header.alg)} is not allowed (${JWT_ALGORITHMS.join(', ')})`);
+  if (typeof header.alg !== 'string' || !JWT_ALGORITHMS.includes(header.alg)) return refused(`alg ${String(JSON.stringify(header.alg)).slice(0, 40)} is not allowed (${JWT_ALGORITHMS.join(', ')})`);
   if ('crit' in header) return refused('the header names critical extensions (crit), none of which is understood');
   const signature = Buffer.from(sig, 'base64url');
   // The one encoding of those bytes: other texts for the same signature would make a second token.

@@ -69,7 +69,11 @@ describe('VC-JWT against jose', () => {
     const key = issuer.assertionKey.publicKey;
     const header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8'));
     // jose refuses to sign with a critical extension it does not know: signed by hand.
-    const signed = (hdr: Record<string, unknown>) => `${enc(hdr)}.${p}.${b64uEncode(ed25519Sign(issuer.assertionKey.privateKey, Buffer.from(`${enc(hdr)}.${p}`, 'ascii')))}`;
+    const signedRaw = (hdr: Uint8Array) => {
+      const input = `${b64uEncode(hdr)}.${p}`;
+      return `${input}.${b64uEncode(ed25519Sign(issuer.assertionKey.privateKey, Buffer.from(input, 'ascii')))}`;
+    };
+    const signed = (hdr: Record<string, unknown>) => signedRaw(Buffer.from(JSON.stringify(hdr)));
     const cases: Array<[string, string, RegExp]> = [
       ['another payload', `${h}.${enc({ vc: {} })}.${s}`, /signature verification failed/],
       ['another key', jwt, /signature verification failed/],
@@ -81,6 +85,9 @@ describe('VC-JWT against jose', () => {
       // The last of 86 characters carries 2 bits and 4 unused ones: flipping an unused bit decodes to the same bytes.
       ['a signature spelled another way', `${h}.${p}.${s.slice(0, -1)}${B64U[B64U.indexOf(s.at(-1)!) ^ 1]}`, /64 bytes, base64url encoded/],
       ['four parts', `${jwt}.x`, /three parts/],
+      ['a header with a dangling character', `${h}A.${p}.${s}`, /one base64url encoding/],
+      ['a header in invalid UTF-8', signedRaw(Buffer.from([0x7b, 0x22, 0x61, 0x6c, 0x67, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d])), /UTF-8 JSON/],
+      ['an alg that would fill the log', `${enc({ ...header, alg: 'x'.repeat(100_000) })}.${p}.${s}`, /^alg "x{39} is not allowed/],
       ['a header that is no JSON object', `${b64uEncode('[1]')}.${p}.${s}`, /JSON object/],
     ];
     for (const [name, token, reason] of cases) {
