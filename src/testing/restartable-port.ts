@@ -19,11 +19,10 @@ export async function startOnRestartablePort<T>(start: (port: number) => Promise
   }
 }
 
-/** A random port in [10000, start of the ephemeral range); not checked: the listen is the check. */
+/** A random port of restartableRange(); not checked: the listen is the check. */
 export function restartablePort(): number {
-  const low = ephemeralLow();
-  const from = Math.min(10_000, low - 1_000);
-  return from + Math.floor(Math.random() * (low - from));
+  const { from, to } = restartableRange();
+  return from + Math.floor(Math.random() * (to - from));
 }
 
 function isAddressInUse(err: unknown): boolean {
@@ -31,14 +30,29 @@ function isAddressInUse(err: unknown): boolean {
   return code === 'EADDRINUSE' || (err instanceof IdsyncError && err.code === 'address_in_use');
 }
 
-let low: number | undefined;
-function ephemeralLow(): number {
-  if (low !== undefined) return low;
+let range: { from: number; to: number } | undefined;
+
+/**
+ * Ports [from, to) outside the kernel's ephemeral range: below it when it starts above 11000 (as
+ * Linux's default 32768–60999, and 49152–65535 elsewhere), else above it when it ends below
+ * 64536; a range covering both leaves nothing safe, and then the whole unprivileged range.
+ */
+export function restartableRange(): { from: number; to: number } {
+  if (range) return range;
+  let low = 32_768; // Linux's default; macOS and Windows ranges start higher (49152).
+  let high = 60_999;
   try {
-    const n = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-    low = Number.isInteger(n) && n > 11_000 && n <= 65_535 ? n : 32_768;
+    const [a, b] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(a) && Number.isInteger(b) && a! <= b!) [low, high] = [a!, b!];
   } catch {
-    low = 32_768; // Linux's default lower bound; macOS and Windows ranges start higher (49152).
+    // No such file (not Linux): the default stands.
   }
-  return low;
+  return (range = portsOutside(low, high));
+}
+
+/** restartableRange() for an ephemeral range [low, high]. */
+export function portsOutside(low: number, high: number): { from: number; to: number } {
+  if (low > 11_000) return { from: Math.min(10_000, low - 1_000), to: low };
+  if (high < 64_536) return { from: high + 1, to: 65_536 };
+  return { from: 1_024, to: 65_536 };
 }

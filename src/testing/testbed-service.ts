@@ -60,6 +60,7 @@ export async function startServiceParty(
     // A crashed generation sends nothing more, whatever it still had in flight.
     const alive = (t: Transport): Transport => fencedTransport(t, () => mine === generation && !crashed);
     const wrap = hooks.wrapTransport;
+    const mineFence = fence;
     const t = await startServiceTwin({
       ...options,
       store: fence,
@@ -69,6 +70,10 @@ export async function startServiceParty(
         crashPoint,
         wrapTransport: (inner, receive) => alive(wrap ? wrap(inner, receive) : inner),
       },
+    }).catch((err: unknown) => {
+      // A refused start (e.g. its port taken) leaves nothing that can still write.
+      mineFence.kill();
+      throw err;
     });
     if (options.transport === 'http') port = Number(new URL(t.url).port);
     hooks.onTwin?.(t);

@@ -4,16 +4,19 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IdsyncError } from '../../src/errors.js';
-import { restartablePort, startOnRestartablePort } from '../../src/testing/restartable-port.js';
+import { portsOutside, restartablePort, restartableRange, startOnRestartablePort } from '../../src/testing/restartable-port.js';
 import { startTestbed, type Testbed } from '../../src/testing/index.js';
 
-const EPHEMERAL_LOW = (() => {
+// The kernel's ephemeral range, read here on its own (Linux), to check the choice against.
+const EPHEMERAL = (() => {
   try {
-    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    return { low: low!, high: high! };
   } catch {
-    return 32_768;
+    return undefined;
   }
 })();
+const outsideEphemeral = (port: number) => !EPHEMERAL || port < EPHEMERAL.low || port > EPHEMERAL.high;
 
 let bed: Testbed | undefined;
 afterEach(async () => {
@@ -22,12 +25,22 @@ afterEach(async () => {
 });
 
 describe('restartable ports', () => {
-  it('are chosen below the ephemeral range', () => {
+  it('are chosen outside the ephemeral range', () => {
+    const { from, to } = restartableRange();
     for (let i = 0; i < 1000; i++) {
       const p = restartablePort();
-      expect(p).toBeGreaterThanOrEqual(1024);
-      expect(p).toBeLessThan(EPHEMERAL_LOW);
+      expect(p).toBeGreaterThanOrEqual(Math.max(1024, from));
+      expect(p).toBeLessThan(to);
+      expect(outsideEphemeral(p)).toBe(true);
     }
+  });
+
+  it('lie below the ephemeral range, or above it when it starts low', () => {
+    expect(portsOutside(32_768, 60_999)).toEqual({ from: 10_000, to: 32_768 });
+    expect(portsOutside(49_152, 65_535)).toEqual({ from: 10_000, to: 49_152 });
+    expect(portsOutside(1_024, 50_000)).toEqual({ from: 50_001, to: 65_536 });
+    // Nothing is outside a range that covers every port: any unprivileged one will have to do.
+    expect(portsOutside(1_024, 65_535)).toEqual({ from: 1_024, to: 65_536 });
   });
 
   it('try another port when one is in use, and give up on any other refusal at once', async () => {
@@ -63,8 +76,8 @@ describe('restartable ports', () => {
     bed = await startTestbed({ transport: 'http' });
     const servicePort = Number(new URL(bed.service.url).port);
     const walletUrl = bed.wallets[0].endpoints!.http!;
-    expect(servicePort).toBeLessThan(EPHEMERAL_LOW);
-    expect(Number(new URL(walletUrl).port)).toBeLessThan(EPHEMERAL_LOW);
+    expect(outsideEphemeral(servicePort)).toBe(true);
+    expect(outsideEphemeral(Number(new URL(walletUrl).port))).toBe(true);
 
     await bed.restart('service');
     expect(bed.service.url).toBe(`http://127.0.0.1:${servicePort}`);
