@@ -15,6 +15,7 @@
 // single flows only (each flow's own wall time, not wallet creation or the crypto floor), the runs'
 // profiles merged into one .cpuprofile; --json: the last line is one JSON document
 // {"flow": {"<engine>": {medianMs, p90Ms, cryptoFloorMs, …}}, "concurrent": [...]}.
+import type { EventEmitter } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
@@ -49,20 +50,74 @@ const GUARD_MS = 15 * 60_000;
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
+// --- waiting for a user's agent events ------------------------------------------------------
+/**
+ * The agent's events by user: one listener per event name, and the waiters in a map by user id.
+ * agent.waitFor adds a listener per waiter, each checking every event: with N flows at once, N
+ * listeners for each of N events (and N removals from an N-long listener list).
+ */
+function userEvents(events: EventEmitter) {
+  const waiters = new Map<string, Map<string, (() => void)[]>>();
+  const byUser = (event: string) => {
+    let m = waiters.get(event);
+    if (!m) {
+      const made = new Map<string, (() => void)[]>();
+      events.on(event, (e: { userId?: unknown }) => {
+        if (typeof e?.userId !== 'string') return;
+        const list = made.get(e.userId);
+        if (!list) return;
+        made.delete(e.userId);
+        for (const wake of list) wake();
+      });
+      waiters.set(event, (m = made));
+    }
+    return m;
+  };
+  return {
+    /** The next `event` for `userId`; rejects after `timeoutMs` (a guard, as agent.waitFor's). */
+    next(event: string, userId: string, timeoutMs: number): Promise<void> {
+      const m = byUser(event);
+      return new Promise<void>((resolve, reject) => {
+        const wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          const list = m.get(userId)?.filter((w) => w !== wake);
+          if (list?.length) m.set(userId, list);
+          else m.delete(userId);
+          reject(new Error(`no ${event} event for ${userId} within ${timeoutMs} ms`));
+        }, timeoutMs);
+        timer.unref();
+        const list = m.get(userId);
+        if (list) list.push(wake);
+        else m.set(userId, [wake]);
+      });
+    },
+  };
+}
+const eventsByBed = new WeakMap<Testbed, ReturnType<typeof userEvents>>();
+const userEventsOf = (bed: Testbed) => {
+  let u = eventsByBed.get(bed);
+  if (!u) eventsByBed.set(bed, (u = userEvents(bed.service.agent.events)));
+  return u;
+};
+
 // --- one flow --------------------------------------------------------------------------------
 /** The flow with targeted waits (agent and wallet events), so that waiting costs nothing per other flow. */
 async function syncFlow(bed: Testbed, wallet: Wallet, userId: string, step: () => void = () => {}): Promise<number> {
-  const { client, agent } = bed.service;
+  const { client } = bed.service;
+  const agentEvents = userEventsOf(bed);
   const started = performance.now();
   await client.putUser(userId, { settings: { isSyncOn: true } });
   const { invitationUrl } = await client.invite(userId);
   step();
-  const established = agent.waitFor<{ userId: string }>('data-pipe-established', (e) => e.userId === userId, GUARD_MS);
+  const established = agentEvents.next('data-pipe-established', userId, GUARD_MS);
   established.catch(() => undefined);
   await wallet.acceptInvitation(invitationUrl!, { timeoutMs: GUARD_MS });
   await established;
   step();
-  const completed = agent.waitFor<{ userId: string }>('sync-completed', (e) => e.userId === userId, GUARD_MS);
+  const completed = agentEvents.next('sync-completed', userId, GUARD_MS);
   const stored = wallet.waitForCredential({ timeoutMs: GUARD_MS });
   completed.catch(() => undefined);
   stored.catch(() => undefined);

@@ -168,7 +168,8 @@ async function templateOf(shape: Shape): Promise<Template | null> {
   return { quads, refs, kinds };
 }
 
-const TEMPLATES = new Map<string, Template | null>();
+/** Templates by shape key, as promises: documents of a new shape that arrive together share its one build. */
+const TEMPLATES = new Map<string, Promise<Template | null>>();
 const TEMPLATES_MAX = 64;
 
 const termKey = (t: Term): string => `${t.termType}\u0000${t.value}\u0000${t.datatype?.value ?? ''}\u0000${t.language ?? ''}`;
@@ -200,11 +201,13 @@ function instantiate(template: Template, values: string[]): Quad[] | undefined {
 export async function canonizeByShape(doc: Record<string, unknown>): Promise<string | undefined> {
   const shape = shapeOf(doc);
   if (!shape) return undefined;
-  let template = TEMPLATES.get(shape.key);
-  if (template === undefined) {
-    template = await templateOf(shape);
-    setBounded(TEMPLATES, shape.key, template, TEMPLATES_MAX);
+  let building = TEMPLATES.get(shape.key);
+  if (building === undefined) {
+    // Kept before it is built: a fleet's first credentials come at once, and each would run its own jsonld expansion.
+    building = templateOf(shape).catch(() => null);
+    setBounded(TEMPLATES, shape.key, building, TEMPLATES_MAX);
   }
+  const template = await building;
   if (!template) return undefined;
   const quads = instantiate(template, shape.values);
   if (!quads) return undefined;

@@ -1,7 +1,8 @@
 // The shape path must give jsonld's canonical N-Quads byte for byte, or nothing: each case
 // compares it with jsonld.canonize on the same document (a loader of its own, so neither memo
 // nor shape can answer for jsonld).
-import { describe, expect, it } from 'vitest';
+import jsonld from 'jsonld';
+import { describe, expect, it, vi } from 'vitest';
 import { canonizeByShape, shapeOf } from '../../src/credentials/canonical-template.js';
 import { CREDENTIALS_V1_URL, DATA_INTEGRITY_V2_URL, createDocumentLoader } from '../../src/credentials/contexts.js';
 import { canonize } from '../../src/credentials/data-integrity.js';
@@ -116,4 +117,19 @@ describe('canonical N-Quads by shape', () => {
     // Many are answered by shape; the rest are left to jsonld; none is answered otherwise than jsonld does.
     expect(answered).toBeGreaterThan(60);
   });
+
+  it('builds a new shape once for the documents that arrive together', async () => {
+    const toRDF = vi.spyOn(jsonld, 'toRDF');
+    try {
+      // A shape no other case has: a claim of its own.
+      const docs = Array.from({ length: 8 }, (_, i) => kyc({ id: `urn:uuid:0b1f6a52-8d1c-4a55-9d0e-6f0e1f6f7b${10 + i}`, claims: { firstName: `A${i}`, lastName: 'L', birthDate: '1815-12-10', nationality: 'GB', phoneNumber: `+4412345678${i}` } }));
+      const answers = await Promise.all(docs.map((d) => canonizeByShape(d)));
+      expect(answers.every((a) => typeof a === 'string')).toBe(true);
+      expect(toRDF).toHaveBeenCalledTimes(1);
+      for (const [i, d] of docs.entries()) expect(answers[i]).toBe(await byJsonld(d));
+    } finally {
+      toRDF.mockRestore();
+    }
+  });
 });
+

@@ -192,7 +192,7 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
     return problemResponse('invalid_message', (err as Error).message);
   }
 
-  let reply: string | undefined;
+  let reply: { packed: string; contentType: string } | undefined;
   let open = true;
   const info = {
     transport: 'http',
@@ -200,8 +200,7 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
       if (!open || reply !== undefined) {
         throw new IdsyncError('transport_reply_unavailable', 'an HTTP response carries one return-routed message, sent when the handler resolves');
       }
-      detectMediaType(packed);
-      reply = packed;
+      reply = { packed, contentType: detectMediaType(packed) };
     },
   };
   let outcome: void | InboundOutcome;
@@ -221,7 +220,7 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
   const refusal = refusalOf(outcome);
   if (refusal) return problemResponse(refusal.code, refusal.message, 400, refusal.problemCode);
   if (reply === undefined) return { status: 202 };
-  return { status: 200, body: reply, contentType: detectMediaType(reply) };
+  return { status: 200, body: reply.packed, contentType: reply.contentType };
 }
 
 export interface HttpEndpointOptions extends HttpInboundOptions {

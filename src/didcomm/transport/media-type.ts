@@ -15,6 +15,11 @@ const ALL = new Set<string>(Object.values(MEDIA_TYPES));
  * for anything else that is not a JSON object.
  */
 export function detectMediaType(packed: string): DidcommMediaType {
+  return parsePacked(packed).type;
+}
+
+/** detectMediaType's answer with the object it parsed (checkInboundMessage looks at its members). */
+function parsePacked(packed: string): { type: DidcommMediaType; json: Record<string, unknown> } {
   assertJsonDepth(packed);
   let json: unknown;
   try {
@@ -25,9 +30,8 @@ export function detectMediaType(packed: string): DidcommMediaType {
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
     throw new IdsyncError('transport_invalid_message', 'a packed DIDComm message must be a JSON object');
   }
-  if ('ciphertext' in json) return MEDIA_TYPES.encrypted;
-  if ('signatures' in json || 'signature' in json) return MEDIA_TYPES.signed;
-  return MEDIA_TYPES.plaintext;
+  const type = 'ciphertext' in json ? MEDIA_TYPES.encrypted : 'signatures' in json || 'signature' in json ? MEDIA_TYPES.signed : MEDIA_TYPES.plaintext;
+  return { type, json: json as Record<string, unknown> };
 }
 
 /**
@@ -39,8 +43,7 @@ export function detectMediaType(packed: string): DidcommMediaType {
  * whether a well-shaped message opens is the router's business (202 and a log record).
  */
 export function checkInboundMessage(packed: string): DidcommMediaType {
-  const type = detectMediaType(packed);
-  const m = JSON.parse(packed) as Record<string, unknown>;
+  const { type, json: m } = parsePacked(packed);
   const str = (k: string) => typeof m[k] === 'string';
   const ok =
     type === MEDIA_TYPES.encrypted

@@ -2,6 +2,7 @@
 // "What the service does" 4): tenants and their API clients, projects, data profiles and
 // issuance settings. Store-backed; filled from a fixtures file, the env seed or the admin API.
 import type { Store } from '../../store/store.js';
+import { setBounded } from '../../bounded.js';
 import type { DataProfile } from '../../credentials/manifest.js';
 import { problem } from '../http/problem.js';
 
@@ -65,6 +66,8 @@ export interface ServiceConfig {
   profileOfProject(tenantId: string, projectId: string): Promise<DataProfile>;
   /** The tenant's default project (its data profile fixes the sync scope), if any. */
   defaultProject(tenantId: string): Promise<ProjectRecord | undefined>;
+  /** Changes with every write through this config, before and after it (projectSettings keeps reads until then). */
+  revision(): number;
 }
 
 // Keys are `<tenantId>/<id>` so a tenant's records list by prefix; ids never contain '/'.
@@ -75,13 +78,23 @@ export function createServiceConfig(store: Store): ServiceConfig {
   const clients = store.collection<ClientRecord>('svc-clients');
   const projects = store.collection<ProjectRecord>('svc-projects');
   const profiles = store.collection<DataProfile>('svc-data-profiles');
+  let revision = 0;
+  // Counted as it starts and as it ends: a read that overlapped a write is never kept as current.
+  const write = async (w: () => Promise<void>): Promise<void> => {
+    revision++;
+    try {
+      await w();
+    } finally {
+      revision++;
+    }
+  };
 
   const config: ServiceConfig = {
     getTenant: (id) => tenants.get(id),
-    putTenant: (t) => tenants.put(t.id, t),
+    putTenant: (t) => write(() => tenants.put(t.id, t)),
     listTenants: async () => (await tenants.list()).map((e) => e.value),
     getClient: (clientId) => clients.get(clientId),
-    putClient: (c) => clients.put(c.clientId, c),
+    putClient: (c) => write(() => clients.put(c.clientId, c)),
     getProject: (tenantId, projectId) => projects.get(key(tenantId, projectId)),
     async requireProject(tenantId, projectId) {
       const p = await projects.get(key(tenantId, projectId));
@@ -89,12 +102,12 @@ export function createServiceConfig(store: Store): ServiceConfig {
       return p;
     },
     listProjects: async (tenantId) => (await projects.list({ prefix: `${tenantId}/` })).map((e) => e.value),
-    putProject: (p) => projects.put(key(p.tenantId, p.id), p),
-    deleteProject: (tenantId, projectId) => projects.del(key(tenantId, projectId)),
+    putProject: (p) => write(() => projects.put(key(p.tenantId, p.id), p)),
+    deleteProject: (tenantId, projectId) => write(() => projects.del(key(tenantId, projectId))),
     getDataProfile: (tenantId, id) => profiles.get(key(tenantId, id)),
     listDataProfiles: async (tenantId) => (await profiles.list({ prefix: `${tenantId}/` })).map((e) => e.value),
-    putDataProfile: (tenantId, p) => profiles.put(key(tenantId, p.id), p),
-    deleteDataProfile: (tenantId, id) => profiles.del(key(tenantId, id)),
+    putDataProfile: (tenantId, p) => write(() => profiles.put(key(tenantId, p.id), p)),
+    deleteDataProfile: (tenantId, id) => write(() => profiles.del(key(tenantId, id))),
     async profileOfProject(tenantId, projectId) {
       const project = await config.requireProject(tenantId, projectId);
       const profile = await profiles.get(key(tenantId, project.dataProfileId));
@@ -109,6 +122,47 @@ export function createServiceConfig(store: Store): ServiceConfig {
       }
       return (await projects.list({ prefix: `${tenantId}/`, limit: 1 }))[0]?.value;
     },
+    revision: () => revision,
   };
   return config;
+}
+
+/** A tenant's project (the one named, else its default) and that project's data profile. */
+export interface ProjectSettings {
+  project?: ProjectRecord;
+  profile?: DataProfile;
+}
+
+/** What projectSettings read, per config, while its revision stays the same. */
+const settingsKept = new WeakMap<ServiceConfig, { revision: number; byProject: Map<string, ProjectSettings> }>();
+/** Projects kept per config (a tenant has few; the key includes the tenant). */
+const SETTINGS_KEPT_MAX = 1024;
+
+/**
+ * The settings an issuance or a user's session reads (every request-credential and offer, every
+ * sync context): read and parsed once, then kept until the config is next written to, so a change
+ * made through it (the admin API, the seed) applies to the next read. Shared by every reader, so
+ * frozen: the getters of ServiceConfig give fresh records to change.
+ */
+export async function projectSettings(config: ServiceConfig, tenantId: string, projectId?: string): Promise<ProjectSettings> {
+  const revision = config.revision();
+  let kept = settingsKept.get(config);
+  if (!kept || kept.revision !== revision) settingsKept.set(config, (kept = { revision, byProject: new Map() }));
+  const k = projectId === undefined ? `${tenantId}/` : key(tenantId, projectId);
+  const hit = kept.byProject.get(k);
+  if (hit) return hit;
+  const project = projectId ? await config.getProject(tenantId, projectId) : await config.defaultProject(tenantId);
+  const profile = project ? await config.getDataProfile(tenantId, project.dataProfileId) : undefined;
+  const settings = deepFreeze({ ...(project ? { project } : {}), ...(profile ? { profile } : {}) });
+  // Not kept when a write started or ended meanwhile (it may have changed what was read).
+  if (config.revision() === revision) setBounded(kept.byProject, k, settings, SETTINGS_KEPT_MAX);
+  return settings;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  }
+  return value;
 }

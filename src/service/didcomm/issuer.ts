@@ -24,7 +24,7 @@ import {
   type IssueCredentialHandlers,
 } from '../../protocols/issue-credential.js';
 import { startThread, type ThreadRecord } from '../../protocols/thread-state.js';
-import { DEFAULT_ISSUANCE, type IssuanceSettings, type ProjectRecord } from '../config/config.js';
+import { DEFAULT_ISSUANCE, projectSettings, type IssuanceSettings, type ProjectRecord } from '../config/config.js';
 import type { AgentCore } from './core.js';
 import { credentialIssuer } from './keys.js';
 import type { IssuedCredentialRecord, StatusService } from './status.js';
@@ -72,9 +72,7 @@ export interface Issuance {
 }
 
 async function settingsFor(core: AgentCore, tenantId: string, projectId?: string): Promise<{ project?: ProjectRecord; profile: DataProfile; issuance: IssuanceSettings }> {
-  const { config } = core.deps;
-  const project = projectId ? await config.getProject(tenantId, projectId) : await config.defaultProject(tenantId);
-  const profile = project ? await config.getDataProfile(tenantId, project.dataProfileId) : undefined;
+  const { project, profile } = await projectSettings(core.deps.config, tenantId, projectId);
   return { project, profile: profile ?? defaultKycProfile(core.deps.serviceDid), issuance: { ...DEFAULT_ISSUANCE, ...project?.issuance } };
 }
 

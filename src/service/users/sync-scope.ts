@@ -3,9 +3,9 @@
 // data profile; the whole vocabulary when the tenant has no project.
 import { SCOPE_NAMES, scopeName } from '../../credentials/datapoints.js';
 import type { ServiceBase } from '../context.js';
+import { projectSettings } from '../config/config.js';
 
 export async function syncScopeNames(deps: Pick<ServiceBase, 'config'>, tenantId: string): Promise<string[]> {
-  const project = await deps.config.defaultProject(tenantId);
-  const profile = project ? await deps.config.getDataProfile(tenantId, project.dataProfileId) : undefined;
+  const { profile } = await projectSettings(deps.config, tenantId);
   return profile ? profile.fields.map((f) => scopeName(f.key)) : [...SCOPE_NAMES];
 }
