@@ -10,6 +10,7 @@ import { resolvePeer } from './peer.js';
 import type { DidRegistry, DIDResolutionResult, DocumentResolver } from './types.js';
 import { resolveWeb } from './web.js';
 import { setBounded } from '../bounded.js';
+import { deepFreeze } from '../deep-freeze.js';
 
 export interface ResolverOptions {
   /** Long forms of short did:ion DIDs and did:peer:2 forms of did:peer:3 DIDs. */
@@ -152,12 +153,4 @@ export function documentResolver(resolver: Resolvable): DocumentResolver {
       return null;
     }
   };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
-  }
-  return value;
 }

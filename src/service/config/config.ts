@@ -5,6 +5,7 @@ import type { Store } from '../../store/store.js';
 import { setBounded } from '../../bounded.js';
 import type { DataProfile } from '../../credentials/manifest.js';
 import { problem } from '../http/problem.js';
+import { deepFreeze } from '../../deep-freeze.js';
 
 export type { DataProfile };
 
@@ -157,12 +158,4 @@ export async function projectSettings(config: ServiceConfig, tenantId: string, p
   // Not kept when a write started or ended meanwhile (it may have changed what was read).
   if (config.revision() === revision) setBounded(kept.byProject, k, settings, SETTINGS_KEPT_MAX);
   return settings;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
-  }
-  return value;
 }
