@@ -1,14 +1,14 @@
 // VC-JWT: the JWT encoding of VC Data Model v1.1 §6.3.1 (iss, sub, nbf, exp, jti and the
 // credential in `vc`), a JWS compact serialization (RFC 7515 §7.1) signed EdDSA/Ed25519 through
-// src/crypto/ed25519.ts, the module every Ed25519 signature of the project goes through: so a
+// keys.ts, as Data Integrity proofs are (src/crypto/ed25519.ts underneath, as for envelopes): so a
 // VC-JWT gets the same refusals as proofs and envelopes (small-order or non-canonical key,
 // small-order R), which OpenSSL, behind jose, does not make. Ed25519 is deterministic: the
 // tokens are the ones jose makes, byte for byte (test/credentials/vc-jwt-jose.test.ts).
 // Algorithms are pinned: a token with any other `alg` ('none', HS256, …) is refused before its
 // signature is looked at.
-import { ed25519Sign, ed25519Verify } from '../crypto/ed25519.js';
 import { b64uDecodeText, b64uEncode } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
+import { sign, verify } from '../keys.js';
 import type { W3cCredential } from './types.js';
 
 export const JWT_ALGORITHMS = ['EdDSA'];
@@ -46,7 +46,7 @@ export async function signVcJwt(vc: W3cCredential, key: { kid: string; privateKe
   };
   const header = b64uEncode(JSON.stringify({ alg: 'EdDSA', kid: key.kid, typ: 'JWT' }));
   const signingInput = `${header}.${b64uEncode(JSON.stringify(payload))}`;
-  return `${signingInput}.${b64uEncode(ed25519Sign(key.privateKey, Buffer.from(signingInput, 'ascii')))}`;
+  return `${signingInput}.${b64uEncode(sign(key.privateKey, Buffer.from(signingInput, 'ascii')))}`;
 }
 
 export interface DecodedVcJwt {
@@ -140,6 +140,6 @@ export async function verifyVcJwtSignature(jwt: string, publicKey: Uint8Array): 
   const signature = Buffer.from(sig, 'base64url');
   // The one encoding of those bytes: other texts for the same signature would make a second token.
   if (signature.length !== 64 || b64uEncode(signature) !== sig) return refused('an EdDSA signature is 64 bytes, base64url encoded');
-  if (!ed25519Verify(publicKey, Buffer.from(`${h}.${p}`, 'ascii'), signature)) return refused('signature verification failed');
+  if (!verify(publicKey, Buffer.from(`${h}.${p}`, 'ascii'), signature)) return refused('signature verification failed');
   return { ok: true };
 }
