@@ -55,7 +55,13 @@ export function encodePeerDid2(input: {
   return `did:peer:2${keys}${services}`;
 }
 
-/** A new did:peer:2: key-1 Ed25519 (V, authentication), key-2 X25519 (E), optional DIDComm service '#didcomm'. */
+/**
+ * A new did:peer:2: key-1 X25519 (E, keyAgreement), key-2 Ed25519 (V, authentication), optional
+ * DIDComm service '#didcomm'. E before V and each key once is the form other libraries write
+ * (Veramo's PeerDIDProvider, the Identus SDK's Castor) and read alike: Veramo's resolver
+ * (@aviarytech/did-peer) numbers only V and E elements, so a key listed twice or an A element
+ * before E gives its keys other ids than the DIF numbering every other resolver uses.
+ */
 export function createPeerDid(options: {
   endpoint?: string;
   routingKeys?: string[];
@@ -69,10 +75,10 @@ export function createPeerDid(options: {
   }
   const services = options.endpoint ? [didcommService('#didcomm', options.endpoint, options.routingKeys ?? [])] : [];
   const did = encodePeerDid2({
-    keys: [{ purpose: 'V', publicKeyMultibase: toMultikey(auth) }, { purpose: 'E', publicKeyMultibase: toMultikey(agree) }],
+    keys: [{ purpose: 'E', publicKeyMultibase: toMultikey(agree) }, { purpose: 'V', publicKeyMultibase: toMultikey(auth) }],
     services: services as unknown as Record<string, unknown>[],
   });
-  return { did, document: resolvePeerDid(did), secrets: [secretFor(`${did}#key-1`, auth), secretFor(`${did}#key-2`, agree)] };
+  return { did, document: resolvePeerDid(did), secrets: [secretFor(`${did}#key-1`, agree), secretFor(`${did}#key-2`, auth)] };
 }
 
 /** §Method 3: did:peer:3 + multibase(multihash(SHA-256(the did:peer:2 DID without 'did:peer:2'))). */

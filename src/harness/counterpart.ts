@@ -238,10 +238,10 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
     target: () => target,
     setTarget,
     signingKey() {
-      return { kid: `${me.did}#key-1`, privateKey: me.signing.privateKey };
+      return { kid: `${me.did}#key-2`, privateKey: me.signing.privateKey };
     },
     issuingKey() {
-      return { did: me.did, kid: `${me.did}#key-2`, privateKey: me.signing.privateKey };
+      return { did: me.did, kid: `${me.did}#key-3`, privateKey: me.issuing.privateKey };
     },
     ctx,
     endpoint: `${baseUrl}/didcomm`,
@@ -301,20 +301,23 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
 }
 
 /**
- * The harness's did:peer:2: one Ed25519 key that authenticates (V, key-1) and issues (A, key-2:
- * the same key, so credentials it issues in the issuer role verify), an X25519 key (E, key-3),
- * and its DIDComm endpoint.
+ * The harness's did:peer:2: an X25519 key (E, key-1), an Ed25519 key that authenticates (V, key-2),
+ * another Ed25519 key that issues (A, key-3: credentials it issues in the issuer role verify), and
+ * its DIDComm endpoint. E before V and no key listed twice: Veramo's resolver (@aviarytech/did-peer)
+ * skips A elements and merges nothing, so only this order gives E and V the same ids (#key-1,
+ * #key-2) there as in the DIF numbering idsync, Identus and didcomm-node agents use.
  */
-function harnessDid(endpoint: string): { did: string; document: DIDDocument; secrets: Secret[]; signing: KeyPair } {
-  const signing = generateKeyPair('Ed25519');
+function harnessDid(endpoint: string): { did: string; document: DIDDocument; secrets: Secret[]; signing: KeyPair; issuing: KeyPair } {
   const agree = generateKeyPair('X25519');
+  const signing = generateKeyPair('Ed25519');
+  const issuing = generateKeyPair('Ed25519');
   const did = encodePeerDid2({
     keys: [
-      { purpose: 'V', publicKeyMultibase: toMultikey(signing) },
-      { purpose: 'A', publicKeyMultibase: toMultikey(signing) },
       { purpose: 'E', publicKeyMultibase: toMultikey(agree) },
+      { purpose: 'V', publicKeyMultibase: toMultikey(signing) },
+      { purpose: 'A', publicKeyMultibase: toMultikey(issuing) },
     ],
     services: [didcommService('#didcomm', endpoint) as unknown as Record<string, unknown>],
   });
-  return { did, document: resolvePeerDid(did), secrets: [secretFor(`${did}#key-1`, signing), secretFor(`${did}#key-3`, agree)], signing };
+  return { did, document: resolvePeerDid(did), secrets: [secretFor(`${did}#key-1`, agree), secretFor(`${did}#key-2`, signing)], signing, issuing };
 }
