@@ -72,6 +72,17 @@ describe('idsync did', () => {
     expect(await readFile(keysFile, 'utf8')).toBe(before);
   });
 
+  it('resolves an Identus did:peer:2 without services (`.SW10`), exit 0, and says what it read against the method spec', async () => {
+    const { noService } = JSON.parse(await readFile(new URL('../../fixtures/did/identus-castor.json', import.meta.url), 'utf8'));
+    const run = await runCli(['did', 'resolve', noService]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout.split('\n')[0]).toMatch(/^warning: an S element holds a JSON list of services \(DIF did:peer §Method 2: "The services MUST NOT be encoded as a JSON list"\)/);
+    const json = JSON.parse((await runCli(['did', 'resolve', noService, '--json'])).stdout);
+    expect(json.didResolutionMetadata.warnings[0].code).toBe('peer2_service_list');
+    expect(json.didDocument.service).toEqual([]);
+  });
+
   it('rejects --endpoint for did:key as a usage error', async () => {
     const run = await runCli(['did', 'create', '--method', 'key', '--endpoint', 'https://x.example']);
     expect(run.stderr).toMatch(/^idsync: invalid_argument: /);

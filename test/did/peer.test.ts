@@ -130,3 +130,28 @@ describe('did:peer:0 and did:peer:3', () => {
   });
 });
 
+describe('did:peer:2 as the Identus SDK writes it', () => {
+  const identus = JSON.parse(readFileSync(new URL('../../fixtures/did/identus-castor.json', import.meta.url), 'utf8'));
+
+  it('resolves a DID without services (`.SW10`, an empty JSON list) with a warning, not a failure', async () => {
+    const result = await resolvePeer(identus.noService);
+    expect(result.didResolutionMetadata.error).toBeUndefined();
+    expect(result.didResolutionMetadata.warnings).toEqual([expect.objectContaining({ code: 'peer2_service_list', message: expect.stringContaining('MUST NOT be encoded as a JSON list') })]);
+    const doc = result.didDocument!;
+    expect(doc.service).toEqual([]);
+    expect(doc.keyAgreement).toEqual([`${identus.noService}#key-1`]);
+    expect(doc.authentication).toEqual([`${identus.noService}#key-2`]);
+  });
+
+  it('reads services Castor wrote as one JSON list, ids by the DIF defaults, with the same warning', async () => {
+    const result = await resolvePeer(identus.twoServices);
+    expect(result.didResolutionMetadata.warnings).toHaveLength(1);
+    expect(result.didDocument!.service!.map((s) => [s.id.split('#')[1], (s.serviceEndpoint as { uri: string }).uri])).toEqual([['service', identus.twoServicesEndpoints[0]], ['service-1', identus.twoServicesEndpoints[1]]]);
+  });
+
+  it('gives a DID written per the spec no warning, and refuses a list holding something other than services', async () => {
+    expect((await resolvePeer(createPeerDid({ endpoint: 'https://a.example' }).did)).didResolutionMetadata.warnings).toBeUndefined();
+    const bad = `${identus.noService.slice(0, -4)}.S${Buffer.from('[1]').toString('base64url')}`;
+    expect((await resolvePeer(bad)).didResolutionMetadata.error).toBe('invalidDid');
+  });
+});

@@ -83,6 +83,9 @@ export async function resolveDid(did: string): Promise<DIDResolutionResult> {
 function humanResolution(r: DIDResolutionResult): string {
   const lines = [];
   if (r.didResolutionMetadata.error) lines.push(`error: ${r.didResolutionMetadata.error}`);
+  // What the resolver read although the method spec forbids it (did/peer.ts), shown before the document.
+  const warnings = (r.didResolutionMetadata as { warnings?: { message: string }[] }).warnings ?? [];
+  for (const w of warnings) lines.push(`warning: ${w.message}`);
   if (r.didDocument) lines.push('document:', pretty(r.didDocument));
   lines.push(`document metadata: ${JSON.stringify(r.didDocumentMetadata)}`);
   lines.push(`resolution metadata: ${JSON.stringify(r.didResolutionMetadata)}`);
