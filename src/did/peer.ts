@@ -1,7 +1,8 @@
 // did:peer (DIF Peer DID Method Specification): numalgo 2 (§Method 2: multiple inception keys
 // without doc) created and resolved; numalgo 0 (§Method 0) resolved like did:key; numalgo 3
-// (§Method 3: SHA-256 shortening) resolved when the registry maps it to its did:peer:2.
-// Resolved documents use Multikey methods with absolute ids did#key-1, did#key-2… in DID order.
+// (§Method 3: SHA-256 shortening) resolved when the registry maps it to its did:peer:2; numalgo 4
+// (§Method 4) in peer4.ts. Resolved documents use Multikey methods with absolute ids did#key-1,
+// did#key-2… in DID order.
 import { b64uDecodeText, b64uEncode, base58btcDecode, multibaseEncode, sha256Multihash } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
 import { generateKeyPair, toMultikey, type KeyPair } from '../keys.js';
@@ -10,6 +11,7 @@ import {
   type KeyEntry, type Purpose,
 } from './document.js';
 import { keyDidDocument } from './key.js';
+import { peer4LongDocument, resolvePeer4 } from './peer4.js';
 import type { CreatedDid, DIDDocument, DIDResolutionResult, DidRegistry, Service } from './types.js';
 
 /** §Method 2 purpose codes; S marks a service. */
@@ -164,12 +166,14 @@ function peer2Document(peer2: string, id: string, alsoKnownAs?: string[]): { doc
 }
 
 /**
- * Resolves did:peer:0 and did:peer:2 offline (a did:peer:2 whose services are a JSON list too; the
- * note on that is in resolvePeer's metadata). Throws IdsyncError 'invalid_did' or 'unsupported_did'.
+ * Resolves did:peer:0, did:peer:2 and a did:peer:4 long form offline (a did:peer:2 whose services
+ * are a JSON list too; the note on that is in resolvePeer's metadata). Throws IdsyncError
+ * 'invalid_did' or 'unsupported_did'.
  */
 export function resolvePeerDid(input: string): DIDDocument {
   const did = input.split(/[?#]/)[0];
   if (did.startsWith('did:peer:2')) return peer2Document(did, did).document;
+  if (/^did:peer:4zQm[1-9A-HJ-NP-Za-km-z]{44}:/.test(did)) return peer4LongDocument(did);
   if (did.startsWith('did:peer:0')) {
     try {
       return keyDidDocument(did, did.slice('did:peer:0'.length));
@@ -186,9 +190,13 @@ function noted(result: DIDResolutionResult, warnings: ResolutionWarning[]): DIDR
   return warnings.length ? { ...result, didResolutionMetadata: { ...result.didResolutionMetadata, warnings } } : result;
 }
 
-/** The did:peer method resolver (never throws); did:peer:3 needs the registry to hold its did:peer:2. */
+/**
+ * The did:peer method resolver (never throws); did:peer:3 needs the registry to hold its
+ * did:peer:2, and a did:peer:4 short form its long form.
+ */
 export async function resolvePeer(did: string, registry?: DidRegistry): Promise<DIDResolutionResult> {
   try {
+    if (did.startsWith('did:peer:4')) return await resolvePeer4(did, registry);
     if (did.startsWith('did:peer:2')) {
       const { document, warnings } = peer2Document(did, did);
       return noted(documentResult(document), warnings);

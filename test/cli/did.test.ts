@@ -12,6 +12,7 @@ describe('idsync did', () => {
   it.each([
     ['ion', /^did:ion:[A-Za-z0-9_-]{46}:[A-Za-z0-9_-]+$/],
     ['peer', /^did:peer:2\./],
+    ['peer4', /^did:peer:4zQm[1-9A-HJ-NP-Za-km-z]{44}:z[1-9A-HJ-NP-Za-km-z]+$/],
     ['key', /^did:key:z6Mk/],
   ])('creates a did:%s that resolves back to the same document', async (method, pattern) => {
     const created = await runCli(['did', 'create', '--method', method, '--json']);
@@ -21,6 +22,7 @@ describe('idsync did', () => {
     expect(did).toMatch(pattern);
     expect(document.id).toBe(did);
     if (method === 'ion') expect(shortDid).toBe(did.split(':').slice(0, 3).join(':'));
+    else if (method === 'peer4') expect(shortDid).toBe(did.split(':').slice(0, 3).join(':'));
     else expect(shortDid).toBeUndefined();
 
     const resolved = await runCli(['did', 'resolve', did, '--json']);

@@ -126,7 +126,7 @@ describe('did:peer:0 and did:peer:3', () => {
   });
 
   it('reports other numalgos as not supported', async () => {
-    expect((await resolvePeer('did:peer:4zQmd8CpeFPci817KDsbSAKWcXAE2mjvCQSasRewvbSF54Bd')).didResolutionMetadata.error).toBe('methodNotSupported');
+    expect((await resolvePeer('did:peer:1zQmZMygzYqNwU6Uhmewx5Xepf2VLp5S4HLSwwgf2aiKZuwa')).didResolutionMetadata.error).toBe('methodNotSupported');
   });
 });
 
