@@ -6,6 +6,7 @@ import { errorsOf } from '../../src/conformance/types.js';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
 import { b64uEncode, sha256 } from '../../src/encoding.js';
 import { startCounterpart, type Counterpart } from '../../src/harness/counterpart.js';
+import { runConformance } from '../../src/harness/run.js';
 import { protectedHeader } from './ecdh-1pu.js';
 import { PING, PING_RESPONSE, startIdentusAgent, type IdentusHandle } from './identus-agent.js';
 
@@ -65,5 +66,11 @@ describe('an Identus 7 responder on Mercury', () => {
     expect(sent.status).toBe(400);
     expect(identus.answers.at(-1)!.body).not.toBe('');
     expect(identus.received.some((m) => m.id === ping.id)).toBe(false);
+  });
+
+  it('fails no case of the trust-ping suite of `conformance run`, and passes some', async () => {
+    const report = await runConformance({ target: identus.did, resolve: documentResolver(createResolver({})), suites: ['trust-ping'] });
+    expect(report.cases.filter((c) => c.status === 'failed').map((c) => `${c.id}: ${c.detail}`)).toEqual([]);
+    expect(report.summary.passed).toBeGreaterThan(0);
   });
 });
