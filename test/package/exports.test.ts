@@ -21,4 +21,12 @@ describe('the package entry point', () => {
     expect(result.didDocument?.id).toBe(created.did);
     expect(result.didDocumentMetadata.equivalentId).toEqual([created.shortDid]);
   });
+
+  it('creates a did:peer:4 whose long form its resolver resolves offline', async () => {
+    const created = idsync.createPeerDid4({ endpoint: 'http://127.0.0.1:1/didcomm' });
+    expect(idsync.peer4ShortForm(created.did)).toBe(created.shortDid);
+    const result = await idsync.createResolver().resolve(created.did);
+    expect(result.didDocument?.keyAgreement).toEqual([`${created.did}#key-1`]);
+    expect(result.didDocumentMetadata.equivalentId).toEqual([created.shortDid]);
+  });
 });
