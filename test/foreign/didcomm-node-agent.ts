@@ -13,6 +13,10 @@
 // Sources: sicpa-dlab/didcomm-rust at tag v0.4.1.
 // - its envelopes are the spec's: apu = base64url(skid) and apv from the recipient kids in
 //   `protected`, and the content tag fed to the ECDH-1PU KDF (src/jwe/encrypt.rs encrypt).
+// - a signed message must be a general-form JWS with its kid in the unprotected header
+//   (src/jws/envelope.rs: `JWS { signatures }`, `Signature { header: Header { kid } }`): a
+//   flattened JWS, which v2.1 §Message Signing says recipients "MUST be able to process", or a
+//   kid only in the protected header, is "not a valid JWE, JWS or JWM" (jws-forms.test.ts).
 // - it never refuses a replayed id: v2.1 §Message Headers binds `id` uniqueness to the sender.
 // - Message::unpack needs `body` in a plaintext (src/message/message.rs: `pub body: Value`, not an
 //   Option), where v2.1 §Message Headers makes it OPTIONAL: a body-less message is "not a valid

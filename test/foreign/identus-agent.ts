@@ -15,6 +15,9 @@
 //   enc_alg_anon Xc20pEcdhEsA256kw), packed by SICPA's didcomm-rust (the SDK bundles a fork,
 //   elribonazo/didcomm-rust 5f844ef, that only exports the JWE functions): apu and apv set, the
 //   content tag fed to the KDF (src/jwe/encrypt.rs), as v2.1 requires.
+// - a signed message must be a general-form JWS with its kid in the unprotected header
+//   (didcomm-rust src/jws/envelope.rs): a flattened JWS, which v2.1 §Message Signing says
+//   recipients "MUST be able to process", is refused (jws-forms.test.ts).
 // - Mercury keeps no record of ids received and never refuses a replay: right, since v2.1
 //   §Message Headers binds `id` uniqueness to the sender.
 // - its did:peer:2 puts E before V (src/peer-did/PeerDIDCreate.ts createPeerDID) and writes its
