@@ -144,7 +144,7 @@ function peer2Document(peer2: string, id: string, alsoKnownAs?: string[]): { doc
     const body = element.slice(1);
     if (code === 'S') {
       const decoded = decodeServices(body);
-      if (decoded.list && !warnings.includes(SERVICE_LIST_WARNING)) warnings.push(SERVICE_LIST_WARNING);
+      if (decoded.list && !warnings.some((w) => w.code === SERVICE_LIST_WARNING.code)) warnings.push({ ...SERVICE_LIST_WARNING });
       for (const raw of decoded.services) {
         const svc = normaliseDidcomm(expandService(raw));
         // Services without an id get #service, #service-1, #service-2… (§Method 2, clarified).
