@@ -3,3 +3,5 @@
 export { serviceConsole } from './service-console.js';
 export type { ServiceConsoleOptions } from './service-console.js';
 export type { Principal } from './sessions.js';
+export { startWalletConsole } from './wallet-console.js';
+export type { WalletConsole, WalletConsoleOptions } from './wallet-console.js';

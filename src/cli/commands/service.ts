@@ -17,6 +17,9 @@ import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import { untilSignal } from '../signals.js';
 import { processIo, type CliIo } from '../output.js';
+import { serviceConsole } from '../../console/service-console.js';
+import { faultSwitch } from '../../testing/fault-switch.js';
+import { faultyServiceAgent } from '../../testing/faulty-service-agent.js';
 
 export interface ServiceCommandOptions {
   port: string;
@@ -40,6 +43,8 @@ export interface ServiceCommandOptions {
   log?: boolean;
   /** --engine: the DIDComm agent's envelope engine. */
   engine?: EnvelopeEngine;
+  /** --console: the web console at /console, with faults switchable from it. */
+  console?: boolean;
 }
 
 export interface ServiceRunDeps {
@@ -148,6 +153,12 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
   // Before the data folder is touched: a partial set must not leave a demo tenant behind.
   checkEnvSeed(env);
 
+  // With the console: its plugin, and the agent's transports behind a fault switch it turns on and off.
+  const faults = opts.console ? faultSwitch() : undefined;
+  const withConsole: Partial<CreateServiceOptions> = faults
+    ? { plugins: [serviceConsole({ faults })], agent: (deps) => faultyServiceAgent(deps, faults) }
+    : {};
+
   await mkdir(opts.data, { recursive: true });
   const store = await openStore({ path: opts.data });
   let service;
@@ -164,6 +175,7 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
       logger: Boolean(opts.log),
       ...(opts.engine ? { envelopeEngine: opts.engine } : {}),
       env,
+      ...withConsole,
     });
   } catch (err) {
     await store.close();
@@ -183,6 +195,7 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
     }
     io.stdout(`public URL ${service.deps.publicUrl}, DID ${service.deps.serviceDid}\n`);
     io.stdout(`OpenAPI ${url}/openapi.json, docs ${url}/docs, data in ${opts.data}\n`);
+    if (faults) io.stdout(`console ${url}/console: sign in with a client holding idsync:admin (${demo ? 'the demo tenant above' : 'the client printed when this data folder was first used, or IDSYNC_CLIENT_ID / IDSYNC_CLIENT_SECRET'})\n`);
     // Last line of the start-up banner: scripts wait for it.
     io.stdout(`idsync service listening on ${url}\n`);
     deps.onService?.(service);
@@ -218,6 +231,7 @@ export function registerServiceCommand(program: Command, deps: { io?: CliIo } = 
     .option('--no-loopback-endpoints', "refuse peers' DIDComm endpoints on loopback (127.0.0.0/8, ::1, localhost)")
     .option('--invitation-ttl <duration>', 'lifetime of Data Pipe invitations, e.g. 30d, 12h or ms (default 30d)')
     .option('--log', 'log every request (JSON lines on stdout)')
+    .option('--console', 'serve the web console at /console (sign in with a client holding idsync:admin); DIDComm faults can be turned on from it')
     .addOption(engineOption())
     .action(async (opts: ServiceCommandOptions) => {
       const io = deps.io ?? processIo;
