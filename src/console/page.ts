@@ -34,10 +34,8 @@ export function page(o: PageOptions): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="htmx-config" content='{"includeIndicatorCSS": false}'>
 <title>${o.title} · idsync console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ASSET('console.css')}">
-<script src="${ASSET('htmx.js')}" defer></script>
-<script src="${ASSET('hx-sse.js')}" defer></script>
-<script src="${ASSET('console.js')}" defer></script>
 </head>
 <body>
 <header class="top">
@@ -51,6 +49,11 @@ ${o.stream ? html`<div id="live" hidden hx-sse:connect="${o.stream}"></div>` : '
 <main>
 ${o.body}
 </main>
+<!-- Not deferred, at the end: htmx starts at DOMContentLoaded only while the document is still
+loading, and so after its SSE extension has registered (deferred, it may start before). -->
+<script src="${ASSET('htmx.js')}"></script>
+<script src="${ASSET('hx-sse.js')}"></script>
+<script src="${ASSET('console.js')}"></script>
 </body>
 </html>
 `;
