@@ -78,12 +78,12 @@ describe.skipIf(!HAVE)(`the console in Chromium${SKIP}`, () => {
     await page.goto(`${c.bed.service.url}/console/messages`);
     await page.waitForSelector('body.live-on', WAIT);
     // The page is never reloaded: what appears comes over its event stream.
-    await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+    await page.evaluate(() => ((globalThis as unknown as { stayed: boolean }).stayed = true));
     const [wallet] = c.bed.wallets;
     await connectUser(c.bed, 'ada', wallet!);
     await c.bed.service.client.putDatapoints('ada', { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10' });
     await page.waitForSelector('#message-rows .msg[data-type$="issue-credential/3.0/ack"] .state-ok', WAIT);
-    expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed)).toBe(true);
     const types = await page.locator('#message-rows .msg').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-type')?.split('/').slice(-3).join('/')));
     expect(types).toEqual(expect.arrayContaining(['data-pipe/1.0/request', 'present-proof/3.0/presentation', 'issue-credential/3.0/offer-credential', 'issue-credential/3.0/ack']));
     await shot('03-messages-live');
@@ -132,7 +132,7 @@ describe.skipIf(!HAVE)(`the console in Chromium${SKIP}`, () => {
     expect(await page.locator('#plaintext').textContent()).toContain('"type": "https://didcomm.org/issue-credential/3.0/offer-credential"');
     await page.click('button[data-copy="check-plaintext"]');
     await page.waitForSelector('button.copied', WAIT);
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/^idsync message check - <<'MESSAGE'\n\{/);
+    expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toMatch(/^idsync message check - <<'MESSAGE'\n\{/);
     await shot('07-message-verdicts');
     expect(problems).toEqual([]);
   });

@@ -17,9 +17,6 @@ import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import { untilSignal } from '../signals.js';
 import { processIo, type CliIo } from '../output.js';
-import { serviceConsole } from '../../console/service-console.js';
-import { faultSwitch } from '../../testing/fault-switch.js';
-import { faultyServiceAgent } from '../../testing/faulty-service-agent.js';
 
 export interface ServiceCommandOptions {
   port: string;
@@ -134,6 +131,17 @@ async function readFixtures(file: string): Promise<unknown> {
   }
 }
 
+async function consoleOptions() {
+  const [{ serviceConsole }, { faultSwitch }, { faultyServiceAgent }] = await Promise.all([
+    import('../../console/service-console.js'),
+    import('../../testing/fault-switch.js'),
+    import('../../testing/faulty-service-agent.js'),
+  ]);
+  const faults = faultSwitch();
+  const options: Partial<CreateServiceOptions> = { plugins: [serviceConsole({ faults })], agent: (deps) => faultyServiceAgent(deps, faults) };
+  return { faults, options };
+}
+
 function localHost(host: string): string {
   // A wildcard bind address is not something clients can reach; name the loopback instead.
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
@@ -153,11 +161,10 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
   // Before the data folder is touched: a partial set must not leave a demo tenant behind.
   checkEnvSeed(env);
 
-  // With the console: its plugin, and the agent's transports behind a fault switch it turns on and off.
-  const faults = opts.console ? faultSwitch() : undefined;
-  const withConsole: Partial<CreateServiceOptions> = faults
-    ? { plugins: [serviceConsole({ faults })], agent: (deps) => faultyServiceAgent(deps, faults) }
-    : {};
+  // With the console: its plugin, and the agent's transports behind a fault switch it turns on and
+  // off. Loaded only then: the service starts without the console's modules.
+  const withConsole = opts.console ? await consoleOptions() : undefined;
+  const faults = withConsole?.faults;
 
   await mkdir(opts.data, { recursive: true });
   const store = await openStore({ path: opts.data });
@@ -175,7 +182,7 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
       logger: Boolean(opts.log),
       ...(opts.engine ? { envelopeEngine: opts.engine } : {}),
       env,
-      ...withConsole,
+      ...withConsole?.options,
     });
   } catch (err) {
     await store.close();

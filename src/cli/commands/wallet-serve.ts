@@ -20,7 +20,7 @@ import { approveWith, declineWith, listPending, pendingView, pickupWith } from '
 import { addressOptions, answerInvitation, listenOptionsFor, openWalletStore, reachable, type WalletCommandDeps } from './wallet-run.js';
 import { parseInvitationUrl } from '../../protocols/out-of-band.js';
 import { credentialView, humanPendingItem, messageView, rejectedView } from './wallet-views.js';
-import { startWalletConsole, type WalletConsole } from '../../console/wallet-console.js';
+import type { WalletConsole } from '../../console/wallet-console.js';
 
 export interface ServeOptions {
   data: string;
@@ -139,7 +139,8 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
       ...(wallet.identity.endpoint ? { endpoint: wallet.identity.endpoint } : {}),
     };
     await writeFile(join(opts.data, 'serve.json'), JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
-    if (opts.console) web = await startWalletConsole(wallet, { host: opts.host, port: consolePort });
+    // Loaded only when asked for: a wallet starts without the console's modules.
+    if (opts.console) web = await (await import('../../console/wallet-console.js')).startWalletConsole(wallet, { host: opts.host, port: consolePort });
     const published = wallet.identity.endpoint;
     out.result(
       {
