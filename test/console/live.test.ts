@@ -59,6 +59,27 @@ describe('console live', () => {
     expect(replay).toContain('present-proof/3.0/presentation');
   });
 
+  it('says `changed` when an API call changed something, with no DIDComm message in it', async () => {
+    c = await startConsoleBed({ testbed: { transport: 'http' } });
+    const bed = c.bed;
+    const url = `${bed.service.url}/console/stream/changes`;
+    const ctl = new AbortController();
+    const res = await fetch(url, { headers: { accept: 'text/event-stream', cookie: c.cookie }, signal: ctl.signal });
+    const reader = res.body!.getReader();
+    // The stream is open once its first frame (the retry delay) arrived.
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('retry: 1000');
+    await bed.service.client.putUser('zoe');
+    let text = '';
+    const guard = setTimeout(() => ctl.abort(), 10_000);
+    try {
+      while (!text.includes('event: changed')) text += new TextDecoder().decode((await reader.read()).value);
+    } finally {
+      clearTimeout(guard);
+      ctl.abort();
+    }
+    expect(text).toMatch(/^event: changed$/m);
+  });
+
   it('filters the stream: a type filter sends no row of another type', async () => {
     c = await startConsoleBed({ testbed: { transport: 'http' } });
     const bed = c.bed;
