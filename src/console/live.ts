@@ -96,7 +96,8 @@ export function liveHub(options: LiveOptions = {}): LiveHub {
         }
       }
       streams.add(entry);
-      request.raw.on('close', end);
+      // The response closes when the browser goes away (or the server ends it).
+      res.on('close', end);
       res.on('error', end);
       // The retry delay the browser waits before reconnecting (ms).
       res.write('retry: 1000\n\n');

@@ -39,6 +39,8 @@ export function installConsoleBasics(scope: FastifyInstance, ctx: ConsoleContext
     return reply.header('cache-control', 'no-cache').type(asset.type).send(asset.body);
   });
   scope.get('/console', { schema: { hide: true } }, async (_request, reply) => reply.code(303).header('location', home).send());
+  // The stream of pages that show no message rows: only `changed`.
+  scope.get('/console/stream/changes', { schema: { hide: true } }, async (request, reply) => ctx.hub.open(request, reply, () => undefined));
 
   registerMessagesView(scope, ctx);
   registerMessageView(scope, ctx);

@@ -11,6 +11,14 @@ import { problem } from '../service/http/problem.js';
 import { rateLimitProblem } from '../service/http/rate-limit-problem.js';
 import type { ConsoleAuth } from './auth.js';
 
+function codeOf(body: string): unknown {
+  try {
+    return (JSON.parse(body) as { code?: unknown }).code;
+  } catch {
+    return undefined;
+  }
+}
+
 export function serviceAuth(app: FastifyInstance, deps: ServiceDeps): ConsoleAuth {
   const admin = async (clientId: string): Promise<{ tenantId: string } | undefined> => {
     const client = await deps.config.getClient(clientId);
@@ -33,7 +41,7 @@ export function serviceAuth(app: FastifyInstance, deps: ServiceDeps): ConsoleAut
       }
       if (res.statusCode === 429) throw rateLimitProblem(Number(res.headers['retry-after'] ?? 1) || 1);
       // Right secret, but the client lacks the scope: the token request says invalid_scope.
-      if (res.statusCode === 400 && (res.json() as { code?: string }).code === 'invalid_scope') {
+      if (res.statusCode === 400 && codeOf(res.body) === 'invalid_scope') {
         throw problem('insufficient_scope', `the console needs a client holding ${ADMIN_SCOPE}`, { requiredScope: ADMIN_SCOPE });
       }
       throw problem('invalid_client', 'unknown client or wrong secret');

@@ -13,7 +13,7 @@ import { assertSameOrigin } from '../security.js';
 import type { ServiceConsoleContext } from '../service-context.js';
 import { shortType, time } from './format.js';
 import { faultBadge } from './message-row.js';
-import { liveRegion } from './threads.js';
+import { liveRegion } from './live-region.js';
 
 /** The faults a person can turn on here: what a message in flight can suffer. */
 export const CONSOLE_FAULTS: readonly FaultKind[] = ['drop', 'duplicate', 'delay', 'reorder', 'tamper'];

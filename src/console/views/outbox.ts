@@ -13,7 +13,7 @@ import { html, raw, query, type Html } from '../html.js';
 import { assertSameOrigin } from '../security.js';
 import type { ServiceConsoleContext } from '../service-context.js';
 import { shortId, state, time } from './format.js';
-import { liveRegion } from './threads.js';
+import { liveRegion } from './live-region.js';
 
 function outboxOf(ctx: ServiceConsoleContext) {
   const o = ctx.deps.issuance?.outbox;

@@ -8,6 +8,7 @@ import { renderPage, type ConsoleContext } from '../context.js';
 import { html, raw, type Html } from '../html.js';
 import { worstVerdict } from '../verdicts.js';
 import { badge, shortId, shortType, time } from './format.js';
+import { liveRegion } from './live-region.js';
 import { matcherOf } from './message-filter.js';
 import { messageList, recentMessages } from './messages.js';
 import { sequenceOf } from './sequence.js';
@@ -30,11 +31,6 @@ function groups(recentFirst: LoggedMessage[]): ThreadGroup[] {
   }
   // Most recently active first; each thread's messages in the order they were logged.
   return [...by].map(([thid, ms]) => ({ thid, messages: ms.reverse() }));
-}
-
-/** A region that fetches itself again whenever the page's stream says something changed. */
-export function liveRegion(id: string, url: string, content: Html): Html {
-  return html`<section id="${id}" hx-get="${url}" hx-trigger="changed from:#live" hx-swap="outerHTML">${content}</section>`;
 }
 
 async function threadList(ctx: ConsoleContext, tenantId: string | undefined): Promise<Html> {
@@ -75,9 +71,5 @@ ${diagram}
 <h2>Messages</h2>
 ${messageList(ctx, [...inThread].reverse())}`;
     return sendHtml(reply, renderPage(ctx, request, { title: `Thread ${shortId(f.thid)}`, active: 'threads', stream: `/console/stream/messages?thid=${encodeURIComponent(f.thid)}`, body }));
-  });
-
-  scope.get('/console/stream/changes', { schema: { hide: true } }, async (request, reply) => {
-    ctx.hub.open(request, reply, () => undefined);
   });
 }

@@ -15,7 +15,7 @@ import { html, type Html } from '../html.js';
 import type { ServiceConsoleContext } from '../service-context.js';
 import { compareDatapoints, datapointTable, syncSummary } from './datapoints.js';
 import { did, shortId, state, time } from './format.js';
-import { liveRegion } from './threads.js';
+import { liveRegion } from './live-region.js';
 import { timeline, toneOf, type TimelinePoint } from './timeline.js';
 
 /** Timeline points of the messages of `thids`. */

@@ -8,7 +8,7 @@ import { html, query, type Html } from '../html.js';
 import type { ServiceConsoleContext } from '../service-context.js';
 import { compareDatapoints, syncSummary } from './datapoints.js';
 import { did, state, time } from './format.js';
-import { liveRegion } from './threads.js';
+import { liveRegion } from './live-region.js';
 
 const MAX_USERS = 1000;
 

@@ -7,7 +7,7 @@ import { sendHtml } from '../auth.js';
 import { renderPage, type ConsoleContext } from '../context.js';
 import { html, type Html } from '../html.js';
 import { did, shortId, state, time } from './format.js';
-import { liveRegion } from './threads.js';
+import { liveRegion } from './live-region.js';
 
 async function overview(wallet: Wallet): Promise<Html> {
   const [connections, threads, credentials, rejected, pending] = await Promise.all([

@@ -13,7 +13,7 @@ import { html, type Html } from '../html.js';
 import { assertSameOrigin } from '../security.js';
 import type { ServiceConsoleContext } from '../service-context.js';
 import { jsonBlock, shortId, state, time } from './format.js';
-import { liveRegion } from './threads.js';
+import { liveRegion } from './live-region.js';
 
 const MAX_DELIVERIES = 500;
 

@@ -10,7 +10,7 @@ import { html, raw, type Html } from '../html.js';
 import type { ServiceConsoleContext } from '../service-context.js';
 import { did, shortId, state, time } from './format.js';
 import { sequenceOf } from './sequence.js';
-import { liveRegion } from './threads.js';
+import { liveRegion } from './live-region.js';
 import { timeline } from './timeline.js';
 import { workflowPoints } from './user.js';
 
