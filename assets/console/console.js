@@ -35,12 +35,16 @@
       return d.id;
     });
   });
+  // The live message list keeps its newest rows only, so that a busy twin (a fleet) leaves the page responsive.
+  var MAX_ROWS = 500;
   document.addEventListener('htmx:after:swap', function () {
     open.forEach(function (id) {
       var d = document.getElementById(id);
       if (d) d.open = true;
     });
     open = [];
+    var rows = document.getElementById('message-rows');
+    while (rows && rows.children.length > MAX_ROWS) rows.removeChild(rows.lastElementChild);
   });
 
   document.addEventListener('htmx:sse:after:connection', function () {
