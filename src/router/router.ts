@@ -142,7 +142,7 @@ export function createRouter(options: RouterOptions): Router {
       if (error.code.startsWith('store_')) result.retryable = true;
       log('warn', 'message could not be unpacked', { code: error.code });
       await record(undecryptableRecord(packed, `undecryptable-${ids()}`, outerMode(packed), result.conformance, info));
-      events.emit('result', result);
+      events.emit('result', result, packed);
       return result;
     }
     const { message, metadata } = unpacked;
@@ -162,7 +162,7 @@ export function createRouter(options: RouterOptions): Router {
       result = { status: 'failed', code: error.code, message, metadata, conformance: results, replies, error, retryable: true };
     }
     await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: loggedConformance(result.conformance) });
-    events.emit('result', result);
+    events.emit('result', result, packed);
     if (result.status === 'handled') events.emit('handled', { message, metadata, result });
     return result;
   }

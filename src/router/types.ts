@@ -208,6 +208,11 @@ export const DIDCOMM_V2_VERSION = 'https://github.com/decentralized-identity/did
 export const ROUTER_HEADERS = ['return_route'];
 
 export interface Router {
+  /**
+   * 'received' (unpacked, before handling), 'result' (RouterResult, and the packed message as
+   * received as a second argument), 'handled', 'sent' ({message, packed, mode, to, returnRouted}),
+   * 'log', and the events handlers emit.
+   */
   readonly events: EventEmitter;
   readonly conformance: RuleRegistry;
   readonly clock: Clock;

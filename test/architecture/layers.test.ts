@@ -24,6 +24,7 @@ const SRC_LAYERS: string[][] = [
   ['service', 'wallet', 'harness'],
   ['testing'],
   ['fleet'],
+  ['console'],
   ['cli'],
   ['index'],
 ];
