@@ -109,11 +109,15 @@ function peer2Document(peer2: string, id: string, alsoKnownAs?: string[]): DIDDo
       } catch (err) {
         throw invalid('a did:peer:2 service is not base64url JSON', err);
       }
-      if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw invalid('a did:peer:2 service is not an object');
-      const svc = normaliseDidcomm(expandService(decoded as Record<string, unknown>));
-      // Services without an id get #service, #service-1, #service-2… (§Method 2, clarified).
-      const ref = typeof svc.id === 'string' ? svc.id : generated++ === 0 ? '#service' : `#service-${generated - 1}`;
-      services.push({ ...svc, id: absoluteId(id, ref) } as Service);
+      // One service per S element; some agents (the Identus SDK) write a list there, `[]` (.SW10) for none.
+      const list = Array.isArray(decoded) ? decoded : [decoded];
+      for (const one of list) {
+        if (typeof one !== 'object' || one === null || Array.isArray(one)) throw invalid('a did:peer:2 service is not an object');
+        const svc = normaliseDidcomm(expandService(one as Record<string, unknown>));
+        // Services without an id get #service, #service-1, #service-2… (§Method 2, clarified).
+        const ref = typeof svc.id === 'string' ? svc.id : generated++ === 0 ? '#service' : `#service-${generated - 1}`;
+        services.push({ ...svc, id: absoluteId(id, ref) } as Service);
+      }
     } else if (code in PURPOSES) {
       if (!/^z[1-9A-HJ-NP-Za-km-z]{46,}$/.test(body)) throw invalid('a did:peer:2 key is not a base58btc multikey');
       base58btcDecode(body.slice(1));
