@@ -218,39 +218,28 @@ export function parseRecipientList(message: PlainMessage): { dids: string[]; pag
 
 const none = (message: PlainMessage) => ({ id: message.id });
 
-function parsersOf(v: MediationVersion) {
-  const n = MEDIATION_NAMES[v];
-  return {
-    'mediate-request': none,
-    'mediate-grant': parseMediateGrant,
-    'mediate-deny': none,
-    [n.update]: parseRecipientUpdate,
-    [n.updateResponse]: parseRecipientUpdateResponse,
-    [n.query]: parseRecipientQuery,
-    [n.list]: parseRecipientList,
-  } as {
-    'mediate-request': typeof none;
-    'mediate-grant': typeof parseMediateGrant;
-    'mediate-deny': typeof none;
-    update: typeof parseRecipientUpdate;
-    updateResponse: typeof parseRecipientUpdateResponse;
-    query: typeof parseRecipientQuery;
-    list: typeof parseRecipientList;
-  };
-}
+/** Parsers by role-neutral name: update, updateResponse, query and list stand for each version's message names. */
+const PARSERS = {
+  'mediate-request': none,
+  'mediate-grant': parseMediateGrant,
+  'mediate-deny': none,
+  update: parseRecipientUpdate,
+  updateResponse: parseRecipientUpdateResponse,
+  query: parseRecipientQuery,
+  list: parseRecipientList,
+};
 
 /** Handlers by role-neutral name (update, updateResponse, query, list stand for each version's message names). */
-export type CoordinateMediationHandlers = HandlersFor<ReturnType<typeof parsersOf>>;
+export type CoordinateMediationHandlers = HandlersFor<typeof PARSERS>;
 
 /** The module for router.use(): the mediator registers the requests, the recipient the answers. */
 export function coordinateMediationProtocol(v: MediationVersion, handlers: CoordinateMediationHandlers, roles: string[]): ProtocolModule {
   const n = MEDIATION_NAMES[v];
-  const byName: Record<string, string> = { update: n.update, updateResponse: n.updateResponse, query: n.query, list: n.list };
-  const parsers = parsersOf(v) as unknown as Record<string, (m: PlainMessage) => unknown>;
+  const wireName: Record<string, string> = { update: n.update, updateResponse: n.updateResponse, query: n.query, list: n.list };
   const wireParsers: Record<string, (m: PlainMessage) => unknown> = {};
   const wireHandlers: Record<string, unknown> = {};
-  for (const [name, parse] of Object.entries(parsers)) {
-    const wire = byName[name] ?? name;
+  for (const [name, parse] of Object.entries(PARSERS)) {
+    const wire = wireName[name] ?? name;
     wireParsers[wire] = parse;
     if ((handlers as Record<string, unknown>)[name]) wireHandlers[wire] = (handlers as Record<string, unknown>)[name];
   }
