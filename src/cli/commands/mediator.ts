@@ -5,6 +5,7 @@
 // --json, the one JSON line) says where it listens.
 import { mkdir } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { envCrashPoint } from '../../crash-point.js';
 import { toIdsyncError } from '../../errors.js';
 import { addressInUse } from '../../listen.js';
 import { startMediator, type RunningMediator } from '../../mediator/server.js';
@@ -78,6 +79,8 @@ export async function runMediator(opts: MediatorCommandOptions, deps: MediatorRu
   const policy = policyOptions(opts);
   await mkdir(opts.data, { recursive: true });
   const store = await openStore({ path: opts.data });
+  // Crash tests: IDSYNC_TEST_CRASH_AT=mediator:forward-queued|mediator:delivered|mediator:received (crash-point.ts).
+  const crashPoint = envCrashPoint(deps.io.env ?? {});
   let running: RunningMediator;
   try {
     running = await startMediator({
@@ -88,6 +91,7 @@ export async function runMediator(opts: MediatorCommandOptions, deps: MediatorRu
       ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
       ...(opts.allowPrivateEndpoints ? { addressPolicy: { allowPrivate: true } } : {}),
       ...engineOf(opts),
+      ...(crashPoint ? { crashPoint } : {}),
     });
   } catch (err) {
     await store.close();
