@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
 import { MEDIATOR_CASES, runMediatorConformance } from '../../src/harness/run-mediator.js';
+import { runConformance } from '../../src/harness/run.js';
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { runCli } from '../cli/run-cli.js';
@@ -39,6 +40,11 @@ describe('conformance run --role mediator', () => {
     expect(notPassed).toEqual([]);
     expect(report.cases.map((c) => c.id)).toEqual(MEDIATOR_CASES.map((c) => c.id));
     expect(report.cases.flatMap((c) => c.warnings)).toEqual([]);
+  }, 60_000);
+
+  it("passes the peer suites too (trust-ping, discover-features, report-problem, envelope modes) on the mediator's DID", async () => {
+    const report = await runConformance({ target: strict.did, resolve, timeoutMs: 3000 });
+    expect(report.cases.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.detail ?? ''}`)).toEqual([]);
   }, 60_000);
 
   it('skips, saying why, what needs a policy the mediator lacks; fails nothing', async () => {
