@@ -16,7 +16,7 @@ import type { DocumentResolver, Service } from '../did/types.js';
 import type { Clock, IdGenerator } from '../clock.js';
 import { IdsyncError } from '../errors.js';
 import { MESSAGE_PICKUP } from '../protocols/message-pickup.js';
-import { wrapInForward } from '../protocols/routing.js';
+import { wrapForMediator } from '../protocols/routing.js';
 import type { Outbound, PackFn } from '../router/router.js';
 import type { Keylist } from './keylist.js';
 import type { LiveRoutes } from './live.js';
@@ -112,7 +112,7 @@ export function mediatorOutbound(d: MediatorOutboundDeps): MediatorOutbound {
         return;
       }
       // The next hop sits behind another mediator named by its DID: one more forward, to that mediator's keys.
-      const wrapped = await wrapInForward(packed, { next: did, mediator: r.mediator }, d.envelope, { clock: d.clock, ids: d.ids });
+      const wrapped = await wrapForMediator(packed, { next: did, mediator: r.mediator }, d.envelope, { clock: d.clock, ids: d.ids });
       if (!wrapped.serviceEndpoint || wrapped.serviceEndpoint.startsWith('did:')) throw new IdsyncError('no_endpoint', `the mediator ${r.mediator.slice(0, 120)} names no endpoint URL`);
       await transport.send(wrapped.serviceEndpoint, wrapped.packed);
     },

@@ -1,10 +1,11 @@
 // Routing Protocol 2.0 (DIDComm Messaging v2.1 §Routing Protocol 2.0): the `forward` message a
 // sender wraps a packed message in for a mediator, naming the next hop in body.next. Builders,
 // the body rules, the parser, and the sender-side wrap: one forward, anoncrypted to the
-// mediator's key agreement keys (§Sender Process to Enable Forwarding, step 4). pack() also
-// wraps by itself when the recipient's DIDCommMessaging service names routing keys or a mediator
-// DID (envelope/forward.ts); wrapInForward is for a sender that chooses the hop itself (the
-// conformance harness, a forward to an arbitrary key). The mediator side is src/mediator/forward.ts.
+// mediator's key agreement keys (§Sender Process to Enable Forwarding, step 4). pack() wraps by
+// itself when the recipient's DIDCommMessaging service names routing keys or a mediator DID, and
+// the envelope's wrapInForward wraps for given routing keys (envelope/forward.ts); wrapForMediator
+// is for a sender that chooses the hop and its headers itself (expires_time, delay_milli: the
+// conformance harness, a mediator passing a forward on). The mediator side is src/mediator/forward.ts.
 import type { MessageRule } from '../conformance/types.js';
 import { pack } from '../didcomm/envelope/index.js';
 import { FORWARD_TYPE } from '../didcomm/envelope/forward.js';
@@ -62,7 +63,7 @@ export function buildForward(input: ForwardInput, deps: MessageDeps): PlainMessa
  * what the sender then POSTs to the mediator's endpoint. `serviceEndpoint` is that endpoint when
  * the mediator's document names one.
  */
-export async function wrapInForward(
+export async function wrapForMediator(
   packed: string,
   o: { next: string; mediator: string; expiresTime?: number; delayMilli?: number },
   ctx: EnvelopeContext,

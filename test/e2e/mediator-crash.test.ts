@@ -11,7 +11,7 @@ import { systemClock } from '../../src/clock.js';
 import { pack } from '../../src/didcomm/envelope/index.js';
 import { MEDIA_TYPES } from '../../src/didcomm/types.js';
 import { requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
-import { wrapInForward } from '../../src/protocols/routing.js';
+import { wrapForMediator } from '../../src/protocols/routing.js';
 import { TRUST_PING } from '../../src/protocols/trust-ping.js';
 import { tempDir } from '../cli/run-cli.js';
 import { deliveryRequest, extraDid, messagesReceived, open, party, status, type Delivered, type Party } from '../mediator/parties.js';
@@ -59,7 +59,7 @@ async function setup(m: Started) {
 async function packedForward(s: Party, mediatorDid: string, to: string): Promise<{ bytes: string; id: string }> {
   const ping = { id: crypto.randomUUID(), type: TRUST_PING.ping, from: s.did, to: [to], body: { response_requested: false } };
   const inner = (await pack(ping, { mode: 'authcrypt', to, forward: false }, s.envelope)).packed;
-  return { bytes: (await wrapInForward(inner, { next: to, mediator: mediatorDid }, s.envelope, { clock: systemClock })).packed, id: ping.id };
+  return { bytes: (await wrapForMediator(inner, { next: to, mediator: mediatorDid }, s.envelope, { clock: systemClock })).packed, id: ping.id };
 }
 
 async function post(url: string, bytes: string): Promise<number | string> {

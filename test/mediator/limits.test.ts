@@ -8,7 +8,7 @@ import { ManualClock, systemClock } from '../../src/clock.js';
 import { pack } from '../../src/didcomm/envelope/index.js';
 import { MEDIA_TYPES } from '../../src/didcomm/types.js';
 import { requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
-import { wrapInForward } from '../../src/protocols/routing.js';
+import { wrapForMediator } from '../../src/protocols/routing.js';
 import { TRUST_PING } from '../../src/protocols/trust-ping.js';
 import { startMediator, type RunningMediator, type StartMediatorOptions } from '../../src/mediator/server.js';
 import { openStore, type Store } from '../../src/store/store.js';
@@ -36,7 +36,7 @@ async function setup(o: Partial<StartMediatorOptions> = {}, store?: Store) {
 async function forward(m: RunningMediator, s: Party, to: string, o: { expiresTime?: number; delayMilli?: number; padding?: number } = {}) {
   const ping = { id: crypto.randomUUID(), type: TRUST_PING.ping, from: s.did, to: [to], body: { response_requested: false, ...(o.padding ? { padding: 'x'.repeat(o.padding) } : {}) } };
   const inner = (await pack(ping, { mode: 'authcrypt', to, forward: false }, s.envelope)).packed;
-  const { packed } = await wrapInForward(inner, { next: to, mediator: m.did, ...o }, s.envelope, { clock: systemClock });
+  const { packed } = await wrapForMediator(inner, { next: to, mediator: m.did, ...o }, s.envelope, { clock: systemClock });
   const res = await fetch(`${m.url}/didcomm`, { method: 'POST', headers: { 'content-type': MEDIA_TYPES.encrypted }, body: packed });
   const body = await res.text();
   return { status: res.status, retryAfter: res.headers.get('retry-after'), problem: body ? (JSON.parse(body) as { code?: string; problemCode?: string }) : undefined, pingId: ping.id };
