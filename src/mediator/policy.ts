@@ -17,7 +17,9 @@ export interface MediatorPolicy {
   maxDelayMs: number;
   /**
    * A forward whose `next` no recipient registered here is passed to the DIDComm endpoint of that
-   * DID when it names one (routing 2.0: "onwards to another mediator"); false refuses it (default true).
+   * DID when it names one (routing 2.0: "onwards to another mediator"). Default false: on, anyone
+   * may have the mediator POST what they like to any endpoint its address policy allows (an open
+   * relay), so it is a choice for a mediator in a chain, not a default.
    */
   onwards: boolean;
 }
@@ -31,7 +33,7 @@ export function mediatorPolicy(given: Partial<MediatorPolicy> = {}): MediatorPol
     maxQueue: given.maxQueue ?? DEFAULT_QUEUE_MAX_PER_RECIPIENT,
     maxMessageBytes: given.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     maxDelayMs: given.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
-    onwards: given.onwards ?? true,
+    onwards: given.onwards ?? false,
   };
 }
 

@@ -50,13 +50,13 @@ describe('idsync mediator', () => {
     expect(JSON.parse(out())).toEqual({ listening: m.url, publicUrl: m.publicUrl, did: m.did, invitationUrl: m.invitationUrl, data: dir.file('j') });
   });
 
-  it('turns --deny, --max-queue, --max-message-bytes, --max-delay and --no-forward-onwards into the policy', () => {
-    expect(policyOptions({ port: '0', host: 'h', data: 'd', deny: ['did:key:*'], maxQueue: '5', maxMessageBytes: '4096', maxDelay: '10m', forwardOnwards: false })).toEqual({
+  it('turns --deny, --max-queue, --max-message-bytes, --max-delay and --forward-onwards into the policy', () => {
+    expect(policyOptions({ port: '0', host: 'h', data: 'd', deny: ['did:key:*'], maxQueue: '5', maxMessageBytes: '4096', maxDelay: '10m', forwardOnwards: true })).toEqual({
       deny: ['did:key:*'],
       maxQueue: 5,
       maxMessageBytes: 4096,
       maxDelayMs: 600_000,
-      onwards: false,
+      onwards: true,
     });
   });
 

@@ -85,8 +85,8 @@ describe('mediator limits and routing headers', () => {
     expect((await status(r, m.did)).status.messageCount).toBe(0);
   });
 
-  it('passes a forward for a DID registered at another mediator on to that mediator', async () => {
-    const first = await setup();
+  it('passes a forward for a DID registered at another mediator on to that mediator, when onwards forwarding is on', async () => {
+    const first = await setup({ policy: { onwards: true } });
     const second = await setup();
     const queued = new Promise((resolve) => second.m.agent.events.once('forward-queued', resolve));
     // next = a DID whose service names the second mediator's DID: the first wraps it for the second.
@@ -98,8 +98,8 @@ describe('mediator limits and routing headers', () => {
     expect((await status(first.r, first.m.did)).status.messageCount).toBe(0);
   });
 
-  it('refuses to pass a forward on when onwards forwarding is off', async () => {
-    const first = await setup({ policy: { onwards: false } });
+  it('refuses to pass a forward on when onwards forwarding is off (the default)', async () => {
+    const first = await setup();
     const second = await setup();
     expect(await forward(first.m, first.s, second.a)).toMatchObject({ status: 400, problem: { code: 'forward_unknown_recipient' } });
   });

@@ -27,7 +27,7 @@ export interface MediatorCommandOptions {
   maxQueue?: string;
   maxMessageBytes?: string;
   maxDelay?: string;
-  /** false with --no-forward-onwards. */
+  /** --forward-onwards. */
   forwardOnwards?: boolean;
   allowPrivateEndpoints?: boolean;
   engine?: EnvelopeEngine;
@@ -62,7 +62,7 @@ export function policyOptions(opts: MediatorCommandOptions): Partial<MediatorPol
   if (maxMessageBytes !== undefined) out.maxMessageBytes = maxMessageBytes;
   const maxDelayMs = parseDuration('--max-delay', opts.maxDelay);
   if (maxDelayMs !== undefined) out.maxDelayMs = maxDelayMs;
-  if (opts.forwardOnwards === false) out.onwards = false;
+  if (opts.forwardOnwards) out.onwards = true;
   return out;
 }
 
@@ -130,7 +130,7 @@ export function registerMediatorCommand(program: Command, deps: { io?: CliIo } =
     .option('--max-queue <n>', 'messages one recipient may have waiting; one more is refused (default 1000)')
     .option('--max-message-bytes <n>', 'largest forwarded message taken, in bytes (default 262144); larger ones get 413')
     .option('--max-delay <duration>', 'longest delay_milli honoured, e.g. 10m (default 1h); a longer one is refused')
-    .option('--no-forward-onwards', 'refuse forwards for DIDs nobody registered here instead of passing them to the endpoint those DIDs name')
+    .option('--forward-onwards', 'pass forwards for DIDs nobody registered here on to the endpoint those DIDs name (a mediator in a chain; off: refused)')
     .option('--allow-private-endpoints', 'let the mediator send to endpoints in private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7)')
     .addOption(engineOption())
     .option('--json', 'print one JSON line once listening: {listening, publicUrl, did, invitationUrl, data}')
