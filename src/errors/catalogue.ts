@@ -148,7 +148,6 @@ export const ERRORS = {
 
   // The mediator (docs/mediation.md)
   mediation_required: { problem: 'e.p.req.not-enrolled', meaning: 'A keylist, pickup or recipient request from a party the mediator has not granted mediation to, or about a recipient DID nobody registered.' },
-  mediation_denied: { meaning: 'The mediator answered a mediate-request with mediate-deny (its policy refuses the requester).' },
   mediation_update_failed: { meaning: 'The mediator answered a keylist or recipient update with client_error or server_error for some DIDs (details.updated).' },
   forward_unknown_recipient: { problem: 'e.p.req.not-enrolled', meaning: 'A forward names (body.next) a DID or key no recipient registered with this mediator, and no hop beyond it is allowed or known.' },
   forward_too_large: { problem: 'e.p.msg.too-large', meaning: 'A forwarded message is larger than the mediator takes (--max-message-bytes).' },

@@ -67,6 +67,22 @@ function received(agent: Agent, match: (msg: IdentusMessage) => boolean, timeout
   });
 }
 
+/** Resolves once the mediator holds nothing for `did`: checked now and after each messages-received it handles. */
+async function emptied(did: string): Promise<void> {
+  for (;;) {
+    // Listening before looking: a messages-received handled meanwhile is not missed.
+    let wake!: () => void;
+    const next = new Promise<void>((resolve) => (wake = resolve));
+    m.agent.events.on('pickup-received', wake);
+    try {
+      if ((await m.agent.mediator.queue.count(did)) === 0) return;
+      await next;
+    } finally {
+      m.agent.events.off('pickup-received', wake);
+    }
+  }
+}
+
 function idsyncParty(o: Parameters<typeof party>[0] = {}): Party {
   const p = party(o);
   parties.push(p);
@@ -114,7 +130,7 @@ describe('an Identus 7 edge agent with idsync\'s mediator', () => {
     expect((await basic).from?.toString()).toBe(sender.did);
     expect((await ping).from?.toString()).toBe(sender.did);
     // PickupDelivery (plugins/internal/didcomm/connection/PickupDelivery.ts) confirmed both: the queue is empty.
-    await expect.poll(() => m.agent.mediator.queue.count(peer), { timeout: 10_000, interval: 50 }).toBe(0);
+    await emptied(peer);
     expect(inbound.filter((e) => e.type?.endsWith('/messages-received')).length).toBeGreaterThan(0);
   });
 
@@ -143,7 +159,7 @@ describe('an Identus 7 edge agent with idsync\'s mediator', () => {
     await idsyncParty().router.send({ type: BASIC, body: { content: 'pushed' } }, { to: livePeer });
     expect((await pushed).queueIds).toHaveLength(1);
     expect((await basic).body).toMatchObject({ content: 'pushed' });
-    await expect.poll(() => m.agent.mediator.queue.count(livePeer), { timeout: 10_000, interval: 50 }).toBe(0);
+    await emptied(livePeer);
     expect(inbound.some((e) => e.type?.endsWith('/live-delivery-change') && e.transport === 'ws')).toBe(true);
   });
 });
