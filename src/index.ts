@@ -43,3 +43,10 @@ export { normalizeFlat, toNested, toFlat } from './credentials/datapoints.js';
 // The two sides: they meet only on the wire.
 export { createService, type Service, type CreateServiceOptions } from './service/app.js';
 export { createWallet, type Wallet, type WalletOptions } from './wallet/wallet.js';
+
+// The mediator, a party of its own (`idsync mediator`); the client side of coordinate-mediation.
+export { startMediator, type RunningMediator, type StartMediatorOptions } from './mediator/server.js';
+export { createMediatorAgent, type MediatorAgent, type MediatorAgentOptions } from './mediator/agent.js';
+export { createMediator, type Mediator, type MediatorDeps } from './mediator/mediator.js';
+export { requestMediation, updateRecipients, queryRecipients, mediationClientProtocol } from './protocols/coordinate-mediation.js';
+export { buildForward, wrapForMediator } from './protocols/routing.js';

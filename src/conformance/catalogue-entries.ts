@@ -32,6 +32,8 @@ const WACI = (section: string) => protocol('WACI-DIDComm', section, 'https://ide
 const PIPE = (section: string) => protocol('Data Pipe 1.0 (idsync)', section, 'protocols.md#data-pipe-10');
 const ACK = (section: string) => protocol('RFC 0015 ACKs (adopted by issue-credential 3.0, present-proof 3.0)', section, 'https://github.com/hyperledger/aries-rfcs/tree/main/features/0015-acks');
 const HTTP = rfc(9110, '§15 Status Codes', 'section-15');
+const CM2 = (section: string) => protocol('Coordinate Mediation 2.0', section, 'https://didcomm.org/coordinate-mediation/2.0/');
+const CM3 = (section: string) => protocol('Coordinate Mediation 3.0', section, 'https://didcomm.org/coordinate-mediation/3.0/');
 
 const ENC = didcomm('DIDComm Encrypted Messages', 'didcomm-encrypted-messages');
 const KW = didcomm('ECDH-1PU key wrapping and common protected headers', 'ecdh-1pu-key-wrapping-and-common-protected-headers');
@@ -50,6 +52,8 @@ const FEATURES = didcomm('Discover Features Protocol 2.0', 'discover-features-pr
 const PROBLEMS = didcomm('Problem Reports', 'problem-reports');
 const CODES = didcomm('Problem Codes', 'problem-codes');
 const TRANSPORT = didcomm('Transports: HTTPS', 'https');
+const ROUTING = didcomm('Routing Protocol 2.0', 'routing-protocol-20');
+const MAX_RECEIVE = didcomm('Agent Constraint Disclosure: max_receive_bytes', 'max_receive_bytes');
 
 type Keyword = 'MUST' | 'SHOULD';
 type Row = [id: string, keyword: Keyword, source: RuleSource, text: string];
@@ -252,6 +256,92 @@ const ROWS: Row[] = [
   ['messagepickup.messages-received.message_id_list', 'MUST', PICKUP('messages-received'), 'body.message_id_list is an array of attachment ids.'],
   ['messagepickup.messages-received.return_route', 'SHOULD', PICKUP('Requirements'), 'messages-received sets return_route "all".'],
   ['messagepickup.live-delivery-change.live_delivery', 'MUST', PICKUP('live-delivery-change'), 'body.live_delivery is a boolean.'],
+
+  // Each row below keeps, beside it, the sentence it enforces (verbatim) and that sentence's RFC 2119
+  // keyword. "keyword: none" (lowercase must/should are not RFC 8174 keywords) makes a rule advice
+  // once severity follows the keyword; rows marked "refuses" are body shapes the mediator cannot act
+  // without, and stay refusals whatever their severity.
+  // Message Pickup 3.0 — what a mediator does (the mediator suite, src/harness/suites/mediator*.ts).
+  // "When specified, the `mediator` **MUST** only return status related to that recipient did." — MUST
+  ['messagepickup.status.scoped', 'MUST', PICKUP('status-request'), 'A status-request naming recipient_did is answered with the count of that DID\'s messages only; without it, with the requester\'s.'],
+  // "If a `recipient_did` was specified in the `status-request message`, the matching value **MUST** be specified in the `recipient_did` attribute of the status message." — MUST
+  ['messagepickup.status.recipient_did-echo', 'MUST', PICKUP('status'), 'A status answering a status-request that named recipient_did carries the same recipient_did.'],
+  // "a status message **MUST NOT** be put on the pending message queue and **MUST** only be sent when the `recipient` is actively connected" — MUST NOT
+  ['messagepickup.status.not-queued', 'MUST', PICKUP('status'), 'A status is never queued: no delivery carries one.'],
+  // "If no messages are available to be sent, a `status` message **MUST** be sent immediately." — MUST
+  ['messagepickup.delivery-request.empty-status', 'MUST', PICKUP('delivery-request'), 'A delivery-request with nothing queued is answered with a status at once.'],
+  // "`limit` is a **REQUIRED** attribute, and after receipt of this message, the `mediator` **SHOULD** deliver up to the limit indicated." — SHOULD
+  ['messagepickup.delivery.limit', 'SHOULD', PICKUP('delivery-request'), 'A delivery holds at most `limit` messages, and all queued ones up to it.'],
+  // "`recipient_did` is optional. When specified, the `mediator` **MUST** only return messages sent to that recipient did." — MUST
+  ['messagepickup.delivery.scoped', 'MUST', PICKUP('delivery-request'), 'A delivery-request naming recipient_did delivers messages for that DID only.'],
+  // "Delivered messages **MUST NOT** be deleted until delivery is acknowledged by a messages-received message." — MUST NOT
+  ['messagepickup.delivery.kept-until-received', 'MUST', PICKUP('delivery-request'), 'A delivered message stays queued (counted and delivered again) until messages-received names it.'],
+  // "Normally, the payload attached to the `forward` message received by the mediator is transmitted directly to the receiver with no further packaging." — keyword: none
+  ['messagepickup.delivery.forwarded-payload', 'SHOULD', ROUTING, 'The delivered attachment is the packed message the forward carried, unchanged, and opens for its recipient.'],
+  // "The `mediator` **SHOULD** send an updated `status` message reflecting the changes to the queue." — SHOULD
+  ['messagepickup.messages-received.status', 'SHOULD', PICKUP('messages-received'), 'messages-received is answered with a status whose count no longer includes the messages it named.'],
+  // "Upon receiving the `live_delivery_change` message, the `mediator` **MUST* respond with a `status` message." — MUST
+  ['messagepickup.live-delivery-change.status', 'MUST', PICKUP('Live Mode Change'), 'live-delivery-change is answered with a status.'],
+  // "_Live Mode_ **MUST** only be enabled when a persistent transport is used, such as WebSockets." — MUST
+  ['messagepickup.live.persistent-only', 'MUST', PICKUP('Live Mode'), 'Live mode asked for over HTTP is not enabled: no status says live_delivery true.'],
+  // "If sent with `live_delivery` set to true on a connection incapable of live delivery, a `problem_report` **SHOULD** be sent as follows:" — SHOULD
+  ['messagepickup.live.not-supported-report', 'SHOULD', PICKUP('Live Mode Change'), 'Live mode asked for over HTTP is answered with problem report e.m.live-mode-not-supported.'],
+  // "When _Live Mode_ is enabled, messages that arrive when an existing connection exists are delivered over the connection immediately, rather than being pushed to the queue." — keyword: none
+  ['messagepickup.live.push', 'SHOULD', PICKUP('Live Mode'), 'With live mode on, a message forwarded afterwards arrives on the connection without a delivery-request.'],
+
+  // ---- Coordinate Mediation 2.0 and 3.0 ------------------------------------------------------
+  // "`routing_did`: DID of the mediator where forwarded messages should be sent." — keyword: none; refuses (2.0's example is one DID string; the Identus SDK refuses a list)
+  ['coordinate-mediation.mediate-grant.routing_did', 'MUST', CM2('Mediate Grant'), 'A 2.0 mediate-grant carries routing_did: one DID string.'],
+  // "`routing_did`: DID of the mediator where forwarded messages should be sent." — keyword: none; refuses (3.0's example is a list)
+  ['coordinate-mediation.mediate-grant.routing_did-list', 'MUST', CM3('Mediate Grant'), 'A 3.0 mediate-grant carries routing_did: a non-empty list of DIDs.'],
+  // "`action`: one of `add` or `remove`." — keyword: none; refuses
+  ['coordinate-mediation.keylist-update.updates', 'MUST', CM2('Keylist Update'), 'body.updates is a non-empty list of {recipient_did: a DID, action: add | remove}.'],
+  // "`action`: one of `add` or `remove`." — keyword: none; refuses
+  ['coordinate-mediation.recipient-update.updates', 'MUST', CM3('Recipient Update'), 'body.updates is a non-empty list of {recipient_did: a DID, action: add | remove}.'],
+  // "`result`: one of `client_error`, `server_error`, `no_change`, `success`; describes the resulting state of the keylist update." — keyword: none; refuses
+  ['coordinate-mediation.keylist-update-response.updated', 'MUST', CM2('Keylist Response'), 'body.updated lists {recipient_did, action, result: client_error | server_error | no_change | success}.'],
+  // "`result`: one of `client_error`, `server_error`, `no_change`, `success`; describes the resulting state of the Recipient update." — keyword: none; refuses
+  ['coordinate-mediation.recipient-update-response.updated', 'MUST', CM3('Recipient Response'), 'body.updated lists {recipient_did, action, result: client_error | server_error | no_change | success}.'],
+  // "`paginate`: is optional, and if present must include `limit` and `offset`." — keyword: none; refuses
+  ['coordinate-mediation.keylist-query.paginate', 'MUST', CM2('Keylist Query'), 'body.paginate, when present, holds limit and offset.'],
+  // "`paginate`: is optional, and if present must include `limit` and `offset`." — keyword: none; refuses
+  ['coordinate-mediation.recipient-query.paginate', 'MUST', CM3('Recipient Query'), 'body.paginate, when present, holds limit and offset.'],
+  // "Response to key list query, containing retrieved keys." — keyword: none; refuses
+  ['coordinate-mediation.keylist.keys', 'MUST', CM2('Keylist'), 'body.keys is a list of {recipient_did}.'],
+  // "`pagination`: is optional, and if present must include `count`, `offset` and `remaining`." — keyword: none; refuses
+  ['coordinate-mediation.keylist.pagination', 'MUST', CM2('Keylist'), 'body.pagination, when present, holds count, offset and remaining.'],
+  // "Response to recipient query, containing retrieved recipient DIDs." — keyword: none; refuses
+  ['coordinate-mediation.recipient.dids', 'MUST', CM3('Recipient'), 'body.dids is a list of {recipient_did}.'],
+  // "`pagination`: is optional, and if present must include `count`, `offset` and `remaining`." — keyword: none; refuses
+  ['coordinate-mediation.recipient.pagination', 'MUST', CM3('Recipient'), 'body.pagination, when present, holds count, offset and remaining.'],
+  // "This protocol consists of three different message requests from the `recipient` that should be replied by the `mediator`:" — keyword: none
+  ['coordinate-mediation.answered', 'SHOULD', CM2('Connectivity'), 'mediate-request, keylist-update and keylist-query are each answered by their reply in the same thread.'],
+  // "The `return_route` extension must be supported by both agents (`recipient` and `mediator`)." — keyword: none
+  ['coordinate-mediation.return-route', 'SHOULD', CM2('Requirements'), 'A request with return_route "all" is answered on the same connection (the HTTP response).'],
+  // "If the `mediator` is willing to route messages, it will respond with a `mediate-grant` message, otherwise with a `mediate-deny` message." — keyword: none
+  ['coordinate-mediation.deny', 'SHOULD', CM2('Basic Walkthrough'), 'A mediate-request the mediator will not serve is answered with mediate-deny, not a grant.'],
+  // "The `keylist-update` and `keylist-query` methods are used over time to identify and remove keys that are no longer in use by the `recipient`." — keyword: none
+  ['coordinate-mediation.keylist-current', 'SHOULD', CM2('Basic Walkthrough'), 'keylist-query lists the DIDs added and not removed since: an added DID appears, a removed one does not.'],
+  // "`result`: one of `client_error`, `server_error`, `no_change`, `success`; describes the resulting state of the keylist update." — keyword: none
+  ['coordinate-mediation.update-result', 'SHOULD', CM2('Keylist Response'), 'Each update gets the result it caused: success for a change, no_change for removing a DID not registered.'],
+
+  // ---- Routing Protocol 2.0 ------------------------------------------------------------------
+  // "`next` - REQUIRED. The identifier of the party to send the attached message to." — REQUIRED
+  ['routing.forward.next', 'MUST', ROUTING, 'body.next is the DID or key id of the next hop.'],
+  // "`attachments` - REQUIRED. The DIDComm message(s) to send to the party indicated in the `next` body attribute." — REQUIRED
+  ['routing.forward.attachments', 'MUST', ROUTING, 'A forward carries attachments, each holding a packed DIDComm message.'],
+  // "The `please_ack` header SHOULD NOT be included on `forward` messages, and MUST NOT be honored by mediators." — SHOULD NOT
+  ['routing.forward.please_ack', 'SHOULD', ROUTING, 'A forward carries no please_ack.'],
+  // "An additional header, `delay_milli` is also possible; this allows the sender to request that a mediator wait a specified number of milliseconds before delivering." — keyword: none; refuses
+  ['routing.forward.delay_milli', 'MUST', ROUTING, 'delay_milli, when present, is an integer number of milliseconds.'],
+  // "A successful message receipt MUST return a code in the 2xx HTTPS Status Code range." — MUST
+  ['routing.forward.receipt', 'MUST', TRANSPORT, 'A forward the mediator answers 2xx is held for its recipient: picking up delivers it.'],
+  // "In order for the `mediator` to start accepting Forward Message for those DIDs." — keyword: none
+  ['routing.forward.unknown-next', 'SHOULD', CM2('Mediate Grant'), 'A forward whose next no recipient registered is not accepted: it is refused (4xx or a problem report), never answered 2xx and lost.'],
+  // "If a mediator sees a header that requests behavior it doesn't support, it MAY return a problem-report to the sender identifying the unsupported feature, but it is not required to do so." — MAY
+  ['routing.forward.unsupported-header', 'SHOULD', ROUTING, 'A forward asking for a delay the mediator will not honour is refused, not delivered early.'],
+  // "It is recommended that the agent imposing the constraint send a problem report citing the constraint as the cause of a reception error." — keyword: none
+  ['routing.forward.too-big', 'SHOULD', MAX_RECEIVE, 'A forward larger than the mediator takes is refused with a problem report or HTTP 413, not answered 2xx.'],
 
   // ---- the checker itself ---------------------------------------------------------------------
   ['conformance.rule-crashed', 'SHOULD', protocol('idsync', 'rule catalogue', 'rules.md'), 'A rule that throws is reported as a warning and checking goes on; it is a defect of the checker, not of the message.'],

@@ -111,7 +111,7 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
 }
 
 /** Runs `defs` one after the other with `ctx`, then closes the counterpart. */
-async function runCases(ctx: CaseContext, defs: CaseDefinition[], onCase?: (r: CaseResult) => void): Promise<CaseResult[]> {
+export async function runCases(ctx: CaseContext, defs: CaseDefinition[], onCase?: (r: CaseResult) => void): Promise<CaseResult[]> {
   const { cp } = ctx;
   const cases: CaseResult[] = [];
   try {

@@ -18,7 +18,7 @@ import { idsyncProtocolRules, addIdsyncRules } from '../../src/protocols/idsync-
 import { RULES_DOC, renderRulesDoc } from '../../scripts/docs-rules.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PREFIXES = ['envelope', 'plaintext', 'oob', 'from_prior', 'trust-ping', 'discover-features', 'report-problem', 'out-of-band', 'issue-credential', 'present-proof', 'data-pipe', 'messagepickup', 'transport', 'credential', 'conformance'];
+const PREFIXES = ['envelope', 'plaintext', 'oob', 'from_prior', 'trust-ping', 'discover-features', 'report-problem', 'out-of-band', 'issue-credential', 'present-proof', 'data-pipe', 'messagepickup', 'coordinate-mediation', 'routing', 'transport', 'credential', 'conformance'];
 const RULE_LITERAL = new RegExp(`['\`](?:${PREFIXES.join('|')})\\.[A-Za-z0-9_.-]+['\`]`, 'g');
 
 function sourceFiles(dir: string): string[] {

@@ -3,7 +3,7 @@ import * as idsync from '../../src/index.js';
 
 describe('the package entry point', () => {
   it('exports both sides and the layers below them as functions', () => {
-    for (const name of ['createService', 'createWallet', 'createIonDid', 'createResolver', 'pack', 'unpack', 'packFromPrior', 'openStore', 'issueCredential', 'verifyCredential', 'parseInvitationUrl']) {
+    for (const name of ['createService', 'createWallet', 'startMediator', 'requestMediation', 'createIonDid', 'createResolver', 'pack', 'unpack', 'packFromPrior', 'openStore', 'issueCredential', 'verifyCredential', 'parseInvitationUrl']) {
       expect(typeof (idsync as Record<string, unknown>)[name], name).toBe('function');
     }
   });

@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { IdsyncError } from '../../errors.js';
 import { writeReportFiles } from '../../harness/report-files.js';
 import { DEFAULT_CASE_TIMEOUT_MS, DID_SUITES, INVITATION_SUITES, reportJson, runConformance } from '../../harness/run.js';
+import { MEDIATOR_SUITES, runMediatorConformance } from '../../harness/run-mediator.js';
 import type { CaseResult } from '../../harness/types.js';
 import { usageError } from '../errors.js';
 import { envelopeContext } from '../context.js';
@@ -34,7 +35,7 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
     .command('run')
     .description('play the counterpart of the agent under test and run the conformance cases; exit 0 only when no case failed')
     .option('--target <did|url>', 'the DID of the agent under test (its document names a DIDComm HTTP(S) endpoint), or an out-of-band invitation URL it issued')
-    .option('--role <role>', 'holder or prover: the agent under test is a holder (idsync issues) or a prover (idsync verifies); idsync prints an invitation URL for it to accept (no --target). Without it: peer for a DID, invitee for an invitation URL')
+    .option('--role <role>', 'holder or prover: the agent under test is a holder (idsync issues) or a prover (idsync verifies); idsync prints an invitation URL for it to accept (no --target). mediator: the --target DID or invitation URL is a mediator; idsync is its recipient and a sender. Without it: peer for a DID, invitee for an invitation URL')
     .option('--accept-timeout <ms>', 'with --role: how long the agent has to accept the invitation', '120000')
     .option('--suite <suites>', `comma-separated suites (default all; a DID: ${DID_SUITES.join(', ')}; an invitation URL: ${INVITATION_SUITES.join(', ')})`)
     .option('--report <dir>', 'write report.json, junit.xml and report.html into this folder')
@@ -43,8 +44,10 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
     .option('--dids <file...>', 'JSON files, each a DID document or an array of them (resolved before any DID method)', [])
     .option('--json', 'print one JSON document {target, cases: [{id, title, status, failedRules, messages}], summary}')
     .action(async (opts: RunOpts) => {
-      if (opts.role !== undefined && opts.role !== 'holder' && opts.role !== 'prover') throw usageError('invalid_argument', `--role must be holder or prover, not ${opts.role}`);
-      const role = opts.role as 'holder' | 'prover' | undefined;
+      if (opts.role !== undefined && opts.role !== 'holder' && opts.role !== 'prover' && opts.role !== 'mediator') throw usageError('invalid_argument', `--role must be holder, prover or mediator, not ${opts.role}`);
+      const mediator = opts.role === 'mediator';
+      if (mediator && !opts.target) throw usageError('missing_mandatory_option_value', "--role mediator needs --target <did|url>: the mediator's DID or its invitation URL");
+      const role = mediator ? undefined : (opts.role as 'holder' | 'prover' | undefined);
       const holder = role !== undefined;
       if (holder && opts.target) throw usageError('conflicting_option', `--role ${role} takes no --target: the agent under test is whoever accepts the invitation`);
       if (!holder && !opts.target) throw usageError('missing_mandatory_option_value', "required option '--target <did|url>' not specified (or use --role holder|prover)");
@@ -56,13 +59,14 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
       const timeoutMs = Number(opts.timeout);
       if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw usageError('invalid_argument', `--timeout must be a positive whole number of milliseconds: ${opts.timeout}`);
       const suites = opts.suite ? opts.suite.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-      const known = role ? [role] : invitee ? INVITATION_SUITES : DID_SUITES;
+      const known = mediator ? MEDIATOR_SUITES : role ? [role] : invitee ? INVITATION_SUITES : DID_SUITES;
       const unknown = (suites ?? []).filter((s) => !known.includes(s));
       if (unknown.length) throw usageError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites: ${known.join(', ')})`);
       const { resolve } = await envelopeContext({ dids: opts.dids }, deps.io);
       const out = deps.output(Boolean(opts.json));
-      out.say(role ? `conformance run: idsync is the ${role === 'holder' ? 'issuer' : 'verifier'}, the agent under test the ${role}` : `conformance run against ${opts.target}`);
-      const report = await runConformance({
+      out.say(role ? `conformance run: idsync is the ${role === 'holder' ? 'issuer' : 'verifier'}, the agent under test the ${role}` : `conformance run against ${mediator ? 'the mediator ' : ''}${opts.target}`);
+      const run = mediator ? runMediatorConformance : runConformance;
+      const report = await run({
         ...(role ? { role, acceptTimeoutMs } : { target: opts.target! }),
         resolve,
         timeoutMs,

@@ -18,7 +18,7 @@ import { toIdsyncError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
 import type { ServiceLogger } from '../context.js';
 import { COLLECTIONS } from './collections.js';
-import type { MessageQueue, QueuedMessage } from './queue.js';
+import type { MessageQueue, QueuedMessage } from '../../mediator/queue.js';
 import { timeKey } from '../../store/time-key.js';
 import { resendTally } from '../../router/resend.js';
 
