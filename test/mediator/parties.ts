@@ -113,6 +113,7 @@ function once<T>(p: Party, event: string, match: (e: T) => boolean = () => true,
 export async function status(p: Party, mediator: string, recipientDid?: string, via?: string): Promise<{ message: PlainMessage; status: QueueStatus }> {
   const req = buildStatusRequest({ to: mediator, ...(recipientDid ? { recipientDid } : {}) }, { clock: systemClock });
   const answer = once<{ message: PlainMessage; status: QueueStatus }>(p, 'status', (e) => e.message.thid === req.id);
+  answer.catch(() => {}); // a send that throws leaves the answer unawaited: its timeout must not surface as unhandled
   await p.router.send(req, { to: mediator, ...(via ? { via } : {}) });
   return answer;
 }
@@ -120,10 +121,27 @@ export async function status(p: Party, mediator: string, recipientDid?: string, 
 /** A delivery-request; resolves with the delivery, or with the status the mediator answers when nothing waits. */
 export async function deliveryRequest(p: Party, mediator: string, limit = 10, recipientDid?: string, via?: string): Promise<Delivered | { status: QueueStatus; message: PlainMessage }> {
   const req = buildDeliveryRequest({ to: mediator, limit, ...(recipientDid ? { recipientDid } : {}) }, { clock: systemClock });
-  const answer = Promise.race([
-    once<Delivered>(p, 'delivery', (e) => e.message.thid === req.id),
-    once<{ message: PlainMessage; status: QueueStatus }>(p, 'status', (e) => e.message.thid === req.id),
-  ]);
+  // Whichever answer comes first settles it; the other listener is removed with it, so no timer is
+  // left to reject after the test has moved on.
+  const answer = new Promise<Delivered | { status: QueueStatus; message: PlainMessage }>((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      p.events.off('delivery', on);
+      p.events.off('status', on);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error('no delivery or status within 5000 ms'));
+    }, 5000);
+    const on = (e: { message: PlainMessage }) => {
+      if (e.message.thid !== req.id) return;
+      done();
+      resolve(e as Delivered | { status: QueueStatus; message: PlainMessage });
+    };
+    p.events.on('delivery', on);
+    p.events.on('status', on);
+  });
+  answer.catch(() => {}); // a send that throws leaves the answer unawaited: its timeout must not surface as unhandled
   await p.router.send(req, { to: mediator, ...(via ? { via } : {}) });
   return answer;
 }
@@ -131,6 +149,7 @@ export async function deliveryRequest(p: Party, mediator: string, limit = 10, re
 export async function messagesReceived(p: Party, mediator: string, ids: string[], via?: string): Promise<QueueStatus> {
   const req = buildMessagesReceived({ to: mediator, messageIds: ids }, { clock: systemClock });
   const answer = once<{ status: QueueStatus; message: PlainMessage }>(p, 'status', (e) => e.message.thid === req.id);
+  answer.catch(() => {}); // a send that throws leaves the answer unawaited: its timeout must not surface as unhandled
   await p.router.send(req, { to: mediator, ...(via ? { via } : {}) });
   return (await answer).status;
 }
@@ -139,6 +158,7 @@ export async function messagesReceived(p: Party, mediator: string, ids: string[]
 export async function goLive(p: Party, mediator: string, wsEndpoint: string): Promise<QueueStatus> {
   const req = buildLiveDeliveryChange({ to: mediator, liveDelivery: true }, { clock: systemClock });
   const answer = once<{ status: QueueStatus; message: PlainMessage }>(p, 'status', (e) => e.message.thid === req.id);
+  answer.catch(() => {}); // a send that throws leaves the answer unawaited: its timeout must not surface as unhandled
   await p.router.send(req, { to: mediator, via: wsEndpoint });
   return (await answer).status;
 }
