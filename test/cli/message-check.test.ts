@@ -29,8 +29,8 @@ describe('idsync message check', () => {
     expect(r.out).toContain('0 MUST broken');
   });
 
-  it('--json prints {ok, results: [{rule, ok, severity, detail}]}; a missing body breaks a MUST and exits 1', async () => {
-    const message = { id: 'x-1', type: 'https://didcomm.org/trust-ping/2.0/ping' };
+  it('--json prints {ok, results: [{rule, ok, severity, detail}]}; a body that is not an object breaks a MUST and exits 1', async () => {
+    const message = { id: 'x-1', type: 'https://didcomm.org/trust-ping/2.0/ping', body: [] };
     const r = await check(['-', '--json'], JSON.stringify(message));
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^idsync: nonconformant: plaintext\.body: /);
@@ -40,11 +40,11 @@ describe('idsync message check', () => {
     for (const res of doc.results) expect(Object.keys(res).filter((k) => k !== 'detail')).toEqual(['rule', 'ok', 'severity']);
   });
 
-  it('a broken SHOULD is a warning and exits 0', async () => {
+  it('advice not followed is shown and exits 0', async () => {
     const r = await check(['fixtures/waci-didcomm/issuance/3.issue-credential_offer.json', '--json']);
     expect(r.code).toBe(0);
     const doc = parse(r.out);
-    expect(failed(doc)).toEqual(['warning:issue-credential.offer.credential_preview']);
+    expect(failed(doc)).toEqual(['advice:issue-credential.offer.credential_preview-missing']);
     // The body rules of idsync's protocols apply: the manifest attachment was checked.
     expect(doc.results.find((x) => x.rule === 'issue-credential.offer.manifest')?.ok).toBe(true);
   });

@@ -4,7 +4,7 @@
 // rule checked, pass or fail, with its spec section; exits 1 when a MUST is broken.
 import type { Command } from 'commander';
 import { ruleOf } from '../../conformance/catalogue.js';
-import type { ConformanceResult } from '../../conformance/types.js';
+import type { ConformanceResult, Severity } from '../../conformance/types.js';
 import { IdsyncError } from '../../errors.js';
 import { envelopeContext } from '../context.js';
 import { readInput } from '../inputs.js';
@@ -12,13 +12,13 @@ import type { CommandDeps } from './did.js';
 
 export interface MessageCheckOutput {
   ok: boolean;
-  results: Array<{ rule: string; ok: boolean; severity: 'error' | 'warning'; detail?: string }>;
+  results: Array<{ rule: string; ok: boolean; severity: Severity; detail?: string }>;
 }
 
 function line(r: ConformanceResult): string {
   const entry = ruleOf(r.rule);
-  const mark = r.ok ? (r.detail ? 'note' : 'pass') : r.severity === 'error' ? 'FAIL' : 'warn';
-  const where = entry ? `  (${entry.spec}, ${entry.section})` : '';
+  const mark = r.ok ? (r.detail ? 'note' : 'pass') : r.severity === 'error' ? 'FAIL' : r.severity === 'warning' ? 'warn' : 'advice';
+  const where = entry ? `  (${entry.spec} ${entry.version}, ${entry.section})` : '';
   return `${mark.padEnd(4)} ${r.rule}${where}${r.detail ? `\n     ${r.detail}` : ''}`;
 }
 
