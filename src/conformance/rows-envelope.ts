@@ -68,6 +68,8 @@ export const ENVELOPE_ROWS = [
   row('envelope.authcrypt-enc', ECDH_1PU('2.1. Special Considerations for Key Agreement with Key Wrapping mode', 'section-2.1'), 'MUST',
     'Key Agreement with Key Wrapping mode MUST only be used with content encryption algorithms that are compactly committing AEADs as described in [ccAEAD]. … Other content encryption algorithms MUST be rejected.',
     'Authcrypt (ECDH-1PU+A256KW) encrypts its content with A256CBC-HS512, of the AES_CBC_HMAC_SHA2 family; A256GCM or XC20P with ECDH-1PU is refused.'),
+  row('envelope.authcrypt-kdf', ENCRYPTION('Sender Authenticated Encryption'), 'MUST', 'For an encrypted DIDComm message, the JWA of [ECDH-1PU](https://tools.ietf.org/html/draft-madden-jose-ecdh-1pu-04) MUST be used within the structure of a JWE.',
+    'Authcrypt derives its key-encryption key as ECDH-1PU draft 04 does, the JWE tag part of the KDF input (§2.3 cctag); a key derived by the draft-03 KDF, without the tag, does not open it.'),
   row('envelope.jwe-zip', ENCRYPTION('Message Encryption'), null, SUBSET_OF_JWAS,
     'Compressed content (zip) is outside DIDComm\'s algorithms and is refused.'),
   row('envelope.jwe-curve', CURVES, null, 'NIST defined P-521 elliptic curve. Optional.',
