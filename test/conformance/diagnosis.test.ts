@@ -2,7 +2,7 @@
 // rule of a malformed message is listed, and with the recipient's keys the deviant forms agents are
 // known to send are tried, so the check says what it found, each finding naming its rule, and judges
 // the message inside. The deviant messages are built here (test/didcomm/jwe-forge.ts): an authcrypt
-// as Veramo 7 packs it (ECDH-1PU with the draft-03 KDF, no tag in it: veramo issue #1375; A256GCM;
+// as Veramo 7 packs it (ECDH-1PU with the draft-03 KDF, no tag in it; A256GCM;
 // skid but no apu/apv) and its variants one fault at a time.
 import { createPrivateKey, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -4,7 +4,8 @@
 //
 // The variants tried, each reported as a deviation naming the rule it breaks:
 // - ECDH-1PU with the KDF of draft 03, which had no cctag: draft 04 §2.3 appends the JWE tag to
-//   SuppPubInfo in key wrapping mode (Veramo's authcrypt derives without it; veramo issue #1375);
+//   SuppPubInfo in key wrapping mode (Veramo 7's authcrypt derives without it:
+//   https://github.com/decentralized-identity/veramo/issues/1375);
 // - ECDH-1PU with a content encryption outside AES_CBC_HMAC_SHA2 (draft 04 §2.1), e.g. A256GCM;
 // - no apu and/or no apv: the KDF then runs with empty PartyUInfo / PartyVInfo (draft 04 §2.3);
 // - the sender named by skid alone.
