@@ -141,7 +141,7 @@ export const APPLICATION_ROWS = [
   row('messagepickup.status-request.return_route', PICKUP('States'), null, RETURN_ROUTE,
     'status-request sets return_route "all".'),
   row('messagepickup.status.recipient_did', PICKUP('Status'), 'MUST', 'If a `recipient_did` was specified in the `status-request message`, the matching value **MUST** be specified in the `recipient_did` attribute of the status message.',
-    'body.recipient_did, when present, is a DID.'),
+    'body.recipient_did, when present, is a DID (the one the status-request named).'),
   row('messagepickup.status.message_count', PICKUP('Status'), 'REQUIRED', '`message_count` is the only **REQUIRED** attribute.',
     'body.message_count is a non-negative integer.'),
   row('messagepickup.status.longest_waited_seconds', PICKUP('Status'), null, '`longest_waited_seconds` is in seconds, and is the longest delay of any message in the queue.',
