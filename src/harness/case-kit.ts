@@ -51,10 +51,13 @@ export const ok = (): CaseOutcome => ({ broken: [] });
 export const inconclusive = (detail: string, broken: BrokenRule[] = []): CaseOutcome => ({ status: 'inconclusive', detail, broken });
 export const skipped = (detail: string): CaseOutcome => ({ status: 'skipped', detail, broken: [] });
 
-/** The errors an answer itself broke (its envelope, headers and body), as broken rules. */
+/**
+ * The rules an answer itself broke (its envelope, headers and body), every severity: the run's
+ * profile decides which fail the case (a MUST always; SHOULDs and advice under 'strict').
+ */
 export function messageRules(r: Received | undefined, what: string): BrokenRule[] {
   if (!r) return [];
-  return r.check.results.filter((x) => !x.ok && x.severity === 'error').map((x) => broke(ruleOf(x.rule) ? x.rule : 'conformance.rule-crashed', `${what}: ${x.detail ?? 'broken'}`, r.entry.seq));
+  return r.check.results.filter((x) => !x.ok).map((x) => broke(ruleOf(x.rule) ? x.rule : 'conformance.rule-crashed', `${what}: ${x.detail ?? 'broken'}`, r.entry.seq));
 }
 
 /** A 5xx answer to a POST breaks transport.no-server-error; a POST that got no answer at all, transport.reachable. */

@@ -27,7 +27,7 @@ export async function runMediatorConformance(options: Omit<RunOptions, 'role'>):
   const started = Date.now();
   const cp = await startCounterpart({ target, resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000), ...(options.transport ? { transport: options.transport } : {}) });
   const ctx: CaseContext = { cp, target, timeoutMs };
-  const cases = await runCases(ctx, MEDIATOR_CASES.filter((c) => suites.includes(c.suite)), options.onCase);
+  const cases = await runCases(ctx, MEDIATOR_CASES.filter((c) => suites.includes(c.suite)), options.onCase, options.profile);
   return {
     target: requested,
     role: `recipient and sender of the mediator ${target.slice(0, 60)}${target.length > 60 ? '…' : ''} (coordinate-mediation, forward, Message Pickup 3.0)`,

@@ -20,7 +20,8 @@ import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js
 import type { PlainMessage } from '../didcomm/types.js';
 import { parseJsonBounded } from '../json-depth.js';
 import { readBounded } from '../http-fetch.js';
-import type { CaseResult, ConformanceReport, ConformanceSummary } from './types.js';
+import type { Profile } from '../conformance/types.js';
+import type { BrokenRule, CaseResult, ConformanceReport, ConformanceSummary } from './types.js';
 
 /** An `_oobid` invitation is one small message; more than this is not an invitation. */
 const MAX_INVITATION_BYTES = 256 * 1024;
@@ -59,6 +60,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Called as each case ends (progress output). */
   onCase?: (result: CaseResult) => void;
+  /**
+   * How broken rules are judged: 'liberal' (default) fails a case on a broken MUST only;
+   * 'strict' also on a broken SHOULD or advice not followed.
+   */
+  profile?: Profile;
 }
 
 export function summarize(cases: CaseResult[]): ConformanceSummary {
@@ -66,8 +72,11 @@ export function summarize(cases: CaseResult[]): ConformanceSummary {
   return { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), inconclusive: count('inconclusive') };
 }
 
-function statusOf(o: CaseOutcome): CaseResult['status'] {
-  if (o.broken.some((b) => b.severity === 'error')) return 'failed';
+/** Whether a broken rule fails its case under `profile`. */
+const fails = (b: BrokenRule, profile: Profile) => b.severity === 'error' || profile === 'strict';
+
+function statusOf(o: CaseOutcome, profile: Profile): CaseResult['status'] {
+  if (o.broken.some((b) => fails(b, profile))) return 'failed';
   return o.status ?? 'passed';
 }
 
@@ -106,12 +115,12 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
   const started = Date.now();
   const cp = await startCounterpart({ target, resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000), ...(options.transport ? { transport: options.transport } : {}) });
   const ctx: CaseContext = { cp, target, timeoutMs, ...(invitation ? { invitation } : {}) };
-  const cases = await runCases(ctx, all.filter((c) => suites.includes(c.suite)), options.onCase);
+  const cases = await runCases(ctx, all.filter((c) => suites.includes(c.suite)), options.onCase, options.profile);
   return { target: requested, role: invitation ? `invitee of ${target} (holder for streamlined-vc, prover for streamlined-vp, requester for a Data Pipe)` : 'peer (trust-ping, discover-features, report-problem, envelope modes)', harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
 }
 
 /** Runs `defs` one after the other with `ctx`, then closes the counterpart. */
-export async function runCases(ctx: CaseContext, defs: CaseDefinition[], onCase?: (r: CaseResult) => void): Promise<CaseResult[]> {
+export async function runCases(ctx: CaseContext, defs: CaseDefinition[], onCase?: (r: CaseResult) => void, profile: Profile = 'liberal'): Promise<CaseResult[]> {
   const { cp } = ctx;
   const cases: CaseResult[] = [];
   try {
@@ -125,7 +134,8 @@ export async function runCases(ctx: CaseContext, defs: CaseDefinition[], onCase?
         // A case that cannot run (the harness failed, not the agent) says why; it judges nothing.
         outcome = { status: 'inconclusive', detail: `the case could not run: ${(err as Error)?.message ?? String(err)}`, broken: [] };
       }
-      const status = statusOf(outcome);
+      const status = statusOf(outcome, profile);
+      const failing = outcome.broken.filter((b) => fails(b, profile));
       const result: CaseResult = {
         id: def.id,
         suite: def.suite,
@@ -134,9 +144,10 @@ export async function runCases(ctx: CaseContext, defs: CaseDefinition[], onCase?
         url: def.url,
         steps: def.steps,
         status,
-        ...(outcome.detail ? { detail: outcome.detail } : status === 'failed' ? { detail: outcome.broken.filter((b) => b.severity === 'error').map((b) => `${b.rule}: ${b.detail}`).join('; ') } : {}),
-        failedRules: [...new Set(outcome.broken.filter((b) => b.severity === 'error').map((b) => b.rule))],
+        ...(outcome.detail ? { detail: outcome.detail } : status === 'failed' ? { detail: failing.map((b) => `${b.rule}: ${b.detail}`).join('; ') } : {}),
+        failedRules: [...new Set(failing.map((b) => b.rule))],
         warnings: [...new Set(outcome.broken.filter((b) => b.severity === 'warning').map((b) => b.rule))],
+        advice: [...new Set(outcome.broken.filter((b) => b.severity === 'advice').map((b) => b.rule))],
         broken: outcome.broken,
         messages: cp.log.slice(from),
         durationMs: Date.now() - t0,
@@ -163,7 +174,7 @@ async function runAsInviter(options: RunOptions, role: 'holder' | 'prover'): Pro
   cp.onGet = (url) => (url.pathname === '/connect' ? { status: 200, type: 'application/json', body: JSON.stringify(invitation.message) } : undefined);
   options.onInvitation?.(invitation.url);
   const ctx: CaseContext = { cp, target: '', timeoutMs, acceptTimeoutMs: options.acceptTimeoutMs ?? 120_000, invitation: { ...invitation, results: [] } };
-  const cases = await runCases(ctx, role === 'holder' ? ISSUER_ROLE_CASES : VERIFIER_ROLE_CASES, options.onCase);
+  const cases = await runCases(ctx, role === 'holder' ? ISSUER_ROLE_CASES : VERIFIER_ROLE_CASES, options.onCase, options.profile);
   const target = cp.target() ?? '(no agent accepted the invitation)';
   const played = role === 'holder' ? 'issuer (the agent under test is the holder' : 'verifier (the agent under test is the prover';
   return { target, role: `${played}; invitation ${invitation.url})`, harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
@@ -173,7 +184,7 @@ async function runAsInviter(options: RunOptions, role: 'holder' | 'prover'): Pro
 export function reportJson(report: ConformanceReport): Record<string, unknown> {
   return {
     target: report.target,
-    cases: report.cases.map((c) => ({ id: c.id, title: c.title, status: c.status, failedRules: c.failedRules, messages: c.messages, section: c.section, ...(c.detail ? { detail: c.detail } : {}), ...(c.warnings.length ? { warnings: c.warnings } : {}) })),
+    cases: report.cases.map((c) => ({ id: c.id, title: c.title, status: c.status, failedRules: c.failedRules, messages: c.messages, section: c.section, ...(c.detail ? { detail: c.detail } : {}), ...(c.warnings.length ? { warnings: c.warnings } : {}), ...(c.advice?.length ? { advice: c.advice } : {}) })),
     summary: report.summary,
   };
 }

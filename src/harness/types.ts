@@ -31,7 +31,8 @@ export interface ExchangedMessage {
 
 export interface BrokenRule {
   rule: string;
-  severity: 'error' | 'warning';
+  /** The catalogue row's: error (a MUST), warning (a SHOULD) or advice (no keyword). */
+  severity: 'error' | 'warning' | 'advice';
   detail: string;
   /** The message (ExchangedMessage.seq) that shows it, drawn in red in the diagrams. */
   seq?: number;
@@ -52,10 +53,12 @@ export interface CaseResult extends CaseInfo {
   status: CaseStatus;
   /** Why it was skipped or inconclusive, or a summary of what failed. */
   detail?: string;
-  /** Catalogue ids of the MUSTs broken. */
+  /** Catalogue ids of the rules that failed the case: the MUSTs broken (and, under the strict profile, the SHOULDs and advice too). */
   failedRules: string[];
-  /** Catalogue ids of the SHOULDs broken (a case with only these passes). */
+  /** Catalogue ids of the SHOULDs broken (a case with only these passes, unless the profile is strict). */
   warnings: string[];
+  /** Catalogue ids of the advice not followed (no RFC 2119 keyword: shown, failing only under the strict profile). */
+  advice?: string[];
   broken: BrokenRule[];
   messages: ExchangedMessage[];
   durationMs: number;

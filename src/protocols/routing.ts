@@ -103,7 +103,7 @@ const forwardRules: MessageRule[] = [
     return [rule('routing.forward.attachments', list.length > 0 && list.every((a) => attachedPacked(a) !== undefined), 'attachments are required, each holding a packed DIDComm message (data.json or data.base64)')];
   },
   // §Routing Protocol 2.0: "The please_ack header SHOULD NOT be included on forward messages".
-  (m) => [rule('routing.forward.please_ack', m.please_ack === undefined, 'a forward should not carry please_ack', 'warning')],
+  (m) => [rule('routing.forward.please_ack', m.please_ack === undefined, 'a forward should not carry please_ack')],
   (m) => (m.delay_milli === undefined ? [] : [rule('routing.forward.delay_milli', Number.isSafeInteger(m.delay_milli), 'delay_milli, when present, is an integer number of milliseconds')]),
 ];
 

@@ -234,5 +234,8 @@ export interface Router {
   waitFor<T = unknown>(event: string, predicate?: (data: T) => boolean, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
 }
 
-/** The conformance rule a replay breaks (DIDComm v2 §Message Headers `id`: unique to the sender). */
-export const DUPLICATE_RULE = 'plaintext.id-unique';
+/**
+ * The rule a replay is logged under: idsync's replay protection (advice), not plaintext.id-unique,
+ * which is about the ids a sender gives different messages; a copy sent again breaks no MUST.
+ */
+export const DUPLICATE_RULE = 'plaintext.id-replayed';

@@ -44,8 +44,8 @@ export interface ConformanceResult {
   rule: string;
   ok: boolean;
   detail?: string;
-  /** 'error' (a MUST) or 'warning' (a SHOULD). */
-  severity?: 'error' | 'warning';
+  /** 'error' (a MUST), 'warning' (a SHOULD) or 'advice' (no keyword: idsync's profile, good practice). */
+  severity?: 'error' | 'warning' | 'advice';
   /** 'envelope' | 'plaintext' | 'protocol' | 'oob'. */
   layer?: string;
 }

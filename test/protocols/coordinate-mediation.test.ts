@@ -4,7 +4,7 @@
 // attachment is read in each form senders use.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { errorsOf } from '../../src/conformance/types.js';
+import { refusalsOf } from '../../src/conformance/types.js';
 import {
   buildMediateGrant, buildRecipientList, buildRecipientQuery, buildRecipientUpdate, COORDINATE_MEDIATION_2_RULES, COORDINATE_MEDIATION_3_RULES, mediationTypes, parseMediateGrant,
   parseRecipientList, parseRecipientUpdate,
@@ -15,7 +15,7 @@ import { b64uEncode } from '../../src/encoding.js';
 
 const deps = { clock: new ManualClock(1_700_000_000_000) };
 const broken = (rules: Record<string, Array<(m: PlainMessage, c: object) => Array<{ ok: boolean; severity: string; rule: string }>>>, name: string, m: PlainMessage) =>
-  errorsOf(rules[name]!.flatMap((r) => r(m, {})) as never).map((r) => (r as { rule: string }).rule);
+  refusalsOf(rules[name]!.flatMap((r) => r(m, {})) as never).map((r) => (r as { rule: string }).rule);
 const M = 'did:peer:2.Ez6LSexample';
 
 describe('coordinate-mediation messages', () => {

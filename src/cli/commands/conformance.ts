@@ -26,7 +26,7 @@ interface RunOpts {
 function caseLine(c: CaseResult): string {
   const mark = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', inconclusive: 'INCONCLUSIVE' }[c.status];
   const extra = c.failedRules.length ? `  [${c.failedRules.join(', ')}]` : '';
-  return `${mark.padEnd(5)} ${c.id}  ${c.title}${extra}${c.detail && c.status !== 'passed' ? `\n      ${c.detail}` : ''}${c.warnings.length ? `\n      warnings: ${c.warnings.join(', ')}` : ''}`;
+  return `${mark.padEnd(5)} ${c.id}  ${c.title}${extra}${c.detail && c.status !== 'passed' ? `\n      ${c.detail}` : ''}${c.warnings.length ? `\n      warnings: ${c.warnings.join(', ')}` : ''}${c.advice?.length ? `\n      advice: ${c.advice.join(', ')}` : ''}`;
 }
 
 export function registerConformanceCommand(program: Command, deps: CommandDeps): void {

@@ -1,14 +1,15 @@
-// Bad input (DIDComm v2.1 §Problem Reports, §Message Headers, §DIDComm Encrypted Messages): an
-// unknown message type, a missing required header, an expired message, a replayed id, a tampered
+// Bad input (DIDComm v2.1 §Problem Reports, §Message Headers, §Message IDs, §DIDComm Encrypted
+// Messages): an unknown message type, a message without id, an expired message, a tampered
 // ciphertext, a message for another recipient, junk. The agent refuses each — with a problem report
 // threaded to it when the sender is known and reachable, or with an HTTP 4xx — never acts on it,
-// and never answers 5xx.
+// and never answers 5xx. A replayed message is sent too; nothing obliges a receiver to refuse a
+// replay (§Message Headers makes ids unique to their sender), so only the answers are judged.
 import { createPeerDid } from '../../did/peer.js';
 import type { PlainMessage } from '../../didcomm/types.js';
 import { MEDIA_TYPES } from '../../didcomm/types.js';
 import type { PostOutcome } from '../counterpart.js';
 import {
-  answerTo, barrier, broke, inconclusive, ok, ping, PING, PING_RESPONSE, problemAbout, problemRules, PROBLEM_REPORT, transportRules,
+  answerTo, barrier, broke, inconclusive, messageRules, ok, ping, PING, PING_RESPONSE, problemAbout, problemRules, PROBLEM_REPORT, transportRules,
   type BrokenRuleList, type CaseContext, type CaseDefinition, type CaseOutcome,
 } from '../case-kit.js';
 
@@ -62,14 +63,22 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       const broken = await expectRefusal(c, sent, outcome, 'the message of an unknown type');
       return broken.length ? { broken } : ok();
     }),
-  rp('report-problem/missing-header', 'A message without the required body header is refused, not acted on',
-    ['authcrypt a ping that has no body (DIDComm v2 §Message Headers: body REQUIRED)', 'send a barrier ping and wait for its response', 'no ping-response answered the broken ping; no 5xx'],
+  rp('report-problem/missing-header', 'A message without the required id header is not acted on',
+    ['authcrypt a ping that has no id (DIDComm v2.1 §Message IDs: such a message "MUST NOT be interpreted as part of a multi-message interaction")', 'send a barrier ping and wait for its response', 'no ping-response answered the ping without id; no 5xx'],
     async (c) => {
-      const sent = c.cp.draft('https://didcomm.org/trust-ping/2.0/ping', {});
-      const { body: _body, ...withoutBody } = sent;
-      const outcome = await c.cp.sendRaw(JSON.stringify(withoutBody), 'no body header', { type: sent.type, id: sent.id });
-      const before = transportRules(outcome, 'the ping without body');
-      return done(await notActedOn(c, sent, 'plaintext.body', 'the ping had no body'), before);
+      const sent = c.cp.draft('https://didcomm.org/trust-ping/2.0/ping', { response_requested: true });
+      const { id: _id, ...withoutId } = sent;
+      const outcome = await c.cp.sendRaw(JSON.stringify(withoutId), 'no id header', { type: sent.type });
+      const before = transportRules(outcome, 'the ping without id');
+      if (!(await barrier(c))) return inconclusive('the barrier ping went unanswered: whether the agent acted on the message cannot be observed', before);
+      // An answer to it cannot be threaded to an id it lacks: the ping-responses after it, less the
+      // barrier's (threaded to the barrier, or, from an agent that threads wrongly, one of them).
+      const barrierId = c.cp.log.filter((e) => e.direction === 'sent' && e.type === PING).at(-1)!.id;
+      const after = c.cp.received.filter((r) => r.message?.type === PING_RESPONSE && r.entry.seq > outcome.entry.seq);
+      const others = after.some((r) => r.message!.thid === barrierId) ? after.filter((r) => r.message!.thid !== barrierId) : after.slice(1);
+      const acted = others[0];
+      const broken = acted ? [broke('plaintext.id-missing-refused', `a ping without id was answered with a ping-response (thid ${String(acted.message!.thid)})`, acted.entry.seq)] : [];
+      return done(broken, before);
     }),
   rp('report-problem/expired', 'An expired message is refused, not acted on',
     ['send a ping whose expires_time has passed', 'wait for a problem report (or an HTTP 4xx)', 'after a barrier ping: no ping-response answered it'],
@@ -79,8 +88,8 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       const refusal = await expectRefusal(c, message, outcome, 'the expired ping');
       return done(await notActedOn(c, message, 'plaintext.expires_time-honoured', 'the ping had expired'), refusal);
     }),
-  rp('report-problem/replayed-id', 'A replayed message id is not acted on twice',
-    ['send a ping and wait for its response', 'send the very same packed message again', 'after a barrier ping: exactly one ping-response answered that id'],
+  rp('report-problem/replayed-id', 'A replayed message is answered or dropped cleanly',
+    ['send a ping and wait for its response', 'send the very same packed message again (a replay: no rule obliges the agent to refuse it)', 'after a barrier ping: no 5xx, and whatever answered the replay is itself conformant'],
     async (c) => {
       const first = c.cp.draft('https://didcomm.org/trust-ping/2.0/ping', { response_requested: true });
       const o1 = await c.cp.send(first, { mode: 'authcrypt' });
@@ -91,8 +100,8 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       if (!(await barrier(c))) return inconclusive('the barrier ping went unanswered', before);
       // Responses after the first answer and before the barrier's: answers to the replay, however threaded.
       const barrierSent = c.cp.log.filter((e) => e.direction === 'sent' && e.type === PING).at(-1)!.seq;
-      const answers = c.cp.received.filter((r) => r.message?.type === PING_RESPONSE && (r.message.thid === first.id || (r.entry.seq > answered.entry.seq && r.entry.seq < barrierSent)));
-      const all = [...before, ...(answers.length > 1 ? [broke('plaintext.id-unique', `the replayed id ${first.id} was acted on again (${answers.length} ping-responses)`, answers.at(-1)!.entry.seq)] : [])];
+      const answers = c.cp.received.filter((r) => r.entry.seq > o2.entry.seq && r.entry.seq > answered.entry.seq && r.entry.seq < barrierSent && r.message !== undefined);
+      const all = [...before, ...answers.flatMap((r) => messageRules(r, 'the answer to the replay'))];
       return all.length ? { broken: all } : ok();
     }),
   rp('report-problem/tampered', 'A message whose ciphertext was changed is refused, never acted on',
