@@ -45,7 +45,7 @@ export interface RuleView {
 }
 
 export function ruleView(id: string): RuleView {
-  const entry = ruleOf(id) as (ReturnType<typeof ruleOf> & { quote?: string; keyword?: string }) | undefined;
+  const entry = ruleOf(id);
   if (!entry) return { id };
   const absolute = /^https?:\/\//i.test(entry.url);
   return {
@@ -53,8 +53,8 @@ export function ruleView(id: string): RuleView {
     text: entry.text,
     ...(entry.quote ? { quote: entry.quote } : {}),
     ...(entry.keyword ? { keyword: entry.keyword } : {}),
-    spec: entry.spec,
+    spec: entry.version ? `${entry.spec} ${entry.version}` : entry.spec,
     section: entry.section,
-    ...(absolute ? { href: entry.url } : { docPath: `docs/${entry.url}` }),
+    ...(absolute ? { href: entry.url } : { docPath: entry.url.startsWith('docs/') ? entry.url : `docs/${entry.url}` }),
   };
 }
