@@ -1,13 +1,15 @@
-// What every case is made of: its declaration (id, title, spec section, steps) and a run that
-// returns the rules the agent broke; the runner turns that into a status. Helpers for the waits
-// cases share: the answer threaded to a message, a problem report about it, and the "barrier"
-// ping that shows an agent has finished with what was sent before it (so that the absence of an
-// answer is observed without sleeping).
+// What every case is made of: its declaration (id, title, spec section, steps, what it needs) and
+// a run that returns the rules the agent broke; the runner turns that into a status. Helpers for
+// the waits cases share: the answer threaded to a message, a problem report about it, and the
+// "barrier" ping that shows an agent has finished with what was sent before it (so that the
+// absence of an answer is observed without sleeping); and for refusals, which end a case at once.
 import { ruleOf } from '../conformance/catalogue.js';
 import type { ConformanceResult } from '../conformance/types.js';
-import type { EnvelopeMode, PlainMessage } from '../didcomm/types.js';
+import type { PlainMessage } from '../didcomm/types.js';
 import type { Counterpart, PostOutcome, Received } from './counterpart.js';
-import type { BrokenRule, CaseInfo, CaseStatus } from './types.js';
+import { isAuthenticated, isEncrypted } from './modes.js';
+import { refusalOf, type Refusal } from './refusal.js';
+import type { BrokenRule, CaseInfo, CaseStatus, HarnessMode } from './types.js';
 
 export const PING = 'https://didcomm.org/trust-ping/2.0/ping';
 export const PING_RESPONSE = 'https://didcomm.org/trust-ping/2.0/ping-response';
@@ -15,29 +17,55 @@ export const QUERIES = 'https://didcomm.org/discover-features/2.0/queries';
 export const DISCLOSE = 'https://didcomm.org/discover-features/2.0/disclose';
 export const PROBLEM_REPORT = 'https://didcomm.org/report-problem/2.0/problem-report';
 
+/**
+ * What cases may need, and what the runner blocks them on once it is refused: `reachable` (the
+ * agent's endpoint), `mode` (the envelope of the run, --mode), `ping` (pings are answered: the
+ * barrier of the cases that observe an absence).
+ */
+export type Prerequisite = 'reachable' | 'mode' | 'ping';
+
 export interface CaseContext {
   cp: Counterpart;
   /** The DID under test (for an invitation URL: the invitation's from). */
   target: string;
+  /** The envelope the cases pack their ordinary messages in (--mode; default authcrypt). */
+  mode: HarnessMode;
   /** The out-of-band invitation, when the target was an invitation URL. */
   invitation?: { url: string; message: PlainMessage; results: ConformanceResult[] };
   /** The longest wait for one answer (ms). */
   timeoutMs: number;
   /** Issuer and verifier roles: the longest wait for the agent to accept idsync's invitation (ms). */
   acceptTimeoutMs?: number;
+  /** Prerequisites found refused (key: `reachable`, `ping`, `mode:<mode>`), with why. */
+  blocked: Map<string, string>;
 }
 
 export type BrokenRuleList = BrokenRule[];
 
 export interface CaseOutcome {
-  /** Set for skipped and inconclusive; otherwise derived from `broken`. */
-  status?: Extract<CaseStatus, 'skipped' | 'inconclusive'>;
+  /** Set for skipped, blocked and inconclusive; otherwise derived from `broken`. */
+  status?: Extract<CaseStatus, 'skipped' | 'inconclusive' | 'blocked'>;
   detail?: string;
   broken: BrokenRule[];
+  notes?: string[];
 }
 
 export interface CaseDefinition extends CaseInfo {
+  /** What the case cannot run without (default ['mode']; `reachable` always). */
+  needs?: Prerequisite[];
   run(c: CaseContext): Promise<CaseOutcome>;
+}
+
+/** Thrown inside a case to end it at once with `outcome` (a refusal: nothing left to wait for). */
+export class CaseEnd extends Error {
+  constructor(readonly outcome: CaseOutcome) {
+    super(outcome.detail ?? 'case ended');
+  }
+}
+
+/** The key a prerequisite is blocked under in CaseContext.blocked. */
+export function prerequisiteKey(p: Prerequisite, mode: HarnessMode): string {
+  return p === 'mode' ? `mode:${mode}` : p;
 }
 
 /** A broken rule with the catalogue's severity (an id the catalogue lacks is a defect: it throws). */
@@ -47,9 +75,12 @@ export function broke(rule: string, detail: string, seq?: number): BrokenRule {
   return { rule, severity: entry.severity, detail, ...(seq !== undefined ? { seq } : {}) };
 }
 
-export const ok = (): CaseOutcome => ({ broken: [] });
+export const ok = (notes?: string[]): CaseOutcome => ({ broken: [], ...(notes?.length ? { notes } : {}) });
 export const inconclusive = (detail: string, broken: BrokenRule[] = []): CaseOutcome => ({ status: 'inconclusive', detail, broken });
 export const skipped = (detail: string): CaseOutcome => ({ status: 'skipped', detail, broken: [] });
+export const blocked = (detail: string, broken: BrokenRule[] = []): CaseOutcome => ({ status: 'blocked', detail, broken });
+/** The broken rules found so far, or a pass with notes. */
+export const verdict = (broken: BrokenRule[], notes?: string[]): CaseOutcome => (broken.length ? { broken, ...(notes?.length ? { notes } : {}) } : ok(notes));
 
 /**
  * The rules an answer itself broke (its envelope, headers and body), every severity: the run's
@@ -64,6 +95,34 @@ export function messageRules(r: Received | undefined, what: string): BrokenRule[
 export function transportRules(o: PostOutcome, what: string): BrokenRule[] {
   if (o.error !== undefined || (o.transport === 'http' && o.status === undefined)) return [broke('transport.reachable', `${what} could not be sent: ${o.error ?? 'no answer'}`, o.entry.seq)];
   return o.status !== undefined && o.status >= 500 ? [broke('transport.no-server-error', `${what} was answered HTTP ${o.status}`, o.entry.seq)] : [];
+}
+
+/**
+ * Records a refusal in the context (so later cases needing the same thing are blocked at once)
+ * and says it in one line.
+ */
+export function recordRefusal(c: CaseContext, r: Refusal, type: string | undefined): string {
+  if (r.kind === 'protocol') {
+    const reason = `the agent refuses ${type ?? 'the message'}: ${r.answer}`;
+    if (type === PING) c.blocked.set('ping', reason);
+    return reason;
+  }
+  const reason = `the agent refuses ${r.mode} messages: ${r.answer}`;
+  c.blocked.set(`mode:${r.mode}`, reason);
+  return reason;
+}
+
+/**
+ * After sending an ordinary, well-formed message in `mode`: an HTTP 4xx ends the case at once.
+ * Refusing a mode the spec requires recipients to process fails it with the rule and the quote;
+ * refusing the protocol or a mode left to the agent's policy blocks it, saying why.
+ */
+export function ordinary(c: CaseContext, o: PostOutcome, message: Pick<PlainMessage, 'type'>, what: string, mode: HarnessMode = c.mode): void {
+  const r = refusalOf(o, mode, message.type);
+  if (!r) return;
+  const reason = recordRefusal(c, r, message.type);
+  if (r.kind === 'required-mode') throw new CaseEnd({ broken: [broke(r.rule!, `${what} in ${mode} was refused (${r.answer}); ${r.quote}`, o.entry.seq)] });
+  throw new CaseEnd(blocked(r.kind === 'policy-mode' ? `${reason} (${r.policy})` : reason));
 }
 
 export const threadOf = (m: Pick<PlainMessage, 'id' | 'thid'>) => m.thid ?? m.id;
@@ -90,29 +149,36 @@ export function anyAnswer(c: CaseContext, sent: PlainMessage, timeoutMs = c.time
   return c.cp.waitFor((r) => r.message !== undefined && (r.message.thid === sent.id || r.message.pthid === threadOf(sent)), timeoutMs);
 }
 
-/** A ping (authcrypt by default). */
-export async function ping(c: CaseContext, o: { mode?: EnvelopeMode; responseRequested?: boolean; extra?: Partial<PlainMessage>; note?: string; mangle?: (p: string) => string; to?: string } = {}) {
+/** A ping (in the run's mode by default). */
+export async function ping(c: CaseContext, o: { mode?: HarnessMode; responseRequested?: boolean; extra?: Partial<PlainMessage>; note?: string; mangle?: (p: string) => string; to?: string } = {}) {
   const message = c.cp.draft(PING, { response_requested: o.responseRequested ?? true }, o.extra);
-  const outcome = await c.cp.send(message, { mode: o.mode ?? 'authcrypt', ...(o.note ? { note: o.note } : {}), ...(o.mangle ? { mangle: o.mangle } : {}), ...(o.to ? { to: o.to } : {}) });
+  const outcome = await c.cp.send(message, { mode: o.mode ?? c.mode, ...(o.note ? { note: o.note } : {}), ...(o.mangle ? { mangle: o.mangle } : {}), ...(o.to ? { to: o.to } : {}) });
   return { message, outcome };
 }
 
 /**
- * Sends an ordinary authcrypted ping and waits for its response: once it is in, the agent has
- * dealt with what came before it. A ping-response arriving after the barrier and threaded to no
- * other message of ours also counts (an agent that threads responses wrongly still shows it is
- * done; the trust-ping cases judge the threading). False when the barrier went unanswered.
+ * Sends an ordinary ping and waits for its response: once it is in, the agent has dealt with what
+ * came before it. A ping-response arriving after the barrier and threaded to no other message of
+ * ours also counts (an agent that threads responses wrongly still shows it is done; the
+ * trust-ping cases judge the threading). False when the barrier went unanswered; then the cases
+ * that need a barrier are blocked from here on.
  */
 export async function barrier(c: CaseContext): Promise<boolean> {
   const { message, outcome } = await ping(c, { note: 'barrier: answered once the agent is done with what came before' });
-  return (await answerTo(c, message, PING_RESPONSE, outcome.entry.seq)) !== undefined;
+  ordinary(c, outcome, message, 'the barrier ping');
+  const answered = (await answerTo(c, message, PING_RESPONSE, outcome.entry.seq)) !== undefined;
+  if (!answered) c.blocked.set('ping', `a barrier ping in ${c.mode} went unanswered within ${c.timeoutMs} ms: the absence of an answer cannot be observed`);
+  return answered;
 }
 
-/** An answer to an authcrypted request must be encrypted and authenticated too (envelope.reply-in-kind). */
-export function inKindRules(r: Received, what: string): BrokenRule[] {
+/** An answer to an authenticated (encrypted) request must be authenticated (encrypted) too (envelope.reply-in-kind). */
+export function inKindRules(r: Received, what: string, requestMode: HarnessMode): BrokenRule[] {
   const md = r.check.metadata;
-  if (md?.encrypted && (md.authenticated || md.nonRepudiation)) return [];
-  return [broke('envelope.reply-in-kind', `${what} answered an authcrypted message ${md?.mode ?? r.entry.mode}`, r.entry.seq)];
+  const got = { encrypted: md?.encrypted ?? false, authenticated: (md?.authenticated || md?.nonRepudiation) ?? false };
+  if ((isEncrypted(requestMode) && !got.encrypted) || (isAuthenticated(requestMode) && !got.authenticated)) {
+    return [broke('envelope.reply-in-kind', `${what} answered a ${requestMode} message ${md?.mode ?? r.entry.mode}`, r.entry.seq)];
+  }
+  return [];
 }
 
 /** The problem report about `sent` must be threaded to it and carry an error code. */

@@ -1,0 +1,65 @@
+// One model of an agent's "no": an HTTP 4xx to a POST, read for what it refuses. A 4xx whose body
+// names the message type (or says the type is unsupported) refuses the protocol; any other 4xx to
+// a well-formed message refuses its envelope. Refusing an envelope the spec requires recipients to
+// process breaks that MUST (modes.ts quotes it); refusing one the spec leaves to the agent is its
+// policy. Either way the refusal is a verdict now, and the cases that need what was refused are
+// blocked at once instead of waiting for answers that cannot come.
+import { modePolicy, modeRequirement } from './modes.js';
+import type { PostOutcome } from './counterpart.js';
+import type { HarnessMode, HttpAnswer } from './types.js';
+
+export interface Refusal {
+  /** What was refused: the envelope mode, or the protocol of the message. */
+  kind: 'required-mode' | 'policy-mode' | 'protocol';
+  mode: HarnessMode;
+  /** "HTTP 400 (text/plain): bad envelope" */
+  answer: string;
+  /** The rule and quote a refusal of a required mode breaks. */
+  rule?: string;
+  quote?: string;
+  /** Why a refusal of this mode is the agent's choice. */
+  policy?: string;
+}
+
+/** How many characters of a refusal's body a one-line reason quotes. */
+const REASON_CHARS = 160;
+
+/** `HTTP 400 (text/plain): the body, cut short` */
+export function describeAnswer(a: HttpAnswer): string {
+  const body = a.body.replace(/\s+/g, ' ').trim();
+  const cut = body.length > REASON_CHARS ? `${body.slice(0, REASON_CHARS)}…` : body;
+  return `HTTP ${a.status}${a.contentType ? ` (${a.contentType.split(';')[0]})` : ''}${cut ? `: ${cut}` : ''}`;
+}
+
+/** The 4xx answer of a POST, if it was one. */
+export function clientError(o: PostOutcome): HttpAnswer | undefined {
+  const a = o.entry.http;
+  return a && a.status >= 400 && a.status < 500 ? a : undefined;
+}
+
+/**
+ * A refusal names the protocol when its body mentions the message type or its protocol, or says
+ * the type is unsupported or unknown (agents say it in many words).
+ */
+export function namesProtocol(body: string, type: string | undefined): boolean {
+  const text = body.toLowerCase();
+  if (type) {
+    const t = type.toLowerCase();
+    const piuri = t.replace(/\/[^/]+$/, '');
+    const name = piuri.split('/').slice(-2, -1)[0];
+    if (text.includes(t) || text.includes(piuri) || (name !== undefined && name.length > 3 && text.includes(name))) return true;
+  }
+  // "unsupported" alone may be about an algorithm (an envelope refusal): it must be about a type.
+  return /(unsupported|unknown|unrecogni[sz]ed) (message )?(type|protocol)|(type|protocol)\b[^.]{0,40}\b(not supported|unsupported|not implemented)|no handler/.test(text);
+}
+
+/** What a 4xx to a well-formed message of `type` in `mode` refuses; undefined when the POST got no 4xx. */
+export function refusalOf(o: PostOutcome, mode: HarnessMode, type: string | undefined): Refusal | undefined {
+  const a = clientError(o);
+  if (!a) return undefined;
+  const answer = describeAnswer(a);
+  if (namesProtocol(a.body, type)) return { kind: 'protocol', mode, answer };
+  const required = modeRequirement(mode);
+  if (required) return { kind: 'required-mode', mode, answer, rule: required.rule, quote: required.quote };
+  return { kind: 'policy-mode', mode, answer, policy: modePolicy(mode) ?? 'the spec does not require recipients to take it' };
+}
