@@ -1,0 +1,95 @@
+// One model of transport answers: every HTTP answer is recorded; a 4xx to a well-formed message in a
+// mode DIDComm v2.1 requires recipients to process fails, naming the mode and quoting the sentence;
+// the cases that need the refused mode are blocked at once (no timeouts); a 2xx body that is no
+// DIDComm message is a transport answer, not a message.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createResolver, documentResolver } from '../../src/did/resolver.js';
+import { runExitCode } from '../../src/harness/exit-code.js';
+import { namesProtocol } from '../../src/harness/refusal.js';
+import { runConformance, type RunOptions } from '../../src/harness/run.js';
+import { startWrongAgent, type WrongAgent, type WrongAgentFault } from './wrong-agent.js';
+
+let agent: WrongAgent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  agent = undefined;
+});
+
+async function run(faults: WrongAgentFault[], options: Partial<RunOptions> = {}) {
+  agent = await startWrongAgent(faults);
+  return runConformance({ target: agent.did, resolve: documentResolver(createResolver({})), timeoutMs: 2000, ...options });
+}
+
+describe('an agent that answers HTTP 400 to authcrypt', () => {
+  it('fails envelope/authcrypt with the sentence that makes authcrypt mandatory, and blocks every authcrypt case at once', async () => {
+    const r = await run(['authcrypt-400']);
+    const authcrypt = r.cases.find((c) => c.id === 'envelope/authcrypt')!;
+    expect(authcrypt).toMatchObject({ status: 'failed', failedRules: ['envelope.authcrypt-supported'] });
+    // Names the mode and the answer, and quotes DIDComm v2.1 §Curves and Content Encryption Algorithms.
+    expect(authcrypt.detail).toContain('the authcrypt ping was refused (HTTP 400 (text/plain): this agent does not decrypt ECDH-1PU)');
+    expect(authcrypt.detail).toContain('"For the keys involved in key agreement, the first three elliptic curves in this table MUST be supported"');
+    // The refusal itself is recorded: status, content type, body.
+    expect(authcrypt.messages[0]!.http).toEqual({ status: 400, contentType: 'text/plain', body: 'this agent does not decrypt ECDH-1PU' });
+
+    const blocked = r.cases.filter((c) => c.status === 'blocked');
+    expect(blocked.map((c) => c.id)).toEqual([
+      'trust-ping/response', 'trust-ping/no-response', 'discover-features/disclose', 'discover-features/disclosed-supported',
+      'report-problem/unknown-type', 'report-problem/missing-header', 'report-problem/expired', 'report-problem/replayed-id', 'report-problem/tampered', 'report-problem/wrong-recipient',
+    ]);
+    for (const c of blocked) {
+      expect(c.detail).toBe('the agent refuses authcrypt messages: HTTP 400 (text/plain): this agent does not decrypt ECDH-1PU');
+      expect(c.messages).toEqual([]);
+    }
+    // No case waited for an answer that could not come.
+    expect(r.cases.filter((c) => c.status === 'inconclusive')).toEqual([]);
+    expect(r.durationMs).toBeLessThan(2000);
+    // A mode the spec leaves to the agent (authcrypt around a signature: "implementations MAY accept it") is a note.
+    expect(r.cases.find((c) => c.id === 'envelope/authcrypt-signed')).toMatchObject({ status: 'passed', notes: [expect.stringContaining('MAY accept it')] });
+    expect(runExitCode(r)).toBe(1);
+  }, 20_000);
+
+  it('meeting the refusal inside a case (the envelope case not run) fails that case with the same rule and blocks the next', async () => {
+    const r = await run(['authcrypt-400'], { cases: ['trust-ping/response', 'trust-ping/no-response'] });
+    expect(r.cases.map((c) => `${c.id} ${c.status} ${c.failedRules.join(',')}`)).toEqual([
+      'trust-ping/response failed envelope.authcrypt-supported',
+      'trust-ping/no-response blocked ',
+      'run/sent-messages skipped ',
+    ]);
+  }, 20_000);
+
+  it('with --mode signed the same agent is judged on everything else', async () => {
+    const r = await run(['authcrypt-400'], { mode: 'signed' });
+    expect(r.cases[0]!.id).toBe('envelope/signed');
+    expect(Object.fromEntries(r.cases.filter((c) => c.status === 'failed').map((c) => [c.id, c.failedRules]))).toEqual({ 'envelope/authcrypt': ['envelope.authcrypt-supported'] });
+    expect(r.cases.filter((c) => c.status === 'blocked' || c.status === 'inconclusive')).toEqual([]);
+    // Tampering with a ciphertext needs an encrypted mode.
+    expect(r.cases.filter((c) => c.status === 'skipped').map((c) => c.id)).toEqual(['report-problem/tampered', 'report-problem/wrong-recipient']);
+    const ping = r.cases.find((c) => c.id === 'trust-ping/response')!;
+    expect(ping.status).toBe('passed');
+    expect(ping.messages.filter((m) => m.direction === 'sent').map((m) => m.mode)).toEqual(['signed']);
+  }, 20_000);
+});
+
+describe('HTTP answers that are not DIDComm messages', () => {
+  it('a 200 with a JSON body is recorded as a transport answer, never read as a message, and judges nothing', async () => {
+    const r = await run(['json-200']);
+    expect(r.cases.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual([]);
+    const sent = r.cases.flatMap((c) => c.messages).filter((m) => m.direction === 'sent' && m.http?.status === 200);
+    expect(sent.length).toBeGreaterThan(10);
+    for (const m of sent) expect(m.http).toEqual({ status: 200, contentType: 'application/json', body: '{"ok":true}' });
+    expect(r.cases.flatMap((c) => c.messages).filter((m) => m.direction === 'received' && (m.mode === 'unreadable' || m.via === 'return-route'))).toEqual([]);
+  }, 20_000);
+});
+
+describe('what a refusal names', () => {
+  it.each([
+    ['unsupported message type https://didcomm.org/issue-credential/3.0/request-credential', true],
+    ['No handler for trust-ping', true],
+    ['Message type not supported', true],
+    ['unsupported algorithm ECDH-1PU+A256KW', false],
+    ['Malformed: Message is not a valid JWE, JWS or JWM', false],
+    ['', false],
+  ])('%j names the protocol: %s', (body, names) => {
+    expect(namesProtocol(body, 'https://didcomm.org/trust-ping/2.0/ping')).toBe(names);
+  });
+});
