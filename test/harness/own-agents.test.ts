@@ -24,6 +24,8 @@ describe('conformance run against idsync itself', () => {
     expect(verdicts(report).filter((v) => !v.endsWith(': passed'))).toEqual([]);
     expect(report.summary).toEqual({ passed: report.cases.length, failed: 0, expected: 0, blocked: 0, skipped: 0, inconclusive: 0 });
     expect(report.durationMs).toBeLessThan(10_000);
+    // Every protocol it discloses that idsync speaks was tried, in a role it plays.
+    expect(report.cases.find((c) => c.id === 'discover-features/disclosed-supported')!.notes?.[0]).toMatch(/^probed .*https:\/\/didcomm\.org\/trust-ping\/2\.0/);
     // Every case exchanged messages, and every message of the agent opened and broke nothing.
     for (const c of report.cases.filter((x) => x.id !== 'run/sent-messages')) {
       expect(c.messages.length).toBeGreaterThan(0);
@@ -76,5 +78,15 @@ describe('conformance run --role holder against idsync', () => {
       'received propose-credential', 'sent offer-credential', 'received request-credential', 'sent issue-credential', 'received ack',
     ]);
     expect((await wallet.credentials()).some((c) => c.claims.firstName === 'Ada')).toBe(true);
+  }, 30_000);
+});
+
+describe('discover-features/disclosed-supported against idsync', () => {
+  it('probes every protocol the service discloses that idsync speaks, the credential ones included', async () => {
+    const report = await runConformance({ target: bed.service.did, resolve: documentResolver(createResolver({})), cases: ['discover-features/disclosed-supported'] });
+    const c = report.cases[0]!;
+    expect(c.status).toBe('passed');
+    const probed = /^probed (.*)$/.exec(c.notes![0]!)![1]!.split(', ').sort();
+    expect(probed).toEqual(['https://didcomm.org/discover-features/2.0', 'https://didcomm.org/issue-credential/3.0', 'https://didcomm.org/messagepickup/3.0', 'https://didcomm.org/present-proof/3.0', 'https://didcomm.org/report-problem/2.0', 'https://didcomm.org/trust-ping/2.0']);
   }, 30_000);
 });

@@ -82,14 +82,14 @@ export const DISCOVER_FEATURES_CASES: CaseDefinition[] = [
         const major = majorOf(piuri);
         const probe = major ? PROBES[major] : undefined;
         if (!probe) {
-          notes.push(`${piuri} not probed: idsync knows no harmless first message of it`);
+          notes.push(`${piuri} not probed: idsync knows no harmless message of it`);
           continue;
         }
         if (probe.role && roles && !roles.includes(probe.role)) {
-          notes.push(`${piuri} not probed: disclosed for ${roles.join(', ')}; its first message goes to the ${probe.role}`);
+          notes.push(`${piuri} not probed: disclosed for ${roles.join(', ')}; its probe, ${probe.name}, is for the ${probe.role}`);
           continue;
         }
-        const message = c.cp.draft(`${piuri}/${probe.name}`, probe.body, probe.extra?.());
+        const message = probe.build(c.cp, `${piuri}/${probe.name}`);
         const outcome = await c.cp.send(message, { mode: c.mode, note: `probe of disclosed ${piuri}` });
         probes.push({ message, piuri, outcome });
         broken.push(...transportRules(outcome, `the probe of ${piuri}`));
