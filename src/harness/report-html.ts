@@ -29,7 +29,9 @@ export function ruleRef(id: string): string {
 const messageAnchor = (caseIndex: number, seq: number) => `m-${caseIndex}-${seq}`;
 
 export function arrowOf(m: ExchangedMessage, blamed: ReadonlySet<number> = new Set(), href?: string): SequenceArrow {
-  const status = m.http ? `HTTP ${m.http.status}` : m.httpStatus !== undefined ? `HTTP ${m.httpStatus}` : undefined;
+  // A sent message shows the agent's HTTP answer; a received one how it came: POSTed to idsync's
+  // endpoint (which answers 202) or in the body of the agent's HTTP answer (return route).
+  const status = m.http ? `HTTP ${m.http.status}` : m.httpStatus !== undefined ? `HTTP ${m.httpStatus}` : m.direction === 'received' ? (m.via === 'endpoint' ? 'POST, HTTP 202 from idsync' : 'in the HTTP answer (return route)') : undefined;
   const label = m.type ? shortType(m.type) : m.direction === 'sent' ? (m.note ?? 'raw body') : 'message not opened';
   const bits = [m.mode === 'unreadable' && m.direction === 'sent' ? undefined : m.mode, status, m.problemCode, m.type ? m.note : undefined].filter(Boolean);
   const ids = [m.id ? `id ${short(m.id)}` : undefined, m.thid ? `thid ${short(m.thid)}` : undefined, m.pthid ? `pthid ${short(m.pthid)}` : undefined].filter(Boolean);
