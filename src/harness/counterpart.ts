@@ -6,7 +6,6 @@
 // whole rule catalogue (check.ts).
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
-import { WebSocket } from 'ws';
 import { randomUUID } from 'node:crypto';
 import { ruleOf } from '../conformance/catalogue.js';
 import type { DocumentResolver } from '../did/types.js';
@@ -16,36 +15,17 @@ import { NativeCall } from '../didcomm/envelope/native-call.js';
 import { memorySecrets } from '../didcomm/secrets.js';
 import { MEDIA_TYPES, type EnvelopeContext, type PlainMessage } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
-import { readBounded } from '../http-fetch.js';
 import { listen } from '../listen.js';
-import { checkMessageText, fullRegistry, type MessageCheck } from './check.js';
+import { agentLink, type PostOutcome, type Received } from './agent-link.js';
+import { checkMessageText, fullRegistry } from './check.js';
 import { didcommEndpointOf, type HarnessTransport } from './endpoint.js';
 import { harnessIdentity, type HarnessDidMethod } from './harness-did.js';
-import { envelopeModeOf, flattenJws, HARNESS_ANON_ENC, isDidcommMediaType, mediaTypeOf } from './modes.js';
+import { envelopeModeOf, flattenJws, HARNESS_ANON_ENC, mediaTypeOf } from './modes.js';
 import type { ExchangedMessage, HarnessMode } from './types.js';
 import { kept, openedSummary, protectedHeadersOf } from './wire.js';
 
 export { didcommEndpointOf, type HarnessTransport } from './endpoint.js';
-
-export interface Received {
-  packed: string;
-  via: 'return-route' | 'endpoint';
-  check: MessageCheck;
-  message?: PlainMessage;
-  entry: ExchangedMessage;
-}
-
-export interface PostOutcome {
-  /** How it went: an HTTP POST, or a WebSocket frame (which has no status). */
-  transport: 'http' | 'ws';
-  /** HTTP status, or undefined when the POST failed (connection refused, timeout) or over WebSocket. */
-  status?: number;
-  error?: string;
-  /** What kind of failure `error` is: no answer in time, or no connection at all. */
-  errorKind?: 'timeout' | 'network';
-  received: Received[];
-  entry: ExchangedMessage;
-}
+export type { PostOutcome, Received } from './agent-link.js';
 
 export interface SendOptions {
   mode: HarnessMode;
@@ -159,24 +139,14 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
   }
   const unreachable = () =>
     target && !targetEndpoint ? `${target} names no DIDComm ${options.transport === 'ws' ? 'WebSocket (ws/wss)' : options.transport === 'http' ? 'HTTP(S)' : 'HTTP(S) or WebSocket'} endpoint in its DID document` : undefined;
-  // One WebSocket to the agent, opened on first use and again after the agent closed it; what
-  // arrives on it is a reply on the same connection (return route).
-  let socket: Promise<WebSocket> | undefined;
-  const sockets = new Set<WebSocket>();
-  const openSocket = (uri: string): Promise<WebSocket> => {
-    socket ??= new Promise<WebSocket>((resolveWs, rejectWs) => {
-      const ws = new WebSocket(uri);
-      sockets.add(ws);
-      ws.on('open', () => resolveWs(ws));
-      ws.on('error', (err) => {
-        socket = undefined;
-        rejectWs(err);
-      });
-      ws.on('close', () => (socket = undefined));
-      ws.on('message', (data) => void take(data.toString(), 'return-route'));
-    });
-    return socket;
-  };
+  const link = agentLink({
+    endpoint: () => targetEndpoint,
+    unreachable,
+    postTimeoutMs: options.postTimeoutMs,
+    maxAnswerBytes: MAX_ANSWER_BYTES,
+    take: (text) => take(text, 'return-route'),
+    onAnswered: (e) => options.onEntry?.(e, 'answered'),
+  });
   if (options.target) await setTarget(options.target);
 
   const entry = (e: Omit<ExchangedMessage, 'seq' | 'atMs'>): ExchangedMessage => {
@@ -211,63 +181,6 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
     options.onEntry?.(e, 'received');
     events.emit('received', r);
     return r;
-  }
-
-  const done = (o: PostOutcome): PostOutcome => {
-    options.onEntry?.(o.entry, 'answered');
-    return o;
-  };
-
-  async function postText(text: string, contentType: string, e: ExchangedMessage, returnRoute = false): Promise<PostOutcome> {
-    if (!targetEndpoint) throw new IdsyncError('invalid_argument', unreachable() ?? 'no agent under test to send to yet');
-    if (targetEndpoint.transport === 'ws') {
-      try {
-        const uri = targetEndpoint.uri;
-        const sendOnce = async () => {
-          const ws = await openSocket(uri);
-          if (ws.readyState !== WebSocket.OPEN) throw new Error(`WebSocket is not open (readyState ${ws.readyState})`);
-          await new Promise<void>((resolveSend, rejectSend) => ws.send(text, (err) => (err ? rejectSend(err) : resolveSend())));
-        };
-        // The agent may have closed the connection (after junk, say): once more on a new one.
-        await sendOnce().catch(() => {
-          socket = undefined;
-          return sendOnce();
-        });
-        return done({ transport: 'ws', received: [], entry: e });
-      } catch (err) {
-        const error = (err as Error)?.message ?? String(err);
-        e.note = [e.note, `WebSocket send failed: ${error}`].filter(Boolean).join('; ');
-        return done({ transport: 'ws', error, errorKind: 'network', received: [], entry: e });
-      }
-    }
-    let res: Response;
-    try {
-      res = await fetch(targetEndpoint.uri, { method: 'POST', headers: { 'content-type': contentType }, body: text, signal: AbortSignal.timeout(options.postTimeoutMs), redirect: 'manual' });
-    } catch (err) {
-      const error = (err as Error)?.message ?? String(err);
-      const code = ((err as { cause?: { code?: unknown } })?.cause?.code as string | undefined) ?? undefined;
-      e.note = [e.note, `POST failed: ${error}${code ? ` (${code})` : ''}`].filter(Boolean).join('; ');
-      return done({ transport: 'http', error: code ? `${error} (${code})` : error, errorKind: (err as Error)?.name === 'TimeoutError' ? 'timeout' : 'network', received: [], entry: e });
-    }
-    e.httpStatus = res.status;
-    const type = res.headers.get('content-type') ?? undefined;
-    let body: string;
-    try {
-      body = (await readBounded(res, MAX_ANSWER_BYTES, () => new Error(`larger than ${MAX_ANSWER_BYTES} bytes`))).toString('utf8');
-    } catch (err) {
-      e.http = { status: res.status, ...(type ? { contentType: type } : {}), body: `(body not read: ${(err as Error).message})` };
-      return done({ transport: 'http', status: res.status, received: [], entry: e });
-    }
-    // DIDComm v2.1 §Transports (HTTPS): a 2xx acknowledges receipt. Its body is a DIDComm message
-    // only when it says so by its media type, or when the harness asked for a return route;
-    // anything else is a transport answer, recorded and shown, never judged as a message.
-    const ok = res.status >= 200 && res.status < 300;
-    const readAsMessage = ok && body.trim() !== '' && (isDidcommMediaType(type) || returnRoute);
-    const k = kept(body);
-    e.http = { status: res.status, ...(type ? { contentType: type } : {}), body: k.text, ...(k.truncated ? { truncated: true } : {}), ...(readAsMessage ? { readAsMessage: true } : {}) };
-    const out: Received[] = [];
-    if (readAsMessage) out.push(await take(body, 'return-route'));
-    return done({ transport: 'http', status: res.status, received: out, entry: e });
   }
 
   const sentEntry = (message: PlainMessage | undefined, mode: ExchangedMessage['mode'], packed: string, extra: Partial<ExchangedMessage>) => {
@@ -313,17 +226,17 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
       const text = o.mangle ? o.mangle(packed) : packed;
       const e = sentEntry(message, o.mode, text, o.note ? { note: o.note } : {});
       const returnRoute = message.return_route === 'all' || message.return_route === 'thread';
-      return postText(text, mediaTypeOf(o.mode), e, returnRoute);
+      return link.send(text, mediaTypeOf(o.mode), e, returnRoute);
     },
     async sendRaw(plaintext, note, meta, mode = 'authcrypt') {
       if (!target) throw new IdsyncError('invalid_argument', 'no agent under test to send to yet');
       const packed = mode === 'plaintext' ? plaintext : (await authcrypt(Buffer.from(plaintext), { to: target, from: me.did, protect: false, encAnon: HARNESS_ANON_ENC }, new NativeCall(ctx))).packed;
       const e = sentEntry(undefined, mode, packed, { note, plaintext, ...meta });
-      return postText(packed, mode === 'plaintext' ? MEDIA_TYPES.plaintext : MEDIA_TYPES.encrypted, e);
+      return link.send(packed, mode === 'plaintext' ? MEDIA_TYPES.plaintext : MEDIA_TYPES.encrypted, e);
     },
     async post(text, contentType, meta) {
       const e = sentEntry(undefined, 'unreadable', text, meta);
-      return postText(text, contentType, e);
+      return link.send(text, contentType, e);
     },
     waitFor(match, timeoutMs) {
       const found = received.find(match);
@@ -344,7 +257,7 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
     },
     close: () => new Promise<void>((resolve) => {
       // Every connection ever opened goes at once (no close handshake to wait for).
-      for (const ws of sockets) ws.terminate();
+      link.close();
       server.closeAllConnections?.();
       server.close(() => resolve());
     }),

@@ -54,6 +54,14 @@ describe('exit statuses', () => {
     expect(json(r.out).summary).toMatchObject({ passed: 0, blocked: 19, skipped: 1 });
   }, 20_000);
 
+  it('3 for an agent that cannot be reached: its DID does not resolve, so every case is blocked', async () => {
+    // A did:web on a port where nothing listens (port 1 is reserved and closed on test machines).
+    const r = await cli(['conformance', 'run', '--target', 'did:web:127.0.0.1%3A1', '--suite', 'trust-ping', '--json']);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/^idsync: conformance_not_judged: no case passed \(2 blocked\): /);
+    expect(json(r.out).cases.map((c) => c.status)).toEqual(['blocked', 'blocked', 'skipped']);
+  }, 20_000);
+
   it('3 for an agent that takes every message and answers none: nothing passed', async () => {
     const a = await agent(['silent']);
     const r = await cli(['conformance', 'run', '--target', a.did, '--suite', 'trust-ping', '--timeout', '300', '--json']);
