@@ -176,7 +176,8 @@ export function inKindRules(r: Received, what: string, requestMode: HarnessMode)
   const md = r.check.metadata;
   const got = { encrypted: md?.encrypted ?? false, authenticated: (md?.authenticated || md?.nonRepudiation) ?? false };
   if ((isEncrypted(requestMode) && !got.encrypted) || (isAuthenticated(requestMode) && !got.authenticated)) {
-    return [broke('envelope.reply-in-kind', `${what} answered a ${requestMode} message ${md?.mode ?? r.entry.mode}`, r.entry.seq)];
+    const article = /^[aeiou]/.test(requestMode) ? 'an' : 'a';
+    return [broke('envelope.reply-in-kind', `${what} came ${md?.mode ?? r.entry.mode}, in answer to ${article} ${requestMode} message`, r.entry.seq)];
   }
   return [];
 }

@@ -77,7 +77,7 @@ function envelopeCase(mode: HarnessMode): CaseDefinition {
         if (modeRequirement(mode)) c.blocked.set(`mode:${mode}`, `the agent refuses ${mode} messages: problem report ${code}`);
         return refused(c, mode, `problem report ${code}`, answer.entry.seq, [...broken, ...messageRules(answer, 'the problem report')]);
       }
-      broken.push(...inKindRules(answer, `the ${mode} ping's answer`, mode));
+      broken.push(...inKindRules(answer, 'the ping-response', mode));
       if (answer.message!.type !== PING_RESPONSE) broken.push(broke('trust-ping.response', `a ${String(answer.message!.type)} answered the ping`, answer.entry.seq));
       broken.push(...messageRules(answer, 'the ping-response'));
       return broken.length ? { broken } : ok();
