@@ -38,6 +38,8 @@ export interface CaseContext {
   acceptTimeoutMs?: number;
   /** Prerequisites found refused (key: `reachable`, `ping`, `mode:<mode>`), with why. */
   blocked: Map<string, string>;
+  /** Modes the agent was seen to take (a 2xx to a well-formed message in them). */
+  accepted: Set<HarnessMode>;
 }
 
 export type BrokenRuleList = BrokenRule[];
@@ -114,15 +116,38 @@ export function recordRefusal(c: CaseContext, r: Refusal, type: string | undefin
 
 /**
  * After sending an ordinary, well-formed message in `mode`: an HTTP 4xx ends the case at once.
- * Refusing a mode the spec requires recipients to process fails it with the rule and the quote;
- * refusing the protocol or a mode left to the agent's policy blocks it, saying why.
+ * What it refuses is told apart first. A 4xx naming the message type refuses the protocol. Else,
+ * unless the mode is known to be taken, a plain ping in the same mode asks whether the agent
+ * refuses the mode or only this message: refusing a mode the spec requires recipients to process
+ * fails with its rule and quote; refusing a mode left to the agent's policy blocks the case; a
+ * refused message fails `rule` when the case names the rule it breaks, else blocks the case.
  */
-export function ordinary(c: CaseContext, o: PostOutcome, message: Pick<PlainMessage, 'type'>, what: string, mode: HarnessMode = c.mode): void {
+export async function ordinary(c: CaseContext, o: PostOutcome, message: Pick<PlainMessage, 'type'>, what: string, options: { mode?: HarnessMode; rule?: string } = {}): Promise<void> {
+  const mode = options.mode ?? c.mode;
+  if (o.status !== undefined && o.status >= 200 && o.status < 300) c.accepted.add(mode);
   const r = refusalOf(o, mode, message.type);
   if (!r) return;
+  const messageRefused = (answer: string): never => {
+    const reason = `the agent refused ${what}: ${answer}`;
+    throw new CaseEnd(options.rule ? { broken: [broke(options.rule, reason, o.entry.seq)] } : blocked(reason));
+  };
+  if (r.kind !== 'protocol' && message.type !== PING && !(await modeRefusedToo(c, mode))) messageRefused(r.answer);
   const reason = recordRefusal(c, r, message.type);
+  if (r.kind === 'protocol') {
+    if (options.rule) messageRefused(r.answer);
+    throw new CaseEnd(blocked(reason));
+  }
   if (r.kind === 'required-mode') throw new CaseEnd({ broken: [broke(r.rule!, `${what} in ${mode} was refused (${r.answer}); ${r.quote}`, o.entry.seq)] });
-  throw new CaseEnd(blocked(r.kind === 'policy-mode' ? `${reason} (${r.policy})` : reason));
+  throw new CaseEnd(blocked(`${reason} (${r.policy})`));
+}
+
+/** Whether a plain ping in `mode` is refused too (the mode, not one message, is what the agent refuses). */
+async function modeRefusedToo(c: CaseContext, mode: HarnessMode): Promise<boolean> {
+  if (c.accepted.has(mode)) return false;
+  const { message, outcome } = await ping(c, { mode, note: `is ${mode} itself refused?` });
+  if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) c.accepted.add(mode);
+  const r = refusalOf(outcome, mode, message.type);
+  return r !== undefined && r.kind !== 'protocol';
 }
 
 export const threadOf = (m: Pick<PlainMessage, 'id' | 'thid'>) => m.thid ?? m.id;
@@ -165,7 +190,7 @@ export async function ping(c: CaseContext, o: { mode?: HarnessMode; responseRequ
  */
 export async function barrier(c: CaseContext): Promise<boolean> {
   const { message, outcome } = await ping(c, { note: 'barrier: answered once the agent is done with what came before' });
-  ordinary(c, outcome, message, 'the barrier ping');
+  await ordinary(c, outcome, message, 'the barrier ping');
   const answered = (await answerTo(c, message, PING_RESPONSE, outcome.entry.seq)) !== undefined;
   if (!answered) c.blocked.set('ping', `a barrier ping in ${c.mode} went unanswered within ${c.timeoutMs} ms: the absence of an answer cannot be observed`);
   return answered;

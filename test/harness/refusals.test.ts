@@ -70,6 +70,25 @@ describe('an agent that answers HTTP 400 to authcrypt', () => {
   }, 20_000);
 });
 
+describe('a refusal of the first message of an invitation flow', () => {
+  async function invitee(faults: WrongAgentFault[]) {
+    agent = await startWrongAgent(faults);
+    return runConformance({ target: agent.invitationUrl(), resolve: documentResolver(createResolver({})), timeoutMs: 2000, cases: ['waci/streamlined-vc'] });
+  }
+
+  it('is the message refused when a ping in the same mode is taken: the case fails on the flow\'s rule, not on the mode', async () => {
+    const r = await invitee(['propose-400']);
+    const c = r.cases[0]!;
+    expect(c).toMatchObject({ status: 'failed', failedRules: ['issue-credential.offer'], detail: 'issue-credential.offer: the agent refused the propose-credential: HTTP 400 (text/plain): invitation already used' });
+    expect(c.messages.map((m) => `${m.direction} ${m.type?.split('/').pop()} ${m.httpStatus ?? ''}`.trim())).toEqual(['sent propose-credential 400', 'sent ping 202']);
+  }, 20_000);
+
+  it('is the mode refused when the ping is refused too', async () => {
+    const r = await invitee(['authcrypt-400']);
+    expect(r.cases[0]).toMatchObject({ status: 'failed', failedRules: ['envelope.authcrypt-supported'] });
+  }, 20_000);
+});
+
 describe('HTTP answers that are not DIDComm messages', () => {
   it('a 200 with a JSON body is recorded as a transport answer, never read as a message, and judges nothing', async () => {
     const r = await run(['json-200']);

@@ -13,6 +13,7 @@
 //   tampered-reply     its ping-responses arrive with a changed ciphertext (nobody can open them)
 //   reuse-id           every message it sends carries one and the same id
 //   json-200           it answers every POST with HTTP 200 and a JSON body that is no DIDComm message
+//   propose-400        as a WACI issuer it answers a propose-credential HTTP 400 "invitation already used"
 //   silent             it takes every message (HTTP 202) and never answers one
 //   no-problem-reports it refuses silently: where it would send a problem report, it sends nothing
 //   pickup-return-route it discloses messagepickup 3.0 as mediator and answers a status-request on
@@ -39,7 +40,7 @@ import { fromMultikey, generateKeyPair, publicJwk, toMultikey, type KeyPair } fr
 
 export type WrongAgentFault =
   | 'ping-thid' | 'disclose-refuse' | 'disclose-refuse-400' | 'junk-5xx' | 'plaintext-reply' | 'authcrypt-400' | 'no-flattened' | 'broken-reply'
-  | 'tampered-reply' | 'reuse-id' | 'json-200' | 'silent' | 'no-problem-reports' | 'pickup-return-route' | 'offer-mismatch' | 'wrong-challenge';
+  | 'tampered-reply' | 'reuse-id' | 'json-200' | 'propose-400' | 'silent' | 'no-problem-reports' | 'pickup-return-route' | 'offer-mismatch' | 'wrong-challenge';
 
 export interface WrongAgent {
   did: string;
@@ -244,6 +245,7 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
         return { status: 200, body: status, type: 'application/didcomm-encrypted+json' };
       }
       case `${IC}/propose-credential`: {
+        if (has('propose-400')) return { status: 400, body: 'invitation already used', type: 'text/plain' };
         if (typeof value.pthid !== 'string' || !invitations.has(value.pthid)) return reply(problem(thread, 'e.p.msg.invalid-invitation', 'unknown invitation')), 202;
         const challenge = randomUUID();
         offers.set(id, { challenge });

@@ -20,7 +20,7 @@ export const DATA_PIPE_CASES: CaseDefinition[] = [
       if (inv.body?.goal_code !== DATA_PIPE_GOAL_CODE) return skipped(`the invitation's goal_code is ${String(inv.body?.goal_code)}, not ${DATA_PIPE_GOAL_CODE}`);
       const request = buildDataPipeRequest({ from: c.cp.did, to: c.target, invitationId: inv.id, consentAt: new Date().toISOString(), label: 'idsync conformance' }, { clock: systemClock });
       const sent = await c.cp.send(request, { mode: c.mode });
-      ordinary(c, sent, request, 'the request');
+      await ordinary(c, sent, request, 'the request', { rule: 'data-pipe.established.thid' });
       const broken = transportRules(sent, 'the request');
       const answer = await Promise.race([
         answerTo(c, request, DATA_PIPE.established, sent.entry.seq),

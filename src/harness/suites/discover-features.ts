@@ -15,7 +15,7 @@ const URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#discover-f
 async function disclose(c: CaseContext): Promise<{ query: PlainMessage; answer?: Received; broken: ReturnType<typeof transportRules> }> {
   const query = c.cp.draft(QUERIES, { queries: [{ 'feature-type': 'protocol', match: '*' }] });
   const outcome = await c.cp.send(query, { mode: c.mode });
-  ordinary(c, outcome, query, 'the queries');
+  await ordinary(c, outcome, query, 'the queries');
   const answer = await c.cp.waitFor((r) => r.message?.type === DISCLOSE && r.message.thid === query.id, c.timeoutMs);
   return { query, ...(answer ? { answer } : {}), broken: transportRules(outcome, 'the queries') };
 }

@@ -56,6 +56,7 @@ function envelopeCase(mode: HarnessMode): CaseDefinition {
       const { message, outcome } = await ping(c, { mode, note: mode });
       const broken = transportRules(outcome, `the ${mode} ping`);
       if (outcome.errorKind === 'network') c.blocked.set('reachable', `the agent's endpoint could not be reached: ${outcome.error}`);
+      if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) c.accepted.add(mode);
       const refusal = refusalOf(outcome, mode, PING);
       if (refusal) {
         recordRefusal(c, refusal, PING);

@@ -55,7 +55,7 @@ export const ISSUER_ROLE_CASES: CaseDefinition[] = [
       const thid = propose.message!.thid ?? propose.message!.id;
       const offer = buildOffer({ from: c.cp.did, to: holder, thid, pthid: inv.id, manifest, preview: previewFromDatapoints(PREVIEW), challenge, domain: c.cp.did, goalCode: STREAMLINED_VC }, { clock: systemClock });
       const o = await c.cp.send(offer, { mode: c.mode });
-      ordinary(c, o, offer, 'the offer');
+      await ordinary(c, o, offer, 'the offer', { rule: 'issue-credential.request' });
       broken.push(...transportRules(o, 'the offer'));
       const request = await c.cp.waitFor((r) => (r.message?.type === ISSUE_CREDENTIAL.request || r.message?.type === PROBLEM_REPORT) && (r.message.thid === thid || r.message.pthid === thid), c.timeoutMs);
       if (!request) return inconclusive(`no request-credential within ${c.timeoutMs} ms`, broken);

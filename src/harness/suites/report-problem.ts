@@ -101,7 +101,7 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
     async (c) => {
       const first = c.cp.draft(PING, { response_requested: true });
       const o1 = await c.cp.send(first, { mode: c.mode });
-      ordinary(c, o1, first, 'the ping');
+      await ordinary(c, o1, first, 'the ping');
       const answered = await answerTo(c, first, PING_RESPONSE, o1.entry.seq);
       if (!answered) return inconclusive(`the first ping went unanswered within ${c.timeoutMs} ms`, transportRules(o1, 'the ping'));
       const o2 = await c.cp.send(first, { mode: c.mode, note: 'the same id again (a replay)' });

@@ -17,7 +17,7 @@ export const TRUST_PING_CASES: CaseDefinition[] = [
     needs: ['mode', 'ping'],
     async run(c) {
       const { message, outcome } = await ping(c);
-      ordinary(c, outcome, message, 'the ping');
+      await ordinary(c, outcome, message, 'the ping');
       const broken = transportRules(outcome, 'the ping');
       // Any ping-response after this ping: one threaded elsewhere is this answer, threaded wrongly.
       const answer = await c.cp.waitFor((r) => r.message?.type === PING_RESPONSE && r.entry.seq > outcome.entry.seq, c.timeoutMs);
@@ -40,7 +40,7 @@ export const TRUST_PING_CASES: CaseDefinition[] = [
     needs: ['mode', 'ping'],
     async run(c) {
       const { message, outcome } = await ping(c, { responseRequested: false });
-      ordinary(c, outcome, message, 'the ping');
+      await ordinary(c, outcome, message, 'the ping');
       const broken = transportRules(outcome, 'the ping');
       if (!(await barrier(c))) return inconclusive('the barrier ping went unanswered: the absence of a response cannot be observed', broken);
       const answer = c.cp.received.find((r) => r.message?.thid === message.id && r.message.type === PING_RESPONSE);

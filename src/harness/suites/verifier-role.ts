@@ -48,7 +48,7 @@ export const VERIFIER_ROLE_CASES: CaseDefinition[] = [
       const thid = propose.message!.thid ?? propose.message!.id;
       const request = buildRequestPresentation({ from: c.cp.did, to: prover, thid, pthid: inv.id, challenge, domain: c.cp.did, goalCode: STREAMLINED_VP, willConfirm: true }, { clock: systemClock });
       const sent = await c.cp.send(request, { mode: c.mode });
-      ordinary(c, sent, request, 'the request-presentation');
+      await ordinary(c, sent, request, 'the request-presentation', { rule: 'present-proof.presentation' });
       broken.push(...transportRules(sent, 'the request'));
       const answer = await c.cp.waitFor((r) => (r.message?.type === PRESENT_PROOF.presentation || r.message?.type === PROBLEM_REPORT) && (r.message.thid === thid || r.message.pthid === thid), c.timeoutMs);
       if (!answer) return inconclusive(`no presentation within ${c.timeoutMs} ms`, broken);

@@ -65,7 +65,7 @@ export const OOB_CASES: CaseDefinition[] = [
       const broken: BrokenRuleList = [];
       const propose = buildProposeCredential({ from: c.cp.did, to: c.target, pthid: inv.id }, deps());
       const p = await c.cp.send(propose, { mode: c.mode });
-      ordinary(c, p, propose, 'the propose-credential');
+      await ordinary(c, p, propose, 'the propose-credential', { rule: 'issue-credential.offer' });
       broken.push(...transportRules(p, 'the propose'));
       const offerMsg = await next(c, propose, p.entry.seq, ISSUE_CREDENTIAL.offer);
       if (!offerMsg) return inconclusive(`no offer within ${c.timeoutMs} ms`, broken);

@@ -33,7 +33,7 @@ export const WACI_PRESENT_CASES: CaseDefinition[] = [
       const deps = { clock: systemClock };
       const propose = buildProposePresentation({ from: c.cp.did, to: c.target, pthid: inv.id }, deps);
       const p = await c.cp.send(propose, { mode: c.mode });
-      ordinary(c, p, propose, 'the propose-presentation');
+      await ordinary(c, p, propose, 'the propose-presentation', { rule: 'present-proof.request' });
       broken.push(...transportRules(p, 'the propose'));
       const request = await Promise.race([
         answerTo(c, propose, PRESENT_PROOF.request, p.entry.seq),
