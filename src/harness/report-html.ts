@@ -109,7 +109,7 @@ table{border-collapse:collapse}td,th{border:1px solid #d5dde6;padding:.25rem .5r
 tr.bad td{background:#fdecea}
 code{font-size:.85rem;overflow-wrap:anywhere}.muted{color:#5b6b80}svg.sequence{display:block;margin:.5rem 0;max-width:100%;height:auto}
 svg.sequence a{cursor:pointer}svg.sequence a:hover text{text-decoration:underline}
-.msg{display:none;border:1px solid #9aa7b5;border-radius:4px;padding:.5rem 1rem;margin:.5rem 0;background:#f7f9fb}.msg:target{display:block}
+.msg{display:none;border:1px solid #9aa7b5;border-radius:4px;padding:.5rem 1rem;margin:.5rem 0;background:#f7f9fb;overflow-wrap:anywhere}.msg:target{display:block}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8rem;background:#fff;border:1px solid #e1e6ec;padding:.4rem;max-height:24rem;overflow:auto}
 ul.notes{color:#34495e}`;
 

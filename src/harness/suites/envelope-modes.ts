@@ -35,7 +35,7 @@ const LAYERS: Record<HarnessMode, string> = {
 const refusesType = (r: Received) => namesProtocol(`${String(r.message?.body?.code ?? '')} ${String(r.message?.body?.comment ?? '')}`, PING) || /unsupported|unrecogni/.test(String(r.message?.body?.code ?? ''));
 
 /** The verdict on a refusal of `mode` (an HTTP 4xx or a problem report), `seq` the message that shows it. */
-function refused(c: CaseContext, mode: HarnessMode, how: string, seq: number, before: CaseOutcome['broken']): CaseOutcome {
+function refused(mode: HarnessMode, how: string, seq: number, before: CaseOutcome['broken']): CaseOutcome {
   const required = modeRequirement(mode);
   if (required) return { broken: [...before, broke(required.rule, `the ${mode} ping was refused (${how}); ${required.quote}`, seq)] };
   return { broken: before, notes: [`${mode} refused cleanly (${how}): ${modePolicy(mode)}`] };
@@ -61,7 +61,7 @@ function envelopeCase(mode: HarnessMode): CaseDefinition {
       if (refusal) {
         recordRefusal(c, refusal, PING);
         if (refusal.kind === 'protocol') return skipped(`the agent does not take trust-ping (${refusal.answer}): ${mode} cannot be judged by a ping`);
-        return refused(c, mode, refusal.answer, outcome.entry.seq, broken);
+        return refused(mode, refusal.answer, outcome.entry.seq, broken);
       }
       const answer = await answerOf(c, message, outcome.entry.seq);
       if (!answer) {
@@ -76,7 +76,7 @@ function envelopeCase(mode: HarnessMode): CaseDefinition {
           return skipped(`the agent does not take trust-ping (problem report ${code}): ${mode} cannot be judged by a ping`);
         }
         if (modeRequirement(mode)) c.blocked.set(`mode:${mode}`, `the agent refuses ${mode} messages: problem report ${code}`);
-        return refused(c, mode, `problem report ${code}`, answer.entry.seq, [...broken, ...messageRules(answer, 'the problem report')]);
+        return refused(mode, `problem report ${code}`, answer.entry.seq, [...broken, ...messageRules(answer, 'the problem report')]);
       }
       broken.push(...inKindRules(answer, 'the ping-response', mode));
       if (answer.message!.type !== PING_RESPONSE) broken.push(broke('trust-ping.response', `a ${String(answer.message!.type)} answered the ping`, answer.entry.seq));
