@@ -38,8 +38,13 @@ export const DID_SUITES = [...new Set(DID_CASES.map((c) => c.suite))];
 export const INVITATION_CASES: CaseDefinition[] = [...OOB_CASES, ...WACI_PRESENT_CASES, ...DATA_PIPE_CASES];
 export const INVITATION_SUITES = [...new Set(INVITATION_CASES.map((c) => c.suite))];
 
-/** Every case id, for --case (the run-level case always runs). */
-export const ALL_CASE_IDS = [...DID_CASES, ...INVITATION_CASES, ...ISSUER_ROLE_CASES, ...VERIFIER_ROLE_CASES].map((c) => c.id);
+/** The case ids for each kind of run, for --case (the run-level case always runs). */
+export const CASE_IDS = {
+  did: DID_CASES.map((c) => c.id),
+  invitation: INVITATION_CASES.map((c) => c.id),
+  holder: ISSUER_ROLE_CASES.map((c) => c.id),
+  prover: VERIFIER_ROLE_CASES.map((c) => c.id),
+} as const;
 
 export const DEFAULT_CASE_TIMEOUT_MS = 3000;
 

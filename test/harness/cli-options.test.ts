@@ -85,6 +85,8 @@ describe('choosing what runs', () => {
     const bad = await cli(['conformance', 'run', '--target', a.did, '--case', 'nope/nothing']);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/^idsync: invalid_argument: unknown case nope\/nothing \(cases: envelope\/authcrypt, /);
+    // A case of another kind of target (an invitation flow) is unknown for a DID, also a usage error.
+    expect((await cli(['conformance', 'run', '--target', a.did, '--case', 'waci/streamlined-vc'])).code).toBe(2);
   }, 20_000);
 
   it('--mode signed packs the cases\' messages as signed JWS', async () => {

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { IdsyncError } from '../../errors.js';
 import { buildMatrix, matrixExitCode, matrixHtml } from '../../harness/matrix.js';
 import { writeReportFiles } from '../../harness/report-files.js';
-import { DID_SUITES, INVITATION_SUITES, runConformance } from '../../harness/run.js';
+import { CASE_IDS, DID_SUITES, INVITATION_SUITES, runConformance } from '../../harness/run.js';
 import type { ConformanceReport } from '../../harness/types.js';
 import { usageError } from '../errors.js';
 import { addSharedOptions, caseLine, EXIT_HELP, sharedRunOptions, type SharedRunOpts } from './conformance-options.js';
@@ -34,16 +34,17 @@ export function registerMatrixCommand(conformance: Command, deps: CommandDeps): 
       const bad = opts.target.find((t) => !/^https?:\/\//i.test(t) && !t.startsWith('did:'));
       if (bad) throw usageError('invalid_argument', `--target must be a DID or an out-of-band invitation URL: ${bad}`);
       const verbose = Boolean(cmd.optsWithGlobals().verbose);
-      const shared = await sharedRunOptions({ ...opts, verbose }, deps, [...DID_SUITES, ...INVITATION_SUITES]);
+      const shared = await sharedRunOptions({ ...opts, verbose }, deps, { suites: [...DID_SUITES, ...INVITATION_SUITES], cases: [...CASE_IDS.did, ...CASE_IDS.invitation] });
       const out = deps.output(Boolean(opts.json));
       const reports: ConformanceReport[] = [];
       const links: Array<string | undefined> = [];
       for (const [i, target] of opts.target.entries()) {
         out.say(`conformance run against ${target}`);
-        // Suites are per kind of target: a DID's suites are not an invitation's.
-        const kinds = /^https?:\/\//i.test(target) ? INVITATION_SUITES : DID_SUITES;
-        const suites = shared.suites?.filter((s) => kinds.includes(s));
-        const report = await runConformance({ ...shared, target, ...(shared.suites ? { suites } : {}), onCase: (c) => out.say(caseLine(c)) });
+        // Suites and cases are per kind of target: a DID's are not an invitation's.
+        const url = /^https?:\/\//i.test(target);
+        const suites = shared.suites?.filter((s) => (url ? INVITATION_SUITES : DID_SUITES).includes(s));
+        const cases = shared.cases?.filter((id) => (url ? CASE_IDS.invitation : CASE_IDS.did).includes(id) || id === 'run/sent-messages');
+        const report = await runConformance({ ...shared, target, ...(suites ? { suites } : {}), ...(cases ? { cases } : {}), onCase: (c) => out.say(caseLine(c)) });
         reports.push(report);
         if (opts.report) {
           await writeReportFiles(report, join(opts.report, `target-${i + 1}`));

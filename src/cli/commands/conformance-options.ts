@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { parseExpected, type ExpectedFailure } from '../../harness/expected.js';
 import { HARNESS_DID_METHODS, type HarnessDidMethod } from '../../harness/harness-did.js';
-import { ALL_CASE_IDS, DEFAULT_CASE_TIMEOUT_MS, DID_SUITES, INVITATION_SUITES, RUN_MODES, type RunOptions } from '../../harness/run.js';
+import { DEFAULT_CASE_TIMEOUT_MS, DID_SUITES, INVITATION_SUITES, RUN_MODES, type RunOptions } from '../../harness/run.js';
 import type { CaseResult, HarnessMode, RunProfile } from '../../harness/types.js';
 import { entryLines } from '../../harness/verbose.js';
 import { usageError } from '../errors.js';
@@ -66,14 +66,15 @@ export function addSharedOptions(cmd: Command): Command {
 }
 
 /** Checks the shared options and turns them into run options (resolver, timeouts, expected failures). */
-export async function sharedRunOptions(opts: SharedRunOpts, deps: CommandDeps, known: string[]): Promise<Omit<RunOptions, 'target' | 'role'>> {
+/** Checks the shared options against the suites and cases the run's kind of target has. */
+export async function sharedRunOptions(opts: SharedRunOpts, deps: CommandDeps, known: { suites: readonly string[]; cases: readonly string[] }): Promise<Omit<RunOptions, 'target' | 'role'>> {
   const timeoutMs = Number(opts.timeout);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw usageError('invalid_argument', `--timeout must be a positive whole number of milliseconds: ${opts.timeout}`);
   const suites = opts.suite ? opts.suite.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-  const unknown = (suites ?? []).filter((s) => !known.includes(s));
-  if (unknown.length) throw usageError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites: ${known.join(', ')})`);
-  const unknownCases = opts.case.filter((id) => !ALL_CASE_IDS.includes(id) && id !== 'run/sent-messages');
-  if (unknownCases.length) throw usageError('invalid_argument', `unknown case ${unknownCases.join(', ')} (cases: ${ALL_CASE_IDS.join(', ')})`);
+  const unknown = (suites ?? []).filter((s) => !known.suites.includes(s));
+  if (unknown.length) throw usageError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites: ${known.suites.join(', ')})`);
+  const unknownCases = opts.case.filter((id) => !known.cases.includes(id) && id !== 'run/sent-messages');
+  if (unknownCases.length) throw usageError('invalid_argument', `unknown case ${unknownCases.join(', ')} (cases: ${known.cases.join(', ')})`);
   let expected: ExpectedFailure[] | undefined;
   if (opts.expect) expected = parseExpected(await readText(opts.expect, '--expect'), `--expect ${opts.expect}`);
   const { resolve } = await envelopeContext({ dids: opts.dids }, deps.io);

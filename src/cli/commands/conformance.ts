@@ -6,10 +6,10 @@ import { IdsyncError } from '../../errors.js';
 import { diffBaseline, parseBaseline, type BaselineDiff } from '../../harness/baseline.js';
 import { EXIT_FAILED, EXIT_NOT_JUDGED, notJudgedReason, runExitCode } from '../../harness/exit-code.js';
 import { writeReportFiles } from '../../harness/report-files.js';
-import { DID_SUITES, INVITATION_SUITES, reportJson, runConformance } from '../../harness/run.js';
+import { CASE_IDS, DID_SUITES, INVITATION_SUITES, reportJson, runConformance } from '../../harness/run.js';
 import type { ConformanceReport } from '../../harness/types.js';
 import { usageError } from '../errors.js';
-import { MEDIATOR_SUITES, runMediatorConformance } from '../../harness/run-mediator.js';
+import { MEDIATOR_CASES, MEDIATOR_SUITES, runMediatorConformance } from '../../harness/run-mediator.js';
 import { registerMatrixCommand } from './conformance-matrix.js';
 import { addSharedOptions, caseLine, EXIT_HELP, readText, sharedRunOptions, type SharedRunOpts } from './conformance-options.js';
 import type { CommandDeps } from './did.js';
@@ -66,7 +66,10 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
       if (!holder && !invitee && !opts.target!.startsWith('did:')) throw usageError('invalid_argument', `--target must be a DID or an out-of-band invitation URL: ${opts.target}`);
       const acceptTimeoutMs = Number(opts.acceptTimeout);
       if (!Number.isInteger(acceptTimeoutMs) || acceptTimeoutMs < 1) throw usageError('invalid_argument', `--accept-timeout must be a positive whole number of milliseconds: ${opts.acceptTimeout}`);
-      const known = mediator ? MEDIATOR_SUITES : role ? [role] : invitee ? INVITATION_SUITES : DID_SUITES;
+      const kind = role ?? (invitee ? 'invitation' : 'did');
+      const known = mediator
+        ? { suites: MEDIATOR_SUITES, cases: MEDIATOR_CASES.map((c) => c.id) }
+        : { suites: role ? [role] : invitee ? INVITATION_SUITES : DID_SUITES, cases: CASE_IDS[kind] };
       const shared = await sharedRunOptions({ ...opts, verbose }, deps, known);
       const baseline = opts.baseline ? parseBaseline(await readText(opts.baseline, '--baseline'), `--baseline ${opts.baseline}`) : undefined;
       const out = deps.output(Boolean(opts.json));

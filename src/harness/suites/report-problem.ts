@@ -68,7 +68,7 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       const broken = await expectRefusal(c, sent, outcome, 'the message of an unknown type');
       return broken.length ? { broken } : ok();
     }, ['mode']),
-  rp('report-problem/missing-header', 'A message without an id (a REQUIRED header) is not answered as if it were whole; never 5xx',
+  rp('report-problem/missing-header', 'A message without an id (a REQUIRED header) does not make the agent fail (no 5xx); an answer to it is noted',
     ['send a ping that has no id (DIDComm v2.1 §Message Headers: id REQUIRED), in the run\'s mode', 'send a barrier ping and wait for its response', 'no 5xx; a ping-response to it is noted (no sentence obliges a receiver to refuse it)'],
     ['transport.no-server-error'],
     async (c) => {
