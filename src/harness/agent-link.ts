@@ -52,6 +52,16 @@ export interface AgentLink {
   close(): void;
 }
 
+/** A JSON object with the members of a JWE, a JWS or a plaintext message. */
+function looksLikeMessage(body: string): boolean {
+  try {
+    const v = JSON.parse(body) as Record<string, unknown>;
+    return typeof v === 'object' && v !== null && ('ciphertext' in v || 'payload' in v || ('id' in v && 'type' in v));
+  } catch {
+    return false;
+  }
+}
+
 export function agentLink(options: AgentLinkOptions): AgentLink {
   // One WebSocket to the agent, opened on first use and again after the agent closed it; what
   // arrives on it is a reply on the same connection (return route).
@@ -118,10 +128,11 @@ export function agentLink(options: AgentLinkOptions): AgentLink {
       return done({ transport: 'http', status: res.status, received: [], entry: e });
     }
     // DIDComm v2.1 §Transports (HTTPS): a 2xx acknowledges receipt. Its body is a DIDComm message
-    // only when it says so by its media type, or when the harness asked for a return route;
-    // anything else is a transport answer, recorded and shown, never judged as a message.
+    // only when it says so by its media type, or when the harness asked for a return route and the
+    // body is shaped like one (agents answer JSON receipts too); anything else is a transport
+    // answer, recorded and shown, never judged as a message.
     const ok = res.status >= 200 && res.status < 300;
-    const readAsMessage = ok && body.trim() !== '' && (isDidcommMediaType(type) || returnRoute);
+    const readAsMessage = ok && body.trim() !== '' && (isDidcommMediaType(type) || (returnRoute && looksLikeMessage(body)));
     const k = kept(body);
     e.http = { status: res.status, ...(type ? { contentType: type } : {}), body: k.text, ...(k.truncated ? { truncated: true } : {}), ...(readAsMessage ? { readAsMessage: true } : {}) };
     const out: Received[] = [];

@@ -115,30 +115,32 @@ export function recordRefusal(c: CaseContext, r: Refusal, type: string | undefin
 }
 
 /**
- * After sending an ordinary, well-formed message in `mode`: an HTTP 4xx ends the case at once.
- * What it refuses is told apart first. A 4xx naming the message type refuses the protocol. Else,
- * unless the mode is known to be taken, a plain ping in the same mode asks whether the agent
- * refuses the mode or only this message: refusing a mode the spec requires recipients to process
- * fails with its rule and quote; refusing a mode left to the agent's policy blocks the case; a
- * refused message fails `rule` when the case names the rule it breaks, else blocks the case.
+ * After sending an ordinary, well-formed message in `mode`: an HTTP 4xx (or 5xx, which also breaks
+ * transport.no-server-error) ends the case at once. What it refuses is told apart first. An answer
+ * naming the message type refuses the protocol. Else, unless the mode is known to be taken, a plain
+ * ping in the same mode asks whether the agent refuses the mode or only this message: refusing a
+ * mode the spec requires recipients to process fails with its rule and quote; refusing a mode left
+ * to the agent's policy blocks the case; a refused message fails `rule` when the case names the
+ * rule it breaks, else blocks the case.
  */
 export async function ordinary(c: CaseContext, o: PostOutcome, message: Pick<PlainMessage, 'type'>, what: string, options: { mode?: HarnessMode; rule?: string } = {}): Promise<void> {
   const mode = options.mode ?? c.mode;
   if (o.status !== undefined && o.status >= 200 && o.status < 300) c.accepted.add(mode);
   const r = refusalOf(o, mode, message.type);
   if (!r) return;
-  const messageRefused = (answer: string): never => {
-    const reason = `the agent refused ${what}: ${answer}`;
-    throw new CaseEnd(options.rule ? { broken: [broke(options.rule, reason, o.entry.seq)] } : blocked(reason));
+  const before = transportRules(o, what);
+  const end = (outcome: CaseOutcome): never => {
+    throw new CaseEnd({ ...outcome, broken: [...before, ...outcome.broken] });
   };
-  if (r.kind !== 'protocol' && message.type !== PING && !(await modeRefusedToo(c, mode))) messageRefused(r.answer);
+  const messageRefused = (): never => {
+    const reason = `the agent refused ${what}: ${r.answer}`;
+    return end(options.rule ? { broken: [broke(options.rule, reason, o.entry.seq)] } : blocked(reason));
+  };
+  if (r.kind !== 'protocol' && message.type !== PING && !(await modeRefusedToo(c, mode))) messageRefused();
   const reason = recordRefusal(c, r, message.type);
-  if (r.kind === 'protocol') {
-    if (options.rule) messageRefused(r.answer);
-    throw new CaseEnd(blocked(reason));
-  }
-  if (r.kind === 'required-mode') throw new CaseEnd({ broken: [broke(r.rule!, `${what} in ${mode} was refused (${r.answer}); ${r.quote}`, o.entry.seq)] });
-  throw new CaseEnd(blocked(`${reason} (${r.policy})`));
+  if (r.kind === 'protocol') return options.rule ? messageRefused() : end(blocked(reason));
+  if (r.kind === 'required-mode') return end({ broken: [broke(r.rule!, `${what} in ${mode} was refused (${r.answer}); ${r.quote}`, o.entry.seq)] });
+  return end(blocked(`${reason} (${r.policy})`));
 }
 
 /** Whether a plain ping in `mode` is refused too (the mode, not one message, is what the agent refuses). */

@@ -1,6 +1,7 @@
-// One model of an agent's "no": an HTTP 4xx to a POST, read for what it refuses. A 4xx whose body
-// names the message type (or says the type is unsupported) refuses the protocol; any other 4xx to
-// a well-formed message refuses its envelope. Refusing an envelope the spec requires recipients to
+// One model of an agent's "no": an HTTP 4xx to a POST, read for what it refuses, and a 5xx, which
+// is no clean refusal (it breaks transport.no-server-error) but stops the message all the same. An
+// answer whose body names the message type (or says the type is unsupported) refuses the protocol;
+// any other to a well-formed message refuses its envelope. Refusing an envelope the spec requires recipients to
 // process breaks that MUST (modes.ts quotes it); refusing one the spec leaves to the agent is its
 // policy. Either way the refusal is a verdict now, and the cases that need what was refused are
 // blocked at once instead of waiting for answers that cannot come.
@@ -14,6 +15,8 @@ export interface Refusal {
   mode: HarnessMode;
   /** "HTTP 400 (text/plain): bad envelope" */
   answer: string;
+  /** A 5xx: the agent failed on the message instead of refusing it cleanly. */
+  serverError?: boolean;
   /** The rule and quote a refusal of a required mode breaks. */
   rule?: string;
   quote?: string;
@@ -53,13 +56,14 @@ export function namesProtocol(body: string, type: string | undefined): boolean {
   return /(unsupported|unknown|unrecogni[sz]ed) (message )?(type|protocol)|(type|protocol)\b[^.]{0,40}\b(not supported|unsupported|not implemented)|no handler/.test(text);
 }
 
-/** What a 4xx to a well-formed message of `type` in `mode` refuses; undefined when the POST got no 4xx. */
+/** What a 4xx or 5xx to a well-formed message of `type` in `mode` refuses; undefined when the POST got neither. */
 export function refusalOf(o: PostOutcome, mode: HarnessMode, type: string | undefined): Refusal | undefined {
-  const a = clientError(o);
-  if (!a) return undefined;
+  const a = o.entry.http;
+  if (!a || a.status < 400 || a.status > 599) return undefined;
   const answer = describeAnswer(a);
-  if (namesProtocol(a.body, type)) return { kind: 'protocol', mode, answer };
+  const serverError = a.status >= 500 ? { serverError: true } : {};
+  if (namesProtocol(a.body, type)) return { kind: 'protocol', mode, answer, ...serverError };
   const required = modeRequirement(mode);
-  if (required) return { kind: 'required-mode', mode, answer, rule: required.rule, quote: required.quote };
-  return { kind: 'policy-mode', mode, answer, policy: modePolicy(mode) ?? 'the spec does not require recipients to take it' };
+  if (required) return { kind: 'required-mode', mode, answer, rule: required.rule, quote: required.quote, ...serverError };
+  return { kind: 'policy-mode', mode, answer, policy: modePolicy(mode) ?? 'the spec does not require recipients to take it', ...serverError };
 }

@@ -70,6 +70,15 @@ describe('an agent that answers HTTP 400 to authcrypt', () => {
   }, 20_000);
 });
 
+describe('an agent that answers HTTP 500 to authcrypt', () => {
+  it('fails envelope/authcrypt on both rules (a server error, and a mode recipients must process not processed) and blocks the rest at once', async () => {
+    const r = await run(['authcrypt-500']);
+    expect(r.cases[0]).toMatchObject({ id: 'envelope/authcrypt', status: 'failed', failedRules: ['transport.no-server-error', 'envelope.authcrypt-supported'] });
+    expect(r.cases.filter((c) => c.status === 'blocked').map((c) => c.detail)).toEqual(Array(10).fill('the agent refuses authcrypt messages: HTTP 500 (application/json): {"error":"Internal Server Error"}'));
+    expect(r.cases.filter((c) => c.status === 'inconclusive')).toEqual([]);
+  }, 20_000);
+});
+
 describe('a refusal of the first message of an invitation flow', () => {
   async function invitee(faults: WrongAgentFault[]) {
     agent = await startWrongAgent(faults);
@@ -97,6 +106,18 @@ describe('HTTP answers that are not DIDComm messages', () => {
     expect(sent.length).toBeGreaterThan(10);
     for (const m of sent) expect(m.http).toEqual({ status: 200, contentType: 'application/json', body: '{"ok":true}' });
     expect(r.cases.flatMap((c) => c.messages).filter((m) => m.direction === 'received' && (m.mode === 'unreadable' || m.via === 'return-route'))).toEqual([]);
+  }, 20_000);
+});
+
+describe('a return route answered with a JSON receipt', () => {
+  it('is a transport answer: a body that is no DIDComm message is not judged as one, even when a return route was asked for', async () => {
+    const r = await run(['pickup-json-receipt'], { cases: ['discover-features/disclosed-supported'] });
+    const c = r.cases[0]!;
+    expect(c.status).toBe('passed');
+    const probe = c.messages.find((m) => m.type?.endsWith('/status-request'))!;
+    expect(probe.http).toMatchObject({ status: 200, contentType: 'application/json' });
+    expect(probe.http!.readAsMessage).toBeUndefined();
+    expect(c.messages.filter((m) => m.via === 'return-route')).toEqual([]);
   }, 20_000);
 });
 

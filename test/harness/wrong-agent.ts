@@ -8,6 +8,7 @@
 //   junk-5xx           it answers a body that is not a DIDComm message with HTTP 500
 //   plaintext-reply    it answers authenticated requests in plaintext
 //   authcrypt-400      it answers every authcrypted message (ECDH-1PU) with HTTP 400
+//   authcrypt-500      it answers every authcrypted message (ECDH-1PU) with HTTP 500
 //   no-flattened       it refuses a flattened JWS, as didcomm-node does by itself (HTTP 400)
 //   broken-reply       its ping-responses carry created_time as a string (breaks a MUST)
 //   tampered-reply     its ping-responses arrive with a changed ciphertext (nobody can open them)
@@ -16,6 +17,8 @@
 //   propose-400        as a WACI issuer it answers a propose-credential HTTP 400 "invitation already used"
 //   silent             it takes every message (HTTP 202) and never answers one
 //   no-problem-reports it refuses silently: where it would send a problem report, it sends nothing
+//   pickup-json-receipt it discloses messagepickup 3.0 as mediator and answers a status-request
+//                      (return_route all) with HTTP 200 and a JSON receipt that is no DIDComm message
 //   pickup-return-route it discloses messagepickup 3.0 as mediator and answers a status-request on
 //                      the POST's own HTTP answer (return route) with a status whose message_count is -1
 //   offer-mismatch     as a WACI streamlined-vc issuer, it issues a credential whose claims are not
@@ -39,8 +42,8 @@ import { b64uEncode } from '../../src/encoding.js';
 import { fromMultikey, generateKeyPair, publicJwk, toMultikey, type KeyPair } from '../../src/keys.js';
 
 export type WrongAgentFault =
-  | 'ping-thid' | 'disclose-refuse' | 'disclose-refuse-400' | 'junk-5xx' | 'plaintext-reply' | 'authcrypt-400' | 'no-flattened' | 'broken-reply'
-  | 'tampered-reply' | 'reuse-id' | 'json-200' | 'propose-400' | 'silent' | 'no-problem-reports' | 'pickup-return-route' | 'offer-mismatch' | 'wrong-challenge';
+  | 'ping-thid' | 'disclose-refuse' | 'disclose-refuse-400' | 'junk-5xx' | 'plaintext-reply' | 'authcrypt-400' | 'authcrypt-500' | 'no-flattened' | 'broken-reply'
+  | 'tampered-reply' | 'reuse-id' | 'json-200' | 'propose-400' | 'silent' | 'no-problem-reports' | 'pickup-return-route' | 'pickup-json-receipt' | 'offer-mismatch' | 'wrong-challenge';
 
 export interface WrongAgent {
   did: string;
@@ -200,6 +203,7 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
   async function handle(text: string): Promise<Answer> {
     if (!looksLikeDidcomm(text)) return has('junk-5xx') ? 500 : 400;
     if (has('authcrypt-400') && outerAlg(text)?.startsWith('ECDH-1PU')) return { status: 400, body: 'this agent does not decrypt ECDH-1PU', type: 'text/plain' };
+    if (has('authcrypt-500') && outerAlg(text)?.startsWith('ECDH-1PU')) return { status: 500, body: '{"error":"Internal Server Error"}', type: 'application/json' };
     const flat = isFlattenedJws(text);
     if (flat && has('no-flattened')) return { status: 400, body: 'Malformed: Message is not a valid JWE, JWS or JWM', type: 'text/plain' };
     let value: Record<string, unknown>;
@@ -234,12 +238,13 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
           { 'feature-type': 'protocol', id: 'https://didcomm.org/discover-features/2.0', roles: ['responder'] },
           ...(has('disclose-refuse') ? [{ 'feature-type': 'protocol', id: 'https://didcomm.org/basicmessage/2.0' }] : []),
           ...(has('disclose-refuse-400') ? [{ 'feature-type': 'protocol', id: IC, roles: ['issuer'] }] : []),
-          ...(has('pickup-return-route') ? [{ 'feature-type': 'protocol', id: PICKUP, roles: ['mediator'] }] : []),
+          ...(has('pickup-return-route') || has('pickup-json-receipt') ? [{ 'feature-type': 'protocol', id: PICKUP, roles: ['mediator'] }] : []),
         ];
         reply({ type: 'https://didcomm.org/discover-features/2.0/disclose', thid: id, body: { disclosures } });
         return 202;
       }
       case `${PICKUP}/status-request`: {
+        if (has('pickup-json-receipt')) return { status: 200, body: JSON.stringify({ received: true, id }), type: 'application/json' };
         if (!has('pickup-return-route') || value.return_route !== 'all') return reply(problem(thread, 'e.p.msg.unsupported', 'not a mediator')), 202;
         const status = await pack(from, { type: `${PICKUP}/status`, thid: id, body: { message_count: -1 } }, true);
         return { status: 200, body: status, type: 'application/didcomm-encrypted+json' };

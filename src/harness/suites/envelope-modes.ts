@@ -34,11 +34,11 @@ const LAYERS: Record<HarnessMode, string> = {
 /** A problem report that refuses the ping's type (not its envelope). */
 const refusesType = (r: Received) => namesProtocol(`${String(r.message?.body?.code ?? '')} ${String(r.message?.body?.comment ?? '')}`, PING) || /unsupported|unrecogni/.test(String(r.message?.body?.code ?? ''));
 
-/** The verdict on a refusal of `mode` (an HTTP 4xx or a problem report), `seq` the message that shows it. */
-function refused(mode: HarnessMode, how: string, seq: number, before: CaseOutcome['broken']): CaseOutcome {
+/** The verdict on a refusal of `mode` (an HTTP 4xx or 5xx, or a problem report), `seq` the message that shows it. */
+function refused(mode: HarnessMode, how: string, seq: number, before: CaseOutcome['broken'], clean = true): CaseOutcome {
   const required = modeRequirement(mode);
   if (required) return { broken: [...before, broke(required.rule, `the ${mode} ping was refused (${how}); ${required.quote}`, seq)] };
-  return { broken: before, notes: [`${mode} refused cleanly (${how}): ${modePolicy(mode)}`] };
+  return { broken: before, notes: [`${mode} refused${clean ? ' cleanly' : ''} (${how}): ${modePolicy(mode)}`] };
 }
 
 function envelopeCase(mode: HarnessMode): CaseDefinition {
@@ -61,7 +61,7 @@ function envelopeCase(mode: HarnessMode): CaseDefinition {
       if (refusal) {
         recordRefusal(c, refusal, PING);
         if (refusal.kind === 'protocol') return skipped(`the agent does not take trust-ping (${refusal.answer}): ${mode} cannot be judged by a ping`);
-        return refused(mode, refusal.answer, outcome.entry.seq, broken);
+        return refused(mode, refusal.answer, outcome.entry.seq, broken, !refusal.serverError);
       }
       const answer = await answerOf(c, message, outcome.entry.seq);
       if (!answer) {
