@@ -75,7 +75,7 @@ function envelopeCase(mode: HarnessMode): CaseDefinition {
           if (mode === c.mode) c.blocked.set('ping', `the agent refuses trust-ping: problem report ${code}`);
           return skipped(`the agent does not take trust-ping (problem report ${code}): ${mode} cannot be judged by a ping`);
         }
-        if (modeRequirement(mode)) c.blocked.set(`mode:${mode}`, `the agent refuses ${mode} messages: problem report ${code}`);
+        c.blocked.set(`mode:${mode}`, `the agent refuses ${mode} messages: problem report ${code}`);
         return refused(mode, `problem report ${code}`, answer.entry.seq, [...broken, ...messageRules(answer, 'the problem report')]);
       }
       broken.push(...inKindRules(answer, 'the ping-response', mode));
