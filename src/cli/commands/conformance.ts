@@ -45,7 +45,7 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
   const run = conformance
     .command('run')
     .description('play the counterpart of the agent under test and run the conformance cases')
-    .option('--target <did|url>', 'the DID of the agent under test (its document names a DIDComm HTTP(S) endpoint), or an out-of-band invitation URL it issued')
+    .option('--target <did|url>', 'the DID of the agent under test (its document names a DIDComm HTTP(S) or WebSocket endpoint), or an out-of-band invitation URL it issued')
     .option('--role <role>', 'holder or prover: the agent under test is a holder (idsync issues) or a prover (idsync verifies); idsync prints an invitation URL for it to accept (no --target). mediator: the --target DID or invitation URL is a mediator; idsync is its recipient and a sender. Without it: peer for a DID, invitee for an invitation URL')
     .option('--accept-timeout <ms>', 'with --role: how long the agent has to accept the invitation', '120000')
     .option('--report <dir>', 'write report.json, junit.xml and report.html into this folder')
