@@ -115,41 +115,53 @@ export function recordRefusal(c: CaseContext, r: Refusal, type: string | undefin
 }
 
 /**
+ * What a refusal of a well-formed message of `type` in `mode` refuses: its protocol (the answer
+ * names it), the mode, or only this message. Unless the mode is known to be taken, a message of
+ * another protocol in the same mode asks again (a ping; a query when the refused message was a
+ * ping): refused too, it is the mode. An answer that says "unsupported message type" without
+ * naming one is then the protocol's refusal; any other, this message's.
+ */
+export async function whatIsRefused(c: CaseContext, r: Refusal, type: string | undefined): Promise<Refusal | 'message'> {
+  if (r.kind === 'protocol') return r;
+  if (!c.accepted.has(r.mode) && (await otherRefusedToo(c, r.mode, type))) return r;
+  return r.unnamedType ? { ...r, kind: 'protocol' } : 'message';
+}
+
+/** Whether a message of another protocol in `mode` is refused too (then the mode is what the agent refuses). */
+async function otherRefusedToo(c: CaseContext, mode: HarnessMode, type: string | undefined): Promise<boolean> {
+  const other = type === PING
+    ? c.cp.draft(QUERIES, { queries: [{ 'feature-type': 'protocol', match: 'https://didcomm.org/trust-ping/*' }] })
+    : c.cp.draft(PING, { response_requested: true });
+  const outcome = await c.cp.send(other, { mode, note: `is ${mode} itself refused?` });
+  if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) c.accepted.add(mode);
+  const again = refusalOf(outcome, mode, other.type);
+  return again !== undefined && again.kind !== 'protocol';
+}
+
+/**
  * After sending an ordinary, well-formed message in `mode`: an HTTP 4xx (or 5xx, which also breaks
- * transport.no-server-error) ends the case at once. What it refuses is told apart first. An answer
- * naming the message type refuses the protocol. Else, unless the mode is known to be taken, a plain
- * ping in the same mode asks whether the agent refuses the mode or only this message: refusing a
- * mode the spec requires recipients to process fails with its rule and quote; refusing a mode left
- * to the agent's policy blocks the case; a refused message fails `rule` when the case names the
- * rule it breaks, else blocks the case.
+ * transport.no-server-error) ends the case at once, with what it refuses told apart first
+ * (whatIsRefused). Refusing a mode the spec requires recipients to process fails with its rule and
+ * quote; refusing a mode left to the agent's policy, or the protocol, blocks the case (and the
+ * cases that need the same); a refused message fails `rule` when the case names the rule it
+ * breaks, else blocks the case.
  */
 export async function ordinary(c: CaseContext, o: PostOutcome, message: Pick<PlainMessage, 'type'>, what: string, options: { mode?: HarnessMode; rule?: string } = {}): Promise<void> {
   const mode = options.mode ?? c.mode;
   if (o.status !== undefined && o.status >= 200 && o.status < 300) c.accepted.add(mode);
-  const r = refusalOf(o, mode, message.type);
-  if (!r) return;
+  const first = refusalOf(o, mode, message.type);
+  if (!first) return;
   const before = transportRules(o, what);
   const end = (outcome: CaseOutcome): never => {
     throw new CaseEnd({ ...outcome, broken: [...before, ...outcome.broken] });
   };
-  const messageRefused = (): never => {
-    const reason = `the agent refused ${what}: ${r.answer}`;
-    return end(options.rule ? { broken: [broke(options.rule, reason, o.entry.seq)] } : blocked(reason));
-  };
-  if (r.kind !== 'protocol' && message.type !== PING && !(await modeRefusedToo(c, mode))) messageRefused();
+  const r = await whatIsRefused(c, first, message.type);
+  const refusedHere = `the agent refused ${what}: ${first.answer}`;
+  if (r === 'message') return end(options.rule ? { broken: [broke(options.rule, refusedHere, o.entry.seq)] } : blocked(refusedHere));
   const reason = recordRefusal(c, r, message.type);
-  if (r.kind === 'protocol') return options.rule ? messageRefused() : end(blocked(reason));
+  if (r.kind === 'protocol') return end(options.rule ? { broken: [broke(options.rule, refusedHere, o.entry.seq)] } : blocked(reason));
   if (r.kind === 'required-mode') return end({ broken: [broke(r.rule!, `${what} in ${mode} was refused (${r.answer}); ${r.quote}`, o.entry.seq)] });
   return end(blocked(`${reason} (${r.policy})`));
-}
-
-/** Whether a plain ping in `mode` is refused too (the mode, not one message, is what the agent refuses). */
-async function modeRefusedToo(c: CaseContext, mode: HarnessMode): Promise<boolean> {
-  if (c.accepted.has(mode)) return false;
-  const { message, outcome } = await ping(c, { mode, note: `is ${mode} itself refused?` });
-  if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) c.accepted.add(mode);
-  const r = refusalOf(outcome, mode, message.type);
-  return r !== undefined && r.kind !== 'protocol';
 }
 
 export const threadOf = (m: Pick<PlainMessage, 'id' | 'thid'>) => m.thid ?? m.id;

@@ -123,13 +123,34 @@ describe('a return route answered with a JSON receipt', () => {
 
 describe('what a refusal names', () => {
   it.each([
-    ['unsupported message type https://didcomm.org/issue-credential/3.0/request-credential', true],
-    ['No handler for trust-ping', true],
-    ['Message type not supported', true],
-    ['unsupported algorithm ECDH-1PU+A256KW', false],
-    ['Malformed: Message is not a valid JWE, JWS or JWM', false],
-    ['', false],
-  ])('%j names the protocol: %s', (body, names) => {
-    expect(namesProtocol(body, 'https://didcomm.org/trust-ping/2.0/ping')).toBe(names);
+    ['No handler for trust-ping', 'named'],
+    ['unsupported message type https://didcomm.org/trust-ping/2.0/ping', 'named'],
+    // Says a type is unsupported, but not which: the protocol or the envelope (Veramo says this of an envelope it cannot open).
+    ['Unsupported message type', 'unnamed'],
+    ['Message type not supported', 'unnamed'],
+    ['unsupported message type https://didcomm.org/issue-credential/3.0/request-credential', 'unnamed'],
+    ['unsupported algorithm ECDH-1PU+A256KW', undefined],
+    ['Malformed: Message is not a valid JWE, JWS or JWM', undefined],
+    ['', undefined],
+  ])('%j of a ping: %s', (body, says) => {
+    expect(namesProtocol(body, 'https://didcomm.org/trust-ping/2.0/ping')).toBe(says);
   });
+});
+
+describe('a refusal that says "unsupported message type" without naming one', () => {
+  it('of every authcrypted message is a refusal of authcrypt: a query in authcrypt is refused too', async () => {
+    const r = await run(['authcrypt-unsupported']);
+    const c = r.cases[0]!;
+    expect(c).toMatchObject({ id: 'envelope/authcrypt', status: 'failed', failedRules: ['envelope.authcrypt-supported'] });
+    expect(c.messages.filter((m) => m.direction === 'sent').map((m) => `${m.type?.split('/').pop()} ${m.httpStatus}`)).toEqual(['ping 400', 'queries 400']);
+    expect(r.cases.filter((x) => x.status === 'blocked').length).toBe(10);
+  }, 20_000);
+
+  it('of pings only is a refusal of trust-ping: the envelope cases cannot judge by a ping, the cases that need pings are blocked', async () => {
+    const r = await run(['no-trust-ping']);
+    expect(r.cases.find((c) => c.id === 'envelope/authcrypt')).toMatchObject({ status: 'skipped', detail: 'the agent does not take trust-ping (HTTP 400 (text/html): Unsupported message type): authcrypt cannot be judged by a ping' });
+    expect(r.cases.find((c) => c.id === 'trust-ping/response')).toMatchObject({ status: 'blocked' });
+    expect(r.cases.find((c) => c.id === 'discover-features/disclose')).toMatchObject({ status: 'passed' });
+    expect(r.cases.filter((c) => c.status === 'failed')).toEqual([]);
+  }, 20_000);
 });

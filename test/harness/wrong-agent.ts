@@ -9,6 +9,9 @@
 //   plaintext-reply    it answers authenticated requests in plaintext
 //   authcrypt-400      it answers every authcrypted message (ECDH-1PU) with HTTP 400
 //   authcrypt-500      it answers every authcrypted message (ECDH-1PU) with HTTP 500
+//   authcrypt-unsupported it answers every authcrypted message HTTP 400 "Unsupported message type"
+//                      (text/html), naming no type, as Veramo's MessagingRouter does
+//   no-trust-ping      it answers every ping HTTP 400 "Unsupported message type" (text/html)
 //   no-flattened       it refuses a flattened JWS, as didcomm-node does by itself (HTTP 400)
 //   broken-reply       its ping-responses carry created_time as a string (breaks a MUST)
 //   tampered-reply     its ping-responses arrive with a changed ciphertext (nobody can open them)
@@ -42,7 +45,7 @@ import { b64uEncode } from '../../src/encoding.js';
 import { fromMultikey, generateKeyPair, publicJwk, toMultikey, type KeyPair } from '../../src/keys.js';
 
 export type WrongAgentFault =
-  | 'ping-thid' | 'disclose-refuse' | 'disclose-refuse-400' | 'junk-5xx' | 'plaintext-reply' | 'authcrypt-400' | 'authcrypt-500' | 'no-flattened' | 'broken-reply'
+  | 'ping-thid' | 'disclose-refuse' | 'disclose-refuse-400' | 'junk-5xx' | 'plaintext-reply' | 'authcrypt-400' | 'authcrypt-500' | 'authcrypt-unsupported' | 'no-trust-ping' | 'no-flattened' | 'broken-reply'
   | 'tampered-reply' | 'reuse-id' | 'json-200' | 'propose-400' | 'silent' | 'no-problem-reports' | 'pickup-return-route' | 'pickup-json-receipt' | 'offer-mismatch' | 'wrong-challenge';
 
 export interface WrongAgent {
@@ -204,6 +207,7 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
     if (!looksLikeDidcomm(text)) return has('junk-5xx') ? 500 : 400;
     if (has('authcrypt-400') && outerAlg(text)?.startsWith('ECDH-1PU')) return { status: 400, body: 'this agent does not decrypt ECDH-1PU', type: 'text/plain' };
     if (has('authcrypt-500') && outerAlg(text)?.startsWith('ECDH-1PU')) return { status: 500, body: '{"error":"Internal Server Error"}', type: 'application/json' };
+    if (has('authcrypt-unsupported') && outerAlg(text)?.startsWith('ECDH-1PU')) return { status: 400, body: 'Unsupported message type', type: 'text/html' };
     const flat = isFlattenedJws(text);
     if (flat && has('no-flattened')) return { status: 400, body: 'Malformed: Message is not a valid JWE, JWS or JWM', type: 'text/plain' };
     let value: Record<string, unknown>;
@@ -226,6 +230,7 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
     seen.add(id);
     if (typeof value.expires_time === 'number' && value.expires_time * 1000 < Date.now()) return reply(problem(thread, 'e.m.req.time.expired', 'expired')), 202;
     const body = (value.body ?? {}) as Record<string, unknown>;
+    if (has('no-trust-ping') && value.type === PING) return { status: 400, body: 'Unsupported message type', type: 'text/html' };
     if (has('disclose-refuse-400') && String(value.type).startsWith(IC)) return { status: 400, body: `unsupported message type ${String(value.type)}`, type: 'text/plain' };
     switch (value.type) {
       case PING:

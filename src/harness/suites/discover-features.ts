@@ -38,7 +38,7 @@ function majorOf(piuri: string): string | undefined {
 /** A problem report that refuses a message as of a type or protocol the agent does not support. */
 function refusesAsUnsupported(r: Received): boolean {
   const code = String(r.message?.body?.code ?? '');
-  return /unsupported|unrecogni[sz]ed|not-supported/.test(code) || namesProtocol(String(r.message?.body?.comment ?? ''), undefined);
+  return /unsupported|unrecogni[sz]ed|not-supported/.test(code) || namesProtocol(String(r.message?.body?.comment ?? ''), undefined) !== undefined;
 }
 
 export const DISCOVER_FEATURES_CASES: CaseDefinition[] = [
@@ -94,7 +94,8 @@ export const DISCOVER_FEATURES_CASES: CaseDefinition[] = [
         probes.push({ message, piuri, outcome });
         broken.push(...transportRules(outcome, `the probe of ${piuri}`));
         const refused = clientError(outcome);
-        if (refused && namesProtocol(refused.body, message.type)) {
+        // The disclose came in this envelope, so an answer saying the type is unsupported is about the protocol.
+        if (refused && namesProtocol(refused.body, message.type) !== undefined) {
           broken.push(broke('discover-features.disclosed-supported', `it disclosed ${piuri}, then refused ${message.type}: ${describeAnswer(refused)}`, outcome.entry.seq));
         } else if (refused) {
           notes.push(`the probe of ${piuri} was refused without naming the protocol: ${describeAnswer(refused)}`);

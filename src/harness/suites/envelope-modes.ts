@@ -11,7 +11,7 @@ import { modePolicy, modeRequirement } from '../modes.js';
 import { namesProtocol, refusalOf } from '../refusal.js';
 import type { HarnessMode } from '../types.js';
 import {
-  answerTo, broke, inconclusive, inKindRules, messageRules, ok, ping, PING, PING_RESPONSE, PROBLEM_REPORT, recordRefusal, skipped, transportRules,
+  answerTo, broke, inconclusive, inKindRules, messageRules, ok, ping, PING, PING_RESPONSE, PROBLEM_REPORT, recordRefusal, skipped, transportRules, whatIsRefused,
   type CaseContext, type CaseDefinition, type CaseOutcome,
 } from '../case-kit.js';
 
@@ -57,11 +57,16 @@ function envelopeCase(mode: HarnessMode): CaseDefinition {
       const broken = transportRules(outcome, `the ${mode} ping`);
       if (outcome.errorKind === 'network') c.blocked.set('reachable', `the agent's endpoint could not be reached: ${outcome.error}`);
       if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) c.accepted.add(mode);
-      const refusal = refusalOf(outcome, mode, PING);
-      if (refusal) {
-        recordRefusal(c, refusal, PING);
-        if (refusal.kind === 'protocol') return skipped(`the agent does not take trust-ping (${refusal.answer}): ${mode} cannot be judged by a ping`);
-        return refused(mode, refusal.answer, outcome.entry.seq, broken, !refusal.serverError);
+      const first = refusalOf(outcome, mode, PING);
+      if (first) {
+        // The ping or the envelope? Asked again with a query in the same envelope (whatIsRefused).
+        const r = await whatIsRefused(c, first, PING);
+        if (r === 'message' || r.kind === 'protocol') {
+          recordRefusal(c, { ...first, kind: 'protocol' }, PING);
+          return skipped(`the agent does not take trust-ping (${first.answer}): ${mode} cannot be judged by a ping`);
+        }
+        recordRefusal(c, r, PING);
+        return refused(mode, r.answer, outcome.entry.seq, broken, !r.serverError);
       }
       const answer = await answerOf(c, message, outcome.entry.seq);
       if (!answer) {
