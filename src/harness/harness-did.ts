@@ -2,16 +2,19 @@
 // answers. Each key is listed once, in the form other resolvers read: a did:peer:2 names its
 // key-agreement key (E) first, then the authentication key (V), then a separate assertion key (A)
 // that signs the credentials it issues as issuer (DIF Peer DID Method §Method 2; resolvers that
-// merge a key listed twice renumber the keys and then miss the key-agreement one). A did:web is
-// served by the harness itself at /.well-known/did.json on its 127.0.0.1 server.
-import { didcommService, secretFor } from '../did/document.js';
+// merge a key listed twice renumber the keys and then miss the key-agreement one). A did:peer:4
+// (§Method 4) holds the same three keys in its document and is used in its long form, which an
+// agent can resolve without having seen it before. A did:web is served by the harness itself at
+// /.well-known/did.json on its 127.0.0.1 server.
+import { DID_CONTEXT, didcommService, MULTIKEY_CONTEXT, secretFor } from '../did/document.js';
 import { encodePeerDid2, resolvePeerDid } from '../did/peer.js';
+import { encodePeerDid4, peer4LongDocument } from '../did/peer4.js';
 import type { DIDDocument, Secret } from '../did/types.js';
 import { createWebDid, didWebFromUrl } from '../did/web.js';
 import { generateKeyPair, toMultikey, type KeyPair } from '../keys.js';
 
-export type HarnessDidMethod = 'did:peer:2' | 'did:web';
-export const HARNESS_DID_METHODS: readonly HarnessDidMethod[] = ['did:peer:2', 'did:web'];
+export type HarnessDidMethod = 'did:peer:2' | 'did:peer:4' | 'did:web';
+export const HARNESS_DID_METHODS: readonly HarnessDidMethod[] = ['did:peer:2', 'did:peer:4', 'did:web'];
 
 export interface HarnessIdentity {
   did: string;
@@ -28,6 +31,7 @@ export interface HarnessIdentity {
 /** The harness's identity for `method`; `baseUrl` is its HTTP server, `endpoint` its DIDComm endpoint there. */
 export function harnessIdentity(method: HarnessDidMethod, baseUrl: string, endpoint: string): HarnessIdentity {
   if (method === 'did:web') return webIdentity(baseUrl, endpoint);
+  if (method === 'did:peer:4') return peer4Identity(endpoint);
   const agree = generateKeyPair('X25519');
   const auth = generateKeyPair('Ed25519');
   const assert = generateKeyPair('Ed25519');
@@ -44,6 +48,33 @@ export function harnessIdentity(method: HarnessDidMethod, baseUrl: string, endpo
   return {
     did,
     document: resolvePeerDid(did),
+    secrets: [secretFor(ids.agree, agree), secretFor(ids.auth, auth), secretFor(ids.assert, assert)],
+    authentication: { kid: ids.auth, keys: auth },
+    assertion: { kid: ids.assert, keys: assert },
+  };
+}
+
+/** A did:peer:4 long form: key-1 X25519 (keyAgreement), key-2 Ed25519 (authentication), key-3 Ed25519 (assertionMethod). */
+function peer4Identity(endpoint: string): HarnessIdentity {
+  const agree = generateKeyPair('X25519');
+  const auth = generateKeyPair('Ed25519');
+  const assert = generateKeyPair('Ed25519');
+  const { long: did } = encodePeerDid4({
+    '@context': [DID_CONTEXT, MULTIKEY_CONTEXT],
+    verificationMethod: [
+      { id: '#key-1', type: 'Multikey', publicKeyMultibase: toMultikey(agree) },
+      { id: '#key-2', type: 'Multikey', publicKeyMultibase: toMultikey(auth) },
+      { id: '#key-3', type: 'Multikey', publicKeyMultibase: toMultikey(assert) },
+    ],
+    keyAgreement: ['#key-1'],
+    authentication: ['#key-2'],
+    assertionMethod: ['#key-3'],
+    service: [didcommService('#didcomm', endpoint)],
+  });
+  const ids = { agree: `${did}#key-1`, auth: `${did}#key-2`, assert: `${did}#key-3` };
+  return {
+    did,
+    document: peer4LongDocument(did),
     secrets: [secretFor(ids.agree, agree), secretFor(ids.auth, auth), secretFor(ids.assert, assert)],
     authentication: { kid: ids.auth, keys: auth },
     assertion: { kid: ids.assert, keys: assert },

@@ -105,6 +105,13 @@ describe('choosing what runs', () => {
     expect(json(r.out).harnessDid).toMatch(/^did:web:127\.0\.0\.1%3A\d+$/);
   }, 20_000);
 
+  it('--as did:peer:4: the harness is a did:peer:4 in its long form, and the agent answers it', async () => {
+    const a = await agent();
+    const r = await cli(['conformance', 'run', '--target', a.did, '--suite', 'trust-ping,discover-features', '--as', 'did:peer:4', '--json']);
+    expect(r.code).toBe(0);
+    expect(json(r.out).harnessDid).toMatch(/^did:peer:4zQm\w{44}:z\w+$/);
+  }, 20_000);
+
   it('--profile strict fails a case on a broken SHOULD, which the default profile only lists', async () => {
     // no-problem-reports: an unknown type is refused silently; DIDComm v2.1 §Problem Reports makes the report a SHOULD.
     const a = await agent(['no-problem-reports']);

@@ -1,5 +1,6 @@
 // The harness's own DID, in the form other resolvers read: a did:peer:2 with no key listed twice
-// and its key-agreement key first, or (--as did:web) a did:web it serves itself on 127.0.0.1.
+// and its key-agreement key first, a did:peer:4 long form (--as did:peer:4), or (--as did:web) a
+// did:web it serves itself on 127.0.0.1.
 import { describe, expect, it } from 'vitest';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
 import { startCounterpart } from '../../src/harness/counterpart.js';
@@ -21,6 +22,15 @@ describe('the harness identity', () => {
     expect(id.document.assertionMethod).toEqual([`${id.did}#key-3`]);
     expect(id.secrets.map((s) => s.id)).toEqual([`${id.did}#key-1`, `${id.did}#key-2`, `${id.did}#key-3`]);
     expect([id.authentication.kid, id.assertion.kid]).toEqual([`${id.did}#key-2`, `${id.did}#key-3`]);
+  });
+
+  it('did:peer:4: the long form, whose document holds the same three keys once each', () => {
+    const id = harnessIdentity('did:peer:4', 'http://127.0.0.1:1', 'http://127.0.0.1:1/didcomm');
+    expect(id.did).toMatch(/^did:peer:4zQm\w{44}:z\w+$/);
+    expect(id.document.keyAgreement).toEqual([`${id.did}#key-1`]);
+    expect(id.document.authentication).toEqual([`${id.did}#key-2`]);
+    expect(id.document.assertionMethod).toEqual([`${id.did}#key-3`]);
+    expect(new Set(id.document.verificationMethod!.map((m) => m.publicKeyMultibase)).size).toBe(3);
   });
 
   it('did:web: served by the harness at /.well-known/did.json and resolved from there', async () => {

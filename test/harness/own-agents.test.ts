@@ -90,3 +90,11 @@ describe('discover-features/disclosed-supported against idsync', () => {
     expect(probed).toEqual(['https://didcomm.org/discover-features/2.0', 'https://didcomm.org/issue-credential/3.0', 'https://didcomm.org/messagepickup/3.0', 'https://didcomm.org/present-proof/3.0', 'https://didcomm.org/report-problem/2.0', 'https://didcomm.org/trust-ping/2.0']);
   }, 30_000);
 });
+
+describe('the harness as each DID method against idsync', () => {
+  it.each(['did:peer:4', 'did:web'] as const)('the service answers a harness that is a %s', async (as) => {
+    const report = await runConformance({ target: bed.service.did, resolve: documentResolver(createResolver({})), suites: ['trust-ping', 'discover-features'], as });
+    expect(report.harnessDid.startsWith(as)).toBe(true);
+    expect(verdicts(report).filter((v) => !v.endsWith(': passed'))).toEqual([]);
+  }, 30_000);
+});

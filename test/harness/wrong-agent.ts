@@ -29,8 +29,8 @@
 //   wrong-challenge    as a streamlined-vp prover, it signs its presentation for another challenge
 // Without no-flattened it turns a flattened JWS into the general form before didcomm-node reads it
 // (didcomm-node 0.4 refuses the flattened form, which DIDComm v2.1 §DIDComm Signed Messages says
-// recipients "MUST be able to process"). It resolves did:peer:2 with idsync's did/peer.ts (only the
-// DID document format) and did:web over HTTP; its credentials are signed with idsync's
+// recipients "MUST be able to process"). It resolves did:peer:2 and did:peer:4 (long form) with
+// idsync's did/ (only the DID document format) and did:web over HTTP; its credentials are signed with idsync's
 // credentials/issue.ts (the VC proof, not the protocol).
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -40,6 +40,7 @@ import { issueCredential } from '../../src/credentials/issue.js';
 import { signPresentation } from '../../src/credentials/presentation.js';
 import { didcommService, secretFor } from '../../src/did/document.js';
 import { encodePeerDid2, resolvePeerDid } from '../../src/did/peer.js';
+import { peer4LongDocument } from '../../src/did/peer4.js';
 import type { DIDDocument, Secret } from '../../src/did/types.js';
 import { b64uEncode } from '../../src/encoding.js';
 import { fromMultikey, generateKeyPair, publicJwk, toMultikey, type KeyPair } from '../../src/keys.js';
@@ -81,7 +82,7 @@ function issuerDid(endpoint: string): { did: string; document: DIDDocument; secr
 
 /** The didcomm-node form of a did:peer:2 document: JWK verification methods, service endpoint object. */
 function libDoc(did: string): unknown {
-  const doc = resolvePeerDid(did);
+  const doc = peerDoc(did);
   const vms = (doc.verificationMethod ?? []).map((vm) => ({
     id: vm.id,
     type: 'JsonWebKey2020',
@@ -97,6 +98,9 @@ function libDoc(did: string): unknown {
   return { id: did, keyAgreement: ids(doc.keyAgreement), authentication: ids(doc.authentication), verificationMethod: vms, service };
 }
 
+/** A did:peer:2, or a did:peer:4 in its long form, read with idsync's did/ (the document format only). */
+const peerDoc = (did: string): DIDDocument => (did.startsWith('did:peer:4') ? peer4LongDocument(did) : resolvePeerDid(did));
+
 /** A did:web document fetched over HTTP (the harness serves its own at 127.0.0.1), in didcomm-node's shape. */
 async function webDoc(did: string): Promise<unknown> {
   const host = decodeURIComponent(did.slice('did:web:'.length).split(':')[0]!);
@@ -109,7 +113,7 @@ async function webDoc(did: string): Promise<unknown> {
 }
 
 async function endpointOf(did: string): Promise<string | undefined> {
-  const doc = did.startsWith('did:web:') ? ((await webDoc(did)) as DIDDocument | null) : resolvePeerDid(did);
+  const doc = did.startsWith('did:web:') ? ((await webDoc(did)) as DIDDocument | null) : peerDoc(did);
   const s = doc?.service?.[0];
   return (s?.serviceEndpoint as { uri?: string } | undefined)?.uri;
 }
@@ -175,7 +179,7 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
   const invitations = new Set<string>();
   const offers = new Map<string, { challenge: string }>();
   const proposals = new Set<string>();
-  const resolver = { resolve: async (did: string) => (did.startsWith('did:peer:2') ? libDoc(did) : did.startsWith('did:web:') ? webDoc(did) : null) };
+  const resolver = { resolve: async (did: string) => (/^did:peer:[24]/.test(did) ? libDoc(did) : did.startsWith('did:web:') ? webDoc(did) : null) };
   const fixedId = randomUUID();
   const secrets = {
     get_secret: async (id: string) => me.secrets.find((s) => s.id === id) ?? null,
