@@ -2,6 +2,7 @@
 // DIDComm v2.1 requires every recipient to process (a clean refusal breaks a MUST, quoted here),
 // and those it leaves to the agent's policy (a refusal is a note). Also how an HTTP answer is told
 // apart from a DIDComm message coming back on the same connection.
+import { ruleOf } from '../conformance/catalogue.js';
 import type { AnoncryptEnc, EnvelopeMode } from '../didcomm/types.js';
 import { MEDIA_TYPES } from '../didcomm/types.js';
 import type { HarnessMode } from './types.js';
@@ -13,19 +14,23 @@ export interface ModeRequirement {
   quote: string;
 }
 
-const CURVES_QUOTE = 'DIDComm v2.1 §Curves and Content Encryption Algorithms: "For the keys involved in key agreement, the first three elliptic curves in this table MUST be supported" (X25519 first), and A256CBC-HS512 is "Required" for "Authcrypt/Anoncrypt"';
-const SIGNED_QUOTE = 'DIDComm v2.1 §DIDComm Signed Messages: "Either the General or Flattened form of a JWS is valid. Message recipients MUST be able to process both forms."';
+/** The rule's quote as a reason says it: `DIDComm Messaging v2.1 §Section: "the sentence"`. */
+function quoted(rule: string): ModeRequirement {
+  const r = ruleOf(rule);
+  if (!r) throw new Error(`rule ${rule} is not in the catalogue`);
+  return { rule, quote: `${r.spec} ${r.version} §${r.section}: "${r.quote}"` };
+}
 
 /**
  * Modes a recipient must process. The harness packs them with X25519 keys, A256CBC-HS512 for
  * every encryption layer, and EdDSA signatures: the algorithms the spec makes mandatory.
  */
-const REQUIRED: Partial<Record<HarnessMode, ModeRequirement>> = {
-  authcrypt: { rule: 'envelope.authcrypt-supported', quote: CURVES_QUOTE },
-  'anoncrypt-authcrypt': { rule: 'envelope.anoncrypt-supported', quote: CURVES_QUOTE },
-  'anoncrypt-signed': { rule: 'envelope.anoncrypt-supported', quote: CURVES_QUOTE },
-  signed: { rule: 'envelope.signed-supported', quote: SIGNED_QUOTE },
-  'signed-flattened': { rule: 'envelope.signed-supported', quote: SIGNED_QUOTE },
+const REQUIRED: Partial<Record<HarnessMode, string>> = {
+  authcrypt: 'envelope.authcrypt-supported',
+  'anoncrypt-authcrypt': 'envelope.anoncrypt-supported',
+  'anoncrypt-signed': 'envelope.anoncrypt-supported',
+  signed: 'envelope.signed-supported',
+  'signed-flattened': 'envelope.signed-supported',
 };
 
 /** Why refusing a mode is the agent's choice: the spec sentence that leaves it open. */
@@ -36,7 +41,8 @@ const POLICY: Partial<Record<HarnessMode, string>> = {
 };
 
 export function modeRequirement(mode: HarnessMode): ModeRequirement | undefined {
-  return REQUIRED[mode];
+  const rule = REQUIRED[mode];
+  return rule ? quoted(rule) : undefined;
 }
 
 export function modePolicy(mode: HarnessMode): string | undefined {

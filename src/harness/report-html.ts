@@ -111,17 +111,19 @@ code{font-size:.85rem;overflow-wrap:anywhere}.muted{color:#5b6b80}svg.sequence{d
 svg.sequence a{cursor:pointer}svg.sequence a:hover text{text-decoration:underline}
 .msg{display:none;border:1px solid #9aa7b5;border-radius:4px;padding:.5rem 1rem;margin:.5rem 0;background:#f7f9fb;overflow-wrap:anywhere}.msg:target{display:block}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8rem;background:#fff;border:1px solid #e1e6ec;padding:.4rem;max-height:24rem;overflow:auto}
-ul.notes{color:#34495e}`;
+ul.notes{color:#34495e}blockquote{margin:.3rem 0 0 1rem;color:#34495e;font-style:italic}`;
 
 export function reportHtml(report: ConformanceReport): string {
   const s = report.summary;
   const named = new Set(report.cases.flatMap((c) => [...c.broken.map((b) => b.rule), ...(c.judges ?? [])]));
   const catalogue = [...named].sort().map((id) => {
     const r = ruleOf(id);
-    const quote = (r as { quote?: unknown } | undefined)?.quote;
+    const quote = r?.quote;
     const href = ruleHref(id);
-    const source = r ? (href ? `<a href="${esc(href)}">${esc(`${r.spec} ${r.section}`)}</a>` : `${esc(`${r.spec} ${r.section}`)} (docs/${esc(r.url)} in the idsync package)`) : '';
-    return `<tr id="${ruleAnchor(id)}"><td><code>${esc(id)}</code></td><td>${esc(String(r?.severity ?? ''))}</td><td>${esc(r?.text ?? '')}${typeof quote === 'string' ? `<blockquote>${esc(quote)}</blockquote>` : ''}</td><td>${source}</td></tr>`;
+    const name = r ? `${r.spec} ${r.version} §${r.section}` : '';
+    const source = r ? (href ? `<a href="${esc(href)}">${esc(name)}</a>` : `${esc(name)} (${esc(r.url)} in the idsync package)`) : '';
+    const severity = r ? `${r.severity}${r.keyword ? ` (${r.keyword})` : ''}` : '';
+    return `<tr id="${ruleAnchor(id)}"><td><code>${esc(id)}</code></td><td>${esc(severity)}</td><td>${esc(r?.text ?? '')}${quote ? `<blockquote>${esc(quote)}</blockquote>` : ''}</td><td>${source}</td></tr>`;
   });
   const summaryBadges = (Object.keys(s) as Array<keyof typeof s>).filter((k) => s[k] > 0 || k === 'passed' || k === 'failed').map((k) => `<span class="status ${k}">${s[k]} ${k}</span>`).join(' ');
   const unseen = report.unseenExpected?.length
@@ -132,12 +134,12 @@ export function reportHtml(report: ConformanceReport): string {
 ${report.cases.map((c, i) => highlightCss(c, i)).filter(Boolean).join('\n')}</style></head>
 <body><h1>idsync conformance report</h1>
 <p>Target <code>${esc(report.target)}</code>, played by idsync as <code>${esc(report.harnessDid.length > 60 ? `${report.harnessDid.slice(0, 57)}…` : report.harnessDid)}</code> (${esc(report.role)}).<br>
-Envelope of the cases: ${esc(report.mode ?? 'authcrypt')}; profile ${esc(report.profile ?? 'default')}. Started ${esc(report.startedAt)}, ${report.durationMs} ms.</p>
+Envelope of the cases: ${esc(report.mode ?? 'authcrypt')}; profile ${esc(report.profile ?? 'liberal')}. Started ${esc(report.startedAt)}, ${report.durationMs} ms.</p>
 <p id="summary">${summaryBadges}</p>${unseen}
 <table><tr><th>case</th><th>status</th><th>failed rules</th></tr>${report.cases.map((c) => `<tr><td><a href="#case-${esc(c.id)}"><code>${esc(c.id)}</code></a></td><td><span class="status ${c.status}">${c.status}</span></td><td>${c.failedRules.map(ruleRef).join(' ')}</td></tr>`).join('')}</table>
 ${report.cases.map(caseSection).join('\n')}
 <h2 id="catalogue">Rules named in this report</h2>
-<table><tr><th>id</th><th>severity</th><th>rule</th><th>source</th></tr>${catalogue.join('')}</table>
+<table><tr><th>id</th><th>severity (keyword)</th><th>rule, and the sentence it enforces</th><th>source</th></tr>${catalogue.join('')}</table>
 </body></html>
 `;
 }

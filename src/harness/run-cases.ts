@@ -35,7 +35,7 @@ function detailOf(status: CaseStatus, outcome: CaseOutcome, failing: BrokenRule[
 }
 
 function resultOf(info: CaseInfo, outcome: CaseOutcome, messages: ExchangedMessage[], durationMs: number, o: CaseRunOptions): CaseResult {
-  const profile = o.profile ?? 'default';
+  const profile = o.profile ?? 'liberal';
   const status = statusOf(outcome, profile);
   const failing = outcome.broken.filter((b) => fails(b, profile));
   const rules = (pick: (b: BrokenRule) => boolean) => [...new Set(outcome.broken.filter(pick).map((b) => b.rule))];

@@ -152,7 +152,7 @@ export function reportOf(options: RunOptions, fields: Pick<ConformanceReport, 't
     ...fields,
     rulesChecked: Object.fromEntries([...cp.rulesChecked].sort(([a], [b]) => a.localeCompare(b))),
     mode: options.mode ?? 'authcrypt',
-    profile: options.profile ?? 'default',
+    profile: options.profile ?? 'liberal',
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     cases,

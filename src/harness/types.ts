@@ -2,6 +2,7 @@
 // answers they got) and the rules each broke (ids of the rule catalogue, conformance/catalogue.ts),
 // and a summary.
 import type { RuleSeverity } from '../conformance/catalogue.js';
+import type { Profile } from '../conformance/types.js';
 import type { EnvelopeMode } from '../didcomm/types.js';
 
 /**
@@ -14,8 +15,8 @@ export type CaseStatus = 'passed' | 'failed' | 'expected' | 'blocked' | 'skipped
 
 export const CASE_STATUSES: readonly CaseStatus[] = ['passed', 'failed', 'expected', 'blocked', 'skipped', 'inconclusive'];
 
-/** Which rules fail a case: `default` the errors (MUST), `strict` every rule broken. */
-export type RunProfile = 'default' | 'strict';
+/** Which rules fail a case: `liberal` the errors (MUST), `strict` every rule broken (conformance/types.ts). */
+export type RunProfile = Profile;
 
 /** The envelope the harness packs a message in: the modes of the envelope layer, and a flattened JWS. */
 export type HarnessMode = EnvelopeMode | 'signed-flattened';

@@ -44,8 +44,17 @@ export function protectedHeadersOf(packed: string): Array<Record<string, unknown
   return undefined;
 }
 
-/** One line on how a received message opened: mode, sender and recipient keys, algorithms; or why not. */
+/**
+ * One line on how a received message opened: mode, sender and recipient keys, algorithms; or why
+ * not, with what the diagnosis found (e.g. that it opens only with the draft-03 ECDH-1PU KDF).
+ */
 export function openedSummary(check: MessageCheck): string {
+  const found = check.diagnosis.map((d) => `${d.finding} [${d.rule}]`);
+  const base = openedBase(check);
+  return found.length ? `${base}; found: ${found.join('; ')}` : base;
+}
+
+function openedBase(check: MessageCheck): string {
   const md = check.metadata;
   if (md) {
     const bits = [

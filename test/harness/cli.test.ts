@@ -44,7 +44,7 @@ describe('idsync conformance run', () => {
       const html = await readFile(join(dir.path, 'report.html'), 'utf8');
       expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg" class="sequence"');
       // The rule id links to its spec section, and its row below carries the catalogue entry.
-      expect(html).toContain('<a class="rule" href="https://identity.foundation/didcomm-messaging/spec/v2.1/#trust-ping-protocol-20"');
+      expect(html).toContain('<a class="rule" href="https://identity.foundation/didcomm-messaging/spec/v2.1/#threads"');
       expect(html).toContain('<tr id="rule-trust-ping-response-thid">');
       expect(html).not.toContain('file://');
       // Self-contained: nothing is fetched when it opens.

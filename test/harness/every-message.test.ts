@@ -87,8 +87,8 @@ describe('whose message it is', () => {
   });
 
   it('two different messages with one id break plaintext.id-unique; the same message twice (a resend) does not', () => {
-    const m = (seq: number, id: string, plaintext: string) => e(seq, 'received', { id, plaintext, type: 't' });
-    expect(reusedIds([m(1, 'x', '{"a":1}'), m(2, 'x', '{"a":1}')])).toEqual([]);
-    expect(reusedIds([m(1, 'x', '{"a":1}'), m(2, 'x', '{"a":2}')]).map((b) => `${b.rule}@${b.seq}`)).toEqual(['plaintext.id-unique@2']);
+    const m = (seq: number, id: string, body: Record<string, unknown>) => e(seq, 'received', { id, plaintext: JSON.stringify({ id, type: 't', body }), type: 't' });
+    expect(reusedIds([m(1, 'x', { a: 1 }), m(2, 'x', { a: 1 })])).toEqual([]);
+    expect(reusedIds([m(1, 'x', { a: 1 }), m(2, 'x', { a: 2 })]).map((b) => `${b.rule}@${b.seq}`)).toEqual(['plaintext.id-unique@2']);
   });
 });

@@ -53,7 +53,7 @@ describe('report.html in headless Chromium', () => {
     // The browser parsed the cases that exchanged messages, each with its SVG diagram of arrows.
     expect(dom.match(/<svg[^>]*class="sequence"/g)).toHaveLength(3);
     expect(dom.match(/<g class="arrow bad[^"]*">/g)?.length).toBeGreaterThanOrEqual(1);
-    expect(dom).toContain('<a class="rule" href="https://identity.foundation/didcomm-messaging/spec/v2.1/#trust-ping-protocol-20"');
+    expect(dom).toContain('<a class="rule" href="https://identity.foundation/didcomm-messaging/spec/v2.1/#threads"');
     expect(dom).toContain('<tr id="rule-trust-ping-response-thid">');
     expect(dom).not.toContain('file://');
   }, 60_000);

@@ -58,11 +58,12 @@ describe('report.html', () => {
   it('names rules, never local files: rule ids link to their spec section; the rules a case judges are listed even when none broke', () => {
     expect(html).not.toContain('file://');
     expect(html).not.toMatch(/<script|<link|<img|src="/);
-    expect(html).toContain('<tr id="rule-trust-ping-response-thid"><td><code>trust-ping.response-thid</code></td><td>error</td>');
-    expect(html).toContain('<a href="https://identity.foundation/didcomm-messaging/spec/v2.1/#trust-ping-protocol-20">DIDComm Messaging v2.1 Trust Ping Protocol 2.0</a>');
+    // Each with its keyword, the sentence it enforces, quoted, and a link to its spec section.
+    expect(html).toContain('<tr id="rule-trust-ping-response-thid"><td><code>trust-ping.response-thid</code></td><td>error (MUST)</td><td>A ping-response carries thid = the id of the ping it answers.<blockquote>All subsequent messages in a thread MUST include a `thid` header');
+    expect(html).toContain('<a href="https://identity.foundation/didcomm-messaging/spec/v2.1/#threads">DIDComm Messaging v2.1 §Threads</a>');
     // A rule of idsync's own protocol: its source is named, not linked to a path on this machine.
     const own = reportHtml({ ...report, cases: [{ ...report.cases[0]!, broken: [{ rule: 'data-pipe.established.thid', severity: 'error', detail: 'x' }] }] });
     expect(own).toContain('<a class="rule" href="#rule-data-pipe-established-thid"');
-    expect(own).toContain('Data Pipe 1.0 (idsync) established (docs/protocols.md#data-pipe-10 in the idsync package)');
+    expect(own).toMatch(/Data Pipe \(idsync\) 1\.0 §[^<]+ \(docs\/protocols\.md#[\w-]+ in the idsync package\)/);
   });
 });

@@ -55,7 +55,7 @@ export function addSharedOptions(cmd: Command): Command {
     .option('--suite <suites>', `comma-separated suites (default all; a DID: ${DID_SUITES.join(', ')}; an invitation URL: ${INVITATION_SUITES.join(', ')})`)
     .option('--case <id>', 'run only this case (repeatable; see the ids in the report); the run-level case run/sent-messages always runs', collect, [])
     .addOption(new Option('--mode <mode>', 'the envelope the cases pack their messages in').choices([...RUN_MODES]).default('authcrypt'))
-    .addOption(new Option('--profile <profile>', 'default: a broken MUST fails a case; strict: any broken rule (SHOULD, advice) does').choices(['default', 'strict']).default('default'))
+    .addOption(new Option('--profile <profile>', 'liberal: a broken MUST fails a case; strict: a broken SHOULD or advice not followed does too').choices(['liberal', 'strict']).default('liberal'))
     .addOption(new Option('--as <method>', "the harness's own DID method (did:web is served by the harness at /.well-known/did.json on 127.0.0.1)").choices([...HARNESS_DID_METHODS]).default('did:peer:2'))
     .addOption(new Option('--transport <transport>', 'reach the agent by HTTP POST or over a WebSocket (default: what its DID document offers, HTTP first)').choices(['http', 'ws']))
     .option('--timeout <ms>', 'the longest wait for one answer; a case whose answer does not come is inconclusive', String(DEFAULT_CASE_TIMEOUT_MS))

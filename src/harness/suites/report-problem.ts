@@ -1,9 +1,9 @@
-// Bad input (DIDComm v2.1 §Problem Reports, §Message Headers, §DIDComm Encrypted Messages): an
-// unknown message type, a missing required header, an expired message, a tampered ciphertext, a
-// message for another recipient, junk. The agent refuses each — with a problem report threaded to
-// it when the sender is known and reachable, or with an HTTP 4xx — never acts on what it cannot
-// trust, and never answers 5xx. A replayed id is sent too: answering it is noted, not judged
-// (v2.1 makes ids unique to their sender; no sentence obliges a receiver to refuse a replay).
+// Bad input (DIDComm v2.1 §Problem Reports, §Message Headers, §Message IDs, §DIDComm Encrypted
+// Messages): an unknown message type, a message without id, an expired message, a tampered
+// ciphertext, a message for another recipient, junk. The agent refuses each — with a problem report
+// threaded to it when the sender is known and reachable, or with an HTTP 4xx — never acts on it,
+// and never answers 5xx. A replayed message is sent too: v2.1 only makes ids unique to their
+// sender, so answering a replay again is advice against (idsync's profile), never a failure.
 import { createPeerDid } from '../../did/peer.js';
 import type { PlainMessage } from '../../didcomm/types.js';
 import { MEDIA_TYPES } from '../../didcomm/types.js';
@@ -68,23 +68,25 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       const broken = await expectRefusal(c, sent, outcome, 'the message of an unknown type');
       return broken.length ? { broken } : ok();
     }, ['mode']),
-  rp('report-problem/missing-header', 'A message without an id (a REQUIRED header) does not make the agent fail (no 5xx); an answer to it is noted',
-    ['send a ping that has no id (DIDComm v2.1 §Message Headers: id REQUIRED), in the run\'s mode', 'send a barrier ping and wait for its response', 'no 5xx; a ping-response to it is noted (no sentence obliges a receiver to refuse it)'],
-    ['transport.no-server-error'],
+  rp('report-problem/missing-header', 'A message without the required id header is not acted on',
+    ['send a ping that has no id, in the run\'s mode (DIDComm v2.1 §Message IDs: such a message "MUST NOT be interpreted as part of a multi-message interaction")', 'send a barrier ping and wait for its response', 'no ping-response answered the ping without id; no 5xx'],
+    ['plaintext.id-missing-refused', 'transport.no-server-error'],
     async (c) => {
       const sent = c.cp.draft(PING, { response_requested: true });
       const { id: _id, ...withoutId } = sent;
+      // idsync's packer refuses to write a message without id: it is authcrypted (or posted plain) by hand.
       const mode = c.mode === 'plaintext' ? 'plaintext' : 'authcrypt';
       const outcome = await c.cp.sendRaw(JSON.stringify(withoutId), 'no id header', { type: sent.type }, mode);
       const before = transportRules(outcome, 'the ping without id');
+      const notes = mode !== c.mode ? [`sent authcrypted: the run's mode ${c.mode} cannot carry a message idsync refuses to pack`] : [];
       if (!(await barrier(c))) return done(undefined, before);
-      const barrierSent = c.cp.log.filter((e) => e.direction === 'sent' && e.type === PING).at(-1)!.seq;
-      const answered = c.cp.received.find((r) => r.message?.type === PING_RESPONSE && r.entry.seq > outcome.entry.seq && r.entry.seq < barrierSent);
-      const notes = [
-        ...(mode !== c.mode ? [`sent authcrypted: the run's mode ${c.mode} cannot carry a message idsync refuses to pack`] : []),
-        ...(answered ? [`a ping-response answered the ping without id (thid ${String(answered.message!.thid)})`] : []),
-      ];
-      return done([], before, notes);
+      // An answer to it cannot be threaded to an id it lacks: the ping-responses after it, less the
+      // barrier's (threaded to the barrier, or, from an agent that threads wrongly, one of them).
+      const barrierId = c.cp.log.filter((e) => e.direction === 'sent' && e.type === PING).at(-1)!.id;
+      const after = c.cp.received.filter((r) => r.message?.type === PING_RESPONSE && r.entry.seq > outcome.entry.seq);
+      const others = after.some((r) => r.message!.thid === barrierId) ? after.filter((r) => r.message!.thid !== barrierId) : after.slice(1);
+      const acted = others[0];
+      return done(acted ? [broke('plaintext.id-missing-refused', `a ping without id was answered with a ping-response (thid ${String(acted.message!.thid)})`, acted.entry.seq)] : [], before, notes);
     }),
   rp('report-problem/expired', 'An expired message is refused, not acted on',
     ['send a ping whose expires_time has passed', 'wait for a problem report (or an HTTP 4xx)', 'after a barrier ping: no ping-response answered it'],
@@ -95,9 +97,9 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       const refusal = await expectRefusal(c, message, outcome, 'the expired ping');
       return done(await notActedOn(c, message, 'plaintext.expires_time-honoured', 'the ping had expired'), refusal);
     }),
-  rp('report-problem/replayed-id', 'A replayed message id: what the agent does is noted, never a failure',
+  rp('report-problem/replayed-id', 'A replayed message id: answering it again is advice against (idsync profile), never a failure',
     ['send a ping and wait for its response', 'send the very same packed message again', 'after a barrier ping: count the ping-responses to that id (DIDComm v2.1 §Message Headers makes ids "unique to the sender"; a receiver need not refuse a replay)'],
-    ['transport.no-server-error'],
+    ['plaintext.id-replayed', 'transport.no-server-error'],
     async (c) => {
       const first = c.cp.draft(PING, { response_requested: true });
       const o1 = await c.cp.send(first, { mode: c.mode });
@@ -111,8 +113,10 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       const barrierSent = c.cp.log.filter((e) => e.direction === 'sent' && e.type === PING).at(-1)!.seq;
       const answers = c.cp.received.filter((r) => r.message?.type === PING_RESPONSE && (r.message.thid === first.id || (r.entry.seq > answered.entry.seq && r.entry.seq < barrierSent)));
       const refusedReplay = o2.status !== undefined && o2.status >= 400 && o2.status < 500 ? `refused with HTTP ${o2.status}` : undefined;
+      // Answering a replay breaks no RFC 2119 keyword of v2.1: idsync's profile advises dropping it (advice).
+      const again = answers.length > 1 ? [broke('plaintext.id-replayed', `the replay of ${first.id} was answered again (${answers.length} ping-responses)`, answers.at(-1)!.entry.seq)] : [];
       const note = answers.length > 1 ? `the replay was answered again (${answers.length} ping-responses)` : `the replay was not answered again${refusedReplay ? ` (${refusedReplay})` : ''}`;
-      return done([], before, [note]);
+      return done(again, before, [note]);
     }),
   rp('report-problem/tampered', 'A message whose ciphertext was changed is refused, never acted on',
     ['pack a ping in the run\'s (encrypted) mode and change one character of its ciphertext', 'send it: a 2xx or 4xx, not 5xx', 'after a barrier ping: nothing answered it'],
