@@ -106,6 +106,14 @@ export const ENVELOPE_ROWS = [
     'The authcrypt sender key is a keyAgreement key of the sender\'s DID, on the curve of the epk.'),
   row('envelope.tampered-refused', JWE('§5.2 Message Decryption', 'section-5.2'), 'MUST', 'If there was no recipient for which all of the decryption steps succeeded, then the JWE MUST be considered invalid.',
     'A message whose ciphertext was changed, or that is encrypted for someone else, is refused and never acted on.'),
+  // What a recipient must process, judged on its answer to a well-formed message in each of these
+  // envelopes (conformance run): a clean refusal of one breaks the rule. The first curve of the
+  // table is X25519, and the algorithm table lists A256CBC-HS512 for "Authcrypt/Anoncrypt" as
+  // "Required"; the harness packs exactly these.
+  row('envelope.authcrypt-supported', CURVES, 'MUST', 'For the keys involved in key agreement, the first three elliptic curves in this table MUST be supported, and P-521 is optional.',
+    'A recipient processes authcrypt (ECDH-1PU+A256KW) on X25519 with A256CBC-HS512: it does not refuse such a message.'),
+  row('envelope.anoncrypt-supported', CURVES, 'MUST', 'For the keys involved in key agreement, the first three elliptic curves in this table MUST be supported, and P-521 is optional.',
+    'A recipient processes anoncrypt (ECDH-ES+A256KW) on X25519 with A256CBC-HS512 around an authenticated message: it does not refuse such a message.'),
 
   // ---- JWS (RFC 7515, DIDComm §Message Signing) ------------------------------------------------
   row('envelope.jws-payload', JWS_GENERAL, 'MUST', 'The "payload" member MUST be present and contain the value BASE64URL(JWS Payload).',
@@ -122,6 +130,8 @@ export const ENVELOPE_ROWS = [
     'A kid only in the protected header is read and noted: DIDComm\'s own signed vectors carry it in the unprotected header, and agents differ in where they look.'),
   row('envelope.jws-crit', JWS('§4.1.11 "crit" (Critical) Header Parameter', 'section-4.1.11'), 'MUST', 'The "crit" (critical) Header Parameter indicates that extensions to this specification and/or [JWA] are being used that MUST be understood and processed.',
     'A JWS naming critical extensions that the receiver does not implement is refused.'),
+  row('envelope.signed-supported', SIGNING('Construction'), 'MUST', 'Either the General or Flattened form of a JWS is valid. Message recipients MUST be able to process both forms.',
+    'A recipient processes a signed message (an EdDSA JWS) in the General and in the Flattened JSON serialization: it refuses neither.'),
   row('envelope.jws-flattened', SIGNING('Construction'), 'MUST', 'Either the General or Flattened form of a JWS is valid. Message recipients MUST be able to process both forms.',
     'A flattened JWS is valid and read like a General one (noted, not a fault).'),
   row('envelope.jws-several-signatures', SIGNING('Construction'), null, 'Flatted form is sufficient, as only the message sender\'s signature is valid, and a single signature may be fully represented in flattened form.',

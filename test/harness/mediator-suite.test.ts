@@ -38,7 +38,7 @@ describe('conformance run --role mediator', () => {
     const report = await runMediatorConformance({ target: strict.did, resolve, timeoutMs: 3000 });
     const notPassed = report.cases.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.detail ?? ''}`);
     expect(notPassed).toEqual([]);
-    expect(report.cases.map((c) => c.id)).toEqual(MEDIATOR_CASES.map((c) => c.id));
+    expect(report.cases.map((c) => c.id)).toEqual([...MEDIATOR_CASES.map((c) => c.id), 'run/sent-messages']);
     expect(report.cases.flatMap((c) => c.warnings)).toEqual([]);
   }, 60_000);
 

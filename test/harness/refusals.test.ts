@@ -1,0 +1,158 @@
+// One model of transport answers: every HTTP answer is recorded; a 4xx to a well-formed message in a
+// mode DIDComm v2.1 requires recipients to process fails, naming the mode and quoting the sentence;
+// the cases that need the refused mode are blocked at once (no timeouts); a 2xx body that is no
+// DIDComm message is a transport answer, not a message.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createResolver, documentResolver } from '../../src/did/resolver.js';
+import { runExitCode } from '../../src/harness/exit-code.js';
+import { namesProtocol } from '../../src/harness/refusal.js';
+import { runConformance, type RunOptions } from '../../src/harness/run.js';
+import { startWrongAgent, type WrongAgent, type WrongAgentFault } from './wrong-agent.js';
+
+let agent: WrongAgent | undefined;
+afterEach(async () => {
+  await agent?.close();
+  agent = undefined;
+});
+
+async function run(faults: WrongAgentFault[], options: Partial<RunOptions> = {}) {
+  agent = await startWrongAgent(faults);
+  return runConformance({ target: agent.did, resolve: documentResolver(createResolver({})), timeoutMs: 2000, ...options });
+}
+
+describe('an agent that answers HTTP 400 to authcrypt', () => {
+  it('fails envelope/authcrypt with the sentence that makes authcrypt mandatory, and blocks every authcrypt case at once', async () => {
+    const r = await run(['authcrypt-400']);
+    const authcrypt = r.cases.find((c) => c.id === 'envelope/authcrypt')!;
+    expect(authcrypt).toMatchObject({ status: 'failed', failedRules: ['envelope.authcrypt-supported'] });
+    // Names the mode and the answer, and quotes DIDComm v2.1 §Curves and Content Encryption Algorithms.
+    expect(authcrypt.detail).toContain('the authcrypt ping was refused (HTTP 400 (text/plain): this agent does not decrypt ECDH-1PU)');
+    expect(authcrypt.detail).toContain('DIDComm Messaging v2.1 §Curves and Content Encryption Algorithms: "For the keys involved in key agreement, the first three elliptic curves in this table MUST be supported, and P-521 is optional."');
+    // The refusal itself is recorded: status, content type, body.
+    expect(authcrypt.messages[0]!.http).toEqual({ status: 400, contentType: 'text/plain', body: 'this agent does not decrypt ECDH-1PU' });
+
+    const blocked = r.cases.filter((c) => c.status === 'blocked');
+    expect(blocked.map((c) => c.id)).toEqual([
+      'trust-ping/response', 'trust-ping/no-response', 'discover-features/disclose', 'discover-features/disclosed-supported',
+      'report-problem/unknown-type', 'report-problem/missing-header', 'report-problem/expired', 'report-problem/replayed-id', 'report-problem/tampered', 'report-problem/wrong-recipient',
+    ]);
+    for (const c of blocked) {
+      expect(c.detail).toBe('the agent refuses authcrypt messages: HTTP 400 (text/plain): this agent does not decrypt ECDH-1PU');
+      expect(c.messages).toEqual([]);
+    }
+    // No case waited for an answer that could not come.
+    expect(r.cases.filter((c) => c.status === 'inconclusive')).toEqual([]);
+    expect(r.durationMs).toBeLessThan(2000);
+    // A mode the spec leaves to the agent (authcrypt around a signature: "implementations MAY accept it") is a note.
+    expect(r.cases.find((c) => c.id === 'envelope/authcrypt-signed')).toMatchObject({ status: 'passed', notes: [expect.stringContaining('MAY accept it')] });
+    expect(runExitCode(r)).toBe(1);
+  }, 20_000);
+
+  it('meeting the refusal inside a case (the envelope case not run) fails that case with the same rule and blocks the next', async () => {
+    const r = await run(['authcrypt-400'], { cases: ['trust-ping/response', 'trust-ping/no-response'] });
+    expect(r.cases.map((c) => `${c.id} ${c.status} ${c.failedRules.join(',')}`)).toEqual([
+      'trust-ping/response failed envelope.authcrypt-supported',
+      'trust-ping/no-response blocked ',
+      'run/sent-messages skipped ',
+    ]);
+  }, 20_000);
+
+  it('with --mode signed the same agent is judged on everything else', async () => {
+    const r = await run(['authcrypt-400'], { mode: 'signed' });
+    expect(r.cases[0]!.id).toBe('envelope/signed');
+    expect(Object.fromEntries(r.cases.filter((c) => c.status === 'failed').map((c) => [c.id, c.failedRules]))).toEqual({ 'envelope/authcrypt': ['envelope.authcrypt-supported'] });
+    expect(r.cases.filter((c) => c.status === 'blocked' || c.status === 'inconclusive')).toEqual([]);
+    // Tampering with a ciphertext needs an encrypted mode.
+    expect(r.cases.filter((c) => c.status === 'skipped').map((c) => c.id)).toEqual(['report-problem/tampered', 'report-problem/wrong-recipient']);
+    const ping = r.cases.find((c) => c.id === 'trust-ping/response')!;
+    expect(ping.status).toBe('passed');
+    expect(ping.messages.filter((m) => m.direction === 'sent').map((m) => m.mode)).toEqual(['signed']);
+  }, 20_000);
+});
+
+describe('an agent that answers HTTP 500 to authcrypt', () => {
+  it('fails envelope/authcrypt (a mode recipients must process, not processed; the server error is listed as advice) and blocks the rest at once', async () => {
+    const r = await run(['authcrypt-500']);
+    expect(r.cases[0]).toMatchObject({ id: 'envelope/authcrypt', status: 'failed', failedRules: ['envelope.authcrypt-supported'], advice: ['transport.no-server-error'] });
+    expect(r.cases.filter((c) => c.status === 'blocked').map((c) => c.detail)).toEqual(Array(10).fill('the agent refuses authcrypt messages: HTTP 500 (application/json): {"error":"Internal Server Error"}'));
+    expect(r.cases.filter((c) => c.status === 'inconclusive')).toEqual([]);
+  }, 20_000);
+});
+
+describe('a refusal of the first message of an invitation flow', () => {
+  async function invitee(faults: WrongAgentFault[]) {
+    agent = await startWrongAgent(faults);
+    return runConformance({ target: agent.invitationUrl(), resolve: documentResolver(createResolver({})), timeoutMs: 2000, cases: ['waci/streamlined-vc'] });
+  }
+
+  it('is the message refused when a ping in the same mode is taken: the case judges it by the flow\'s rule, not the mode\'s', async () => {
+    const r = await invitee(['propose-400']);
+    const c = r.cases[0]!;
+    // WACI gives the issuer's offer no RFC 2119 keyword: the flow's rule is advice, the mode's is not named.
+    expect(c).toMatchObject({ status: 'passed', failedRules: [], advice: ['issue-credential.offer'] });
+    expect(c.broken).toEqual([expect.objectContaining({ rule: 'issue-credential.offer', detail: 'the agent refused the propose-credential: HTTP 400 (text/plain): invitation already used' })]);
+    expect(c.messages.map((m) => `${m.direction} ${m.type?.split('/').pop()} ${m.httpStatus ?? ''}`.trim())).toEqual(['sent propose-credential 400', 'sent ping 202']);
+  }, 20_000);
+
+  it('is the mode refused when the ping is refused too', async () => {
+    const r = await invitee(['authcrypt-400']);
+    expect(r.cases[0]).toMatchObject({ status: 'failed', failedRules: ['envelope.authcrypt-supported'] });
+  }, 20_000);
+});
+
+describe('HTTP answers that are not DIDComm messages', () => {
+  it('a 200 with a JSON body is recorded as a transport answer, never read as a message, and judges nothing', async () => {
+    const r = await run(['json-200']);
+    expect(r.cases.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual([]);
+    const sent = r.cases.flatMap((c) => c.messages).filter((m) => m.direction === 'sent' && m.http?.status === 200);
+    expect(sent.length).toBeGreaterThan(10);
+    for (const m of sent) expect(m.http).toEqual({ status: 200, contentType: 'application/json', body: '{"ok":true}' });
+    expect(r.cases.flatMap((c) => c.messages).filter((m) => m.direction === 'received' && (m.mode === 'unreadable' || m.via === 'return-route'))).toEqual([]);
+  }, 20_000);
+});
+
+describe('a return route answered with a JSON receipt', () => {
+  it('is a transport answer: a body that is no DIDComm message is not judged as one, even when a return route was asked for', async () => {
+    const r = await run(['pickup-json-receipt'], { cases: ['discover-features/disclosed-supported'] });
+    const c = r.cases[0]!;
+    expect(c.status).toBe('passed');
+    const probe = c.messages.find((m) => m.type?.endsWith('/status-request'))!;
+    expect(probe.http).toMatchObject({ status: 200, contentType: 'application/json' });
+    expect(probe.http!.readAsMessage).toBeUndefined();
+    expect(c.messages.filter((m) => m.via === 'return-route')).toEqual([]);
+  }, 20_000);
+});
+
+describe('what a refusal names', () => {
+  it.each([
+    ['No handler for trust-ping', 'named'],
+    ['unsupported message type https://didcomm.org/trust-ping/2.0/ping', 'named'],
+    // Says a type is unsupported, but not which: the protocol or the envelope (Veramo says this of an envelope it cannot open).
+    ['Unsupported message type', 'unnamed'],
+    ['Message type not supported', 'unnamed'],
+    ['unsupported message type https://didcomm.org/issue-credential/3.0/request-credential', 'unnamed'],
+    ['unsupported algorithm ECDH-1PU+A256KW', undefined],
+    ['Malformed: Message is not a valid JWE, JWS or JWM', undefined],
+    ['', undefined],
+  ])('%j of a ping: %s', (body, says) => {
+    expect(namesProtocol(body, 'https://didcomm.org/trust-ping/2.0/ping')).toBe(says);
+  });
+});
+
+describe('a refusal that says "unsupported message type" without naming one', () => {
+  it('of every authcrypted message is a refusal of authcrypt: a query in authcrypt is refused too', async () => {
+    const r = await run(['authcrypt-unsupported']);
+    const c = r.cases[0]!;
+    expect(c).toMatchObject({ id: 'envelope/authcrypt', status: 'failed', failedRules: ['envelope.authcrypt-supported'] });
+    expect(c.messages.filter((m) => m.direction === 'sent').map((m) => `${m.type?.split('/').pop()} ${m.httpStatus}`)).toEqual(['ping 400', 'queries 400']);
+    expect(r.cases.filter((x) => x.status === 'blocked').length).toBe(10);
+  }, 20_000);
+
+  it('of pings only is a refusal of trust-ping: the envelope cases cannot judge by a ping, the cases that need pings are blocked', async () => {
+    const r = await run(['no-trust-ping']);
+    expect(r.cases.find((c) => c.id === 'envelope/authcrypt')).toMatchObject({ status: 'skipped', detail: 'the agent does not take trust-ping (HTTP 400 (text/html): Unsupported message type): authcrypt cannot be judged by a ping' });
+    expect(r.cases.find((c) => c.id === 'trust-ping/response')).toMatchObject({ status: 'blocked' });
+    expect(r.cases.find((c) => c.id === 'discover-features/disclose')).toMatchObject({ status: 'passed' });
+    expect(r.cases.filter((c) => c.status === 'failed')).toEqual([]);
+  }, 20_000);
+});
