@@ -66,7 +66,7 @@ describe('verdicts', () => {
 
   it("shows a rule's catalogue entry: its text, spec section and link", () => {
     const rule = RULES.find((r) => r.url.startsWith('https://'))!;
-    expect(ruleView(rule.id)).toMatchObject({ id: rule.id, text: rule.text, spec: rule.spec, section: rule.section, href: rule.url });
+    expect(ruleView(rule.id)).toMatchObject({ id: rule.id, text: rule.text, spec: `${rule.spec} ${rule.version}`, quote: rule.quote, section: rule.section, href: rule.url });
     expect(ruleView('no.such-rule')).toEqual({ id: 'no.such-rule' });
   });
 });
