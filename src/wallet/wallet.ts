@@ -30,6 +30,8 @@ import type { PickupOptions, PickupResult } from './pickup.js';
 import { startWallet, type Runtime } from './runtime.js';
 import type { WalletOptions } from './options.js';
 import type { WalletThread } from './threads.js';
+import type { MediationRecord } from './mediation.js';
+import type { MediatorCollector } from './mediator-collect.js';
 
 export type { WalletOptions };
 
@@ -67,6 +69,14 @@ export class Wallet extends WalletEvents {
   }
   get identity(): WalletIdentity {
     return this.rt.ctx.identity;
+  }
+  /** The mediator the wallet sits behind and its grant (state, version), when it has one. */
+  get mediation(): MediationRecord | undefined {
+    return this.runtime?.mediation();
+  }
+  /** How the running wallet collects from its mediator: 'live', 'polling'; undefined without one. */
+  get collecting(): MediatorCollector['mode'] | undefined {
+    return this.runtime?.collector()?.mode;
   }
   /** The inbound endpoints while listening. */
   get endpoints(): Omit<Listening, 'close'> | undefined {
@@ -184,8 +194,8 @@ export class Wallet extends WalletEvents {
   }
 
   /**
-   * Message Pickup 3.0 over HTTP from `peer` (default: the one established Data Pipe's service;
-   * a URL is taken as the endpoint to use). Resolves when the service's queue is empty.
+   * Message Pickup 3.0 over HTTP from `peer` (default: the wallet's mediator, else the one
+   * established Data Pipe's service; a URL is taken as the endpoint to use). Resolves when the service's queue is empty.
    */
   async pickup(target?: string, options?: PickupOptions): Promise<PickupResult> {
     await this.init();
@@ -306,3 +316,4 @@ export type { Acceptance, AcceptOptions } from './invitations.js';
 export type { Decision, PendingItem, PendingKind, WalletPolicy } from './policies.js';
 export type { PickupOptions, PickupResult } from './pickup.js';
 export type { WalletThread } from './threads.js';
+export type { MediationOptions, MediationRecord, MediatorEndpointForm } from './mediation.js';

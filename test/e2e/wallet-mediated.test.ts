@@ -1,0 +1,163 @@
+// idsync's wallet behind idsync's standalone mediator, with the service twin, over real sockets on
+// 127.0.0.1 (port 0): the wallet's DID names the mediator, the twin wraps what it sends in routing
+// 2.0 forwards to the mediator, and the wallet collects over Message Pickup 3.0 (live on the
+// mediator's WebSocket, or polling). Both flows run; a restarted wallet keeps its grant and
+// collects what was queued while it was down.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
+import { createService, type Service } from '../../src/service/app.js';
+import type { ServiceDidcommAgent } from '../../src/service/didcomm/agent.js';
+import { resolveIonLongForm } from '../../src/did/ion.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { createWallet, type Wallet, type WalletOptions } from '../../src/wallet/wallet.js';
+import { FORWARD_TYPE } from '../../src/didcomm/envelope/forward.js';
+
+const CLIENT = { clientId: 'qa-client', clientSecret: 'qa-secret-123', projectId: 'qa-project' };
+const DATAPOINTS = { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10', residentialAddressCountry: 'GB' };
+type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; json: any }>;
+
+interface Env {
+  service: Service;
+  agent: ServiceDidcommAgent;
+  mediator: RunningMediator;
+  call: Call;
+  stores: Store[];
+  wallets: Wallet[];
+}
+
+let env: Env | undefined;
+afterEach(async () => {
+  if (!env) return;
+  for (const w of env.wallets) await w.close();
+  await env.agent.idle();
+  await env.service.close();
+  await env.mediator.close();
+  for (const s of env.stores) await s.close();
+  env = undefined;
+});
+
+async function start(): Promise<Env> {
+  const store = await openStore();
+  const service = await createService({ store, env: CLIENT, rateLimit: false });
+  const url = await service.listen({ port: 0, host: '127.0.0.1' });
+  const agent = service.deps.agent as ServiceDidcommAgent;
+  const medStore = await openStore();
+  const mediator = await startMediator({ store: medStore });
+  const raw = async (method: string, path: string, body?: unknown, token?: string) => {
+    const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const res = await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, json: text ? JSON.parse(text) : undefined };
+  };
+  const token = (await raw('POST', '/api/v1/auth/token', { clientId: CLIENT.clientId, clientSecret: CLIENT.clientSecret })).json.accessToken as string;
+  env = { service, agent, mediator, call: (m, p, b) => raw(m, p, b, token), stores: [store, medStore], wallets: [] };
+  return env;
+}
+
+async function wallet(e: Env, o: Partial<WalletOptions> = {}, store?: Store): Promise<Wallet> {
+  const s = store ?? (await openStore());
+  if (!store) e.stores.push(s);
+  const w = createWallet({ store: s, mediator: e.mediator.invitationUrl, ...o });
+  e.wallets.push(w);
+  await w.init();
+  return w;
+}
+
+async function invite(call: Call, userId: string): Promise<string> {
+  expect((await call('PUT', `/api/v1/provider/users/${userId}`, { settings: { isSyncOn: true } })).status).toBeLessThan(300);
+  const res = await call('POST', `/api/v1/provider/users/${userId}/invite`, {});
+  expect(res.status).toBe(200);
+  return res.json.invitationUrl as string;
+}
+
+/** Data Pipe, then a datapoints update synced: the credential arrives through the mediator. */
+async function dataPipeAndSync(e: Env, w: Wallet, userId: string): Promise<void> {
+  const acceptance = await w.acceptInvitation(await invite(e.call, userId));
+  expect(acceptance.kind === 'data-pipe' && acceptance.connection.state).toBe('established');
+  const completed = e.agent.waitFor('sync-completed', undefined, 15_000);
+  const received = w.waitForCredential({ timeoutMs: 15_000 });
+  expect((await e.call('PUT', `/api/v1/provider/users/${userId}/datapoints`, DATAPOINTS)).status).toBeLessThan(300);
+  expect(await received).toMatchObject({ verified: true, status: 'valid', issuer: e.service.deps.serviceDid });
+  await completed;
+  expect((await e.call('GET', `/api/v1/provider/users/${userId}/sync-context`)).json).toMatchObject({ isSessionEstablished: true, isLinked: true });
+}
+
+describe('a wallet behind idsync\'s mediator', () => {
+  it('names the mediator DID as its endpoint, holds a 2.0 grant, and runs Data Pipe and sync with live pickup', async () => {
+    const e = await start();
+    const w = await wallet(e);
+    // DIDComm v2.1 §Using a DID as an endpoint: the service's URI is the mediator's DID.
+    expect(w.identity.endpoint).toBe(e.mediator.did);
+    expect(w.mediation).toMatchObject({ mediator: e.mediator.did, state: 'registered', version: '2.0', form: 'did' });
+    expect(w.collecting).toBe('live');
+    const doc = resolveIonLongForm(w.did);
+    expect(doc.service?.[0]).toMatchObject({ type: 'DIDCommMessaging', serviceEndpoint: { uri: e.mediator.did } });
+    expect(await e.mediator.agent.mediator.keylist.lookup(w.did)).toMatchObject({ owner: expect.any(String) });
+
+    const forwarded: string[] = [];
+    e.mediator.agent.mediator.events.on('forward-queued', (ev: { to: string }) => forwarded.push(ev.to));
+    await dataPipeAndSync(e, w, 'u1');
+    // Everything the twin sent the wallet went through the mediator as forwards to its DID.
+    expect(forwarded.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(forwarded)).toEqual(new Set([w.shortDid]));
+    const inbound = await w.messages({ direction: 'in' });
+    const viaMediator = inbound.filter((m) => m.transport === 'ws-live' || m.transport === 'pickup').map((m) => m.type.split('/').pop());
+    expect(viaMediator).toEqual(expect.arrayContaining(['established', 'request-presentation', 'offer-credential', 'issue-credential']));
+    // Nothing is left queued: every delivery was confirmed with messages-received.
+    expect(await e.mediator.agent.mediator.queue.count(w.did)).toBe(0);
+  });
+
+  it('with routing keys in its DID (the mediator URI) and polling: the issuance workflow completes', async () => {
+    const e = await start();
+    const w = await wallet(e, { mediation: { endpointForm: 'routing-keys', live: false, pollIntervalMs: 50 } });
+    expect(w.identity.endpoint).toBe(`${e.mediator.url}/didcomm`);
+    const doc = resolveIonLongForm(w.did);
+    expect(doc.service?.[0]).toMatchObject({ serviceEndpoint: { uri: `${e.mediator.url}/didcomm`, routingKeys: [`${e.mediator.did}#key-2`] } });
+    expect(w.collecting).toBe('polling');
+
+    const created = await e.call('POST', '/api/v1/issuance-workflows', { projectId: CLIENT.projectId, datapoints: DATAPOINTS });
+    const wf = created.json.issuanceWorkflow;
+    const pending = w.waitForPending({ kind: 'invitation', timeoutMs: 15_000 });
+    expect((await e.call('POST', `/api/v1/issuance-workflows/${wf.id}/send-invitation`, { destinations: [{ channel: 'DIDCOMM', target: w.did }] })).status).toBeLessThan(300);
+    const item = await pending;
+    const completed = e.agent.waitFor('workflow-completed', undefined, 15_000);
+    const received = w.waitForCredential({ timeoutMs: 15_000 });
+    await w.approve(item.id);
+    const credential = await received;
+    await completed;
+    expect((await e.call('GET', `/api/v1/issuance-workflows/${wf.id}`)).json.issuanceWorkflow).toMatchObject({ status: 'COMPLETED', credentialId: credential.id });
+    const picked = (await w.messages({ direction: 'in' })).filter((m) => m.transport === 'pickup').map((m) => m.type.split('/').pop());
+    expect(picked).toEqual(expect.arrayContaining(['invitation', 'offer-credential', 'issue-credential']));
+  });
+
+  it('a restarted wallet keeps its grant and collects what was queued while it was down', async () => {
+    const e = await start();
+    const store = await openStore();
+    e.stores.push(store);
+    const first = await wallet(e, {}, store);
+    await first.acceptInvitation(await invite(e.call, 'u3'));
+    const did = first.did;
+    await first.close();
+
+    // While the wallet is down, a sync: the twin's messages wait at the mediator.
+    const queued = new Promise<void>((resolve) => e.mediator.agent.mediator.events.on('forward-queued', () => resolve()));
+    expect((await e.call('PUT', '/api/v1/provider/users/u3/datapoints', DATAPOINTS)).status).toBeLessThan(300);
+    await queued;
+    expect(await e.mediator.agent.mediator.queue.count(did)).toBeGreaterThan(0);
+
+    // Restarted without the option: the grant is in its store; it collects, answers, and the sync completes.
+    const completed = e.agent.waitFor('sync-completed', undefined, 15_000);
+    const again = createWallet({ store });
+    e.wallets.push(again);
+    const received = again.waitForCredential({ timeoutMs: 15_000 });
+    await again.init();
+    expect(again.did).toBe(did);
+    expect(again.mediation).toMatchObject({ mediator: e.mediator.did, state: 'registered' });
+    await received;
+    await completed;
+    expect(await e.mediator.agent.mediator.queue.count(did)).toBe(0);
+    const seenForward = (await again.messages({ direction: 'in' })).some((m) => m.type === FORWARD_TYPE);
+    expect(seenForward).toBe(false);
+  });
+});
