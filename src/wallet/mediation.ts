@@ -51,7 +51,7 @@ export interface MediationRecord {
 
 export function mediationStore(store: Store) {
   const col = store.collection<MediationRecord>(MEDIATION_COLLECTION);
-  return { get: () => col.get(KEY), put: (r: MediationRecord) => col.put(KEY, r) };
+  return { get: () => col.get(KEY), put: (r: MediationRecord) => col.put(KEY, r), remove: () => col.del(KEY) };
 }
 
 /** The mediator's DID from `input`: a DID as given, or the `from` of an out-of-band invitation (URL or JSON). */

@@ -38,6 +38,11 @@ export class PickupSession {
   readonly results: RouterResult[] = [];
   /** Peers (short DIDs) pushing to us on a live socket. */
   readonly live = new Set<string>();
+  /**
+   * The live-delivery-change id that turned live mode on → the peer: its pushed deliveries are
+   * threaded to it (§Live Mode) and may be anoncrypted, so the thread names the mediator.
+   */
+  readonly liveThreads = new Map<string, string>();
   lastStatus?: QueueStatus;
 
   expect(id: string, peer: string): void {
@@ -66,7 +71,7 @@ function deps(ctx: WalletContext) {
 }
 
 async function onDelivery(ctx: WalletContext, session: PickupSession, h: HandlerContext, thid: string, messages: QueuedMessage[]): Promise<void> {
-  const peer = session.peerOf(thid) ?? (session.live.size > 0 ? h.sender : undefined);
+  const peer = session.peerOf(thid) ?? session.liveThreads.get(thid) ?? (session.live.size > 0 ? h.sender : undefined);
   if (!peer) {
     throw protocolError('unknown_thread', `delivery ${h.message.id} answers no delivery request of ours`, { thid });
   }
@@ -157,6 +162,8 @@ export async function liveDeliveryChange(ctx: WalletContext, session: PickupSess
       throw new IdsyncError('live_mode_refused', `${peer} refused live delivery: ${outcome}`, { details: { problemCode: outcome } });
     }
     if (!live) session.live.delete(key);
+    for (const [thid, p] of session.liveThreads) if (p === peer) session.liveThreads.delete(thid);
+    if (live) session.liveThreads.set(change.id, peer);
     return session.take(change.id)?.status;
   } catch (err) {
     session.take(change.id);

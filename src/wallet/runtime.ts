@@ -98,7 +98,15 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     mediation = { mediator, routingDid: mediation?.routingDid ?? mediator, form, state: 'pending', ...(version && version !== 'auto' ? { version } : {}) };
     const service = await serviceForMediator(mediation.routingDid, form, resolve);
     await mediations.put(mediation);
-    created = await createIdentity({ store, registry, secrets, clock }, service);
+    try {
+      created = await createIdentity({ store, registry, secrets, clock }, service);
+    } catch (err) {
+      await mediations.remove();
+      // ION caps a document at 1000 bytes: a long routing key (a did:peer:2 key id) may not fit.
+      const e = toIdsyncError(err);
+      if (e.code !== 'invalid_argument') throw err;
+      throw new IdsyncError('mediation_failed', `the wallet's did:ion cannot name this mediator in the ${form} form (${e.message}); the did form (its DID as the endpoint) is shorter`, { details: { mediator, form }, cause: err });
+    }
   } else if (!created) {
     created = await createIdentity({ store, registry, secrets, clock }, { endpoint: env.endpoint });
   } else if (options.mediator && !mediation) {
@@ -126,6 +134,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     onClose: (endpoint) => {
       for (const peer of [...session.live]) {
         session.live.delete(peer);
+        for (const [thid, p] of session.liveThreads) if (p === peer) session.liveThreads.delete(thid);
         events.emit('live-ended', { peer, endpoint });
       }
     },

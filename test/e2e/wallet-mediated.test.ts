@@ -108,13 +108,11 @@ describe('a wallet behind idsync\'s mediator', () => {
     expect(await e.mediator.agent.mediator.queue.count(w.did)).toBe(0);
   });
 
-  it('with routing keys in its DID (the mediator URI) and polling: the issuance workflow completes', async () => {
+  it('coordinate-mediation 3.0 and polling (no live socket): the issuance workflow completes through the mediator', async () => {
     const e = await start();
-    const w = await wallet(e, { mediation: { endpointForm: 'routing-keys', live: false, pollIntervalMs: 50 } });
-    expect(w.identity.endpoint).toBe(`${e.mediator.url}/didcomm`);
-    const doc = resolveIonLongForm(w.did);
-    expect(doc.service?.[0]).toMatchObject({ serviceEndpoint: { uri: `${e.mediator.url}/didcomm`, routingKeys: [`${e.mediator.did}#key-2`] } });
+    const w = await wallet(e, { mediation: { version: '3.0', live: false, pollIntervalMs: 50 } });
     expect(w.collecting).toBe('polling');
+    expect(w.mediation).toMatchObject({ version: '3.0', state: 'registered' });
 
     const created = await e.call('POST', '/api/v1/issuance-workflows', { projectId: CLIENT.projectId, datapoints: DATAPOINTS });
     const wf = created.json.issuanceWorkflow;
@@ -129,6 +127,21 @@ describe('a wallet behind idsync\'s mediator', () => {
     expect((await e.call('GET', `/api/v1/issuance-workflows/${wf.id}`)).json.issuanceWorkflow).toMatchObject({ status: 'COMPLETED', credentialId: credential.id });
     const picked = (await w.messages({ direction: 'in' })).filter((m) => m.transport === 'pickup').map((m) => m.type.split('/').pop());
     expect(picked).toEqual(expect.arrayContaining(['invitation', 'offer-credential', 'issue-credential']));
+  });
+
+  it('the routing-keys form names the mediator URI and key, and is refused with a coded error when ION has no room for the key', async () => {
+    const e = await start();
+    const store = await openStore();
+    e.stores.push(store);
+    const w = createWallet({ store, mediator: e.mediator.did, mediation: { endpointForm: 'routing-keys' } });
+    e.wallets.push(w);
+    // The mediator's did:peer:2 key id (~400 characters) takes the ION delta over its 1000 bytes.
+    await expect(w.init()).rejects.toMatchObject({ code: 'mediation_failed' });
+    // Nothing half made is kept: the same store can still make a wallet in the DID form.
+    const again = createWallet({ store, mediator: e.mediator.did });
+    e.wallets.push(again);
+    await again.init();
+    expect(again.identity.endpoint).toBe(e.mediator.did);
   });
 
   it('a restarted wallet keeps its grant and collects what was queued while it was down', async () => {
