@@ -11,6 +11,12 @@ import { resolveIonLongForm } from '../../src/did/ion.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createWallet, type Wallet, type WalletOptions } from '../../src/wallet/wallet.js';
 import { FORWARD_TYPE } from '../../src/didcomm/envelope/forward.js';
+import { ManualClock } from '../../src/clock.js';
+import { memoryNetwork } from '../../src/didcomm/transport/memory.js';
+import { resolvePeerDid } from '../../src/did/peer.js';
+import { createMediatorAgent } from '../../src/mediator/agent.js';
+import { createServiceAgent } from '../../src/service/didcomm/agent.js';
+import type { InboundInfo } from '../../src/service/didcomm-seam.js';
 
 const CLIENT = { clientId: 'qa-client', clientSecret: 'qa-secret-123', projectId: 'qa-project' };
 const DATAPOINTS = { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10', residentialAddressCountry: 'GB' };
@@ -172,5 +178,45 @@ describe('a wallet behind idsync\'s mediator', () => {
     expect(await e.mediator.agent.mediator.queue.count(did)).toBe(0);
     const seenForward = (await again.messages({ direction: 'in' })).some((m) => m.type === FORWARD_TYPE);
     expect(seenForward).toBe(false);
+  });
+
+  it('in process on a memory network: the mediator, the twin and the wallet with no sockets, Data Pipe and sync', async () => {
+    const clock = new ManualClock(Date.now());
+    const network = memoryNetwork();
+    const store = await openStore();
+    let agent: ServiceDidcommAgent | undefined;
+    const service = await createService({
+      store, clock, env: CLIENT, rateLimit: false, publicUrl: 'http://127.0.0.1:9',
+      agent: (deps) => (agent = createServiceAgent(deps, { transports: [network.transport({ onInbound: (p, i) => agent!.receive(p, i as InboundInfo) })] })),
+    });
+    network.endpoint('memory://service', (packed, info) => agent!.receive(packed, { transport: 'memory', reply: info.reply, bind: info.bind } as unknown as InboundInfo));
+    const medStore = await openStore();
+    const med = await createMediatorAgent({ store: medStore, clock, publicUrl: 'memory://mediator', transports: [network.transport()] });
+    network.endpoint('memory://mediator/didcomm', (packed, info) => med.receive(packed, { transport: 'memory', reply: info.reply, bind: info.bind }));
+    const walletStore = await openStore();
+    const serviceDid = service.deps.serviceDid;
+    const w = createWallet({
+      store: walletStore,
+      clock,
+      mediator: med.invitationUrl,
+      mediation: { live: false, pollIntervalMs: 20 },
+      resolver: async (did) => (did.split('#')[0] === serviceDid ? service.deps.identity.document : did.startsWith('did:peer:') ? resolvePeerDid(did.split('#')[0]) : null),
+      routes: { [serviceDid]: 'memory://service' },
+      transports: [(inbound) => network.transport({ onInbound: inbound })],
+    });
+    const call: Call = async (method, path, body) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+      const res = await service.app.inject({ method: method as 'GET', url: path, headers, ...(body !== undefined ? { payload: JSON.stringify(body) } : {}) });
+      return { status: res.statusCode, json: res.body ? JSON.parse(res.body) : undefined };
+    };
+    const tokenRes = await service.app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { clientId: CLIENT.clientId, clientSecret: CLIENT.clientSecret } });
+    const token = JSON.parse(tokenRes.body).accessToken as string;
+    env = { service, agent: agent!, mediator: { close: () => med.close() } as unknown as RunningMediator, call, stores: [store, medStore, walletStore], wallets: [w] };
+    await w.init();
+    expect(w.identity.endpoint).toBe(med.did);
+    expect(w.mediation).toMatchObject({ state: 'registered', version: '2.0' });
+    await dataPipeAndSync(env, w, 'u5');
+    const picked = (await w.messages({ direction: 'in' })).filter((m) => m.transport === 'pickup').map((m) => m.type.split('/').pop());
+    expect(picked).toEqual(expect.arrayContaining(['established', 'request-presentation', 'offer-credential', 'issue-credential']));
   });
 });
