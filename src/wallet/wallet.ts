@@ -101,7 +101,7 @@ export class Wallet extends WalletEvents {
       this.starting = undefined;
     }
     const published = this.runtime.ctx.identity.endpoint;
-    if (this.listening && published && !Object.values(this.endpoints ?? {}).includes(published)) {
+    if (this.listening && published && !this.runtime.mediation() && !Object.values(this.endpoints ?? {}).includes(published)) {
       this.runtime.ctx.logger('warn', 'the DID names another endpoint than the one listening', { published, listening: this.listening.url });
     }
     return this.runtime.ctx.identity;

@@ -9,7 +9,7 @@ import { IdsyncError } from '../../errors.js';
 import { parseInvitationUrl } from '../../protocols/out-of-band.js';
 import { didRegistry } from '../../store/dids.js';
 import { loadIdentity } from '../../wallet/identity.js';
-import { createWallet, type MediationOptions, type MediatorEndpointForm, type Wallet, type WalletIdentity } from '../../wallet/wallet.js';
+import { createWallet, type MediationOptions, type MediationRecord, type MediatorEndpointForm, type Wallet, type WalletIdentity } from '../../wallet/wallet.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
@@ -84,12 +84,13 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
           ...addressOptions(opts),
         });
         let id: WalletIdentity;
+        let m: MediationRecord | undefined;
         try {
           id = await w.init();
+          m = w.mediation;
         } finally {
           await w.close();
         }
-        const m = w.mediation;
         deps.output(Boolean(opts.json)).result(
           { did: id.did, shortDid: id.shortDid, endpoint: id.endpoint ?? null, ...(m ? { mediator: m.mediator, mediationVersion: m.version ?? null } : {}) },
           (r) =>

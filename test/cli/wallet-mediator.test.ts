@@ -1,0 +1,54 @@
+// `idsync wallet create --mediator`: the wallet's DID names the mediator, the grant is kept in the
+// folder, and a later command on that folder keeps it; bad options are one coded line on stderr.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { ERROR_LINE, runCli, tempDir } from './run-cli.js';
+
+let mediator: RunningMediator;
+let store: Store;
+let dir: Awaited<ReturnType<typeof tempDir>>;
+
+beforeAll(async () => {
+  store = await openStore();
+  mediator = await startMediator({ store });
+  dir = await tempDir();
+});
+afterAll(async () => {
+  await mediator?.close();
+  await store?.close();
+  await dir?.remove();
+});
+
+describe('idsync wallet create --mediator', () => {
+  it('creates a wallet behind the mediator of an invitation URL', async () => {
+    const data = dir.file('mediated');
+    const run = await runCli(['wallet', 'create', '--data', data, '--mediator', mediator.invitationUrl, '--json']);
+    expect(run.stderr).toBe('');
+    const created = JSON.parse(run.stdout);
+    expect(created).toMatchObject({ endpoint: mediator.did, mediator: mediator.did, mediationVersion: '2.0' });
+    expect(await mediator.agent.mediator.keylist.lookup(created.did)).toBeDefined();
+
+    const human = await runCli(['wallet', 'create', '--data', dir.file('mediated-3'), '--mediator', mediator.did, '--mediation-version', '3.0']);
+    expect(human.stdout).toContain(`mediator: ${mediator.did} (coordinate-mediation 3.0, its DID as the endpoint)`);
+  });
+
+  it('refuses --endpoint with --mediator, and an unknown version, with one coded line', async () => {
+    const both = await runCli(['wallet', 'create', '--data', dir.file('x'), '--mediator', mediator.did, '--endpoint', 'http://127.0.0.1:7/didcomm']);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toMatch(ERROR_LINE);
+    expect(both.stderr).toContain('invalid_argument');
+    const version = await runCli(['wallet', 'create', '--data', dir.file('y'), '--mediator', mediator.did, '--mediation-version', '4.0']);
+    expect(version.stderr).toMatch(ERROR_LINE);
+  });
+
+  it('says why when the mediator cannot be reached, and keeps no wallet half made', async () => {
+    const data = dir.file('unreachable');
+    const run = await runCli(['wallet', 'create', '--data', data, '--mediator', 'http://127.0.0.1:9/invitation']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(ERROR_LINE);
+    const then = await runCli(['wallet', 'create', '--data', data, '--mediator', mediator.did, '--json']);
+    expect(then.stderr).toBe('');
+    expect(JSON.parse(then.stdout).mediator).toBe(mediator.did);
+  });
+});
