@@ -5,6 +5,8 @@
 // instead of a LevelDB. Stores and sublevels open on first use, so an idle wallet is its DID,
 // its keys and its agent's closures. With a link to an embedded service (link.ts), requests to
 // the service and its messages to the wallets skip the sockets; the server stays for the rest.
+// Behind a mediator (`mediator`), the wallets have no endpoint: the service forwards to the
+// mediator over HTTP and each wallet collects live on its own WebSocket to it.
 import { createResolver } from '../did/resolver.js';
 import { handleHttpInbound, problemResponse, startHttpEndpoint, type HttpEndpoint, type HttpInboundHandler } from '../didcomm/transport/http.js';
 import type { EnvelopeEngine } from '../didcomm/types.js';
@@ -26,6 +28,11 @@ export interface WalletPoolOptions {
   allowPrivate?: boolean;
   /** Requests to the service (serviceUrl's origin) go to this link instead of the network. */
   serviceLink?: LinkHandler;
+  /**
+   * Wallets behind this mediator (its invitation URL or DID): no endpoint of their own, their DIDs
+   * name the mediator, they collect over Message Pickup 3.0 live on its WebSocket.
+   */
+  mediator?: string;
 }
 
 export interface WalletPool {
@@ -96,7 +103,7 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
   const make = async (index: number): Promise<Wallet> => {
     const w = createWallet({
       store: openLightStore(),
-      endpoint: `${server.url}/${index}`,
+      ...(options.mediator ? { mediator: options.mediator, mediation: { live: true } } : { endpoint: `${server.url}/${index}` }),
       fetch,
       resolver,
       statusListLimits: { allowHttpHosts },
