@@ -43,6 +43,8 @@ export class PickupSession {
    * threaded to it (§Live Mode) and may be anoncrypted, so the thread names the mediator.
    */
   readonly liveThreads = new Map<string, string>();
+  /** Peer → the WebSocket URL it pushes to us on (messages-received goes back on the same socket). */
+  readonly liveUrls = new Map<string, string>();
   lastStatus?: QueueStatus;
 
   expect(id: string, peer: string): void {
@@ -81,7 +83,10 @@ async function onDelivery(ctx: WalletContext, session: PickupSession, h: Handler
   session.answer(thid, { delivered: messages.length });
   const ack = buildMessagesReceived({ from: (await outgoingHeaders(ctx, peer)).from, to: peer, messageIds: messages.map((m) => m.id) }, deps(ctx));
   session.expect(ack.id, peer);
-  await ctx.router.send(ack, { to: peer });
+  // A live push is confirmed on its socket (no new HTTP request per delivery); its status answer
+  // comes back on the socket later, which live mode expects.
+  const via = session.live.has(peer) ? session.liveUrls.get(peer) : undefined;
+  await ctx.router.send(ack, { to: peer, ...(via ? { via } : {}) });
   const answered = session.take(ack.id);
   if (answered?.status) session.lastStatus = answered.status;
 }
@@ -164,6 +169,8 @@ export async function liveDeliveryChange(ctx: WalletContext, session: PickupSess
     if (!live) session.live.delete(key);
     for (const [thid, p] of session.liveThreads) if (p === peer) session.liveThreads.delete(thid);
     if (live) session.liveThreads.set(change.id, peer);
+    if (live) session.liveUrls.set(peer, wsUrl);
+    else session.liveUrls.delete(peer);
     return session.take(change.id)?.status;
   } catch (err) {
     session.take(change.id);

@@ -135,6 +135,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
       for (const peer of [...session.live]) {
         session.live.delete(peer);
         for (const [thid, p] of session.liveThreads) if (p === peer) session.liveThreads.delete(thid);
+        session.liveUrls.delete(peer);
         events.emit('live-ended', { peer, endpoint });
       }
     },
