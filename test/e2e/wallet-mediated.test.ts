@@ -11,6 +11,8 @@ import { resolveIonLongForm } from '../../src/did/ion.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createWallet, type Wallet, type WalletOptions } from '../../src/wallet/wallet.js';
 import { FORWARD_TYPE } from '../../src/didcomm/envelope/forward.js';
+import { startFaultProxy } from '../../src/testing/fault-proxy.js';
+import { freePort } from './processes.js';
 import { ManualClock } from '../../src/clock.js';
 import { memoryNetwork } from '../../src/didcomm/transport/memory.js';
 import { resolvePeerDid } from '../../src/did/peer.js';
@@ -42,13 +44,13 @@ afterEach(async () => {
   env = undefined;
 });
 
-async function start(): Promise<Env> {
+async function start(o: { mediatorPublicUrl?: string } = {}): Promise<Env> {
   const store = await openStore();
   const service = await createService({ store, env: CLIENT, rateLimit: false });
   const url = await service.listen({ port: 0, host: '127.0.0.1' });
   const agent = service.deps.agent as ServiceDidcommAgent;
   const medStore = await openStore();
-  const mediator = await startMediator({ store: medStore });
+  const mediator = await startMediator({ store: medStore, ...(o.mediatorPublicUrl ? { publicUrl: o.mediatorPublicUrl } : {}) });
   const raw = async (method: string, path: string, body?: unknown, token?: string) => {
     const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
@@ -218,5 +220,28 @@ describe('a wallet behind idsync\'s mediator', () => {
     await dataPipeAndSync(env, w, 'u5');
     const picked = (await w.messages({ direction: 'in' })).filter((m) => m.transport === 'pickup').map((m) => m.type.split('/').pop());
     expect(picked).toEqual(expect.arrayContaining(['established', 'request-presentation', 'offer-credential', 'issue-credential']));
+  });
+
+  it('through idsync proxy in front of the mediator: duplicated requests and dropped answers lose and duplicate nothing', async () => {
+    // The mediator's DID names the proxy (its public URL): the wallet's pickups and the twin's forwards pass it.
+    const port = await freePort();
+    const e = await start({ mediatorPublicUrl: `http://127.0.0.1:${port}` });
+    const proxy = await startFaultProxy({
+      listen: port,
+      target: e.mediator.url,
+      // Encrypted on the wire: the proxy knows no message types, so the rules pick messages by order.
+      plan: { seed: 7, rules: [{ fault: 'duplicate', direction: 'to-target', probability: 0.4 }, { fault: 'drop', direction: 'to-client', nth: [4, 7] }] },
+    });
+    try {
+      const w = await wallet(e, { mediation: { live: false, pollIntervalMs: 30 } });
+      await dataPipeAndSync(e, w, 'u6');
+      expect(proxy.injector.counts().duplicate).toBeGreaterThan(0);
+      expect(proxy.injector.counts().drop).toBe(2);
+      expect(await w.credentials()).toHaveLength(1);
+      await w.pickup();
+      expect(await e.mediator.agent.mediator.queue.count(w.did)).toBe(0);
+    } finally {
+      await proxy.close();
+    }
   });
 });
