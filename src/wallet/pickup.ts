@@ -73,13 +73,18 @@ function deps(ctx: WalletContext) {
 }
 
 async function onDelivery(ctx: WalletContext, session: PickupSession, h: HandlerContext, thid: string, messages: QueuedMessage[]): Promise<void> {
-  const peer = session.peerOf(thid) ?? session.liveThreads.get(thid) ?? (session.live.size > 0 ? h.sender : undefined);
+  const requested = session.peerOf(thid);
+  const peer = requested ?? session.liveThreads.get(thid) ?? (session.live.size > 0 ? h.sender : undefined);
   if (!peer) {
     throw protocolError('unknown_thread', `delivery ${h.message.id} answers no delivery request of ours`, { thid });
   }
   // Each queued message is handled as if it had just arrived; whatever the outcome (handled,
   // refused, duplicate) it has been received, so it is acknowledged and not delivered again.
-  for (const m of messages) session.results.push(await ctx.router.receive(m.packed, { transport: 'pickup', redelivery: true }));
+  for (const m of messages) {
+    const result = await ctx.router.receive(m.packed, { transport: 'pickup', redelivery: true });
+    // Kept for the pickup() that asked; a live push has no one to hand its results to.
+    if (requested) session.results.push(result);
+  }
   session.answer(thid, { delivered: messages.length });
   const ack = buildMessagesReceived({ from: (await outgoingHeaders(ctx, peer)).from, to: peer, messageIds: messages.map((m) => m.id) }, deps(ctx));
   session.expect(ack.id, peer);

@@ -58,7 +58,7 @@ describe("idsync's wallet behind Veramo's mediator handlers", () => {
     const me = createPeerDid({});
     const base = documentResolver(createResolver({ cache: false }));
     const ctx = { resolve: async (d: string) => (sameDid(d, me.did) ? me.document : base(d)), secrets: memorySecrets(me.secrets) };
-    const message = { id: 'veramo-grant-1', type: mediationTypes('3.0').request, from: me.did, to: [veramo.did], body: {}, return_route: 'all' };
+    const message = { id: 'veramo-grant-1', type: mediationTypes('3.0').request, from: me.did, to: [veramo.did], body: {}, return_route: 'all' as const };
     const { packed } = await pack(message, { mode: 'anoncrypt', to: veramo.did }, ctx);
     const res = await fetch(veramo.endpoint, { method: 'POST', headers: { 'content-type': 'application/didcomm-encrypted+json' }, body: packed });
     const text = await res.text();
