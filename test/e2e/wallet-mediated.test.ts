@@ -44,13 +44,13 @@ afterEach(async () => {
   env = undefined;
 });
 
-async function start(o: { mediatorPublicUrl?: string } = {}): Promise<Env> {
+async function start(o: { mediatorPublicUrl?: string; deny?: string[] } = {}): Promise<Env> {
   const store = await openStore();
   const service = await createService({ store, env: CLIENT, rateLimit: false });
   const url = await service.listen({ port: 0, host: '127.0.0.1' });
   const agent = service.deps.agent as ServiceDidcommAgent;
   const medStore = await openStore();
-  const mediator = await startMediator({ store: medStore, ...(o.mediatorPublicUrl ? { publicUrl: o.mediatorPublicUrl } : {}) });
+  const mediator = await startMediator({ store: medStore, ...(o.mediatorPublicUrl ? { publicUrl: o.mediatorPublicUrl } : {}), ...(o.deny ? { policy: { deny: o.deny } } : {}) });
   const raw = async (method: string, path: string, body?: unknown, token?: string) => {
     const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
@@ -150,6 +150,18 @@ describe('a wallet behind idsync\'s mediator', () => {
     e.wallets.push(again);
     await again.init();
     expect(again.identity.endpoint).toBe(e.mediator.did);
+  });
+
+  it('a mediate-deny is mediation_denied, in whichever version was asked, and 3.0 is not tried after it', async () => {
+    const e = await start({ deny: ['did:ion:*'] });
+    const store = await openStore();
+    e.stores.push(store);
+    const w = createWallet({ store, mediator: e.mediator.invitationUrl });
+    e.wallets.push(w);
+    const denied: string[] = [];
+    e.mediator.agent.mediator.events.on('mediation-denied', (ev: { version: string }) => denied.push(ev.version));
+    await expect(w.init()).rejects.toMatchObject({ code: 'mediation_denied', details: { version: '2.0' } });
+    expect(denied).toEqual(['2.0']);
   });
 
   it('a restarted wallet keeps its grant and collects what was queued while it was down', async () => {
