@@ -6,7 +6,10 @@
 // p50 / p99 of a whole sync, and the ratio mediated / direct of the throughput (target ≥ 0.7).
 // Runs the compiled package (`npm run bench:mediated` builds first), as `idsync fleet` runs.
 // Options: --wallets N (BENCH_WALLETS), --concurrency C (default 100), --rounds R (default 3),
-// --workers W (default auto), --quick (200 wallets, 1 round), --json (last line one JSON document).
+// --workers W (default auto), --transport link|http (how the twin and the wallets meet: link,
+// the fleet's default, hands direct wallets their messages between threads without sockets, while
+// the mediator is always reached over loopback sockets; http puts both on sockets), --quick (200
+// wallets, 1 round), --json (last line one JSON document).
 import { availableParallelism, cpus } from 'node:os';
 
 const { runFleet } = await import('../dist/fleet/index.js');
@@ -22,6 +25,7 @@ const concurrency = Number(arg('concurrency') ?? 100);
 const rounds = Number(arg('rounds') ?? (quick ? 1 : 3));
 const workersArg = arg('workers') ?? 'auto';
 const workers = workersArg === 'auto' ? 'auto' : Number(workersArg);
+const transport = arg('transport') ?? 'link';
 const json = argv.includes('--json');
 const TARGET_RATIO = 0.7;
 
@@ -38,6 +42,7 @@ async function once(mediated, round) {
     scenario: { builtin: 'sync' },
     model: { kind: 'closed', wallets, concurrency },
     workers,
+    embeddedTransport: transport,
     timeoutMs: 30_000,
     ...(mediated ? { mediated: true } : {}),
     onProgress: (p) => {
@@ -71,7 +76,7 @@ const ratio = Math.round((mediated.flowsPerSecond / Math.max(0.001, direct.flows
 const ms = (x) => (x < 1000 ? `${Math.round(x)} ms` : `${(x / 1000).toFixed(2)} s`);
 const lines = [
   '',
-  `idsync mediated vs direct: node ${process.version}, ${availableParallelism()} core(s) (${cpus()[0]?.model ?? 'cpu'}), sync scenario, ${wallets} wallets, ${concurrency} at a time, ${rounds} round(s) each, workers ${workersArg}`,
+  `idsync mediated vs direct: node ${process.version}, ${availableParallelism()} core(s) (${cpus()[0]?.model ?? 'cpu'}), sync scenario, ${wallets} wallets, ${concurrency} at a time, ${rounds} round(s) each, workers ${workersArg}, transport ${transport}`,
   '',
   `                       direct      mediated`,
   `  flows/s (median)     ${String(direct.flowsPerSecond).padStart(8)}  ${String(mediated.flowsPerSecond).padStart(10)}`,
@@ -83,4 +88,4 @@ const lines = [
   `total ${((performance.now() - t0) / 1000).toFixed(0)} s`,
 ];
 process.stdout.write(lines.join('\n') + '\n');
-if (json) process.stdout.write(JSON.stringify({ wallets, concurrency, rounds, workers: workersArg, cores: availableParallelism(), direct, mediated, ratio, targetRatio: TARGET_RATIO, meets: ratio >= TARGET_RATIO }) + '\n');
+if (json) process.stdout.write(JSON.stringify({ wallets, concurrency, rounds, workers: workersArg, transport, cores: availableParallelism(), direct, mediated, ratio, targetRatio: TARGET_RATIO, meets: ratio >= TARGET_RATIO }) + '\n');
