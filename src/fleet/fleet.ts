@@ -19,7 +19,9 @@ import { loadScenario, type ScenarioRef } from './scenario-ref.js';
 import { clientFor, remoteTarget, startEmbeddedTarget, type FleetTarget, type ServiceCredentials, type TargetInfo } from './target.js';
 import type { FleetSummary, LoadModel, Scenario } from './types.js';
 import { startWalletPool } from './wallet-pool.js';
-import { measureThread, type ThreadStats } from './thread-stats.js';
+import { measureThread, type MemorySample, type ThreadStats } from './thread-stats.js';
+import { fleetMemory, type FleetMemory } from './run-memory.js';
+import { mergeSeconds, secondFigures, type SecondFigures } from './timeline.js';
 import { startServiceThread, type ServiceThread } from './service-thread.js';
 
 export interface FleetOptions {
@@ -69,7 +71,12 @@ export interface FleetResult {
   summary: FleetSummary;
   /** Merged histograms by step (`total` included). */
   histograms: Record<string, LatencyHistogram>;
+  /** Flows completed and failed per second, from the second the first flow started. */
   timeline: { completed: number[]; failed: number[] };
+  /** Each second from the first flow's: flows started, ended and in flight, latency p50/p90/p99. */
+  seconds: SecondFigures[];
+  /** Heap of each thread and the process's RSS over time, and their peaks (run-memory.ts). */
+  memory: FleetMemory;
   errorSamples: Record<string, string>;
   /**
    * Protocol messages sent again during the run, by step (router/resend.ts: `presentation`;
@@ -140,17 +147,19 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     const progress = progressMerger(workers, options.onProgress);
     if (!threads) {
       const result = await inThread(plans[0]!, scenario, target, options, progress);
-      return { ...merge([result], scenario, options.model, workers, target, setupStarted, {}), threaded: false, threads: [result.thread] };
+      const all = [{ stats: result.thread, memory: result.memory }];
+      return { ...merge([result], scenario, options.model, workers, target, setupStarted, {}, all), threaded: false, threads: [result.thread] };
     }
-    const measured = measureThread('coordinator');
+    const measured = measureThread('coordinator', { rss: true });
     const results = await inWorkers(plans, options.scenario as ScenarioRef, target, serviceThread, options, progress, threads);
-    const coordinator = measured();
+    const { memory: coordinatorMemory, ...coordinator } = measured();
     // The twin's thread counted its own resends.
     const service = await serviceThread?.stats();
+    const all = [{ stats: coordinator, memory: coordinatorMemory }, ...(service ? [{ stats: service.thread, memory: service.memory }] : []), ...results.map((r) => ({ stats: r.thread, memory: r.memory }))];
     return {
-      ...merge(results, scenario, options.model, workers, target, setupStarted, service?.resends ?? {}),
+      ...merge(results, scenario, options.model, workers, target, setupStarted, service?.resends ?? {}, all),
       threaded: true,
-      threads: [coordinator, ...(service ? [service.thread] : []), ...results.map((r) => r.thread)],
+      threads: all.map((t) => t.stats),
     };
   } finally {
     await target.close();
@@ -206,6 +215,7 @@ async function inThread(plan: ShardPlan, scenario: Scenario, target: FleetTarget
       client: clientFor(target, pool.fetch),
       serviceDid: target.did,
       role: target.embedded ? 'service+wallets' : 'wallets',
+      measureRss: true,
       ...(options.signal ? { signal: options.signal } : {}),
       onProgress: (p) => progress.update(0, p),
     });
@@ -330,13 +340,22 @@ function progressMerger(shards: number, onProgress?: (p: FleetProgress) => void)
   };
 }
 
-function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, workers: number, target: FleetTarget, setupStarted: number, serviceResends: Record<string, number>): Omit<FleetResult, 'threaded' | 'threads'> {
+const MB = 1024 * 1024;
+
+function merge(
+  results: ShardResult[],
+  scenario: Scenario,
+  model: LoadModel,
+  workers: number,
+  target: FleetTarget,
+  setupStarted: number,
+  serviceResends: Record<string, number>,
+  threads: { stats: ThreadStats; memory: MemorySample[] }[],
+): Omit<FleetResult, 'threaded' | 'threads'> {
   const histograms: Record<string, LatencyHistogram> = {};
   const errors: Record<string, number> = {};
   const resends: Record<string, number> = { ...serviceResends };
   const errorSamples: Record<string, string> = {};
-  const timeline = { completed: [] as number[], failed: [] as number[] };
-  const add = (into: number[], from: number[]) => from.forEach((v, i) => (into[i] = (into[i] ?? 0) + v));
   let completed = 0;
   let failed = 0;
   let idleWallets = 0;
@@ -348,18 +367,19 @@ function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, wor
     for (const [code, n] of Object.entries(r.errors)) errors[code] = (errors[code] ?? 0) + n;
     for (const [step, n] of Object.entries(r.resends)) resends[step] = (resends[step] ?? 0) + n;
     Object.assign(errorSamples, { ...r.errorSamples, ...errorSamples });
-    add(timeline.completed, r.timeline.completed);
-    add(timeline.failed, r.timeline.failed);
     idleWallets += r.idle.wallets;
     idleBytes += r.idle.bytes;
   }
-  for (const series of [timeline.completed, timeline.failed]) for (let i = 0; i < series.length; i++) series[i] ??= 0;
-  // Seconds before the first flow ended (workers starting, idle wallets made) are not throughput.
-  while (timeline.completed.length && !timeline.completed[0] && !timeline.failed[0]) {
-    timeline.completed.shift();
-    timeline.failed.shift();
-  }
   const firstStart = Math.min(...results.map((r) => r.firstStartAt));
+  // Second 0 is the one the first flow started in: seconds before it (workers starting, idle
+  // wallets made) are no part of the flows' timeline.
+  const startAt = results[0]?.startAt ?? setupStarted;
+  const zero = Math.max(0, Math.floor((firstStart - startAt) / 1000));
+  const seconds = secondFigures(mergeSeconds(results.map((r) => r.seconds)))
+    .slice(zero)
+    .map((f, i) => ({ ...f, second: i }));
+  const timeline = { completed: seconds.map((f) => f.completed), failed: seconds.map((f) => f.failed) };
+  const memory = fleetMemory(threads, startAt + zero * 1000);
   const lastEnd = Math.max(...results.map((r) => r.lastEndAt));
   const durationMs = Math.max(0, lastEnd - firstStart);
   const order = [...scenario.steps, 'total'];
@@ -381,6 +401,10 @@ function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, wor
     steps,
     errors,
     memoryPerWalletKB: idleWallets ? round1(idleBytes / idleWallets / 1024) : null,
+    peakMemoryMB: {
+      rss: memory.peakRssBytes === null ? null : round1(memory.peakRssBytes / MB),
+      heap: Object.fromEntries(Object.entries(memory.peakHeapBytes).map(([label, b]) => [label, round1(b / MB)])),
+    },
   };
-  return { summary, histograms, timeline, errorSamples, resends, model, setupMs: Math.max(0, firstStart - setupStarted), target: { url: target.url, embedded: target.embedded } };
+  return { summary, histograms, timeline, seconds, memory, errorSamples, resends, model, setupMs: Math.max(0, firstStart - setupStarted), target: { url: target.url, embedded: target.embedded } };
 }
