@@ -87,6 +87,8 @@ export interface FleetResult {
   model: LoadModel;
   /** Time spent making the idle wallets before the flows (ms). */
   setupMs: number;
+  /** Idle wallets made before the flows (kept as pages, wallet-pages.ts), and how many of them went to disk. */
+  idle: { wallets: number; onDisk: number };
   target: { url: string; embedded: boolean };
   /** The wallets ran in worker threads (false: in the calling thread, beside an embedded service). */
   threaded: boolean;
@@ -360,6 +362,7 @@ function merge(
   let failed = 0;
   let idleWallets = 0;
   let idleBytes = 0;
+  let idleOnDisk = 0;
   for (const r of results) {
     completed += r.completed;
     failed += r.failed;
@@ -369,6 +372,7 @@ function merge(
     Object.assign(errorSamples, { ...r.errorSamples, ...errorSamples });
     idleWallets += r.idle.wallets;
     idleBytes += r.idle.bytes;
+    idleOnDisk += r.idle.onDisk;
   }
   const firstStart = Math.min(...results.map((r) => r.firstStartAt));
   // Second 0 is the one the first flow started in: seconds before it (workers starting, idle
@@ -406,5 +410,6 @@ function merge(
       heap: Object.fromEntries(Object.entries(memory.peakHeapBytes).map(([label, b]) => [label, round1(b / MB)])),
     },
   };
-  return { summary, histograms, timeline, seconds, memory, errorSamples, resends, model, setupMs: Math.max(0, firstStart - setupStarted), target: { url: target.url, embedded: target.embedded } };
+  const idle = { wallets: idleWallets, onDisk: idleOnDisk };
+  return { summary, histograms, timeline, seconds, memory, errorSamples, resends, model, setupMs: Math.max(0, firstStart - setupStarted), idle, target: { url: target.url, embedded: target.embedded } };
 }

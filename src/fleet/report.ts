@@ -40,11 +40,19 @@ export function fleetTable(r: FleetResult): string {
       ? ['errors by code:', ...Object.entries(s.errors).map(([code, n]) => `  ${code}: ${n}${r.errorSamples[code] ? `  (${r.errorSamples[code]})` : ''}`)].join('\n')
       : 'errors: none',
     resendLine(r.resends),
-    s.memoryPerWalletKB === null ? 'memory per idle wallet: not measured (no forced GC in this run\'s threads)' : `memory per idle wallet: ${s.memoryPerWalletKB} KB`,
+    idleLine(r),
     peakLine(s.peakMemoryMB),
     busyLine(r.threads),
   ];
   return lines.join('\n');
+}
+
+/** Heap per idle wallet (made before the flows and kept as a page), and how many pages went to disk. */
+export function idleLine(r: Pick<FleetResult, 'summary' | 'idle'>): string {
+  const kb = r.summary.memoryPerWalletKB;
+  if (kb === null) return "memory per idle wallet: not measured (no forced GC in this run's threads)";
+  const disk = r.idle?.onDisk ?? 0;
+  return `memory per idle wallet: ${kb} KB${disk ? ` (${disk} of ${r.idle.wallets} idle wallets paged out to disk, ${Math.round((kb * r.idle.wallets) / Math.max(1, r.idle.wallets - disk) * 10) / 10} KB each of those kept in memory)` : ''}`;
 }
 
 /** Peak memory: the process's resident set, and each thread's heap (used + external). */

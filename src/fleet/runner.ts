@@ -49,8 +49,8 @@ export interface ShardResult {
   startAt: number;
   /** Flows started, completed and failed per second since startAt, and the latency of those completed. */
   seconds: SecondsData;
-  /** Idle wallets measured: how many, and the heap (+ external) they added. */
-  idle: { wallets: number; bytes: number };
+  /** Idle wallets measured: how many, and the heap (+ external) they added; how many of them were paged to disk. */
+  idle: { wallets: number; bytes: number; onDisk: number };
   /** Protocol messages sent again in this thread during the run, by step (router/resend.ts). */
   resends: Record<string, number>;
   /** When this thread's first flow started and its last one ended (epoch ms). */
@@ -129,16 +129,18 @@ export async function runShard(
   const mine: number[] = [];
   if (plan.model.kind === 'closed') for (let i = plan.shard; i < plan.model.wallets; i += plan.shards) mine.push(i);
 
-  // Idle wallets: made before any flow, measured, then used by the first flows.
+  // Idle wallets: made before any flow (kept as pages, wallet-pages.ts), measured, then made
+  // live again by their flows.
   const sample = plan.model.kind === 'closed' ? mine : Array.from({ length: plan.idleSample }, (_, k) => plan.shard + k * plan.shards);
   const before = heapBytes();
   for (const i of sample) {
     if (signal.aborted) break;
-    await pool.wallet(i);
+    await pool.prepare(i);
   }
   const grown = sample.length ? heapBytes() - before : 0;
   // Garbage of earlier work collected meanwhile can make the difference negative: no figure then.
-  const idle = grown > 0 ? { wallets: sample.length, bytes: grown } : { wallets: 0, bytes: 0 };
+  const onDisk = pool.idle.onDisk;
+  const idle = grown > 0 ? { wallets: sample.length, bytes: grown, onDisk } : { wallets: 0, bytes: 0, onDisk };
 
   const flow = async (index: number): Promise<void> => {
     const startedAt = Date.now();
