@@ -16,7 +16,7 @@ import { IdsyncError } from '../errors.js';
 import { decodeHistogram, latencyHistogram, type LatencyHistogram } from './histogram.js';
 import { exposeGc, runShard, type ShardPlan, type ShardProgress, type ShardResult } from './runner.js';
 import { loadScenario, type ScenarioRef } from './scenario-ref.js';
-import { clientFor, remoteTarget, startEmbeddedTarget, type FleetTarget, type ServiceCredentials, type TargetInfo } from './target.js';
+import { clientFor, remoteTarget, SERVICE_STORE_MEMORY_FLOWS, startEmbeddedTarget, type FleetTarget, type ServiceCredentials, type ServiceStoreKind, type TargetInfo } from './target.js';
 import type { FleetSummary, LoadModel, Scenario } from './types.js';
 import { startWalletPool } from './wallet-pool.js';
 import { measureThread, type MemorySample, type ThreadStats } from './thread-stats.js';
@@ -41,6 +41,11 @@ export interface FleetOptions {
    * service (its HTTP stack is then part of what is measured). A remote service is always HTTP.
    */
   embeddedTransport?: 'link' | 'http';
+  /**
+   * Where the embedded twin keeps its state: 'memory', 'disk' (a temporary LevelDB), or 'auto'
+   * (default): on disk for runs of more than SERVICE_STORE_MEMORY_FLOWS flows.
+   */
+  serviceStore?: ServiceStoreKind | 'auto';
   envelopeEngine?: EnvelopeEngine;
   /** Guard for each wait in a flow (default 120 s). */
   timeoutMs?: number;
@@ -89,7 +94,8 @@ export interface FleetResult {
   setupMs: number;
   /** Idle wallets made before the flows (kept as pages, wallet-pages.ts), and how many of them went to disk. */
   idle: { wallets: number; onDisk: number };
-  target: { url: string; embedded: boolean };
+  /** The service: its URL, and for the embedded twin where it kept its state. */
+  target: { url: string; embedded: boolean; store?: ServiceStoreKind };
   /** The wallets ran in worker threads (false: in the calling thread, beside an embedded service). */
   threaded: boolean;
   /**
@@ -127,12 +133,13 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   // twin to one of its own (on 2 cores: one for it, one for the wallets).
   const threaded = workers > 1 || ((options.workers ?? 'auto') === 'auto' && embedded && !isObject);
   const link = (options.embeddedTransport ?? 'link') === 'link';
+  const store = serviceStoreFor(options);
   const threads = threaded ? workerSetup(options) : undefined;
   const serviceThread =
-    embedded && threads ? await startServiceThread({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, ...threads, entry: workerEntry('service-worker') }, threads.start) : undefined;
+    embedded && threads ? await startServiceThread({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store, ...threads, entry: workerEntry('service-worker') }, threads.start) : undefined;
   const target: FleetTarget = options.service
     ? await remoteTarget(options.service.url, options.service.credentials)
-    : (serviceThread ?? (await startEmbeddedTarget({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link })));
+    : (serviceThread ?? (await startEmbeddedTarget({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store })));
   try {
     const scenario = isObject ? (options.scenario as Scenario) : await loadScenario(options.scenario as ScenarioRef);
     const runId = randomUUID().slice(0, 8);
@@ -150,7 +157,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     if (!threads) {
       const result = await inThread(plans[0]!, scenario, target, options, progress);
       const all = [{ stats: result.thread, memory: result.memory }];
-      return { ...merge([result], scenario, options.model, workers, target, setupStarted, {}, all), threaded: false, threads: [result.thread] };
+      return { ...merge([result], scenario, options.model, workers, target, setupStarted, {}, all, store), threaded: false, threads: [result.thread] };
     }
     const measured = measureThread('coordinator', { rss: true });
     const results = await inWorkers(plans, options.scenario as ScenarioRef, target, serviceThread, options, progress, threads);
@@ -159,13 +166,21 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     const service = await serviceThread?.stats();
     const all = [{ stats: coordinator, memory: coordinatorMemory }, ...(service ? [{ stats: service.thread, memory: service.memory }] : []), ...results.map((r) => ({ stats: r.thread, memory: r.memory }))];
     return {
-      ...merge(results, scenario, options.model, workers, target, setupStarted, service?.resends ?? {}, all),
+      ...merge(results, scenario, options.model, workers, target, setupStarted, service?.resends ?? {}, all, store),
       threaded: true,
       threads: all.map((t) => t.stats),
     };
   } finally {
     await target.close();
   }
+}
+
+/** The embedded twin's store for this run: as asked, or on disk when the run is too big for memory. */
+export function serviceStoreFor(options: Pick<FleetOptions, 'serviceStore' | 'model'>): ServiceStoreKind {
+  if (options.serviceStore && options.serviceStore !== 'auto') return options.serviceStore;
+  const m = options.model;
+  const flows = m.kind === 'closed' ? m.wallets : (m.ratePerSecond * m.durationMs) / 1000;
+  return flows > SERVICE_STORE_MEMORY_FLOWS ? 'disk' : 'memory';
 }
 
 /**
@@ -353,6 +368,7 @@ function merge(
   setupStarted: number,
   serviceResends: Record<string, number>,
   threads: { stats: ThreadStats; memory: MemorySample[] }[],
+  store: ServiceStoreKind,
 ): Omit<FleetResult, 'threaded' | 'threads'> {
   const histograms: Record<string, LatencyHistogram> = {};
   const errors: Record<string, number> = {};
@@ -411,5 +427,5 @@ function merge(
     },
   };
   const idle = { wallets: idleWallets, onDisk: idleOnDisk };
-  return { summary, histograms, timeline, seconds, memory, errorSamples, resends, model, setupMs: Math.max(0, firstStart - setupStarted), idle, target: { url: target.url, embedded: target.embedded } };
+  return { summary, histograms, timeline, seconds, memory, errorSamples, resends, model, setupMs: Math.max(0, firstStart - setupStarted), idle, target: { url: target.url, embedded: target.embedded, ...(target.embedded ? { store } : {}) } };
 }

@@ -19,6 +19,11 @@ function modelLine(r: FleetResult): string {
     : `open model: ${m.ratePerSecond}/s for ${(m.durationMs / 1000).toFixed(0)} s${m.rampMs ? `, ramp ${(m.rampMs / 1000).toFixed(0)} s` : ''}`;
 }
 
+/** The service: the embedded twin (its state on disk, when it was), or its URL. */
+function targetLine(t: FleetResult['target']): string {
+  return t.embedded ? `embedded twin${t.store === 'disk' ? ' (state on disk)' : ''}` : t.url;
+}
+
 /** Where the wallets ran: worker threads (beside an embedded service in a thread of its own) or this thread. */
 function threadsLine(r: FleetResult): string {
   const n = r.summary.workers;
@@ -30,7 +35,7 @@ function threadsLine(r: FleetResult): string {
 export function fleetTable(r: FleetResult): string {
   const s = r.summary;
   const lines = [
-    `fleet ${s.scenario}: ${modelLine(r)}, ${threadsLine(r)}, ${r.target.embedded ? 'embedded twin' : r.target.url}`,
+    `fleet ${s.scenario}: ${modelLine(r)}, ${threadsLine(r)}, ${targetLine(r.target)}`,
     `${s.completed} completed, ${s.failed} failed in ${(s.durationMs / 1000).toFixed(1)} s: ${s.flowsPerSecond} flows/s (idle wallets made in ${(r.setupMs / 1000).toFixed(1)} s before)`,
     '',
     `  ${'step'.padEnd(14)}${'p50'.padStart(11)}${'p90'.padStart(11)}${'p99'.padStart(11)}${'max'.padStart(11)}`,
@@ -165,7 +170,7 @@ export function reportHtml(doc: ReportDocument): string {
 <style>body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 1em 1em 0;display:inline-table;vertical-align:top}td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}td:first-child,th:first-child{text-align:left}.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(600px,1fr));gap:1em}.charts svg{max-width:100%;height:auto}</style>
 </head><body>
 <h1>idsync fleet: ${esc(s.scenario)}</h1>
-<p>${s.completed} completed, ${s.failed} failed in ${(s.durationMs / 1000).toFixed(1)} s (${s.flowsPerSecond} flows/s); ${s.workers} worker(s); ${doc.model.kind} model; idle wallets made in ${(doc.setupMs / 1000).toFixed(1)} s before; memory per idle wallet ${s.memoryPerWalletKB === null ? 'not measured' : `${s.memoryPerWalletKB} KB`}; ${doc.target.embedded ? 'embedded twin' : esc(doc.target.url)}.</p>
+<p>${s.completed} completed, ${s.failed} failed in ${(s.durationMs / 1000).toFixed(1)} s (${s.flowsPerSecond} flows/s); ${s.workers} worker(s); ${doc.model.kind} model; idle wallets made in ${(doc.setupMs / 1000).toFixed(1)} s before; memory per idle wallet ${s.memoryPerWalletKB === null ? 'not measured' : `${s.memoryPerWalletKB} KB`}; ${esc(targetLine(doc.target))}.</p>
 <table><tr><th>step</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr>${rows}</table>
 ${memoryRows ? `<table><tr><th>peak memory</th><th></th></tr>${memoryRows}</table>` : ''}
 ${errors ? `<h2>Errors by code</h2><table><tr><th>code</th><th>flows</th><th>first message</th></tr>${errors}</table>` : '<p>No errors.</p>'}

@@ -7,19 +7,20 @@ import { toIdsyncError } from '../errors.js';
 import { resendTally } from '../router/resend.js';
 import { portEnd, type LinkEnd } from './link.js';
 import { resendsSince, threadFigures } from './runner.js';
-import { startEmbeddedTarget } from './target.js';
+import { startEmbeddedTarget, type ServiceStoreKind } from './target.js';
 import { measureThread } from './thread-stats.js';
 
 export interface ServiceWorkerInput {
   envelopeEngine?: EnvelopeEngine;
   /** Wallets reach the twin over link ports (else over HTTP, at its URL). */
   link: boolean;
+  store: ServiceStoreKind;
 }
 
 export type ServiceWorkerRequest = { type: 'link'; port: MessagePort } | { type: 'stats' } | { type: 'close' };
 
 async function main(input: ServiceWorkerInput): Promise<void> {
-  const target = await startEmbeddedTarget({ ...(input.envelopeEngine ? { envelopeEngine: input.envelopeEngine } : {}), link: input.link });
+  const target = await startEmbeddedTarget({ ...(input.envelopeEngine ? { envelopeEngine: input.envelopeEngine } : {}), link: input.link, store: input.store });
   const before = new Map(resendTally);
   const measured = measureThread('service');
   const ends: LinkEnd[] = [];

@@ -1,11 +1,12 @@
 // idsync fleet as a library: small fleets against the embedded twin (seconds), the summary
 // document's exact shape, the open model, custom scenarios, exact histogram merging, reports.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IdsyncError } from '../../src/errors.js';
 import { connectFlow, decodeHistogram, latencyHistogram, runFleet, writeReport, type Scenario } from '../../src/fleet/index.js';
+import { serviceStoreFor } from '../../src/fleet/fleet.js';
 
 const SUMMARY_KEYS = ['scenario', 'wallets', 'workers', 'completed', 'failed', 'durationMs', 'flowsPerSecond', 'steps', 'errors', 'memoryPerWalletKB', 'peakMemoryMB'];
 
@@ -63,6 +64,20 @@ describe('runFleet', () => {
     const r = await runFleet({ scenario, model: { kind: 'closed', wallets: 3, concurrency: 1 }, workers: 1 });
     expect(r.summary).toMatchObject({ scenario: 'custom', completed: 2, failed: 1, errors: { invalid_state: 1 } });
     expect(r.summary.steps.ping).toBeDefined();
+  }, 60_000);
+
+  it("keeps the twin's state on disk for runs too big for memory (or when asked), in a folder removed at the end", async () => {
+    const closed = (wallets: number) => ({ kind: 'closed' as const, wallets, concurrency: 1 });
+    expect(serviceStoreFor({ model: closed(20_000) })).toBe('memory');
+    expect(serviceStoreFor({ model: closed(20_001) })).toBe('disk');
+    expect(serviceStoreFor({ model: { kind: 'open', ratePerSecond: 100, durationMs: 300_000 } })).toBe('disk');
+    expect(serviceStoreFor({ model: closed(100_000), serviceStore: 'memory' })).toBe('memory');
+    const dirs = async () => (await readdir(tmpdir())).filter((d) => d.startsWith('idsync-fleet-service-'));
+    const before = await dirs();
+    const r = await runFleet({ scenario: { builtin: 'sync' }, model: closed(2), workers: 1, serviceStore: 'disk' });
+    expect(r.summary).toMatchObject({ completed: 2, failed: 0 });
+    expect(r.target).toMatchObject({ embedded: true, store: 'disk' });
+    expect(await dirs()).toEqual(before);
   }, 60_000);
 
   it('refuses a scenario object for worker threads, and bad models', async () => {
