@@ -11,7 +11,8 @@
 // Run: npm run bench:profile   (builds, then node bench/profile.mjs)
 // Options: --wallets N (1000); --concurrency C (50); --steps S (100; 0 skips the second run);
 // --workers auto|N; --quick (200 wallets, 30 flows one at a time); --keep DIR (keep the
-// .cpuprofile files, e.g. to open in Chrome DevTools); --json: the last line is one JSON document.
+// .cpuprofile files, e.g. to open in Chrome DevTools, with each run's spans and result); --json:
+// the last line is one JSON document.
 import { execFileSync, spawn } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
@@ -43,7 +44,7 @@ if (argv[0] === '--child') {
 
 // --- the parent ------------------------------------------------------------------------------
 const { attribute, threadProfile } = await import('../dist/fleet/profile/attribution.js');
-const { hotTable, layerLegend, layerTable, stepHotTable, stepTable } = await import('../dist/fleet/profile/table.js');
+const { hotTable, inclusiveTable, layerLegend, layerTable, stepHotTable, stepTable } = await import('../dist/fleet/profile/table.js');
 
 const quick = argv.includes('--quick');
 const wallets = Number(arg('wallets') ?? (quick ? 200 : 1000));
@@ -83,7 +84,12 @@ async function profiledRun(label, n, c, gapMs) {
     const files = (await readdir(join(dir, 'prof'))).filter((f) => f.endsWith('.cpuprofile'));
     const threads = [];
     for (const f of files) threads.push(threadProfile(JSON.parse(await readFile(join(dir, 'prof', f), 'utf8'))));
-    if (keep) await cp(join(dir, 'prof'), join(keep, label.replace(/\W+/g, '-')), { recursive: true });
+    if (keep) {
+      const to = join(keep, label.replace(/\W+/g, '-'));
+      await cp(join(dir, 'prof'), to, { recursive: true });
+      await cp(spansFile, join(to, 'spans.ndjson'));
+      await cp(resultFile, join(to, 'result.json'));
+    }
     return { result, flows, threads };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -119,6 +125,9 @@ const lines = [
   '',
   '   hottest functions (self time, ms per flow):',
   hotTable(fleetAttribution),
+  '',
+  "   idsync's functions by inclusive time (theirs and their callees', ms per flow):",
+  inclusiveTable(fleetAttribution),
 ];
 if (steps) {
   const rs = steps.run.result.summary;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attribute, threadProfile, windowCpu, type FlowSpans } from '../../src/fleet/profile/attribution.js';
-import { profileSamples, type CpuProfile } from '../../src/fleet/profile/cpu-profile.js';
+import { inclusiveFunctions, profileSamples, type CpuProfile } from '../../src/fleet/profile/cpu-profile.js';
 import { layerOfFrame } from '../../src/fleet/profile/layers.js';
 import { layerTable, stepTable } from '../../src/fleet/profile/table.js';
 import { ROOT } from '../cli/run-cli.js';
@@ -88,6 +88,11 @@ describe('profile samples and attribution', () => {
     expect(s[1]!.where).toBe('store/light-store.js:get > parse');
     // The event loop under a callback is no layer on its stack.
     expect([...s[3]!.stack]).toEqual(['envelope']);
+    // Inclusive time by idsync function: a package or builtin under it counts for it.
+    expect(inclusiveFunctions(s)).toEqual([
+      { where: 'store/light-store.js:get', us: 2000 },
+      { where: 'didcomm/envelope/native-unpack.js:unpack', us: 2000 },
+    ]);
   });
 
   it('sums the window by layer per flow, and scales a thread to its CPU clock', () => {

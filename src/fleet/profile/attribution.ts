@@ -12,7 +12,7 @@
 // every thread falls in exactly one step of one flow, or after it (the gap a run leaves after
 // each flow, where the service finishes what the wallet's last message asked), or outside any
 // flow.
-import { hotFunctions, layerTimes, profileSamples, threadRole, type CpuProfile, type LayerTimes, type Sample } from './cpu-profile.js';
+import { hotFunctions, inclusiveFunctions, layerTimes, profileSamples, threadRole, type CpuProfile, type LayerTimes, type Sample } from './cpu-profile.js';
 import { LAYERS, type Layer } from './layers.js';
 
 /** CPU so far (ms) of the thread that ran a flow and of the whole process. */
@@ -70,6 +70,8 @@ export interface Attribution {
   bySteps?: Record<string, { self: LayerMs; totalMs: number; hot: HotFunction[] }>;
   /** The largest self-time functions of each thread. */
   hot: Partial<Record<Role, HotFunction[]>>;
+  /** idsync's functions of each thread by inclusive time (theirs and their callees'). */
+  inclusive: Partial<Record<Role, { where: string; ms: number }[]>>;
 }
 
 export interface AttributeOptions {
@@ -172,15 +174,17 @@ export function attribute(profiles: ThreadProfile[], allFlows: FlowSpans[], opti
   const toMs = (t: LayerTimes) => ({ self: conv(t.self), inclusive: conv(t.inclusive), totalMs: perFlow(t.total) });
   const byThread: Attribution['byThread'] = {};
   const hot: Attribution['hot'] = {};
+  const inclusive: Attribution['inclusive'] = {};
   const everything: Sample[] = [];
   for (const [role, samples] of byRole) {
     byThread[role] = { ...toMs(layerTimes(samples)), scaled: known[role] != null };
     hot[role] = hotFunctions(samples, -Infinity, Infinity, top).map((h) => ({ where: h.where, layer: h.layer, ms: perFlow(h.us) }));
+    inclusive[role] = inclusiveFunctions(samples, -Infinity, Infinity, top * 2).map((h) => ({ where: h.where, ms: perFlow(h.us) }));
     everything.push(...samples);
   }
   const threadCpu = [...byRole.keys()].reduce((ms, r) => ms + (known[r] ?? 0), 0);
   const helpersMs = cpu.process !== null && known.wallets != null && known.service != null ? round2((cpu.process - threadCpu) / Math.max(1, allFlows.length)) : null;
-  const out: Attribution = { flows: n, windowMs: Math.round((to - from) / 1000), byThread, all: toMs(layerTimes(everything)), helpersMs, hot };
+  const out: Attribution = { flows: n, windowMs: Math.round((to - from) / 1000), byThread, all: toMs(layerTimes(everything)), helpersMs, hot, inclusive };
   if (options.bySteps) {
     const at = spanIndex(flows);
     const steps = new Map<string, Sample[]>();

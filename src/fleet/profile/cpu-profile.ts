@@ -24,6 +24,8 @@ export interface Sample {
   stack: ReadonlySet<Layer>;
   /** The innermost frame with a source file: `file:function` (for the hot-function list). */
   where: string;
+  /** idsync's own functions on its stack, `file:function` (for inclusive time by function). */
+  own: ReadonlySet<string>;
 }
 
 interface NodeInfo {
@@ -31,6 +33,7 @@ interface NodeInfo {
   layer: Layer | '(idle)';
   stack: Set<Layer>;
   where: string;
+  own: Set<string>;
 }
 
 /** Short name of a source file for the hot list: the path under dist/, src/ or node_modules/. */
@@ -71,7 +74,10 @@ function nodeInfos(p: CpuProfile): Map<number, NodeInfo> {
     const stack = new Set(up?.stack ?? []);
     // The event loop under every callback is no layer's cost: inclusive time is for layers.
     if (layer !== '(idle)' && layer !== 'runtime') stack.add(layer);
-    const r: NodeInfo = { self, layer, stack, where: whereOf(n.callFrame, self, up) };
+    const url = n.callFrame.url;
+    const mine = /\/(?:dist|src)\//.test(url) && !url.includes('/node_modules/');
+    const own = mine ? new Set(up?.own ?? []).add(`${shortFile(url)}:${n.callFrame.functionName || '(anonymous)'}`) : (up?.own ?? new Set<string>());
+    const r: NodeInfo = { self, layer, stack, where: whereOf(n.callFrame, self, up), own };
     out.set(id, r);
     return r;
   };
@@ -90,7 +96,7 @@ export function profileSamples(p: CpuProfile): Sample[] {
     const n = infos.get(p.samples[i]!);
     if (!n || n.layer === '(idle)') continue;
     const next = i + 1 < times.length ? times[i + 1]! : p.endTime;
-    out.push({ at: times[i]!, us: Math.max(0, next - times[i]!), layer: n.layer, stack: n.stack, where: n.where });
+    out.push({ at: times[i]!, us: Math.max(0, next - times[i]!), layer: n.layer, stack: n.stack, where: n.where, own: n.own });
   }
   return out;
 }
@@ -130,6 +136,16 @@ export function hotFunctions(samples: Sample[], from = -Infinity, to = Infinity,
     e.us += s.us;
   }
   return [...by.values()].sort((a, b) => b.us - a.us).slice(0, top);
+}
+
+/** idsync's functions by inclusive time (their own and their callees') inside [from, to], largest first. */
+export function inclusiveFunctions(samples: Sample[], from = -Infinity, to = Infinity, top = 20): { where: string; us: number }[] {
+  const by = new Map<string, number>();
+  for (const s of samples) {
+    if (s.at < from || s.at > to) continue;
+    for (const f of s.own) by.set(f, (by.get(f) ?? 0) + s.us);
+  }
+  return [...by].map(([where, us]) => ({ where, us })).sort((a, b) => b.us - a.us).slice(0, top);
 }
 
 /**

@@ -59,3 +59,14 @@ export function stepHotTable(a: Attribution, order: string[], top = 6): string {
   }
   return out.join('\n');
 }
+
+/** idsync's functions by inclusive time, each thread. */
+export function inclusiveTable(a: Attribution, top = 20): string {
+  const out: string[] = [];
+  for (const [role, list] of Object.entries(a.inclusive)) {
+    if (role === 'coordinator' || role === 'other' || !list) continue;
+    out.push(`  ${role} thread:`);
+    for (const h of list.slice(0, top)) out.push(`    ${f2(h.ms).padStart(7)} ms  ${h.where}`);
+  }
+  return out.join('\n');
+}
