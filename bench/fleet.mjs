@@ -86,7 +86,7 @@ const peak = (r) => (r ? `${r.peakMemoryMB.rss ?? '?'} MB / ${Math.max(0, ...Obj
 const col = (r, f) => (r ? f(r) : '-');
 const best = closedRuns.length ? Math.min(...closedRuns.map((r) => r.durationMs)) : Infinity;
 const memory = Math.max(0, ...closedRuns.map((r) => r.memoryPerWalletKB ?? 0));
-const row = (label, a, b, note = '') => `  ${label.padEnd(44)}${String(a).padStart(16)}${String(b).padStart(18)}${note ? `   ${note}` : ''}`;
+const row = (label, a, b, note = '') => `  ${label.padEnd(44)}${String(a).padStart(16)}${String(b).padStart(22)}${note ? `   ${note}` : ''}`;
 const lines = [
   '',
   `idsync fleet benchmark: node ${process.version}, ${cores} core(s) (${cpus()[0]?.model ?? 'cpu'}), sync scenario, embedded twin, compiled package`,
