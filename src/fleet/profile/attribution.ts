@@ -6,7 +6,7 @@
 // time the thread waited for a core. So each thread's samples are scaled to the CPU time the
 // thread really used in the window (when known): the shares come from the profile, the
 // milliseconds from the thread's CPU clock. CPU the profiles cannot see (V8's concurrent GC
-// helpers, libuv's pool, the profiler itself) is the process's CPU less its threads'.
+// helpers and compiler, libuv's pool, the profiler itself) is the process's CPU less its threads'.
 //
 // Steps come from timing spans: with one flow in flight in the whole fleet, every sample of
 // every thread falls in exactly one step of one flow, or after it (the gap a run leaves after
@@ -64,7 +64,7 @@ export interface Attribution {
   byThread: Partial<Record<Role, { self: LayerMs; inclusive: LayerMs; totalMs: number; scaled: boolean }>>;
   /** All profiled threads together. */
   all: { self: LayerMs; inclusive: LayerMs; totalMs: number };
-  /** CPU per flow of the process's other threads (GC helpers, libuv, the profiler), when known. */
+  /** CPU per flow of the process's other threads (V8's background compiler and GC helpers, libuv, the profiler), when known. */
   helpersMs: number | null;
   /** By step (all threads), when the flows ran one at a time. */
   bySteps?: Record<string, { self: LayerMs; totalMs: number; hot: HotFunction[] }>;

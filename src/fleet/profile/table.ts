@@ -17,7 +17,7 @@ export function layerTable(a: Attribution): string {
   const total = `  ${'total'.padEnd(13)}${roles.map((r) => f2(a.byThread[r]!.totalMs).padStart(12)).join('')}${f2(a.all.totalMs).padStart(10)}${'100 %'.padStart(9)}`;
   const unscaled = roles.filter((r) => r !== 'coordinator' && !a.byThread[r]!.scaled);
   const notes = [
-    a.helpersMs === null ? '' : `  + ${f2(a.helpersMs)} ms per flow in the process's other threads (V8's concurrent GC helpers, libuv's pool, the profiler, the coordinator), which no profile shows`,
+    a.helpersMs === null ? '' : `  + ${f2(a.helpersMs)} ms per flow in the process's other threads (V8's background compiler and GC helpers, libuv's pool, the profiler, the coordinator), which no profile shows`,
     unscaled.length ? `  (${unscaled.join(', ')}: sampled wall time, not scaled to a CPU clock)` : '',
   ].filter(Boolean);
   return [head, ...rows, total, ...notes].join('\n');
