@@ -13,10 +13,12 @@ import { IdsyncError, isIdsyncError, toIdsyncError } from '../errors.js';
 import type { UnpackResult } from '../didcomm/types.js';
 import { isExpired, parseMessageType, parsePiuri, threadId } from '../didcomm/message.js';
 import { addressedDid, senderOf } from './addressing.js';
-import { problemCodeFor, refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
+import { deliverPrepared, prepareMessage, problemCodeFor, refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
 import { loggedConformance, receivedRecord, undecryptableRecord } from './records.js';
 import { isTransientProblem, seenKey, seenTracker } from './seen.js';
-import { createResender, resendThread, type Resender, type ResendOut } from './resend.js';
+import { createStepEngine, type StepEngine } from './steps/engine.js';
+import { stepThread } from './steps/names.js';
+import type { StepOut } from './steps/state.js';
 import {
   DUPLICATE_RULE,
   type HandlerContext,
@@ -62,10 +64,10 @@ export function createRouter(options: RouterOptions): Router {
     events.emit('log', { level, msg, data });
   };
   const seen = seenTracker(options, clock, log);
-  // Durable steps (resend.ts): per thread, the message being handled now, so that what a handler
-  // sends on that thread is stored as its answer.
+  // Durable steps (steps/engine.ts): per thread, the message being handled now, so that what a
+  // handler sends on that thread is stored as its answer.
   const handling = new Map<string, string>();
-  let resender: Resender | undefined;
+  let steps: StepEngine | undefined;
 
   /** Writes a log record; the log never breaks message handling. Returns its seq. */
   async function record(rec: LogInput): Promise<string | undefined> {
@@ -107,15 +109,15 @@ export function createRouter(options: RouterOptions): Router {
     finishRecord,
     log,
     receive: (packed, info) => receive(packed, info),
-    resend: () => resender,
+    steps: () => steps,
     handling: (thid) => handling.get(thid),
   };
-  if (options.resend) {
-    resender = createResender(options.resend, {
+  if (options.steps) {
+    steps = createStepEngine(options.steps, {
       clock,
       log,
       // A resend is not a new step: it leaves the thread's record as it is.
-      send: async (out: ResendOut) => void (await sendMessage(core, out.message, { to: out.to, mode: out.mode, untracked: true })),
+      send: async (out: StepOut) => void (await sendMessage(core, out.message, { to: out.to, mode: out.mode, untracked: true })),
     });
   }
 
@@ -193,11 +195,11 @@ export function createRouter(options: RouterOptions): Router {
     return result;
   }
 
-  /** resend.ts: a replay of a message we answered is answered with the same message again. */
+  /** steps/engine.ts: a replay of a message we answered is answered with the same message again. */
   async function answerReplay(inc: Incoming): Promise<boolean> {
-    if (!resender) return false;
+    if (!steps) return false;
     try {
-      const out = await resender.answerFor(inc.message);
+      const out = await steps.answerFor(inc.message);
       if (!out) return false;
       log('info', 'replay answered with the message sent after it', { id: inc.message.id, answer: out.message.id });
       await replyTo(core, inc, out.message, out.mode, false);
@@ -231,8 +233,8 @@ export function createRouter(options: RouterOptions): Router {
     const key = seenKey(message.id, senderOf(metadata) ?? message.from);
     if (!(await seen.claim(key))) return refuseDuplicate(inc, results);
     // Handled before, though its id was never marked seen (the process stopped while handling
-    // it, after its answer was stored): a replay all the same (resend.ts).
-    if (resender && senderOf(metadata) !== undefined && (await resender.answerFor(message).catch(() => undefined))) {
+    // it, after its answer was stored): a replay all the same (steps/engine.ts).
+    if (steps && senderOf(metadata) !== undefined && (await steps.answerFor(message).catch(() => undefined))) {
       await seen.finish(key, { type: message.type });
       return refuseDuplicate(inc, results);
     }
@@ -257,17 +259,18 @@ export function createRouter(options: RouterOptions): Router {
 
       const ctx: HandlerContext = {
         message, metadata, me: inc.me, sender: senderOf(metadata), thid: threadId(message), router, received: inc.info,
-        reply: (draft, o) => replyTo(core, inc, draft, o?.mode),
+        reply: (draft, o) => replyTo(core, inc, draft, o?.mode, true, o?.ops),
         send: (draft, o) => sendMessage(core, draft, o),
         emit: (event, data) => void events.emit(event, data),
         log,
       };
-      const thid = resendThread(message);
+      const thid = stepThread(message);
       const outer = handling.get(thid);
-      if (resender && typeof message.id === 'string') handling.set(thid, message.id);
+      if (steps && typeof message.id === 'string') handling.set(thid, message.id);
+      const mark = steps?.mark();
       try {
         await entry.handler(ctx);
-        if (resender) await resender.noteReceived(message);
+        if (steps) await steps.noteReceived(message, mark);
       } catch (err) {
         const error = toIdsyncError(err);
         // A deliberate refusal (a coded error whose problem code says the same message will fail
@@ -336,7 +339,9 @@ export function createRouter(options: RouterOptions): Router {
     },
     send: (draft, o) => sendMessage(core, draft, o),
     pruneSeen: () => seen.prune(),
-    resender: () => resender,
+    steps: () => steps,
+    prepare: (draft, o) => prepareMessage(core, draft, o),
+    deliver: (prepared) => deliverPrepared(core, prepared),
     waitFor<T>(event: string, predicate?: (data: T) => boolean, o?: { timeoutMs?: number; signal?: AbortSignal }) {
       return waitForEvent(events, event, predicate, o);
     },

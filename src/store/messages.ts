@@ -63,6 +63,8 @@ export interface MessageRecord {
   size: number;
   result?: MessageResult;
   problemCode?: string;
+  /** Why it was not handled or not sent: the coded error (an IdsyncError code). */
+  errorCode?: string;
   conformance?: ConformanceResult[];
   transport?: string;
   endpoint?: string;

@@ -17,7 +17,7 @@ import { DATA_PIPE_PIURI } from '../protocols/data-pipe.js';
 
 /**
  * Failures of a send that may pass: the message is stored with its thread and the durable-steps
- * engine (router/resend.ts) sends it again, so the step stands (docs/protocols.md "Durable steps").
+ * engine (router/steps) sends it again, so the step stands (docs/protocols.md "Durable steps").
  */
 const TRANSIENT_SEND = new Set(['transport_unreachable', 'transport_timeout', 'transport_retry_later', 'transport_error', 'transport_reply_unavailable', 'delivery_failed']);
 
@@ -88,7 +88,7 @@ export async function sendStep<S extends string>(
     return result;
   } catch (err) {
     const code = toIdsyncError(err).code;
-    const resender = ctx.router.resender();
+    const resender = ctx.router.steps();
     // Stored with its thread before the send: a retry delivers it (or a later step of the thread,
     // already under way inside this send, took its place). The step stands.
     if (TRANSIENT_SEND.has(code) && resender) {

@@ -228,7 +228,7 @@ export class Wallet extends WalletEvents {
    */
   async retryDue(): Promise<number> {
     await this.init();
-    return this.rt.ctx.router.resender()!.runDue();
+    return this.rt.ctx.router.steps()!.runDue();
   }
 
   /** Resolves with the next `event` payload passing `predicate` (guard timeout 10 s). */

@@ -11,7 +11,7 @@ import type { ServiceEvent } from '../context.js';
 import type { EndpointPolicy } from '../net/endpoint-policy.js';
 import type { QueueOptions } from './queue.js';
 import type { RedeliveryOptions } from './redelivery.js';
-import type { ResendOptions } from '../../router/resend.js';
+import type { StepOptions } from '../../router/steps/engine.js';
 import type { CrashPoint } from '../../crash-point.js';
 
 /** Store collections of the DIDComm side (names: src/store/store.ts rules). */
@@ -48,12 +48,13 @@ export interface AgentOptions {
   /** How often the sweep of stuck syncs runs (default 30 s; `agent.sweep()` runs it now). */
   sweepMs?: number;
   /**
-   * Retries of unanswered protocol messages (router/resend.ts): a send that failed (or was kept for
-   * pickup because the endpoint failed) after 2 s, doubling to 60 s with jitter; one the wallet's
-   * endpoint accepted only after 30 s (liveness); for 10 minutes after the first send, then the
-   * sync or workflow fails (`unanswered`).
+   * The retry scheduler's one back-off (router/retry/backoff.ts) and the steps' deadline: a send
+   * that failed (or was kept for pickup because the endpoint failed) is retried after 2 s,
+   * doubling to 60 s with jitter, at most 1 s apart while nothing listens at the wallet's address;
+   * one the wallet's endpoint accepted only after 30 s (liveness); for 10 minutes after the first
+   * send, then the sync or workflow fails (`unanswered`). After a start everything is due at once.
    */
-  retry?: Pick<ResendOptions, 'baseDelayMs' | 'maxDelayMs' | 'acceptedDelayMs' | 'deadlineMs' | 'random'>;
+  retry?: Pick<StepOptions, 'baseDelayMs' | 'maxDelayMs' | 'acceptedDelayMs' | 'unreachableDelayMs' | 'deadlineMs' | 'random'>;
   /** Crash tests: called at named steps (crash-point.ts); default IDSYNC_TEST_CRASH_AT. */
   crashPoint?: CrashPoint;
   /** Overrides createService's `outboundEndpoints` (which endpoint addresses of peers may be called). */
@@ -61,8 +62,8 @@ export interface AgentOptions {
   /** Message Pickup queue bounds: TTL (default 30 days) and messages per recipient (default 1000). */
   queue?: QueueOptions;
   /**
-   * Messages a peer's endpoint answered 503/429 are sent again (redelivery.ts): attempts (default
-   * 8, the first one included), back-off without a Retry-After (5 s doubling, at most 1 h).
+   * Messages a peer's endpoint answered 503/429 are sent again (redelivery.ts) by the retry
+   * scheduler, with its back-off (`retry`): attempts (default 8, the first one included).
    */
   redelivery?: RedeliveryOptions;
   /**

@@ -77,7 +77,7 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
         await expire(recipient);
         throw new IdsyncError('queue_full', `${max} messages are already waiting for this recipient`, { details: { max } });
       }
-      // The same message again (a retry of an unanswered step, router/resend.ts) waits once.
+      // The same message again (a retry of an unanswered step, router/steps) waits once.
       if (meta.messageId !== undefined) {
         const same = (await col.list(live(recipient))).find((e) => e.value.messageId === meta.messageId);
         if (same) return same.value;

@@ -259,7 +259,7 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
 
   /** A thread we opened whose first message never reached the durable-steps engine (resend.ts). */
   async function unsent(thread: DcThread): Promise<boolean> {
-    const r = await core.router.resender()?.get(thread.thid);
+    const r = await core.router.steps()?.get(thread.thid);
     return thread.state !== 'done' && thread.state !== 'abandoned' && !r?.out && !r?.lastIn;
   }
 

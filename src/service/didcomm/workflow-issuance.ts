@@ -124,7 +124,7 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     // The wallet accepting again on the thread it started (after a crash): the thread continues
     // where it stands — our last message on it goes out again (resend.ts) — never a second offer.
     if (wf.didcommThreadId === parsed.thid && wf.userDID !== undefined && sameDid(wf.userDID, proposer)) {
-      const again = await ctx.router.resender()?.get(parsed.thid);
+      const again = await ctx.router.steps()?.get(parsed.thid);
       core.events.emit('workflow-proposed-again', { workflowId: wf.id, thid: parsed.thid, status: wf.status });
       if (again?.out) {
         await ctx.reply(again.out.message);
