@@ -175,6 +175,18 @@ export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: S
  * from the form of our DID the message was addressed to (unless the draft names a `from`).
  */
 export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDraft, mode?: EnvelopeMode, track = true, ops?: BatchOp[]): Promise<PlainMessage> {
+  return (await prepareReply(core, inc, draft, mode, track, ops)).deliver();
+}
+
+/** A reply made, checked, packed and stored (with `ops`, the rest of its step), not yet sent. */
+export interface PreparedReply {
+  message: PlainMessage;
+  /** Sends it: over the return route when asked and possible, else as any message. */
+  deliver(): Promise<PlainMessage>;
+}
+
+/** The first half of replyTo (see Router.prepare: a caller holding a lock over its step's state releases it before deliver()). */
+export async function prepareReply(core: RouterCore, inc: Incoming, draft: MessageDraft, mode?: EnvelopeMode, track = true, ops?: BatchOp[]): Promise<PreparedReply> {
   const { clock, ids, options } = core;
   // The DID the envelope proves wins over a `from` it contradicts (never reflect to a claimed sender).
   const proven = senderOf(inc.metadata);
@@ -194,13 +206,19 @@ export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDra
     const rec = outRecord(message, packed, 'sent', results, { transport: 'return-route', problemCode: isProblem ? (message.body.code as string) : undefined });
     const reply = inc.info.reply;
     await storeStep(core, message, to, packed.mode, !track, ops, typeof inc.message.id === 'string' ? inc.message.id : undefined);
-    await logged(core, rec, () => reply(packed.packed));
-    if (track) core.steps()?.noteSent(message);
-    inc.replies.push(packed.packed);
-    core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: true });
-    return message;
+    return {
+      message,
+      async deliver() {
+        await logged(core, rec, () => reply(packed.packed));
+        if (track) core.steps()?.noteSent(message);
+        inc.replies.push(packed.packed);
+        core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: true });
+        return message;
+      },
+    };
   }
-  return (await sendMessage(core, base, { to, mode: replyMode, ...(track ? {} : { untracked: true }), ...(ops ? { ops } : {}) }, senderKid)).message;
+  const prepared = await prepareMessage(core, base, { to, mode: replyMode, ...(track ? {} : { untracked: true }), ...(ops ? { ops } : {}) }, senderKid);
+  return { message: prepared.message, deliver: async () => (await deliverPrepared(core, prepared)).message };
 }
 
 /**

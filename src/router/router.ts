@@ -13,7 +13,7 @@ import { IdsyncError, isIdsyncError, toIdsyncError } from '../errors.js';
 import type { UnpackResult } from '../didcomm/types.js';
 import { isExpired, parseMessageType, parsePiuri, threadId } from '../didcomm/message.js';
 import { addressedDid, senderOf } from './addressing.js';
-import { deliverPrepared, prepareMessage, problemCodeFor, refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
+import { deliverPrepared, prepareMessage, prepareReply, problemCodeFor, refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
 import { loggedConformance, receivedRecord, undecryptableRecord } from './records.js';
 import { isTransientProblem, seenKey, seenTracker } from './seen.js';
 import { createStepEngine, type StepEngine } from './steps/engine.js';
@@ -260,6 +260,7 @@ export function createRouter(options: RouterOptions): Router {
       const ctx: HandlerContext = {
         message, metadata, me: inc.me, sender: senderOf(metadata), thid: threadId(message), router, received: inc.info,
         reply: (draft, o) => replyTo(core, inc, draft, o?.mode, true, o?.ops),
+        prepareReply: (draft, o) => prepareReply(core, inc, draft, o?.mode, true, o?.ops),
         send: (draft, o) => sendMessage(core, draft, o),
         emit: (event, data) => void events.emit(event, data),
         log,
@@ -273,6 +274,9 @@ export function createRouter(options: RouterOptions): Router {
         if (steps) await steps.noteReceived(message, mark);
       } catch (err) {
         const error = toIdsyncError(err);
+        // The thread had recorded this very message (handled before a crash kept its id from being
+        // marked seen): the peer's step reached us, so our retries on its thread end as they would have.
+        if (steps && error.code === 'duplicate_message') await steps.noteReceived(message, mark).catch(() => undefined);
         // A deliberate refusal (a coded error whose problem code says the same message will fail
         // again) is final, whether or not its sender can be told: a message with no way to reply
         // (an anoncrypted ping asking for a response, a pickup request or a proposal without an

@@ -124,6 +124,11 @@ export interface HandlerContext {
    * without a `from` in the draft, from `me`.
    */
   reply(draft: MessageDraft, options?: { mode?: EnvelopeMode; ops?: BatchOp[] }): Promise<PlainMessage>;
+  /**
+   * The first half of reply: the reply made, packed and stored with `ops` (the rest of the step),
+   * sent by its deliver(). A handler holding a lock over the step's state releases it in between.
+   */
+  prepareReply(draft: MessageDraft, options?: { mode?: EnvelopeMode; ops?: BatchOp[] }): Promise<{ message: PlainMessage; deliver(): Promise<PlainMessage> }>;
   send(draft: MessageDraft, options: SendOptions): Promise<SendResult>;
   emit(event: string, data: unknown): void;
   log(level: LogLevel, msg: string, data?: Record<string, unknown>): void;

@@ -201,11 +201,15 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       pending.add(p);
       void p.finally(() => pending.delete(p));
     },
-    async send(draft, to) {
+    async send(draft, to, ops) {
+      return (await core.prepare(draft, to, ops)).deliver();
+    },
+    async prepare(draft, to, ops) {
       router.addDid(deps.serviceDid);
-      // The service chose this recipient: it may be queued for (relationships.ts).
       const id = typeof draft.id === 'string' ? draft.id : deps.ids();
-      return related.own(id, to, async () => (await router.send({ ...draft, id, from: (draft.from as string | undefined) ?? deps.serviceDid }, { to, mode: 'authcrypt' })).message);
+      const prepared = await router.prepare({ ...draft, id, from: (draft.from as string | undefined) ?? deps.serviceDid }, { to, mode: 'authcrypt', ...(ops?.length ? { ops } : {}) });
+      // The service chose this recipient: it may be queued for (relationships.ts).
+      return { message: prepared.message, deliver: () => related.own(id, to, async () => (await router.deliver(prepared)).message) };
     },
     emit: (event) => emitSafe(deps, event),
     now: () => isoNow(deps.clock),

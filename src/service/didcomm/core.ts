@@ -13,6 +13,7 @@ import type { QueueOptions } from './queue.js';
 import type { RedeliveryOptions } from './redelivery.js';
 import type { StepOptions } from '../../router/steps/engine.js';
 import type { CrashPoint } from '../../crash-point.js';
+import type { BatchOp } from '../../store/store.js';
 
 /** Store collections of the DIDComm side (names: src/store/store.ts rules). */
 
@@ -80,6 +81,12 @@ export interface AgentOptions {
   statusIndex?: (max: number) => number;
 }
 
+/** A message of the service stored with its step, to be sent by deliver(). */
+export interface PreparedMessage {
+  message: PlainMessage;
+  deliver(): Promise<PlainMessage>;
+}
+
 /** What the flow modules share. */
 export interface AgentCore {
   deps: ServiceDeps;
@@ -93,8 +100,13 @@ export interface AgentCore {
   lock<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** Runs `fn` in the background; failures are logged and emitted as 'agent-error'. close() waits for them. */
   background(what: string, fn: () => Promise<void>): void;
-  /** Sends an authcrypted message from the service DID (outbound.ts decides: push, deliver or queue). */
-  send(draft: MessageDraft, to: string): Promise<PlainMessage>;
+  /**
+   * Sends an authcrypted message from the service DID (outbound.ts decides: push, deliver or
+   * queue); `ops`, the rest of its step, are stored in one batch with it first.
+   */
+  send(draft: MessageDraft, to: string, ops?: BatchOp[]): Promise<PlainMessage>;
+  /** The first half of send: made, packed and stored with `ops`; `deliver()` sends it (outside any lock held while preparing). */
+  prepare(draft: MessageDraft, to: string, ops?: BatchOp[]): Promise<PreparedMessage>;
   /** Crash tests (crash-point.ts): a named step outside the message sends. */
   crashPoint(step: string): void;
   /** Emits a webhook event; never throws. */

@@ -27,6 +27,7 @@ import { userKey } from '../users/users.js';
 import type { DataPipeResponder } from './data-pipe.js';
 import type { IssueFailure, Issuance, IssueOwner } from './issuer.js';
 import type { MessageQueue } from './queue.js';
+import type { BatchOp } from '../../store/store.js';
 import { sent, type DcThread, type ThreadStore } from './threads.js';
 
 export type SyncPhase = 'queued' | 'authenticating' | 'issuing' | 'done';
@@ -96,10 +97,13 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
    * (webhook events about the ended operation) are stored in the same batch (event-outbox.ts)
    * and committed before this resolves.
    */
-  async function finish(ref: UserRef, opId: string, patch: Partial<SyncRecord>, events?: (done: SyncRecord) => ServiceEvent[]): Promise<{ op?: SyncRecord; next?: string }> {
+  async function finish(ref: UserRef, opId: string, patch: Partial<SyncRecord>, events?: (done: SyncRecord) => ServiceEvent[], ops: BatchOp[] = []): Promise<{ op?: SyncRecord; next?: string }> {
     const result = await syncLock(ref, async () => {
       const op = await getOp(ref, opId);
-      if (!op || TERMINAL.includes(op.status)) return {};
+      if (!op || TERMINAL.includes(op.status)) {
+        if (ops.length) await deps.store.batch(ops);
+        return {};
+      }
       const done: SyncRecord = { ...op, ...patch, phase: 'done', updatedAt: core.now() };
       const state = (await states.get(userKey(ref))) ?? {};
       const next: SyncUserState = { ...state, activeSyncId: state.followUpSyncId };
@@ -107,6 +111,7 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       if (done.status === 'completed' && done.credentialId) next.lastCredentialId = done.credentialId;
       const prepared = events ? await prepareEvents(deps, events(done)) : undefined;
       await deps.store.batch([
+        ...ops,
         { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(done), value: done },
         { type: 'put', collection: COLLECTIONS.userState, key: userKey(ref), value: next },
         ...(prepared?.ops ?? []),
@@ -184,20 +189,20 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
         peerLong: pipe.did, challenge, domain: deps.serviceDid, definitionId, createdAt: now, updatedAt: now,
       }, message);
       const started: SyncRecord = { ...op, status: 'started', phase: 'authenticating', authThid: thid, cptyDID: user.userDID ?? pipe.did, updatedAt: now };
-      // The thread, the operation and DATA_SYNC_STARTED in one batch (the outbox), before the request goes out.
+      // The thread, the operation, DATA_SYNC_STARTED (the outbox) and the request: one step, one batch.
       const events = await prepareEvents(deps, [syncEventOf(started, 'DATA_SYNC_STARTED')]);
-      await deps.store.batch([
+      const prepared = await core.prepare(message, pipe.shortDid, [
         { type: 'put', collection: COLLECTIONS.threads, key: thid, value: thread },
         { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(started), value: started },
         ...events.ops,
       ]);
-      return { op: started, message, to: pipe.shortDid, events };
+      return { op: started, prepared, events };
     });
     if (!prepared) return;
     if ('missing' in prepared) return fail(ref, opId, 'session_not_established', 'the user has no established Data Pipe');
     await prepared.events.commit();
     core.events.emit('sync-started', { operationId: prepared.op.id, tenantId: ref.tenantId, userId: ref.userId, authThid: prepared.op.authThid });
-    await core.send(prepared.message, prepared.to);
+    await prepared.prepared.deliver();
   }
 
   async function startIssue(ref: UserRef, opId: string): Promise<void> {
@@ -207,9 +212,8 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       const user = await deps.users.require(ref);
       const pipe = await pipes.get(ref);
       if (!pipe || pipe.closedAt) return { missing: true as const };
-      const issuing: SyncRecord = { ...op, phase: 'issuing', datapoints: { ...user.datapoints } };
-      await putOp(issuing);
-      return { op: issuing, pipe, state: (await states.get(userKey(ref))) ?? {} };
+      // Stored with the offer (offerFor): the datapoints as they are now are what is offered.
+      return { op: { ...op, phase: 'issuing' as const, datapoints: { ...user.datapoints } } };
     });
     if (!prepared) return;
     if ('missing' in prepared) return fail(ref, opId, 'session_not_established', 'the Data Pipe was closed');
@@ -230,17 +234,20 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       datapoints: op.datapoints ?? {},
       pthid: pipe.thid,
       ...(state.lastCredentialId ? { replacementId: state.lastCredentialId } : {}),
-      beforeSend: async (thread) => {
-        // The thread id and CREDENTIAL_ISSUANCE_PENDING in one batch (the outbox), before the offer goes out.
-        const prepared = await syncLock(ref, async () => {
+      step: async (thread, write) => {
+        // The operation issuing on this thread, CREDENTIAL_ISSUANCE_PENDING (the outbox), the
+        // thread and the offer: one step, one batch.
+        const events = await syncLock(ref, async () => {
           const current = await getOp(ref, op.id);
-          if (!current) return undefined;
-          const next: SyncRecord = { ...current, issueThid: thread.thid, updatedAt: core.now() };
+          if (!current || current.status !== 'started') return undefined;
+          // Another offer of this operation is already out (a second start raced this one).
+          if (current.phase === 'issuing' && current.issueThid && current.issueThid !== thread.thid && (await threads.get(current.issueThid))?.state !== 'abandoned') return undefined;
+          const next: SyncRecord = { ...current, phase: 'issuing', datapoints: op.datapoints ?? current.datapoints ?? {}, issueThid: thread.thid, updatedAt: core.now() };
           const events = await prepareEvents(deps, [issuanceEventOf(op, 'CREDENTIAL_ISSUANCE_PENDING', thread.thid)]);
-          await deps.store.batch([{ type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(next), value: next }, ...events.ops]);
+          await write([{ type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(next), value: next }, ...events.ops]);
           return events;
         });
-        await prepared?.commit();
+        await events?.commit();
       },
     });
   }
@@ -298,10 +305,13 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
   const syncIdOf = (t: DcThread): string => (t.owner.kind === 'sync' ? t.owner.syncId : '');
 
   const owner: IssueOwner = {
-    async completed(thread) {
+    async completed(thread, ops = []) {
       const ref = refOf(thread);
       const current = await getOp(ref, syncIdOf(thread));
-      if (!current || TERMINAL.includes(current.status)) return;
+      if (!current || TERMINAL.includes(current.status)) {
+        if (ops.length) await deps.store.batch(ops);
+        return;
+      }
       // docs/protocols.md "Sync": on the holder's ack, datapointsSynced = the datapoints offered,
       // isLinked = true. Stored first (idempotent): the completion below (operation, user state
       // and both webhook events in one batch) is what resume() redoes when a crash came between.
@@ -309,7 +319,7 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       const { op, next } = await finish(ref, current.id, { status: 'completed', ...(thread.credentialId ? { credentialId: thread.credentialId } : {}) }, (done) => [
         issuanceEventOf(done, 'CREDENTIAL_ISSUANCE_COMPLETED', thread.thid, { credentialId: thread.credentialId }),
         syncEventOf(done, 'DATA_SYNC_COMPLETED'),
-      ]);
+      ], ops);
       if (!op) return;
       core.events.emit('sync-completed', { operationId: op.id, tenantId: op.tenantId, userId: op.userId, credentialId: thread.credentialId, issueThid: thread.thid });
       kickLater(ref, next);
@@ -372,7 +382,7 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     },
 
     async onPresentation(ctx, parsed) {
-      type Outcome = { thread: DcThread; error: Error } | { thread: DcThread; ack: ReturnType<typeof buildPresentationAck> };
+      type Outcome = { thread: DcThread; error: Error } | { thread: DcThread; ack: { deliver(): Promise<unknown> } };
       const outcome = await core.lock(`thread:${parsed.thid}`, async (): Promise<Outcome> => {
         const thread = (await threads.advance(PRESENT_PROOF_VERIFIER, ctx.message, ctx.sender)) as DcThread;
         try {
@@ -387,16 +397,16 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
         }
         const ack = buildPresentationAck({ from: deps.serviceDid, to: ctx.sender, thid: thread.thid, status: 'OK' }, md());
         const next = sent(PRESENT_PROOF_VERIFIER, { ...thread, challengeUsed: true }, ack);
-        await threads.put(next);
-        return { ack, thread: next };
+        // The thread and its ack: one step, one batch.
+        return { ack: await ctx.prepareReply(ack, { ops: [threads.putOp(next)] }), thread: next };
       });
       const ref = refOf(outcome.thread);
       if ('error' in outcome) {
         await fail(ref, syncIdOf(outcome.thread), 'authentication_failed', outcome.error.message);
         throw outcome.error;
       }
+      await outcome.ack.deliver();
       await deps.users.recordLogin(ref);
-      await ctx.reply(outcome.ack);
       await startIssue(ref, syncIdOf(outcome.thread));
     },
 

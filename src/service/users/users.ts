@@ -9,6 +9,7 @@ import type { ServiceBase } from '../context.js';
 import { keyedLock } from '../../keyed-lock.js';
 import { prepareEvents } from '../webhooks/event-outbox.js';
 import { problem } from '../http/problem.js';
+import type { BatchOp } from '../../store/store.js';
 
 /** Which user: users live inside a tenant. */
 export interface UserRef {
@@ -77,8 +78,12 @@ export interface UserStore {
   updateDatapoints(ref: UserRef, patch: FlatDatapointsPatch, options: { autoSync: boolean }): Promise<{ user: UserRecord; syncOperationId?: string }>;
   /** Manual sync (POST .../sync): 409 while no session or no consent. */
   startSync(ref: UserRef): Promise<{ operationId: string }>;
-  /** `thid`: the Data Pipe thread (the wallet's request id); `invitationId`: the invitation it answered. */
-  linkWallet(ref: UserRef, dids: LinkedDids): Promise<UserRecord>;
+  /**
+   * `thid`: the Data Pipe thread (the wallet's request id); `invitationId`: the invitation it
+   * answered. `write` stores the link's writes (under the user's lock) instead of a batch of their
+   * own: the Data Pipe step stores them in one batch with its answer.
+   */
+  linkWallet(ref: UserRef, dids: LinkedDids, write?: (ops: BatchOp[]) => Promise<void>): Promise<UserRecord>;
   recordLogin(ref: UserRef): Promise<UserRecord>;
   markSynced(ref: UserRef, datapoints: FlatDatapoints): Promise<UserRecord>;
   findByDid(tenantId: string, did: string): Promise<UserRecord | undefined>;
@@ -176,7 +181,7 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
         return deps.agent.requestSync(ref, 'manual');
       }),
 
-    linkWallet: async (ref, { longDid, shortDid, thid, invitationId }) => {
+    linkWallet: async (ref, { longDid, shortDid, thid, invitationId }, write = (ops) => deps.store.batch(ops)) => {
       const { user, owed, event } = await locked(ref, async () => {
         const u = await requireUser(ref);
         const short = shortDid ?? ionShortForm(longDid);
@@ -196,7 +201,7 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
         // stored in the same batch as the link (event-outbox.ts).
         const params = { ...(thid !== undefined ? { thid } : {}), userId: ref.userId, ...(invitationId !== undefined ? { pthid: invitationId } : {}) };
         const event = await prepareEvents(deps, [{ tenantId: ref.tenantId, type: 'SSI_AGENT', action: 'DATA_PIPE_STATUS_UPDATE', event: 'DATA_PIPE_ESTABLISHED', params }]);
-        await deps.store.batch([...ops, ...event.ops]);
+        await write([...ops, ...event.ops]);
         return { user: u, owed: owedSync, event };
       });
       await event.commit();
