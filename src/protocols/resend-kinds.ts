@@ -2,11 +2,14 @@
 // keeps to answer a replay. A message that waits for the peer's answer is
 // retried until answered; the last message of a party's side of a thread (an ack, `established`,
 // `close`, a problem report ending the thread) is only sent again when the peer, retrying, shows
-// that it was lost. Pickup, trust ping, discover-features and invitations are not tracked: they
-// are requests on the return route whose caller sees the answer or its absence.
+// that it was lost. An out-of-band invitation sent by DIDComm (an issuance workflow's, to a DID)
+// waits for its answer too: a message whose pthid names it (Out-of-Band 2.0: the invitee's first
+// message has pthid = the invitation's id). Pickup, trust ping and discover-features are not
+// tracked: they are requests on the return route whose caller sees the answer or its absence.
 import type { PlainMessage } from '../didcomm/types.js';
 import type { StepKind } from '../router/steps/state.js';
 import { DATA_PIPE_PIURI } from './data-pipe.js';
+import { OUT_OF_BAND } from './out-of-band.js';
 import { ISSUE_CREDENTIAL_PIURI } from './issue-credential.js';
 import { PRESENT_PROOF_PIURI } from './present-proof.js';
 import { REPORT_PROBLEM_PIURI } from './report-problem.js';
@@ -24,6 +27,7 @@ const KINDS: Record<string, StepKind> = {
   [`${ISSUE_CREDENTIAL_PIURI}/issue-credential`]: 'retry',
   [`${ISSUE_CREDENTIAL_PIURI}/ack`]: 'answer',
   [`${REPORT_PROBLEM_PIURI}/problem-report`]: 'answer',
+  [OUT_OF_BAND.invitation]: 'retry',
 };
 
 export function resendKind(message: PlainMessage): StepKind | undefined {

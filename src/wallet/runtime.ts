@@ -166,7 +166,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     walletIssueCredential(() => ctx),
     walletPickupProtocol(() => ctx, session),
   );
-  // Resumes every open thread: its last message goes out again when due (a restart resends soon).
+  // Resumes every open thread: its last message goes out again at once (router/steps).
   await router.steps()!.start();
   router.events.on('result', (r: RouterResult) => {
     events.emit('message', { direction: 'in', message: r.message, mode: r.metadata?.mode, status: r.status, problemCode: r.problemCode, conformance: r.conformance });
@@ -197,6 +197,20 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
 
   function approve(id: string, o: AcceptOptions = {}): Promise<Acceptance | undefined> {
     return approvePending(ctx, id, (invitation) => acceptInvitation(ctx, acceptDeps(), invitation, { fetch: netFetch, ...o }));
+  }
+
+  // Invitations parked to be accepted at once (policy 'auto') by a wallet that stopped before it
+  // accepted them: accepted now, as they would have been.
+  if (ctx.policy.invitations === 'auto') {
+    for (const item of await ctx.pending.list('invitation')) {
+      setImmediate(() => {
+        approve(item.id).catch((err: unknown) => {
+          const e = toIdsyncError(err);
+          logger('warn', 'an invitation could not be accepted automatically', { id: item.id, code: e.code });
+          events.emit('auto-accept-failed', { item, code: e.code, message: e.message });
+        });
+      });
+    }
   }
 
   return {

@@ -313,6 +313,18 @@ export function createStepEngine(
         return { next: { ...r, lastIn: id, retry: undefined } };
       });
       if (answered) scheduler.cancel(STEP_JOB, thid);
+      // DIDComm v2 §Threading pthid, Out-of-Band 2.0: a message whose parent is a message we sent
+      // (an invitation) answers it, on a thread of its own.
+      const parent = message.pthid;
+      if (typeof parent === 'string' && parent !== thid) {
+        let ended = false;
+        await update(parent, (r) => {
+          if (!r.retry || lastOf(r)?.id !== parent) return undefined;
+          ended = true;
+          return { next: { ...r, retry: undefined } };
+        });
+        if (ended) scheduler.cancel(STEP_JOB, parent);
+      }
     },
 
     async answerFor(message) {
