@@ -14,7 +14,7 @@ import type { UnpackResult } from '../didcomm/types.js';
 import { isExpired, parseMessageType, parsePiuri, threadId } from '../didcomm/message.js';
 import { addressedDid, senderOf } from './addressing.js';
 import { deliverPrepared, prepareMessage, prepareReply, problemCodeFor, refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
-import { loggedConformance, receivedRecord, undecryptableRecord } from './records.js';
+import { loggedConformance, receivedRecord, refusedByRule, refusingRule, undecryptableRecord } from './records.js';
 import { isTransientProblem, seenKey, seenTracker } from './seen.js';
 import { createStepEngine, type StepEngine } from './steps/engine.js';
 import { stepThread } from './steps/names.js';
@@ -139,11 +139,17 @@ export function createRouter(options: RouterOptions): Router {
     } catch (err) {
       // Nobody to answer: the sender is unknown until the envelope opens.
       const error = toIdsyncError(err, 'didcomm_error');
-      const result: RouterResult = { status: 'undecryptable', code: error.code, conformance: checkEnvelope(packed), replies, error };
+      // Logged with the rule that refused it (the envelope layer names it, e.g. a signed envelope's
+      // envelope.jws-header-disjoint), as `message check` names it.
+      const conformance = checkEnvelope(packed);
+      const refused = refusedByRule(error);
+      if (refused && !conformance.some((r) => r.rule === refused.rule && !r.ok)) conformance.push(refused);
+      const rule = refused?.rule ?? refusingRule(conformance);
+      const result: RouterResult = { status: 'undecryptable', code: error.code, conformance, replies, error };
       // Our own store failing while looking up keys says nothing about the message: retry it.
       if (error.code.startsWith('store_')) result.retryable = true;
-      log('warn', 'message could not be unpacked', { code: error.code });
-      await record(undecryptableRecord(packed, `undecryptable-${ids()}`, outerMode(packed), result.conformance, info));
+      log('warn', 'message could not be unpacked', { code: error.code, ...(rule ? { rule } : {}) });
+      await record(undecryptableRecord(packed, `undecryptable-${ids()}`, outerMode(packed), result.conformance, info, { code: error.code, ...(rule ? { rule } : {}) }));
       events.emit('result', result);
       return result;
     }
@@ -163,7 +169,9 @@ export function createRouter(options: RouterOptions): Router {
       const error = toIdsyncError(err);
       result = { status: 'failed', code: error.code, message, metadata, conformance: results, replies, error, retryable: true };
     }
-    await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: loggedConformance(result.conformance) });
+    // A refusal is logged with its code and the rule that refused it, when a rule did.
+    const refusal = result.status === 'handled' ? {} : { ...(result.code ? { errorCode: result.code } : {}), ...(refusingRule(result.conformance) ? { rule: refusingRule(result.conformance) } : {}) };
+    await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: loggedConformance(result.conformance), ...refusal });
     events.emit('result', result);
     if (result.status === 'handled') events.emit('handled', { message, metadata, result });
     return result;

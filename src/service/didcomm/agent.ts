@@ -20,6 +20,7 @@ import { DEFAULT_WAIT_TIMEOUT_MS, waitForEvent } from '../../wait.js';
 import { isoNow } from '../../clock.js';
 import { EventEmitter } from 'node:events';
 import { createRouter, type HandlerContext, type ProtocolModule, type Router } from '../../router/router.js';
+import { refusingRule } from '../../router/records.js';
 import { sameDid } from '../../didcomm/message.js';
 import { httpTransport } from '../../didcomm/transport/http.js';
 import { wsTransport } from '../../didcomm/transport/ws.js';
@@ -304,7 +305,8 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       ...(retryable ? { retryable } : {}),
     });
     if (result.status !== 'handled') {
-      events.emit('refused', { status: result.status, type: m?.type, id: m?.id, code: result.code, problemCode: result.problemCode, ...(retryable ? { retryable } : {}) });
+      const rule = refusingRule(result.conformance);
+      events.emit('refused', { status: result.status, type: m?.type, id: m?.id, code: result.code, problemCode: result.problemCode, ...(rule ? { rule } : {}), ...(retryable ? { retryable } : {}) });
     }
     // The id was left free: the endpoint asks the sender to send it again (POST /didcomm: 503).
     if (retryable) {
