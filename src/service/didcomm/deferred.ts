@@ -14,7 +14,7 @@ import type { ServiceDidcommAgent } from './agent.js';
 
 export interface DeferredServiceAgent {
   /** Hand this to createService({agent}); it forwards to the bound agent. */
-  agent: ServiceAgent & Pick<ServiceDidcommAgent, 'deliverInvitation' | 'statusListCredential' | 'start'>;
+  agent: ServiceAgent & Pick<ServiceDidcommAgent, 'deliverInvitation' | 'statusListCredential' | 'start' | 'retries'>;
   bind(agent: ServiceDidcommAgent): ServiceDidcommAgent;
 }
 
@@ -37,6 +37,7 @@ export function deferredServiceAgent(): DeferredServiceAgent {
         started = true;
         bound?.start();
       },
+      retries: () => bound?.retries() ?? { scheduled: 0, due: 0, retrying: 0, abandoned: 0, byKind: {} },
       close: async () => bound?.close(),
     },
     bind(agent) {

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MemoryInboundHandler } from '../../../src/didcomm/transport/memory.js';
 import { COLLECTIONS } from '../../../src/service/didcomm/collections.js';
-import { memoryHarness, type MemoryHarness } from './harness.js';
+import { CLIENT, memoryHarness, type MemoryHarness } from './harness.js';
 
 const PING = 'https://didcomm.org/trust-ping/2.0/ping';
 
@@ -16,6 +16,13 @@ afterEach(async () => {
   await m?.close();
   m = undefined;
 });
+
+/** GET with an admin token of the harness's client, through the app (no socket). */
+async function adminGet(h: MemoryHarness, url: string): Promise<{ status: number; json: unknown }> {
+  const token = await h.service.app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { clientId: CLIENT.clientId, clientSecret: CLIENT.clientSecret } });
+  const res = await h.service.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${(token.json() as { accessToken: string }).accessToken}` } });
+  return { status: res.statusCode, json: res.json() };
+}
 
 /**
  * A linked wallet whose endpoint then answers like an HTTP 503 with Retry-After while `busy`
@@ -53,6 +60,10 @@ describe('retries after 503/429, one scheduler', () => {
     expect(redeliveries).toBe(0);
     expect(m.agent.retries().byKind.step).toMatchObject({ scheduled: 1, due: 0, retrying: 0 });
     expect(m.agent.retries().byKind.redeliver).toMatchObject({ scheduled: 0, due: 0 });
+    // The same counts on the admin API.
+    const admin = await adminGet(m, '/admin/retries');
+    expect(admin.status).toBe(200);
+    expect(admin.json).toMatchObject({ scheduled: 1, due: 0, retrying: 0, abandoned: 0, byKind: { step: { scheduled: 1 }, redeliver: { scheduled: 0 } } });
 
     m.clock.advance(29_000);
     expect(await m.agent.retryDue()).toBe(0);
