@@ -64,9 +64,10 @@ export function createRouter(options: RouterOptions): Router {
     events.emit('log', { level, msg, data });
   };
   const seen = seenTracker(options, clock, log);
-  // Durable steps (steps/engine.ts): per thread, the message being handled now, so that what a
-  // handler sends on that thread is stored as its answer.
-  const handling = new Map<string, string>();
+  // Durable steps (steps/engine.ts): per thread, the messages being handled now, latest last, so
+  // that what a handler sends on that thread is stored as the answer to the latest. Handlers nest
+  // (an answer's delivery can carry the peer's next message in) and may end in any order.
+  const handling = new Map<string, string[]>();
   let steps: StepEngine | undefined;
 
   /** Writes a log record; the log never breaks message handling. Returns its seq. */
@@ -110,7 +111,7 @@ export function createRouter(options: RouterOptions): Router {
     log,
     receive: (packed, info) => receive(packed, info),
     steps: () => steps,
-    handling: (thid) => handling.get(thid),
+    handling: (thid) => handling.get(thid)?.at(-1),
   };
   if (options.steps) {
     steps = createStepEngine(options.steps, {
@@ -274,8 +275,8 @@ export function createRouter(options: RouterOptions): Router {
         log,
       };
       const thid = stepThread(message);
-      const outer = handling.get(thid);
-      if (steps && typeof message.id === 'string') handling.set(thid, message.id);
+      const mine = steps && typeof message.id === 'string' ? message.id : undefined;
+      if (mine !== undefined) handling.set(thid, [...(handling.get(thid) ?? []), mine]);
       const mark = steps?.mark();
       try {
         await entry.handler(ctx);
@@ -297,8 +298,11 @@ export function createRouter(options: RouterOptions): Router {
         log('info', 'message id left free for a retry', { id: message.id, code: result.code });
         return { ...result, retryable: true };
       } finally {
-        if (outer === undefined) handling.delete(thid);
-        else handling.set(thid, outer);
+        if (mine !== undefined) {
+          const left = (handling.get(thid) ?? []).filter((id, i, all) => id !== mine || all.indexOf(mine) !== i);
+          if (left.length) handling.set(thid, left);
+          else handling.delete(thid);
+        }
       }
       final = true;
       return { ...base, status: 'handled' };
