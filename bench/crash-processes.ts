@@ -30,6 +30,8 @@ export interface ProcessRound {
   recoveryMs?: number;
   /** Codes of user actions tried again because their process was down. */
   retried: string[];
+  /** Each flow's completion, from the restart (ms; 0 when it had completed before). */
+  done: { user: string; flow: ProcessFlow; afterRestartMs: number }[];
   stuck: { user: string; flow: ProcessFlow; detail: string }[];
 }
 
@@ -186,6 +188,7 @@ export async function runProcessRound(o: ProcessRoundOptions): Promise<ProcessRo
     log(`  killed ${victim ? `the wallet of ${victim.id}` : 'the service'} after ${killAfterMs} ms; up again ${Math.round(restartedAt - started - killAfterMs)} ms later`);
     const open = new Map(users.map((u) => [u.id, u]));
     const last = new Map<string, string>();
+    const done: ProcessRound['done'] = [];
     let doneAt = restartedAt;
     while (open.size && performance.now() < restartedAt + o.timeoutMs) {
       for (const u of [...open.values()]) {
@@ -193,6 +196,7 @@ export async function runProcessRound(o: ProcessRoundOptions): Promise<ProcessRo
         if (why === undefined) {
           open.delete(u.id);
           doneAt = performance.now();
+          done.push({ user: u.id, flow: u.flow, afterRestartMs: Math.round(doneAt - restartedAt) });
         } else last.set(u.id, why);
       }
       if (open.size) await sleep(50);
@@ -205,6 +209,7 @@ export async function runProcessRound(o: ProcessRoundOptions): Promise<ProcessRo
       completed: users.length - open.size,
       ...(open.size === 0 ? { recoveryMs: Math.round(doneAt - restartedAt) } : {}),
       retried: [...retried],
+      done,
       stuck: [...open.values()].map((u) => ({ user: u.id, flow: u.flow, detail: last.get(u.id) ?? '' })),
     };
   } finally {
