@@ -13,6 +13,7 @@ import { statusPurposeFor, type StatusChangeTerms } from '../../credentials/stat
 import type { StatusPurpose } from '../../credentials/types.js';
 import type { HandlerContext } from '../../router/router.js';
 import type { PlainMessage } from '../../didcomm/types.js';
+import { sameDid } from '../../didcomm/message.js';
 import { IdsyncError, problemCodeOf } from '../../errors.js';
 import {
   buildIssueCredential,
@@ -37,7 +38,10 @@ export type IssueFailure = 'declined' | 'credential_invalid' | 'request_invalid'
 export interface IssueOwner {
   /** The credential was issued (before the issue message goes out). */
   issued?(thread: DcThread, credential: IssuedCredentialRecord): Promise<void>;
-  /** The holder acknowledged the credential; `ops` (the thread done) go into the completion's batch. */
+  /**
+   * The holder acknowledged the credential; `ops` (the thread done) go into the completion's batch.
+   * An ack that comes after the owner's flow failed completes it all the same (it proves delivery).
+   */
   completed(thread: DcThread, ops?: BatchOp[]): Promise<void>;
   failed(thread: DcThread, failure: IssueFailure, detail: string): Promise<void>;
   /**
@@ -176,13 +180,30 @@ export function issuance(core: AgentCore, threads: ThreadStore, status: StatusSe
 
   async function onAck(ctx: HandlerContext): Promise<void> {
     await core.lock(`thread:${ctx.thid}`, async () => {
-      const thread = (await threads.advance(ISSUE_CREDENTIAL_ISSUER, ctx.message, ctx.sender)) as DcThread;
+      const late = await lateAck(ctx);
+      const thread = late ?? ((await threads.advance(ISSUE_CREDENTIAL_ISSUER, ctx.message, ctx.sender)) as DcThread);
       // The thread done and its owner's completion (its state and webhook events): one step, one batch.
       await ownerOf(thread).completed(thread, [threads.putOp(thread)]);
     });
     // Crash tests: the ack and the completion are stored; the step's own record is not yet (a
     // restart sends the credential again, and the holder's replayed ack changes nothing).
     core.crashPoint('received:issue-credential.ack');
+  }
+
+  /**
+   * The holder's ack to a credential we issued on a thread that was ended meanwhile (the sync or
+   * workflow failed: timed out, superseded, no answer before the deadline): the holder has the
+   * credential, so the flow completed after all and the provider's view follows the holder's.
+   * The thread done, or undefined when this is no such ack (then the state machine judges it).
+   */
+  async function lateAck(ctx: HandlerContext): Promise<DcThread | undefined> {
+    const thread = await threads.get(ctx.thid);
+    if (!thread || thread.state !== 'abandoned' || thread.protocol !== ISSUE_CREDENTIAL_PIURI || !thread.credentialId) return undefined;
+    if (!ctx.sender || !sameDid(ctx.sender, thread.peer)) return undefined;
+    // Issued: the thread recorded the credential's message (an issue-credential is our last word before the ack).
+    if (typeof ctx.message.id !== 'string' || thread.messages.includes(ctx.message.id)) return undefined;
+    core.events.emit('late-ack', { thid: thread.thid, owner: thread.owner, credentialId: thread.credentialId });
+    return { ...thread, state: 'done', messages: [...thread.messages, ctx.message.id] };
   }
 
   return {

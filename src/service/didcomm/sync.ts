@@ -16,7 +16,7 @@
 import type { FlatDatapoints } from '../../credentials/datapoints.js';
 import type { HandlerContext } from '../../router/router.js';
 import { buildPresentationAck, buildRequestPresentation, PRESENT_PROOF_PIURI, PRESENT_PROOF_VERIFIER, verifyDidAuth, type ParsedPresentation } from '../../protocols/present-proof.js';
-import { SYNC_OPERATIONS, syncOperationKey, type SyncOperation, type SyncStatus } from '../didcomm-seam.js';
+import { listSyncOperations, SYNC_OPERATIONS, syncOperationKey, type SyncOperation, type SyncStatus } from '../didcomm-seam.js';
 import type { SyncReason, UserRef } from '../users/users.js';
 import type { ServiceEvent } from '../context.js';
 import { prepareEvents } from '../webhooks/event-outbox.js';
@@ -301,6 +301,41 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     }
   }
 
+  /**
+   * The holder acknowledged the credential of a sync that had failed meanwhile (timed out,
+   * superseded, unanswered): it completed after all. The operation, its events (they follow the
+   * DATA_SYNC_FAILED sent before) and the thread done: one batch. The user's synced datapoints and
+   * last credential become this sync's unless a later sync of theirs completed already.
+   */
+  async function completedLate(ref: UserRef, failed: SyncRecord, thread: DcThread, ops: BatchOp[]): Promise<void> {
+    const later = (await listSyncOperations(deps.store, ref)).some((o) => o.status === 'completed' && o.id !== failed.id && o.createdAt > failed.createdAt);
+    if (!later) await deps.users.markSynced(ref, failed.datapoints ?? thread.datapoints ?? {});
+    const done = await syncLock(ref, async () => {
+      const op = await getOp(ref, failed.id);
+      if (!op || op.status !== 'failed') {
+        await deps.store.batch(ops);
+        return undefined;
+      }
+      const { error: _error, ...rest } = op;
+      const completed: SyncRecord = { ...rest, status: 'completed', phase: 'done', ...(thread.credentialId ? { credentialId: thread.credentialId } : {}), updatedAt: core.now() };
+      const state = (await states.get(userKey(ref))) ?? {};
+      const events = await prepareEvents(deps, [
+        issuanceEventOf(completed, 'CREDENTIAL_ISSUANCE_COMPLETED', thread.thid, { credentialId: thread.credentialId }),
+        syncEventOf(completed, 'DATA_SYNC_COMPLETED'),
+      ]);
+      await deps.store.batch([
+        ...ops,
+        { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(completed), value: completed },
+        ...(!later && thread.credentialId ? [{ type: 'put' as const, collection: COLLECTIONS.userState, key: userKey(ref), value: { ...state, lastCredentialId: thread.credentialId } }] : []),
+        ...events.ops,
+      ]);
+      return { completed, events };
+    });
+    if (!done) return;
+    await done.events.commit();
+    core.events.emit('sync-completed', { operationId: done.completed.id, tenantId: ref.tenantId, userId: ref.userId, credentialId: thread.credentialId, issueThid: thread.thid, late: true });
+  }
+
   const refOf = (t: DcThread): UserRef => ({ tenantId: t.tenantId, userId: t.userId ?? '' });
   const syncIdOf = (t: DcThread): string => (t.owner.kind === 'sync' ? t.owner.syncId : '');
 
@@ -308,6 +343,8 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     async completed(thread, ops = []) {
       const ref = refOf(thread);
       const current = await getOp(ref, syncIdOf(thread));
+      // The ack proves the holder has the credential: a sync failed meanwhile completes after all.
+      if (current && current.status === 'failed') return completedLate(ref, current, thread, ops);
       if (!current || TERMINAL.includes(current.status)) {
         if (ops.length) await deps.store.batch(ops);
         return;

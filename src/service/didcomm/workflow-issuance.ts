@@ -13,7 +13,7 @@ import type { DidcommDelivery } from '../issuance/delivery/didcomm.js';
 import type { OobInvitation } from '../users/invitations.js';
 import { findWorkflowByInvitation } from '../issuance/invitation.js';
 import { isTerminal } from '../issuance/states.js';
-import { complete, fail, getWorkflow, markInProgress, type IssuanceWorkflow, type WorkflowStateDeps } from '../issuance/workflows.js';
+import { complete, completeLate, fail, getWorkflow, markInProgress, type IssuanceWorkflow, type WorkflowStateDeps } from '../issuance/workflows.js';
 import type { BatchOp, Store } from '../../store/store.js';
 import { COLLECTIONS } from './collections.js';
 import type { AgentCore } from './core.js';
@@ -83,7 +83,9 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
       const id = thread.owner.kind === 'workflow' ? thread.owner.workflowId : '';
       // Idempotent: a restart (resume) or a repeated ack completes a workflow once.
       const current = await getWorkflow(stateDeps, id);
-      if (current.status === 'COMPLETED') {
+      // The ack proves the holder has the credential: a workflow failed or expired meanwhile completes after all.
+      const late = current.status === 'FAILED' || current.status === 'EXPIRED';
+      if (current.status === 'COMPLETED' || (isTerminal(current.status) && !late)) {
         if (ops.length) await deps.store.batch(ops);
         return;
       }
@@ -98,12 +100,11 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
         createdAt: core.now(),
       };
       // The thread done, the workflow COMPLETED with its event and the credential data added to the project: one batch.
-      const wf = await complete(stateDeps, id, credentialId, (more) =>
-        deps.store.batch([...ops, { type: 'put', collection: COLLECTIONS.projectCredentialData, key: projectCredentialKey(record), value: record }, ...more]),
-      );
+      const write = (more: BatchOp[]) => deps.store.batch([...ops, { type: 'put', collection: COLLECTIONS.projectCredentialData, key: projectCredentialKey(record), value: record }, ...more]);
+      const wf = late ? await completeLate(stateDeps, id, credentialId, write) : await complete(stateDeps, id, credentialId, write);
       // statusChangeTerms of EARLIER credentials of this user (status.ts); never this one's own.
       await status.workflowTriggered(wf, 'WORKFLOW_COMPLETION');
-      core.events.emit('workflow-completed', { workflowId: wf.id, tenantId: wf.tenantId, credentialId, thid: thread.thid });
+      core.events.emit('workflow-completed', { workflowId: wf.id, tenantId: wf.tenantId, credentialId, thid: thread.thid, ...(late ? { late: true } : {}) });
     },
     async failed(thread, failure, detail) {
       const id = thread.owner.kind === 'workflow' ? thread.owner.workflowId : '';

@@ -202,11 +202,13 @@ async function transition(
   reason?: string,
   events: (next: IssuanceWorkflow, before: IssuanceWorkflow) => ServiceEvent[] = () => [],
   write?: StepWrite,
+  /** Allowed from a terminal status too (completeLate). */
+  late?: readonly WorkflowStatus[],
 ): Promise<IssuanceWorkflow> {
   const { next, commit } = await locked(deps, id, async () => {
     const wf = await load(deps, id);
     const at = iso(deps.clock.now());
-    assertTransition(wf.status, to, id);
+    if (!late?.includes(wf.status)) assertTransition(wf.status, to, id);
     const next: IssuanceWorkflow = { ...wf, status: to, updatedAt: at, history: [...wf.history] };
     if (wf.status !== to) next.history.push({ status: to, at, ...(reason ? { reason } : {}) });
     mutate(next);
@@ -285,6 +287,27 @@ export async function complete(deps: WorkflowStateDeps, id: string, credentialId
     undefined,
     (next) => [eventOf(next, 'CREDENTIAL_ISSUANCE_COMPLETED', { credentialId })],
     write,
+  );
+}
+
+/**
+ * The holder acknowledged its credential after the workflow had FAILED or EXPIRED (the credential
+ * was issued and delivered before that): → COMPLETED after all, with CREDENTIAL_ISSUANCE_COMPLETED
+ * following the failure's event, so that the provider's view is the holder's.
+ */
+export async function completeLate(deps: WorkflowStateDeps, id: string, credentialId: string, write?: StepWrite): Promise<IssuanceWorkflow> {
+  return transition(
+    deps,
+    id,
+    'COMPLETED',
+    (w) => {
+      w.credentialId = credentialId;
+      delete w.failure;
+    },
+    'late-ack',
+    (next) => [eventOf(next, 'CREDENTIAL_ISSUANCE_COMPLETED', { credentialId })],
+    write,
+    ['FAILED', 'EXPIRED'],
   );
 }
 
