@@ -67,6 +67,8 @@ export interface ServiceDidcommAgent extends ServiceAgent {
   readonly events: EventEmitter;
   readonly queue: MessageQueue;
   requestSync(user: UserRef, reason: SyncReason): Promise<{ operationId: string }>;
+  /** The user's record lost its session while the agent holds it: linked again (sync.ts reconcileSession). */
+  reconcileSession(user: UserRef): Promise<boolean>;
   /** Calls `info.retryable({code})` when the message may be sent again (the router left its id free). */
   receive(packed: string, info: InboundInfo): Promise<void>;
   deliverInvitation: DidcommDelivery;
@@ -341,6 +343,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     events,
     queue,
     requestSync: (user, reason) => sync.requestSync(user, reason),
+    reconcileSession: (user) => sync.reconcileSession(user),
     onWorkflowCreated: (wf) => workflows.onWorkflowCreated(wf),
     deliverInvitation: workflows.deliverInvitation,
     statusListCredential: (name) => status.listCredential(name),

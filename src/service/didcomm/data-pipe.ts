@@ -36,6 +36,14 @@ export interface DataPipeResponder {
   settled(ref: UserRef): Promise<void>;
   /** The service closes a user's pipe (sends `close`). */
   close(ref: UserRef, reason?: string): Promise<void>;
+  /**
+   * The service's view of a user's Data Pipe is never behind the wallet's: when the wallet proves
+   * the session (its DID authenticated a message on a thread of it, or the pipe record names it)
+   * while the user's record has lost the link, the link is stored again (with its pipe and the
+   * DID's long form). Resolves true when the user is linked to `did` now; false when the user is
+   * linked to another DID or the pipe was closed.
+   */
+  reconcile(ref: UserRef, evidence: { did: string; thid?: string; invitationId?: string }): Promise<boolean>;
 }
 
 export function dataPipeResponder(core: AgentCore): DataPipeResponder {
@@ -121,8 +129,37 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
     ['responder'],
   );
 
+  async function reconcile(ref: UserRef, evidence: { did: string; thid?: string; invitationId?: string }): Promise<boolean> {
+    const user = await deps.users.get(ref);
+    if (!user) return false;
+    if (user.isSessionEstablished) return user.shortUserDID === ionShortForm(evidence.did);
+    const linked = await core.lock(`pipe:${userKey(ref)}`, async () => {
+      const fresh = await deps.users.get(ref);
+      if (!fresh || (fresh.isSessionEstablished && fresh.shortUserDID !== ionShortForm(evidence.did))) return false;
+      if (fresh.isSessionEstablished) return true;
+      const existing = await pipes.get(userKey(ref));
+      if (existing?.closedAt && sameDid(existing.did, evidence.did)) return false;
+      const long = existing && sameDid(existing.did, evidence.did) ? existing.did : ((await core.registry.get(evidence.did)) ?? evidence.did);
+      const thid = existing?.thid ?? evidence.thid;
+      if (!thid) return false;
+      const short = ionShortForm(long);
+      const pipe: PipeRecord = existing && sameDid(existing.did, long)
+        ? existing
+        : { ...ref, thid, invitationId: evidence.invitationId ?? existing?.invitationId ?? thid, did: long, shortDid: short, establishedAt: core.now() };
+      const ops: BatchOp[] = [
+        ...(long.startsWith('did:ion:') && long !== short ? [core.registry.putOp(short, long)] : []),
+        ...(pipe !== existing ? [{ type: 'put' as const, collection: COLLECTIONS.pipes, key: userKey(ref), value: pipe }] : []),
+      ];
+      await deps.users.linkWallet(ref, { longDid: long, shortDid: short, thid: pipe.thid, invitationId: pipe.invitationId }, (more) => deps.store.batch([...ops, ...more]));
+      return true;
+    });
+    if (linked) core.events.emit('data-pipe-reconciled', { ...ref, did: evidence.did });
+    return linked;
+  }
+
   return {
     protocol,
+    reconcile,
     get: (ref) => pipes.get(userKey(ref)),
     settled: (ref) => gates.get(userKey(ref)) ?? Promise.resolve(),
     async close(ref, reason) {

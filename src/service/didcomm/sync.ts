@@ -58,6 +58,11 @@ export interface SyncEngine {
   resume(): Promise<void>;
   /** Fails running operations without progress for syncTimeoutMs; resolves with how many. */
   sweep(): Promise<number>;
+  /**
+   * The user's record shows no session: links the user again from what the agent holds of it —
+   * its Data Pipe record, else the wallet DID its latest sync authenticated on the pipe's thread.
+   */
+  reconcileSession(ref: UserRef): Promise<boolean>;
   owner: IssueOwner;
 }
 
@@ -169,6 +174,8 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
   /** Sends the DID-auth request of a queued operation. */
   async function kick(ref: UserRef, opId: string): Promise<void> {
     await pipes.settled(ref);
+    // A user whose record lost the session the agent holds is linked again before the sync needs it.
+    if ((await deps.users.get(ref))?.isSessionEstablished === false) await reconcileSession(ref);
     const prepared = await syncLock(ref, async () => {
       const op = await getOp(ref, opId);
       if (!op || op.status !== 'queued') return undefined;
@@ -349,6 +356,8 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
         if (ops.length) await deps.store.batch(ops);
         return;
       }
+      // The holder acknowledged the credential of this session: the user's record follows it.
+      if (thread.pthid) await pipes.reconcile(ref, { did: thread.peerLong, thid: thread.pthid });
       // docs/protocols.md "Sync": on the holder's ack, datapointsSynced = the datapoints offered,
       // isLinked = true. Stored first (idempotent): the completion below (operation, user state
       // and both webhook events in one batch) is what resume() redoes when a crash came between.
@@ -366,8 +375,20 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     },
   };
 
+  async function reconcileSession(ref: UserRef): Promise<boolean> {
+    const pipe = await pipes.get(ref);
+    if (pipe) return !pipe.closedAt && pipes.reconcile(ref, { did: pipe.did, thid: pipe.thid, invitationId: pipe.invitationId });
+    // No pipe record: the newest sync whose DID authentication was answered on the pipe's thread.
+    for (const op of (await listSyncOperations(deps.store, ref)).reverse() as SyncRecord[]) {
+      const auth = op.authThid ? await threads.get(op.authThid) : undefined;
+      if (auth && auth.pthid && auth.challengeUsed && auth.state === 'done') return pipes.reconcile(ref, { did: auth.peerLong, thid: auth.pthid });
+    }
+    return false;
+  }
+
   return {
     owner,
+    reconcileSession,
     async requestSync(user, reason) {
       const now = deps.clock.now();
       // Read outside the lock: when the running sync last moved (its threads count).
@@ -443,6 +464,8 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
         throw outcome.error;
       }
       await outcome.ack.deliver();
+      // The wallet proved the session (its DID answered the challenge on a thread of the pipe).
+      if (outcome.thread.pthid) await pipes.reconcile(ref, { did: outcome.thread.peerLong, thid: outcome.thread.pthid });
       await deps.users.recordLogin(ref);
       await startIssue(ref, syncIdOf(outcome.thread));
     },

@@ -24,6 +24,12 @@ export type SyncReason = 'datapoints-updated' | 'manual';
 export interface SyncRequester {
   /** Starts (or queues) a sync over the user's established session. Must be durable before it resolves. */
   requestSync(user: UserRef, reason: SyncReason): Promise<{ operationId: string }>;
+  /**
+   * The user's record shows no session: whether the agent holds one all the same (a Data Pipe the
+   * wallet established), in which case it links the user again first. The provider's view of a
+   * session is never behind the wallet's.
+   */
+  reconcileSession?(user: UserRef): Promise<boolean>;
 }
 
 export interface UserRecord extends UserRef {
@@ -104,6 +110,12 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
     return u;
   }
 
+  /** A user whose record lost its session, linked again first when the agent holds the session (SyncRequester.reconcileSession). */
+  async function reconciled(ref: UserRef): Promise<void> {
+    const u = await users.get(userKey(ref));
+    if (u && !u.isSessionEstablished) await deps.agent.reconcileSession?.(ref);
+  }
+
   async function save(u: UserRecord): Promise<UserRecord> {
     u.updatedAt = isoNow(deps.clock);
     await users.put(userKey(u), u);
@@ -149,8 +161,9 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
       return { total, users: rows.slice(0, limit).map((r) => r.value), hasMore: rows.length > limit };
     },
 
-    updateDatapoints: (ref, patch, { autoSync }) =>
-      locked(ref, async () => {
+    updateDatapoints: async (ref, patch, { autoSync }) => {
+      await reconciled(ref);
+      return locked(ref, async () => {
         const user = await requireUser(ref);
         user.datapoints = mergeDatapoints(user.datapoints, patch);
         // Spec "Observed behaviors": without autoSync=false a sync starts; it needs the session and
@@ -163,10 +176,12 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
           return { user, syncOperationId: operationId };
         }
         return { user };
-      }),
+      });
+    },
 
-    startSync: (ref) =>
-      locked(ref, async () => {
+    startSync: async (ref) => {
+      await reconciled(ref);
+      return locked(ref, async () => {
         const user = await requireUser(ref);
         if (!user.isSessionEstablished) {
           throw problem('session_not_established', `user ${ref.userId} has no established session; send an invitation first`);
@@ -179,7 +194,8 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
           await save(user);
         }
         return deps.agent.requestSync(ref, 'manual');
-      }),
+      });
+    },
 
     linkWallet: async (ref, { longDid, shortDid, thid, invitationId }, write = (ops) => deps.store.batch(ops)) => {
       const { user, owed, event } = await locked(ref, async () => {
