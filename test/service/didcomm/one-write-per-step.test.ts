@@ -49,18 +49,18 @@ describe('one store write per service step', () => {
 
     // The registry entry, the pipe, the user's link, DATA_PIPE_ESTABLISHED and `established`.
     expect(stepOf(w.batches, '/established')).toEqual([
-      `put ${DIDS_COLLECTION}`, `put ${COLLECTIONS.pipes}`, `put ${USERS}`, 'put svc-user-dids', 'event DATA_PIPE_ESTABLISHED', 'put webhook-sequences',
+      `put ${DIDS_COLLECTION}`, `put ${COLLECTIONS.pipes}`, `put ${USERS}`, 'put svc-user-dids', 'event DATA_PIPE_ESTABLISHED', 'put webhook-unsequenced',
       `put ${COLLECTIONS.resendOut}`, `put ${COLLECTIONS.resend}`,
     ]);
     // The DID-auth thread, the operation started, DATA_SYNC_STARTED and the request.
     expect(stepOf(w.batches, '/request-presentation')).toEqual([
-      `put ${COLLECTIONS.threads}`, `put ${SYNC_OPERATIONS}`, 'event DATA_SYNC_STARTED', 'put webhook-sequences', `put ${COLLECTIONS.resendOut}`, `put ${COLLECTIONS.resend}`,
+      `put ${COLLECTIONS.threads}`, `put ${SYNC_OPERATIONS}`, 'event DATA_SYNC_STARTED', 'put webhook-unsequenced', `put ${COLLECTIONS.resendOut}`, `put ${COLLECTIONS.resend}`,
     ]);
     // The thread done and its ack (the request-presentation it replaces goes in the same batch).
     expect(stepOf(w.batches, '/present-proof/3.0/ack')).toEqual([`put ${COLLECTIONS.threads}`, `put ${COLLECTIONS.resendOut}`, `put ${COLLECTIONS.resend}`, `del ${COLLECTIONS.resendOut}`]);
     // The issuance thread, the operation issuing on it, CREDENTIAL_ISSUANCE_PENDING and the offer.
     expect(stepOf(w.batches, '/offer-credential')).toEqual([
-      `put ${COLLECTIONS.threads}`, `put ${SYNC_OPERATIONS}`, 'event CREDENTIAL_ISSUANCE_PENDING', 'put webhook-sequences', `put ${COLLECTIONS.resendOut}`, `put ${COLLECTIONS.resend}`,
+      `put ${COLLECTIONS.threads}`, `put ${SYNC_OPERATIONS}`, 'event CREDENTIAL_ISSUANCE_PENDING', 'put webhook-unsequenced', `put ${COLLECTIONS.resendOut}`, `put ${COLLECTIONS.resend}`,
     ]);
     expect(stepOf(w.batches, '/issue-credential')).toEqual([`put ${COLLECTIONS.threads}`, `put ${COLLECTIONS.resendOut}`, `put ${COLLECTIONS.resend}`, `del ${COLLECTIONS.resendOut}`]);
     // The holder's ack: the thread done and the sync completed with its events, one batch.
