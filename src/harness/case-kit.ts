@@ -40,6 +40,8 @@ export interface CaseContext {
   blocked: Map<string, string>;
   /** Modes the agent was seen to take (a 2xx to a well-formed message in them). */
   accepted: Set<HarnessMode>;
+  /** Modes in which the agent answered a ping with a ping-response (envelope cases). */
+  answered: Set<HarnessMode>;
 }
 
 export type BrokenRuleList = BrokenRule[];
