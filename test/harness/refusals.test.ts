@@ -66,8 +66,9 @@ describe('an agent that answers HTTP 400 to authcrypt', () => {
     expect(r.cases[0]!.id).toBe('envelope/signed');
     expect(Object.fromEntries(r.cases.filter((c) => c.status === 'failed').map((c) => [c.id, c.failedRules]))).toEqual({ 'envelope/authcrypt': ['envelope.authcrypt-supported'] });
     expect(r.cases.filter((c) => c.status === 'blocked' || c.status === 'inconclusive').map((c) => c.id)).toEqual(['envelope/authcrypt-signed']);
-    // Tampering with a ciphertext needs an encrypted mode.
-    expect(r.cases.filter((c) => c.status === 'skipped').map((c) => c.id)).toEqual(['report-problem/tampered', 'report-problem/wrong-recipient']);
+    // Tampering with a ciphertext needs an encrypted mode; a message without id, which idsync cannot
+    // sign, an envelope the agent takes (it refuses authcrypt, and anoncrypt and plaintext by policy).
+    expect(r.cases.filter((c) => c.status === 'skipped').map((c) => c.id)).toEqual(['report-problem/missing-header', 'report-problem/tampered', 'report-problem/wrong-recipient']);
     const ping = r.cases.find((c) => c.id === 'trust-ping/response')!;
     expect(ping.status).toBe('passed');
     expect(ping.messages.filter((m) => m.direction === 'sent').map((m) => m.mode)).toEqual(['signed']);
@@ -86,11 +87,21 @@ describe('an agent that refuses authcrypt and opens one layer of a nested envelo
   }, 20_000);
 });
 
+describe('a message idsync cannot pack (no id) when the agent refuses authcrypt', () => {
+  it('goes in an envelope the agent is not known to refuse, so that a refusal of authcrypt does not pass for a refusal of the missing id', async () => {
+    const r = await run(['authcrypt-400'], { mode: 'signed', cases: ['envelope/authcrypt', 'report-problem/missing-header'] });
+    const c = r.cases.find((x) => x.id === 'report-problem/missing-header')!;
+    const idless = c.messages.find((m) => m.note === 'no id header')!;
+    expect(idless.mode).toBe('anoncrypt');
+    expect(c.notes).toEqual(["sent anoncrypted: idsync cannot pack a message without id in the run's mode signed"]);
+  }, 20_000);
+});
+
 describe('an agent that answers HTTP 500 to authcrypt', () => {
   it('fails envelope/authcrypt (a mode recipients must process, not processed; the server error is listed as advice) and blocks the rest at once', async () => {
     const r = await run(['authcrypt-500']);
     expect(r.cases[0]).toMatchObject({ id: 'envelope/authcrypt', status: 'failed', failedRules: ['envelope.authcrypt-supported'], advice: ['transport.no-server-error'] });
-    expect(r.cases.filter((c) => c.status === 'blocked' && c.id !== 'envelope/authcrypt-signed').map((c) => c.detail)).toEqual(Array(10).fill('the agent refuses authcrypt messages: HTTP 500 (application/json): {"error":"Internal Server Error"}'));
+    expect(r.cases.filter((c) => c.status === 'blocked' && c.id !== 'envelope/authcrypt-signed').map((c) => c.detail)).toEqual(Array(10).fill('the agent refuses authcrypt messages: HTTP 500 (application/json): {"error":"Internal Server Error"}; it answered pings in signed: --mode signed runs this case'));
     expect(r.cases.filter((c) => c.status === 'inconclusive')).toEqual([]);
   }, 20_000);
 });
