@@ -48,8 +48,7 @@ export const CASE_IDS = {
 
 export const DEFAULT_CASE_TIMEOUT_MS = 3000;
 
-/** The envelopes --mode offers for the cases' ordinary messages. */
-export const RUN_MODES: readonly HarnessMode[] = ['authcrypt', 'anoncrypt', 'signed', 'plaintext'];
+export { RUN_MODES } from './modes.js';
 
 export interface RunOptions {
   /**

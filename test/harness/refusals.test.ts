@@ -38,7 +38,8 @@ describe('an agent that answers HTTP 400 to authcrypt', () => {
       'report-problem/unknown-type', 'report-problem/missing-header', 'report-problem/expired', 'report-problem/replayed-id', 'report-problem/tampered', 'report-problem/wrong-recipient',
     ]);
     for (const c of blocked.slice(1)) {
-      expect(c.detail).toBe('the agent refuses authcrypt messages: HTTP 400 (text/plain): this agent does not decrypt ECDH-1PU');
+      // With the mode, --mode offers, in which the agent answered a ping.
+      expect(c.detail).toBe('the agent refuses authcrypt messages: HTTP 400 (text/plain): this agent does not decrypt ECDH-1PU; it answered pings in signed: --mode signed runs this case');
       expect(c.messages).toEqual([]);
     }
     // No case waited for an answer that could not come.
