@@ -49,6 +49,18 @@ export function fullRegistry(): RuleRegistry {
   return addIdsyncRules(createRuleRegistry());
 }
 
+/** The text inside a JSON string that itself holds a DIDComm message (a JWE, a JWS or a plaintext), if it does. */
+function twiceEncoded(value: string): { text: string; shape: ReturnType<typeof envelopeShape> } | undefined {
+  let v: unknown;
+  try {
+    v = parseJsonBounded(value);
+  } catch {
+    return undefined;
+  }
+  const shape = typeof v === 'object' && v !== null ? envelopeShape(v) : 'unknown';
+  return shape === 'unknown' ? undefined : { text: value, shape };
+}
+
 /** The rule a refusal of unpack names (details.rule), if it names one the catalogue has. */
 function refusedRule(err: unknown): string | undefined {
   const rule = isIdsyncError(err) ? (err.details as { rule?: unknown } | undefined)?.rule : undefined;
@@ -95,6 +107,15 @@ export async function checkMessageText(text: string, ctx: EnvelopeContext, optio
     value = parseJsonBounded(text);
   } catch {
     return judged([fail('envelope', 'envelope.json', 'the message is not JSON')], { opened: false });
+  }
+  const inner = typeof value === 'string' ? twiceEncoded(value) : undefined;
+  if (inner) {
+    // A JSON string holding the message (Veramo 7 answers a return route so): no envelope of the
+    // media type table, but what it holds is judged too, so its own faults are not hidden behind it.
+    const held = await checkMessageText(inner.text, ctx, options);
+    const finding = `a JSON string holding a ${inner.shape === 'encrypted' ? 'JWE' : inner.shape === 'signed' ? 'JWS' : 'plaintext message'}: the message is JSON-encoded twice`;
+    const { ok: _ok, results: _results, diagnosis, ...rest } = held;
+    return judged([fail('envelope', 'envelope.shape', finding), ...held.results.filter((r) => r.rule !== 'envelope.shape' || r.ok)], rest, [{ rule: 'envelope.shape', finding }, ...diagnosis]);
   }
   const envelope = checkEnvelope(text);
   const shape = envelopeShape(value);

@@ -90,6 +90,24 @@ describe('with the recipient keys, what the strict unpack refuses is diagnosed',
   });
 });
 
+describe('a message JSON-encoded twice (a JSON string holding it, as Veramo 7 answers a return route)', () => {
+  it('breaks envelope.shape, saying what the string holds, and what it holds is opened and judged too', async () => {
+    const veramoLike = authcrypt({ kdf: 'draft-03', enc: 'A256GCM', header: { apu: undefined, apv: undefined } });
+    const c = await checkMessageText(JSON.stringify(veramoLike), bobCtx);
+    expect(found(c)[0]).toBe('envelope.shape: a JSON string holding a JWE: the message is JSON-encoded twice');
+    expect(c).toMatchObject({ ok: false, opened: true, message: { id: 'ping-1' }, metadata: { mode: 'authcrypt' } });
+    expect(failed(c)).toEqual(expect.arrayContaining(['error:envelope.shape', 'error:envelope.authcrypt-enc', 'error:envelope.authcrypt-apu', 'error:envelope.jwe-apv', 'error:envelope.authcrypt-kdf']));
+  });
+
+  it('a conformant message inside breaks envelope.shape alone; a string that holds no message is only not an object', async () => {
+    const c = await checkMessageText(JSON.stringify(JSON.stringify(ping)), bobCtx);
+    expect(failed(c)).toEqual(['error:envelope.shape']);
+    expect(c).toMatchObject({ opened: true, message: { id: 'ping-1' } });
+    expect(failed(await checkMessageText(JSON.stringify('hello'), bobCtx))).toEqual(['error:envelope.shape']);
+    expect(found(await checkMessageText(JSON.stringify('hello'), bobCtx))).toEqual([]);
+  });
+});
+
 describe('an anoncrypt without apv is opened, and breaks the MUST', () => {
   it('with or without keys', async () => {
     const header = { typ: 'application/didcomm-encrypted+json', alg: 'ECDH-ES+A256KW', enc: 'A256GCM' };
