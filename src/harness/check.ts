@@ -10,7 +10,7 @@
 import { ruleOf } from '../conformance/catalogue.js';
 import { checkEnvelope, envelopeShape, payloadOf } from '../conformance/envelope.js';
 import { createRuleRegistry, type RuleRegistry } from '../conformance/registry.js';
-import { fail, failuresUnder, type ConformanceResult, type Profile } from '../conformance/types.js';
+import { fail, failuresUnder, pass, type ConformanceResult, type Profile } from '../conformance/types.js';
 import { decodeHeader } from '../conformance/envelope-shape.js';
 import { headerDeviations, openLeniently, type Deviation } from '../didcomm/envelope/diagnose.js';
 import { unpack } from '../didcomm/envelope/index.js';
@@ -128,7 +128,10 @@ export async function checkMessageText(text: string, ctx: EnvelopeContext, optio
   try {
     // The sender rule is judged here as a result (envelope.from-matches-*), not as a refusal.
     const { message, metadata } = await unpack(text, ctx, { checkSender: false });
-    return judged([...envelope, ...registry.check(message, { metadata, packed: text })], { opened: true, message, metadata }, seen);
+    // The strict unpack derives an authcrypt key as ECDH-1PU draft 04 does, the tag in the KDF:
+    // opened so, that rule held (a report would otherwise call it never judged).
+    const kdf = metadata.encryptedFromKid ? [pass('envelope', 'envelope.authcrypt-kdf')] : [];
+    return judged([...envelope, ...kdf, ...registry.check(message, { metadata, packed: text })], { opened: true, message, metadata }, seen);
   } catch (err) {
     const error = toIdsyncError(err);
     const rule = refusedRule(err);

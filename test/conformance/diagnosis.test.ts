@@ -48,6 +48,8 @@ describe('with the recipient keys, what the strict unpack refuses is diagnosed',
     expect(c).toMatchObject({ ok: true, opened: true, metadata: { mode: 'authcrypt', encryptedFromKid: skid } });
     expect(c.notOpened).toBeUndefined();
     expect(found(c)).toEqual([]);
+    // Opened strictly, with the draft-04 KDF: that rule was judged, and held.
+    expect(c.results.find((r) => r.rule === 'envelope.authcrypt-kdf')).toMatchObject({ ok: true });
   });
 
   it('an authcrypt packed as Veramo does: the draft-03 KDF, A256GCM, no apu/apv, each found and named', async () => {
