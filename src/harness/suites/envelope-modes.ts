@@ -5,9 +5,10 @@
 // A256CBC-HS512, a JWS in General and in Flattened form) breaks that MUST; refusing one it leaves to
 // the agent (plaintext, an anonymous sender, authcrypt around a signature) is a note. The case of the
 // run's own mode runs first: its refusal blocks every case that would use it. One-layer modes run
-// before the nested ones, and a nested mode whose inner or outer layer the agent refuses is blocked
-// at once: that refusal is already judged, and a ping in the nested mode could only repeat it (or
-// go unanswered) without saying anything of the nesting itself.
+// before the nested ones. A nested mode one of whose layers the agent refuses on its own is still
+// tried (an answer passes it), but its refusal, or its silence (shown by a ping in a mode the agent
+// answers, not waited out), blocks it: that layer's refusal is judged already, and says nothing of
+// the nesting.
 import type { PlainMessage } from '../../didcomm/types.js';
 import type { Received } from '../counterpart.js';
 import { modePolicy, modeRequirement } from '../modes.js';
