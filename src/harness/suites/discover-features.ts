@@ -28,12 +28,13 @@ async function disclose(c: CaseContext): Promise<{ query: PlainMessage; answer?:
   const broken = transportRules(outcome, 'the queries');
   const isDisclose = (r: Received) => r.message?.type === DISCLOSE && r.message.thid === query.id;
   let answer = await c.cp.waitFor(isDisclose, 0);
-  if (!answer && !c.blocked.has('ping') && (await barrier(c))) {
-    answer = await c.cp.waitFor(isDisclose, 0);
-    if (!answer) c.blocked.set(NO_DISCLOSE, `the agent took the queries (${outcome.entry.http ? describeAnswer(outcome.entry.http) : 'sent'}) and answered a ping sent after them, but not the queries: ${NOT_REQUIRED}`);
-  } else if (!answer) {
-    answer = await c.cp.waitFor(isDisclose, c.timeoutMs);
-    if (!answer) c.blocked.set(NO_DISCLOSE, `no disclose within ${c.timeoutMs} ms: ${NOT_REQUIRED}`);
+  if (!answer) {
+    // A barrier ping shows the silence; it waits out the timeout itself when it goes unanswered.
+    const tried = !c.blocked.has('ping');
+    const observed = tried && (await barrier(c));
+    answer = await c.cp.waitFor(isDisclose, tried ? 0 : c.timeoutMs);
+    const took = `the agent took the queries (${outcome.entry.http ? describeAnswer(outcome.entry.http) : 'sent'})`;
+    if (!answer) c.blocked.set(NO_DISCLOSE, `${observed ? `${took} and answered a ping sent after them, but not the queries` : `no disclose within ${c.timeoutMs} ms`}: ${NOT_REQUIRED}`);
   }
   return { query, ...(answer ? { answer } : {}), broken };
 }
