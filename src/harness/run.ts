@@ -48,8 +48,7 @@ export const CASE_IDS = {
 
 export const DEFAULT_CASE_TIMEOUT_MS = 3000;
 
-/** The envelopes --mode offers for the cases' ordinary messages. */
-export const RUN_MODES: readonly HarnessMode[] = ['authcrypt', 'anoncrypt', 'signed', 'plaintext'];
+export { RUN_MODES } from './modes.js';
 
 export interface RunOptions {
   /**
@@ -130,7 +129,7 @@ export function selectCases(all: CaseDefinition[], options: Pick<RunOptions, 'su
 
 /** The context cases run in: the counterpart, the run's mode and timeouts, nothing blocked yet. */
 export function contextFor(cp: Counterpart, options: RunOptions, extra: Partial<CaseContext> = {}): CaseContext {
-  return { cp, target: '', mode: options.mode ?? 'authcrypt', timeoutMs: options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, blocked: new Map(), accepted: new Set(), ...extra };
+  return { cp, target: '', mode: options.mode ?? 'authcrypt', timeoutMs: options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, blocked: new Map(), accepted: new Set(), answered: new Set(), ...extra };
 }
 
 /** The counterpart a run starts: the resolver, POST timeout, transport, DID method and --verbose hook asked for. */
