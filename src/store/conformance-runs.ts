@@ -44,6 +44,8 @@ export interface ConformanceRunRecord {
   /** ISO 8601. */
   createdAt: string;
   startedAt?: string;
+  /** A running run asked to stop: it ends after the case under way. */
+  cancelRequestedAt?: string;
   endedAt?: string;
   cases: StoredCase[];
   summary?: Record<string, number>;
