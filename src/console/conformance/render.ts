@@ -28,7 +28,7 @@ export function caseStatus(status: string): Html {
 export function summaryBadges(summary: Record<string, number> | undefined): Html {
   if (!summary) return html`<span class="muted">–</span>`;
   const shown = Object.entries(summary).filter(([k, n]) => n > 0 || k === 'passed' || k === 'failed');
-  return html`${shown.map(([k, n]) => html`<span class="status status-${k}">${n} ${k}</span> `)}`;
+  return html`${shown.map(([k, n]) => html`<span class="status status-${n > 0 ? k : 'none'}">${n} ${k}</span> `)}`;
 }
 
 export function targetCell(rec: ConformanceRunRecord): Html {

@@ -32,7 +32,8 @@ export function registerReportView(scope: FastifyInstance, ctx: ConsoleContext):
     const id = idOf(request);
     const report = await reportOf(ctx, request, id);
     const html = reportHtml(report, { stylesheet: runHref({ id }, '/report.css'), back: { href: runHref({ id }), label: '← The run in the idsync console' } });
-    return reply.type('text/html; charset=utf-8').send(html);
+    // As on every console page, an empty icon: the browser asks the twin for no /favicon.ico.
+    return reply.type('text/html; charset=utf-8').send(html.replace('<head>', '<head><link rel="icon" href="data:,">'));
   });
 
   scope.get('/console/conformance/runs/:id/report.css', { schema: { hide: true } }, async (request, reply) => {
