@@ -1,6 +1,6 @@
 // Threads: the recent messages grouped by thread (DIDComm v2 §Threads: thid, or the id of a
-// message that starts one), each drawn as a sequence diagram; one thread with its diagram and its
-// messages, live.
+// message that starts one), each drawn as a sequence diagram; one thread with its diagram, the
+// verdict of every rule checked on it with its quoted sentence, and its messages, live.
 import type { FastifyInstance } from 'fastify';
 import { threadOf, type LoggedMessage } from '../../store/messages.js';
 import { sendHtml } from '../auth.js';
@@ -12,6 +12,7 @@ import { liveRegion } from './live-region.js';
 import { matcherOf } from './message-filter.js';
 import { messageList, recentMessages } from './messages.js';
 import { sequenceOf } from './sequence.js';
+import { threadVerdicts } from './thread-verdicts.js';
 
 const SCAN = 1000;
 const SHOWN = 20;
@@ -63,7 +64,9 @@ ${region}`;
     const tenantId = request.consolePrincipal?.tenantId;
     const f = { thid: thid.slice(0, 2048) };
     const inThread = (await recentMessages(ctx, f, await matcherOf(ctx, tenantId, f), SCAN)).reverse();
-    const diagram = liveRegion('diagram', `/console/threads/${encodeURIComponent(f.thid)}?fragment=1`, html`<div class="diagram">${raw(await sequenceOf(ctx, tenantId, inThread))}</div>`);
+    const diagram = liveRegion('diagram', `/console/threads/${encodeURIComponent(f.thid)}?fragment=1`, html`<div class="diagram">${raw(await sequenceOf(ctx, tenantId, inThread))}</div>
+<h2>Rule verdicts</h2>
+${threadVerdicts(inThread)}`);
     if ((request.query as Record<string, unknown>).fragment) return sendHtml(reply, diagram);
     const body = html`<h1>Thread <code>${f.thid}</code></h1>
 <p class="lead">${inThread.length} messages (with the threads it parents). <a href="/console/messages?thid=${encodeURIComponent(f.thid)}">In the message view</a></p>
