@@ -47,7 +47,10 @@ export function rowBatcher(send: (data: string, id?: string) => void, render: (m
   };
   const schedule = () => {
     if (timer) return;
-    timer = setTimeout(flush, Math.max(0, lastFlush + batchMs - Date.now()));
+    const wait = lastFlush + batchMs - Date.now();
+    // After a quiet spell a row leaves at once, not after the events already waiting on a busy loop.
+    if (wait <= 0) return flush();
+    timer = setTimeout(flush, wait);
     timer.unref?.();
   };
 
