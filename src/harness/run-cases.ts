@@ -12,6 +12,8 @@ export interface CaseRunOptions {
   profile?: RunProfile;
   expected?: ExpectedFailure[];
   onCase?: (r: CaseResult) => void;
+  /** Checked before each case: once aborted, the cases not yet run are left out. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -77,6 +79,7 @@ export async function runCases(ctx: CaseContext, defs: CaseDefinition[], o: Case
   let judgedUpTo = 0;
   try {
     for (const def of defs) {
+      if (o.signal?.aborted) break;
       const from = cp.log.length;
       const t0 = Date.now();
       let outcome: CaseOutcome;

@@ -84,6 +84,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Called as each case ends (progress output). */
   onCase?: (result: CaseResult) => void;
+  /**
+   * Stops the run between two cases (a case under way runs to its end, a few seconds at most): the
+   * cases not yet run are left out of the report, and the run-level case judges what came.
+   */
+  signal?: AbortSignal;
   /** Called as each message is sent, answered (HTTP) or received (--verbose). */
   onEntry?: (entry: ExchangedMessage, event: 'sent' | 'answered' | 'received') => void;
 }
