@@ -3,7 +3,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../clock.js';
 import type { RuleRegistry } from '../conformance/registry.js';
-import { errorsOf, type ConformanceResult } from '../conformance/types.js';
+import { refusalsOf, type ConformanceResult } from '../conformance/types.js';
 import { IdsyncError, toIdsyncError, type ErrorCode } from '../errors.js';
 import type { MessageRecord } from '../store/messages.js';
 import { createMessage, sameDid, threadId, type MessageDraft } from '../didcomm/message.js';
@@ -77,7 +77,7 @@ export function refusalFor(failures: ConformanceResult[]): IdsyncError {
 
 function outgoingChecks(core: RouterCore, message: PlainMessage, unchecked?: boolean): ConformanceResult[] {
   const results = core.conformance.check(message);
-  const errors = errorsOf(results);
+  const errors = refusalsOf(results);
   if (core.strict && !unchecked && errors.length) throw refusalFor(errors);
   return results;
 }

@@ -5,7 +5,7 @@
 // a message that could not be unpacked as a digest of what arrived. Conformance details can
 // quote what was sent, so they are capped too.
 import { ruleOf } from '../conformance/catalogue.js';
-import { fail, type ConformanceResult } from '../conformance/types.js';
+import { fail, refusalsOf, type ConformanceResult } from '../conformance/types.js';
 import { messageDigest } from '../store/messages.js';
 import type { LogInput } from './outbound.js';
 import { senderOf } from './addressing.js';
@@ -45,12 +45,12 @@ export function refusedByRule(error: { message: string; details?: unknown }): Co
   const rule = (error.details as { rule?: unknown } | undefined)?.rule;
   const entry = typeof rule === 'string' ? ruleOf(rule) : undefined;
   if (!entry) return undefined;
-  return fail(entry.layer === 'plaintext' ? 'plaintext' : 'envelope', entry.id, error.message, entry.severity === 'warning' ? 'warning' : 'error');
+  return fail(entry.layer === 'plaintext' ? 'plaintext' : 'envelope', entry.id, error.message);
 }
 
-/** The rule that refused a message: the first broken MUST among its results. */
+/** The rule that refused a message: the first of its results idsync refuses for (a broken MUST, or a `refuses` row). */
 export function refusingRule(results: ConformanceResult[]): string | undefined {
-  return results.find((r) => !r.ok && r.severity === 'error')?.rule;
+  return refusalsOf(results)[0]?.rule;
 }
 
 /** The record of an unpacked message, written on arrival (result 'received'). */

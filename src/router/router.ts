@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { uuid } from '../clock.js';
 import { checkEnvelope, outerMode } from '../conformance/envelope.js';
 import { createRuleRegistry } from '../conformance/registry.js';
-import { errorsOf, fail, type ConformanceResult } from '../conformance/types.js';
+import { fail, refusalsOf, type ConformanceResult } from '../conformance/types.js';
 import { IdsyncError, isIdsyncError, toIdsyncError } from '../errors.js';
 import type { UnpackResult } from '../didcomm/types.js';
 import { isExpired, parseMessageType, parsePiuri, threadId } from '../didcomm/message.js';
@@ -151,19 +151,22 @@ export function createRouter(options: RouterOptions): Router {
       if (error.code.startsWith('store_')) result.retryable = true;
       log('warn', 'message could not be unpacked', { code: error.code, ...(rule ? { rule } : {}) });
       await record(undecryptableRecord(packed, `undecryptable-${ids()}`, outerMode(packed), result.conformance, info, { code: error.code, ...(rule ? { rule } : {}) }));
-      events.emit('result', result);
+      events.emit('result', result, packed);
       return result;
     }
     const { message, metadata } = unpacked;
     const inc: Incoming = { message, metadata, info, replies, me: addressedDid(core.myDids, message, metadata) };
-    const results = [...checkEnvelope(packed), ...core.conformance.check(message, { metadata, packed })];
+    // What the envelope engine opened it accepts (liberal in what it reads: anoncrypt without apv,
+    // a flattened JWE); those envelope results are logged, and strict mode judges the opened message.
+    const opened = core.conformance.check(message, { metadata, packed });
+    const results = [...checkEnvelope(packed), ...opened];
     // Recorded before handling so that replies are logged after it; the result follows.
     const rec = receivedRecord(packed, unpacked, results, info, { invalidId: () => `invalid-${ids()}`, maxBytes: options.logMessageMaxBytes });
     const seq = options.log?.update ? await record(rec) : undefined;
     events.emit('received', { message, metadata, conformance: results });
     let result: RouterResult;
     try {
-      result = await dispatch(inc, results);
+      result = await dispatch(inc, results, opened);
     } catch (err) {
       // dispatch() handles its own errors; what escapes (e.g. the store failing in the replay
       // check) happened before any outcome was final, so the message may be sent again.
@@ -173,7 +176,7 @@ export function createRouter(options: RouterOptions): Router {
     // A refusal is logged with its code and the rule that refused it, when a rule did.
     const refusal = result.status === 'handled' ? {} : { ...(result.code ? { errorCode: result.code } : {}), ...(refusingRule(result.conformance) ? { rule: refusingRule(result.conformance) } : {}) };
     await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: loggedConformance(result.conformance), ...refusal });
-    events.emit('result', result);
+    events.emit('result', result, packed);
     if (result.status === 'handled') events.emit('handled', { message, metadata, result });
     return result;
   }
@@ -186,7 +189,7 @@ export function createRouter(options: RouterOptions): Router {
   async function refuseDuplicate(inc: Incoming, results: ConformanceResult[]): Promise<RouterResult> {
     const { message, metadata, replies } = inc;
     const id = String(message.id);
-    // DIDComm v2 §Message Headers `id`: unique to the sender.
+    // idsync's replay protection (docs/protocols.md, idsync profile); the spec obliges no receiver to.
     const broken = fail('plaintext', DUPLICATE_RULE, `message id ${id} was already received from this sender`);
     const error = new IdsyncError('duplicate_message', `Message ${id} was already received.`, {
       details: { id, thid: threadId(message) },
@@ -219,7 +222,7 @@ export function createRouter(options: RouterOptions): Router {
     }
   }
 
-  async function dispatch(inc: Incoming, results: ConformanceResult[]): Promise<RouterResult> {
+  async function dispatch(inc: Incoming, results: ConformanceResult[], opened: ConformanceResult[]): Promise<RouterResult> {
     const { message, metadata, replies } = inc;
     const base = { message, metadata, conformance: results, replies };
     // `final`: refused for good (the id is marked seen). Such a refusal that no problem report
@@ -236,7 +239,7 @@ export function createRouter(options: RouterOptions): Router {
       return result;
     };
 
-    const failures = errorsOf(results);
+    const failures = refusalsOf(opened);
     if (core.strict && failures.length) return refuse('rejected', refusalFor(failures));
 
     const key = seenKey(message.id, senderOf(metadata) ?? message.from);

@@ -232,6 +232,11 @@ export const DIDCOMM_V2_VERSION = 'https://github.com/decentralized-identity/did
 export const ROUTER_HEADERS = ['return_route'];
 
 export interface Router {
+  /**
+   * 'received' (unpacked, before handling), 'result' (RouterResult, and the packed message as
+   * received as a second argument), 'handled', 'sent' ({message, packed, mode, to, returnRouted}),
+   * 'log', and the events handlers emit.
+   */
   readonly events: EventEmitter;
   readonly conformance: RuleRegistry;
   readonly clock: Clock;
@@ -260,5 +265,8 @@ export interface Router {
   waitFor<T = unknown>(event: string, predicate?: (data: T) => boolean, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
 }
 
-/** The conformance rule a replay breaks (DIDComm v2 §Message Headers `id`: unique to the sender). */
-export const DUPLICATE_RULE = 'plaintext.id-unique';
+/**
+ * The rule a replay is logged under: idsync's replay protection (advice), not plaintext.id-unique,
+ * which is about the ids a sender gives different messages; a copy sent again breaks no MUST.
+ */
+export const DUPLICATE_RULE = 'plaintext.id-replayed';

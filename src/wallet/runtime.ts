@@ -168,11 +168,11 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   );
   // Resumes every open thread: its last message goes out again at once (router/steps).
   await router.steps()!.start();
-  router.events.on('result', (r: RouterResult) => {
-    events.emit('message', { direction: 'in', message: r.message, mode: r.metadata?.mode, status: r.status, problemCode: r.problemCode, conformance: r.conformance });
+  router.events.on('result', (r: RouterResult, packed?: string) => {
+    events.emit('message', { direction: 'in', message: r.message, mode: r.metadata?.mode, status: r.status, problemCode: r.problemCode, conformance: r.conformance, packed });
   });
-  router.events.on('sent', (e: { message: PlainMessage; mode: EnvelopeMode }) => {
-    events.emit('message', { direction: 'out', message: e.message, mode: e.mode, status: 'sent' });
+  router.events.on('sent', (e: { message: PlainMessage; mode: EnvelopeMode; packed: string }) => {
+    events.emit('message', { direction: 'out', message: e.message, mode: e.mode, status: 'sent', packed: e.packed });
   });
 
   async function defaultPeer(): Promise<string> {

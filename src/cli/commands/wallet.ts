@@ -89,6 +89,8 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .addOption(engineOption())
     .option('--allow-private-endpoints', 'connect to peers, did:web hosts and status lists at private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)')
     .option('--json', 'print JSON lines: {did, shortDid, endpoint, listening, control} once listening, then {event, ...} for each arrival')
+    .option('--console', "serve the wallet's web console (its flows, messages live, threads); an access code to sign in is printed once")
+    .option('--console-port <port>', 'port of the web console (default: any free port)')
     .action(async (opts: ServeOptions) => serveWallet(opts, deps));
 
   wallet

@@ -1,6 +1,7 @@
 // The service's DIDComm agent: implements the ServiceAgent seam (requestSync, receive) and
 // the DIDCOMM invitation delivery (deliverInvitation) over one router with the Data Pipe responder, DID-auth
-// verifier, WACI issuer, issuance workflows and the Message Pickup mediator.
+// verifier, WACI issuer, issuance workflows and the mediator (src/mediator: coordinate-mediation,
+// forward, Message Pickup).
 //
 // Events on `agent.events` (tests await these; nothing here sleeps): 'data-pipe-established',
 // 'data-pipe-closed', 'sync-requested', 'sync-started', 'sync-completed', 'sync-failed',
@@ -45,11 +46,12 @@ import { keyedLock } from '../../keyed-lock.js';
 import { dataPipeResponder } from './data-pipe.js';
 import { failureOf, issuance } from './issuer.js';
 import { serviceEnvelope } from './keys.js';
-import { createMediator } from './mediator.js';
-import { liveRoutes, serviceOutbound } from './outbound.js';
+import { createMediator } from '../../mediator/mediator.js';
+import { serviceOutbound } from './outbound.js';
+import { liveRoutes } from '../../mediator/live.js';
 import { relationships } from './relationships.js';
 import { DEFAULT_ENDPOINT_POLICY, endpointFetch, endpointGuard } from '../net/endpoint-policy.js';
-import { messageQueue, type MessageQueue } from './queue.js';
+import { messageQueue, type MessageQueue } from '../../mediator/queue.js';
 import { redelivery as createRedelivery } from './redelivery.js';
 import { DEFAULT_SEEN_RETENTION_MS, seenMemory } from './seen.js';
 import { statusService } from './status.js';
@@ -110,7 +112,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   // name resolution under the same policy and goes to the checked address (src/net).
   const netFetch = endpointFetch(endpointPolicy, deps.resolveHost);
   const envelope = serviceEnvelope(deps, registry, netFetch);
-  const queue = messageQueue(deps, options.queue);
+  const queue = messageQueue(deps, { collection: COLLECTIONS.queue, ...options.queue });
   const live = liveRoutes();
   const threads = threadStore(deps.store, () => isoNow(deps.clock));
   const related = relationships(deps, threads);
@@ -224,7 +226,20 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   const issue = issuance(core, threads, status);
   const sync = syncEngine(core, threads, pipes, issue, queue);
   const workflows = workflowIssuance(core, issue, status, outbound);
-  const mediator = createMediator(core, queue, live);
+  // The mediator (src/mediator) on the service's router, DID, queue and live sockets: its wallets
+  // collect what the service queued for them, and may register DIDs that others forward to.
+  const mediator = createMediator({
+    store: deps.store,
+    clock: deps.clock,
+    ids: deps.ids,
+    envelope,
+    did: () => deps.serviceDid,
+    queue,
+    live,
+    events,
+    ...(options.mediation ? { policy: options.mediation } : {}),
+    ...(crashHook ? { crashPoint: (step: string) => crashHook(step) } : {}),
+  });
   const redeliveries = createRedelivery({
     store: deps.store,
     clock: deps.clock,
@@ -291,7 +306,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     pipes.protocol,
     presentProofProtocol({ presentation: sync.onPresentation }, ['verifier']),
     issueCredentialProtocol({ 'propose-credential': workflows.onPropose, ...issue.handlers }, ['issuer']),
-    mediator.protocol,
+    ...mediator.protocols,
   );
 
   async function handle(packed: string, info: InboundInfo): Promise<void> {

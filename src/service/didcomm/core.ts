@@ -9,7 +9,8 @@ import type { MessageLogOptions } from '../../store/messages.js';
 import type { ServiceDeps } from '../deps.js';
 import type { ServiceEvent } from '../context.js';
 import type { EndpointPolicy } from '../net/endpoint-policy.js';
-import type { QueueOptions } from './queue.js';
+import type { QueueOptions } from '../../mediator/queue.js';
+import type { MediatorPolicy } from '../../mediator/policy.js';
 import type { RedeliveryOptions } from './redelivery.js';
 import type { StepOptions } from '../../router/steps/engine.js';
 import type { CrashPoint } from '../../crash-point.js';
@@ -62,6 +63,8 @@ export interface AgentOptions {
   outboundEndpoints?: EndpointPolicy;
   /** Message Pickup queue bounds: TTL (default 30 days) and messages per recipient (default 1000). */
   queue?: QueueOptions;
+  /** The mediator's policy for the service's wallets (deny rules, message size, delays); its queue is the one above. */
+  mediation?: Partial<MediatorPolicy>;
   /**
    * Messages a peer's endpoint answered 503/429 are sent again (redelivery.ts) by the retry
    * scheduler, with its back-off (`retry`): attempts (default 8, the first one included).

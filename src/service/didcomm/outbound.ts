@@ -25,7 +25,8 @@ import { toIdsyncError } from '../../errors.js';
 import { ENDPOINT_REFUSED } from '../../net/connect-guard.js';
 import type { ServiceLogger } from '../context.js';
 import { endpointRefusal, type EndpointPolicy } from '../net/endpoint-policy.js';
-import type { MessageQueue, QueuedMessage } from './queue.js';
+import type { LiveRoutes } from '../../mediator/live.js';
+import type { MessageQueue, QueuedMessage } from '../../mediator/queue.js';
 import type { AttemptOutcome } from './redelivery.js';
 import { failureOutcome, type SendOutcome } from '../../router/retry/backoff.js';
 import type { Relationships } from './relationships.js';
@@ -36,35 +37,6 @@ export type Route =
   | { kind: 'live' }
   | { kind: 'remote'; endpoint: string }
   | { kind: 'mediated'; reason: 'no-endpoint' | 'self' };
-
-/** Sockets wallets asked to receive on (pickup live mode, or return_route 'all' over WebSocket). */
-export interface LiveRoutes {
-  bind(did: string, push: (packed: string) => Promise<void>): void;
-  unbind(did: string): void;
-  has(did: string): boolean;
-  /** Sends on the bound socket; false (and unbound) when it is gone. */
-  push(did: string, packed: string): Promise<boolean>;
-}
-
-export function liveRoutes(): LiveRoutes {
-  const sockets = new Map<string, (packed: string) => Promise<void>>();
-  return {
-    bind: (did, push) => void sockets.set(ionShortForm(did), push),
-    unbind: (did) => void sockets.delete(ionShortForm(did)),
-    has: (did) => sockets.has(ionShortForm(did)),
-    async push(did, packed) {
-      const push = sockets.get(ionShortForm(did));
-      if (!push) return false;
-      try {
-        await push(packed);
-        return true;
-      } catch {
-        if (sockets.get(ionShortForm(did)) === push) sockets.delete(ionShortForm(did));
-        return false;
-      }
-    },
-  };
-}
 
 function endpointUri(svc: Service): string | undefined {
   const ep = Array.isArray(svc.serviceEndpoint) ? svc.serviceEndpoint[0] : svc.serviceEndpoint;

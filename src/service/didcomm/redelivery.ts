@@ -16,7 +16,7 @@ import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/store.js';
 import type { ServiceLogger } from '../context.js';
 import { COLLECTIONS } from './collections.js';
-import type { MessageQueue, QueuedMessage } from './queue.js';
+import type { MessageQueue, QueuedMessage } from '../../mediator/queue.js';
 import { tally } from '../../router/steps/names.js';
 import type { Scheduler, StoredJob } from '../../router/retry/scheduler.js';
 import { failureOutcome, type SendOutcome } from '../../router/retry/backoff.js';

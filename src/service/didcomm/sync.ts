@@ -26,7 +26,7 @@ import type { AgentCore } from './core.js';
 import { userKey } from '../users/users.js';
 import type { DataPipeResponder } from './data-pipe.js';
 import type { IssueFailure, Issuance, IssueOwner } from './issuer.js';
-import type { MessageQueue } from './queue.js';
+import type { MessageQueue } from '../../mediator/queue.js';
 import type { BatchOp } from '../../store/store.js';
 import { sent, type DcThread, type ThreadStore } from './threads.js';
 

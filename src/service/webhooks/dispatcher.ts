@@ -144,6 +144,11 @@ export interface WebhookDispatcher {
   attempts(eventId: string): Promise<WebhookDelivery[]>;
   deliveries(filter?: { state?: DeliveryState; limit?: number }): Promise<WebhookDelivery[]>;
   getEvent(eventId: string): Promise<StoredWebhookEvent | undefined>;
+  /**
+   * The events of one subject of a tenant (`user:<id>`, `workflow:<id>`, `tenant`: events.ts
+   * subjectOf) in their sequence order, each state change they report with its occurredAt.
+   */
+  subjectEvents(tenantId: string | undefined, subject: string): Promise<StoredWebhookEvent[]>;
   /** Puts a dead (or delivered) delivery back in the queue with a fresh attempt budget. */
   redeliver(deliveryId: string): Promise<WebhookDelivery>;
   on<K extends keyof DispatcherEvents>(name: K, listener: (...args: DispatcherEvents[K]) => void): void;
@@ -445,6 +450,11 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
       return filter.limit ? all.slice(0, filter.limit) : all;
     },
     getEvent: (eventId) => events.get(eventId),
+    async subjectEvents(tenantId, subject) {
+      const ids = await sequences.list({ prefix: `${tenantId ?? ''}/${subject}|` });
+      const found = await Promise.all(ids.map((e) => events.get(e.value)));
+      return found.filter((e): e is StoredWebhookEvent => e !== undefined);
+    },
     async redeliver(deliveryId) {
       const d = await deliveries.get(deliveryId);
       if (!d) throw new IdsyncError('not_found', `no webhook delivery ${deliveryId}`);
