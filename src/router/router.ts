@@ -174,7 +174,9 @@ export function createRouter(options: RouterOptions): Router {
       result = { status: 'failed', code: error.code, message, metadata, conformance: results, replies, error, retryable: true };
     }
     // A refusal is logged with its code and the rule that refused it, when a rule did.
-    const refusal = result.status === 'handled' ? {} : { ...(result.code ? { errorCode: result.code } : {}), ...(refusingRule(result.conformance) ? { rule: refusingRule(result.conformance) } : {}) };
+    // A replay is refused by idsync's own replay rule (advice: the spec obliges no receiver to).
+    const rule = result.status === 'duplicate' ? DUPLICATE_RULE : refusingRule(result.conformance);
+    const refusal = result.status === 'handled' ? {} : { ...(result.code ? { errorCode: result.code } : {}), ...(rule ? { rule } : {}) };
     await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: loggedConformance(result.conformance), ...refusal });
     events.emit('result', result, packed);
     if (result.status === 'handled') events.emit('handled', { message, metadata, result });

@@ -45,13 +45,13 @@ describe('refusals are logged with their rule', () => {
     await store.close();
   });
 
-  it('logs a replay with its code and plaintext.id-unique', async () => {
+  it('logs a replay with its code and plaintext.id-replayed', async () => {
     const { store, log, router } = await bobRouter();
     const { packed } = await pack(ping('p-2'), { mode: 'signed' }, ctx(alice.secrets));
     expect((await router.receive(packed)).status).toBe('handled');
     expect((await router.receive(packed)).status).toBe('duplicate');
     const recs = await log.list({ direction: 'in' });
-    expect(recs.at(-1)).toMatchObject({ result: 'duplicate', errorCode: 'duplicate_message', rule: 'plaintext.id-unique' });
+    expect(recs.at(-1)).toMatchObject({ result: 'duplicate', errorCode: 'duplicate_message', rule: 'plaintext.id-replayed' });
     expect(recs[0]).not.toHaveProperty('rule');
     await store.close();
   });
