@@ -6,7 +6,7 @@ import { setFlagsFromString, getHeapStatistics } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { toIdsyncError } from '../errors.js';
 import type { ServiceClient } from '../testing/rest-client.js';
-import { resendTally } from '../router/resend.js';
+import { resendTally } from '../router/steps/names.js';
 import { latencyHistogram, type LatencyHistogram } from './histogram.js';
 import type { FlowContext, Scenario } from './types.js';
 import type { WalletPool } from './wallet-pool.js';
@@ -47,7 +47,7 @@ export interface ShardResult {
   timeline: { completed: number[]; failed: number[] };
   /** Idle wallets measured: how many, and the heap (+ external) they added. */
   idle: { wallets: number; bytes: number };
-  /** Protocol messages sent again in this thread during the run, by step (router/resend.ts). */
+  /** Protocol messages sent again in this thread during the run, by step (router/steps). */
   resends: Record<string, number>;
   /** When this thread's first flow started and its last one ended (epoch ms). */
   firstStartAt: number;
