@@ -30,7 +30,7 @@ export function renderErrorsDoc(): string {
     '  §Problem Codes; docs/protocols.md). A code without one reaches a peer as `e.p.me` (internal error).',
     '- **Library**: `IdsyncError.code`, typed as the union of these codes (`ErrorCode`); `httpStatusOf(code)`',
     '  and `problemCodeOf(code)` look the other two columns up.',
-    '- **CLI**: one line on stderr, `idsync: <code>: <message>`; exit 2 for usage errors, 1 otherwise.',
+    '- **CLI**: one line on stderr, `idsync: <code>: <message>`; exit 2 for usage errors, 3 for a conformance run that judged nothing (`conformance_not_judged`), 1 otherwise.',
     '',
     `${rows.length} codes.`,
     '',

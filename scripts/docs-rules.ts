@@ -2,7 +2,7 @@
 // test/conformance/catalogue.test.ts fails when the file is not what this script would write.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { RULES, ruleAnchor, type RuleLayer } from '../src/conformance/catalogue.js';
+import { RULES, ruleAnchor, type CatalogueRule, type RuleLayer } from '../src/conformance/catalogue.js';
 
 export const RULES_DOC = fileURLToPath(new URL('../docs/rules.md', import.meta.url));
 
@@ -15,20 +15,22 @@ const LAYERS: Array<[RuleLayer, string]> = [
   ['transport', 'Transport'],
 ];
 
-const cell = (text: string) => text.replace(/\|/g, '\\|');
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** docs/rules.md sits in docs/: the project's own docs are linked relative to it. */
+const href = (url: string) => (url.startsWith('docs/') ? url.slice('docs/'.length) : url);
+
+function line(r: CatalogueRule): string {
+  const source = `[${cell(`${r.spec} ${r.version}, ${r.section}`)}](${href(r.url)})`;
+  const checks = `${cell(r.text)}${r.refuses ? ' *idsync refuses such a message.*' : ''}`;
+  return `| <a id="${ruleAnchor(r.id)}"></a>\`${r.id}\` | ${r.severity} | ${r.keyword ?? '—'} | “${cell(r.quote)}” | ${source} | ${checks} |`;
+}
 
 export function renderRulesDoc(): string {
+  const count = (s: string) => RULES.filter((r) => r.severity === s).length;
   const sections = LAYERS.flatMap(([layer, title]) => {
     const rows = RULES.filter((r) => r.layer === layer);
     if (rows.length === 0) return [];
-    return [
-      `## ${title}`,
-      '',
-      '| id | severity | source | rule |',
-      '|---|---|---|---|',
-      ...rows.map((r) => `| <a id="${ruleAnchor(r.id)}"></a>\`${r.id}\` | ${r.severity} | [${cell(`${r.spec} ${r.section}`)}](${r.url}) | ${cell(r.text)} |`),
-      '',
-    ];
+    return [`## ${title}`, '', '| id | severity | keyword | the spec says | source | what idsync checks |', '|---|---|---|---|---|---|', ...rows.map(line), ''];
   });
   return [
     '# Conformance rules',
@@ -37,11 +39,17 @@ export function renderRulesDoc(): string {
     '',
     'Every rule idsync checks — on the messages it sends and receives, in `idsync message check` and in',
     '`idsync conformance run` — with its stable id (what the message log, `details.rule` of a refusal and',
-    'conformance reports name), its severity (**error**: a MUST of the spec is broken; **warning**: a',
-    'SHOULD, or a form the spec allows that is worth noting), and where it comes from. `idsync rules --json`',
-    'prints the same list.',
+    'conformance reports name), the sentence of the spec it enforces, quoted, and where that sentence is.',
     '',
-    `${RULES.length} rules.`,
+    'The severity is not chosen by idsync: it follows from the RFC 2119 keyword of the quote.',
+    '**error**: MUST, MUST NOT, REQUIRED, SHALL, SHALL NOT; **warning**: SHOULD, SHOULD NOT, RECOMMENDED;',
+    "**advice**: no keyword (or MAY, OPTIONAL): idsync's own profile (docs/protocols.md), good practice",
+    'and interop advice. Only an error fails a conformance case or `message check`; with',
+    '`--profile strict` warnings and advice fail too. Rules marked *idsync refuses such a message* are',
+    'body fields idsync\'s own agents cannot act without: they refuse such a message as their own policy,',
+    'which is not a verdict on its sender. `idsync rules --json` prints the same list.',
+    '',
+    `${RULES.length} rules: ${count('error')} errors, ${count('warning')} warnings, ${count('advice')} advice.`,
     '',
     ...sections,
   ].join('\n');

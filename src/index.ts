@@ -7,11 +7,12 @@ export { IdsyncError, isIdsyncError, isErrorCode, httpStatusOf, problemCodeOf, E
 export { systemClock, ManualClock, uuid, sequentialIds, type Clock, type IdGenerator } from './clock.js';
 export { generateKeyPair, publicJwk, privateJwk, toMultikey, fromMultikey, type KeyPair, type KeyType } from './keys.js';
 
-// DIDs (W3C DID Core; did:ion long form, did:peer:2, did:key, did:web) and one resolver for all.
+// DIDs (W3C DID Core; did:ion long form, did:peer:2, did:peer:4, did:key, did:web) and one resolver for all.
 export type { DIDDocument, DIDResolutionResult, Secret, CreatedDid, DidRegistry } from './did/types.js';
 export { createIonDid, parseIonDid, verifyIonLongForm, resolveIonLongForm } from './did/ion.js';
 export { ionShortForm, isIonLongForm } from './did/ion-form.js';
 export { createPeerDid } from './did/peer.js';
+export { createPeerDid4, peer4ShortForm } from './did/peer4.js';
 export { createKeyDid } from './did/key.js';
 export { createWebDid, didWebFromUrl } from './did/web.js';
 export { createResolver, documentResolver, resolutionCache } from './did/resolver.js';
@@ -42,3 +43,10 @@ export { normalizeFlat, toNested, toFlat } from './credentials/datapoints.js';
 // The two sides: they meet only on the wire.
 export { createService, type Service, type CreateServiceOptions } from './service/app.js';
 export { createWallet, type Wallet, type WalletOptions } from './wallet/wallet.js';
+
+// The mediator, a party of its own (`idsync mediator`); the client side of coordinate-mediation.
+export { startMediator, type RunningMediator, type StartMediatorOptions } from './mediator/server.js';
+export { createMediatorAgent, type MediatorAgent, type MediatorAgentOptions } from './mediator/agent.js';
+export { createMediator, type Mediator, type MediatorDeps } from './mediator/mediator.js';
+export { requestMediation, updateRecipients, queryRecipients, mediationClientProtocol } from './protocols/coordinate-mediation.js';
+export { buildForward, wrapForMediator } from './protocols/routing.js';

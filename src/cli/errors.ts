@@ -1,5 +1,7 @@
 // How the CLI reports a failure: one line `idsync: <code>: <message>` on stderr and a non-zero
-// exit (2 for usage errors, 1 for everything else). --verbose adds the stack, details and causes.
+// exit (2 for usage errors, a command's own status where it names one in details.exitCode — 3
+// for a conformance run that judged nothing — and 1 for everything else). --verbose adds the
+// stack, details and causes.
 import type { CommanderError } from 'commander';
 import { IdsyncError, isErrorCode, toIdsyncError, type ErrorCode } from '../errors.js';
 
@@ -31,7 +33,9 @@ export function fromCommander(err: CommanderError): IdsyncError {
 }
 
 export function exitCodeFor(err: IdsyncError): number {
-  return err.details?.usage === true ? EXIT_USAGE : EXIT_FAILURE;
+  if (err.details?.usage === true) return EXIT_USAGE;
+  const own = err.details?.exitCode;
+  return typeof own === 'number' && Number.isInteger(own) && own > 2 && own < 126 ? own : EXIT_FAILURE;
 }
 
 /** The one stderr line; newlines inside a message are folded so the line stays one line. */

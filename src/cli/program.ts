@@ -28,6 +28,11 @@ const LAZY_COMMANDS: LazyCommand[] = [
     register: async (program, io) => (await import('./commands/service.js')).registerServiceCommand(program, { io }),
   },
   {
+    name: 'mediator',
+    summary: "run idsync's DIDComm v2 mediator: coordinate-mediation, routing forward, Message Pickup 3.0 with live mode",
+    register: async (program, io) => (await import('./commands/mediator.js')).registerMediatorCommand(program, { io }),
+  },
+  {
     name: 'wallet',
     summary: 'a holder wallet in a folder: create, serve, accept or approve invitations, pick up, list credentials and messages',
     register: async (program, io) => (await import('./commands/wallet.js')).registerWalletCommands(program, { io, output: (json) => createOutput(io, json) }),

@@ -46,11 +46,11 @@ export function inspectInvitationUrl(input: string, registry?: RuleRegistry): In
     return { results: [fail(L, 'oob.url', 'not an absolute URL')] };
   }
   const results: ConformanceResult[] = [pass(L, 'oob.url')];
-  results.push(check(L, 'oob.url-scheme', url.protocol === 'https:' || url.hostname === 'localhost' || url.hostname === '127.0.0.1', 'invitation URLs should use https', 'warning'));
+  results.push(check(L, 'oob.url-scheme', url.protocol === 'https:' || url.hostname === 'localhost' || url.hostname === '127.0.0.1', 'invitation URLs should use https'));
   const oob = url.searchParams.get('_oob');
   const oobid = url.searchParams.get('_oobid');
   if (oob === null && oobid === null) return { results: [...results, fail(L, 'oob.param', 'the URL has neither _oob nor _oobid')], url };
-  if (oob !== null && oobid !== null) results.push(fail(L, 'oob.param', 'the URL has both _oob and _oobid', 'warning'));
+  if (oob !== null && oobid !== null) results.push(fail(L, 'oob.param-both', 'the URL has both _oob and _oobid'));
   else results.push(pass(L, 'oob.param'));
   if (oob === null) {
     const ok = oobid!.trim().length > 0;
@@ -58,7 +58,7 @@ export function inspectInvitationUrl(input: string, registry?: RuleRegistry): In
   }
   // A '+' of standard base64 left unescaped in a query string arrives as a space.
   const value = oob.trim().replace(/ /g, '+');
-  results.push(check(L, 'oob.base64url', /^[A-Za-z0-9_-]+$/.test(value), '_oob should be base64url without padding (RFC 4648 §5); accepted anyway', 'warning'));
+  results.push(check(L, 'oob.base64url', /^[A-Za-z0-9_-]+$/.test(value), '_oob should be base64url without padding (RFC 4648 §5); accepted anyway'));
   let text: string;
   try {
     text = b64uDecodeText(value);
@@ -72,7 +72,7 @@ export function inspectInvitationUrl(input: string, registry?: RuleRegistry): In
     return { results: [...results, fail(L, 'oob.json', '_oob does not decode to JSON')], url };
   }
   results.push(pass(L, 'oob.json'));
-  results.push(check(L, 'oob.compact-json', !hasInsignificantWhitespace(text), 'whitespace should be removed from the JSON before encoding', 'warning'));
+  results.push(check(L, 'oob.compact-json', !hasInsignificantWhitespace(text), 'whitespace should be removed from the JSON before encoding'));
   return { results: [...results, ...checkInvitation(invitation, registry)], invitation, url };
 }
 

@@ -50,18 +50,16 @@ export function sameMediaType(actual: unknown, expected: string): boolean {
   return full.toLowerCase() === expected;
 }
 
-// §Message Headers: id REQUIRED; §Threading: a short (<=128 bytes) string of unreserved URI characters.
+// §Message Headers: id REQUIRED; §Message IDs: a string of unreserved URI characters. Its length
+// is not judged: §Message IDs names 32 bytes and recommends UUIDs, which take 36.
 const idRule: MessageRule = (m) => {
-  if (typeof m.id !== 'string' || m.id.length === 0) return [fail(L, 'plaintext.id', 'id is required and must be a non-empty string')];
-  return [
-    pass(L, 'plaintext.id'),
-    check(L, 'plaintext.id-format', Buffer.byteLength(m.id) <= 128 && UNRESERVED.test(m.id), 'id should be at most 128 bytes of unreserved URI characters (§Threading)', 'warning'),
-  ];
+  if (typeof m.id !== 'string' || m.id.length === 0) return [fail(L, 'plaintext.id', m.id === undefined ? 'the message has no id' : 'id must be a non-empty string')];
+  return [pass(L, 'plaintext.id'), check(L, 'plaintext.id-format', UNRESERVED.test(m.id), 'id holds characters that are not unreserved URI characters (RFC 3986 §2.3)')];
 };
 
 // §Message Headers: type REQUIRED, a valid Message Type URI.
 const typeRule: MessageRule = (m) => {
-  if (typeof m.type !== 'string' || m.type.length === 0) return [fail(L, 'plaintext.type', 'type is required')];
+  if (typeof m.type !== 'string' || m.type.length === 0) return [fail(L, 'plaintext.type', m.type === undefined ? 'the message has no type' : 'type must be a non-empty string')];
   if (!isUri(m.type)) return [fail(L, 'plaintext.type', `type is not a URI: ${m.type}`)];
   return [check(L, 'plaintext.type', parseMessageType(m.type) !== null, `type is not a message type URI <doc-uri><protocol>/<major.minor>/<name>: ${m.type}`)];
 };
@@ -91,7 +89,8 @@ const threadRule: MessageRule = (m) => {
   return out;
 };
 
-// §Message Headers: created_time and expires_time are UTC epoch seconds (integers).
+// §Message Headers: created_time and expires_time are UTC epoch seconds as integers (no keyword:
+// both are OPTIONAL, created_time "but recommended").
 const timeRule: MessageRule = (m) => {
   const out: ConformanceResult[] = [];
   for (const h of ['created_time', 'expires_time'] as const) {
@@ -105,13 +104,17 @@ const timeRule: MessageRule = (m) => {
   }
   const { created_time: c, expires_time: e } = m;
   if (typeof c === 'number' && typeof e === 'number') {
-    out.push(check(L, 'plaintext.expires-after-created', e >= c, 'expires_time is before created_time', 'warning'));
+    out.push(check(L, 'plaintext.expires-after-created', e >= c, 'expires_time is before created_time'));
   }
   return out;
 };
 
-// §Message Headers: body REQUIRED, a JSON object, even if empty.
-const bodyRule: MessageRule = (m) => [check(L, 'plaintext.body', isPlainObject(m.body), 'body is required and must be a JSON object')];
+// §Message Headers (v2.1): body OPTIONAL; "If present, it MUST be a JSON object". Its note
+// recommends sending one (v2.0 required it): advice when missing.
+const bodyRule: MessageRule = (m) =>
+  m.body === undefined
+    ? [fail(L, 'plaintext.body-present', 'the message has no body (accepted; DIDComm v2.0 agents require one)')]
+    : [check(L, 'plaintext.body', isPlainObject(m.body), 'body must be a JSON object')];
 
 // §Attachments.
 const attachmentsRule: MessageRule = (m) => {
@@ -153,7 +156,7 @@ const attachmentsRule: MessageRule = (m) => {
     }
   });
   const out = [check(L, 'plaintext.attachments', problems.length === 0, problems.join('; '))];
-  if (warnings.length) out.push(fail(L, 'plaintext.attachment-fields', warnings.join('; '), 'warning'));
+  if (warnings.length) out.push(fail(L, 'plaintext.attachment-fields', warnings.join('; ')));
   return out;
 };
 

@@ -49,9 +49,10 @@ const problemReport: MessageRule = (m) => {
   out.push(check(L, 'report-problem.pthid', typeof m.pthid === 'string' && m.pthid.length > 0, 'pthid is required: the thid of the thread where the problem occurred'));
   if (typeof b.code !== 'string') out.push(fail(L, 'report-problem.code', 'body.code is required'));
   else {
-    out.push(check(L, 'report-problem.code', PROBLEM_CODE.test(b.code), `body.code ${b.code} is not <e|w>.<scope>.<descriptors> in lower kebab-case`));
-    // Senders SHOULD include at least one descriptor after sorter and scope.
-    out.push(check(L, 'report-problem.code-descriptor', b.code.split('.').length >= 3, 'the problem code should have at least one descriptor', 'warning'));
+    out.push(pass(L, 'report-problem.code'));
+    out.push(check(L, 'report-problem.code-format', PROBLEM_CODE.test(b.code), `body.code ${b.code} is not <e|w>.<scope>.<descriptors> in lower kebab-case`));
+    // §Descriptors: senders SHOULD include at least one descriptor after sorter and scope.
+    out.push(check(L, 'report-problem.code-descriptor', b.code.split('.').length >= 3, 'the problem code should have at least one descriptor'));
   }
   if (b.comment !== undefined) out.push(check(L, 'report-problem.comment', typeof b.comment === 'string', 'body.comment must be a string'));
   if (b.args !== undefined) out.push(check(L, 'report-problem.args', isStringArray(b.args), 'body.args must be an array of strings'));
@@ -69,8 +70,8 @@ const invitation: MessageRule = (m) => {
   }
   if (b.accept !== undefined) out.push(check(L, 'out-of-band.accept', isStringArray(b.accept), 'body.accept must be an array of media type strings'));
   // The invitation id becomes the pthid of the answer; thid has no meaning here.
-  if (m.thid !== undefined && m.thid !== m.id) out.push(fail(L, 'out-of-band.thid', 'an invitation starts a new context; thid should be absent', 'warning'));
-  else out.push(pass(L, 'out-of-band.thid', 'warning'));
+  if (m.thid !== undefined && m.thid !== m.id) out.push(fail(L, 'out-of-band.thid', 'an invitation starts a new context; thid should be absent'));
+  else out.push(pass(L, 'out-of-band.thid'));
   return out;
 };
 

@@ -74,7 +74,7 @@ export function createRuleRegistry(options: RuleRegistryOptions = {}): RuleRegis
           out.push(...rule(m, context));
         } catch (err) {
           // A broken rule is reported, not thrown: conformance checking never stops a flow.
-          out.push(fail('protocol', 'conformance.rule-crashed', `a rule threw: ${(err as Error)?.message ?? String(err)}`, 'warning'));
+          out.push(fail('protocol', 'conformance.rule-crashed', `a rule threw: ${(err as Error)?.message ?? String(err)}`));
         }
       }
       return out;

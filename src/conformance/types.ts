@@ -1,14 +1,22 @@
 // Conformance results: one small record per rule, so a flow can show exactly which
-// requirement of which spec a message met or broke.
+// requirement of which spec a message met or broke. A result's severity is its catalogue row's
+// (catalogue.ts), which follows from the RFC 2119 keyword the row quotes; code never writes one.
 import type { PlainMessage, UnpackMetadata } from '../didcomm/types.js';
+import { ruleOf, severityOf, type RuleSeverity } from './catalogue.js';
 
 export type ConformanceLayer = 'envelope' | 'plaintext' | 'protocol' | 'oob';
 
 /**
  * `error`: a MUST of the spec is broken (the router refuses the message in strict mode);
- * `warning`: a SHOULD, or something that is legal but suspicious.
+ * `warning`: a SHOULD; `advice`: no keyword (idsync's profile, good practice, interop advice).
  */
-export type Severity = 'error' | 'warning';
+export type Severity = RuleSeverity;
+
+/**
+ * How results are judged. `liberal` (the default): only a broken MUST fails. `strict`: a broken
+ * SHOULD or a piece of advice fails too.
+ */
+export type Profile = 'liberal' | 'strict';
 
 export interface ConformanceResult {
   /** Stable rule name, `<layer>.<what>`, e.g. `plaintext.body`. */
@@ -29,12 +37,12 @@ export interface RuleContext {
 /** A message rule returns one result per requirement it checks. */
 export type MessageRule = (message: PlainMessage, context: RuleContext) => ConformanceResult[];
 
-export function pass(layer: ConformanceLayer, rule: string, severity: Severity = 'error'): ConformanceResult {
-  return { rule, ok: true, severity, layer };
+export function pass(layer: ConformanceLayer, rule: string): ConformanceResult {
+  return { rule, ok: true, severity: severityOf(rule), layer };
 }
 
-export function fail(layer: ConformanceLayer, rule: string, detail: string, severity: Severity = 'error'): ConformanceResult {
-  return { rule, ok: false, detail, severity, layer };
+export function fail(layer: ConformanceLayer, rule: string, detail: string): ConformanceResult {
+  return { rule, ok: false, detail, severity: severityOf(rule), layer };
 }
 
 /**
@@ -42,15 +50,28 @@ export function fail(layer: ConformanceLayer, rule: string, detail: string, seve
  * though it is not the usual one (e.g. "flattened JWS accepted").
  */
 export function note(layer: ConformanceLayer, rule: string, detail: string): ConformanceResult {
-  return { rule, ok: true, detail, severity: 'warning', layer };
+  return { rule, ok: true, detail, severity: severityOf(rule), layer };
 }
 
 /** One result: pass when `ok`, else fail with `detail`. */
-export function check(layer: ConformanceLayer, rule: string, ok: boolean, detail: string, severity: Severity = 'error'): ConformanceResult {
-  return ok ? pass(layer, rule, severity) : fail(layer, rule, detail, severity);
+export function check(layer: ConformanceLayer, rule: string, ok: boolean, detail: string): ConformanceResult {
+  return ok ? pass(layer, rule) : fail(layer, rule, detail);
 }
 
 /** The failed results that are errors (MUST violations). */
 export function errorsOf(results: ConformanceResult[]): ConformanceResult[] {
   return results.filter((r) => !r.ok && r.severity === 'error');
+}
+
+/** The failed results that count under `profile`: errors, and under `strict` warnings and advice too. */
+export function failuresUnder(results: ConformanceResult[], profile: Profile = 'liberal'): ConformanceResult[] {
+  return profile === 'strict' ? results.filter((r) => !r.ok) : errorsOf(results);
+}
+
+/**
+ * The failed results idsync's own agents refuse a message for: a broken MUST, or a rule whose
+ * catalogue row says idsync cannot act without it (`refuses`, a local policy).
+ */
+export function refusalsOf(results: ConformanceResult[]): ConformanceResult[] {
+  return results.filter((r) => !r.ok && (r.severity === 'error' || ruleOf(r.rule)?.refuses === true));
 }

@@ -1,7 +1,8 @@
 // did:peer (DIF Peer DID Method Specification): numalgo 2 (§Method 2: multiple inception keys
 // without doc) created and resolved; numalgo 0 (§Method 0) resolved like did:key; numalgo 3
-// (§Method 3: SHA-256 shortening) resolved when the registry maps it to its did:peer:2.
-// Resolved documents use Multikey methods with absolute ids did#key-1, did#key-2… in DID order.
+// (§Method 3: SHA-256 shortening) resolved when the registry maps it to its did:peer:2; numalgo 4
+// (§Method 4) in peer4.ts. Resolved documents use Multikey methods with absolute ids did#key-1,
+// did#key-2… in DID order.
 import { b64uDecodeText, b64uEncode, base58btcDecode, multibaseEncode, sha256Multihash } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
 import { generateKeyPair, toMultikey, type KeyPair } from '../keys.js';
@@ -10,6 +11,7 @@ import {
   type KeyEntry, type Purpose,
 } from './document.js';
 import { keyDidDocument } from './key.js';
+import { peer4LongDocument, resolvePeer4 } from './peer4.js';
 import type { CreatedDid, DIDDocument, DIDResolutionResult, DidRegistry, Service } from './types.js';
 
 /** §Method 2 purpose codes; S marks a service. */
@@ -55,7 +57,13 @@ export function encodePeerDid2(input: {
   return `did:peer:2${keys}${services}`;
 }
 
-/** A new did:peer:2: key-1 Ed25519 (V, authentication), key-2 X25519 (E), optional DIDComm service '#didcomm'. */
+/**
+ * A new did:peer:2: key-1 X25519 (E, keyAgreement), key-2 Ed25519 (V, authentication), optional
+ * DIDComm service '#didcomm'. E before V and each key once is the form other libraries write
+ * (Veramo's PeerDIDProvider, the Identus SDK's Castor) and read alike: Veramo's resolver
+ * (@aviarytech/did-peer) numbers only V and E elements, so a key listed twice or an A element
+ * before E gives its keys other ids than the DIF numbering every other resolver uses.
+ */
 export function createPeerDid(options: {
   endpoint?: string;
   routingKeys?: string[];
@@ -69,10 +77,10 @@ export function createPeerDid(options: {
   }
   const services = options.endpoint ? [didcommService('#didcomm', options.endpoint, options.routingKeys ?? [])] : [];
   const did = encodePeerDid2({
-    keys: [{ purpose: 'V', publicKeyMultibase: toMultikey(auth) }, { purpose: 'E', publicKeyMultibase: toMultikey(agree) }],
+    keys: [{ purpose: 'E', publicKeyMultibase: toMultikey(agree) }, { purpose: 'V', publicKeyMultibase: toMultikey(auth) }],
     services: services as unknown as Record<string, unknown>[],
   });
-  return { did, document: resolvePeerDid(did), secrets: [secretFor(`${did}#key-1`, auth), secretFor(`${did}#key-2`, agree)] };
+  return { did, document: resolvePeerDid(did), secrets: [secretFor(`${did}#key-1`, agree), secretFor(`${did}#key-2`, auth)] };
 }
 
 /** §Method 3: did:peer:3 + multibase(multihash(SHA-256(the did:peer:2 DID without 'did:peer:2'))). */
@@ -92,28 +100,57 @@ function normaliseDidcomm(service: Record<string, unknown>): Record<string, unkn
   return { ...rest, serviceEndpoint: { uri: serviceEndpoint, ...(accept ? { accept } : {}), routingKeys: routingKeys ?? [] } };
 }
 
+/** What resolution read that the method spec does not allow, kept as a note instead of a failure. */
+export interface ResolutionWarning {
+  code: string;
+  message: string;
+}
+
+// §Method 2: "When encoding multiple services, they MUST be encoded individually and concatenated
+// together. The services MUST NOT be encoded as a JSON list." The Identus SDK (Castor's
+// PeerDIDCreate) still writes a list, and an empty one (`.SW10`) when a DID has no service; its
+// mediation requests come from such DIDs, so a list is read and noted rather than refused.
+const SERVICE_LIST_WARNING: ResolutionWarning = {
+  code: 'peer2_service_list',
+  message: 'an S element holds a JSON list of services (DIF did:peer §Method 2: "The services MUST NOT be encoded as a JSON list"); read as its services',
+};
+
+function decodeServices(body: string): { services: Record<string, unknown>[]; list: boolean } {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(b64uDecodeText(body));
+  } catch (err) {
+    throw invalid('a did:peer:2 service is not base64url JSON', err);
+  }
+  const isService = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (Array.isArray(decoded)) {
+    if (!decoded.every(isService)) throw invalid('a did:peer:2 service list holds something other than services');
+    return { services: decoded, list: true };
+  }
+  if (!isService(decoded)) throw invalid('a did:peer:2 service is not an object');
+  return { services: [decoded], list: false };
+}
+
 /** §Method 2 "Resolving a did:peer:2", with `id` as the document id (the did:peer:3 alias when given). */
-function peer2Document(peer2: string, id: string, alsoKnownAs?: string[]): DIDDocument {
+function peer2Document(peer2: string, id: string, alsoKnownAs?: string[]): { document: DIDDocument; warnings: ResolutionWarning[] } {
   const elements = peer2.slice('did:peer:2'.length).split('.');
   if (elements.shift() !== '' || elements.length === 0) throw invalid('a did:peer:2 is did:peer:2.<element>[.<element>…]');
   const keys: KeyEntry[] = [];
   const services: Service[] = [];
+  const warnings: ResolutionWarning[] = [];
   let generated = 0;
   for (const element of elements) {
     const code = element[0];
     const body = element.slice(1);
     if (code === 'S') {
-      let decoded: unknown;
-      try {
-        decoded = JSON.parse(b64uDecodeText(body));
-      } catch (err) {
-        throw invalid('a did:peer:2 service is not base64url JSON', err);
+      const decoded = decodeServices(body);
+      if (decoded.list && !warnings.some((w) => w.code === SERVICE_LIST_WARNING.code)) warnings.push({ ...SERVICE_LIST_WARNING });
+      for (const raw of decoded.services) {
+        const svc = normaliseDidcomm(expandService(raw));
+        // Services without an id get #service, #service-1, #service-2… (§Method 2, clarified).
+        const ref = typeof svc.id === 'string' ? svc.id : generated++ === 0 ? '#service' : `#service-${generated - 1}`;
+        services.push({ ...svc, id: absoluteId(id, ref) } as Service);
       }
-      if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw invalid('a did:peer:2 service is not an object');
-      const svc = normaliseDidcomm(expandService(decoded as Record<string, unknown>));
-      // Services without an id get #service, #service-1, #service-2… (§Method 2, clarified).
-      const ref = typeof svc.id === 'string' ? svc.id : generated++ === 0 ? '#service' : `#service-${generated - 1}`;
-      services.push({ ...svc, id: absoluteId(id, ref) } as Service);
     } else if (code in PURPOSES) {
       if (!/^z[1-9A-HJ-NP-Za-km-z]{46,}$/.test(body)) throw invalid('a did:peer:2 key is not a base58btc multikey');
       base58btcDecode(body.slice(1));
@@ -125,13 +162,18 @@ function peer2Document(peer2: string, id: string, alsoKnownAs?: string[]): DIDDo
       throw invalid(`unknown did:peer:2 purpose code '${code ?? ''}'`);
     }
   }
-  return buildDocument({ id, context: [MULTIKEY_CONTEXT], keys, services, alsoKnownAs });
+  return { document: buildDocument({ id, context: [MULTIKEY_CONTEXT], keys, services, alsoKnownAs }), warnings };
 }
 
-/** Resolves did:peer:0 and did:peer:2 offline. Throws IdsyncError 'invalid_did' or 'unsupported_did'. */
+/**
+ * Resolves did:peer:0, did:peer:2 and a did:peer:4 long form offline (a did:peer:2 whose services
+ * are a JSON list too; the note on that is in resolvePeer's metadata). Throws IdsyncError
+ * 'invalid_did' or 'unsupported_did'.
+ */
 export function resolvePeerDid(input: string): DIDDocument {
   const did = input.split(/[?#]/)[0];
-  if (did.startsWith('did:peer:2')) return peer2Document(did, did);
+  if (did.startsWith('did:peer:2')) return peer2Document(did, did).document;
+  if (/^did:peer:4zQm[1-9A-HJ-NP-Za-km-z]{44}:/.test(did)) return peer4LongDocument(did);
   if (did.startsWith('did:peer:0')) {
     try {
       return keyDidDocument(did, did.slice('did:peer:0'.length));
@@ -143,16 +185,30 @@ export function resolvePeerDid(input: string): DIDDocument {
   throw invalid('a did:peer starts with did:peer:<numalgo>');
 }
 
-/** The did:peer method resolver (never throws); did:peer:3 needs the registry to hold its did:peer:2. */
+/** A document result, with what was read against the method spec as `didResolutionMetadata.warnings`. */
+function noted(result: DIDResolutionResult, warnings: ResolutionWarning[]): DIDResolutionResult {
+  return warnings.length ? { ...result, didResolutionMetadata: { ...result.didResolutionMetadata, warnings } } : result;
+}
+
+/**
+ * The did:peer method resolver (never throws); did:peer:3 needs the registry to hold its
+ * did:peer:2, and a did:peer:4 short form its long form.
+ */
 export async function resolvePeer(did: string, registry?: DidRegistry): Promise<DIDResolutionResult> {
   try {
+    if (did.startsWith('did:peer:4')) return await resolvePeer4(did, registry);
+    if (did.startsWith('did:peer:2')) {
+      const { document, warnings } = peer2Document(did, did);
+      return noted(documentResult(document), warnings);
+    }
     if (!did.startsWith('did:peer:3')) return documentResult(resolvePeerDid(did));
     if (!/^did:peer:3zQm[1-9A-HJ-NP-Za-km-z]{44}$/.test(did)) return errorResult('invalidDid', 'a did:peer:3 is did:peer:3zQm…');
     const peer2 = await registry?.get(did).catch(() => undefined);
     if (!peer2 || !peer2.startsWith('did:peer:2') || peerDid3(peer2) !== did) {
       return errorResult('notFound', `${did} is not known here; its did:peer:2 form must be received first`);
     }
-    return documentResult(peer2Document(peer2, did, [peer2]), { equivalentId: [peer2] });
+    const { document, warnings } = peer2Document(peer2, did, [peer2]);
+    return noted(documentResult(document, { equivalentId: [peer2] }), warnings);
   } catch (err) {
     const code = (err as IdsyncError).code;
     return errorResult(code === 'unsupported_did' ? 'methodNotSupported' : 'invalidDid', (err as Error).message);

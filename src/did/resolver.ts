@@ -13,7 +13,7 @@ import { setBounded } from '../bounded.js';
 import { deepFreeze } from '../deep-freeze.js';
 
 export interface ResolverOptions {
-  /** Long forms of short did:ion DIDs and did:peer:2 forms of did:peer:3 DIDs. */
+  /** Long forms of short did:ion and did:peer:4 DIDs, and did:peer:2 forms of did:peer:3 DIDs. */
   registry?: DidRegistry;
   /** For did:web; default a fetch that connects only to checked public or loopback addresses (did/web.ts). */
   fetch?: typeof fetch;

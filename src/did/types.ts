@@ -19,7 +19,7 @@ export interface Secret {
 /** What creating a DID gives back: the DID, its document, and the private keys to keep. */
 export interface CreatedDid {
   did: string;
-  /** ion: the short form `did:ion:<suffix>`. */
+  /** ion: the short form `did:ion:<suffix>`; did:peer:4: `did:peer:4<hash>`. */
   shortDid?: string;
   document: DIDDocument;
   secrets: Secret[];
@@ -28,8 +28,8 @@ export interface CreatedDid {
 }
 
 /**
- * Where the resolver learns long forms of short `did:ion` DIDs and any DIDs registered
- * locally. The store implements it; tests may use a Map.
+ * Where the resolver learns long forms of short `did:ion` and `did:peer:4` DIDs, the did:peer:2
+ * forms of did:peer:3 DIDs, and any DIDs registered locally. The store implements it; tests may use a Map.
  */
 export interface DidRegistry {
   get(did: string): Promise<string | undefined>;

@@ -2,7 +2,7 @@
 // URIs and DID URL comparisons. Pure functions; the clock and id generator are passed in.
 import type { Clock, IdGenerator } from '../clock.js';
 import { uuid } from '../clock.js';
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import { MEDIA_TYPES, type PlainMessage } from './types.js';
 
 /** What a caller writes: a type and a body; the rest is filled in. */
@@ -123,12 +123,12 @@ export function didOf(didUrl: string): string {
   return end === didUrl.length ? didUrl : didUrl.slice(0, end);
 }
 
-/** Compares two DIDs (or key ids) treating ion long and short forms as the same DID. */
+/** Compares two DIDs (or key ids) treating the long and short forms of a did:ion or did:peer:4 as the same DID. */
 export function sameDid(a: string | undefined, b: string | undefined): boolean {
   if (!a || !b) return false;
   const da = didOf(a);
   const db = didOf(b);
-  // The same DID text is the same DID in any form; only different texts need the ion short forms
+  // The same DID text is the same DID in any form; only different texts need the short forms
   // (whose pattern reads the whole ~1 KB of a long form).
-  return da === db || ionShortForm(da) === ionShortForm(db);
+  return da === db || shortForm(da) === shortForm(db);
 }

@@ -70,13 +70,15 @@ export interface EnvelopeContext {
 }
 
 /**
- * A form the spec allows that an unpack met and accepted, though it is not the usual one
- * (a flattened JWS, a `kid` only in the protected header, anoncrypt without `apv`, P-384/P-521):
- * the conformance log records it with the rule it concerns.
+ * A form an unpack met and accepted, though it is not the usual one (a flattened JWS, a `kid`
+ * only in the protected header, P-384/P-521): the conformance log records it with the rule it
+ * concerns. `broken`: the form breaks that rule and was read anyway, to be liberal in what is
+ * accepted (anoncrypt without `apv`): the log records the rule as failed.
  */
 export interface EnvelopeNote {
   rule: string;
   detail: string;
+  broken?: boolean;
 }
 
 export interface PackOptions {

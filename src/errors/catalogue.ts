@@ -84,7 +84,7 @@ export const ERRORS = {
   email_send_failed: { meaning: 'The SMTP server refused or did not take an invitation e-mail.' },
   sms_send_failed: { meaning: 'The SMS gateway was unreachable or refused an invitation text.' },
   didcomm_send_failed: { meaning: 'A DIDComm invitation could not be sent or queued.' },
-  queue_full: { meaning: 'The pickup queue of a recipient holds its maximum number of messages.' },
+  queue_full: { problem: 'e.p.me.res.storage.queue-full', meaning: 'The pickup queue of a recipient holds its maximum number of messages; a forward for it may be sent again once it collected some (answered like a storage failure: HTTP 503 with Retry-After).' },
   endpoint_refused: { meaning: 'Where a URL leads is refused: its host, or an address its name resolves to, is link-local, metadata, special-purpose, or loopback/private when not allowed.' },
   agent_not_ready: { meaning: 'The service’s DIDComm agent was used before it was bound.' },
 
@@ -146,6 +146,14 @@ export const ERRORS = {
   pickup_unanswered: { meaning: 'The mediator did not answer a Message Pickup request on the return route.' },
   live_mode_refused: { meaning: 'The mediator refused live delivery (details.problemCode holds its answer).' },
 
+  // The mediator (docs/mediation.md)
+  mediation_required: { problem: 'e.p.req.not-enrolled', meaning: 'A keylist, pickup or recipient request from a party the mediator has not granted mediation to, or about a recipient DID nobody registered.' },
+  mediation_update_failed: { meaning: 'The mediator answered a keylist or recipient update with client_error or server_error for some DIDs (details.updated).' },
+  forward_unknown_recipient: { problem: 'e.p.req.not-enrolled', meaning: 'A forward names (body.next) a DID or key no recipient registered with this mediator, and no hop beyond it is allowed or known.' },
+  forward_too_large: { problem: 'e.p.msg.too-large', meaning: 'A forwarded message is larger than the mediator takes (--max-message-bytes).' },
+  forward_delay_refused: { problem: 'e.p.msg.delay-too-long', meaning: 'A forward asks (delay_milli) for a delay longer than the mediator holds messages back.' },
+  forward_onwards_failed: { problem: 'e.p.xfer.cant-use-endpoint', meaning: 'A forward for a party beyond this mediator could not be handed to that party\'s endpoint (sent again later, it may pass).' },
+
   // DIDs, keys and encodings
   invalid_did: { problem: 'e.p.did.invalid', meaning: 'Not a valid DID of its method (bad syntax, bad long form, bad key).' },
   did_not_resolved: { status: 400, problem: 'e.p.did.not-resolved', title: 'DID not resolved', meaning: 'A DID (or DID URL) did not resolve to a document.' },
@@ -199,6 +207,8 @@ export const ERRORS = {
   invalid_secrets: { meaning: 'A secrets file entry is not a private JWK with a full key id.' },
   nonconformant: { meaning: 'A message checked by `idsync message check` breaks a MUST of the rule catalogue (docs/rules.md); every result was printed first.' },
   conformance_failed: { meaning: 'A conformance run had failed cases (the report names the cases and the rules each broke).' },
+  conformance_busy: { status: 429, title: 'Too many conformance runs', meaning: 'The console runs one conformance run at a time per tenant (or wallet) with a short queue, and a few at once in all; this one was refused: retry after Retry-After seconds.' },
+  conformance_not_judged: { meaning: 'A conformance run judged nothing: the agent was unreachable, nobody accepted the invitation, or no case passed or failed (all blocked, skipped or inconclusive); exit status 3.' },
   wallet_not_found: { meaning: 'No wallet in the data folder (create one with wallet create).' },
   wallet_exists: { meaning: 'The data folder already holds a wallet.' },
   wallet_busy: { meaning: 'Another process uses the wallet’s data folder.' },

@@ -84,7 +84,7 @@ export interface FleetResult {
   memory: FleetMemory;
   errorSamples: Record<string, string>;
   /**
-   * Protocol messages sent again during the run, by step (router/resend.ts: `presentation`;
+   * Protocol messages sent again during the run, by step (router/steps: `presentation`;
    * `redeliver:<type>`: after a peer's 503/429; `given-up:<step>`: threads ended unanswered).
    * The wallets' and, when embedded, the service's; a remote service's are not seen.
    */

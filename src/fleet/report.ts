@@ -75,7 +75,7 @@ export function busyLine(threads: FleetResult['threads'] | undefined): string {
   return `threads: ${threads.map(one).join('; ')}`;
 }
 
-/** Messages sent again (router/resend.ts): a run whose load outgrew the service shows it here first. */
+/** Messages sent again (router/steps): a run whose load outgrew the service shows it here first. */
 function resendLine(resends: Record<string, number> | undefined): string {
   const entries = Object.entries(resends ?? {}).sort((a, b) => b[1] - a[1]);
   if (!entries.length) return 'messages sent again: none';

@@ -7,7 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { toIdsyncError } from '../errors.js';
 import type { ServiceClient } from '../testing/rest-client.js';
-import { resendTally } from '../router/resend.js';
+import { resendTally } from '../router/steps/names.js';
 import { latencyHistogram, type LatencyHistogram } from './histogram.js';
 import type { FlowContext, Scenario } from './types.js';
 import type { WalletPool } from './wallet-pool.js';
@@ -51,7 +51,7 @@ export interface ShardResult {
   seconds: SecondsData;
   /** Idle wallets measured: how many, and the heap (+ external) they added; how many of them were paged to disk. */
   idle: { wallets: number; bytes: number; onDisk: number };
-  /** Protocol messages sent again in this thread during the run, by step (router/resend.ts). */
+  /** Protocol messages sent again in this thread during the run, by step (router/steps). */
   resends: Record<string, number>;
   /** When this thread's first flow started and its last one ended (epoch ms). */
   firstStartAt: number;

@@ -13,7 +13,7 @@ import type { ServiceWorkerInput, ServiceWorkerRequest } from './service-worker.
 export interface ServiceThread extends FleetTarget {
   /** A new link to the twin for one wallet thread (undefined when the wallets use HTTP). */
   linkPort(): MessagePort | undefined;
-  /** What the twin's thread counted: resends (router/resend.ts), how busy it was, its memory. */
+  /** What the twin's thread counted: resends (router/steps), how busy it was, its memory. */
   stats(): Promise<{ resends: Record<string, number>; thread: ThreadStats; memory: MemorySample[] }>;
 }
 

@@ -4,7 +4,7 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { toIdsyncError } from '../errors.js';
-import { resendTally } from '../router/resend.js';
+import { resendTally } from '../router/steps/names.js';
 import { portEnd, type LinkEnd } from './link.js';
 import { resendsSince, threadFigures } from './runner.js';
 import { startEmbeddedTarget, type ServiceStoreKind } from './target.js';

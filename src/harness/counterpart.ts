@@ -1,46 +1,34 @@
-// The harness's own agent: a did:peer:2 whose DIDComm endpoint is an HTTP server on 127.0.0.1
-// (port 0), so the agent under test can answer by POST as well as by return route. It packs with
-// idsync's envelope code but never runs idsync's router: every message in and out is recorded as
-// it was on the wire, opened and checked against the whole rule catalogue (check.ts).
+// The harness's own agent: a DID of its own (did:peer:2 by default, or a did:web it serves itself)
+// whose DIDComm endpoint is an HTTP server on 127.0.0.1 (port 0), so the agent under test can
+// answer by POST as well as by return route. It packs with idsync's envelope code but never runs
+// idsync's router: every message in and out is recorded as it was on the wire, with the HTTP
+// answer each POST got, and every message the agent sends is opened and checked against the
+// whole rule catalogue (check.ts).
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
-import { WebSocket } from 'ws';
 import { randomUUID } from 'node:crypto';
-import { didcommService, secretFor } from '../did/document.js';
-import { encodePeerDid2, resolvePeerDid } from '../did/peer.js';
-import type { DIDDocument, DocumentResolver, Secret } from '../did/types.js';
+import { ruleOf } from '../conformance/catalogue.js';
+import type { DocumentResolver } from '../did/types.js';
 import { pack } from '../didcomm/envelope/index.js';
-import { authcrypt } from '../didcomm/envelope/native-encrypt.js';
+import { anoncrypt, authcrypt } from '../didcomm/envelope/native-encrypt.js';
 import { NativeCall } from '../didcomm/envelope/native-call.js';
 import { memorySecrets } from '../didcomm/secrets.js';
-import { MEDIA_TYPES, type EnvelopeContext, type EnvelopeMode, type PlainMessage } from '../didcomm/types.js';
+import { MEDIA_TYPES, type EnvelopeContext, type PlainMessage } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { listen } from '../listen.js';
-import { generateKeyPair, toMultikey, type KeyPair } from '../keys.js';
-import { errorsOf } from '../conformance/types.js';
-import { checkMessageText, fullRegistry, type MessageCheck } from './check.js';
-import type { ExchangedMessage } from './types.js';
+import { agentLink, type PostOutcome, type Received } from './agent-link.js';
+import { checkMessageText, fullRegistry } from './check.js';
+import { didcommEndpointOf, type HarnessTransport } from './endpoint.js';
+import { harnessIdentity, type HarnessDidMethod } from './harness-did.js';
+import { envelopeModeOf, flattenJws, HARNESS_ANON_ENC, mediaTypeOf } from './modes.js';
+import type { ExchangedMessage, HarnessMode } from './types.js';
+import { kept, openedSummary, protectedHeadersOf } from './wire.js';
 
-export interface Received {
-  packed: string;
-  via: 'return-route' | 'endpoint';
-  check: MessageCheck;
-  message?: PlainMessage;
-  entry: ExchangedMessage;
-}
-
-export interface PostOutcome {
-  /** How it went: an HTTP POST, or a WebSocket frame (which has no status). */
-  transport: 'http' | 'ws';
-  /** HTTP status, or undefined when the POST failed (connection refused, timeout) or over WebSocket. */
-  status?: number;
-  error?: string;
-  received: Received[];
-  entry: ExchangedMessage;
-}
+export { didcommEndpointOf, type HarnessTransport } from './endpoint.js';
+export type { PostOutcome, Received } from './agent-link.js';
 
 export interface SendOptions {
-  mode: EnvelopeMode;
+  mode: HarnessMode;
   /** Recipient DID (default: the target). */
   to?: string;
   /** What the entry says was done on purpose. */
@@ -53,7 +41,7 @@ export interface Counterpart {
   did: string;
   /** The key id and private key the harness signs with (Ed25519, its DID's authentication key). */
   signingKey(): { kid: string; privateKey: Uint8Array };
-  /** The same Ed25519 key as the DID's assertionMethod key, for issuing credentials. */
+  /** The Ed25519 key of the DID's assertionMethod, for issuing credentials. */
   issuingKey(): { did: string; kid: string; privateKey: Uint8Array };
   /** The base URL of the harness's HTTP server (for invitation URLs it serves at /connect). */
   baseUrl: string;
@@ -62,16 +50,20 @@ export interface Counterpart {
   /** The agent under test, once known (an issuer-role run learns it from the first message). */
   target(): string | undefined;
   setTarget(did: string): Promise<void>;
+  /** Why the agent cannot be reached over the chosen transport (no such endpoint in its DID document), if so. */
+  unreachable(): string | undefined;
   ctx: EnvelopeContext;
   endpoint: string;
   /** Every message in and out, in order. */
   log: ExchangedMessage[];
   received: Received[];
+  /** How many received messages each rule was checked on. */
+  rulesChecked: Map<string, number>;
   /** A message from the harness to the target: id, from, to and created_time filled in. */
   draft(type: string, body: Record<string, unknown>, extra?: Partial<PlainMessage>): PlainMessage;
   send(message: PlainMessage, options: SendOptions): Promise<PostOutcome>;
-  /** Authcrypts raw bytes (a message that breaks a MUST pack() refuses to write). */
-  sendRaw(plaintext: string, note: string, meta: Partial<ExchangedMessage>): Promise<PostOutcome>;
+  /** Authcrypts or anoncrypts raw bytes (a message that breaks a MUST pack() refuses to write); plaintext posts them as they are. */
+  sendRaw(plaintext: string, note: string, meta: Partial<ExchangedMessage>, mode?: RawMode): Promise<PostOutcome>;
   /** POSTs text as is, with a content type. */
   post(text: string, contentType: string, entry: Partial<ExchangedMessage>): Promise<PostOutcome>;
   /** The first received message (already in, or arriving within timeoutMs) that `match` accepts. */
@@ -79,7 +71,8 @@ export interface Counterpart {
   close(): Promise<void>;
 }
 
-export type HarnessTransport = 'http' | 'ws';
+/** The envelopes raw bytes can be sent in. */
+export type RawMode = 'authcrypt' | 'anoncrypt' | 'plaintext';
 
 export interface CounterpartOptions {
   /** Reach the agent by HTTP POST or over a WebSocket (default: the first its DID document offers, HTTP preferred). */
@@ -90,23 +83,14 @@ export interface CounterpartOptions {
   /** HTTP timeout of one POST (ms). */
   postTimeoutMs: number;
   host?: string;
+  /** The harness's DID method (default did:peer:2). */
+  as?: HarnessDidMethod;
+  /** Called as things happen: a message sent (before its POST), the answer to it, a message received. */
+  onEntry?: (entry: ExchangedMessage, event: 'sent' | 'answered' | 'received') => void;
 }
 
-/** The DIDComm endpoint of a DID document (DIDComm v2 §Service Endpoint) for `transport`, if any: HTTP(S) first unless ws is asked for. */
-export function didcommEndpointOf(doc: DIDDocument, transport?: HarnessTransport): { uri: string; transport: HarnessTransport } | undefined {
-  const found: Array<{ uri: string; transport: HarnessTransport }> = [];
-  for (const s of doc.service ?? []) {
-    const types = Array.isArray(s.type) ? s.type : [s.type];
-    if (!types.includes('DIDCommMessaging')) continue;
-    const eps = Array.isArray(s.serviceEndpoint) ? s.serviceEndpoint : [s.serviceEndpoint];
-    for (const ep of eps) {
-      const uri = typeof ep === 'string' ? ep : (ep as { uri?: unknown })?.uri;
-      if (typeof uri === 'string' && /^https?:/.test(uri)) found.push({ uri, transport: 'http' });
-      else if (typeof uri === 'string' && /^wss?:/.test(uri)) found.push({ uri, transport: 'ws' });
-    }
-  }
-  return transport ? found.find((f) => f.transport === transport) : found.find((f) => f.transport === 'http') ?? found[0];
-}
+/** An agent's HTTP answer is read within this bound; more is not an answer to one message. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
 
 export async function startCounterpart(options: CounterpartOptions): Promise<Counterpart> {
   const events = new EventEmitter();
@@ -114,12 +98,16 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
   const received: Received[] = [];
   const started = Date.now();
   const registry = fullRegistry();
+  const rulesChecked = new Map<string, number>();
   let seq = 0;
 
   let api!: Counterpart;
+  let wellKnown: string | undefined;
   const server = http.createServer((req, res) => {
     if (req.method === 'GET') {
-      const answer = api?.onGet?.(new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`));
+      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+      if (url.pathname === '/.well-known/did.json' && wellKnown) return void res.writeHead(200, { 'content-type': 'application/did+json' }).end(wellKnown);
+      const answer = api?.onGet?.(url);
       if (!answer) return void res.writeHead(404).end();
       return void res.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
     }
@@ -128,7 +116,7 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size <= 1024 * 1024) chunks.push(c);
+      if (size <= MAX_ANSWER_BYTES) chunks.push(c);
     });
     req.on('end', () => {
       res.writeHead(202).end();
@@ -138,7 +126,8 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
   const host = options.host ?? '127.0.0.1';
   const port = await listen(server, 0, host);
   const baseUrl = `http://${host}:${port}`;
-  const me = harnessDid(`${baseUrl}/didcomm`);
+  const me = harnessIdentity(options.as ?? 'did:peer:2', baseUrl, `${baseUrl}/didcomm`);
+  wellKnown = me.wellKnown;
   const ownDoc = me.document;
   const resolve: DocumentResolver = async (did) => (did === me.did ? ownDoc : options.resolve(did));
   const ctx: EnvelopeContext = { resolve, secrets: memorySecrets(me.secrets), engine: 'native' };
@@ -151,24 +140,16 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
     target = did;
     targetEndpoint = didcommEndpointOf(doc, options.transport);
   }
-  // One WebSocket to the agent, opened on first use and again after the agent closed it; what
-  // arrives on it is a reply on the same connection (return route).
-  let socket: Promise<WebSocket> | undefined;
-  const sockets = new Set<WebSocket>();
-  const openSocket = (uri: string): Promise<WebSocket> => {
-    socket ??= new Promise<WebSocket>((resolveWs, rejectWs) => {
-      const ws = new WebSocket(uri);
-      sockets.add(ws);
-      ws.on('open', () => resolveWs(ws));
-      ws.on('error', (err) => {
-        socket = undefined;
-        rejectWs(err);
-      });
-      ws.on('close', () => (socket = undefined));
-      ws.on('message', (data) => void take(data.toString(), 'return-route'));
-    });
-    return socket;
-  };
+  const unreachable = () =>
+    target && !targetEndpoint ? `${target} names no DIDComm ${options.transport === 'ws' ? 'WebSocket (ws/wss)' : options.transport === 'http' ? 'HTTP(S)' : 'HTTP(S) or WebSocket'} endpoint in its DID document` : undefined;
+  const link = agentLink({
+    endpoint: () => targetEndpoint,
+    unreachable,
+    postTimeoutMs: options.postTimeoutMs,
+    maxAnswerBytes: MAX_ANSWER_BYTES,
+    take: (text) => take(text, 'return-route'),
+    onAnswered: (e) => options.onEntry?.(e, 'answered'),
+  });
   if (options.target) await setTarget(options.target);
 
   const entry = (e: Omit<ExchangedMessage, 'seq' | 'atMs'>): ExchangedMessage => {
@@ -179,99 +160,91 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
 
   async function take(packed: string, via: Received['via']): Promise<Received> {
     const check = await checkMessageText(packed, ctx, { registry });
+    for (const rule of new Set(check.results.map((r) => r.rule))) rulesChecked.set(rule, (rulesChecked.get(rule) ?? 0) + 1);
     const m = check.message;
-    const broken = [...new Set(errorsOf(check.results).map((r) => r.rule))];
+    const findings = check.results
+      .filter((r) => !r.ok)
+      .map((r) => ({ rule: ruleOf(r.rule) ? r.rule : 'conformance.rule-crashed', severity: r.severity, detail: r.detail ?? 'broken' }));
+    const broken = [...new Set(findings.filter((f) => f.severity === 'error').map((f) => f.rule))];
+    const wire = kept(packed);
+    const headers = protectedHeadersOf(packed);
     const e = entry({
       direction: 'received', via, mode: check.metadata?.mode ?? (m ? 'plaintext' : 'unreadable'),
       ...(m ? { type: String(m.type), id: String(m.id), ...(m.thid ? { thid: m.thid } : {}), ...(m.pthid ? { pthid: m.pthid } : {}) } : {}),
       ...(typeof m?.body?.code === 'string' ? { problemCode: m.body.code } : {}),
       ...(broken.length ? { broken } : {}),
+      ...(findings.length ? { findings } : {}),
+      ...(m ? { plaintext: JSON.stringify(m, null, 2) } : {}),
+      wire: wire.truncated ? `${wire.text}…` : wire.text,
+      ...(headers ? { protectedHeaders: headers } : {}),
+      opened: openedSummary(check),
     });
     const r: Received = { packed, via, check, ...(m ? { message: m } : {}), entry: e };
     received.push(r);
+    options.onEntry?.(e, 'received');
     events.emit('received', r);
     return r;
   }
 
-  async function postText(text: string, contentType: string, e: ExchangedMessage): Promise<PostOutcome> {
-    if (!targetEndpoint) throw new IdsyncError('invalid_argument', `${target ?? 'the target'} names no DIDComm ${options.transport ?? 'HTTP(S) or WebSocket'} endpoint in its DID document`);
-    if (targetEndpoint.transport === 'ws') {
-      try {
-        const uri = targetEndpoint.uri;
-        const sendOnce = async () => {
-          const ws = await openSocket(uri);
-          if (ws.readyState !== WebSocket.OPEN) throw new Error(`WebSocket is not open (readyState ${ws.readyState})`);
-          await new Promise<void>((resolveSend, rejectSend) => ws.send(text, (err) => (err ? rejectSend(err) : resolveSend())));
-        };
-        // The agent may have closed the connection (after junk, say): once more on a new one.
-        await sendOnce().catch(() => {
-          socket = undefined;
-          return sendOnce();
-        });
-        return { transport: 'ws', received: [], entry: e };
-      } catch (err) {
-        const error = (err as Error)?.message ?? String(err);
-        e.note = [e.note, `WebSocket send failed: ${error}`].filter(Boolean).join('; ');
-        return { transport: 'ws', error, received: [], entry: e };
-      }
-    }
-    try {
-      const res = await fetch(targetEndpoint.uri, { method: 'POST', headers: { 'content-type': contentType }, body: text, signal: AbortSignal.timeout(options.postTimeoutMs), redirect: 'manual' });
-      e.httpStatus = res.status;
-      const body = await res.text();
-      const out: Received[] = [];
-      // A return-routed reply travels back in a 200 body (DIDComm v2 return_route extension).
-      if (res.status >= 200 && res.status < 300 && body.trim().startsWith('{') && /didcomm|json/.test(res.headers.get('content-type') ?? '')) {
-        out.push(await take(body, 'return-route'));
-      }
-      return { transport: 'http', status: res.status, received: out, entry: e };
-    } catch (err) {
-      const error = (err as Error)?.message ?? String(err);
-      e.note = [e.note, `POST failed: ${error}`].filter(Boolean).join('; ');
-      return { transport: 'http', error, received: [], entry: e };
-    }
-  }
+  const sentEntry = (message: PlainMessage | undefined, mode: ExchangedMessage['mode'], packed: string, extra: Partial<ExchangedMessage>) => {
+    const headers = protectedHeadersOf(packed);
+    const wire = kept(packed);
+    const e = entry({
+      direction: 'sent', via: 'http-post', mode,
+      ...(message ? { type: message.type, id: message.id, ...(message.thid ? { thid: message.thid } : {}), ...(message.pthid ? { pthid: message.pthid } : {}), plaintext: JSON.stringify(message, null, 2) } : {}),
+      wire: wire.truncated ? `${wire.text}…` : wire.text,
+      ...(headers ? { protectedHeaders: headers } : {}),
+      ...extra,
+    });
+    options.onEntry?.(e, 'sent');
+    return e;
+  };
 
   api = {
     did: me.did,
     baseUrl,
     target: () => target,
     setTarget,
+    unreachable,
     signingKey() {
-      return { kid: `${me.did}#key-1`, privateKey: me.signing.privateKey };
+      return { kid: me.authentication.kid, privateKey: me.authentication.keys.privateKey };
     },
     issuingKey() {
-      return { did: me.did, kid: `${me.did}#key-2`, privateKey: me.signing.privateKey };
+      return { did: me.did, kid: me.assertion.kid, privateKey: me.assertion.keys.privateKey };
     },
     ctx,
     endpoint: `${baseUrl}/didcomm`,
     log,
     received,
+    rulesChecked,
     draft(type, body, extra = {}) {
       return { id: randomUUID(), type, from: me.did, ...(target ? { to: [target] } : {}), created_time: Math.floor(Date.now() / 1000), body, ...extra };
     },
     async send(message, o) {
       const to = o.to ?? target;
       if (!to) throw new IdsyncError('invalid_argument', 'no agent under test to send to yet');
-      const packOptions = { mode: o.mode, to, from: me.did };
-      const packed = (await pack(message, packOptions, ctx)).packed;
+      const packOptions = { mode: envelopeModeOf(o.mode), to, from: me.did, encAlgAnon: HARNESS_ANON_ENC, protectSender: false };
+      let packed = (await pack(message, packOptions, ctx)).packed;
+      if (o.mode === 'signed-flattened') packed = flattenJws(packed);
       const text = o.mangle ? o.mangle(packed) : packed;
-      const e = entry({
-        direction: 'sent', via: 'http-post', mode: o.mode, type: message.type, id: message.id,
-        ...(message.thid ? { thid: message.thid } : {}), ...(o.note ? { note: o.note } : {}),
-      });
-      const mediaType = o.mode === 'plaintext' ? MEDIA_TYPES.plaintext : o.mode === 'signed' ? MEDIA_TYPES.signed : MEDIA_TYPES.encrypted;
-      return postText(text, mediaType, e);
+      const e = sentEntry(message, o.mode, text, o.note ? { note: o.note } : {});
+      const returnRoute = message.return_route === 'all' || message.return_route === 'thread';
+      return link.send(text, mediaTypeOf(o.mode), e, returnRoute);
     },
-    async sendRaw(plaintext, note, meta) {
+    async sendRaw(plaintext, note, meta, mode = 'authcrypt') {
       if (!target) throw new IdsyncError('invalid_argument', 'no agent under test to send to yet');
-      const { packed } = await authcrypt(Buffer.from(plaintext), { to: target, from: me.did, protect: false, encAnon: 'XC20P' }, new NativeCall(ctx));
-      const e = entry({ direction: 'sent', via: 'http-post', mode: 'authcrypt', note, ...meta });
-      return postText(packed, MEDIA_TYPES.encrypted, e);
+      const bytes = Buffer.from(plaintext);
+      const packed = mode === 'plaintext'
+        ? plaintext
+        : mode === 'anoncrypt'
+          ? (await anoncrypt(bytes, target, HARNESS_ANON_ENC, new NativeCall(ctx))).packed
+          : (await authcrypt(bytes, { to: target, from: me.did, protect: false, encAnon: HARNESS_ANON_ENC }, new NativeCall(ctx))).packed;
+      const e = sentEntry(undefined, mode, packed, { note, plaintext, ...meta });
+      return link.send(packed, mode === 'plaintext' ? MEDIA_TYPES.plaintext : MEDIA_TYPES.encrypted, e);
     },
     async post(text, contentType, meta) {
-      const e = entry({ direction: 'sent', via: 'http-post', mode: 'unreadable', ...meta });
-      return postText(text, contentType, e);
+      const e = sentEntry(undefined, 'unreadable', text, meta);
+      return link.send(text, contentType, e);
     },
     waitFor(match, timeoutMs) {
       const found = received.find(match);
@@ -292,29 +265,10 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
     },
     close: () => new Promise<void>((resolve) => {
       // Every connection ever opened goes at once (no close handshake to wait for).
-      for (const ws of sockets) ws.terminate();
+      link.close();
       server.closeAllConnections?.();
       server.close(() => resolve());
     }),
   };
   return api;
-}
-
-/**
- * The harness's did:peer:2: one Ed25519 key that authenticates (V, key-1) and issues (A, key-2:
- * the same key, so credentials it issues in the issuer role verify), an X25519 key (E, key-3),
- * and its DIDComm endpoint.
- */
-function harnessDid(endpoint: string): { did: string; document: DIDDocument; secrets: Secret[]; signing: KeyPair } {
-  const signing = generateKeyPair('Ed25519');
-  const agree = generateKeyPair('X25519');
-  const did = encodePeerDid2({
-    keys: [
-      { purpose: 'V', publicKeyMultibase: toMultikey(signing) },
-      { purpose: 'A', publicKeyMultibase: toMultikey(signing) },
-      { purpose: 'E', publicKeyMultibase: toMultikey(agree) },
-    ],
-    services: [didcommService('#didcomm', endpoint) as unknown as Record<string, unknown>],
-  });
-  return { did, document: resolvePeerDid(did), secrets: [secretFor(`${did}#key-1`, signing), secretFor(`${did}#key-3`, agree)], signing };
 }

@@ -1,12 +1,17 @@
 // `conformance run` as a library: idsync plays the counterpart of the agent under test, runs the
-// cases of the chosen suites one after the other, and reports each with its status, the rules it
-// broke and the messages exchanged. Statuses: failed when a MUST broke, passed otherwise (SHOULDs
-// broken are listed as warnings), skipped when the case does not apply, inconclusive when an
-// awaited answer did not come in time.
+// cases of the chosen suites one after the other (run-cases.ts), and reports each with its status,
+// the rules it broke and the messages exchanged. Statuses: failed when a MUST broke (under
+// --profile strict, any rule), passed otherwise (SHOULDs and advice broken are listed), blocked
+// when a prerequisite was refused, skipped when the case does not apply, inconclusive when an
+// awaited answer did not come in time; expected when it failed only as the user said it would.
 import type { DocumentResolver } from '../did/types.js';
 import { IdsyncError } from '../errors.js';
-import type { CaseContext, CaseDefinition, CaseOutcome } from './case-kit.js';
-import { startCounterpart, type HarnessTransport } from './counterpart.js';
+import type { CaseContext, CaseDefinition } from './case-kit.js';
+import { startCounterpart, type Counterpart, type HarnessTransport } from './counterpart.js';
+import { unseenExpected, type ExpectedFailure } from './expected.js';
+import type { HarnessDidMethod } from './harness-did.js';
+import { RUN_CASE } from './judge.js';
+import { runCases } from './run-cases.js';
 import { DISCOVER_FEATURES_CASES } from './suites/discover-features.js';
 import { ENVELOPE_MODE_CASES } from './suites/envelope-modes.js';
 import { REPORT_PROBLEM_CASES } from './suites/report-problem.js';
@@ -20,20 +25,30 @@ import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js
 import type { PlainMessage } from '../didcomm/types.js';
 import { parseJsonBounded } from '../json-depth.js';
 import { readBounded } from '../http-fetch.js';
-import type { CaseResult, ConformanceReport, ConformanceSummary } from './types.js';
+import { CASE_STATUSES, type CaseResult, type ConformanceReport, type ConformanceSummary, type ExchangedMessage, type HarnessMode, type RunProfile } from './types.js';
 
 /** An `_oobid` invitation is one small message; more than this is not an invitation. */
 const MAX_INVITATION_BYTES = 256 * 1024;
 
-/** The cases for a DID target, in the order they run. */
-export const DID_CASES: CaseDefinition[] = [...TRUST_PING_CASES, ...DISCOVER_FEATURES_CASES, ...REPORT_PROBLEM_CASES, ...ENVELOPE_MODE_CASES];
+/** The cases for a DID target, in the order they run (the envelope case of the run's mode goes first). */
+export const DID_CASES: CaseDefinition[] = [...ENVELOPE_MODE_CASES, ...TRUST_PING_CASES, ...DISCOVER_FEATURES_CASES, ...REPORT_PROBLEM_CASES];
 export const DID_SUITES = [...new Set(DID_CASES.map((c) => c.suite))];
 
 /** The cases for an out-of-band invitation URL. */
 export const INVITATION_CASES: CaseDefinition[] = [...OOB_CASES, ...WACI_PRESENT_CASES, ...DATA_PIPE_CASES];
 export const INVITATION_SUITES = [...new Set(INVITATION_CASES.map((c) => c.suite))];
 
+/** The case ids for each kind of run, for --case (the run-level case always runs). */
+export const CASE_IDS = {
+  did: DID_CASES.map((c) => c.id),
+  invitation: INVITATION_CASES.map((c) => c.id),
+  holder: ISSUER_ROLE_CASES.map((c) => c.id),
+  prover: VERIFIER_ROLE_CASES.map((c) => c.id),
+} as const;
+
 export const DEFAULT_CASE_TIMEOUT_MS = 3000;
+
+export { RUN_MODES } from './modes.js';
 
 export interface RunOptions {
   /**
@@ -55,20 +70,31 @@ export interface RunOptions {
   resolve: DocumentResolver;
   /** Suites to run (default all). */
   suites?: string[];
+  /** Cases to run, by id (default all of the suites). */
+  cases?: string[];
+  /** The envelope of the cases' ordinary messages (default authcrypt). */
+  mode?: HarnessMode;
+  /** 'strict': every broken rule fails its case, SHOULDs and advice too (default: MUSTs only). */
+  profile?: RunProfile;
+  /** The harness's own DID method (default did:peer:2). */
+  as?: HarnessDidMethod;
+  /** Case and rule pairs expected to fail (--expect). */
+  expected?: ExpectedFailure[];
   /** The longest wait for one answer (default 3 s); a case whose answer does not come is inconclusive. */
   timeoutMs?: number;
   /** Called as each case ends (progress output). */
   onCase?: (result: CaseResult) => void;
+  /**
+   * Stops the run between two cases (a case under way runs to its end, a few seconds at most): the
+   * cases not yet run are left out of the report, and the run-level case judges what came.
+   */
+  signal?: AbortSignal;
+  /** Called as each message is sent, answered (HTTP) or received (--verbose). */
+  onEntry?: (entry: ExchangedMessage, event: 'sent' | 'answered' | 'received') => void;
 }
 
 export function summarize(cases: CaseResult[]): ConformanceSummary {
-  const count = (s: CaseResult['status']) => cases.filter((c) => c.status === s).length;
-  return { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), inconclusive: count('inconclusive') };
-}
-
-function statusOf(o: CaseOutcome): CaseResult['status'] {
-  if (o.broken.some((b) => b.severity === 'error')) return 'failed';
-  return o.status ?? 'passed';
+  return Object.fromEntries(CASE_STATUSES.map((s) => [s, cases.filter((c) => c.status === s).length])) as ConformanceSummary;
 }
 
 /** An invitation URL, decoded and checked: `_oob` inline, or `_oobid` fetched with GET (§Short URL Message Retrieval). */
@@ -90,64 +116,76 @@ export async function readInvitation(url: string): Promise<{ url: string; messag
   return { url, message: m, results };
 }
 
+/** The cases of `all` in the suites and case ids asked for; unknown names are usage errors. */
+export function selectCases(all: CaseDefinition[], options: Pick<RunOptions, 'suites' | 'cases' | 'mode'>): CaseDefinition[] {
+  const names = [...new Set(all.map((c) => c.suite))];
+  const suites = options.suites ?? names;
+  const unknown = suites.filter((s) => !names.includes(s));
+  if (unknown.length) throw new IdsyncError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites for this target: ${names.join(', ')})`);
+  const ids = all.map((c) => c.id);
+  const unknownCases = (options.cases ?? []).filter((id) => !ids.includes(id) && id !== RUN_CASE.id);
+  if (unknownCases.length) throw new IdsyncError('invalid_argument', `unknown case ${unknownCases.join(', ')} (cases for this target: ${ids.join(', ')})`);
+  const picked = all.filter((c) => suites.includes(c.suite) && (!options.cases || options.cases.includes(c.id)));
+  // The envelope case of the run's own mode first: if the agent refuses that mode, every case
+  // that would use it is blocked at once instead of failing one by one.
+  const first = `envelope/${options.mode ?? 'authcrypt'}`;
+  return [...picked.filter((c) => c.id === first), ...picked.filter((c) => c.id !== first)];
+}
+
+/** The context cases run in: the counterpart, the run's mode and timeouts, nothing blocked yet. */
+export function contextFor(cp: Counterpart, options: RunOptions, extra: Partial<CaseContext> = {}): CaseContext {
+  return { cp, target: '', mode: options.mode ?? 'authcrypt', timeoutMs: options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, blocked: new Map(), accepted: new Set(), answered: new Set(), ...extra };
+}
+
+/** The counterpart a run starts: the resolver, POST timeout, transport, DID method and --verbose hook asked for. */
+export function counterpartOptions(options: RunOptions) {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS;
+  return {
+    resolve: options.resolve,
+    postTimeoutMs: Math.max(timeoutMs, 1000),
+    ...(options.transport ? { transport: options.transport } : {}),
+    ...(options.as ? { as: options.as } : {}),
+    ...(options.onEntry ? { onEntry: options.onEntry } : {}),
+  };
+}
+
+/** The report of a run: its cases and summary, what --expect left unseen, the rules checked. */
+export function reportOf(options: RunOptions, fields: Pick<ConformanceReport, 'target' | 'role' | 'harnessDid'>, started: number, cases: CaseResult[], cp: Counterpart): ConformanceReport {
+  const unseen = options.expected?.length ? unseenExpected(cases, options.expected) : [];
+  return {
+    ...fields,
+    rulesChecked: Object.fromEntries([...cp.rulesChecked].sort(([a], [b]) => a.localeCompare(b))),
+    mode: options.mode ?? 'authcrypt',
+    profile: options.profile ?? 'liberal',
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    cases,
+    summary: summarize(cases),
+    ...(unseen.length ? { unseenExpected: unseen } : {}),
+  };
+}
+
 export async function runConformance(options: RunOptions): Promise<ConformanceReport> {
   if (options.role) return runAsInviter(options, options.role);
   const requested = options.target ?? '';
   const isUrl = /^https?:\/\//i.test(requested);
   if (!isUrl && !requested.startsWith('did:')) throw new IdsyncError('invalid_argument', `--target must be a DID or an out-of-band invitation URL: ${requested}`);
+  const defs = selectCases(isUrl ? INVITATION_CASES : DID_CASES, options);
   const invitation = isUrl ? await readInvitation(requested) : undefined;
-  const all = invitation ? INVITATION_CASES : DID_CASES;
-  const names = [...new Set(all.map((c) => c.suite))];
-  const suites = options.suites ?? names;
-  const unknown = suites.filter((s) => !names.includes(s));
-  if (unknown.length) throw new IdsyncError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites for this target: ${names.join(', ')})`);
   const target = invitation ? String(invitation.message.from) : requested;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS;
   const started = Date.now();
-  const cp = await startCounterpart({ target, resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000), ...(options.transport ? { transport: options.transport } : {}) });
-  const ctx: CaseContext = { cp, target, timeoutMs, ...(invitation ? { invitation } : {}) };
-  const cases = await runCases(ctx, all.filter((c) => suites.includes(c.suite)), options.onCase);
-  return { target: requested, role: invitation ? `invitee of ${target} (holder for streamlined-vc, prover for streamlined-vp, requester for a Data Pipe)` : 'peer (trust-ping, discover-features, report-problem, envelope modes)', harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
-}
-
-/** Runs `defs` one after the other with `ctx`, then closes the counterpart. */
-async function runCases(ctx: CaseContext, defs: CaseDefinition[], onCase?: (r: CaseResult) => void): Promise<CaseResult[]> {
-  const { cp } = ctx;
-  const cases: CaseResult[] = [];
+  const cp = await startCounterpart(counterpartOptions(options));
+  const ctx = contextFor(cp, options, { target, ...(invitation ? { invitation } : {}) });
   try {
-    for (const def of defs) {
-      const from = cp.log.length;
-      const t0 = Date.now();
-      let outcome: CaseOutcome;
-      try {
-        outcome = await def.run(ctx);
-      } catch (err) {
-        // A case that cannot run (the harness failed, not the agent) says why; it judges nothing.
-        outcome = { status: 'inconclusive', detail: `the case could not run: ${(err as Error)?.message ?? String(err)}`, broken: [] };
-      }
-      const status = statusOf(outcome);
-      const result: CaseResult = {
-        id: def.id,
-        suite: def.suite,
-        title: def.title,
-        section: def.section,
-        url: def.url,
-        steps: def.steps,
-        status,
-        ...(outcome.detail ? { detail: outcome.detail } : status === 'failed' ? { detail: outcome.broken.filter((b) => b.severity === 'error').map((b) => `${b.rule}: ${b.detail}`).join('; ') } : {}),
-        failedRules: [...new Set(outcome.broken.filter((b) => b.severity === 'error').map((b) => b.rule))],
-        warnings: [...new Set(outcome.broken.filter((b) => b.severity === 'warning').map((b) => b.rule))],
-        broken: outcome.broken,
-        messages: cp.log.slice(from),
-        durationMs: Date.now() - t0,
-      };
-      cases.push(result);
-      onCase?.(result);
-    }
-  } finally {
-    await cp.close();
+    await cp.setTarget(target);
+  } catch (err) {
+    ctx.blocked.set('reachable', (err as Error)?.message ?? String(err));
   }
-  return cases;
+  const unreachable = cp.unreachable();
+  if (unreachable) ctx.blocked.set('reachable', unreachable);
+  const cases = await runCases(ctx, defs, options);
+  const role = invitation ? `invitee of ${target} (holder for streamlined-vc, prover for streamlined-vp, requester for a Data Pipe)` : 'peer (envelope modes, trust-ping, discover-features, report-problem, transport)';
+  return reportOf(options, { target: requested, role, harnessDid: cp.did }, started, cases, cp);
 }
 
 /**
@@ -156,24 +194,35 @@ async function runCases(ctx: CaseContext, defs: CaseDefinition[], onCase?: (r: C
  * the agent that accepts it.
  */
 async function runAsInviter(options: RunOptions, role: 'holder' | 'prover'): Promise<ConformanceReport> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS;
   const started = Date.now();
-  const cp = await startCounterpart({ resolve: options.resolve, postTimeoutMs: Math.max(timeoutMs, 1000), ...(options.transport ? { transport: options.transport } : {}) });
+  const defs = selectCases(role === 'holder' ? ISSUER_ROLE_CASES : VERIFIER_ROLE_CASES, { ...options, suites: undefined });
+  const cp = await startCounterpart(counterpartOptions(options));
   const invitation = role === 'holder' ? issuerInvitation(cp.did, cp.baseUrl) : verifierInvitation(cp.did, cp.baseUrl);
   cp.onGet = (url) => (url.pathname === '/connect' ? { status: 200, type: 'application/json', body: JSON.stringify(invitation.message) } : undefined);
   options.onInvitation?.(invitation.url);
-  const ctx: CaseContext = { cp, target: '', timeoutMs, acceptTimeoutMs: options.acceptTimeoutMs ?? 120_000, invitation: { ...invitation, results: [] } };
-  const cases = await runCases(ctx, role === 'holder' ? ISSUER_ROLE_CASES : VERIFIER_ROLE_CASES, options.onCase);
+  const ctx = contextFor(cp, options, { acceptTimeoutMs: options.acceptTimeoutMs ?? 120_000, invitation: { ...invitation, results: [] } });
+  const cases = await runCases(ctx, defs, options);
   const target = cp.target() ?? '(no agent accepted the invitation)';
   const played = role === 'holder' ? 'issuer (the agent under test is the holder' : 'verifier (the agent under test is the prover';
-  return { target, role: `${played}; invitation ${invitation.url})`, harnessDid: cp.did, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, cases, summary: summarize(cases) };
+  return reportOf(options, { target, role: `${played}; invitation ${invitation.url})`, harnessDid: cp.did }, started, cases, cp);
 }
 
-/** The `--json` document of issue 9: target, cases {id, title, status, failedRules, messages}, summary. */
+/** The `--json` document: target, cases {id, title, status, failedRules, messages, …}, summary, and what --expect left unseen. */
 export function reportJson(report: ConformanceReport): Record<string, unknown> {
   return {
     target: report.target,
-    cases: report.cases.map((c) => ({ id: c.id, title: c.title, status: c.status, failedRules: c.failedRules, messages: c.messages, section: c.section, ...(c.detail ? { detail: c.detail } : {}), ...(c.warnings.length ? { warnings: c.warnings } : {}) })),
+    harnessDid: report.harnessDid,
+    mode: report.mode,
+    profile: report.profile,
+    cases: report.cases.map((c) => ({
+      id: c.id, title: c.title, status: c.status, failedRules: c.failedRules, messages: c.messages, section: c.section,
+      ...(c.detail ? { detail: c.detail } : {}),
+      ...(c.warnings.length ? { warnings: c.warnings } : {}),
+      ...(c.advice?.length ? { advice: c.advice } : {}),
+      ...(c.notes?.length ? { notes: c.notes } : {}),
+      ...(c.broken.some((b) => b.expected) ? { expectedRules: [...new Set(c.broken.filter((b) => b.expected).map((b) => b.rule))] } : {}),
+    })),
     summary: report.summary,
+    ...(report.unseenExpected ? { unseenExpected: report.unseenExpected } : {}),
   };
 }

@@ -13,6 +13,12 @@ export interface SequenceArrow {
   bad?: boolean;
   /** Drawn dashed: a reply travelling back on the request's connection (return route). */
   dashed?: boolean;
+  /** A third line under the arrow (ids and threads). */
+  detail?: string;
+  /** Where clicking the arrow leads (an in-page anchor with the message's contents). */
+  href?: string;
+  /** Extra class names of the arrow's group (for styles that highlight it). */
+  className?: string;
 }
 
 export function escapeXml(text: string): string {
@@ -30,29 +36,39 @@ const COL = 300;
 const ROW = 44;
 const TOP = 48;
 
-/** An SVG of `arrows` between `participants` (left to right, in order). */
-export function sequenceSvg(participants: string[], arrows: SequenceArrow[]): string {
-  const x = (p: string) => 110 + Math.max(0, participants.indexOf(p)) * COL;
-  const width = 220 + (participants.length - 1) * COL;
-  const height = TOP + arrows.length * ROW + 30;
+/** An SVG of `arrows` between `participants` (left to right, in order); `col` is the distance between two of them. */
+export function sequenceSvg(participants: string[], arrows: SequenceArrow[], col = COL): string {
+  const x = (p: string) => 110 + Math.max(0, participants.indexOf(p)) * col;
+  const width = 220 + (participants.length - 1) * col;
+  const rowOf = (a: SequenceArrow) => (a.detail ? ROW + 14 : ROW);
+  const ys: number[] = [];
+  let next = TOP;
+  for (const a of arrows) {
+    ys.push(next + 22);
+    next += rowOf(a);
+  }
+  const height = next + 30;
   const heads = participants
     .map((p) => `<rect x="${x(p) - 100}" y="6" width="200" height="26" rx="4" fill="#eef2f7" stroke="#5b6b80"/><text x="${x(p)}" y="24" text-anchor="middle" font-size="12" font-weight="bold">${escapeXml(p.length > 30 ? `${p.slice(0, 27)}…` : p)}</text>` +
       `<line x1="${x(p)}" y1="32" x2="${x(p)}" y2="${height - 6}" stroke="#9aa7b5" stroke-dasharray="4 3"/>`)
     .join('');
   const rows = arrows
     .map((a, i) => {
-      const y = TOP + i * ROW + 22;
+      const y = ys[i]!;
       const x1 = x(a.from);
       const x2 = x(a.to);
       const colour = a.bad ? '#c0392b' : '#2c3e50';
       const dir = x2 >= x1 ? 1 : -1;
       const mid = (x1 + x2) / 2;
+      const open = a.href ? `<a href="${escapeXml(a.href)}">` : '';
       return (
-        `<g class="arrow${a.bad ? ' bad' : ''}"><line x1="${x1}" y1="${y}" x2="${x2 - dir * 8}" y2="${y}" stroke="${colour}" stroke-width="1.6"${a.dashed ? ' stroke-dasharray="6 4"' : ''}/>` +
+        `${open}<g class="arrow${a.bad ? ' bad' : ''}${a.className ? ` ${escapeXml(a.className)}` : ''}"><line x1="${x1}" y1="${y}" x2="${x2 - dir * 8}" y2="${y}" stroke="${colour}" stroke-width="1.6"${a.dashed ? ' stroke-dasharray="6 4"' : ''}/>` +
         `<polygon points="${x2},${y} ${x2 - dir * 10},${y - 5} ${x2 - dir * 10},${y + 5}" fill="${colour}"/>` +
         `<text x="${mid}" y="${y - 6}" text-anchor="middle" font-size="12" fill="${colour}">${escapeXml(a.label)}</text>` +
         (a.sublabel ? `<text x="${mid}" y="${y + 14}" text-anchor="middle" font-size="10" fill="#5b6b80">${escapeXml(a.sublabel)}</text>` : '') +
-        '</g>'
+        (a.detail ? `<text x="${mid}" y="${y + 27}" text-anchor="middle" font-size="10" fill="#5b6b80">${escapeXml(a.detail)}</text>` : '') +
+        (a.href ? `<rect x="${Math.min(x1, x2)}" y="${y - 20}" width="${Math.abs(x2 - x1)}" height="${rowOf(a) - 4}" fill="transparent"/>` : '') +
+        `</g>${a.href ? '</a>' : ''}`
       );
     })
     .join('');

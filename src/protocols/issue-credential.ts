@@ -116,7 +116,7 @@ const offerRules: MessageRule[] = [
     rule(`${I}.offer.replacement_id`, isOptString(m.body.replacement_id), 'body.replacement_id must be a string'),
     // The WACI vector offers without a preview; we always send one (the holder checks claims against it).
     m.body.credential_preview === undefined
-      ? rule(`${I}.offer.credential_preview`, false, 'the offer has no credential_preview', 'warning')
+      ? rule(`${I}.offer.credential_preview-missing`, false, 'the offer has no credential_preview')
       : rule(`${I}.offer.credential_preview`, previewProblems(m.body.credential_preview).length === 0, previewProblems(m.body.credential_preview).join('; ')),
   ],
   attachmentRule(`${I}.offer.manifest`, MANIFEST_FORMAT, manifestProblems),

@@ -126,8 +126,8 @@ const receivedRules: MessageRule[] = [
   (m) => [rule(`${M}.messages-received.message_id_list`, isStringArray(m.body.message_id_list), 'body.message_id_list must be an array of attachment ids')],
 ];
 const liveRules: MessageRule[] = [(m) => [rule(`${M}.live-delivery-change.live_delivery`, typeof m.body.live_delivery === 'boolean', 'body.live_delivery must be a boolean')]];
-// §Requirements: the recipient's requests set return_route "all" (a SHOULD for status-request here).
-const returnRouteRule = (name: string): MessageRule => (m) => [rule(`${M}.${name}.return_route`, m.return_route === 'all', 'requests should set return_route "all"', 'warning')];
+// §Requirements, §States: the recipient's requests set return_route "all" (no RFC 2119 keyword: advice).
+const returnRouteRule = (name: string): MessageRule => (m) => [rule(`${M}.${name}.return_route`, m.return_route === 'all', 'requests should set return_route "all"')];
 
 export const MESSAGE_PICKUP_RULES: Record<string, MessageRule[]> = {
   'status-request': [recipientRule('status-request'), returnRouteRule('status-request')],

@@ -2,7 +2,7 @@
 // `<base>?_oob=<base64url(JSON)>`, the short form `?_oobid=<id>` fetched with HTTP GET,
 // and validation with one error code, 'invalid_invitation'.
 import { inspectInvitationUrl, checkInvitation } from '../conformance/oob-url.js';
-import { errorsOf } from '../conformance/types.js';
+import { refusalsOf } from '../conformance/types.js';
 import { epochSeconds, type MessageDeps } from '../didcomm/message.js';
 import type { ProtocolModule } from '../router/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
@@ -51,9 +51,9 @@ export function createInvitation(input: CreateInvitationInput, deps: Partial<Mes
   return validateInvitation(invitation);
 }
 
-/** Checks an invitation against the conformance rules; throws 'invalid_invitation' on any MUST broken. */
+/** Checks an invitation against the conformance rules; throws 'invalid_invitation' on any MUST broken, or any rule idsync needs (`refuses`). */
 export function validateInvitation(value: unknown): Invitation {
-  const failures = errorsOf(checkInvitation(value));
+  const failures = refusalsOf(checkInvitation(value));
   if (failures.length) {
     throw invalid(`invalid invitation: ${failures.map((f) => f.detail).join('; ')}`, { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) });
   }
@@ -95,7 +95,7 @@ export interface ParseInvitationOptions {
 
 function fromUrl(input: string): { invitation?: Invitation; oobid?: string } {
   const inspection = inspectInvitationUrl(input);
-  const failures = errorsOf(inspection.results);
+  const failures = refusalsOf(inspection.results);
   if (inspection.oobid !== undefined && failures.length === 0) return { oobid: inspection.oobid };
   if (failures.length) {
     throw invalid(`invalid invitation URL: ${failures.map((f) => f.detail).join('; ')}`, { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) });

@@ -116,14 +116,19 @@ const requestRules: MessageRule[] = [
     if (!isPlainObject(json)) return ['the definitions attachment must be a JSON object'];
     const problems: string[] = [];
     const options = json.options;
-    // WACI-DIDComm §Presentation: options.challenge (and domain) bind the proof to this request.
+    // WACI-DIDComm v1.0 Step 3: "The options object MUST contain a challenge property" (a string).
     if (!isPlainObject(options) || !isString(options.challenge)) problems.push('options.challenge is required');
-    else if (!isString(options.domain)) problems.push('options.domain is required');
     const def = json.presentation_definition;
     if (!isPlainObject(def) || !isString(def.id)) problems.push('presentation_definition.id is required');
     else if (!Array.isArray(def.input_descriptors)) problems.push('presentation_definition.input_descriptors must be an array');
     return problems;
   }),
+  // The domain is a MAY in WACI; idsync's prover signs for both, so it refuses a request without one.
+  (m) => {
+    const json = attachmentJson(attachmentsOf(m, PE_DEFINITION_FORMAT)[0]);
+    if (!isPlainObject(json) || !isPlainObject(json.options) || !isString(json.options.challenge)) return [];
+    return [rule(`${P}.request.domain`, isString(json.options.domain), 'options.domain is missing: idsync signs presentations for a challenge and a domain')];
+  },
 ];
 
 const presentationRules: MessageRule[] = [

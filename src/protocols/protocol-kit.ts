@@ -3,7 +3,7 @@
 // turning body rules into parsers, and parsers into a router module. Each protocol file stays
 // "URIs, builders, parsers, state, module".
 import { isPlainObject } from '../conformance/plaintext.js';
-import { check, errorsOf, fail, type ConformanceResult, type MessageRule } from '../conformance/types.js';
+import { check, fail, refusalsOf, type ConformanceResult, type MessageRule } from '../conformance/types.js';
 import { parseMessageType } from '../didcomm/message.js';
 import type { HandlerContext, ProtocolModule } from '../router/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
@@ -22,11 +22,12 @@ export function protocolError(code: ErrorCode, message: string, details: Record<
 }
 
 /**
- * Runs body rules and throws 'message_invalid_body' naming every broken MUST. Parsers call it
- * first, so a parser accepts exactly what the conformance rules accept.
+ * Runs body rules and throws 'message_invalid_body' naming every broken MUST and every broken
+ * rule idsync cannot act without (catalogue rows marked `refuses`). Parsers call it first, so a
+ * parser accepts exactly what the conformance rules and that local policy accept.
  */
 export function assertRules(message: PlainMessage, rules: MessageRule[]): void {
-  const failures = errorsOf(rules.flatMap((r) => r(message, {})));
+  const failures = refusalsOf(rules.flatMap((r) => r(message, {})));
   if (failures.length === 0) return;
   throw new IdsyncError('message_invalid_body', `${message.type}: ${failures.map((f) => `${f.rule}: ${f.detail}`).join('; ')}`, {
     details: { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) },
@@ -65,9 +66,9 @@ export const isDateTime = (v: unknown): v is string =>
   typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v));
 export const isDid = (v: unknown): v is string => typeof v === 'string' && /^did:[a-z0-9]+:\S+$/.test(v) && !v.includes('#');
 
-/** One rule result in the protocol layer. */
-export function rule(name: string, ok: boolean, detail: string, severity: 'error' | 'warning' = 'error'): ConformanceResult {
-  return check('protocol', name, ok, detail, severity);
+/** One rule result in the protocol layer (its severity is the catalogue row's). */
+export function rule(name: string, ok: boolean, detail: string): ConformanceResult {
+  return check('protocol', name, ok, detail);
 }
 
 // ---- attachments (DIDComm v2 §Attachments) -------------------------------------------------
@@ -112,7 +113,7 @@ export function attachmentRule(name: string, format: string, inner: (json: unkno
     if (json === undefined) return [fail('protocol', name, `the ${format} attachment must carry JSON inline (data.json or data.base64)`)];
     const problems = inner(json);
     const out = [rule(name, problems.length === 0, problems.join('; '))];
-    if (typeof found[0].format !== 'string') out.push(fail('protocol', `${name}-format-placement`, 'format belongs on the attachment, not inside data', 'warning'));
+    if (typeof found[0].format !== 'string') out.push(fail('protocol', `${name}-format-placement`, 'format belongs on the attachment, not inside data'));
     return out;
   };
 }

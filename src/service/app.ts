@@ -87,7 +87,16 @@ export interface CreateServiceOptions {
   events?: EventSink;
   /** Create a demo tenant on a store without tenants (default true unless env seeds one). */
   demoTenant?: boolean;
+  /**
+   * More routes on the service's server (e.g. the web console, src/console), each called once
+   * with the app and the composed deps after the service's own routes and before the server is
+   * ready (fastify takes no routes after that).
+   */
+  plugins?: ServicePlugin[];
 }
+
+/** Adds routes or hooks to the service's server; see CreateServiceOptions.plugins. */
+export type ServicePlugin = (app: App, deps: ServiceDeps) => Promise<void> | void;
 
 export interface Service {
   app: App;
@@ -181,6 +190,7 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
   await app.register(fastifySwagger, openapiOptions());
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   await registerRoutes(app, { deps, tokens, limiter, limits });
+  for (const plugin of options.plugins ?? []) await plugin(app, deps);
 
   // WebSocket upgrades and frames count against the same per-address bucket as POST /didcomm.
   const wsLimits = limitWsInbound(app.server, { path: '/didcomm', limiter: limits.didcomm, logger });

@@ -19,6 +19,9 @@
 // MESSAGES_OUTCOME_COLLECTION, and merged on read: the plaintext (for issue-credential, the
 // credential and its status list) is encoded once, not twice. An update that changes the message
 // itself, its thread or clears a field rewrites the whole record instead and drops the outcome.
+//
+// Watchers (watchMessageLog) are told of every record and update as it is written, so that a live
+// view follows the log instead of polling it.
 import { timeKey } from './time-key.js';
 import type { Clock } from '../clock.js';
 import type { EnvelopeMode, PlainMessage } from '../didcomm/types.js';
@@ -41,8 +44,8 @@ export interface ConformanceResult {
   rule: string;
   ok: boolean;
   detail?: string;
-  /** 'error' (a MUST) or 'warning' (a SHOULD). */
-  severity?: 'error' | 'warning';
+  /** 'error' (a MUST), 'warning' (a SHOULD) or 'advice' (no keyword: idsync's profile, good practice). */
+  severity?: 'error' | 'warning' | 'advice';
   /** 'envelope' | 'plaintext' | 'protocol' | 'oob'. */
   layer?: string;
 }
@@ -63,6 +66,10 @@ export interface MessageRecord {
   size: number;
   result?: MessageResult;
   problemCode?: string;
+  /** Why it was refused, or not sent: the coded error (an IdsyncError code). */
+  errorCode?: string;
+  /** The conformance rule that refused it, when a rule did (its failed result, with the detail, is in `conformance`). */
+  rule?: string;
   conformance?: ConformanceResult[];
   transport?: string;
   endpoint?: string;
@@ -263,6 +270,42 @@ function matches(rec: MessageRecord, q: MessageQuery): boolean {
   );
 }
 
+/** What watchMessageLog listeners are told: a record written (on arrival or before sending), or one completed. */
+export interface MessageLogChange {
+  kind: 'record' | 'update';
+  message: LoggedMessage;
+}
+
+export type MessageLogListener = (change: MessageLogChange) => void;
+
+// Per store, not per collection object: a store handle may hand out a new collection object on
+// every call (testing/fenced-store.ts), while every log over one handle must reach the same watchers.
+const watchers = new WeakMap<Store, Set<MessageLogListener>>();
+
+/**
+ * Calls `listener` after every write of any message log over `store` (live views follow the log
+ * without polling it). Returns the function that stops it. A listener that throws is ignored: the
+ * log never fails a record for a watcher.
+ */
+export function watchMessageLog(store: Store, listener: MessageLogListener): () => void {
+  let set = watchers.get(store);
+  if (!set) watchers.set(store, (set = new Set()));
+  set.add(listener);
+  return () => void set.delete(listener);
+}
+
+function tell(store: Store, change: MessageLogChange): void {
+  const set = watchers.get(store);
+  if (!set) return;
+  for (const listener of [...set]) {
+    try {
+      listener(change);
+    } catch {
+      // A watcher's failure is its own.
+    }
+  }
+}
+
 const freshByCollection = new WeakMap<Collection<unknown>, Map<string, MessageRecord>>();
 function freshRecords(col: Collection<unknown>): Map<string, MessageRecord> {
   let m = freshByCollection.get(col);
@@ -385,6 +428,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       // 'sending' (its send follows). Others (undecryptable, refused at the door) never are, and
       // anyone can send them: they must not fill the memory the flows under way need.
       if (rec.result === 'received' || rec.result === 'sending') remember(seq, rec);
+      tell(store, { kind: 'record', message: { ...rec, seq } });
       if (a.count !== undefined) a.count += 1;
       a.sincePrune += 1;
       if (a.sincePrune >= pruneEvery && !a.pruning) {
@@ -407,6 +451,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       if (changed) {
         // The common case: only the outcome changed; the record itself is not written again.
         await outcomes.put(seq, nextOutcome(s.base, s.outcome, changed));
+        tell(store, { kind: 'update', message: { ...rec, seq } });
         return { ...rec, seq };
       }
       const ops: Parameters<Store['batch']>[0] = [{ type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec }];
@@ -416,6 +461,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
         ops.push({ type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(rec, seq), value: seq });
       }
       await store.batch(ops);
+      tell(store, { kind: 'update', message: { ...rec, seq } });
       return { ...rec, seq };
     },
 

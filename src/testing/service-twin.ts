@@ -8,7 +8,7 @@ import { httpTransport } from '../didcomm/transport/http.js';
 import { IdsyncError } from '../errors.js';
 import type { MemoryNetwork } from '../didcomm/transport/memory.js';
 import type { EnvelopeEngine, Transport } from '../didcomm/types.js';
-import { createService, type Service } from '../service/app.js';
+import { createService, type Service, type ServicePlugin } from '../service/app.js';
 import type { ServiceEvent } from '../service/context.js';
 import type { AgentOptions } from '../service/didcomm/core.js';
 import { createServiceAgent, type ServiceDidcommAgent } from '../service/didcomm/agent.js';
@@ -44,6 +44,8 @@ export interface TwinServiceOptions {
   envelopeEngine?: EnvelopeEngine;
   /** fastify/pino logging. */
   logger?: boolean;
+  /** More routes on the service's server (createService `plugins`), e.g. the web console. */
+  plugins?: ServicePlugin[];
 }
 
 export interface StartTwinOptions extends TwinServiceOptions {
@@ -111,6 +113,7 @@ export async function startServiceTwin(o: StartTwinOptions): Promise<ServiceTwin
     ...(o.envelopeEngine ? { envelopeEngine: o.envelopeEngine } : {}),
     ...(o.smtpUrl ? { smtpUrl: o.smtpUrl } : {}),
     ...(o.smsGatewayUrl ? { smsGatewayUrl: o.smsGatewayUrl } : {}),
+    ...(o.plugins ? { plugins: o.plugins } : {}),
     // The DIDComm agent, built from the deps createService assembles.
     agent: (deps) =>
       (agent = createServiceAgent(deps, {

@@ -53,13 +53,14 @@ export interface TestbedOptions {
   /**
    * Faults on the DIDComm messages between the service and the wallets (fault-plan.ts; README
    * "Testing flows under faults"). Rules' `direction` is 'to-service' or 'to-wallet'. One seeded
-   * injector serves the whole testbed: `testbed.faults` records every fault applied.
+   * injector serves the whole testbed: `testbed.faults` records every fault applied. An injector
+   * may be given instead, e.g. a faultSwitch (fault-switch.ts) to turn faults on and off while it runs.
    */
-  faults?: FaultPlan;
+  faults?: FaultPlan | FaultInjector;
   /** Envelope engine of the service and every wallet: 'native' (default) or 'didcomm-node'. */
   envelopeEngine?: EnvelopeEngine;
   /**
-   * Retries of unanswered protocol messages for the service and every wallet (router/resend.ts);
+   * Retries of unanswered protocol messages for the service and every wallet (router/steps);
    * default theirs (2 s doubling to 60 s, 10 minutes). Soaks use shorter ones.
    */
   retry?: StepRetryOptions;
@@ -147,7 +148,8 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
   };
 
   try {
-    const injector = options.faults ? faultInjector(options.faults) : undefined;
+    const given = options.faults;
+    const injector = given ? ('decide' in given ? given : faultInjector(given)) : undefined;
     const faulty = (labels: { out: string; in: string }) =>
       injector ? (t: Transport, late: (packed: string) => Promise<unknown>) => faultyTransport(t, injector, { labels, lateReplies: late }) : undefined;
 

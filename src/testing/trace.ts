@@ -35,7 +35,7 @@ export interface TraceSource {
 }
 
 function entryOf(party: string, m: LoggedMessage): TraceEntry {
-  const failures = (m.conformance ?? []).filter((c) => !c.ok && c.severity !== 'warning').map((c) => c.rule);
+  const failures = (m.conformance ?? []).filter((c) => !c.ok && (c.severity ?? 'error') === 'error').map((c) => c.rule);
   return {
     party, at: m.at, direction: m.direction, type: m.type, mode: m.mode, thid: threadOf(m),
     ...(m.from ? { from: m.from } : {}), ...(m.to ? { to: m.to } : {}), ...(m.result ? { result: m.result } : {}),

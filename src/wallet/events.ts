@@ -44,6 +44,8 @@ export interface WalletEventMap {
     status: string;
     problemCode?: string;
     conformance?: ConformanceResult[];
+    /** The message as it travelled (envelope and all): as received, or as sent. */
+    packed?: string;
   };
 }
 

@@ -39,15 +39,15 @@ import { walletResolver } from './resolver.js';
 import { DEFAULT_WALLET_ADDRESSES } from './addresses.js';
 import { envCrashPoint } from '../crash-point.js';
 import { resendKind } from '../protocols/resend-kinds.js';
-import type { ResendOut, ResendState } from '../router/resend.js';
+
 import { stepGivenUp } from './thread-steps.js';
 import type { WalletOptions } from './options.js';
 
 /** Message ids already processed (router duplicate detection across restarts). */
 export const SEEN_COLLECTION = 'wallet-seen';
-/** Each thread's durable-steps state: its retry schedule, the peer's last message, the ids we sent (router/resend.ts). */
+/** Each thread's durable-steps state: its retry deadline, the peer's last message, the ids we sent (router/steps). */
 export const RESEND_COLLECTION = 'wallet-resend';
-/** The last message we sent on each thread, apart from its state (router/resend.ts "What is stored"). */
+/** The last message we sent on each thread, apart from its state (router/steps/store.ts). */
 export const RESEND_OUT_COLLECTION = 'wallet-resend-out';
 
 export interface Runtime {
@@ -118,9 +118,9 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     send: walletOutbound({ resolve, transport, routes }),
     myDids: [identity.did, identity.shortDid],
     logger,
-    resend: {
-      store: store.collection<ResendState>(RESEND_COLLECTION),
-      outs: store.collection<ResendOut>(RESEND_OUT_COLLECTION),
+    steps: {
+      store,
+      collections: { states: RESEND_COLLECTION, outs: RESEND_OUT_COLLECTION },
       kind: resendKind,
       ...options.retry,
       onGiveUp: async (record) => stepGivenUp(ctxRef!, record.thid),
@@ -166,13 +166,13 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     walletIssueCredential(() => ctx),
     walletPickupProtocol(() => ctx, session),
   );
-  // Resumes every open thread: its last message goes out again when due (a restart resends soon).
-  await router.resender()!.start();
-  router.events.on('result', (r: RouterResult) => {
-    events.emit('message', { direction: 'in', message: r.message, mode: r.metadata?.mode, status: r.status, problemCode: r.problemCode, conformance: r.conformance });
+  // Resumes every open thread: its last message goes out again at once (router/steps).
+  await router.steps()!.start();
+  router.events.on('result', (r: RouterResult, packed?: string) => {
+    events.emit('message', { direction: 'in', message: r.message, mode: r.metadata?.mode, status: r.status, problemCode: r.problemCode, conformance: r.conformance, packed });
   });
-  router.events.on('sent', (e: { message: PlainMessage; mode: EnvelopeMode }) => {
-    events.emit('message', { direction: 'out', message: e.message, mode: e.mode, status: 'sent' });
+  router.events.on('sent', (e: { message: PlainMessage; mode: EnvelopeMode; packed: string }) => {
+    events.emit('message', { direction: 'out', message: e.message, mode: e.mode, status: 'sent', packed: e.packed });
   });
 
   async function defaultPeer(): Promise<string> {
@@ -199,6 +199,20 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     return approvePending(ctx, id, (invitation) => acceptInvitation(ctx, acceptDeps(), invitation, { fetch: netFetch, ...o }));
   }
 
+  // Invitations parked to be accepted at once (policy 'auto') by a wallet that stopped before it
+  // accepted them: accepted now, as they would have been.
+  if (ctx.policy.invitations === 'auto') {
+    for (const item of await ctx.pending.list('invitation')) {
+      setImmediate(() => {
+        approve(item.id).catch((err: unknown) => {
+          const e = toIdsyncError(err);
+          logger('warn', 'an invitation could not be accepted automatically', { id: item.id, code: e.code });
+          events.emit('auto-accept-failed', { item, code: e.code, message: e.message });
+        });
+      });
+    }
+  }
+
   return {
     ctx,
     log,
@@ -221,7 +235,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
       await request(router!, { type: TRUST_PING.ping, body: { response_requested: true }, ...(await outgoingHeaders(ctx, to)) }, 'trust-ping-response', { to, timeoutMs });
     },
     async close() {
-      router!.resender()?.close();
+      router!.steps()?.close();
       await transport.close();
       await ownFetch?.close();
     },

@@ -21,9 +21,11 @@ const SRC_LAYERS: string[][] = [
   ['conformance', 'credentials', 'store'],
   ['router'],
   ['protocols'],
+  ['mediator'],
   ['service', 'wallet', 'harness'],
   ['testing'],
   ['fleet'],
+  ['console'],
   ['cli'],
   ['index'],
 ];
@@ -109,6 +111,11 @@ describe('the dependency rule', () => {
 
   it('imports in src/ run only down the layers (service and wallet meet only on the wire)', () => {
     expect(backEdges(allImports, SRC, SRC_LAYERS)).toEqual([]);
+  });
+
+  it('the mediator is a party of its own: wallets and the harness reach it only on the wire', () => {
+    const reach = allImports.filter((i) => /^src\/(wallet|harness)\//.test(i.from) && i.to.startsWith('src/mediator/'));
+    expect(reach.map((i) => `${i.from}:${i.line} imports ${i.to}`)).toEqual([]);
   });
 
   it("the service's wings import only lower wings", () => {

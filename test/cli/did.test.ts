@@ -12,6 +12,7 @@ describe('idsync did', () => {
   it.each([
     ['ion', /^did:ion:[A-Za-z0-9_-]{46}:[A-Za-z0-9_-]+$/],
     ['peer', /^did:peer:2\./],
+    ['peer4', /^did:peer:4zQm[1-9A-HJ-NP-Za-km-z]{44}:z[1-9A-HJ-NP-Za-km-z]+$/],
     ['key', /^did:key:z6Mk/],
   ])('creates a did:%s that resolves back to the same document', async (method, pattern) => {
     const created = await runCli(['did', 'create', '--method', method, '--json']);
@@ -21,6 +22,7 @@ describe('idsync did', () => {
     expect(did).toMatch(pattern);
     expect(document.id).toBe(did);
     if (method === 'ion') expect(shortDid).toBe(did.split(':').slice(0, 3).join(':'));
+    else if (method === 'peer4') expect(shortDid).toBe(did.split(':').slice(0, 3).join(':'));
     else expect(shortDid).toBeUndefined();
 
     const resolved = await runCli(['did', 'resolve', did, '--json']);
@@ -70,6 +72,17 @@ describe('idsync did', () => {
     expect(second.code).toBe(1);
     expect(second.stdout).toBe('');
     expect(await readFile(keysFile, 'utf8')).toBe(before);
+  });
+
+  it('resolves an Identus did:peer:2 without services (`.SW10`), exit 0, and says what it read against the method spec', async () => {
+    const { noService } = JSON.parse(await readFile(new URL('../../fixtures/did/identus-castor.json', import.meta.url), 'utf8'));
+    const run = await runCli(['did', 'resolve', noService]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout.split('\n')[0]).toMatch(/^warning: an S element holds a JSON list of services \(DIF did:peer §Method 2: "The services MUST NOT be encoded as a JSON list"\)/);
+    const json = JSON.parse((await runCli(['did', 'resolve', noService, '--json'])).stdout);
+    expect(json.didResolutionMetadata.warnings[0].code).toBe('peer2_service_list');
+    expect(json.didDocument.service).toEqual([]);
   });
 
   it('rejects --endpoint for did:key as a usage error', async () => {

@@ -48,34 +48,36 @@ describe('envelope rules (DIDComm v2 §Message Encryption, §Message Signing)', 
     ]);
   });
 
-  it('accepts authcrypt without skid when apu names the sender key, with a warning', () => {
-    expect(failed(checkEnvelope(withHeader('authcrypt-x25519-a256cbc.json', (h) => delete h.skid)))).toEqual(['warning:envelope.authcrypt-skid']);
-    expect(failed(checkEnvelope(withHeader('authcrypt-x25519-a256cbc.json', (h) => (delete h.skid, delete h.apu))))).toEqual([
-      'error:envelope.authcrypt-apu',
-      'warning:envelope.authcrypt-skid',
-    ]);
+  it('accepts authcrypt without skid when apu names the sender key (noted), and needs apu', () => {
+    const noSkid = checkEnvelope(withHeader('authcrypt-x25519-a256cbc.json', (h) => delete h.skid));
+    expect(failed(noSkid)).toEqual([]);
+    expect(noSkid.find((r) => r.rule === 'envelope.authcrypt-skid-from-apu')).toMatchObject({ ok: true, detail: expect.stringContaining('apu') });
+    expect(failed(checkEnvelope(withHeader('authcrypt-x25519-a256cbc.json', (h) => (delete h.skid, delete h.apu))))).toEqual(['error:envelope.authcrypt-apu']);
   });
 
   it('catches a wrong apv, an unknown alg and an enc authcrypt may not use', () => {
     expect(failed(checkEnvelope(withHeader('authcrypt-x25519-a256cbc.json', (h) => (h.apv = b64uEncode('x')))))).toEqual(['error:envelope.jwe-apv']);
     expect(failed(checkEnvelope(withHeader('anoncrypt-x25519-xc20p.json', (h) => (h.alg = 'RSA-OAEP'))))).toEqual(['error:envelope.jwe-alg']);
-    expect(failed(checkEnvelope(withHeader('authcrypt-x25519-a256cbc.json', (h) => (h.enc = 'XC20P'))))).toEqual(['error:envelope.jwe-enc']);
+    // ECDH-1PU draft 04 §2.1: key wrapping only with AES_CBC_HMAC_SHA2; XC20P is a DIDComm enc, not for authcrypt.
+    expect(failed(checkEnvelope(withHeader('authcrypt-x25519-a256cbc.json', (h) => (h.enc = 'XC20P'))))).toEqual(['error:envelope.authcrypt-enc']);
+    expect(failed(checkEnvelope(withHeader('anoncrypt-x25519-xc20p.json', (h) => (h.enc = 'A128GCM'))))).toEqual(['advice:envelope.jwe-enc']);
   });
 
-  it('warns when an anoncrypted message names its sender', () => {
+  it('advises when an anoncrypted message names its sender or carries apu', () => {
     expect(failed(checkEnvelope(withHeader('anoncrypt-x25519-xc20p.json', (h) => (h.skid = 'did:example:alice#key-x25519-1'))))).toEqual([
-      'warning:envelope.anoncrypt-no-skid',
+      'advice:envelope.anoncrypt-no-skid',
     ]);
+    expect(failed(checkEnvelope(withHeader('anoncrypt-x25519-xc20p.json', (h) => (h.apu = b64uEncode('x')))))).toEqual(['advice:envelope.jwe-apu']);
   });
 
   it('catches a JWS without a DID URL kid and with the wrong typ', () => {
     const jws = JSON.parse(vector('signed-eddsa-ed25519.json'));
     jws.signatures[0].header.kid = 'key-1';
     jws.signatures[0].protected = b64uEncode(JSON.stringify({ typ: 'JWT', alg: 'EdDSA' }));
-    expect(failed(checkEnvelope(JSON.stringify(jws)))).toEqual(['error:envelope.typ', 'error:envelope.jws-kid']);
+    expect(failed(checkEnvelope(JSON.stringify(jws)))).toEqual(['error:envelope.jws-typ', 'error:envelope.jws-kid']);
   });
 
-  it('accepts the forms the spec allows: a flattened JWS, a kid only in the protected header, anoncrypt without apv', () => {
+  it('accepts the forms the spec allows (a flattened JWS, a kid only in the protected header) and flags an anoncrypt without apv', () => {
     const general = JSON.parse(vector('signed-eddsa-ed25519.json'));
     const [sig] = general.signatures;
     const flattened = { payload: general.payload, protected: sig.protected, header: sig.header, signature: sig.signature };
@@ -84,9 +86,10 @@ describe('envelope rules (DIDComm v2 §Message Encryption, §Message Signing)', 
     const h = JSON.parse(b64uDecodeText(sig.protected));
     const kidProtected = { payload: general.payload, signatures: [{ protected: b64uEncode(JSON.stringify({ ...h, kid: sig.header.kid })), signature: sig.signature }] };
     expect(failed(checkEnvelope(JSON.stringify(kidProtected)))).toEqual([]);
-    expect(failed(checkEnvelope(withHeader('anoncrypt-x25519-xc20p.json', (x) => delete x.apv)))).toEqual([]);
-    // A wrong apv is still a warning for anoncrypt, an error for authcrypt.
-    expect(failed(checkEnvelope(withHeader('anoncrypt-x25519-xc20p.json', (x) => (x.apv = b64uEncode('x')))))).toEqual(['warning:envelope.jwe-apv']);
+    expect(checkEnvelope(JSON.stringify(kidProtected)).find((r) => r.rule === 'envelope.jws-kid-protected')).toMatchObject({ ok: true, severity: 'advice' });
+    // DIDComm v2.1 §ECDH-ES key wrapping: "JWE messages MUST use common epk, apv and alg headers".
+    expect(failed(checkEnvelope(withHeader('anoncrypt-x25519-xc20p.json', (x) => delete x.apv)))).toEqual(['error:envelope.anoncrypt-no-apv']);
+    expect(failed(checkEnvelope(withHeader('anoncrypt-x25519-xc20p.json', (x) => (x.apv = b64uEncode('x')))))).toEqual(['error:envelope.jwe-apv']);
     expect(failed(checkEnvelope(withHeader('authcrypt-x25519-a256cbc.json', (x) => delete x.apv)))).toEqual(['error:envelope.jwe-apv']);
   });
 
@@ -94,14 +97,40 @@ describe('envelope rules (DIDComm v2 §Message Encryption, §Message Signing)', 
     const jwe = JSON.parse(vector('anoncrypt-x25519-xc20p.json'));
     const [r] = jwe.recipients;
     const flattened = { protected: jwe.protected, header: r.header, encrypted_key: r.encrypted_key, iv: jwe.iv, ciphertext: jwe.ciphertext, tag: jwe.tag };
-    // apv names all three original recipients: with one left it is a wrong apv (a warning for anoncrypt).
-    expect(failed(checkEnvelope(JSON.stringify(flattened)))).toEqual(['warning:envelope.jwe-apv']);
+    // apv names all three original recipients: with one left it is a wrong apv.
+    expect(failed(checkEnvelope(JSON.stringify(flattened)))).toEqual(['advice:envelope.jwe-flattened', 'error:envelope.jwe-apv']);
   });
 
   it('says what is not an envelope', () => {
     expect(failed(checkEnvelope('not json'))).toEqual(['error:envelope.json']);
     expect(failed(checkEnvelope('{"hello":1}'))).toEqual(['error:envelope.shape']);
-    expect(failed(checkEnvelope('{"id":"1","type":"t","typ":"application/json","body":{}}'))).toEqual(['error:envelope.typ']);
+    // A plaintext has no envelope: its headers (typ among them) are the plaintext rules'.
+    expect(checkEnvelope('{"id":"1","type":"t","typ":"application/json","body":{}}')).toEqual([]);
+  });
+
+  it('lists every fault of a JWE with several, not only the first', () => {
+    const jwe = JSON.parse(withHeader('anoncrypt-x25519-xc20p.json', (h) => (delete h.apv, delete h.typ, (h.enc = 'A128GCM'))));
+    delete jwe.tag;
+    jwe.recipients[1].header.kid = 'key-2';
+    expect(failed(checkEnvelope(JSON.stringify(jwe)))).toEqual([
+      'error:envelope.jwe-tag',
+      'error:envelope.jwe-recipient-kid',
+      'warning:envelope.jwe-typ-set',
+      'advice:envelope.jwe-enc',
+      'error:envelope.anoncrypt-no-apv',
+    ]);
+  });
+
+  it('lists every fault of a JWS with several', () => {
+    const jws = JSON.parse(vector('signed-eddsa-ed25519.json'));
+    jws.payload = 'not base64!';
+    jws.signatures[0].protected = b64uEncode(JSON.stringify({ alg: 'RS256', kid: 'did:example:alice#key-1' }));
+    expect(failed(checkEnvelope(JSON.stringify(jws)))).toEqual([
+      'error:envelope.jws-payload',
+      'error:envelope.jws-header-disjoint',
+      'warning:envelope.jws-typ-set',
+      'advice:envelope.jws-alg',
+    ]);
   });
 });
 
@@ -134,18 +163,17 @@ describe('sender authentication rules', () => {
   });
 
   it('warns that from is unauthenticated in anoncrypt and plaintext', () => {
-    expect(failed(senderRules(message, { metadata: meta({ mode: 'anoncrypt', authenticated: false, anonymousSender: true }) }))).toEqual(['warning:envelope.sender-authenticated']);
+    expect(failed(senderRules(message, { metadata: meta({ mode: 'anoncrypt', authenticated: false, anonymousSender: true }) }))).toEqual(['advice:envelope.sender-authenticated']);
   });
 
-  it('records what the unpack accepted as notes: passed results with a detail', () => {
+  it('records what the unpack accepted: an allowed form as a note, a deviation read anyway as a broken rule', () => {
     const notes = [
-      { rule: 'envelope.jws-flattened', detail: 'flattened JWS JSON serialization accepted' },
-      { rule: 'envelope.anoncrypt-no-apv', detail: 'anoncrypt without apv accepted' },
+      { rule: 'envelope.jws-flattened', detail: 'a flattened JWS' },
+      { rule: 'envelope.anoncrypt-no-apv', detail: 'an anoncrypted JWE without apv, opened all the same', broken: true },
     ];
     const results = checkMessage(message, meta({ encryptedFromKid: 'did:example:alice#key-2', notes }));
-    const noted = results.filter((r) => r.rule === 'envelope.jws-flattened' || r.rule === 'envelope.anoncrypt-no-apv');
-    expect(noted).toEqual(notes.map((n) => ({ ...n, ok: true, severity: 'warning', layer: 'envelope' })));
-    expect(failed(results)).toEqual([]);
+    expect(results.find((r) => r.rule === 'envelope.jws-flattened')).toEqual({ rule: 'envelope.jws-flattened', detail: 'a flattened JWS', ok: true, severity: 'error', layer: 'envelope' });
+    expect(failed(results)).toEqual(['error:envelope.anoncrypt-no-apv']);
   });
 
   it('runs envelope, sender and plaintext rules together in checkMessage', () => {

@@ -21,20 +21,20 @@ describe('out-of-band URL rules', () => {
     // The spec's example invitation, whitespace removed; its attachment uses the v1 '@id'.
     const json = '{"type":"https://didcomm.org/out-of-band/2.0/invitation","id":"69212a3a-d068-4f9d-a2dd-4741bca89af3","from":"did:example:alice","body":{"goal_code":"","goal":""},"attachments":[{"@id":"request-0","media_type":"application/json","data":{"json":"<json of protocol message>"}}]}';
     const url = `https://example.com/path?_oob=${b64uEncode(json)}`;
-    expect(failed(checkInvitationUrl(url))).toEqual(['warning:plaintext.attachment-fields']);
+    expect(failed(checkInvitationUrl(url))).toEqual(['advice:plaintext.attachment-fields']);
   });
 
   it.each<[string, string, string[]]>([
-    ['a relative URL', '/connect?_oob=x', ['error:oob.url']],
-    ['plain http to a public host', `http://api.example.com/c?_oob=${b64uEncode(JSON.stringify(invitation))}`, ['warning:oob.url-scheme']],
-    ['no _oob', 'https://api.example.com/c?x=1', ['error:oob.param']],
-    ['padded base64', `https://a.example/c?_oob=${Buffer.from(JSON.stringify(invitation)).toString('base64')}`, ['warning:oob.base64url']],
-    ['JSON with whitespace', `https://a.example/c?_oob=${b64uEncode(JSON.stringify(invitation, null, 2))}`, ['warning:oob.compact-json']],
-    ['undecodable _oob', 'https://a.example/c?_oob=***', ['warning:oob.base64url', 'error:oob.decode']],
-    ['not JSON', `https://a.example/c?_oob=${b64uEncode('hello')}`, ['error:oob.json']],
-    ['a message that is not an invitation', `https://a.example/c?_oob=${b64uEncode(JSON.stringify({ ...invitation, type: 'https://didcomm.org/trust-ping/2.0/ping' }))}`, ['error:oob.type']],
-    ['both _oob and _oobid', `https://a.example/c?_oobid=1&_oob=${b64uEncode(JSON.stringify(invitation))}`, ['warning:oob.param']],
-    ['an empty _oobid', 'https://a.example/c?_oobid=', ['error:oob.oobid']],
+    ['a relative URL', '/connect?_oob=x', ['advice:oob.url']],
+    ['plain http to a public host', `http://api.example.com/c?_oob=${b64uEncode(JSON.stringify(invitation))}`, ['advice:oob.url-scheme']],
+    ['no _oob', 'https://api.example.com/c?x=1', ['advice:oob.param']],
+    ['padded base64', `https://a.example/c?_oob=${Buffer.from(JSON.stringify(invitation)).toString('base64')}`, ['advice:oob.base64url']],
+    ['JSON with whitespace', `https://a.example/c?_oob=${b64uEncode(JSON.stringify(invitation, null, 2))}`, ['advice:oob.compact-json']],
+    ['undecodable _oob', 'https://a.example/c?_oob=***', ['advice:oob.base64url', 'advice:oob.decode']],
+    ['not JSON', `https://a.example/c?_oob=${b64uEncode('hello')}`, ['advice:oob.json']],
+    ['a message that is not an invitation', `https://a.example/c?_oob=${b64uEncode(JSON.stringify({ ...invitation, type: 'https://didcomm.org/trust-ping/2.0/ping' }))}`, ['advice:oob.type']],
+    ['both _oob and _oobid', `https://a.example/c?_oobid=1&_oob=${b64uEncode(JSON.stringify(invitation))}`, ['advice:oob.param-both']],
+    ['an empty _oobid', 'https://a.example/c?_oobid=', ['advice:oob.oobid']],
   ])('checks %s', (_, url, expected) => {
     expect(failed(checkInvitationUrl(url))).toEqual(expected);
   });

@@ -26,7 +26,7 @@ function failed(results: ConformanceResult[]): string[] {
   return results.filter((r) => !r.ok).map((r) => `${r.severity}:${r.rule}`);
 }
 
-describe('plaintext rules (DIDComm v2 §Message Headers)', () => {
+describe('plaintext rules (DIDComm v2.1 §Message Headers)', () => {
   it('passes the spec example and every WACI-DIDComm message', () => {
     expect(failed(checkPlaintext(good))).toEqual([]);
     expect(failed(checkPlaintext(JSON.parse(readFileSync(join(SPEC, 'plaintext.json'), 'utf8'))))).toEqual([]);
@@ -38,13 +38,13 @@ describe('plaintext rules (DIDComm v2 §Message Headers)', () => {
 
   it('warns about attachment fields written inside data (as one WACI vector does)', () => {
     const present = JSON.parse(readFileSync(join(WACI, 'presentation', '4.present-proof_present.json'), 'utf8'));
-    expect(failed(checkPlaintext(present))).toEqual(['warning:plaintext.attachment-fields']);
+    expect(failed(checkPlaintext(present))).toEqual(['advice:plaintext.attachment-fields']);
   });
 
   it.each<[string, Record<string, unknown>, string]>([
     ['a missing id', { id: undefined }, 'error:plaintext.id'],
     ['a numeric id', { id: 42 }, 'error:plaintext.id'],
-    ['an id with spaces', { id: 'a b' }, 'warning:plaintext.id-format'],
+    ['an id with spaces', { id: 'a b' }, 'advice:plaintext.id-format'],
     ['a missing type', { type: undefined }, 'error:plaintext.type'],
     ['a type that is not a URI', { type: 'ping' }, 'error:plaintext.type'],
     ['a type URI without a version', { type: 'https://didcomm.org/trust-ping/ping' }, 'error:plaintext.type'],
@@ -55,24 +55,33 @@ describe('plaintext rules (DIDComm v2 §Message Headers)', () => {
     ['to holding a key id', { to: ['did:example:bob#key-1'] }, 'error:plaintext.to'],
     ['an empty thid', { thid: '' }, 'error:plaintext.thid'],
     ['a numeric pthid', { pthid: 7 }, 'error:plaintext.pthid'],
-    ['created_time as a string', { created_time: '2024-01-01T00:00:00Z' }, 'error:plaintext.created_time'],
-    ['created_time in milliseconds', { created_time: 1516269022000, expires_time: undefined }, 'error:plaintext.created_time'],
-    ['a fractional expires_time', { expires_time: 1516385931.5 }, 'error:plaintext.expires_time'],
-    ['expires before created', { expires_time: 1516269021 }, 'warning:plaintext.expires-after-created'],
-    ['a missing body', { body: undefined }, 'error:plaintext.body'],
+    ['created_time as a string', { created_time: '2024-01-01T00:00:00Z' }, 'advice:plaintext.created_time'],
+    ['created_time in milliseconds', { created_time: 1516269022000, expires_time: undefined }, 'advice:plaintext.created_time'],
+    ['a fractional expires_time', { expires_time: 1516385931.5 }, 'advice:plaintext.expires_time'],
+    ['expires before created', { expires_time: 1516269021 }, 'advice:plaintext.expires-after-created'],
+    ['a missing body (accepted since v2.1; sending one is advised)', { body: undefined }, 'advice:plaintext.body-present'],
     ['a body that is an array', { body: [] }, 'error:plaintext.body'],
     ['attachments that are not an array', { attachments: {} }, 'error:plaintext.attachments'],
     ['an attachment without data', { attachments: [{ id: 'a' }] }, 'error:plaintext.attachments'],
     ['an attachment with bad base64', { attachments: [{ data: { base64: '***' } }] }, 'error:plaintext.attachments'],
     ['links without a hash', { attachments: [{ data: { links: ['https://x.example/a'] } }] }, 'error:plaintext.attachments'],
-    ['a v1 @id attachment', { attachments: [{ '@id': 'a', data: { json: {} } }] }, 'warning:plaintext.attachment-fields'],
-    ['ack that is not an array', { ack: 'm-1' }, 'error:plaintext.ack'],
-    ['an unknown return_route', { return_route: 'always' }, 'error:plaintext.return_route'],
+    ['a v1 @id attachment', { attachments: [{ '@id': 'a', data: { json: {} } }] }, 'advice:plaintext.attachment-fields'],
+    ['ack that is not an array', { ack: 'm-1' }, 'advice:plaintext.ack'],
+    ['an unknown return_route', { return_route: 'always' }, 'advice:plaintext.return_route'],
     ['from_prior that is not a JWT', { from_prior: 'nope' }, 'error:plaintext.from_prior'],
   ])('catches %s', (_, change, expected) => {
     const message: Record<string, unknown> = { ...good, ...change };
     for (const k of Object.keys(change)) if (change[k] === undefined) delete message[k];
     expect(failed(checkPlaintext(message))).toEqual([expected]);
+  });
+
+  it('lists every broken rule of a malformed plaintext: no type, a string created_time, a string to', () => {
+    const { type: _, ...untyped } = good;
+    expect(failed(checkPlaintext({ ...untyped, created_time: '2024-01-01T00:00:00Z', to: 'did:example:bob' }))).toEqual([
+      'error:plaintext.type',
+      'error:plaintext.to',
+      'advice:plaintext.created_time',
+    ]);
   });
 
   it('says a non-object is not a message and never throws', () => {

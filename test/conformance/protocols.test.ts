@@ -21,21 +21,21 @@ describe('protocol body rules', () => {
 
   it.each<[string, Record<string, unknown>, string[]]>([
     ['a good ping', { type: TRUST_PING.ping, body: { response_requested: true } }, []],
-    ['a ping with response_requested as a string', { type: TRUST_PING.ping, body: { response_requested: 'yes' } }, ['error:trust-ping.response_requested']],
+    ['a ping with response_requested as a string', { type: TRUST_PING.ping, body: { response_requested: 'yes' } }, ['advice:trust-ping.response_requested']],
     ['a ping-response without thid', { type: TRUST_PING.pingResponse }, ['error:trust-ping.response-thid']],
     ['good queries', { type: DISCOVER_FEATURES.queries, body: { queries: [{ 'feature-type': 'protocol', match: '*' }] } }, []],
-    ['queries without queries', { type: DISCOVER_FEATURES.queries }, ['error:discover-features.queries']],
-    ['queries with a query lacking match', { type: DISCOVER_FEATURES.queries, body: { queries: [{ 'feature-type': 'protocol' }] } }, ['error:discover-features.queries']],
+    ['queries without queries', { type: DISCOVER_FEATURES.queries }, ['advice:discover-features.queries']],
+    ['queries with a query lacking match', { type: DISCOVER_FEATURES.queries, body: { queries: [{ 'feature-type': 'protocol' }] } }, ['advice:discover-features.queries']],
     ['a proactive disclose', { type: DISCOVER_FEATURES.disclose, body: { disclosures: [{ 'feature-type': 'protocol', id: 'x', roles: ['a'] }] } }, []],
-    ['a disclose with roles as a string', { type: DISCOVER_FEATURES.disclose, body: { disclosures: [{ 'feature-type': 'protocol', id: 'x', roles: 'a' }] } }, ['error:discover-features.disclosures']],
+    ['a disclose with roles as a string', { type: DISCOVER_FEATURES.disclose, body: { disclosures: [{ 'feature-type': 'protocol', id: 'x', roles: 'a' }] } }, ['advice:discover-features.disclosures']],
     ['a good problem report', { type: PROBLEM_REPORT, pthid: 't', body: { code: 'e.p.xfer.cant-use-endpoint', comment: 'x {1}', args: ['a'], escalate_to: 'mailto:a@b.c' } }, []],
     ['a problem report without pthid', { type: PROBLEM_REPORT, body: { code: 'e.p.me' } }, ['error:report-problem.pthid']],
-    ['a problem report with an upper-case code', { type: PROBLEM_REPORT, pthid: 't', body: { code: 'E.P.ME' } }, ['error:report-problem.code']],
+    ['a problem report with an upper-case code', { type: PROBLEM_REPORT, pthid: 't', body: { code: 'E.P.ME' } }, ['advice:report-problem.code-format']],
     ['a problem report with no descriptor', { type: PROBLEM_REPORT, pthid: 't', body: { code: 'e.p' } }, ['warning:report-problem.code-descriptor']],
-    ['a problem report with numeric args', { type: PROBLEM_REPORT, pthid: 't', body: { code: 'e.p.me', args: [1] } }, ['error:report-problem.args']],
+    ['a problem report with numeric args', { type: PROBLEM_REPORT, pthid: 't', body: { code: 'e.p.me', args: [1] } }, ['advice:report-problem.args']],
     ['a good invitation', { type: OUT_OF_BAND.invitation, body: { goal_code: 'streamlined-vc', accept: ['didcomm/v2'] } }, []],
     ['an invitation without from', { type: OUT_OF_BAND.invitation, from: undefined }, ['error:out-of-band.from']],
-    ['an invitation with a thid', { type: OUT_OF_BAND.invitation, thid: 'other' }, ['warning:out-of-band.thid']],
+    ['an invitation with a thid', { type: OUT_OF_BAND.invitation, thid: 'other' }, ['advice:out-of-band.thid']],
   ])('checks %s', (_, change, expected) => {
     const m: Record<string, unknown> = { ...base, ...change };
     for (const k of Object.keys(change)) if (change[k] === undefined) delete m[k];
@@ -57,7 +57,7 @@ describe('rule registry', () => {
     };
     registry.addProtocolRules('https://didcomm.org/issue-credential/3.0/offer-credential', needsGoal, broken);
     const results = registry.check({ ...base, type: 'https://didcomm.org/issue-credential/3.0/offer-credential' });
-    expect(failed(results)).toEqual(['error:issue-credential.goal', 'warning:conformance.rule-crashed']);
+    expect(failed(results)).toEqual(['error:issue-credential.goal', 'advice:conformance.rule-crashed']);
     expect(registry.types()).toContain('https://didcomm.org/issue-credential/3.0/offer-credential');
     expect(failed(checkMessage({ ...base, type: 'https://didcomm.org/issue-credential/3.0/offer-credential' }, undefined, { registry }))).toHaveLength(2);
   });

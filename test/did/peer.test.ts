@@ -45,14 +45,14 @@ describe('did:peer:2', () => {
     expect(doc).toEqual(absolute(spec.method2.did, spec.method2.document));
   });
 
-  it('round-trips a created DID: keys in order, service with routing keys, secrets matching key ids', () => {
+  it('round-trips a created DID: E before V, each key once, service with routing keys, secrets matching key ids', () => {
     const created = createPeerDid({ endpoint: 'https://agent.example/didcomm', routingKeys: ['did:example:mediator#key-2'] });
     const { did, document: doc } = created;
-    expect(did).toMatch(/^did:peer:2\.Vz6Mk[^.]+\.Ez6LS[^.]+\.S[A-Za-z0-9_-]+$/);
+    expect(did).toMatch(/^did:peer:2\.Ez6LS[^.]+\.Vz6Mk[^.]+\.S[A-Za-z0-9_-]+$/);
     expect(resolvePeerDid(did)).toEqual(doc);
     expect(doc.verificationMethod!.map((m) => m.id)).toEqual([`${did}#key-1`, `${did}#key-2`]);
-    expect(doc.authentication).toEqual([`${did}#key-1`]);
-    expect(doc.keyAgreement).toEqual([`${did}#key-2`]);
+    expect(doc.keyAgreement).toEqual([`${did}#key-1`]);
+    expect(doc.authentication).toEqual([`${did}#key-2`]);
     expect(doc.service).toEqual([{
       id: `${did}#didcomm`,
       type: 'DIDCommMessaging',
@@ -65,6 +65,15 @@ describe('did:peer:2', () => {
       expect(s.privateKeyJwk.kid).toBe(s.id);
       expect(toMultikey(keyPairFromJwk(s.privateKeyJwk))).toBe(doc.verificationMethod![i].publicKeyMultibase);
     }
+  });
+
+  it('still resolves the older V-before-E form and a key listed under two purposes, by the DIF numbering', () => {
+    const v = 'z6Mkj3PUd1WjvaDhNZhhhXQdz5UnZXmS7ehtx8bsPpD47kKc';
+    const e = 'z6LSg8zQom395jKLrGiBNruB9MM6V8PWuf2FpEy4uRFiqQBR';
+    const did = encodePeerDid2({ keys: [{ purpose: 'V', publicKeyMultibase: v }, { purpose: 'A', publicKeyMultibase: v }, { purpose: 'E', publicKeyMultibase: e }] });
+    const doc = resolvePeerDid(did);
+    expect(doc.verificationMethod!.map((m) => [m.id.split('#')[1], m.publicKeyMultibase])).toEqual([['key-1', v], ['key-2', v], ['key-3', e]]);
+    expect([doc.authentication, doc.assertionMethod, doc.keyAgreement]).toEqual([[`${did}#key-1`], [`${did}#key-2`], [`${did}#key-3`]]);
   });
 
   it('has an empty service list without an endpoint', () => {
@@ -117,6 +126,32 @@ describe('did:peer:0 and did:peer:3', () => {
   });
 
   it('reports other numalgos as not supported', async () => {
-    expect((await resolvePeer('did:peer:4zQmd8CpeFPci817KDsbSAKWcXAE2mjvCQSasRewvbSF54Bd')).didResolutionMetadata.error).toBe('methodNotSupported');
+    expect((await resolvePeer('did:peer:1zQmZMygzYqNwU6Uhmewx5Xepf2VLp5S4HLSwwgf2aiKZuwa')).didResolutionMetadata.error).toBe('methodNotSupported');
+  });
+});
+
+describe('did:peer:2 as the Identus SDK writes it', () => {
+  const identus = JSON.parse(readFileSync(new URL('../../fixtures/did/identus-castor.json', import.meta.url), 'utf8'));
+
+  it('resolves a DID without services (`.SW10`, an empty JSON list) with a warning, not a failure', async () => {
+    const result = await resolvePeer(identus.noService);
+    expect(result.didResolutionMetadata.error).toBeUndefined();
+    expect(result.didResolutionMetadata.warnings).toEqual([expect.objectContaining({ code: 'peer2_service_list', message: expect.stringContaining('MUST NOT be encoded as a JSON list') })]);
+    const doc = result.didDocument!;
+    expect(doc.service).toEqual([]);
+    expect(doc.keyAgreement).toEqual([`${identus.noService}#key-1`]);
+    expect(doc.authentication).toEqual([`${identus.noService}#key-2`]);
+  });
+
+  it('reads services Castor wrote as one JSON list, ids by the DIF defaults, with the same warning', async () => {
+    const result = await resolvePeer(identus.twoServices);
+    expect(result.didResolutionMetadata.warnings).toHaveLength(1);
+    expect(result.didDocument!.service!.map((s) => [s.id.split('#')[1], (s.serviceEndpoint as { uri: string }).uri])).toEqual([['service', identus.twoServicesEndpoints[0]], ['service-1', identus.twoServicesEndpoints[1]]]);
+  });
+
+  it('gives a DID written per the spec no warning, and refuses a list holding something other than services', async () => {
+    expect((await resolvePeer(createPeerDid({ endpoint: 'https://a.example' }).did)).didResolutionMetadata.warnings).toBeUndefined();
+    const bad = `${identus.noService.slice(0, -4)}.S${Buffer.from('[1]').toString('base64url')}`;
+    expect((await resolvePeer(bad)).didResolutionMetadata.error).toBe('invalidDid');
   });
 });

@@ -139,7 +139,7 @@ describe('library resolver and secrets adapters', () => {
     const resolve = mapResolver([peer.document, alice.doc]);
     for (let i = 0; i < 3; i++) {
       const lib = libraryResolver(resolve, {});
-      expect((await lib.resolve(peer.did))?.keyAgreement).toEqual([`${peer.did}#key-2`]);
+      expect((await lib.resolve(peer.did))?.keyAgreement).toEqual([`${peer.did}#key-1`]);
       await lib.resolve(alice.did);
     }
     expect(resolve.calls.filter((d) => d === peer.did)).toHaveLength(1);

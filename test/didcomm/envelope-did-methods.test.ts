@@ -1,9 +1,10 @@
-// Envelopes between parties whose DIDs come from src/did (ion long form, peer:2, key) and whose
+// Envelopes between parties whose DIDs come from src/did (ion long form, peer:2, peer:4, key) and whose
 // documents come from the project resolver, not from hand-built test documents.
 import { describe, expect, it } from 'vitest';
 import { createIonDid } from '../../src/did/ion.js';
 import { createKeyDid } from '../../src/did/key.js';
 import { createPeerDid } from '../../src/did/peer.js';
+import { createPeerDid4 } from '../../src/did/peer4.js';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
 import { pack, unpack } from '../../src/didcomm/envelope/index.js';
 import { memorySecrets } from '../../src/didcomm/secrets.js';
@@ -64,5 +65,34 @@ describe('envelopes between did:ion and did:peer:2 parties', () => {
     expect((await unpack(p.packed, peerCtx)).metadata.mode).toBe('authcrypt-signed');
     const r = await pack(msg(peer.did, key.did), { mode: 'authcrypt' }, peerCtx);
     expect((await unpack(r.packed, keyCtx)).message.from).toBe(peer.did);
+  });
+});
+
+describe('envelopes with a did:peer:4 party (long form)', () => {
+  const p4 = createPeerDid4({ endpoint: 'https://peer4.example/didcomm' });
+  const p4Ctx: EnvelopeContext = { resolve, secrets: memorySecrets(p4.secrets) };
+  for (const engine of ['native', 'didcomm-node'] as const) {
+    it(`round-trips authcrypt and authcrypt-signed with the did:peer:2 party (${engine})`, async () => {
+      for (const mode of ['authcrypt', 'authcrypt-signed'] as const) {
+        const out = msg(p4.did, peer.did);
+        const got = await unpack((await pack(out, { mode, engine }, p4Ctx)).packed, { ...peerCtx, engine });
+        expect(got.message.from).toBe(p4.did);
+        expect(got.metadata.mode).toBe(mode);
+        const back = await pack({ ...msg(peer.did, p4.did), thid: out.id }, { mode, engine }, peerCtx);
+        expect(back.serviceEndpoint).toBe('https://peer4.example/didcomm');
+        expect((await unpack(back.packed, { ...p4Ctx, engine })).message.thid).toBe(out.id);
+      }
+    });
+  }
+
+  it('talks to the did:peer:4 party by its short form once the long form is registered; its secrets stay under the long form', async () => {
+    const resolveShort = documentResolver(createResolver({ registry: { get: async (did) => (did === p4.shortDid ? p4.did : registry.get(did)) } }));
+    const out = msg(peer.did, p4.shortDid!);
+    const p = await pack(out, { mode: 'authcrypt' }, { ...peerCtx, resolve: resolveShort });
+    expect(p.toKids).toEqual([`${p4.shortDid}#key-1`]);
+    const got = await unpack(p.packed, { ...p4Ctx, resolve: resolveShort });
+    expect(got.message.to).toEqual([p4.shortDid]);
+    const back = await pack({ ...msg(p4.shortDid!, peer.did), thid: out.id }, { mode: 'authcrypt' }, { ...p4Ctx, resolve: resolveShort });
+    expect((await unpack(back.packed, { ...peerCtx, resolve: resolveShort })).metadata.encryptedFromKid).toBe(`${p4.shortDid}#key-1`);
   });
 });

@@ -2,7 +2,8 @@
 // apu and apv given, whatever the header says), straight on node:crypto and apart from the
 // engine's code: a sender that gets a DIDComm rule wrong still produces a JWE that decrypts, so
 // the refusal tests show the rule check refuses it, not a failing tag. ECDH-1PU per
-// draft-madden-jose-ecdh-1pu-04 §2.2/§2.3 (tag in the KDF), ECDH-ES per RFC 7518 §4.6.
+// draft-madden-jose-ecdh-1pu-04 §2.2/§2.3 (tag in the KDF), or as draft 03 had it (no tag: the KDF
+// some agents still use), ECDH-ES per RFC 7518 §4.6.
 import { createCipheriv, createHash, createHmac, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 
 type Jwk = Record<string, string>;
@@ -36,6 +37,8 @@ export interface ForgeOptions {
   apv?: Buffer;
   enc: 'A256CBC-HS512' | 'A256GCM';
   plaintext: string;
+  /** ECDH-1PU's KDF: draft 04 (default) puts the JWE tag into SuppPubInfo; draft 03 did not. */
+  kdf?: 'draft-04' | 'draft-03';
 }
 
 export function forgeJwe(o: ForgeOptions): string {
@@ -73,7 +76,7 @@ export function forgeJwe(o: ForgeOptions): string {
   const recipients = o.recipients.map((r) => {
     const ze = diffieHellman({ privateKey: eph.privateKey, publicKey: pub(r.publicJwk) });
     const z = o.sender ? Buffer.concat([ze, diffieHellman({ privateKey: createPrivateKey({ key: o.sender, format: 'jwk' }), publicKey: pub(r.publicJwk) })]) : ze;
-    const w = createCipheriv('id-aes256-wrap', kek(z, alg, apu, apv, o.sender ? tag : undefined), Buffer.from('A6A6A6A6A6A6A6A6', 'hex'));
+    const w = createCipheriv('id-aes256-wrap', kek(z, alg, apu, apv, o.sender && o.kdf !== 'draft-03' ? tag : undefined), Buffer.from('A6A6A6A6A6A6A6A6', 'hex'));
     return { header: { kid: r.kid }, encrypted_key: Buffer.concat([w.update(cek), w.final()]).toString('base64url') };
   });
   return JSON.stringify({ protected: protectedB64, recipients, iv: iv.toString('base64url'), ciphertext: ciphertext.toString('base64url'), tag: tag.toString('base64url') });

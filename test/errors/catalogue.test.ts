@@ -110,6 +110,8 @@ describe('the error catalogue', () => {
       'e.m.trust.crypto: didcomm_malformed, envelope_nonconformant',
       'e.p.me.res.storage: store_error, store_locked',
       'e.p.req.invalid-state: conflict, invalid_state',
+      // A DID not enrolled with the mediator: the party asking (keylist, pickup), or the forward's next.
+      'e.p.req.not-enrolled: mediation_required, forward_unknown_recipient',
       'e.p.trust: unauthorized, sender_not_authenticated',
       'e.p.xfer: transport_error, no_endpoint, delivery_failed',
     ]);

@@ -22,7 +22,7 @@ describe('layerOfFrame', () => {
       ['file:///w/src/crypto/x25519.ts', 'envelope'],
       ['file:///w/dist/keys.js', 'envelope'],
       ['file:///w/dist/didcomm/message.js', 'router'],
-      ['file:///w/dist/router/resend.js', 'router'],
+      ['file:///w/dist/router/steps/engine.js', 'router'],
       ['file:///w/dist/didcomm/transport/http.js', 'http'],
       ['file:///w/dist/service/http/problem.js', 'http'],
       ['file:///w/dist/service/didcomm/issuer.js', 'agents'],

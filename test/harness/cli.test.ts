@@ -31,20 +31,22 @@ describe('idsync conformance run', () => {
       expect(r.code).toBe(1);
       const doc = JSON.parse(r.out) as { target: string; cases: Array<Record<string, unknown>>; summary: Record<string, number> };
       expect(doc.target).toBe(agent.did);
-      expect(doc.summary).toEqual({ passed: 2, failed: 1, skipped: 0, inconclusive: 0 });
-      expect(doc.cases.map((c) => c.id)).toEqual(['trust-ping/response', 'trust-ping/no-response', 'transport/junk']);
+      expect(doc.summary).toEqual({ passed: 3, failed: 1, expected: 0, blocked: 0, skipped: 0, inconclusive: 0 });
+      expect(doc.cases.map((c) => c.id)).toEqual(['trust-ping/response', 'trust-ping/no-response', 'transport/junk', 'run/sent-messages']);
       for (const c of doc.cases) expect(Object.keys(c)).toEqual(expect.arrayContaining(['id', 'title', 'status', 'failedRules', 'messages']));
       expect(doc.cases[0]).toMatchObject({ status: 'failed', failedRules: ['trust-ping.response-thid'] });
 
       const report = JSON.parse(await readFile(join(dir.path, 'report.json'), 'utf8')) as { cases: unknown[] };
-      expect(report.cases).toHaveLength(3);
+      expect(report.cases).toHaveLength(4);
       const junit = await readFile(join(dir.path, 'junit.xml'), 'utf8');
-      expect(junit).toMatch(/<testsuites name="idsync conformance [^"]+" tests="3" failures="1" errors="0" skipped="0"/);
+      expect(junit).toMatch(/<testsuites name="idsync conformance [^"]+" tests="4" failures="1" errors="0" skipped="0"/);
       expect(junit).toContain('<failure type="trust-ping.response-thid"');
       const html = await readFile(join(dir.path, 'report.html'), 'utf8');
       expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg" class="sequence"');
-      expect(html).toContain('href="#rule-trust-ping-response-thid"');
+      // The rule id links to its spec section, and its row below carries the catalogue entry.
+      expect(html).toContain('<a class="rule" href="https://identity.foundation/didcomm-messaging/spec/v2.1/#threads"');
       expect(html).toContain('<tr id="rule-trust-ping-response-thid">');
+      expect(html).not.toContain('file://');
       // Self-contained: nothing is fetched when it opens.
       expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)="https?:/);
     } finally {
@@ -52,12 +54,12 @@ describe('idsync conformance run', () => {
     }
   }, 20_000);
 
-  it('--role holder prints the invitation to accept (stderr with --json) and is inconclusive when nobody accepts it', async () => {
+  it('--role holder prints the invitation to accept (stderr with --json); nobody accepting judges nothing: exit 3', async () => {
     const r = await cli(['conformance', 'run', '--role', 'holder', '--accept-timeout', '200', '--json']);
-    expect(r.err).toMatch(/^invitation: http:\/\/127\.0\.0\.1:\d+\/connect\?_oob=[\w-]+\n$/);
-    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^invitation: http:\/\/127\.0\.0\.1:\d+\/connect\?_oob=[\w-]+\nidsync: conformance_not_judged: no case passed \(1 inconclusive\): the invitation was not accepted within 200 ms\n$/);
+    expect(r.code).toBe(3);
     const doc = JSON.parse(r.out) as { cases: Array<{ id: string; status: string }>; summary: Record<string, number> };
-    expect(doc.cases.map((c) => `${c.id} ${c.status}`)).toEqual(['holder/streamlined-vc inconclusive']);
+    expect(doc.cases.map((c) => `${c.id} ${c.status}`)).toEqual(['holder/streamlined-vc inconclusive', 'run/sent-messages skipped']);
     expect((await cli(['conformance', 'run', '--role', 'holder', '--target', 'did:example:x'])).code).toBe(2);
     expect((await cli(['conformance', 'run'])).err).toMatch(/^idsync: missing_mandatory_option_value: /);
   });
@@ -82,7 +84,7 @@ describe('idsync conformance run', () => {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       const doc = JSON.parse(r.stdout) as { summary: Record<string, number>; cases: unknown[] };
-      expect(doc.summary).toEqual({ passed: doc.cases.length, failed: 0, skipped: 0, inconclusive: 0 });
+      expect(doc.summary).toMatchObject({ passed: doc.cases.length, failed: 0 });
     } finally {
       await service.stop();
     }

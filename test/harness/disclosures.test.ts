@@ -1,4 +1,4 @@
-// Discover Features discloses what each idsync agent really does (issue 9): the service issues
+// Discover Features discloses what each idsync agent really does: the service issues
 // out-of-band invitations and says so (role sender); the wallet takes them (role receiver); every
 // other disclosed protocol is one its router has handlers for, in the roles disclosed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

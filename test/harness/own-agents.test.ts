@@ -22,12 +22,14 @@ describe('conformance run against idsync itself', () => {
   ])('%s passes every case that applies to it, in well under 10 s', async (_name, target) => {
     const report = await runConformance({ target: target(), resolve: documentResolver(createResolver({})) });
     expect(verdicts(report).filter((v) => !v.endsWith(': passed'))).toEqual([]);
-    expect(report.summary).toEqual({ passed: report.cases.length, failed: 0, skipped: 0, inconclusive: 0 });
+    expect(report.summary).toEqual({ passed: report.cases.length, failed: 0, expected: 0, blocked: 0, skipped: 0, inconclusive: 0 });
     expect(report.durationMs).toBeLessThan(10_000);
-    // Every case exchanged messages, and every message of the agent opened.
-    for (const c of report.cases) {
+    // Every protocol it discloses that idsync speaks was tried, in a role it plays.
+    expect(report.cases.find((c) => c.id === 'discover-features/disclosed-supported')!.notes?.[0]).toMatch(/^probed .*https:\/\/didcomm\.org\/trust-ping\/2\.0/);
+    // Every case exchanged messages, and every message of the agent opened and broke nothing.
+    for (const c of report.cases.filter((x) => x.id !== 'run/sent-messages')) {
       expect(c.messages.length).toBeGreaterThan(0);
-      expect(c.messages.filter((m) => m.direction === 'received' && m.mode === 'unreadable')).toEqual([]);
+      expect(c.messages.filter((m) => m.direction === 'received' && (m.mode === 'unreadable' || m.findings))).toEqual([]);
     }
   }, 30_000);
 });
@@ -45,7 +47,7 @@ describe('conformance run against an invitation URL of idsync', () => {
   it('the service as WACI streamlined-vc issuer: the harness as holder completes the issuance and the credential matches the preview', async () => {
     const wf = await bed.service.client.createWorkflow({ datapoints: { firstName: 'Alan', lastName: 'Turing', birthDate: '1912-06-23' } });
     const report = await runConformance({ target: wf.invitationUrl, resolve: documentResolver(createResolver({})) });
-    expect(verdicts(report)).toEqual(['out-of-band/invitation: passed', 'waci/streamlined-vc: passed', `waci/streamlined-vp: skipped (the invitation's goal_code is streamlined-vc, not streamlined-vp)`, `data-pipe/establish: skipped (the invitation's goal_code is streamlined-vc, not idsync.data-pipe)`]);
+    expect(verdicts(report)).toEqual(['out-of-band/invitation: passed', 'waci/streamlined-vc: passed', `waci/streamlined-vp: skipped (the invitation's goal_code is streamlined-vc, not streamlined-vp)`, `data-pipe/establish: skipped (the invitation's goal_code is streamlined-vc, not idsync.data-pipe)`, 'run/sent-messages: passed']);
     const flow = report.cases[1]!.messages.map((m) => `${m.direction} ${m.type?.split('/').pop()}`);
     expect(flow).toEqual(['sent propose-credential', 'received offer-credential', 'sent request-credential', 'received issue-credential', 'sent ack']);
     expect((await bed.service.client.getWorkflow(wf.id)).status).toBe('COMPLETED');
@@ -57,7 +59,7 @@ describe('conformance run against a user invitation of idsync', () => {
     await bed.service.client.putUser('conformance-user', { settings: { isSyncOn: true } });
     const invitation = await bed.service.client.invite('conformance-user');
     const report = await runConformance({ target: invitation.invitationUrl!, resolve: documentResolver(createResolver({})) });
-    expect(verdicts(report)).toEqual(['out-of-band/invitation: passed', `waci/streamlined-vc: skipped (the invitation's goal_code is idsync.data-pipe, not streamlined-vc)`, `waci/streamlined-vp: skipped (the invitation's goal_code is idsync.data-pipe, not streamlined-vp)`, 'data-pipe/establish: passed']);
+    expect(verdicts(report)).toEqual(['out-of-band/invitation: passed', `waci/streamlined-vc: skipped (the invitation's goal_code is idsync.data-pipe, not streamlined-vc)`, `waci/streamlined-vp: skipped (the invitation's goal_code is idsync.data-pipe, not streamlined-vp)`, 'data-pipe/establish: passed', 'run/sent-messages: passed']);
   }, 30_000);
 });
 
@@ -70,11 +72,29 @@ describe('conformance run --role holder against idsync', () => {
       acceptTimeoutMs: 10_000,
       onInvitation: (url) => void wallet.acceptInvitation(url).catch(() => {}),
     });
-    expect(verdicts(report)).toEqual(['holder/streamlined-vc: passed']);
+    expect(verdicts(report)).toEqual(['holder/streamlined-vc: passed', 'run/sent-messages: passed']);
     expect(report.target).toBe(wallet.did);
     expect(report.cases[0]!.messages.map((m) => `${m.direction} ${m.type?.split('/').pop()}`)).toEqual([
       'received propose-credential', 'sent offer-credential', 'received request-credential', 'sent issue-credential', 'received ack',
     ]);
     expect((await wallet.credentials()).some((c) => c.claims.firstName === 'Ada')).toBe(true);
+  }, 30_000);
+});
+
+describe('discover-features/disclosed-supported against idsync', () => {
+  it('probes every protocol the service discloses that idsync speaks, the credential ones included', async () => {
+    const report = await runConformance({ target: bed.service.did, resolve: documentResolver(createResolver({})), cases: ['discover-features/disclosed-supported'] });
+    const c = report.cases[0]!;
+    expect(c.status).toBe('passed');
+    const probed = /^probed (.*)$/.exec(c.notes![0]!)![1]!.split(', ').sort();
+    expect(probed).toEqual(['https://didcomm.org/discover-features/2.0', 'https://didcomm.org/issue-credential/3.0', 'https://didcomm.org/messagepickup/3.0', 'https://didcomm.org/present-proof/3.0', 'https://didcomm.org/report-problem/2.0', 'https://didcomm.org/trust-ping/2.0']);
+  }, 30_000);
+});
+
+describe('the harness as each DID method against idsync', () => {
+  it.each(['did:peer:4', 'did:web'] as const)('the service answers a harness that is a %s', async (as) => {
+    const report = await runConformance({ target: bed.service.did, resolve: documentResolver(createResolver({})), suites: ['trust-ping', 'discover-features'], as });
+    expect(report.harnessDid.startsWith(as)).toBe(true);
+    expect(verdicts(report).filter((v) => !v.endsWith(': passed'))).toEqual([]);
   }, 30_000);
 });

@@ -54,6 +54,10 @@ describe('the source maps the package ships', () => {
     const paths = (JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
     expect(paths).toContain('package.json');
     expect(paths.filter((p) => p.startsWith('src/'))).toEqual([]);
+    // The web console's own files ship; htmx comes with the runtime dependencies.
+    expect(paths).toEqual(expect.arrayContaining(['assets/console/console.css', 'assets/console/console.js']));
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(pkg.dependencies['htmx.org']).toBeDefined();
   });
 });
 

@@ -90,10 +90,10 @@ describe('message pickup 3.0 messages', () => {
     expect(() => parseDelivery({ ...delivery, attachments: [{ id: 'q-1', data: { base64: '!!' } }] })).toThrow(expect.objectContaining({ code: 'message_invalid_body' }));
   });
 
-  it('warns, without refusing, on a request without return_route', () => {
+  it('advises, without refusing, on a request without return_route', () => {
     const dr = { ...buildDeliveryRequest({ limit: 5 }, deps), return_route: undefined };
     const results = check(dr);
-    expect(results).toEqual([expect.objectContaining({ rule: 'messagepickup.delivery-request.return_route', severity: 'warning' })]);
+    expect(results).toEqual([expect.objectContaining({ rule: 'messagepickup.delivery-request.return_route', severity: 'advice' })]);
     expect(errorsOf(results)).toEqual([]);
   });
 });

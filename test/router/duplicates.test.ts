@@ -56,7 +56,7 @@ describe('router duplicates', () => {
     expect(sent[0].pthid).toBe('first');
   });
 
-  it('logs the replay with the rule it broke and the problem code sent', async () => {
+  it('logs the replay under idsync\'s replay protection (advice: a copy sent again breaks no MUST) and the problem code sent', async () => {
     const store = await openStore();
     const clock = new ManualClock();
     const log = messageLog(store, clock);
@@ -65,12 +65,13 @@ describe('router duplicates', () => {
     await router.receive(packed);
     const result = await router.receive(packed);
     const broken = result.conformance.filter((c) => !c.ok);
-    expect(broken).toEqual([expect.objectContaining({ rule: 'plaintext.id-unique', severity: 'error', layer: 'plaintext' })]);
+    expect(broken).toEqual([expect.objectContaining({ rule: 'plaintext.id-replayed', severity: 'advice', layer: 'plaintext' })]);
     const records = await log.list({ direction: 'in' });
     expect(records.map((r) => r.result)).toEqual(['handled', 'duplicate']);
     expect(records[1].problemCode).toBe('e.p.msg.duplicate');
-    expect(records[1].conformance?.find((c) => c.rule === 'plaintext.id-unique')?.ok).toBe(false);
-    expect(records[0].conformance?.some((c) => c.rule === 'plaintext.id-unique')).toBe(false);
+    expect(records[1].conformance?.find((c) => c.rule === 'plaintext.id-replayed')?.ok).toBe(false);
+    expect(records[0].conformance?.some((c) => c.rule === 'plaintext.id-replayed')).toBe(false);
+    expect(records[1].conformance?.some((c) => c.rule === 'plaintext.id-unique')).toBe(false);
     const out = await log.list({ direction: 'out' });
     expect(out.map((r) => [r.type, r.problemCode ?? null])).toEqual([[PROBLEM_REPORT, null]]);
     await store.close();
@@ -94,7 +95,7 @@ describe('router duplicates', () => {
     const again = await router.receive(packed, { transport: 'pickup', redelivery: true });
     expect(again).toMatchObject({ status: 'duplicate', code: 'duplicate_message' });
     expect(again.problemCode).toBeUndefined();
-    expect(again.conformance.find((c) => c.rule === 'plaintext.id-unique')?.ok).toBe(false);
+    expect(again.conformance.find((c) => c.rule === 'plaintext.id-replayed')?.ok).toBe(false);
     expect(sent).toEqual([]);
   });
 

@@ -158,7 +158,8 @@ describe('wallet ↔ service end to end', () => {
     const received = wallet.waitForCredential({ timeoutMs: 15_000 });
     await e.call('PUT', '/api/v1/provider/users/u3/datapoints', DATAPOINTS);
     expect(await received).toMatchObject({ verified: true, status: 'valid' });
-    await pushed;
+    // The event carries the message as it travelled: an envelope, not the plaintext.
+    expect(JSON.parse((await pushed).packed!)).toHaveProperty('ciphertext');
     await completed;
     expect((await e.call('GET', '/api/v1/provider/users/u3/sync-context')).json).toMatchObject({ isLinked: true });
     const pushedTypes = (await wallet.messages({ direction: 'in' })).filter((m) => m.transport === 'ws-live').map((m) => m.type.split('/').pop());

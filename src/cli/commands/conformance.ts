@@ -1,50 +1,63 @@
-// `idsync conformance run --target T [--suite S,…] [--report DIR] [--timeout MS] [--dids F…] [--json]`:
-// idsync plays the counterpart of the agent under test (src/harness/) and judges it case by case
-// against the rule catalogue. Exit 0 only when no case failed.
-import { Command, Option } from 'commander';
+// `idsync conformance run` and `idsync conformance matrix`: idsync plays the counterpart of the
+// agent under test (src/harness/) and judges it case by case against the rule catalogue. Exit 0
+// only when a case passed and none failed, 1 when one failed, 3 when nothing could be judged.
+import type { Command } from 'commander';
 import { IdsyncError } from '../../errors.js';
+import { diffBaseline, parseBaseline, type BaselineDiff } from '../../harness/baseline.js';
+import { EXIT_FAILED, EXIT_NOT_JUDGED, notJudgedReason, runExitCode } from '../../harness/exit-code.js';
 import { writeReportFiles } from '../../harness/report-files.js';
-import { DEFAULT_CASE_TIMEOUT_MS, DID_SUITES, INVITATION_SUITES, reportJson, runConformance } from '../../harness/run.js';
-import type { CaseResult } from '../../harness/types.js';
+import { CASE_IDS, DID_SUITES, INVITATION_SUITES, reportJson, runConformance } from '../../harness/run.js';
+import type { ConformanceReport } from '../../harness/types.js';
 import { usageError } from '../errors.js';
-import { envelopeContext } from '../context.js';
+import { MEDIATOR_CASES, MEDIATOR_SUITES, runMediatorConformance } from '../../harness/run-mediator.js';
+import { registerMatrixCommand } from './conformance-matrix.js';
+import { addSharedOptions, caseLine, EXIT_HELP, readText, sharedRunOptions, type SharedRunOpts } from './conformance-options.js';
 import type { CommandDeps } from './did.js';
 
-interface RunOpts {
-  transport?: 'http' | 'ws';
+interface RunOpts extends SharedRunOpts {
   target?: string;
   acceptTimeout: string;
   role?: string;
-  suite?: string;
   report?: string;
-  timeout?: string;
-  dids: string[];
-  json?: boolean;
+  baseline?: string;
 }
 
-function caseLine(c: CaseResult): string {
-  const mark = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', inconclusive: 'INCONCLUSIVE' }[c.status];
-  const extra = c.failedRules.length ? `  [${c.failedRules.join(', ')}]` : '';
-  return `${mark.padEnd(5)} ${c.id}  ${c.title}${extra}${c.detail && c.status !== 'passed' ? `\n      ${c.detail}` : ''}${c.warnings.length ? `\n      warnings: ${c.warnings.join(', ')}` : ''}`;
+function baselineLines(d: BaselineDiff): string[] {
+  const pairs = (list: BaselineDiff['newlyFailing']) => list.map((p) => `${p.case} ${p.rule}`).join(', ') || 'none';
+  return [
+    `against the baseline: newly failing ${pairs(d.newlyFailing)}; newly passing ${pairs(d.newlyPassing)}`,
+    ...d.statusChanges.map((s) => `  ${s.case}: ${s.from} → ${s.to}`),
+  ];
+}
+
+/** Throws the error that gives the run's exit status (1 or 3); returns for 0. */
+export function finish(report: ConformanceReport): void {
+  const code = runExitCode(report);
+  if (code === EXIT_FAILED) {
+    const failed = report.cases.filter((c) => c.status === 'failed').map((c) => c.id);
+    throw new IdsyncError('conformance_failed', `${failed.length} case(s) failed: ${failed.join(', ')}`);
+  }
+  if (code === EXIT_NOT_JUDGED) throw new IdsyncError('conformance_not_judged', notJudgedReason(report), { details: { exitCode: EXIT_NOT_JUDGED } });
 }
 
 export function registerConformanceCommand(program: Command, deps: CommandDeps): void {
   const conformance = program.command('conformance').description('judge another DIDComm v2 agent against the rule catalogue');
-  conformance
+  const run = conformance
     .command('run')
-    .description('play the counterpart of the agent under test and run the conformance cases; exit 0 only when no case failed')
-    .option('--target <did|url>', 'the DID of the agent under test (its document names a DIDComm HTTP(S) endpoint), or an out-of-band invitation URL it issued')
-    .option('--role <role>', 'holder or prover: the agent under test is a holder (idsync issues) or a prover (idsync verifies); idsync prints an invitation URL for it to accept (no --target). Without it: peer for a DID, invitee for an invitation URL')
+    .description('play the counterpart of the agent under test and run the conformance cases')
+    .option('--target <did|url>', 'the DID of the agent under test (its document names a DIDComm HTTP(S) or WebSocket endpoint), or an out-of-band invitation URL it issued')
+    .option('--role <role>', 'holder or prover: the agent under test is a holder (idsync issues) or a prover (idsync verifies); idsync prints an invitation URL for it to accept (no --target). mediator: the --target DID or invitation URL is a mediator; idsync is its recipient and a sender. Without it: peer for a DID, invitee for an invitation URL')
     .option('--accept-timeout <ms>', 'with --role: how long the agent has to accept the invitation', '120000')
-    .option('--suite <suites>', `comma-separated suites (default all; a DID: ${DID_SUITES.join(', ')}; an invitation URL: ${INVITATION_SUITES.join(', ')})`)
     .option('--report <dir>', 'write report.json, junit.xml and report.html into this folder')
-    .addOption(new Option('--transport <transport>', "reach the agent by HTTP POST or over a WebSocket (default: what its DID document offers, HTTP first)").choices(['http', 'ws']))
-    .option('--timeout <ms>', 'the longest wait for one answer; a case whose answer does not come is inconclusive', String(DEFAULT_CASE_TIMEOUT_MS))
-    .option('--dids <file...>', 'JSON files, each a DID document or an array of them (resolved before any DID method)', [])
-    .option('--json', 'print one JSON document {target, cases: [{id, title, status, failedRules, messages}], summary}')
-    .action(async (opts: RunOpts) => {
-      if (opts.role !== undefined && opts.role !== 'holder' && opts.role !== 'prover') throw usageError('invalid_argument', `--role must be holder or prover, not ${opts.role}`);
-      const role = opts.role as 'holder' | 'prover' | undefined;
+    .option('--baseline <file>', 'compare with an earlier run (its report.json or --json output): newly failing, newly passing');
+  addSharedOptions(run)
+    .addHelpText('after', EXIT_HELP)
+    .action(async (opts: RunOpts, cmd: Command) => {
+      const verbose = Boolean(cmd.optsWithGlobals().verbose);
+      if (opts.role !== undefined && opts.role !== 'holder' && opts.role !== 'prover' && opts.role !== 'mediator') throw usageError('invalid_argument', `--role must be holder, prover or mediator, not ${opts.role}`);
+      const mediator = opts.role === 'mediator';
+      if (mediator && !opts.target) throw usageError('missing_mandatory_option_value', "--role mediator needs --target <did|url>: the mediator's DID or its invitation URL");
+      const role = mediator ? undefined : (opts.role as 'holder' | 'prover' | undefined);
       const holder = role !== undefined;
       if (holder && opts.target) throw usageError('conflicting_option', `--role ${role} takes no --target: the agent under test is whoever accepts the invitation`);
       if (!holder && !opts.target) throw usageError('missing_mandatory_option_value', "required option '--target <did|url>' not specified (or use --role holder|prover)");
@@ -53,37 +66,37 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
       if (!holder && !invitee && !opts.target!.startsWith('did:')) throw usageError('invalid_argument', `--target must be a DID or an out-of-band invitation URL: ${opts.target}`);
       const acceptTimeoutMs = Number(opts.acceptTimeout);
       if (!Number.isInteger(acceptTimeoutMs) || acceptTimeoutMs < 1) throw usageError('invalid_argument', `--accept-timeout must be a positive whole number of milliseconds: ${opts.acceptTimeout}`);
-      const timeoutMs = Number(opts.timeout);
-      if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw usageError('invalid_argument', `--timeout must be a positive whole number of milliseconds: ${opts.timeout}`);
-      const suites = opts.suite ? opts.suite.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-      const known = role ? [role] : invitee ? INVITATION_SUITES : DID_SUITES;
-      const unknown = (suites ?? []).filter((s) => !known.includes(s));
-      if (unknown.length) throw usageError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites: ${known.join(', ')})`);
-      const { resolve } = await envelopeContext({ dids: opts.dids }, deps.io);
+      const kind = role ?? (invitee ? 'invitation' : 'did');
+      const known = mediator
+        ? { suites: MEDIATOR_SUITES, cases: MEDIATOR_CASES.map((c) => c.id) }
+        : { suites: role ? [role] : invitee ? INVITATION_SUITES : DID_SUITES, cases: CASE_IDS[kind] };
+      const shared = await sharedRunOptions({ ...opts, verbose }, deps, known);
+      const baseline = opts.baseline ? parseBaseline(await readText(opts.baseline, '--baseline'), `--baseline ${opts.baseline}`) : undefined;
       const out = deps.output(Boolean(opts.json));
-      out.say(role ? `conformance run: idsync is the ${role === 'holder' ? 'issuer' : 'verifier'}, the agent under test the ${role}` : `conformance run against ${opts.target}`);
-      const report = await runConformance({
+      out.say(role ? `conformance run: idsync is the ${role === 'holder' ? 'issuer' : 'verifier'}, the agent under test the ${role}` : `conformance run against ${mediator ? 'the mediator ' : ''}${opts.target}`);
+      const run = mediator ? runMediatorConformance : runConformance;
+      const report = await run({
+        ...shared,
         ...(role ? { role, acceptTimeoutMs } : { target: opts.target! }),
-        resolve,
-        timeoutMs,
-        ...(opts.transport ? { transport: opts.transport } : {}),
-        ...(suites && !holder ? { suites } : {}),
+        ...(holder ? { suites: undefined } : {}),
         onCase: (c) => out.say(caseLine(c)),
         // With --json stdout is one JSON document, so the URL to accept goes to stderr.
         onInvitation: (url) => (opts.json ? deps.io.stderr(`invitation: ${url}\n`) : out.say(`accept this invitation with the agent under test (also served as JSON at /connect):\n${url}`)),
       });
       const files = opts.report ? await writeReportFiles(report, opts.report) : [];
-      out.result(reportJson(report), () => {
+      const diff = baseline ? diffBaseline(baseline, report) : undefined;
+      out.result({ ...reportJson(report), exitCode: runExitCode(report), ...(diff ? { baseline: diff } : {}) }, () => {
         const s = report.summary;
+        const counts = (Object.keys(s) as Array<keyof typeof s>).filter((k) => s[k] > 0 || k === 'passed' || k === 'failed').map((k) => `${s[k]} ${k}`);
         return [
           '',
-          `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s.inconclusive} inconclusive in ${report.durationMs} ms`,
+          `${counts.join(', ')} in ${report.durationMs} ms`,
+          ...(report.unseenExpected ?? []).map((u) => `expected to fail, now passes: ${u.case} ${u.rule}${u.reason ? ` (${u.reason})` : ''}`),
+          ...(diff ? baselineLines(diff) : []),
           ...files.map((f) => `wrote ${f}`),
         ].join('\n');
       });
-      if (report.summary.failed > 0) {
-        const failed = report.cases.filter((c) => c.status === 'failed').map((c) => c.id);
-        throw new IdsyncError('conformance_failed', `${failed.length} case(s) failed: ${failed.join(', ')}`);
-      }
+      finish(report);
     });
+  registerMatrixCommand(conformance, deps);
 }

@@ -4,15 +4,21 @@
 //             datapoints → DID authentication → credential issued, verified, stored → linked;
 //   issuance: workflow → invitation sent by e-mail (the outbox) → the wallet accepts the URL →
 //             WACI streamlined-vc → workflow COMPLETED.
-// With --json only the result is printed: {sync: {…}, issuance: {…}}.
+// With --json only the result is printed: {sync: {…}, issuance: {…}}. With --console the twin
+// serves its web console, the flows start once someone signs in to it, and the twin keeps running
+// afterwards (until SIGINT/SIGTERM) so that both flows can be followed and looked at in the browser.
 import { Command } from 'commander';
+import { serviceConsole } from '../../console/service-console.js';
+import { randomId } from '../../encoding.js';
 import { IdsyncError } from '../../errors.js';
 import {
-  nextOutboxEntry, startTestbed, syncDatapoints, waitForSyncContext, waitForWebhook, waitForWorkflowStatus, type Testbed,
+  faultSwitch, nextOutboxEntry, startTestbed, syncDatapoints, waitForSyncContext, waitForWebhook, waitForWorkflowStatus, type Testbed, type TestbedOptions,
 } from '../../testing/index.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { engineOption } from '../engine-option.js';
+import { usageError } from '../errors.js';
 import type { CliIo, Output } from '../output.js';
+import { untilSignal } from '../signals.js';
 
 export interface DemoResult {
   sync: { userId: string; userDID: string; isLinked: boolean; credentialId: string; verified: boolean };
@@ -36,17 +42,65 @@ const WORKFLOW_DATAPOINTS = { firstName: 'Grace', lastName: 'Hopper', birthDate:
 // Each wait gets a generous guard: a cold start (JSON-LD contexts, WASM) is slower than a test.
 const WAIT = { timeoutMs: 60_000 };
 
-export async function runDemo(out: Output, o: { engine?: EnvelopeEngine } = {}): Promise<DemoResult> {
+export interface DemoConsole {
+  /** Resolves when the demo should stop once its flows are done (default SIGINT or SIGTERM). */
+  until?: Promise<unknown>;
+  /** Called with the console's URL and sign-in once it serves. */
+  onReady?: (info: { url: string; clientId: string; clientSecret: string }) => void;
+}
+
+export interface DemoOptions {
+  engine?: EnvelopeEngine;
+  /** Serve the web console, start the flows at the first sign-in, keep running afterwards. */
+  console?: DemoConsole;
+}
+
+/** The testbed options of the console mode: the console on the twin, a fault switch, a sign-in that starts the flows. */
+function consoleSetup(bedRef: () => Testbed | undefined) {
+  const faults = faultSwitch();
+  const clientSecret = randomId(18);
+  let signedIn!: () => void;
+  const firstSignIn = new Promise<void>((resolve) => (signedIn = resolve));
+  const options: Partial<TestbedOptions> = {
+    faults,
+    // A message a fault dropped after the peer's endpoint accepted it is sent again after 5 s, not 30.
+    retry: { acceptedDelayMs: 5_000 },
+    service: {
+      clientSecret,
+      plugins: [serviceConsole({ faults, wallet: () => bedRef()!.wallets[0]!, onSignIn: () => signedIn() })],
+    },
+  };
+  return { options, clientSecret, firstSignIn };
+}
+
+export async function runDemo(out: Output, o: DemoOptions = {}): Promise<DemoResult> {
   const step = (n: number, text: string) => out.say(`${n}. ${text}`);
   const detail = (text: string) => out.say(`   ${text}`);
 
   step(1, `Start the service twin (temporary LevelDB store, HTTP on 127.0.0.1) and a holder wallet (envelope engine ${o.engine ?? 'native'})`);
-  const bed: Testbed = await startTestbed({ transport: 'http', storage: 'temp', ...(o.engine ? { envelopeEngine: o.engine } : {}) });
+  let bedRef: Testbed | undefined;
+  const withConsole = o.console ? consoleSetup(() => bedRef) : undefined;
+  // Listened for from the start: Ctrl-C while waiting for a sign-in stops the demo too.
+  const until = o.console ? (o.console.until ?? untilSignal()) : Promise.resolve();
+  const bed: Testbed = await startTestbed({ transport: 'http', storage: 'temp', ...(o.engine ? { envelopeEngine: o.engine } : {}), ...withConsole?.options });
+  bedRef = bed;
   try {
     const { client } = bed.service;
     const [wallet] = bed.wallets;
     detail(`service ${bed.service.url}, DID ${bed.service.did}`);
     detail(`wallet  ${wallet.shortDid} (did:ion long form, ${wallet.did.length} characters), endpoint ${wallet.identity.endpoint}`);
+    if (withConsole) {
+      const info = { url: `${bed.service.url}/console`, clientId: bed.service.credentials.clientId, clientSecret: withConsole.clientSecret };
+      detail(`console ${info.url}`);
+      detail(`sign in with client id ${info.clientId} and client secret ${info.clientSecret}`);
+      detail('the flows start when you sign in; the console then follows them live');
+      o.console!.onReady?.(info);
+      const stopped = until.then(() => {
+        throw new IdsyncError('aborted', 'stopped before anyone signed in to the console');
+      });
+      await Promise.race([withConsole.firstSignIn, stopped]);
+      stopped.catch(() => undefined);
+    }
 
     step(2, `Provider: PUT /api/v1/provider/users/${USER} {settings: {isSyncOn: true}}, then POST …/invite`);
     const invitation = await client.putUser(USER).then(() => client.invite(USER));
@@ -89,6 +143,10 @@ export async function runDemo(out: Output, o: { engine?: EnvelopeEngine } = {}):
     out.result(result, (r) =>
       `Done: both credentials verified by the wallet (${r.sync.verified && r.issuance.verified}); the user is linked (${r.sync.isLinked}); the workflow is ${r.issuance.status}.`,
     );
+    if (o.console) {
+      out.say(`The twin keeps running with its console at ${bed.service.url}/console; stop it with Ctrl-C.`);
+      await until;
+    }
     return result;
   } finally {
     await bed.close();
@@ -105,7 +163,9 @@ export function registerDemoCommand(program: Command, deps: { io: CliIo; output(
     .description('run the service twin and a wallet in one process through the sync flow and an e-mailed issuance, step by step')
     .addOption(engineOption())
     .option('--json', 'print only the result: {sync: {…}, issuance: {…}}')
-    .action(async (opts: { json?: boolean; engine?: EnvelopeEngine }) => {
-      await runDemo(deps.output(Boolean(opts.json)), { engine: opts.engine });
+    .option('--console', 'serve the web console on the twin; the flows start when you sign in, and the twin keeps running after them until Ctrl-C')
+    .action(async (opts: { json?: boolean; engine?: EnvelopeEngine; console?: boolean }) => {
+      if (opts.console && opts.json) throw usageError('invalid_argument', '--console prints where to sign in: it cannot be combined with --json');
+      await runDemo(deps.output(Boolean(opts.json)), { engine: opts.engine, ...(opts.console ? { console: {} } : {}) });
     });
 }

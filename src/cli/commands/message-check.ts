@@ -1,10 +1,13 @@
-// `idsync message check FILE|- [--secrets F…] [--dids F…] [--json]`: one message, plaintext or
-// packed, checked against the rule catalogue (docs/rules.md) — the envelope alone, or the opened
-// message too when keys are given (a signed one opens when its signer's DID resolves). Prints every
-// rule checked, pass or fail, with its spec section; exits 1 when a MUST is broken.
+// `idsync message check FILE|- [--secrets F…] [--dids F…] [--profile liberal|strict] [--json]`: one
+// message, plaintext or packed, checked against the rule catalogue (docs/rules.md): every rule that
+// can be judged, each on its own, with its spec section. A plaintext is recognised by its members
+// even without `type`; a packed one is judged by its envelope alone, or opened too when keys are
+// given (a signed one opens when its signer's DID resolves). When the strict unpack refuses, the
+// deviant forms agents are known to send are tried and what was found is said ("diagnosis").
+// Exit 0 when no MUST is broken (under --profile strict: no SHOULD and no advice either), else 1.
 import type { Command } from 'commander';
 import { ruleOf } from '../../conformance/catalogue.js';
-import type { ConformanceResult } from '../../conformance/types.js';
+import { failuresUnder, type ConformanceResult, type Profile, type Severity } from '../../conformance/types.js';
 import { IdsyncError } from '../../errors.js';
 import { envelopeContext } from '../context.js';
 import { readInput } from '../inputs.js';
@@ -12,14 +15,19 @@ import type { CommandDeps } from './did.js';
 
 export interface MessageCheckOutput {
   ok: boolean;
-  results: Array<{ rule: string; ok: boolean; severity: 'error' | 'warning'; detail?: string }>;
+  profile: Profile;
+  results: Array<{ rule: string; ok: boolean; severity: Severity; detail?: string }>;
+  diagnosis: Array<{ rule: string; finding: string }>;
 }
+
+const PROFILES: Profile[] = ['liberal', 'strict'];
+const MARK: Record<Severity, string> = { error: 'FAIL', warning: 'warn', advice: 'advice' };
 
 function line(r: ConformanceResult): string {
   const entry = ruleOf(r.rule);
-  const mark = r.ok ? (r.detail ? 'note' : 'pass') : r.severity === 'error' ? 'FAIL' : 'warn';
-  const where = entry ? `  (${entry.spec}, ${entry.section})` : '';
-  return `${mark.padEnd(4)} ${r.rule}${where}${r.detail ? `\n     ${r.detail}` : ''}`;
+  const mark = r.ok ? (r.detail ? 'note' : 'pass') : MARK[r.severity];
+  const where = entry ? `  (${entry.spec} ${entry.version}, ${entry.section})` : '';
+  return `${mark.padEnd(6)} ${r.rule}${where}${r.detail ? `\n       ${r.detail}` : ''}`;
 }
 
 export function registerMessageCheckCommand(program: Command, deps: CommandDeps): void {
@@ -27,35 +35,47 @@ export function registerMessageCheckCommand(program: Command, deps: CommandDeps)
   if (!message) throw new Error('register the message command first');
   message
     .command('check')
-    .description('check one DIDComm v2 message (plaintext or packed) against the conformance rule catalogue; exit 1 when a MUST is broken')
+    .description(
+      'check one DIDComm v2 message (plaintext or packed) against the conformance rule catalogue, every rule that can be judged; ' +
+        'exit 0 when no MUST is broken (under --profile strict, no SHOULD and no advice either), 1 otherwise',
+    )
     .argument('<file>', 'the message; - reads standard input')
     .option('--secrets <file...>', "JSON files of private JWKs with kid (the recipient's, to open an encrypted message)", [])
     .option('--dids <file...>', 'JSON files, each a DID document or an array of them', [])
-    .option('--json', 'print one JSON document {"ok", "results": [{rule, ok, severity, detail}]}')
-    .action(async (file: string, opts: { secrets: string[]; dids: string[]; json?: boolean }) => {
+    .option('--profile <profile>', 'liberal: only a broken MUST fails; strict: a broken SHOULD or advice not followed fails too', 'liberal')
+    .option('--json', 'print one JSON document {"ok", "profile", "results": [{rule, ok, severity, detail}], "diagnosis": [{rule, finding}]}')
+    .action(async (file: string, opts: { secrets: string[]; dids: string[]; json?: boolean; profile: string }) => {
+      if (!PROFILES.includes(opts.profile as Profile)) throw new IdsyncError('invalid_argument', `--profile must be liberal or strict, not ${opts.profile}`);
+      const profile = opts.profile as Profile;
       const ctx = await envelopeContext(opts, deps.io);
       const text = (await readInput(file, deps.io)).trim();
       // Loaded here: the protocol body rules pull in the credential code, which other commands do not need at start-up.
       const { checkMessageText } = await import('../../harness/check.js');
-      const checked = await checkMessageText(text, ctx, { canDecrypt: opts.secrets.length > 0 });
+      const checked = await checkMessageText(text, ctx, { canDecrypt: opts.secrets.length > 0, profile });
       const out: MessageCheckOutput = {
         ok: checked.ok,
+        profile,
         results: checked.results.map((r) => ({ rule: r.rule, ok: r.ok, severity: r.severity, ...(r.detail !== undefined ? { detail: r.detail } : {}) })),
+        diagnosis: checked.diagnosis,
       };
       deps.output(Boolean(opts.json)).result(out, () => {
         const broken = checked.results.filter((r) => !r.ok);
+        const count = (s: Severity) => broken.filter((r) => r.severity === s).length;
         return [
           ...(checked.metadata ? [`mode: ${checked.metadata.mode}`] : []),
           ...(checked.notOpened ? [`not opened: ${checked.notOpened}`] : []),
-          ...(checked.message ? [`type: ${String(checked.message.type)}`] : []),
+          ...(checked.message ? [`type: ${checked.message.type === undefined ? '(none)' : String(checked.message.type)}`] : []),
+          ...(checked.diagnosis.length ? ['found:', ...checked.diagnosis.map((d) => `  ${d.finding}  [${d.rule}]`)] : []),
           ...checked.results.map(line),
           '',
-          `${checked.results.length} checks, ${broken.filter((r) => r.severity === 'error').length} MUST broken, ${broken.filter((r) => r.severity === 'warning').length} SHOULD broken: ${checked.ok ? 'conformant' : 'NOT conformant'}`,
+          `${checked.results.length} checks, ${count('error')} MUST broken, ${count('warning')} SHOULD broken, ${count('advice')} advice not followed (profile ${profile}): ${checked.ok ? 'conformant' : 'NOT conformant'}`,
         ].join('\n');
       });
       if (!checked.ok) {
-        const first = checked.results.find((r) => !r.ok && r.severity === 'error')!;
-        throw new IdsyncError('nonconformant', `${first.rule}: ${first.detail ?? 'broken'}`, { details: { rule: first.rule } });
+        const failures = failuresUnder(checked.results, profile);
+        const first = failures[0]!;
+        const more = failures.length > 1 ? ` (and ${failures.length - 1} more)` : '';
+        throw new IdsyncError('nonconformant', `${first.rule}: ${first.detail ?? 'broken'}${more}`, { details: { rule: first.rule, failures: failures.map((f) => f.rule) } });
       }
     });
 }

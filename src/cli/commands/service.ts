@@ -15,6 +15,9 @@ import { IdsyncError, toIdsyncError } from '../../errors.js';
 import { addressInUse } from '../../listen.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
+import { parseDuration } from '../duration.js';
+
+export { parseDuration };
 import { untilSignal } from '../signals.js';
 import { processIo, type CliIo } from '../output.js';
 
@@ -40,6 +43,8 @@ export interface ServiceCommandOptions {
   log?: boolean;
   /** --engine: the DIDComm agent's envelope engine. */
   engine?: EnvelopeEngine;
+  /** --console: the web console at /console, with faults switchable from it. */
+  console?: boolean;
 }
 
 export interface ServiceRunDeps {
@@ -95,17 +100,6 @@ export function limitOptions(opts: ServiceCommandOptions): Pick<CreateServiceOpt
   return out;
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration: milliseconds (`60000`) or a number with a unit (`30d`, `12h`, `15m`, `90s`, `500ms`). */
-export function parseDuration(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
-  const ms = m ? Math.round(Number(m[1]) * UNIT_MS[m[2] ?? 'ms']) : NaN;
-  if (!Number.isSafeInteger(ms) || ms <= 0) throw usageError('invalid_argument', `${flag} must be a duration such as 30d, 12h or 60000 (ms): ${value}`);
-  return ms;
-}
-
 function checkUrl(flag: string, value: string | undefined): void {
   if (value === undefined) return;
   try {
@@ -129,6 +123,17 @@ async function readFixtures(file: string): Promise<unknown> {
   }
 }
 
+async function consoleOptions() {
+  const [{ serviceConsole }, { faultSwitch }, { faultyServiceAgent }] = await Promise.all([
+    import('../../console/service-console.js'),
+    import('../../testing/fault-switch.js'),
+    import('../../testing/faulty-service-agent.js'),
+  ]);
+  const faults = faultSwitch();
+  const options: Partial<CreateServiceOptions> = { plugins: [serviceConsole({ faults })], agent: (deps) => faultyServiceAgent(deps, faults) };
+  return { faults, options };
+}
+
 function localHost(host: string): string {
   // A wildcard bind address is not something clients can reach; name the loopback instead.
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
@@ -148,6 +153,11 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
   // Before the data folder is touched: a partial set must not leave a demo tenant behind.
   checkEnvSeed(env);
 
+  // With the console: its plugin, and the agent's transports behind a fault switch it turns on and
+  // off. Loaded only then: the service starts without the console's modules.
+  const withConsole = opts.console ? await consoleOptions() : undefined;
+  const faults = withConsole?.faults;
+
   await mkdir(opts.data, { recursive: true });
   const store = await openStore({ path: opts.data });
   let service;
@@ -164,6 +174,7 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
       logger: Boolean(opts.log),
       ...(opts.engine ? { envelopeEngine: opts.engine } : {}),
       env,
+      ...withConsole?.options,
     });
   } catch (err) {
     await store.close();
@@ -183,6 +194,7 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
     }
     io.stdout(`public URL ${service.deps.publicUrl}, DID ${service.deps.serviceDid}\n`);
     io.stdout(`OpenAPI ${url}/openapi.json, docs ${url}/docs, data in ${opts.data}\n`);
+    if (faults) io.stdout(`console ${url}/console: sign in with a client holding idsync:admin (${demo ? 'the demo tenant above' : 'the client printed when this data folder was first used, or IDSYNC_CLIENT_ID / IDSYNC_CLIENT_SECRET'})\n`);
     // Last line of the start-up banner: scripts wait for it.
     io.stdout(`idsync service listening on ${url}\n`);
     deps.onService?.(service);
@@ -218,6 +230,7 @@ export function registerServiceCommand(program: Command, deps: { io?: CliIo } = 
     .option('--no-loopback-endpoints', "refuse peers' DIDComm endpoints on loopback (127.0.0.0/8, ::1, localhost)")
     .option('--invitation-ttl <duration>', 'lifetime of Data Pipe invitations, e.g. 30d, 12h or ms (default 30d)')
     .option('--log', 'log every request (JSON lines on stdout)')
+    .option('--console', 'serve the web console at /console (sign in with a client holding idsync:admin); DIDComm faults can be turned on from it')
     .addOption(engineOption())
     .action(async (opts: ServiceCommandOptions) => {
       const io = deps.io ?? processIo;

@@ -20,6 +20,8 @@ import { approveWith, declineWith, listPending, pendingView, pickupWith } from '
 import { addressOptions, answerInvitation, listenOptionsFor, openWalletStore, reachable, type WalletCommandDeps } from './wallet-run.js';
 import { parseInvitationUrl } from '../../protocols/out-of-band.js';
 import { credentialView, humanPendingItem, messageView, rejectedView } from './wallet-views.js';
+import { walletStatusOf } from './wallet-status.js';
+import type { WalletConsole } from '../../console/wallet-console.js';
 
 export interface ServeOptions {
   data: string;
@@ -32,6 +34,10 @@ export interface ServeOptions {
   allowPrivateEndpoints?: boolean;
   /** --engine: the envelope engine. */
   engine?: EnvelopeEngine;
+  /** --console: the wallet's web console on a port of its own. */
+  console?: boolean;
+  /** --console-port (default: any free port). */
+  consolePort?: string;
 }
 
 /** Refuses a second `wallet serve` on a folder, naming the one that runs (LevelDB admits one process). */
@@ -86,6 +92,8 @@ function arrivals(wallet: Wallet, json: boolean, write: (line: string) => void, 
 export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): Promise<void> {
   const port = opts.port === undefined ? undefined : Number(opts.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw usageError('invalid_argument', `--port must be 0-65535: ${opts.port}`);
+  const consolePort = opts.consolePort === undefined ? 0 : Number(opts.consolePort);
+  if (!Number.isInteger(consolePort) || consolePort < 0 || consolePort > 65535) throw usageError('invalid_argument', `--console-port must be 0-65535: ${opts.consolePort}`);
   await refuseSecondServe(opts.data);
   const store = await openWalletStore(opts.data);
   const existing = await loadIdentity(didRegistry(store));
@@ -93,6 +101,7 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
   const out = deps.output(Boolean(opts.json));
   const log = arrivals(wallet, Boolean(opts.json), (line) => deps.io.stdout(line + '\n'), opts.data);
   let control: Server | undefined;
+  let web: WalletConsole | undefined;
   try {
     const endpoints = await wallet.listen(listenOptionsFor(existing?.endpoint, opts.host, port)).catch((err: unknown) => {
       throw serveListenError(err, existing?.endpoint);
@@ -115,6 +124,7 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
         const timeoutMs = timeoutOf(body);
         return answerInvitation(wallet, await parseInvitationUrl(url), () => wallet.acceptInvitation(url, { timeoutMs }), { wait: body.wait === true });
       },
+      'GET /status': async () => walletStatusOf(wallet),
       'GET /credentials': async () => [...(await wallet.credentials()).map(credentialView), ...(await wallet.rejectedCredentials()).map(rejectedView)],
       'GET /messages': async (_b, q) => (await wallet.messages(q.get('thid') ? { thid: q.get('thid')! } : {})).map(messageView),
       'GET /pending': async () => listPending(wallet),
@@ -131,9 +141,14 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
       ...(wallet.identity.endpoint ? { endpoint: wallet.identity.endpoint } : {}),
     };
     await writeFile(join(opts.data, 'serve.json'), JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
+    // Loaded only when asked for: a wallet starts without the console's modules.
+    if (opts.console) web = await (await import('../../console/wallet-console.js')).startWalletConsole(wallet, { host: opts.host, port: consolePort });
     const published = wallet.identity.endpoint;
     out.result(
-      { did: wallet.did, shortDid: wallet.shortDid, endpoint: published ?? null, listening: { http: endpoints.http, ws: endpoints.ws }, control: info.url, autoAccept: Boolean(opts.autoAccept) },
+      {
+        did: wallet.did, shortDid: wallet.shortDid, endpoint: published ?? null, listening: { http: endpoints.http, ws: endpoints.ws }, control: info.url, autoAccept: Boolean(opts.autoAccept),
+        ...(web ? { console: { url: web.url, accessCode: web.accessCode } } : {}),
+      },
       () =>
         [
           `wallet ${wallet.shortDid}`,
@@ -141,6 +156,7 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
           published && published !== endpoints.http ? `note: the DID names ${published}; the service cannot push to this process` : '',
           !published ? 'the DID names no endpoint: messages come by live delivery and pickup' : '',
           opts.autoAccept ? 'invitations that arrive are accepted at once (--auto-accept)' : 'invitations that arrive wait: idsync wallet pending, approve, decline',
+          web ? `console ${web.url} (access code ${web.accessCode}; it is shown only here)` : '',
           `control API on ${info.url} (${join(opts.data, 'serve.json')}); stop with Ctrl-C`,
         ].filter(Boolean).join('\n'),
     );
@@ -149,6 +165,7 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
     out.say('wallet stopping');
   } finally {
     await rm(join(opts.data, 'serve.json'), { force: true });
+    await web?.close();
     if (control) await stopControl(control);
     await wallet.close();
     await store.close();

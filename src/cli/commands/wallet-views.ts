@@ -37,7 +37,7 @@ export function rejectedView(r: RejectedCredential): CredentialView {
 }
 
 export function messageView(m: LoggedMessage) {
-  const failed = (m.conformance ?? []).filter((c) => !c.ok && c.severity !== 'warning').map((c) => c.rule);
+  const failed = (m.conformance ?? []).filter((c) => !c.ok && (c.severity ?? 'error') === 'error').map((c) => c.rule);
   return {
     seq: m.seq, at: m.at, direction: m.direction, type: m.type, thid: threadOf(m), ...(m.pthid ? { pthid: m.pthid } : {}), mode: m.mode,
     ...(m.from ? { from: m.from } : {}), ...(m.to ? { to: m.to } : {}), ...(m.result ? { result: m.result } : {}),

@@ -2,7 +2,7 @@
 // JsonWebKey2020 JWK with an absolute id, relationships as id strings (the shape didcomm-node's
 // resolvers must return; the native engine reads the same). This file does not import
 // didcomm-node: the library shapes are restated here as plain types.
-import { ionShortForm } from '../../did/ion-form.js';
+import { shortForm } from '../../did/short-form.js';
 import type { DIDDocument, DocumentResolver, Secret, Service, VerificationMethod } from '../../did/types.js';
 import { base58btcDecode, multibaseDecode } from '../../encoding.js';
 import { fromMultikey, publicJwk, type KeyType } from '../../keys.js';
@@ -200,11 +200,11 @@ export function cachedLibraryDoc(doc: DIDDocument, asDid: string = doc.id): LibD
 }
 
 /**
- * Same DID string, allowing the ion long and short forms of one DID. Stricter than
+ * Same DID string, allowing the long and short forms of one did:ion or did:peer:4. Stricter than
  * message.ts sameDid, which compares the DIDs of two DID URLs: here a DID URL never equals a DID.
  */
 export function sameDid(a: string, b: string): boolean {
-  return a === b || ionShortForm(a) === ionShortForm(b);
+  return a === b || shortForm(a) === shortForm(b);
 }
 
 function libraryError(name: string, message: string): Error {

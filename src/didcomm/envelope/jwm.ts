@@ -161,11 +161,12 @@ export function layoutPlaintext(m: PlainMessage): string {
 }
 
 const optionalString = (m: Record<string, unknown>, k: string) => m[k] === undefined || typeof m[k] === 'string';
-const optionalTime = (m: Record<string, unknown>, k: string) => m[k] === undefined || (Number.isInteger(m[k]) && (m[k] as number) >= 0);
 
 /**
- * A plaintext message read from text (DIDComm v2 §Plaintext Message Structure): id, type and body
- * present; typ, when present, the plaintext media type; the other headers of their types.
+ * A plaintext message read from text (DIDComm v2.1 §Plaintext Message Structure): id and type
+ * present; body, when present, an object (v2.1 made it OPTIONAL); typ, when present, the plaintext
+ * media type; the headers the spec gives a MUST of their types. created_time and expires_time,
+ * whose form has no keyword, are left to the conformance rules (a string there is advice).
  */
 export function parsePlaintext(text: string): PlainMessage {
   return checkPlaintext(parseJsonObject(text, 'the plaintext message', 'plaintext.json'));
@@ -175,11 +176,10 @@ export function parsePlaintext(text: string): PlainMessage {
 export function checkPlaintext(m: Record<string, unknown>): PlainMessage {
   if (typeof m.id !== 'string') throw malformed('plaintext.id', 'the message id must be a string');
   if (typeof m.type !== 'string') throw malformed('plaintext.type', 'the message type must be a string');
-  if (!('body' in m)) throw malformed('plaintext.body', 'the message has no body');
+  if ('body' in m && !isObject(m.body)) throw malformed('plaintext.body', 'body must be a JSON object');
   if (m.typ !== undefined && m.typ !== MEDIA_TYPES.plaintext) throw malformed('plaintext.typ', `typ must be ${MEDIA_TYPES.plaintext}, got ${String(m.typ)}`);
   for (const k of ['from', 'thid', 'pthid', 'from_prior']) if (!optionalString(m, k)) throw malformed(`plaintext.${k}`, `${k} must be a string`);
   if (m.to !== undefined && !(Array.isArray(m.to) && m.to.every((t) => typeof t === 'string'))) throw malformed('plaintext.to', 'to must be an array of strings');
-  for (const k of ['created_time', 'expires_time']) if (!optionalTime(m, k)) throw malformed(`plaintext.${k}`, `${k} must be a whole number of seconds`);
   if (m.attachments !== undefined && !(Array.isArray(m.attachments) && m.attachments.every((a) => isObject(a) && isObject(a.data)))) {
     throw malformed('plaintext.attachments', 'attachments must be an array of objects with data');
   }

@@ -68,7 +68,9 @@ function jweBasics(jwe: ParsedJwe, alg: KeyWrapAlg, s: State): { enc: ContentEnc
   const h = jwe.header;
   // §Curves and Content Encryption Algorithms; 1PU-04 §2.1: key wrapping with 1PU requires AES-CBC-HMAC.
   const encs: string[] = alg === 'ECDH-1PU+A256KW' ? ['A256CBC-HS512'] : ['A256CBC-HS512', 'A256GCM', 'XC20P'];
-  if (!isContentEnc(h.enc) || !encs.includes(h.enc)) throw unsupported('envelope.jwe-enc', `${alg} with enc ${String(h.enc)} is outside DIDComm v2's tables (${encs.join(', ')})`);
+  if (!isContentEnc(h.enc) || !encs.includes(h.enc)) {
+    throw unsupported(alg === 'ECDH-1PU+A256KW' ? 'envelope.authcrypt-enc' : 'envelope.jwe-enc', `${alg} with enc ${String(h.enc)} is outside DIDComm v2's tables (${encs.join(', ')})`);
+  }
   if (!isObject(h.epk)) throw malformed('envelope.jwe-epk', 'the protected header has no epk');
   if ('d' in h.epk) throw malformed('envelope.jwe-epk', 'the epk carries a private key');
   const curve = curveOf(h.epk);
@@ -84,14 +86,16 @@ function jweBasics(jwe: ParsedJwe, alg: KeyWrapAlg, s: State): { enc: ContentEnc
   if (h.apv === digestB64(digest)) {
     apv = digest; // the usual case, compared as text: no decoding
   } else if (h.apv === undefined) {
-    // RFC 7518 §4.6.1: apv is optional for ECDH-ES; DIDComm needs it to authenticate authcrypt.
+    // DIDComm v2.1 §ECDH-ES key wrapping: anoncrypt MUST set apv too. It is read all the same
+    // (RFC 7518 §4.6.1 makes apv optional for ECDH-ES, so the KDF is defined without it) and
+    // recorded as broken; authcrypt needs apv to bind the recipients to the sender's key.
     if (alg === 'ECDH-1PU+A256KW') throw malformed('envelope.jwe-apv', 'authcrypt requires apv = base64url(SHA-256 of the sorted recipient kids joined with ".")');
-    s.notes.push({ rule: 'envelope.anoncrypt-no-apv', detail: 'anoncrypt without apv accepted (RFC 7518 §4.6.1: apu and apv are optional for ECDH-ES)' });
+    s.notes.push({ rule: 'envelope.anoncrypt-no-apv', detail: 'an anoncrypted JWE without apv, opened all the same', broken: true });
   } else {
     apv = b64Member(h.apv, 'apv', 'envelope.jwe-apv');
     if (!apv.equals(digest)) {
       if (alg === 'ECDH-1PU+A256KW') throw malformed('envelope.jwe-apv', 'apv is not base64url(SHA-256 of the sorted recipient kids joined with "."): the recipient list was changed');
-      s.notes.push({ rule: 'envelope.anoncrypt-apv-mismatch', detail: 'anoncrypt apv is not the digest of the recipient kids; accepted, as ECDH-ES only needs both sides to use the same apv' });
+      s.notes.push({ rule: 'envelope.anoncrypt-apv-mismatch', detail: 'the anoncrypt apv is not the digest of the recipient kids; opened all the same (ECDH-ES only needs both sides to feed the KDF the same apv)', broken: true });
     }
   }
   return { enc: h.enc, curve, kids, apv };
@@ -198,6 +202,12 @@ export async function nativeUnpack(packed: string, call: NativeCall, o: { expect
       const bytes = layer === 'anoncrypt' ? await openAnoncrypt(jwe!, s) : await openAuthcrypt(jwe!, s);
       value = parseJsonObject(text(bytes, 'the decrypted payload', 'envelope.jwe-payload'), 'the decrypted payload', 'envelope.jwe-payload');
     }
+  }
+  // DIDComm v2.1 §Message Headers: body is OPTIONAL, "allowed ... to not exist when receiving"; a
+  // missing one is read as the empty object handlers expect, and noted for the conformance log.
+  if (!('body' in value)) {
+    value.body = {};
+    s.notes.push({ rule: 'plaintext.body-present', detail: 'the message has no body: read as {}', broken: true });
   }
   const message = checkPlaintext(value);
   // didcomm-node reports the default typ of a plaintext that has none; so do we.

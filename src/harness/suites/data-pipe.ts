@@ -4,7 +4,7 @@
 import { sameDid } from '../../didcomm/message.js';
 import { buildDataPipeRequest, DATA_PIPE, DATA_PIPE_GOAL_CODE } from '../../protocols/data-pipe.js';
 import { systemClock } from '../../clock.js';
-import { answerTo, broke, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type CaseDefinition } from '../case-kit.js';
+import { answerTo, broke, ordinary, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type CaseDefinition } from '../case-kit.js';
 
 export const DATA_PIPE_CASES: CaseDefinition[] = [
   {
@@ -19,7 +19,8 @@ export const DATA_PIPE_CASES: CaseDefinition[] = [
       if (!inv) return skipped('the target is not an invitation URL');
       if (inv.body?.goal_code !== DATA_PIPE_GOAL_CODE) return skipped(`the invitation's goal_code is ${String(inv.body?.goal_code)}, not ${DATA_PIPE_GOAL_CODE}`);
       const request = buildDataPipeRequest({ from: c.cp.did, to: c.target, invitationId: inv.id, consentAt: new Date().toISOString(), label: 'idsync conformance' }, { clock: systemClock });
-      const sent = await c.cp.send(request, { mode: 'authcrypt' });
+      const sent = await c.cp.send(request, { mode: c.mode });
+      await ordinary(c, sent, request, 'the request', { rule: 'data-pipe.established.thid' });
       const broken = transportRules(sent, 'the request');
       const answer = await Promise.race([
         answerTo(c, request, DATA_PIPE.established, sent.entry.seq),
@@ -29,7 +30,7 @@ export const DATA_PIPE_CASES: CaseDefinition[] = [
       if (answer.message!.type === PROBLEM_REPORT) {
         return { broken: [...broken, broke('data-pipe.established.thid', `the request was answered with a problem report ${String(answer.message!.body.code)}`, answer.entry.seq)] };
       }
-      broken.push(...messageRules(answer, 'established'), ...inKindRules(answer, 'established'));
+      broken.push(...messageRules(answer, 'established'), ...inKindRules(answer, 'established', c.mode));
       if (answer.message!.thid !== request.id) broken.push(broke('data-pipe.established.thid', `established has thid ${String(answer.message!.thid)}, not the request id ${request.id}`, answer.entry.seq));
       const did = answer.message!.body.did;
       if (typeof did === 'string' && !sameDid(did, c.cp.did)) broken.push(broke('data-pipe.established.did', `established names ${did}, not the requester ${c.cp.did}`, answer.entry.seq));

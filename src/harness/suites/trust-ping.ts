@@ -1,6 +1,6 @@
 // Trust Ping 2.0 (DIDComm v2.1 §Trust Ping Protocol 2.0): a ping asking for a response gets one,
 // threaded to it; a ping with response_requested false gets none.
-import { barrier, broke, inconclusive, messageRules, ok, ping, PING_RESPONSE, transportRules, type CaseDefinition } from '../case-kit.js';
+import { barrier, broke, inconclusive, messageRules, ok, ordinary, ping, PING_RESPONSE, transportRules, type CaseDefinition } from '../case-kit.js';
 
 const SECTION = 'DIDComm Messaging v2.1 §Trust Ping Protocol 2.0';
 const URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#trust-ping-protocol-20';
@@ -12,13 +12,19 @@ export const TRUST_PING_CASES: CaseDefinition[] = [
     title: 'A ping with response_requested true is answered by a ping-response threaded to it',
     section: SECTION,
     url: URL,
-    steps: ['send an authcrypted ping, response_requested true', 'wait for a ping-response', 'its thid is the ping id; it is itself conformant'],
+    steps: ['send a ping in the run\'s mode, response_requested true', 'wait for a ping-response', 'its thid is the ping id; it is itself conformant'],
+    judges: ['trust-ping.response-thid'],
+    needs: ['mode', 'ping'],
     async run(c) {
       const { message, outcome } = await ping(c);
+      await ordinary(c, outcome, message, 'the ping');
       const broken = transportRules(outcome, 'the ping');
       // Any ping-response after this ping: one threaded elsewhere is this answer, threaded wrongly.
       const answer = await c.cp.waitFor((r) => r.message?.type === PING_RESPONSE && r.entry.seq > outcome.entry.seq, c.timeoutMs);
-      if (!answer) return inconclusive(`no ping-response within ${c.timeoutMs} ms`, broken);
+      if (!answer) {
+        c.blocked.set('ping', `no ping-response within ${c.timeoutMs} ms (trust-ping/response): the absence of an answer cannot be observed`);
+        return inconclusive(`no ping-response within ${c.timeoutMs} ms`, broken);
+      }
       if (answer.message!.thid !== message.id) broken.push(broke('trust-ping.response-thid', `the ping-response has thid ${String(answer.message!.thid)}, not the ping id ${message.id}`, answer.entry.seq));
       return { broken: [...broken, ...messageRules(answer, 'the ping-response')] };
     },
@@ -30,8 +36,11 @@ export const TRUST_PING_CASES: CaseDefinition[] = [
     section: SECTION,
     url: URL,
     steps: ['send a ping, response_requested false', 'send an ordinary ping (the barrier) and wait for its response', 'no ping-response was threaded to the first ping'],
+    judges: ['trust-ping.no-response'],
+    needs: ['mode', 'ping'],
     async run(c) {
       const { message, outcome } = await ping(c, { responseRequested: false });
+      await ordinary(c, outcome, message, 'the ping');
       const broken = transportRules(outcome, 'the ping');
       if (!(await barrier(c))) return inconclusive('the barrier ping went unanswered: the absence of a response cannot be observed', broken);
       const answer = c.cp.received.find((r) => r.message?.thid === message.id && r.message.type === PING_RESPONSE);

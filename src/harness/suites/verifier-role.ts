@@ -9,7 +9,7 @@ import { verifyPresentation } from '../../credentials/presentation.js';
 import { b64uEncode } from '../../encoding.js';
 import { buildPresentationAck, buildRequestPresentation, parsePresentation, PRESENT_PROOF } from '../../protocols/present-proof.js';
 import type { PlainMessage } from '../../didcomm/types.js';
-import { broke, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, transportRules, type BrokenRuleList, type CaseDefinition } from '../case-kit.js';
+import { broke, inconclusive, ordinary, inKindRules, messageRules, ok, PROBLEM_REPORT, transportRules, type BrokenRuleList, type CaseDefinition } from '../case-kit.js';
 import { OOB_INVITATION } from './issuer-role.js';
 import { STREAMLINED_VP } from './waci-present.js';
 
@@ -47,11 +47,13 @@ export const VERIFIER_ROLE_CASES: CaseDefinition[] = [
       const challenge = randomUUID();
       const thid = propose.message!.thid ?? propose.message!.id;
       const request = buildRequestPresentation({ from: c.cp.did, to: prover, thid, pthid: inv.id, challenge, domain: c.cp.did, goalCode: STREAMLINED_VP, willConfirm: true }, { clock: systemClock });
-      broken.push(...transportRules(await c.cp.send(request, { mode: 'authcrypt' }), 'the request'));
+      const sent = await c.cp.send(request, { mode: c.mode });
+      await ordinary(c, sent, request, 'the request-presentation', { rule: 'present-proof.presentation' });
+      broken.push(...transportRules(sent, 'the request'));
       const answer = await c.cp.waitFor((r) => (r.message?.type === PRESENT_PROOF.presentation || r.message?.type === PROBLEM_REPORT) && (r.message.thid === thid || r.message.pthid === thid), c.timeoutMs);
       if (!answer) return inconclusive(`no presentation within ${c.timeoutMs} ms`, broken);
       if (answer.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('present-proof.presentation', `the request was answered with a problem report ${String(answer.message!.body.code)}`, answer.entry.seq)] };
-      broken.push(...messageRules(answer, 'the presentation'), ...inKindRules(answer, 'the presentation'));
+      broken.push(...messageRules(answer, 'the presentation'), ...inKindRules(answer, 'the presentation', c.mode));
       let vp: unknown;
       try {
         vp = parsePresentation(answer.message!).presentation;
@@ -61,7 +63,7 @@ export const VERIFIER_ROLE_CASES: CaseDefinition[] = [
       const checked = await verifyPresentation(vp, { resolve: c.cp.ctx.resolve, challenge, domain: c.cp.did, expectedHolder: prover });
       if (!checked.verified) broken.push(broke('present-proof.presentation.signed', `the presentation does not verify: ${checked.code ?? 'failed'}${checked.detail ? ` (${checked.detail})` : ''}`, answer.entry.seq));
       const ack = buildPresentationAck({ from: c.cp.did, to: prover, thid, status: checked.verified ? 'OK' : 'FAIL' }, { clock: systemClock });
-      broken.push(...transportRules(await c.cp.send(ack, { mode: 'authcrypt' }), 'the ack'));
+      broken.push(...transportRules(await c.cp.send(ack, { mode: c.mode }), 'the ack'));
       return broken.length ? { broken } : ok();
     },
   },

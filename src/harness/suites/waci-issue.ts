@@ -13,7 +13,7 @@ import { buildIssueAck, buildProposeCredential, buildRequestCredential, ISSUE_CR
 import { signPresentation } from '../../credentials/presentation.js';
 import { xsdDateTime } from '../../credentials/issue.js';
 import type { PlainMessage } from '../../didcomm/types.js';
-import { answerTo, broke, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type BrokenRuleList, type CaseContext, type CaseDefinition } from '../case-kit.js';
+import { answerTo, broke, ordinary, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type BrokenRuleList, type CaseContext, type CaseDefinition } from '../case-kit.js';
 import type { Received } from '../counterpart.js';
 
 const OOB_URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#out-of-band-messages';
@@ -64,12 +64,13 @@ export const OOB_CASES: CaseDefinition[] = [
       if (inv.body?.goal_code !== STREAMLINED_VC) return skipped(`the invitation's goal_code is ${String(inv.body?.goal_code)}, not ${STREAMLINED_VC}`);
       const broken: BrokenRuleList = [];
       const propose = buildProposeCredential({ from: c.cp.did, to: c.target, pthid: inv.id }, deps());
-      const p = await c.cp.send(propose, { mode: 'authcrypt' });
+      const p = await c.cp.send(propose, { mode: c.mode });
+      await ordinary(c, p, propose, 'the propose-credential', { rule: 'issue-credential.offer' });
       broken.push(...transportRules(p, 'the propose'));
       const offerMsg = await next(c, propose, p.entry.seq, ISSUE_CREDENTIAL.offer);
       if (!offerMsg) return inconclusive(`no offer within ${c.timeoutMs} ms`, broken);
       if (offerMsg.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('issue-credential.offer', `the propose was answered with ${problemText(offerMsg)}`, offerMsg.entry.seq)] };
-      broken.push(...messageRules(offerMsg, 'the offer'), ...inKindRules(offerMsg, 'the offer'));
+      broken.push(...messageRules(offerMsg, 'the offer'), ...inKindRules(offerMsg, 'the offer', c.mode));
       if (offerMsg.message!.thid !== propose.id) broken.push(broke('issue-credential.offer.thid', `the offer has thid ${String(offerMsg.message!.thid)}, not the propose's ${propose.id}`, offerMsg.entry.seq));
       let offer;
       try {
@@ -83,12 +84,12 @@ export const OOB_CASES: CaseDefinition[] = [
       });
       const thid = offerMsg.message!.thid ?? offerMsg.message!.id;
       const request = buildRequestCredential({ from: c.cp.did, to: c.target, thid, pthid: inv.id, application }, deps());
-      const q = await c.cp.send(request, { mode: 'authcrypt' });
+      const q = await c.cp.send(request, { mode: c.mode });
       broken.push(...transportRules(q, 'the request'));
       const issueMsg = await next(c, { ...request, id: thid }, q.entry.seq, ISSUE_CREDENTIAL.issue);
       if (!issueMsg) return inconclusive(`no issue-credential within ${c.timeoutMs} ms`, broken);
       if (issueMsg.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('issue-credential.issue', `the request was answered with ${problemText(issueMsg)}`, issueMsg.entry.seq)] };
-      broken.push(...messageRules(issueMsg, 'the issue message'), ...inKindRules(issueMsg, 'the issue message'));
+      broken.push(...messageRules(issueMsg, 'the issue message'), ...inKindRules(issueMsg, 'the issue message', c.mode));
       let issued;
       try {
         issued = parseIssueCredential(issueMsg.message!);
@@ -110,7 +111,7 @@ export const OOB_CASES: CaseDefinition[] = [
         }
       }
       const ack = buildIssueAck({ from: c.cp.did, to: c.target, thid, status: broken.some((b) => b.severity === 'error') ? 'FAIL' : 'OK' }, deps());
-      broken.push(...transportRules(await c.cp.send(ack, { mode: 'authcrypt' }), 'the ack'));
+      broken.push(...transportRules(await c.cp.send(ack, { mode: c.mode }), 'the ack'));
       return broken.length ? { broken } : ok();
     },
   },

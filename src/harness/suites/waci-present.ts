@@ -8,7 +8,7 @@ import { systemClock } from '../../clock.js';
 import { signPresentation } from '../../credentials/presentation.js';
 import { xsdDateTime } from '../../credentials/issue.js';
 import { buildDidAuthPresentation, buildPresentation, buildProposePresentation, parseRequestPresentation, PRESENT_PROOF } from '../../protocols/present-proof.js';
-import { answerTo, broke, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type BrokenRuleList, type CaseDefinition } from '../case-kit.js';
+import { answerTo, broke, ordinary, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type BrokenRuleList, type CaseDefinition } from '../case-kit.js';
 
 export const STREAMLINED_VP = 'streamlined-vp';
 
@@ -32,7 +32,8 @@ export const WACI_PRESENT_CASES: CaseDefinition[] = [
       const broken: BrokenRuleList = [];
       const deps = { clock: systemClock };
       const propose = buildProposePresentation({ from: c.cp.did, to: c.target, pthid: inv.id }, deps);
-      const p = await c.cp.send(propose, { mode: 'authcrypt' });
+      const p = await c.cp.send(propose, { mode: c.mode });
+      await ordinary(c, p, propose, 'the propose-presentation', { rule: 'present-proof.request' });
       broken.push(...transportRules(p, 'the propose'));
       const request = await Promise.race([
         answerTo(c, propose, PRESENT_PROOF.request, p.entry.seq),
@@ -40,7 +41,7 @@ export const WACI_PRESENT_CASES: CaseDefinition[] = [
       ]);
       if (!request) return inconclusive(`no request-presentation within ${c.timeoutMs} ms`, broken);
       if (request.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('present-proof.request', `the propose was answered with a problem report ${String(request.message!.body.code)}`, request.entry.seq)] };
-      broken.push(...messageRules(request, 'the request'), ...inKindRules(request, 'the request'));
+      broken.push(...messageRules(request, 'the request'), ...inKindRules(request, 'the request', c.mode));
       if (request.message!.thid !== propose.id) broken.push(broke('present-proof.request.thid', `the request has thid ${String(request.message!.thid)}, not the propose's ${propose.id}`, request.entry.seq));
       let parsed;
       try {
@@ -57,14 +58,14 @@ export const WACI_PRESENT_CASES: CaseDefinition[] = [
       });
       const thid = request.message!.thid ?? request.message!.id;
       const presentation = buildPresentation({ from: c.cp.did, to: c.target, thid, presentation: vp }, deps);
-      const s = await c.cp.send(presentation, { mode: 'authcrypt' });
+      const s = await c.cp.send(presentation, { mode: c.mode });
       broken.push(...transportRules(s, 'the presentation'));
       if (parsed.willConfirm) {
         const ack = await c.cp.waitFor((r) => (r.message?.type === PRESENT_PROOF.ack || r.message?.type === PROBLEM_REPORT) && r.entry.seq > s.entry.seq && (r.message.thid === thid || r.message.pthid === thid), c.timeoutMs);
         if (!ack) return inconclusive(`will_confirm was set, but no ack came within ${c.timeoutMs} ms`, broken);
         if (ack.message!.type === PROBLEM_REPORT) broken.push(broke('present-proof.ack', `a valid presentation was refused: ${String(ack.message!.body.code)}`, ack.entry.seq));
         else {
-          broken.push(...messageRules(ack, 'the ack'), ...inKindRules(ack, 'the ack'));
+          broken.push(...messageRules(ack, 'the ack'), ...inKindRules(ack, 'the ack', c.mode));
           if (ack.message!.body.status !== undefined && ack.message!.body.status !== 'OK') broken.push(broke('present-proof.ack', `the ack says ${String(ack.message!.body.status)}`, ack.entry.seq));
         }
       }

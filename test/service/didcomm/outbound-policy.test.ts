@@ -14,7 +14,7 @@ import { memorySecrets } from '../../../src/didcomm/secrets.js';
 import { httpTransport } from '../../../src/didcomm/transport/http.js';
 import type { ServiceDidcommAgent } from '../../../src/service/didcomm/agent.js';
 import { COLLECTIONS } from '../../../src/service/didcomm/collections.js';
-import { messageQueue } from '../../../src/service/didcomm/queue.js';
+import { messageQueue } from '../../../src/mediator/queue.js';
 import { DEFAULT_ENDPOINT_POLICY, endpointFetch, endpointRefusal } from '../../../src/service/net/endpoint-policy.js';
 import { messageLog } from '../../../src/store/messages.js';
 import { openStore } from '../../../src/store/store.js';
@@ -181,7 +181,7 @@ describe('the pickup queue', () => {
     const store = await openStore();
     cleanup.push(() => store.close());
     const clock = new ManualClock();
-    const queue = messageQueue({ store, clock, ids: sequentialIds('q') }, { ttlMs: 60_000 });
+    const queue = messageQueue({ store, clock, ids: sequentialIds('q') }, { ttlMs: 60_000, collection: COLLECTIONS.queue });
     await queue.enqueue('did:example:a', 'old');
     clock.advance(30_000);
     await queue.enqueue('did:example:a', 'new');

@@ -120,6 +120,20 @@ describe('webhook dispatcher', () => {
     expect(bodies.find((b) => b.subject === 'user:bob')?.sequence).toBe(1);
   });
 
+  it("lists one subject's events of one tenant in sequence order, subscribers or not", async () => {
+    const { clock, dispatcher } = await setup();
+    const ada = (event: 'DATA_SYNC_STARTED' | 'DATA_SYNC_COMPLETED', tenantId = 't1') =>
+      dispatcher.emit({ ...dataSyncEvent(event, { cptyDID: 'did:x', dataSyncOperationId: 'op', userId: 'ada' }), tenantId });
+    const first = await ada('DATA_SYNC_STARTED');
+    clock.advance(5);
+    const second = await ada('DATA_SYNC_COMPLETED');
+    await ada('DATA_SYNC_STARTED', 't2');
+    await dispatcher.emit({ ...dataSyncEvent('DATA_SYNC_STARTED', { cptyDID: 'did:y', dataSyncOperationId: 'op2', userId: 'bob' }), tenantId: 't1' });
+    const listed = await dispatcher.subjectEvents('t1', 'user:ada');
+    expect(listed.map((e) => [e.id, e.envelope.event, e.envelope.sequence])).toEqual([[first, 'DATA_SYNC_STARTED', 1], [second, 'DATA_SYNC_COMPLETED', 2]]);
+    expect(await dispatcher.subjectEvents('t1', 'user:nobody')).toEqual([]);
+  });
+
   it('dead-letters after maxAttempts and can redeliver', async () => {
     const { clock, receiver, dispatcher } = await setup([500, 500, 500, 500]);
     await dispatcher.subscribe({ url: receiver.url });

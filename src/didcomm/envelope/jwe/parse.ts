@@ -47,7 +47,7 @@ export function parseJwe(jwe: Record<string, unknown>): ParsedJwe {
   } else if (jwe.recipients === undefined && (jwe.encrypted_key !== undefined || jwe.header !== undefined)) {
     // RFC 7516 §7.2.2 Flattened JWE JSON: one recipient, its members at the top level.
     entries = [{ header: jwe.header, encrypted_key: jwe.encrypted_key }];
-    notes.push({ rule: 'envelope.jwe-flattened', detail: 'flattened JWE JSON serialization accepted (RFC 7516 §7.2.2); DIDComm v2 senders use the general form' });
+    notes.push({ rule: 'envelope.jwe-flattened', detail: 'a flattened JWE (RFC 7516 §7.2.2), opened all the same: DIDComm encrypts into the General JSON Format', broken: true });
   } else {
     throw malformed('envelope.jwe-recipients', 'the JWE has no recipients');
   }

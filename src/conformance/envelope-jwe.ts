@@ -1,0 +1,145 @@
+// The rules on a JWE as it arrives, before any key is used (RFC 7516 §7.2; DIDComm v2.1
+// §Message Encryption, §ECDH-1PU and §ECDH-ES key wrapping and common protected headers). Every
+// rule is judged on its own, so a JWE with several faults gets every one of them, not the first.
+import { MEDIA_TYPES } from '../didcomm/types.js';
+import { b64uDecodeText, b64uEncode, sha256 } from '../encoding.js';
+import { ANONCRYPT_ALG, AUTHCRYPT_ALG, decodeHeader, isBase64url, isObject } from './envelope-shape.js';
+import { KEY_ID, sameMediaType } from './plaintext.js';
+import { check, fail, note, pass, type ConformanceResult } from './types.js';
+
+const L = 'envelope' as const;
+
+/** DIDComm v2.1 §Curves and Content Encryption Algorithms. */
+const DIDCOMM_ENCS = ['A256CBC-HS512', 'A256GCM', 'XC20P'];
+/** ECDH-1PU draft 04 §2.1: key wrapping only with AES_CBC_HMAC_SHA2; DIDComm's one is A256CBC-HS512. */
+const AUTHCRYPT_ENCS = ['A256CBC-HS512'];
+/** §ECDH-1PU / §ECDH-ES key wrapping: these MUST be in the protected header. */
+const PROTECTED_ONLY = ['alg', 'enc', 'epk', 'apu', 'apv', 'skid'];
+const AGREEMENT_CURVES: Record<string, string[]> = { OKP: ['X25519'], EC: ['P-256', 'P-384', 'P-521'] };
+
+const didOfKid = (kid: string) => kid.split('#')[0]!;
+
+/** The recipients as given: the general form's array, or the flattened form's one (RFC 7516 §7.2.2). */
+function recipientsOf(jwe: Record<string, unknown>): { list: unknown[]; flattened: boolean } | undefined {
+  if (Array.isArray(jwe.recipients)) return { list: jwe.recipients, flattened: false };
+  if (jwe.recipients === undefined && ('encrypted_key' in jwe || 'header' in jwe)) return { list: [{ header: jwe.header, encrypted_key: jwe.encrypted_key }], flattened: true };
+  return undefined;
+}
+
+function memberRules(jwe: Record<string, unknown>): ConformanceResult[] {
+  const out: ConformanceResult[] = [];
+  for (const k of ['iv', 'tag', 'ciphertext'] as const) {
+    out.push(check(L, `envelope.jwe-${k}`, isBase64url(jwe[k]), jwe[k] === undefined ? `the JWE has no ${k}` : `${k} is not base64url (RFC 7515 §2: URL-safe alphabet, no padding)`));
+  }
+  if (jwe.aad !== undefined) out.push(check(L, 'envelope.jwe-aad', isBase64url(jwe.aad), 'aad is not base64url'));
+  if (jwe.unprotected !== undefined) out.push(...headerRules(jwe.unprotected, 'the unprotected header'));
+  return out;
+}
+
+/** An unprotected or per-recipient header: a JSON object without the parameters DIDComm protects. */
+function headerRules(header: unknown, what: string): ConformanceResult[] {
+  if (!isObject(header)) return [fail(L, 'envelope.jwe-header', `${what} is not a JSON object`)];
+  const misplaced = PROTECTED_ONLY.filter((k) => k in header);
+  return [pass(L, 'envelope.jwe-header'), check(L, 'envelope.jwe-protected-headers', misplaced.length === 0, `${misplaced.join(', ')} in ${what}, not in the protected header`)];
+}
+
+function recipientRules(jwe: Record<string, unknown>): { results: ConformanceResult[]; kids: string[] } {
+  const given = recipientsOf(jwe);
+  if (!given || given.list.length === 0) return { results: [fail(L, 'envelope.jwe-recipients', 'the JWE has no recipients (a non-empty recipients array, or one flattened recipient)')], kids: [] };
+  const out: ConformanceResult[] = [pass(L, 'envelope.jwe-recipients')];
+  if (given.flattened) out.push(fail(L, 'envelope.jwe-flattened', 'a flattened JWE (RFC 7516 §7.2.2): DIDComm encrypts into the General JSON Format'));
+  const kids: string[] = [];
+  const noKid: number[] = [];
+  const badKey: number[] = [];
+  given.list.forEach((r, i) => {
+    const entry = isObject(r) ? r : {};
+    if (entry.header !== undefined) out.push(...headerRules(entry.header, `recipient ${i}'s header`));
+    const kid = isObject(entry.header) ? entry.header.kid : undefined;
+    if (typeof kid === 'string' && KEY_ID.test(kid)) kids.push(kid);
+    else noKid.push(i);
+    if (!isBase64url(entry.encrypted_key) || entry.encrypted_key === '') badKey.push(i);
+  });
+  out.push(check(L, 'envelope.jwe-recipient-kid', noKid.length === 0, `recipient${noKid.length > 1 ? 's' : ''} ${noKid.join(', ')} name${noKid.length > 1 ? '' : 's'} no key with a DID URL kid`));
+  out.push(check(L, 'envelope.jwe-encrypted-key', badKey.length === 0, `recipient${badKey.length > 1 ? 's' : ''} ${badKey.join(', ')} ha${badKey.length > 1 ? 've' : 's'} no base64url encrypted_key`));
+  const dids = [...new Set(kids.map(didOfKid))];
+  if (kids.length > 0) out.push(check(L, 'envelope.jwe-recipients-one-did', dids.length === 1, `the recipients are keys of ${dids.length} DIDs (${dids.join(', ')}): one JWE per DID`));
+  return { results: out, kids };
+}
+
+function epkRules(h: Record<string, unknown>): ConformanceResult[] {
+  const epk = h.epk;
+  if (!isObject(epk)) return [fail(L, 'envelope.jwe-epk', 'the protected header has no epk')];
+  if ('d' in epk) return [fail(L, 'envelope.jwe-epk', 'the epk carries a private key')];
+  const curves = AGREEMENT_CURVES[String(epk.kty)];
+  if (!curves?.includes(String(epk.crv))) return [fail(L, 'envelope.jwe-epk', `epk kty ${String(epk.kty)} crv ${String(epk.crv)} is not a key agreement curve of DIDComm (X25519, P-256, P-384, P-521)`)];
+  const out = [pass(L, 'envelope.jwe-epk')];
+  if (epk.crv === 'P-384' || epk.crv === 'P-521') out.push(note(L, 'envelope.jwe-curve', `key agreement on ${String(epk.crv)}: agents that agree keys only on X25519 and P-256 cannot read it`));
+  return out;
+}
+
+function apuText(apu: unknown): string | null {
+  if (!isBase64url(apu)) return null;
+  try {
+    return b64uDecodeText(apu);
+  } catch {
+    return null;
+  }
+}
+
+/** Authcrypt's sender: apu = base64url(skid), skid when set a DID URL naming the same key. */
+function authcryptRules(h: Record<string, unknown>): ConformanceResult[] {
+  const out: ConformanceResult[] = [];
+  const apu = h.apu === undefined ? undefined : apuText(h.apu);
+  if (h.apu === undefined) out.push(fail(L, 'envelope.authcrypt-apu', 'no apu: authcrypt sets apu = base64url(the sender key id)'));
+  else if (apu === null) out.push(fail(L, 'envelope.authcrypt-apu', 'apu is not base64url of a UTF-8 key id'));
+  else if (typeof h.skid === 'string' && apu !== h.skid) out.push(fail(L, 'envelope.authcrypt-apu', `apu names ${apu}, skid ${h.skid}: apu must be base64url(skid)`));
+  else out.push(pass(L, 'envelope.authcrypt-apu'));
+  const sender = typeof h.skid === 'string' ? h.skid : apu ?? undefined;
+  if (h.skid !== undefined && typeof h.skid !== 'string') out.push(fail(L, 'envelope.authcrypt-skid', 'skid is not a string'));
+  else if (sender !== undefined) out.push(check(L, 'envelope.authcrypt-skid', KEY_ID.test(sender), `the sender key id ${sender} is not a DID URL`));
+  if (h.skid === undefined && typeof apu === 'string') out.push(note(L, 'envelope.authcrypt-skid-from-apu', 'no skid: the sender key id is read from apu'));
+  return out;
+}
+
+function anoncryptRules(h: Record<string, unknown>): ConformanceResult[] {
+  const out = [check(L, 'envelope.anoncrypt-no-skid', h.skid === undefined, `skid ${String(h.skid)} names a sender in an anoncrypted JWE`)];
+  if (h.apu !== undefined) out.push(fail(L, 'envelope.jwe-apu', 'an anoncrypted JWE with apu (ECDH-ES carries none in DIDComm)'));
+  return out;
+}
+
+/** §ECDH-1PU/§ECDH-ES key wrapping: apv = base64url(SHA-256 of the sorted recipient kids joined with "."). */
+function apvRules(h: Record<string, unknown>, kids: string[], alg: unknown): ConformanceResult[] {
+  if (h.apv === undefined) {
+    return [alg === ANONCRYPT_ALG ? fail(L, 'envelope.anoncrypt-no-apv', 'an anoncrypted JWE without apv') : fail(L, 'envelope.jwe-apv', 'no apv: DIDComm sets apv = base64url(SHA-256 of the sorted recipient kids joined with ".")')];
+  }
+  if (kids.length === 0) return [];
+  const expected = b64uEncode(sha256([...kids].sort().join('.')));
+  return [check(L, 'envelope.jwe-apv', h.apv === expected, 'apv is not base64url(SHA-256 of the sorted recipient kids joined with "."): the recipient list is not bound')];
+}
+
+/** Every rule on a JWE (`jwe` parsed from JSON) that can be judged without keys. Never throws. */
+export function jweRules(jwe: Record<string, unknown>): ConformanceResult[] {
+  const out: ConformanceResult[] = [];
+  const h = decodeHeader(jwe.protected);
+  out.push(check(L, 'envelope.jwe-protected', h !== null, jwe.protected === undefined ? 'the JWE has no protected header' : 'the protected header is not base64url of a JSON object'));
+  out.push(...memberRules(jwe));
+  const { results, kids } = recipientRules(jwe);
+  out.push(...results);
+  if (!h) return out;
+  if (h.typ === undefined) out.push(fail(L, 'envelope.jwe-typ-set', 'the protected header sets no typ'));
+  else out.push(check(L, 'envelope.typ', sameMediaType(h.typ, MEDIA_TYPES.encrypted), `typ ${String(h.typ)} is not ${MEDIA_TYPES.encrypted}`));
+  if (h.crit !== undefined) out.push(fail(L, 'envelope.jwe-crit', `crit names extensions idsync does not implement: ${JSON.stringify(h.crit)}`));
+  if (h.zip !== undefined) out.push(fail(L, 'envelope.jwe-zip', `zip ${String(h.zip)}: DIDComm has no compression`));
+  out.push(...epkRules(h));
+  const alg = h.alg;
+  out.push(check(L, 'envelope.jwe-alg', alg === AUTHCRYPT_ALG || alg === ANONCRYPT_ALG, `alg ${String(alg)} is neither ${AUTHCRYPT_ALG} (authcrypt) nor ${ANONCRYPT_ALG} (anoncrypt)`));
+  out.push(check(L, 'envelope.jwe-enc', DIDCOMM_ENCS.includes(h.enc as string), `enc ${String(h.enc)} is not one of ${DIDCOMM_ENCS.join(', ')}`));
+  if (alg === AUTHCRYPT_ALG) {
+    out.push(check(L, 'envelope.authcrypt-enc', AUTHCRYPT_ENCS.includes(h.enc as string), `ECDH-1PU with ${String(h.enc)}: authcrypt requires the AES-CBC-HMAC family (A256CBC-HS512)`));
+    out.push(...authcryptRules(h));
+  } else if (alg === ANONCRYPT_ALG) {
+    out.push(...anoncryptRules(h));
+  }
+  out.push(...apvRules(h, kids, alg));
+  return out;
+}

@@ -1,0 +1,18 @@
+// What the console never shows: private key material and secrets, wherever they sit in a value
+// it displays (a message body, a stored record). A JWK's private members (RFC 7518 §6.2.2 `d`,
+// §6.3.2 `p q dp dq qi oth`, §6.4 `k`) and members named as private keys or secrets are replaced.
+const WITHHELD = '(withheld)';
+const JWK_PRIVATE = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']);
+const SECRET_NAMES = /^(private[-_]?key.*|secret|client[-_]?secret|secret[-_]?key|password|seed|mnemonic)$/i;
+
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 64 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  const obj = value as Record<string, unknown>;
+  const isJwk = typeof obj.kty === 'string';
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    out[k] = (isJwk && JWK_PRIVATE.has(k)) || SECRET_NAMES.test(k) ? WITHHELD : redact(v, depth + 1);
+  }
+  return out;
+}

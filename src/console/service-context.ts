@@ -1,0 +1,44 @@
+// The service twin's console context: its message feed, and what ties messages to users (the
+// wallet DIDs a user has linked, its workflows' threads) read through the service's own modules.
+import { sameDid } from '../didcomm/message.js';
+import { ionShortForm } from '../did/ion-form.js';
+import type { ServiceDeps } from '../service/deps.js';
+import { listWorkflows } from '../service/issuance/list.js';
+import { threadOf, type LoggedMessage } from '../store/messages.js';
+import type { ConsoleContext } from './context.js';
+import type { FaultSwitch } from '../testing/fault-switch.js';
+import type { Wallet } from '../wallet/wallet.js';
+
+export interface ServiceConsoleContext extends ConsoleContext {
+  kind: 'service';
+  deps: ServiceDeps;
+  faults?: FaultSwitch;
+  /** The in-process wallet that accepts invitations from the outbox view. */
+  wallet(): Promise<Wallet>;
+}
+
+/** The DIDs of a user's linked wallet (long and short form), or none. */
+export async function userDids(deps: ServiceDeps, tenantId: string | undefined, userId: string): Promise<string[]> {
+  if (!tenantId) return [];
+  const u = await deps.users.get({ tenantId, userId });
+  return [u?.userDID, u?.shortUserDID].filter((d): d is string => typeof d === 'string');
+}
+
+/** A predicate over log records: a message to or from one of the user's DIDs, or in one of its workflows' threads. */
+export async function userMessagePredicate(deps: ServiceDeps, tenantId: string | undefined, userId: string): Promise<(m: LoggedMessage) => boolean> {
+  const dids = await userDids(deps, tenantId, userId);
+  const shorts = new Set(dids.map((d) => ionShortForm(d)));
+  const threads = new Set<string>();
+  if (tenantId) {
+    for (const wf of (await listWorkflows(deps, tenantId, { userId }, { limit: 1000 })).workflows) if (wf.didcommThreadId) threads.add(wf.didcommThreadId);
+  }
+  const isUser = (d: string | undefined) => d !== undefined && (shorts.has(ionShortForm(d)) || dids.some((u) => sameDid(u, d)));
+  return (m) => threads.has(threadOf(m)) || isUser(m.from) || (m.to ?? []).some(isUser);
+}
+
+/** The user a wallet DID belongs to, named for diagrams. */
+export async function userOfDid(deps: ServiceDeps, tenantId: string | undefined, did: string): Promise<string | undefined> {
+  if (!tenantId || !did.startsWith('did:ion:')) return undefined;
+  const u = await deps.users.findByDid(tenantId, did).catch(() => undefined);
+  return u ? `user ${u.userId}` : undefined;
+}

@@ -1,0 +1,42 @@
+// Small pieces every view uses: times, DIDs and message types cut to what fits a row, verdict
+// badges, and JSON shown with private material withheld.
+import { isIonLongForm, ionShortForm } from '../../did/ion-form.js';
+import { shortType } from '../../harness/sequence.js';
+import { html, prettyJson, type Html } from '../html.js';
+import { redact } from '../redact.js';
+import type { Verdict } from '../verdicts.js';
+
+export { shortType };
+
+/** `12:03:04.567` (UTC) of an ISO time; the whole ISO time in the title. */
+export function time(iso: string | undefined): Html {
+  if (!iso) return html`<span class="muted">–</span>`;
+  return html`<time datetime="${iso}" title="${iso}">${iso.slice(11, 23)}</time>`;
+}
+
+/** A DID short enough for a cell: the ion short form, cut in the middle; the whole DID in the title. */
+export function did(value: string | undefined): Html {
+  if (!value) return html`<span class="muted">–</span>`;
+  const s = isIonLongForm(value) ? ionShortForm(value) : value;
+  const cut = s.length > 34 ? `${s.slice(0, 20)}…${s.slice(-8)}` : s;
+  return html`<code class="did" title="${value}">${cut}</code>`;
+}
+
+export function shortId(id: string | undefined): string {
+  if (!id) return '–';
+  return id.length > 14 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id;
+}
+
+export function badge(v: Verdict): Html {
+  return html`<span class="verdict verdict-${v}">${v}</span>`;
+}
+
+export function state(value: string | undefined, tone?: 'ok' | 'bad' | 'busy'): Html {
+  const t = tone ?? (value && /complet|deliver|handled|sent|accepted|valid|established|done/i.test(value) ? 'ok' : value && /fail|dead|refus|reject|undecrypt|expire|abandon|drop/i.test(value) ? 'bad' : 'busy');
+  return html`<span class="state state-${t}">${value ?? '–'}</span>`;
+}
+
+/** A JSON value in a <pre>, private keys and secrets withheld (redact.ts). */
+export function jsonBlock(value: unknown, label?: string): Html {
+  return html`<pre class="json"${label ? html` aria-label="${label}"` : ''}>${prettyJson(redact(value))}</pre>`;
+}

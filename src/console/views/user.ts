@@ -1,0 +1,118 @@
+// One user: consent, Data Pipe and link; its datapoints synced against the latest; its syncs and
+// issuance workflows, each with its history on a timeline (state changes, the events it fired,
+// the messages of its threads) and links to every message of the flow. Live.
+import type { FastifyInstance } from 'fastify';
+import { listSyncOperations } from '../../service/didcomm-seam.js';
+import type { SyncRecord } from '../../service/didcomm/sync.js';
+import { listWorkflows } from '../../service/issuance/list.js';
+import type { IssuanceWorkflow } from '../../service/issuance/workflows.js';
+import { problem } from '../../service/http/problem.js';
+import type { StoredWebhookEvent } from '../../service/webhooks/dispatcher.js';
+import { shortType } from '../../harness/sequence.js';
+import { principalOf, sendHtml } from '../auth.js';
+import { renderPage } from '../context.js';
+import { html, type Html } from '../html.js';
+import type { ServiceConsoleContext } from '../service-context.js';
+import { compareDatapoints, datapointTable, syncSummary } from './datapoints.js';
+import { did, shortId, state, time } from './format.js';
+import { liveRegion } from './live-region.js';
+import { timeline, toneOf, type TimelinePoint } from './timeline.js';
+
+/** Timeline points of the messages of `thids`. */
+export async function messagePoints(ctx: ServiceConsoleContext, thids: (string | undefined)[]): Promise<TimelinePoint[]> {
+  const out: TimelinePoint[] = [];
+  for (const thid of new Set(thids.filter((t): t is string => !!t))) {
+    for (const m of await ctx.feed.log.list({ thid })) {
+      out.push({
+        at: m.at,
+        kind: 'message',
+        label: `${m.direction === 'out' ? '→' : '←'} ${shortType(m.type || undefined)}`,
+        detail: m.result,
+        href: `/console/messages/${m.seq}`,
+        ...(m.result && /refus|fail|undecrypt|reject/.test(m.result) ? { tone: 'bad' as const } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+export function eventPoints(events: StoredWebhookEvent[], only?: (e: StoredWebhookEvent) => boolean): TimelinePoint[] {
+  return events.filter((e) => !only || only(e)).map((e) => ({
+    at: e.envelope.occurredAt ?? e.createdAt,
+    kind: 'event' as const,
+    label: e.envelope.event,
+    tone: toneOf(e.envelope.event),
+    detail: `webhook event #${e.envelope.sequence ?? '?'}`,
+  }));
+}
+
+const threadLinks = (thids: (string | undefined)[], label: string[]) =>
+  thids.map((t, i) => (t ? html`<a href="/console/threads/${encodeURIComponent(t)}">${label[i]} thread ${shortId(t)}</a> · <a href="/console/messages?thid=${encodeURIComponent(t)}">its messages</a> ` : ''));
+
+async function syncSection(ctx: ServiceConsoleContext, op: SyncRecord, events: StoredWebhookEvent[]): Promise<Html> {
+  const points: TimelinePoint[] = [
+    { at: op.createdAt, kind: 'state', label: `requested (${op.reason})`, tone: 'busy' },
+    ...eventPoints(events, (e) => e.envelope.params.dataSyncOperationId === op.id),
+    ...(await messagePoints(ctx, [op.authThid, op.issueThid])),
+  ];
+  return html`<article class="flow">
+<h3>Sync <code>${shortId(op.id)}</code> ${state(op.status)} <small>${op.phase ?? ''}${op.error ? ` · ${op.error}` : ''}</small></h3>
+<p>${threadLinks([op.authThid, op.issueThid], ['DID authentication', 'issuance'])}${op.credentialId ? html` · credential <code>${op.credentialId}</code>` : ''}</p>
+${timeline(points)}
+</article>`;
+}
+
+export async function workflowPoints(ctx: ServiceConsoleContext, wf: IssuanceWorkflow): Promise<TimelinePoint[]> {
+  const events = (await ctx.deps.webhooks?.subjectEvents(wf.tenantId, `workflow:${wf.id}`)) ?? [];
+  return [
+    ...wf.history.map((h) => ({ at: h.at, kind: 'state' as const, label: h.status, tone: toneOf(h.status), ...(h.reason ? { detail: h.reason } : {}) })),
+    ...eventPoints(events),
+    ...(await messagePoints(ctx, [wf.didcommThreadId])),
+  ];
+}
+
+async function workflowSection(ctx: ServiceConsoleContext, wf: IssuanceWorkflow): Promise<Html> {
+  return html`<article class="flow">
+<h3><a href="/console/workflows/${encodeURIComponent(wf.id)}">Workflow <code>${shortId(wf.id)}</code></a> ${state(wf.status)}</h3>
+<p>${threadLinks([wf.didcommThreadId], ['issue-credential'])}</p>
+${timeline(await workflowPoints(ctx, wf))}
+</article>`;
+}
+
+async function userBody(ctx: ServiceConsoleContext, tenantId: string, userId: string): Promise<Html> {
+  const u = await ctx.deps.users.get({ tenantId, userId });
+  if (!u) throw problem('user_not_found', `no user ${userId}`);
+  const rows = compareDatapoints(u.datapoints, u.datapointsSynced);
+  const events = (await ctx.deps.webhooks?.subjectEvents(tenantId, `user:${userId}`)) ?? [];
+  const syncs = ((await listSyncOperations(ctx.deps.store, u)) as SyncRecord[]).reverse();
+  const workflows = (await listWorkflows(ctx.deps, tenantId, { userId }, { limit: 100 })).workflows.reverse();
+  const pipeEvents = events.filter((e) => e.envelope.action === 'DATA_PIPE_STATUS_UPDATE');
+  const pipeThreads = pipeEvents.map((e) => e.envelope.params.thid).filter((t): t is string => typeof t === 'string');
+  const pipe = [...eventPoints(pipeEvents), ...(await messagePoints(ctx, pipeThreads))];
+  return html`<table class="facts">
+<tr><th>sync consent</th><td>${state(u.settings.isSyncOn ? 'on' : 'off', u.settings.isSyncOn ? 'ok' : 'busy')}</td><th>Data Pipe</th><td>${state(u.isSessionEstablished ? 'established' : 'none', u.isSessionEstablished ? 'ok' : 'busy')}</td></tr>
+<tr><th>wallet</th><td>${did(u.userDID)}</td><th>linked</th><td>${state(u.isLinked ? 'linked' : 'no', u.isLinked ? 'ok' : 'busy')}</td></tr>
+<tr><th>logins</th><td>${u.userLogins}${u.userLastLoginAt ? html`, last ${time(u.userLastLoginAt)}` : ''}</td><th>datapoints</th><td>${syncSummary(rows)}${u.pendingSync ? ' (a sync is owed)' : ''}</td></tr>
+</table>
+<p><a href="/console/messages?user=${encodeURIComponent(userId)}">Every message of this user</a></p>
+<h2>Datapoints: latest and synced</h2>
+${datapointTable(rows)}
+<h2>Data Pipe</h2>
+<p>${threadLinks([...new Set(pipeThreads)], pipeThreads.map(() => 'Data Pipe'))}</p>
+${timeline(pipe)}
+<h2>Syncs</h2>
+${syncs.length ? await Promise.all(syncs.slice(0, 20).map((op) => syncSection(ctx, op, events))) : html`<p class="muted">No syncs yet.</p>`}
+<h2>Issuance workflows</h2>
+${workflows.length ? await Promise.all(workflows.slice(0, 20).map((wf) => workflowSection(ctx, wf))) : html`<p class="muted">No issuance workflows for this user.</p>`}`;
+}
+
+export function registerUserView(scope: FastifyInstance, ctx: ServiceConsoleContext): void {
+  scope.get('/console/users/:userId', { schema: { hide: true } }, async (request, reply) => {
+    const tenantId = principalOf(request).tenantId ?? '';
+    const { userId } = request.params as { userId: string };
+    const region = liveRegion('user', `/console/users/${encodeURIComponent(userId)}?fragment=1`, await userBody(ctx, tenantId, userId));
+    if ((request.query as Record<string, unknown>).fragment) return sendHtml(reply, region);
+    const body = html`<h1>User <code>${userId}</code></h1>${region}`;
+    return sendHtml(reply, renderPage(ctx, request, { title: `User ${userId}`, active: 'users', stream: '/console/stream/changes', body }));
+  });
+}

@@ -1,0 +1,149 @@
+// The harness's link to the agent under test: a POST to its HTTP(S) endpoint, whose answer is
+// recorded whole (status, content type, the start of the body) and read as a DIDComm message only
+// when it is one, or a frame on one WebSocket, on which whatever arrives is a reply on the same
+// connection (return route).
+import { WebSocket } from 'ws';
+import type { PlainMessage } from '../didcomm/types.js';
+import { IdsyncError } from '../errors.js';
+import { readBounded } from '../http-fetch.js';
+import type { MessageCheck } from './check.js';
+import type { HarnessTransport } from './endpoint.js';
+import { isDidcommMediaType } from './modes.js';
+import type { ExchangedMessage } from './types.js';
+import { kept } from './wire.js';
+
+export interface Received {
+  packed: string;
+  via: 'return-route' | 'endpoint';
+  check: MessageCheck;
+  message?: PlainMessage;
+  entry: ExchangedMessage;
+}
+
+export interface PostOutcome {
+  /** How it went: an HTTP POST, or a WebSocket frame (which has no status). */
+  transport: 'http' | 'ws';
+  /** HTTP status, or undefined when the POST failed (connection refused, timeout) or over WebSocket. */
+  status?: number;
+  error?: string;
+  /** What kind of failure `error` is: no answer in time, or no connection at all. */
+  errorKind?: 'timeout' | 'network';
+  received: Received[];
+  entry: ExchangedMessage;
+}
+
+export interface AgentLinkOptions {
+  /** Where the agent is reached, once known. */
+  endpoint(): { uri: string; transport: HarnessTransport } | undefined;
+  /** Why it cannot be reached, if so. */
+  unreachable(): string | undefined;
+  postTimeoutMs: number;
+  /** An answer longer than this is not read (it is no answer to one message). */
+  maxAnswerBytes: number;
+  /** Records and checks a message the agent sent back on the connection. */
+  take(text: string): Promise<Received>;
+  /** Called once the POST (or the frame) has its outcome. */
+  onAnswered(entry: ExchangedMessage): void;
+}
+
+export interface AgentLink {
+  send(text: string, contentType: string, e: ExchangedMessage, returnRoute?: boolean): Promise<PostOutcome>;
+  /** Drops every WebSocket ever opened (no close handshake to wait for). */
+  close(): void;
+}
+
+/** A JSON object with the members of a JWE, a JWS or a plaintext message. */
+function looksLikeMessage(body: string): boolean {
+  try {
+    const v = JSON.parse(body) as Record<string, unknown>;
+    return typeof v === 'object' && v !== null && ('ciphertext' in v || 'payload' in v || ('id' in v && 'type' in v));
+  } catch {
+    return false;
+  }
+}
+
+export function agentLink(options: AgentLinkOptions): AgentLink {
+  // One WebSocket to the agent, opened on first use and again after the agent closed it; what
+  // arrives on it is a reply on the same connection (return route).
+  let socket: Promise<WebSocket> | undefined;
+  const sockets = new Set<WebSocket>();
+  const openSocket = (uri: string): Promise<WebSocket> => {
+    socket ??= new Promise<WebSocket>((resolveWs, rejectWs) => {
+      const ws = new WebSocket(uri);
+      sockets.add(ws);
+      ws.on('open', () => resolveWs(ws));
+      ws.on('error', (err) => {
+        socket = undefined;
+        rejectWs(err);
+      });
+      ws.on('close', () => (socket = undefined));
+      ws.on('message', (data) => void options.take(data.toString()));
+    });
+    return socket;
+  };
+  const done = (o: PostOutcome): PostOutcome => {
+    options.onAnswered(o.entry);
+    return o;
+  };
+
+  async function send(text: string, contentType: string, e: ExchangedMessage, returnRoute = false): Promise<PostOutcome> {
+    const targetEndpoint = options.endpoint();
+    if (!targetEndpoint) throw new IdsyncError('invalid_argument', options.unreachable() ?? 'no agent under test to send to yet');
+    if (targetEndpoint.transport === 'ws') {
+      try {
+        const uri = targetEndpoint.uri;
+        const sendOnce = async () => {
+          const ws = await openSocket(uri);
+          if (ws.readyState !== WebSocket.OPEN) throw new Error(`WebSocket is not open (readyState ${ws.readyState})`);
+          await new Promise<void>((resolveSend, rejectSend) => ws.send(text, (err) => (err ? rejectSend(err) : resolveSend())));
+        };
+        // The agent may have closed the connection (after junk, say): once more on a new one.
+        await sendOnce().catch(() => {
+          socket = undefined;
+          return sendOnce();
+        });
+        return done({ transport: 'ws', received: [], entry: e });
+      } catch (err) {
+        const error = (err as Error)?.message ?? String(err);
+        e.note = [e.note, `WebSocket send failed: ${error}`].filter(Boolean).join('; ');
+        return done({ transport: 'ws', error, errorKind: 'network', received: [], entry: e });
+      }
+    }
+    let res: Response;
+    try {
+      res = await fetch(targetEndpoint.uri, { method: 'POST', headers: { 'content-type': contentType }, body: text, signal: AbortSignal.timeout(options.postTimeoutMs), redirect: 'manual' });
+    } catch (err) {
+      const error = (err as Error)?.message ?? String(err);
+      const code = ((err as { cause?: { code?: unknown } })?.cause?.code as string | undefined) ?? undefined;
+      e.note = [e.note, `POST failed: ${error}${code ? ` (${code})` : ''}`].filter(Boolean).join('; ');
+      return done({ transport: 'http', error: code ? `${error} (${code})` : error, errorKind: (err as Error)?.name === 'TimeoutError' ? 'timeout' : 'network', received: [], entry: e });
+    }
+    e.httpStatus = res.status;
+    const type = res.headers.get('content-type') ?? undefined;
+    let body: string;
+    try {
+      body = (await readBounded(res, options.maxAnswerBytes, () => new Error(`larger than ${options.maxAnswerBytes} bytes`))).toString('utf8');
+    } catch (err) {
+      e.http = { status: res.status, ...(type ? { contentType: type } : {}), body: `(body not read: ${(err as Error).message})` };
+      return done({ transport: 'http', status: res.status, received: [], entry: e });
+    }
+    // DIDComm v2.1 §Transports (HTTPS): a 2xx acknowledges receipt. Its body is a DIDComm message
+    // only when it says so by its media type, or when the harness asked for a return route and the
+    // body is shaped like one (agents answer JSON receipts too); anything else is a transport
+    // answer, recorded and shown, never judged as a message.
+    const ok = res.status >= 200 && res.status < 300;
+    const readAsMessage = ok && body.trim() !== '' && (isDidcommMediaType(type) || (returnRoute && looksLikeMessage(body)));
+    const k = kept(body);
+    e.http = { status: res.status, ...(type ? { contentType: type } : {}), body: k.text, ...(k.truncated ? { truncated: true } : {}), ...(readAsMessage ? { readAsMessage: true } : {}) };
+    const out: Received[] = [];
+    if (readAsMessage) out.push(await options.take(body));
+    return done({ transport: 'http', status: res.status, received: out, entry: e });
+  }
+
+  return {
+    send,
+    close() {
+      for (const ws of sockets) ws.terminate();
+    },
+  };
+}

@@ -1,0 +1,156 @@
+// What the mediator suites share: idsync plays the mediator's recipient (it asks for mediation
+// from its own DID and registers recipient DIDs whose keys it holds, their service naming the
+// mediator's DID) and a sender (a ping packed for such a DID, wrapped in a forward anoncrypted to
+// the mediator and POSTed to it). Requests carry return_route "all", so answers come back in
+// the HTTP response; one threaded to the request that arrives at the harness's endpoint counts too.
+import { createPeerDid } from '../../did/peer.js';
+import type { CreatedDid } from '../../did/types.js';
+import { pack } from '../../didcomm/envelope/index.js';
+import { memorySecrets } from '../../didcomm/secrets.js';
+import type { EnvelopeContext, PlainMessage } from '../../didcomm/types.js';
+import { mediationTypes, type MediationVersion } from '../../protocols/coordinate-mediation.js';
+import { MESSAGE_PICKUP, parseDelivery, type QueuedMessage } from '../../protocols/message-pickup.js';
+import { buildForward } from '../../protocols/routing.js';
+import { systemClock } from '../../clock.js';
+import { broke, messageRules, PING, PROBLEM_REPORT, transportRules, type CaseContext } from '../case-kit.js';
+import { checkMessageText } from '../check.js';
+import type { PostOutcome, Received } from '../counterpart.js';
+import type { BrokenRule } from '../types.js';
+
+export const CM_SECTION = 'Coordinate Mediation 2.0 / 3.0';
+export const CM_URL = 'https://didcomm.org/coordinate-mediation/2.0/';
+export const PICKUP_SECTION = 'Message Pickup 3.0';
+export const PICKUP_URL = 'https://didcomm.org/messagepickup/3.0/';
+export const ROUTING_SECTION = 'DIDComm Messaging v2.1 §Routing Protocol 2.0';
+export const ROUTING_URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#routing-protocol-20';
+
+export interface Exchange {
+  sent: PlainMessage;
+  outcome: PostOutcome;
+  /** The answer threaded to the request (or a problem report about it), if one came in time. */
+  answer?: Received;
+  broken: BrokenRule[];
+}
+
+/** Sends `message` authcrypted from the harness with return_route "all" and waits for its answer. */
+export async function exchange(c: CaseContext, message: PlainMessage, what: string, note?: string): Promise<Exchange> {
+  const sent = { ...message, return_route: 'all' as const };
+  const outcome = await c.cp.send(sent, { mode: 'authcrypt', ...(note ? { note } : {}) });
+  const broken = transportRules(outcome, what);
+  const threaded = (r: Received) => r.message !== undefined && (r.message.thid === sent.id || (r.message.type === PROBLEM_REPORT && r.message.pthid === sent.id));
+  const answer = outcome.received.find(threaded) ?? (await c.cp.waitFor((r) => r.entry.seq > outcome.entry.seq && threaded(r), c.timeoutMs));
+  if (answer) broken.push(...messageRules(answer, `the answer to ${what}`));
+  return { sent, outcome, ...(answer ? { answer } : {}), broken };
+}
+
+export const isProblem = (r: Received | undefined): boolean => r?.message?.type === PROBLEM_REPORT;
+export const problemCode = (r: Received | undefined): string | undefined => (isProblem(r) ? String(r!.message!.body.code) : undefined);
+
+/** The harness's grant, asked for once per run and version. */
+const grants = new WeakMap<object, Map<MediationVersion, Promise<Exchange>>>();
+
+export function mediate(c: CaseContext, v: MediationVersion = '2.0'): Promise<Exchange> {
+  let byVersion = grants.get(c.cp);
+  if (!byVersion) grants.set(c.cp, (byVersion = new Map()));
+  let ex = byVersion.get(v);
+  if (!ex) {
+    ex = exchange(c, c.cp.draft(mediationTypes(v).request, {}), `the ${v} mediate-request`);
+    byVersion.set(v, ex);
+  }
+  return ex;
+}
+
+export const granted = (ex: Exchange, v: MediationVersion = '2.0'): boolean => ex.answer?.message?.type === mediationTypes(v).grant;
+
+/** A recipient DID the harness holds: a did:peer:2 whose service names the mediator's DID. */
+export interface Recipient {
+  did: string;
+  created: CreatedDid;
+  /** Opens what is encrypted to this DID. */
+  ctx: EnvelopeContext;
+}
+
+export function newRecipient(c: CaseContext): Recipient {
+  const created = createPeerDid({ endpoint: c.target });
+  return { did: created.did, created, ctx: { resolve: c.cp.ctx.resolve, secrets: memorySecrets(created.secrets), engine: 'native' } };
+}
+
+/** Registers `r` with a keylist-update (2.0); the exchange, and whether it says success. */
+export async function register(c: CaseContext, r: Recipient, action: 'add' | 'remove' = 'add'): Promise<Exchange & { result?: string }> {
+  const ex = await exchange(c, c.cp.draft(mediationTypes('2.0').update, { updates: [{ recipient_did: r.did, action }] }), `the keylist-update (${action})`);
+  const updated = ex.answer?.message?.body.updated as Array<{ recipient_did?: string; result?: string }> | undefined;
+  const result = Array.isArray(updated) ? updated.find((u) => u?.recipient_did === r.did)?.result : undefined;
+  return { ...ex, ...(result ? { result } : {}) };
+}
+
+/** Mediation granted and a fresh recipient registered: what the pickup cases start from; undefined with why when the target would not. */
+export async function enrolled(c: CaseContext): Promise<{ recipient: Recipient; broken: BrokenRule[] } | { why: string; broken: BrokenRule[] }> {
+  const grant = await mediate(c);
+  if (!granted(grant)) return { why: `the mediate-request was not granted (${grant.answer?.message?.type ?? 'no answer'})`, broken: [] };
+  const recipient = newRecipient(c);
+  const reg = await register(c, recipient);
+  if (reg.result !== 'success') return { why: `registering a recipient DID gave ${reg.result ?? reg.answer?.message?.type ?? 'no answer'}`, broken: reg.broken };
+  return { recipient, broken: [] };
+}
+
+export interface Forwarded {
+  outcome: PostOutcome;
+  /** The packed message the forward carried. */
+  inner: string;
+  innerId: string;
+}
+
+/** A ping from the harness for `to`, wrapped in a forward to the mediator (anoncrypted) and POSTed. */
+export async function forward(c: CaseContext, to: string, o: { padding?: number; expiresTime?: number; delayMilli?: number; note?: string } = {}): Promise<Forwarded> {
+  const ping: PlainMessage = { id: crypto.randomUUID(), type: PING, from: c.cp.did, to: [to], created_time: Math.floor(Date.now() / 1000), body: { response_requested: false, ...(o.padding ? { padding: 'x'.repeat(o.padding) } : {}) } };
+  const inner = (await pack(ping, { mode: 'authcrypt', to, from: c.cp.did, forward: false }, c.cp.ctx)).packed;
+  const fwd = buildForward({ next: to, packed: inner, id: crypto.randomUUID(), to: c.target, ...(o.expiresTime !== undefined ? { expiresTime: o.expiresTime } : {}), ...(o.delayMilli !== undefined ? { delayMilli: o.delayMilli } : {}) }, { clock: systemClock });
+  const outcome = await c.cp.send(fwd, { mode: 'anoncrypt', note: o.note ?? `forward for ${to.slice(0, 40)}…` });
+  return { outcome, inner, innerId: ping.id };
+}
+
+/** Whether a forward was taken: a 2xx over HTTP, or a frame written on a WebSocket. */
+export const accepted = (o: PostOutcome): boolean => o.error === undefined && (o.transport === 'ws' || (o.status !== undefined && o.status >= 200 && o.status < 300));
+
+export async function statusRequest(c: CaseContext, recipientDid?: string): Promise<Exchange & { count?: number }> {
+  const ex = await exchange(c, c.cp.draft(MESSAGE_PICKUP.statusRequest, recipientDid ? { recipient_did: recipientDid } : {}), 'the status-request');
+  const count = ex.answer?.message?.type === MESSAGE_PICKUP.status ? (ex.answer.message.body.message_count as number) : undefined;
+  return { ...ex, ...(typeof count === 'number' ? { count } : {}) };
+}
+
+export async function deliveryRequest(c: CaseContext, limit: number, recipientDid?: string): Promise<Exchange & { messages?: QueuedMessage[] }> {
+  const ex = await exchange(c, c.cp.draft(MESSAGE_PICKUP.deliveryRequest, { limit, ...(recipientDid ? { recipient_did: recipientDid } : {}) }), 'the delivery-request');
+  if (ex.answer?.message?.type !== MESSAGE_PICKUP.delivery) return ex;
+  try {
+    return { ...ex, messages: parseDelivery(ex.answer.message).messages };
+  } catch {
+    return { ...ex, messages: [] };
+  }
+}
+
+export function messagesReceived(c: CaseContext, ids: string[]): Promise<Exchange & { count?: number }> {
+  return exchange(c, c.cp.draft(MESSAGE_PICKUP.messagesReceived, { message_id_list: ids }), 'messages-received').then((ex) => {
+    const count = ex.answer?.message?.type === MESSAGE_PICKUP.status ? (ex.answer.message.body.message_count as number) : undefined;
+    return { ...ex, ...(typeof count === 'number' ? { count } : {}) };
+  });
+}
+
+/** Opens a delivered message for `r`: the plaintext, or undefined when it does not open. */
+export async function openFor(r: Recipient, packed: string): Promise<PlainMessage | undefined> {
+  const check = await checkMessageText(packed, r.ctx);
+  return check.message;
+}
+
+/** Collects and confirms everything queued for `r` (so that one case leaves nothing to the next). */
+export async function drain(c: CaseContext, r: Recipient): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    const d = await deliveryRequest(c, 100, r.did);
+    if (!d.messages?.length) return;
+    await messagesReceived(c, d.messages.map((m) => m.id));
+  }
+}
+
+/** When the target did not answer in time: the rule-less inconclusive detail. */
+export const noAnswer = (what: string, c: CaseContext) => `no answer to ${what} within ${c.timeoutMs} ms`;
+
+export { broke };

@@ -1,0 +1,101 @@
+// The mediator suite, limits and routing headers: whatever limits a mediator has, a forward it
+// answers 2xx must be held (never taken and dropped), one over its size or queue limit refused
+// clearly (HTTP 413/429/503 or a problem report), an expired one not acted on, and one asking for
+// a delay either refused or held back, never delivered early. idsync's mediator shows them with
+// small limits: --max-message-bytes 65536 --max-queue 20 --max-delay 1m.
+import { ok, skipped, type CaseDefinition } from '../case-kit.js';
+import type { BrokenRule } from '../types.js';
+import { accepted, broke, drain, enrolled, forward, problemCode, ROUTING_SECTION, ROUTING_URL, statusRequest } from './mediator-kit.js';
+
+const SUITE = 'limits';
+const base = { suite: SUITE, section: ROUTING_SECTION, url: ROUTING_URL };
+
+/** Forwards the harness sends for one recipient looking for the queue limit; more is not tried. */
+export const QUEUE_PROBE = 25;
+/** The size of the message that looks for the size limit. */
+export const LARGE_MESSAGE_BYTES = 600 * 1024;
+
+export const MEDIATOR_LIMIT_CASES: CaseDefinition[] = [
+  {
+    ...base,
+    id: 'limits/message-size',
+    section: 'DIDComm Messaging v2.1 §Agent Constraint Disclosure: max_receive_bytes',
+    url: 'https://identity.foundation/didcomm-messaging/spec/v2.1/#max_receive_bytes',
+    title: `A forward of a ${LARGE_MESSAGE_BYTES / 1024} KiB message is refused clearly (413 or a problem report), or taken and held`,
+    steps: ['register a new DID', `forward a ${LARGE_MESSAGE_BYTES / 1024} KiB message for it`, 'refused: 413 or a problem report; taken (2xx): the status counts it'],
+    async run(c) {
+      const e = await enrolled(c);
+      if ('why' in e) return skipped(e.why);
+      const f = await forward(c, e.recipient.did, { padding: LARGE_MESSAGE_BYTES, note: `forward of ${LARGE_MESSAGE_BYTES / 1024} KiB` });
+      if (accepted(f.outcome) && !problemCode(f.outcome.received[0])) {
+        const s = await statusRequest(c, e.recipient.did);
+        await drain(c, e.recipient);
+        if (s.count === 1) return skipped(`the target took and held a ${LARGE_MESSAGE_BYTES / 1024} KiB message: its size limit, if any, is higher`);
+        return { broken: [broke('routing.forward.receipt', `a forward answered ${f.outcome.status ?? 'on the socket'} is not counted (status ${s.count ?? '?'})`, s.answer?.entry.seq)] };
+      }
+      const status = f.outcome.status;
+      if (status === 413 || problemCode(f.outcome.received[0]) !== undefined) return ok();
+      return { broken: [broke('routing.forward.too-big', `the oversize forward was answered ${status ?? f.outcome.error} without a problem report`, f.outcome.entry.seq)] };
+    },
+  },
+  {
+    ...base,
+    id: 'limits/queue',
+    title: `Forwards beyond the mediator's queue limit are refused clearly, and the status counts exactly those taken (probes ${QUEUE_PROBE})`,
+    steps: ['register a new DID', `forward up to ${QUEUE_PROBE} messages for it, stopping at the first refusal`, 'a refusal is 429/503 or a problem report, never 2xx; the status counts the ones answered 2xx'],
+    async run(c) {
+      const e = await enrolled(c);
+      if ('why' in e) return skipped(e.why);
+      let taken = 0;
+      let refusal: Awaited<ReturnType<typeof forward>> | undefined;
+      for (let i = 0; i < QUEUE_PROBE; i++) {
+        const f = await forward(c, e.recipient.did, { note: `forward ${i + 1} of at most ${QUEUE_PROBE}` });
+        if (!accepted(f.outcome)) {
+          refusal = f;
+          break;
+        }
+        taken++;
+      }
+      const s = await statusRequest(c, e.recipient.did);
+      const broken: BrokenRule[] = [];
+      if (s.count !== taken) broken.push(broke('routing.forward.receipt', `${taken} forwards were answered 2xx but the status counts ${s.count ?? '?'}`, s.answer?.entry.seq));
+      await drain(c, e.recipient);
+      if (!refusal) return broken.length ? { broken } : skipped(`the target took ${QUEUE_PROBE} messages for one recipient without refusing: its queue limit, if any, is higher (idsync mediator --max-queue 20 shows one)`);
+      if (refusal.outcome.status !== undefined && refusal.outcome.status >= 500 && refusal.outcome.status !== 503) broken.push(broke('transport.no-server-error', `a forward beyond the queue limit was answered HTTP ${refusal.outcome.status}`, refusal.outcome.entry.seq));
+      return { broken };
+    },
+  },
+  {
+    ...base,
+    id: 'limits/expired',
+    section: 'DIDComm Messaging v2.1 §Message Headers',
+    url: 'https://identity.foundation/didcomm-messaging/spec/v2.1/#message-headers',
+    title: 'A forward whose expires_time has passed is not acted on: refused, or at least never delivered',
+    steps: ['register a new DID', 'forward a message for it with expires_time one minute ago', 'the status for the DID counts nothing'],
+    async run(c) {
+      const e = await enrolled(c);
+      if ('why' in e) return skipped(e.why);
+      const f = await forward(c, e.recipient.did, { expiresTime: Math.floor(Date.now() / 1000) - 60, note: 'forward expired a minute ago' });
+      const s = await statusRequest(c, e.recipient.did);
+      await drain(c, e.recipient);
+      if (s.count && s.count > 0) return { broken: [broke('plaintext.expires_time-honoured', `an expired forward (answered ${f.outcome.status ?? 'on the socket'}) was queued for delivery`, s.answer?.entry.seq)] };
+      return ok();
+    },
+  },
+  {
+    ...base,
+    id: 'limits/delay',
+    title: 'A forward asking for a 10-day delay (delay_milli) is refused, or held back: never delivered at once',
+    steps: ['register a new DID', 'forward a message for it with delay_milli 864000000', 'refused (4xx or a problem report), or taken and not yet counted by the status'],
+    async run(c) {
+      const e = await enrolled(c);
+      if ('why' in e) return skipped(e.why);
+      const f = await forward(c, e.recipient.did, { delayMilli: 864_000_000, note: 'forward asking to wait 10 days' });
+      if (!accepted(f.outcome)) return ok();
+      const s = await statusRequest(c, e.recipient.did);
+      await drain(c, e.recipient);
+      if (s.count && s.count > 0) return { broken: [broke('routing.forward.unsupported-header', 'a forward asking for a 10-day delay was taken and is deliverable at once', s.answer?.entry.seq)] };
+      return ok();
+    },
+  },
+];

@@ -1,0 +1,70 @@
+// The mediator side of Coordinate Mediation 2.0 and 3.0: mediate-request answered with a grant
+// (routing_did: this mediator's DID; one string in 2.0, a list in 3.0) or, when the policy's deny
+// rules match the requester, a mediate-deny; keylist-update / recipient-update applied for a
+// granted party; keylist-query / recipient-query answered with its DIDs, one page when asked.
+// Every request must be authcrypted: the party is the DID the envelope proves.
+import { ionShortForm } from '../did/ion-form.js';
+import { IdsyncError } from '../errors.js';
+import {
+  buildMediateDeny, buildMediateGrant, buildRecipientList, buildRecipientUpdateResponse, coordinateMediationProtocol, MEDIATION_VERSIONS,
+  type MediationVersion,
+} from '../protocols/coordinate-mediation.js';
+import { protocolError } from '../protocols/protocol-kit.js';
+import type { HandlerContext, ProtocolModule } from '../router/router.js';
+import type { MediatorCore } from './core.js';
+import { deniedBy } from './policy.js';
+
+function partyOf(ctx: HandlerContext): string {
+  if (!ctx.sender || !ctx.metadata.authenticated) {
+    throw new IdsyncError('sender_not_authenticated', 'coordinate-mediation requests must be authcrypted by the recipient');
+  }
+  return ctx.sender;
+}
+
+async function grantedParty(core: MediatorCore, ctx: HandlerContext): Promise<string> {
+  const party = partyOf(ctx);
+  if (!(await core.keylist.granted(party))) {
+    throw protocolError('mediation_required', 'mediation was not granted to this DID: send a mediate-request first');
+  }
+  return party;
+}
+
+function versionProtocol(core: MediatorCore, v: MediationVersion): ProtocolModule {
+  const deps = { clock: core.clock, ids: core.ids };
+  return coordinateMediationProtocol(
+    v,
+    {
+      'mediate-request': async (ctx) => {
+        const party = partyOf(ctx);
+        const rule = deniedBy(core.policy, party);
+        if (rule !== undefined) {
+          core.events.emit('mediation-denied', { party: ionShortForm(party), rule, version: v });
+          await ctx.reply(buildMediateDeny(v, { thid: ctx.thid }, deps));
+          return;
+        }
+        await core.keylist.grant(party, v);
+        core.events.emit('mediation-granted', { party: ionShortForm(party), version: v });
+        await ctx.reply(buildMediateGrant(v, { thid: ctx.thid, routingDid: core.did() }, deps));
+      },
+      update: async (ctx, parsed) => {
+        const party = await grantedParty(core, ctx);
+        const updated = await core.keylist.update(party, parsed.updates);
+        core.events.emit('keylist-updated', { party: ionShortForm(party), updated, version: v });
+        await ctx.reply(buildRecipientUpdateResponse(v, { thid: ctx.thid, updated }, deps));
+      },
+      query: async (ctx, parsed) => {
+        const party = await grantedParty(core, ctx);
+        const { dids, total } = await core.keylist.list(party, parsed.paginate);
+        // §Keylist: pagination "count, offset and remaining", given when the query paginated.
+        const pagination = parsed.paginate ? { count: dids.length, offset: parsed.paginate.offset, remaining: Math.max(0, total - parsed.paginate.offset - dids.length) } : undefined;
+        await ctx.reply(buildRecipientList(v, { thid: ctx.thid, dids, ...(pagination ? { pagination } : {}) }, deps));
+      },
+    },
+    ['mediator'],
+  );
+}
+
+/** The mediator's modules for both versions (router.use). */
+export function mediatorCoordination(core: MediatorCore): ProtocolModule[] {
+  return MEDIATION_VERSIONS.map((v) => versionProtocol(core, v));
+}

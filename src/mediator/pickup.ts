@@ -1,0 +1,176 @@
+// The mediator side of Message Pickup 3.0 (https://didcomm.org/messagepickup/3.0): status,
+// delivery (anoncrypted outer layer, one attachment per queued packed message, attachment id =
+// queue id), messages-received, and live mode over a persistent connection. Every request must
+// come from an authenticated sender and reaches only its own messages: those queued for its own
+// DID and for each recipient DID it registered (keylist.ts). "recipient_did is optional. When
+// specified, the mediator MUST only return status related to that recipient did"; without it, a
+// request covers all of them (the Identus SDK polls that way).
+//
+// Live pushes travel inside a `delivery` (threaded to the live-delivery-change that asked for
+// them; the Identus SDK handles nothing else arriving on the socket) and stay queued until
+// messages-received: a push the connection lost is delivered again by the next delivery-request.
+import { sameDid } from '../didcomm/message.js';
+import { pack } from '../didcomm/envelope/index.js';
+import { ionShortForm } from '../did/ion-form.js';
+import { IdsyncError } from '../errors.js';
+import { buildDelivery, buildStatus, messagePickupProtocol } from '../protocols/message-pickup.js';
+import { protocolError } from '../protocols/protocol-kit.js';
+import type { HandlerContext, ProtocolModule } from '../router/router.js';
+import type { MediatorCore } from './core.js';
+import type { QueuedMessage } from './queue.js';
+
+/** Persistent connections can carry pushes after the request is answered. */
+const PERSISTENT = new Set(['ws', 'memory']);
+
+/** At most this many messages in one delivery, whatever the limit asked. */
+export const MAX_DELIVERY = 100;
+
+interface Scope {
+  /** The authenticated requester. */
+  party: string;
+  /** The recipient DIDs whose queues the request covers. */
+  dids: string[];
+}
+
+export interface Pickup {
+  protocol: ProtocolModule;
+  /** Pushes `entries` (queued for DIDs of `party`) on its live connection, inside a delivery; false when it has none. */
+  pushLive(party: string, entries: QueuedMessage[]): Promise<boolean>;
+}
+
+export function mediatorPickup(core: MediatorCore): Pickup {
+  const deps = { clock: core.clock, ids: core.ids };
+  /** The live-delivery-change that turned live mode on, by party: what live deliveries are threaded to. */
+  const liveThreads = new Map<string, string>();
+
+  async function scopeOf(ctx: HandlerContext, recipientDid?: string): Promise<Scope> {
+    if (!ctx.sender || !ctx.metadata.authenticated) {
+      throw new IdsyncError('sender_not_authenticated', 'pickup requests must be authcrypted by the recipient');
+    }
+    // §Requirements: "the return_route header extension must be set to all in all request submitted by the recipient".
+    if (ctx.message.return_route !== 'all' && ctx.message.return_route !== 'thread') {
+      throw new IdsyncError('return_route_required', 'pickup requests need return_route "all"');
+    }
+    const party = ctx.sender;
+    if (recipientDid === undefined) return { party, dids: [party, ...(await core.keylist.recipientsOf(party))] };
+    if (sameDid(recipientDid, party)) return { party, dids: [party] };
+    const reg = await core.keylist.lookup(recipientDid);
+    if (!reg) throw protocolError('mediation_required', `no recipient registered ${recipientDid.slice(0, 200)} here`, { recipientDid: recipientDid.slice(0, 200) });
+    if (!sameDid(reg.owner, party)) throw protocolError('forbidden', 'a recipient may only collect its own messages');
+    return { party, dids: [reg.recipientDid] };
+  }
+
+  /** The oldest deliverable messages across `dids` (queue ids sort by arrival), at most `limit`. */
+  async function oldest(dids: string[], limit?: number): Promise<QueuedMessage[]> {
+    const all = (await Promise.all(dids.map((d) => core.queue.list(d)))).flat().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return limit === undefined ? all : all.slice(0, limit);
+  }
+
+  async function status(ctx: HandlerContext, scope: Scope, recipientDid?: string): Promise<void> {
+    const entries = await oldest(scope.dids);
+    const now = core.clock.now();
+    const times = entries.map((e) => Date.parse(e.queuedAt));
+    await ctx.reply(
+      buildStatus(
+        {
+          thid: ctx.thid,
+          messageCount: entries.length,
+          // "If a recipient_did was specified in the status-request message, the matching value MUST be specified".
+          ...(recipientDid !== undefined ? { recipientDid } : {}),
+          ...(entries.length
+            ? {
+                longestWaitedSeconds: Math.max(0, Math.floor((now - Math.min(...times)) / 1000)),
+                oldestReceivedTime: Math.floor(Math.min(...times) / 1000),
+                newestReceivedTime: Math.floor(Math.max(...times) / 1000),
+                totalBytes: entries.reduce((n, e) => n + Buffer.byteLength(e.packed), 0),
+              }
+            : {}),
+          liveDelivery: core.live.has(scope.party),
+        },
+        deps,
+      ),
+    );
+  }
+
+  const protocol = messagePickupProtocol(
+    {
+      'status-request': async (ctx, parsed) => status(ctx, await scopeOf(ctx, parsed.recipientDid), parsed.recipientDid),
+
+      'delivery-request': async (ctx, parsed) => {
+        const scope = await scopeOf(ctx, parsed.recipientDid);
+        const entries = await oldest(scope.dids, Math.min(parsed.limit, MAX_DELIVERY));
+        // §Delivery Request: "If no messages are available to be sent, a status message MUST be sent immediately."
+        if (entries.length === 0) return status(ctx, scope, parsed.recipientDid);
+        const delivery = buildDelivery(
+          { thid: ctx.thid, messages: entries.map((e) => ({ id: e.id, packed: e.packed })), ...(parsed.recipientDid !== undefined ? { recipientDid: parsed.recipientDid } : {}) },
+          deps,
+        );
+        // The delivery's outer layer is anoncrypted (the queued messages inside are encrypted for their recipients).
+        await ctx.reply(delivery, { mode: 'anoncrypt' });
+        core.crashPoint?.('mediator:delivered');
+        core.events.emit('pickup-delivered', { to: ionShortForm(scope.party), queueIds: entries.map((e) => e.id) });
+      },
+
+      'messages-received': async (ctx, parsed) => {
+        const scope = await scopeOf(ctx);
+        // "Delivered messages MUST NOT be deleted until delivery is acknowledged by a messages-received message."
+        let removed = 0;
+        for (const did of scope.dids) removed += await core.queue.remove(did, parsed.messageIds);
+        core.crashPoint?.('mediator:received');
+        core.events.emit('pickup-received', { to: ionShortForm(scope.party), removed, queueIds: parsed.messageIds });
+        // "The mediator SHOULD send an updated status message reflecting the changes to the queue."
+        await status(ctx, scope);
+      },
+
+      'live-delivery-change': async (ctx, parsed) => {
+        const scope = await scopeOf(ctx);
+        const info = ctx.received;
+        if (parsed.liveDelivery) {
+          // "Live Mode MUST only be enabled when a persistent transport is used, such as WebSockets."
+          if (!info?.reply || !PERSISTENT.has(info.transport as string)) {
+            throw protocolError('live_mode_not_supported', 'live delivery needs a persistent connection (WebSocket)');
+          }
+          core.live.bind(scope.party, info.reply);
+          liveThreads.set(ionShortForm(scope.party), ctx.message.id);
+          info.bind?.(scope.party);
+        } else {
+          core.live.unbind(scope.party);
+          liveThreads.delete(ionShortForm(scope.party));
+        }
+        core.events.emit('live-delivery-changed', { to: ionShortForm(scope.party), live: parsed.liveDelivery });
+        // "Upon receiving the live_delivery_change message, the mediator MUST respond with a status message."
+        await status(ctx, scope);
+      },
+    },
+    ['mediator'],
+  );
+
+  return {
+    protocol,
+    async pushLive(party, entries) {
+      if (!core.live.has(party) || entries.length === 0) return false;
+      const delivery = buildDelivery(
+        { thid: liveThreads.get(ionShortForm(party)) ?? entries[0]!.id, to: party, messages: entries.map((e) => ({ id: e.id, packed: e.packed })) },
+        deps,
+      );
+      const { packed } = await pack(delivery, { mode: 'anoncrypt', to: party, forward: false }, core.envelope);
+      const pushed = await core.live.push(party, packed);
+      if (pushed) core.events.emit('live-pushed', { to: ionShortForm(party), queueIds: entries.map((e) => e.id) });
+      return pushed;
+    },
+  };
+}
+
+/**
+ * DIDComm v2 §6.1 return_route "all" over HTTP: a response with room left carries the oldest
+ * message queued for `did`, removed once handed to the transport (the service twin's wallets
+ * that POST without an endpoint of their own).
+ */
+export async function takeOne(core: Pick<MediatorCore, 'queue' | 'events'>, did: string, reply: (packed: string) => Promise<void>): Promise<boolean> {
+  const [entry] = await core.queue.list(did, 1);
+  if (!entry) return false;
+  await reply(entry.packed);
+  await core.queue.remove(did, [entry.id]);
+  core.events.emit('message-delivered', { to: ionShortForm(did), messageId: entry.messageId, type: entry.type, via: 'return-route', queueId: entry.id });
+  return true;
+}

@@ -1,0 +1,148 @@
+// The standalone mediator on the network (`idsync mediator`): one node:http server with the
+// DIDComm endpoint POST /didcomm (DIDComm v2.1 §Transports: HTTPS; 202 on receipt, a return-routed
+// answer in a 200 body), the WebSocket endpoint on the same path (live mode), GET /invitation (the
+// out-of-band invitation to mediate, also at its _oob URL), GET /did (the DID and its document)
+// and GET /health. A forward over the size limit is answered 413 (DIDComm v2.1 §max_receive_bytes:
+// "it is also appropriate to emit an error at the transport level, such as HTTP 413").
+import http from 'node:http';
+import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
+import { handleHttpInbound, problemResponse, type HttpInboundResponse } from '../didcomm/transport/http.js';
+import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
+import { DEFAULT_MAX_BYTES } from '../didcomm/transport/media-type.js';
+import { listen, urlHost } from '../listen.js';
+import type { Store } from '../store/store.js';
+import { createMediatorAgent, type MediatorAgent, type MediatorAgentOptions } from './agent.js';
+import { mediatorPolicy } from './policy.js';
+
+export interface StartMediatorOptions extends Omit<MediatorAgentOptions, 'publicUrl' | 'store' | 'clock' | 'ids'> {
+  store: Store;
+  clock?: Clock;
+  ids?: IdGenerator;
+  /** 0 (default): any free port. */
+  port?: number;
+  host?: string;
+  /** Where clients reach it (default the address it listens on). */
+  publicUrl?: string;
+}
+
+export interface RunningMediator {
+  /** The address it listens on, e.g. http://127.0.0.1:41234. */
+  readonly url: string;
+  readonly publicUrl: string;
+  readonly did: string;
+  readonly invitationUrl: string;
+  readonly agent: MediatorAgent;
+  readonly ws: WsEndpoint;
+  close(): Promise<void>;
+}
+
+function send(res: http.ServerResponse, r: HttpInboundResponse): void {
+  if (res.headersSent) return;
+  const headers: Record<string, string | number> = { ...r.headers, 'content-length': r.body === undefined ? 0 : Buffer.byteLength(r.body) };
+  if (r.body !== undefined) headers['content-type'] = r.contentType ?? 'application/octet-stream';
+  res.writeHead(r.status, headers);
+  res.end(r.body);
+}
+
+const json = (status: number, value: unknown): HttpInboundResponse => ({ status, contentType: 'application/json', body: JSON.stringify(value) });
+
+/** Reads a request body of at most `max` bytes; undefined (and the connection answered 413) beyond it. */
+function readBody(req: http.IncomingMessage, res: http.ServerResponse, max: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const tooLarge = () => {
+      send(res, problemResponse('payload_too_large', `a message may have at most ${max} bytes`));
+      res.once('finish', () => req.destroy());
+      resolve(undefined);
+    };
+    if (Number(req.headers['content-length'] ?? 0) > max) return tooLarge();
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let done = false;
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      total += c.length;
+      if (total > max) {
+        done = true;
+        return tooLarge();
+      }
+      chunks.push(c);
+    });
+    req.on('error', () => {
+      if (!done) resolve(undefined);
+      done = true;
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+  });
+}
+
+export async function startMediator(options: StartMediatorOptions): Promise<RunningMediator> {
+  const host = options.host ?? '127.0.0.1';
+  const policy = mediatorPolicy(options.policy);
+  // The forward around a message is larger than the message (base64url in JSON, one more JWE): room for both.
+  const maxBytes = Math.max(DEFAULT_MAX_BYTES, 2 * policy.maxMessageBytes + 64 * 1024);
+  let agent: MediatorAgent | undefined;
+
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (!agent) return send(res, problemResponse('temporarily_unavailable', 'the mediator is starting'));
+      if (url.pathname === '/didcomm') {
+        if (req.method !== 'POST') return send(res, { ...problemResponse('method_not_allowed', 'messages are POSTed'), headers: { allow: 'POST' } });
+        const body = await readBody(req, res, maxBytes);
+        if (body === undefined) return;
+        const r = await handleHttpInbound({ body, contentType: req.headers['content-type'] }, (packed, info) => agent!.receive(packed, info), { maxBytes });
+        // §max_receive_bytes: a message over the limit is refused at the transport level too.
+        if (r.problem?.code === 'forward_too_large') r.status = 413;
+        return send(res, r);
+      }
+      if (req.method !== 'GET') return send(res, problemResponse('method_not_allowed', 'only GET here'));
+      if (url.pathname === '/invitation') return send(res, json(200, agent.invitation));
+      if (url.pathname === '/did') return send(res, json(200, { did: agent.did, document: agent.identity.document }));
+      if (url.pathname === '/health') return send(res, json(200, { status: 'ok', did: agent.did }));
+      return send(res, problemResponse('route_not_found', 'the mediator serves POST /didcomm, GET /invitation, GET /did and GET /health'));
+    })().catch(() => send(res, problemResponse('internal_error', 'the request could not be handled')));
+  });
+
+  const ws = attachWsEndpoint(server, {
+    path: '/didcomm',
+    maxBytes,
+    handler: (packed, info) => agent!.receive(packed, { transport: 'ws', reply: info.reply, bind: info.bind }),
+    // "If Live Mode is active, and the connection is broken, a new inbound connection starts with Live Mode disabled."
+    onDisconnect: (conn) => agent?.mediator.live.forget(conn.send),
+  });
+  let port: number;
+  try {
+    port = await listen(server, options.port ?? 0, host);
+  } catch (err) {
+    await ws.close();
+    throw err;
+  }
+  const url = `http://${urlHost(host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host)}:${port}`;
+  const publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
+  try {
+    agent = await createMediatorAgent({ ...options, clock: options.clock ?? systemClock, ids: options.ids ?? uuid, publicUrl });
+  } catch (err) {
+    await ws.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw err;
+  }
+  const running = agent;
+  return {
+    url,
+    publicUrl,
+    did: running.did,
+    invitationUrl: running.invitationUrl,
+    agent: running,
+    ws,
+    async close() {
+      await ws.close();
+      server.closeAllConnections?.();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await running.close();
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// `idsync mediator`: the banner (DID, invitation URL, then the listening line) or one JSON line,
+// the invitation it serves, flags turned into the mediator's policy, a stop that closes cleanly
+// and keeps the data folder, and usage errors as one line with exit status 2.
+import { afterAll, describe, expect, it } from 'vitest';
+import { policyOptions, runMediator } from '../../src/cli/commands/mediator.js';
+import type { CliIo } from '../../src/cli/output.js';
+import type { RunningMediator } from '../../src/mediator/server.js';
+import { runCli, tempDir } from './run-cli.js';
+
+let dir: Awaited<ReturnType<typeof tempDir>> | undefined;
+afterAll(async () => dir?.remove());
+
+function io(): CliIo & { out: string } {
+  const o = { out: '', stdout: (t: string) => void (o.out += t), stderr: () => {}, readStdin: async () => '' };
+  return o;
+}
+
+async function running(args: Parameters<typeof runMediator>[0]): Promise<{ m: RunningMediator; stop: () => Promise<void>; out: () => string }> {
+  const captured = io();
+  let stop!: () => void;
+  const until = new Promise<void>((resolve) => (stop = resolve));
+  let ready!: (m: RunningMediator) => void;
+  const started = new Promise<RunningMediator>((resolve) => (ready = resolve));
+  const done = runMediator(args, { io: captured, until, onMediator: ready });
+  const m = await Promise.race([started, done.then(() => Promise.reject(new Error('the mediator stopped before listening')))]);
+  return { m, out: () => captured.out, stop: async () => (stop(), await done) };
+}
+
+describe('idsync mediator', () => {
+  it('prints its DID, its invitation URL and then where it listens; serves the invitation; stops on the signal', async () => {
+    dir = await tempDir();
+    const { m, out, stop } = await running({ port: '0', host: '127.0.0.1', data: dir.file('m') });
+    const lines = out().trim().split('\n');
+    expect(lines[0]).toBe(`DID ${m.did}`);
+    expect(lines.at(-1)).toBe(`idsync mediator listening on ${m.url}`);
+    expect(out()).toContain(m.invitationUrl);
+    const invitation = (await (await fetch(`${m.url}/invitation`)).json()) as { from: string; body: { goal_code: string } };
+    expect(invitation).toMatchObject({ from: m.did, body: { goal_code: 'request-mediate' } });
+    // The URL form answers with the same invitation.
+    expect(await (await fetch(m.invitationUrl)).json()).toEqual(invitation);
+    await stop();
+    expect(out().trim().split('\n').at(-1)).toBe('idsync mediator stopping');
+  });
+
+  it('with --json prints exactly one JSON line', async () => {
+    dir ??= await tempDir();
+    const { m, out, stop } = await running({ port: '0', host: '127.0.0.1', data: dir.file('j'), json: true });
+    await stop();
+    expect(out().trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(out())).toEqual({ listening: m.url, publicUrl: m.publicUrl, did: m.did, invitationUrl: m.invitationUrl, data: dir.file('j') });
+  });
+
+  it('turns --deny, --max-queue, --max-message-bytes, --max-delay and --forward-onwards into the policy', () => {
+    expect(policyOptions({ port: '0', host: 'h', data: 'd', deny: ['did:key:*'], maxQueue: '5', maxMessageBytes: '4096', maxDelay: '10m', forwardOnwards: true })).toEqual({
+      deny: ['did:key:*'],
+      maxQueue: 5,
+      maxMessageBytes: 4096,
+      maxDelayMs: 600_000,
+      onwards: true,
+    });
+  });
+
+  it('refuses bad flags with one line and exit status 2', async () => {
+    for (const [flag, value] of [['--max-queue', '0'], ['--max-message-bytes', 'lots'], ['--max-delay', 'soon'], ['--port', '70000'], ['--public-url', 'not a url']]) {
+      const run = await runCli(['mediator', flag, value, '--data', '/nonexistent/never-created']);
+      expect(run.code, `${flag} ${value}`).toBe(2);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(/^idsync: invalid_argument: /);
+    }
+  });
+});

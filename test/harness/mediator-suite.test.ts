@@ -1,0 +1,83 @@
+// The mediator suite (`conformance run --role mediator`) judges idsync's own mediator over real
+// sockets: every case passes with a deny rule and small limits set, and those that need a policy
+// skip, saying which, without one; the same through the invitation URL and the CLI. A mediator that
+// answers a forward 202 and loses it is judged failed, naming the rule.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createResolver, documentResolver } from '../../src/did/resolver.js';
+import { MEDIATOR_CASES, runMediatorConformance } from '../../src/harness/run-mediator.js';
+import { runConformance } from '../../src/harness/run.js';
+import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { runCli } from '../cli/run-cli.js';
+
+const resolve = documentResolver(createResolver({ cache: false }));
+const stores: Store[] = [];
+const mediators: RunningMediator[] = [];
+
+async function mediator(policy: Parameters<typeof startMediator>[0]['policy']): Promise<RunningMediator> {
+  const store = await openStore();
+  stores.push(store);
+  const m = await startMediator({ store, policy });
+  mediators.push(m);
+  return m;
+}
+
+let strict: RunningMediator;
+let open: RunningMediator;
+beforeAll(async () => {
+  strict = await mediator({ deny: ['did:key:*'], maxQueue: 20, maxMessageBytes: 65_536, maxDelayMs: 60_000 });
+  open = await mediator({});
+});
+afterAll(async () => {
+  for (const m of mediators) await m.close();
+  for (const s of stores) await s.close();
+});
+
+describe('conformance run --role mediator', () => {
+  it("passes idsync's mediator with a deny rule and small limits: every case", async () => {
+    const report = await runMediatorConformance({ target: strict.did, resolve, timeoutMs: 3000 });
+    const notPassed = report.cases.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.detail ?? ''}`);
+    expect(notPassed).toEqual([]);
+    expect(report.cases.map((c) => c.id)).toEqual([...MEDIATOR_CASES.map((c) => c.id), 'run/sent-messages']);
+    expect(report.cases.flatMap((c) => c.warnings)).toEqual([]);
+  }, 60_000);
+
+  it("passes the peer suites too (trust-ping, discover-features, report-problem, envelope modes) on the mediator's DID", async () => {
+    const report = await runConformance({ target: strict.did, resolve, timeoutMs: 3000 });
+    expect(report.cases.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.detail ?? ''}`)).toEqual([]);
+  }, 60_000);
+
+  it('skips, saying why, what needs a policy the mediator lacks; fails nothing', async () => {
+    const report = await runMediatorConformance({ target: open.invitationUrl, resolve, timeoutMs: 3000, suites: ['mediation', 'limits'] });
+    expect(report.summary.failed).toBe(0);
+    const skippedCases = Object.fromEntries(report.cases.filter((c) => c.status === 'skipped').map((c) => [c.id, c.detail]));
+    expect(skippedCases['mediation/deny']).toMatch(/--deny/);
+    expect(skippedCases['limits/queue']).toMatch(/--max-queue/);
+    // Its default delay limit (1 h) refuses a 10-day delay; its size limit (1 MiB request) a 600 KiB message.
+    expect(report.cases.find((c) => c.id === 'limits/delay')?.status).toBe('passed');
+  }, 60_000);
+
+  it('fails a mediator that answers forwards 202 and keeps nothing, naming routing.forward.receipt', async () => {
+    const lossy = await mediator({});
+    // The forward handler's queue is this object: its writes now vanish.
+    const queue = lossy.agent.mediator.queue;
+    queue.enqueue = async (recipient, packed) => ({ id: `lost-${Math.random()}`, recipient, packed, queuedAt: new Date().toISOString() });
+    const report = await runMediatorConformance({ target: lossy.did, resolve, timeoutMs: 3000, suites: ['forward-pickup'] });
+    const delivery = report.cases.find((c) => c.id === 'pickup/forward-delivery')!;
+    expect(delivery.status).toBe('failed');
+    expect(delivery.failedRules).toContain('routing.forward.receipt');
+    expect(report.cases.find((c) => c.id === 'pickup/forward-unknown')?.status).toBe('passed');
+  }, 60_000);
+
+  it('runs from the CLI and exits 0; --suite picks suites of the mediator role', async () => {
+    const run = await runCli(['conformance', 'run', '--role', 'mediator', '--target', strict.did, '--suite', 'forward-pickup', '--json']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout) as { summary: { passed: number; failed: number } };
+    expect(doc.summary).toMatchObject({ failed: 0 });
+    expect(doc.summary.passed).toBeGreaterThan(0);
+    const bad = await runCli(['conformance', 'run', '--role', 'mediator', '--target', strict.did, '--suite', 'trust-ping']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^idsync: invalid_argument: unknown suite trust-ping/);
+  }, 60_000);
+});

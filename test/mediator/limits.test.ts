@@ -1,0 +1,133 @@
+// The mediator's limits and routing 2.0 headers, each refusal coded: a forward over
+// --max-message-bytes gets HTTP 413, a full queue 503 with Retry-After (and what waits is kept),
+// a delay_milli over --max-delay 400 with its code; delay_milli holds a message back until its
+// time, expires_time drops it at its time (injected clock); a forward for a DID registered at
+// another mediator is passed on to it; queues and keylists survive a restart on the same folder.
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock, systemClock } from '../../src/clock.js';
+import { pack } from '../../src/didcomm/envelope/index.js';
+import { MEDIA_TYPES } from '../../src/didcomm/types.js';
+import { requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
+import { wrapForMediator } from '../../src/protocols/routing.js';
+import { TRUST_PING } from '../../src/protocols/trust-ping.js';
+import { startMediator, type RunningMediator, type StartMediatorOptions } from '../../src/mediator/server.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { tempDir } from '../cli/run-cli.js';
+import { deliveryRequest, extraDid, open, party, sender, status, type Delivered, type Party } from './parties.js';
+
+const cleanup: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+async function setup(o: Partial<StartMediatorOptions> = {}, store?: Store) {
+  const s0 = store ?? (await openStore());
+  const m = await startMediator({ store: s0, ...o });
+  const r = party();
+  const s = sender();
+  cleanup.push(...(store ? [] : [() => s0.close()]), () => m.close(), () => r.close(), () => s.close());
+  const a = extraDid(r, m.did).did;
+  await requestMediation(r.router, m.did, '2.0');
+  await updateRecipients(r.router, m.did, [{ recipientDid: a, action: 'add' }]);
+  return { m, r, s, a };
+}
+
+/** A ping from `s` for `to`, wrapped in a forward to `m` by hand (headers chosen), POSTed; the HTTP answer. */
+async function forward(m: RunningMediator, s: Party, to: string, o: { expiresTime?: number; delayMilli?: number; padding?: number } = {}) {
+  const ping = { id: crypto.randomUUID(), type: TRUST_PING.ping, from: s.did, to: [to], body: { response_requested: false, ...(o.padding ? { padding: 'x'.repeat(o.padding) } : {}) } };
+  const inner = (await pack(ping, { mode: 'authcrypt', to, forward: false }, s.envelope)).packed;
+  const { packed } = await wrapForMediator(inner, { next: to, mediator: m.did, ...o }, s.envelope, { clock: systemClock });
+  const res = await fetch(`${m.url}/didcomm`, { method: 'POST', headers: { 'content-type': MEDIA_TYPES.encrypted }, body: packed });
+  const body = await res.text();
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), problem: body ? (JSON.parse(body) as { code?: string; problemCode?: string }) : undefined, pingId: ping.id };
+}
+
+const isDelivery = (d: unknown): d is Delivered => Array.isArray((d as Delivered).messages);
+
+describe('mediator limits and routing headers', () => {
+  it('answers a forward over --max-message-bytes with 413 and keeps nothing', async () => {
+    const { m, r, s, a } = await setup({ policy: { maxMessageBytes: 8192 } });
+    expect(await forward(m, s, a)).toMatchObject({ status: 202 });
+    expect(await forward(m, s, a, { padding: 10_000 })).toMatchObject({ status: 413, problem: { code: 'forward_too_large', problemCode: 'e.p.msg.too-large' } });
+    expect((await status(r, m.did)).status.messageCount).toBe(1);
+  });
+
+  it('answers a forward beyond --max-queue with 503 and Retry-After, keeping what waits', async () => {
+    const { m, r, s, a } = await setup({ policy: { maxQueue: 2 } });
+    expect((await forward(m, s, a)).status).toBe(202);
+    expect((await forward(m, s, a)).status).toBe(202);
+    const full = await forward(m, s, a);
+    expect(full.status).toBe(503);
+    expect(Number(full.retryAfter)).toBeGreaterThan(0);
+    expect((await status(r, m.did)).status.messageCount).toBe(2);
+  });
+
+  it('holds a message back for delay_milli and refuses a delay over --max-delay', async () => {
+    const clock = new ManualClock(Date.now());
+    const { m, r, s, a } = await setup({ clock, policy: { maxDelayMs: 60_000 } });
+    expect(await forward(m, s, a, { delayMilli: 120_000 })).toMatchObject({ status: 400, problem: { code: 'forward_delay_refused', problemCode: 'e.p.msg.delay-too-long' } });
+    const { pingId } = await forward(m, s, a, { delayMilli: 30_000 });
+    expect((await status(r, m.did)).status.messageCount).toBe(0);
+    clock.advance(30_000);
+    const d = await deliveryRequest(r, m.did);
+    if (!isDelivery(d)) throw new Error('expected a delivery once the delay is over');
+    expect((await open(r, d.messages[0]!.packed)).id).toBe(pingId);
+  });
+
+  it('drops a queued message at its expires_time, and refuses a forward already expired', async () => {
+    const clock = new ManualClock(Date.now());
+    const { m, r, s, a } = await setup({ clock });
+    const now = Math.floor(clock.now() / 1000);
+    expect(await forward(m, s, a, { expiresTime: now - 10 })).toMatchObject({ status: 400, problem: { code: 'message_expired' } });
+    expect((await forward(m, s, a, { expiresTime: now + 60 })).status).toBe(202);
+    expect((await status(r, m.did)).status.messageCount).toBe(1);
+    clock.advance(61_000);
+    expect((await status(r, m.did)).status.messageCount).toBe(0);
+  });
+
+  it('passes a forward for a DID registered at another mediator on to that mediator, when onwards forwarding is on', async () => {
+    const first = await setup({ policy: { onwards: true } });
+    const second = await setup();
+    const queued = new Promise((resolve) => second.m.agent.events.once('forward-queued', resolve));
+    // next = a DID whose service names the second mediator's DID: the first wraps it for the second.
+    const relayed = new Promise((resolve) => first.m.agent.events.once('forward-relayed', resolve));
+    expect((await forward(first.m, first.s, second.a)).status).toBe(202);
+    await relayed;
+    await queued;
+    expect((await status(second.r, second.m.did)).status.messageCount).toBe(1);
+    expect((await status(first.r, first.m.did)).status.messageCount).toBe(0);
+  });
+
+  it('refuses to pass a forward on when onwards forwarding is off (the default)', async () => {
+    const first = await setup();
+    const second = await setup();
+    expect(await forward(first.m, first.s, second.a)).toMatchObject({ status: 400, problem: { code: 'forward_unknown_recipient' } });
+  });
+
+  it('keeps grants, keylists and queues across a restart on the same folder', async () => {
+    const dir = await tempDir();
+    cleanup.push(() => dir.remove());
+    const store = await openStore({ path: dir.file('m') });
+    const port = await new Promise<number>((resolve) => {
+      // A fixed port: the mediator's DID names it.
+      import('node:net').then(({ createServer }) => {
+        const srv = createServer().listen(0, '127.0.0.1', () => {
+          const p = (srv.address() as { port: number }).port;
+          srv.close(() => resolve(p));
+        });
+      });
+    });
+    const { m, r, s, a } = await setup({ port }, store);
+    const { pingId } = await forward(m, s, a);
+    await m.close();
+    await store.close();
+    const again = await openStore({ path: dir.file('m') });
+    cleanup.push(() => again.close());
+    const m2 = await startMediator({ store: again, port });
+    cleanup.push(() => m2.close());
+    expect(m2.did).toBe(m.did);
+    const d = await deliveryRequest(r, m2.did);
+    if (!isDelivery(d)) throw new Error('expected the queued message after the restart');
+    expect((await open(r, d.messages[0]!.packed)).id).toBe(pingId);
+  });
+});

@@ -1,0 +1,120 @@
+// A message through the standalone mediator over real sockets: a sender sends to a DID whose
+// DIDComm service names the mediator's DID (pack() wraps the forward), the mediator queues it
+// for the party that registered that DID, and the party collects it with Message Pickup 3.0:
+// status counts, delivery with the packed message unchanged, messages-received removing exactly
+// what it names, recipient_did scoping, and live mode over the WebSocket.
+import { afterEach, describe, expect, it } from 'vitest';
+import { requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
+import { TRUST_PING } from '../../src/protocols/trust-ping.js';
+import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
+import { openStore } from '../../src/store/store.js';
+import { deliveryRequest, extraDid, goLive, messagesReceived, nextPush, open, party, sender, status, type Delivered, type Party } from './parties.js';
+
+const cleanup: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+async function setup(): Promise<{ m: RunningMediator; r: Party; s: Party; a: string; b: string }> {
+  const store = await openStore();
+  const m = await startMediator({ store });
+  const r = party();
+  const s = sender();
+  cleanup.push(() => store.close(), () => m.close(), () => r.close(), () => s.close());
+  const a = extraDid(r, m.did).did;
+  const b = extraDid(r, m.did).did;
+  await requestMediation(r.router, m.did, '2.0');
+  await updateRecipients(r.router, m.did, [{ recipientDid: a, action: 'add' }, { recipientDid: b, action: 'add' }]);
+  return { m, r, s, a, b };
+}
+
+const isDelivery = (d: unknown): d is Delivered => Array.isArray((d as Delivered).messages);
+
+async function ping(s: Party, to: string): Promise<string> {
+  const sent = await s.router.send({ type: TRUST_PING.ping, body: { response_requested: false } }, { to });
+  return sent.message.id;
+}
+
+describe('forward and pickup', () => {
+  it('queues a forward for the registered DID, counts it, delivers it unchanged, and removes it on messages-received', async () => {
+    const { m, r, s, a } = await setup();
+    const queued = new Promise((resolve) => m.agent.events.once('forward-queued', resolve));
+    const pingId = await ping(s, a);
+    expect(await queued).toMatchObject({ queueIds: [expect.any(String)] });
+
+    expect((await status(r, m.did)).status.messageCount).toBe(1);
+    const d = await deliveryRequest(r, m.did, 10);
+    if (!isDelivery(d)) throw new Error('expected a delivery');
+    expect(d.messages).toHaveLength(1);
+    const inner = await open(r, d.messages[0]!.packed);
+    expect(inner).toMatchObject({ id: pingId, type: TRUST_PING.ping, from: s.did });
+    // Delivered is not confirmed: it stays until messages-received names it.
+    expect((await status(r, m.did)).status.messageCount).toBe(1);
+    expect(await messagesReceived(r, m.did, [d.messages[0]!.id])).toMatchObject({ messageCount: 0 });
+    // Nothing left: a delivery-request gets a status.
+    expect(await deliveryRequest(r, m.did)).toMatchObject({ status: { messageCount: 0 } });
+  });
+
+  it('scopes status and delivery to recipient_did, and echoes it in the status', async () => {
+    const { m, r, s, a, b } = await setup();
+    await ping(s, a);
+    await ping(s, a);
+    await ping(s, b);
+    const forA = await status(r, m.did, a);
+    expect(forA.status).toMatchObject({ messageCount: 2, recipientDid: a });
+    expect((await status(r, m.did, b)).status).toMatchObject({ messageCount: 1, recipientDid: b });
+    expect((await status(r, m.did)).status.messageCount).toBe(3);
+    const d = await deliveryRequest(r, m.did, 10, b);
+    if (!isDelivery(d)) throw new Error('expected a delivery');
+    expect(d.messages).toHaveLength(1);
+    expect(d.message.body.recipient_did).toBe(b);
+    // limit: at most that many, oldest first.
+    const one = await deliveryRequest(r, m.did, 1);
+    if (!isDelivery(one)) throw new Error('expected a delivery');
+    expect(one.messages).toHaveLength(1);
+  });
+
+  it("refuses another party's recipient_did (e.p.trust.forbidden) and an unregistered one (e.p.req.not-enrolled)", async () => {
+    const { m, a } = await setup();
+    const other = party();
+    cleanup.push(() => other.close());
+    await requestMediation(other.router, m.did, '2.0');
+    const problems: string[] = [];
+    other.router.events.on('received', (e: { message: { type: string; body: { code?: string } } }) => {
+      if (e.message.type.endsWith('/problem-report')) problems.push(String(e.message.body.code));
+    });
+    await other.router.send({ type: 'https://didcomm.org/messagepickup/3.0/status-request', body: { recipient_did: a }, return_route: 'all' }, { to: m.did });
+    await other.router.send({ type: 'https://didcomm.org/messagepickup/3.0/status-request', body: { recipient_did: 'did:example:nobody' }, return_route: 'all' }, { to: m.did });
+    expect(problems).toEqual(['e.p.trust.forbidden', 'e.p.req.not-enrolled']);
+  });
+
+  it('refuses a forward to a DID nobody registered, and keeps nothing', async () => {
+    const { m, r, s } = await setup();
+    const unknown = extraDid(r, m.did).did;
+    await expect(s.router.send({ type: TRUST_PING.ping, body: { response_requested: false } }, { to: unknown })).rejects.toMatchObject({
+      code: 'transport_rejected',
+      details: { status: 400, problemCode: 'forward_unknown_recipient' },
+    });
+    expect((await status(r, m.did)).status.messageCount).toBe(0);
+  });
+
+  it('in live mode pushes a forward inside a delivery on the WebSocket, and keeps it until messages-received', async () => {
+    const { m, r, s, a } = await setup();
+    const wsEndpoint = `${m.url.replace(/^http/, 'ws')}/didcomm`;
+    expect(await goLive(r, m.did, wsEndpoint)).toMatchObject({ messageCount: 0, liveDelivery: true });
+    const pushed = nextPush(r);
+    const pingId = await ping(s, a);
+    const d = await pushed;
+    expect((await open(r, d.messages[0]!.packed)).id).toBe(pingId);
+    expect(await m.agent.mediator.queue.count(a)).toBe(1);
+    expect(await messagesReceived(r, m.did, [d.messages[0]!.id], wsEndpoint)).toMatchObject({ messageCount: 0 });
+  });
+
+  it('answers live mode asked for over HTTP with e.m.live-mode-not-supported, and stays off', async () => {
+    const { m, r } = await setup();
+    const problem = new Promise<{ message: { body: { code: string } } }>((resolve) => r.router.events.on('received', (e) => e.message.type.endsWith('/problem-report') && resolve(e)));
+    await r.router.send({ type: 'https://didcomm.org/messagepickup/3.0/live-delivery-change', body: { live_delivery: true }, return_route: 'all' }, { to: m.did });
+    expect((await problem).message.body.code).toBe('e.m.live-mode-not-supported');
+    expect((await status(r, m.did)).status.liveDelivery).toBe(false);
+  });
+});
