@@ -44,6 +44,9 @@ ${rec.hasReport && comparable.length ? html`<form method="get" action="/console/
 ${casesTable(rec)}`;
 }
 
+/** A run in progress also fetches its state this often, whatever its stream says. */
+const RUN_POLL_MS = 2_000;
+
 export function registerRunView(scope: FastifyInstance, ctx: ConsoleContext): void {
   scope.get('/console/conformance/runs/:id', { schema: { hide: true } }, async (request, reply) => {
     const runner = runnerOf(ctx);
@@ -52,7 +55,8 @@ export function registerRunView(scope: FastifyInstance, ctx: ConsoleContext): vo
     if (!rec) throw problem('not_found', `no conformance run ${id}`);
     const accept = request.headers.accept ?? '';
     if (accept.includes('application/json') && !accept.includes('text/html')) return reply.send({ run: rec });
-    const region = liveRegion('run', `${runHref(rec)}?fragment=1`, await runBody(rec, await runner.list(scopeOf(request))));
+    const open = rec.state === 'queued' || rec.state === 'running';
+    const region = liveRegion('run', `${runHref(rec)}?fragment=1`, await runBody(rec, await runner.list(scopeOf(request))), 'changed', open ? RUN_POLL_MS : undefined);
     if ((request.query as Record<string, unknown>).fragment) return sendHtml(reply, region);
     const body = html`<p><a href="/console/conformance">← All runs</a></p><h1>Conformance run <code>${shortId(rec.id)}</code></h1>${region}`;
     return sendHtml(reply, renderPage(ctx, request, { title: `Conformance run ${shortId(rec.id)}`, active: 'conformance', stream: `/console/stream/conformance?run=${encodeURIComponent(rec.id)}`, body }));
