@@ -94,8 +94,8 @@ export async function listed(c: CaseContext, r: Recipient, v: MediationVersion =
   return Array.isArray(entries) && entries.some((k) => (k as { recipient_did?: unknown })?.recipient_did === r.did);
 }
 
-/** The coordinate-mediation versions a recipient DID could not be registered with in this run (tried once each). */
-const unregistrable = new WeakMap<object, Set<MediationVersion>>();
+/** Why a recipient DID could not be registered with each coordinate-mediation version in this run (each tried once). */
+const unregistrable = new WeakMap<object, Map<MediationVersion, string>>();
 
 /**
  * Mediation granted and a fresh recipient registered: what the pickup cases start from; undefined
@@ -105,24 +105,21 @@ const unregistrable = new WeakMap<object, Set<MediationVersion>>();
  * query of the same version) names it: the mediation cases judge the answer, these the pickup.
  */
 export async function enrolled(c: CaseContext): Promise<{ recipient: Recipient; broken: BrokenRule[] } | { why: string; broken: BrokenRule[] }> {
-  let tried = unregistrable.get(c.cp);
-  if (!tried) unregistrable.set(c.cp, (tried = new Set()));
-  const whys: string[] = [];
+  let failed = unregistrable.get(c.cp);
+  if (!failed) unregistrable.set(c.cp, (failed = new Map()));
   for (const v of ['2.0', '3.0'] as const) {
-    if (tried.has(v)) continue;
+    if (failed.has(v)) continue;
     const grant = await mediate(c, v);
     if (!granted(grant, v)) {
-      whys.push(`the ${v} mediate-request was not granted (${grant.answer?.message?.type ?? 'no answer'})`);
-      tried.add(v);
+      failed.set(v, `the ${v} mediate-request was not granted (${grant.answer?.message?.type ?? 'no answer'})`);
       continue;
     }
     const recipient = newRecipient(c);
     const reg = await register(c, recipient, 'add', v);
     if (reg.result === 'success' || (reg.answer?.message?.type === mediationTypes(v).updateResponse && (await listed(c, recipient, v)))) return { recipient, broken: [] };
-    whys.push(`registering a recipient DID with ${v} gave ${reg.result ?? reg.answer?.message?.type ?? 'no answer'}`);
-    tried.add(v);
+    failed.set(v, `registering a recipient DID with ${v} gave ${reg.result ?? reg.answer?.message?.type ?? 'no answer'}`);
   }
-  return { why: whys.join('; ') || 'no coordinate-mediation version registered a recipient DID earlier in the run', broken: [] };
+  return { why: [...failed.values()].join('; '), broken: [] };
 }
 
 export interface Forwarded {
