@@ -2,7 +2,7 @@
 // under the fault mix — 10 % drop, 5 % duplicate, 2 % reorder, 1 % tamper on every
 // DIDComm message both ways (src/testing/soak.ts) — beside the same flows without faults, in
 // one run. Each flow has a deadline; a flow not done by then has failed and is reported with
-// the step it had not got past. Both parties retry what was lost (router/resend.ts), so a
+// the step it had not got past. Both parties retry what was lost (router/steps), so a
 // dropped, tampered or reordered message delays its flow; the report shows by how much.
 // Run: npm run bench:soak [-- --flows 200 --concurrency 20 --timeout 10000 --seed 1 --quick --json]
 // (env BENCH_FLOWS, BENCH_CONCURRENCY, BENCH_TIMEOUT_MS, BENCH_SEED, BENCH_QUICK=1).

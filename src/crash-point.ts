@@ -1,7 +1,7 @@
-// A test hook for crash tests (issue 10 part 7): named points in the protocol steps where a
+// A test hook for crash tests: named points in the protocol steps where a
 // process can be made to die abruptly, as `kill -9` would, so that a test can kill the service or
 // a wallet at each step of a flow and check what the restart does. Points are named by the
-// durable-steps engine (router/resend.ts): `send:<message>` once the message's state is stored
+// durable-steps engine (router/steps): `send:<message>` once the message's state is stored
 // and before it goes out, `sent:<message>` once it went out (e.g. `send:offer-credential`,
 // `sent:issue-credential.ack`).
 //

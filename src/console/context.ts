@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { LoggedMessage } from '../store/messages.js';
+import type { ConformanceRunner } from './conformance/runner.js';
 import type { Html, HtmlValue } from './html.js';
 import type { LiveHub } from './live.js';
 import type { MessageFeed } from './message-feed.js';
@@ -23,6 +24,16 @@ export interface ConsoleContext {
   userMessages?(tenantId: string | undefined, userId: string): Promise<(m: LoggedMessage) => boolean>;
   /** A name for a peer DID in diagrams and rows (a user id on the service), if one is known. */
   peerName?(tenantId: string | undefined, did: string): Promise<string | undefined>;
+  /** Conformance runs started here, and the targets offered with one click (this party's own agents). */
+  conformance?: { runner: ConformanceRunner; targets(): Promise<ConformanceTarget[]> };
+}
+
+/** A target offered with one click; its DID is looked up only when a run is started (the wallet may not exist before). */
+export interface ConformanceTarget {
+  key: string;
+  label: string;
+  /** A DID or an invitation URL. */
+  target(): Promise<string>;
 }
 
 export function renderPage(ctx: ConsoleContext, request: FastifyRequest, o: { title: string; active?: string; stream?: string; body: HtmlValue }): Html {

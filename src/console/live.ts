@@ -1,9 +1,10 @@
 // Server-Sent Events for the console's live pages (WHATWG HTML §9.2). A page's stream carries
 // HTML for htmx to put in place (rows as they are logged) and a named `changed` event when the
 // state a page shows may have changed, so its regions fetch themselves again. `changed` is sent
-// at most every `throttleMs`, whatever the rate of changes: with a fleet running a page stays
-// responsive. A client that cannot keep up (its socket buffer over `maxBufferedBytes`) is
-// disconnected; the browser reconnects and catches up by Last-Event-ID.
+// at most every `throttleMs`, whatever the rate of changes, and while changes keep coming (a fleet
+// running) at most every `busyThrottleMs`: each one makes every open page render its regions
+// again, on the twin's own event loop. A client that cannot keep up (its socket buffer over
+// `maxBufferedBytes`) is disconnected; the browser reconnects and catches up by Last-Event-ID.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SECURITY_HEADERS } from './security.js';
 
@@ -30,6 +31,8 @@ export interface LiveHub {
 
 export interface LiveOptions {
   throttleMs?: number;
+  /** The gap between two `changed` while changes keep coming (default 1000 ms). */
+  busyThrottleMs?: number;
   heartbeatMs?: number;
   maxBufferedBytes?: number;
 }
@@ -44,15 +47,20 @@ function frame(data: string, o: { event?: string; id?: string } = {}): string {
 
 export function liveHub(options: LiveOptions = {}): LiveHub {
   const throttleMs = options.throttleMs ?? 300;
+  const busyThrottleMs = Math.max(throttleMs, options.busyThrottleMs ?? 1000);
   const heartbeatMs = options.heartbeatMs ?? 20_000;
   const maxBuffered = options.maxBufferedBytes ?? 4 * 1024 * 1024;
   const streams = new Set<{ stream: LiveStream; end(): void }>();
   let pending: NodeJS.Timeout | undefined;
   let lastSent = 0;
+  // Busy: the last two `changed` went out close together, so changes keep coming.
+  let busy = false;
 
   const broadcastChanged = () => {
     pending = undefined;
-    lastSent = Date.now();
+    const now = Date.now();
+    busy = now - lastSent <= busyThrottleMs + throttleMs;
+    lastSent = now;
     for (const s of streams) s.stream.send(String(lastSent), { event: 'changed' });
   };
 
@@ -105,7 +113,7 @@ export function liveHub(options: LiveOptions = {}): LiveHub {
     },
     changed() {
       if (pending) return;
-      const wait = Math.max(0, throttleMs - (Date.now() - lastSent));
+      const wait = Math.max(0, (busy ? busyThrottleMs : throttleMs) - (Date.now() - lastSent));
       pending = setTimeout(broadcastChanged, wait);
       pending.unref();
     },

@@ -5,6 +5,7 @@
 // something. Given a fault switch, faults are turned on and off from the browser; given a wallet
 // (or not: one is made in this process on first use), e-mailed invitations are accepted from it.
 import type { FastifyInstance } from 'fastify';
+import { createResolver, documentResolver } from '../did/resolver.js';
 import type { RouterResult } from '../router/router.js';
 import type { ServicePlugin } from '../service/app.js';
 import type { ServiceDeps } from '../service/deps.js';
@@ -14,6 +15,8 @@ import type { FaultSwitch } from '../testing/fault-switch.js';
 import { createWallet, type Wallet } from '../wallet/wallet.js';
 import type { Principal } from './sessions.js';
 import { createSessions } from './sessions.js';
+import { registerConformanceViews } from './conformance/register.js';
+import { conformanceRunner } from './conformance/runner.js';
 import { liveHub, type LiveOptions } from './live.js';
 import { messageFeed, type PackedSighting } from './message-feed.js';
 import { installConsoleBasics } from './scope.js';
@@ -94,6 +97,8 @@ export function serviceConsole(o: ServiceConsoleOptions = {}): ServicePlugin {
       outboundLabel: 'to-wallet',
     });
     const own = o.wallet ? undefined : inProcessWallet();
+    const runner = conformanceRunner({ store: deps.store, clock: deps.clock, resolve: documentResolver(createResolver({})) });
+    const wallet = async () => (o.wallet ? o.wallet() : own!.get());
     const ctx: ServiceConsoleContext = {
       kind: 'service',
       label: 'service twin',
@@ -105,6 +110,7 @@ export function serviceConsole(o: ServiceConsoleOptions = {}): ServicePlugin {
         { key: 'outbox', href: '/console/outbox', label: 'Outbox' },
         { key: 'webhooks', href: '/console/webhooks', label: 'Webhooks' },
         { key: 'faults', href: '/console/faults', label: 'Faults' },
+        { key: 'conformance', href: '/console/conformance', label: 'Conformance' },
       ],
       hub,
       feed,
@@ -112,12 +118,23 @@ export function serviceConsole(o: ServiceConsoleOptions = {}): ServicePlugin {
       self: { name: 'service', dids: () => [deps.serviceDid] },
       deps,
       ...(o.faults ? { faults: o.faults } : {}),
-      wallet: async () => (o.wallet ? o.wallet() : own!.get()),
+      wallet,
       userMessages: (tenantId, userId) => userMessagePredicate(deps, tenantId, userId),
       peerName: (tenantId, did) => userOfDid(deps, tenantId, did),
+      conformance: {
+        runner,
+        targets: async () => [
+          { key: 'service', label: 'the twin’s own agent', target: async () => deps.serviceDid },
+          { key: 'wallet', label: 'the console’s wallet', target: async () => (await wallet()).did },
+        ],
+      },
     };
     followChanges(app, deps, agent, ctx);
-    app.addHook('preClose', async () => hub.close());
+    app.addHook('preClose', async () => {
+      hub.close();
+      // Runs under way end (after their current case) before the store closes under them.
+      await runner.close();
+    });
     app.addHook('onClose', async () => {
       feed.close();
       await own?.close();
@@ -132,6 +149,7 @@ export function serviceConsole(o: ServiceConsoleOptions = {}): ServicePlugin {
       registerOutboxView(scope, ctx);
       registerWebhooksView(scope, ctx);
       registerFaultsView(scope, ctx);
+      registerConformanceViews(scope, ctx);
     });
   };
 }

@@ -5,6 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
+import { createResolver, documentResolver } from '../did/resolver.js';
 import { randomId, sha256 } from '../encoding.js';
 import { listenError } from '../listen.js';
 import { bearerChallenge } from '../service/http/bearer-challenge.js';
@@ -17,6 +18,8 @@ import { liveHub, type LiveOptions } from './live.js';
 import { messageFeed } from './message-feed.js';
 import { installConsoleBasics } from './scope.js';
 import { createSessions } from './sessions.js';
+import { registerConformanceViews } from './conformance/register.js';
+import { conformanceRunner } from './conformance/runner.js';
 import { registerWalletOverview } from './views/wallet-overview.js';
 
 export interface WalletConsoleOptions {
@@ -79,6 +82,7 @@ export async function startWalletConsole(wallet: Wallet, o: WalletConsoleOptions
       return () => void wallet.off('message', on);
     },
   });
+  const runner = conformanceRunner({ store: wallet.options.store, clock, resolve: documentResolver(createResolver({})) });
   const ctx: ConsoleContext = {
     kind: 'wallet',
     label: 'wallet',
@@ -86,11 +90,13 @@ export async function startWalletConsole(wallet: Wallet, o: WalletConsoleOptions
       { key: 'overview', href: '/console/overview', label: 'Flows' },
       { key: 'messages', href: '/console/messages', label: 'Messages' },
       { key: 'threads', href: '/console/threads', label: 'Threads' },
+      { key: 'conformance', href: '/console/conformance', label: 'Conformance' },
     ],
     hub,
     feed,
     clock,
     self: { name: 'wallet', dids: () => [wallet.did, wallet.shortDid] },
+    conformance: { runner, targets: async () => [{ key: 'wallet', label: 'this wallet', target: async () => wallet.did }] },
   };
   const changed = () => hub.changed();
   feed.watch(changed);
@@ -99,8 +105,12 @@ export async function startWalletConsole(wallet: Wallet, o: WalletConsoleOptions
   await app.register(async (scope) => {
     installConsoleBasics(scope, ctx, { auth: walletAuth(accessCode), sessions, kind: ctx.label }, '/console/overview');
     registerWalletOverview(scope, ctx, wallet);
+    registerConformanceViews(scope, ctx);
   });
-  app.addHook('preClose', async () => hub.close());
+  app.addHook('preClose', async () => {
+    hub.close();
+    await runner.close();
+  });
   const host = o.host ?? '127.0.0.1';
   const port = o.port ?? 0;
   await app.listen({ port, host }).catch((err: unknown) => {

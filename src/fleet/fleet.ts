@@ -16,10 +16,12 @@ import { IdsyncError } from '../errors.js';
 import { decodeHistogram, latencyHistogram, type LatencyHistogram } from './histogram.js';
 import { exposeGc, runShard, type ShardPlan, type ShardProgress, type ShardResult } from './runner.js';
 import { loadScenario, type ScenarioRef } from './scenario-ref.js';
-import { clientFor, remoteTarget, startEmbeddedTarget, type FleetTarget, type ServiceCredentials, type TargetInfo } from './target.js';
+import { clientFor, remoteTarget, SERVICE_STORE_MEMORY_FLOWS, startEmbeddedTarget, type FleetTarget, type ServiceCredentials, type ServiceStoreKind, type TargetInfo } from './target.js';
 import type { FleetSummary, LoadModel, Scenario } from './types.js';
 import { startWalletPool } from './wallet-pool.js';
-import { measureThread, type ThreadStats } from './thread-stats.js';
+import { measureThread, type MemorySample, type ThreadStats } from './thread-stats.js';
+import { fleetMemory, type FleetMemory } from './run-memory.js';
+import { mergeSeconds, secondFigures, type SecondFigures } from './timeline.js';
 import { startServiceThread, type ServiceThread } from './service-thread.js';
 import { fleetMediator } from './mediator.js';
 
@@ -40,6 +42,11 @@ export interface FleetOptions {
    * service (its HTTP stack is then part of what is measured). A remote service is always HTTP.
    */
   embeddedTransport?: 'link' | 'http';
+  /**
+   * Where the embedded twin keeps its state: 'memory', 'disk' (a temporary LevelDB), or 'auto'
+   * (default): on disk for runs of more than SERVICE_STORE_MEMORY_FLOWS flows.
+   */
+  serviceStore?: ServiceStoreKind | 'auto';
   envelopeEngine?: EnvelopeEngine;
   /**
    * Wallets behind a mediator: idsync's standalone mediator is started for the run (in this
@@ -76,10 +83,15 @@ export interface FleetResult {
   summary: FleetSummary;
   /** Merged histograms by step (`total` included). */
   histograms: Record<string, LatencyHistogram>;
+  /** Flows completed and failed per second, from the second the first flow started. */
   timeline: { completed: number[]; failed: number[] };
+  /** Each second from the first flow's: flows started, ended and in flight, latency p50/p90/p99. */
+  seconds: SecondFigures[];
+  /** Heap of each thread and the process's RSS over time, and their peaks (run-memory.ts). */
+  memory: FleetMemory;
   errorSamples: Record<string, string>;
   /**
-   * Protocol messages sent again during the run, by step (router/resend.ts: `presentation`;
+   * Protocol messages sent again during the run, by step (router/steps: `presentation`;
    * `redeliver:<type>`: after a peer's 503/429; `given-up:<step>`: threads ended unanswered).
    * The wallets' and, when embedded, the service's; a remote service's are not seen.
    */
@@ -87,7 +99,10 @@ export interface FleetResult {
   model: LoadModel;
   /** Time spent making the idle wallets before the flows (ms). */
   setupMs: number;
-  target: { url: string; embedded: boolean };
+  /** Idle wallets made before the flows (kept as pages, wallet-pages.ts), and how many of them went to disk. */
+  idle: { wallets: number; onDisk: number };
+  /** The service: its URL, and for the embedded twin where it kept its state. */
+  target: { url: string; embedded: boolean; store?: ServiceStoreKind };
   /** The wallets ran in worker threads (false: in the calling thread, beside an embedded service). */
   threaded: boolean;
   /**
@@ -127,13 +142,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   // twin to one of its own (on 2 cores: one for it, one for the wallets).
   const threaded = workers > 1 || ((options.workers ?? 'auto') === 'auto' && embedded && !isObject);
   const link = (options.embeddedTransport ?? 'link') === 'link';
+  const store = serviceStoreFor(options);
   const threads = threaded ? workerSetup(options) : undefined;
   const serviceThread =
-    embedded && threads ? await startServiceThread({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, ...threads, entry: workerEntry('service-worker') }, threads.start) : undefined;
+    embedded && threads ? await startServiceThread({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store, ...threads, entry: workerEntry('service-worker') }, threads.start) : undefined;
   const mediator = await fleetMediator(options.mediated);
   const target: FleetTarget = options.service
     ? await remoteTarget(options.service.url, options.service.credentials)
-    : (serviceThread ?? (await startEmbeddedTarget({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link })));
+    : (serviceThread ?? (await startEmbeddedTarget({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store })));
   try {
     const scenario = isObject ? (options.scenario as Scenario) : await loadScenario(options.scenario as ScenarioRef);
     const runId = randomUUID().slice(0, 8);
@@ -151,22 +167,32 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     const med = mediator ? { mediator: mediator.invitationUrl } : {};
     if (!threads) {
       const result = await inThread(plans[0]!, scenario, target, { ...options, ...med }, progress);
-      return { ...merge([result], scenario, options.model, workers, target, setupStarted, {}), threaded: false, threads: [result.thread] };
+      const all = [{ stats: result.thread, memory: result.memory }];
+      return { ...merge([result], scenario, options.model, workers, target, setupStarted, {}, all, store), threaded: false, threads: [result.thread] };
     }
-    const measured = measureThread('coordinator');
+    const measured = measureThread('coordinator', { rss: true });
     const results = await inWorkers(plans, options.scenario as ScenarioRef, target, serviceThread, { ...options, ...med }, progress, threads);
-    const coordinator = measured();
+    const { memory: coordinatorMemory, ...coordinator } = measured();
     // The twin's thread counted its own resends.
     const service = await serviceThread?.stats();
+    const all = [{ stats: coordinator, memory: coordinatorMemory }, ...(service ? [{ stats: service.thread, memory: service.memory }] : []), ...results.map((r) => ({ stats: r.thread, memory: r.memory }))];
     return {
-      ...merge(results, scenario, options.model, workers, target, setupStarted, service?.resends ?? {}),
+      ...merge(results, scenario, options.model, workers, target, setupStarted, service?.resends ?? {}, all, store),
       threaded: true,
-      threads: [coordinator, ...(service ? [service.thread] : []), ...results.map((r) => r.thread)],
+      threads: all.map((t) => t.stats),
     };
   } finally {
     await target.close();
     await mediator?.close();
   }
+}
+
+/** The embedded twin's store for this run: as asked, or on disk when the run is too big for memory. */
+export function serviceStoreFor(options: Pick<FleetOptions, 'serviceStore' | 'model'>): ServiceStoreKind {
+  if (options.serviceStore && options.serviceStore !== 'auto') return options.serviceStore;
+  const m = options.model;
+  const flows = m.kind === 'closed' ? m.wallets : (m.ratePerSecond * m.durationMs) / 1000;
+  return flows > SERVICE_STORE_MEMORY_FLOWS ? 'disk' : 'memory';
 }
 
 /**
@@ -221,6 +247,7 @@ async function inThread(plan: ShardPlan, scenario: Scenario, target: FleetTarget
       client: clientFor(target, pool.fetch),
       serviceDid: target.did,
       role: target.embedded ? 'service+wallets' : 'wallets',
+      measureRss: true,
       ...(options.signal ? { signal: options.signal } : {}),
       onProgress: (p) => progress.update(0, p),
     });
@@ -346,17 +373,28 @@ function progressMerger(shards: number, onProgress?: (p: FleetProgress) => void)
   };
 }
 
-function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, workers: number, target: FleetTarget, setupStarted: number, serviceResends: Record<string, number>): Omit<FleetResult, 'threaded' | 'threads'> {
+const MB = 1024 * 1024;
+
+function merge(
+  results: ShardResult[],
+  scenario: Scenario,
+  model: LoadModel,
+  workers: number,
+  target: FleetTarget,
+  setupStarted: number,
+  serviceResends: Record<string, number>,
+  threads: { stats: ThreadStats; memory: MemorySample[] }[],
+  store: ServiceStoreKind,
+): Omit<FleetResult, 'threaded' | 'threads'> {
   const histograms: Record<string, LatencyHistogram> = {};
   const errors: Record<string, number> = {};
   const resends: Record<string, number> = { ...serviceResends };
   const errorSamples: Record<string, string> = {};
-  const timeline = { completed: [] as number[], failed: [] as number[] };
-  const add = (into: number[], from: number[]) => from.forEach((v, i) => (into[i] = (into[i] ?? 0) + v));
   let completed = 0;
   let failed = 0;
   let idleWallets = 0;
   let idleBytes = 0;
+  let idleOnDisk = 0;
   for (const r of results) {
     completed += r.completed;
     failed += r.failed;
@@ -364,18 +402,20 @@ function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, wor
     for (const [code, n] of Object.entries(r.errors)) errors[code] = (errors[code] ?? 0) + n;
     for (const [step, n] of Object.entries(r.resends)) resends[step] = (resends[step] ?? 0) + n;
     Object.assign(errorSamples, { ...r.errorSamples, ...errorSamples });
-    add(timeline.completed, r.timeline.completed);
-    add(timeline.failed, r.timeline.failed);
     idleWallets += r.idle.wallets;
     idleBytes += r.idle.bytes;
-  }
-  for (const series of [timeline.completed, timeline.failed]) for (let i = 0; i < series.length; i++) series[i] ??= 0;
-  // Seconds before the first flow ended (workers starting, idle wallets made) are not throughput.
-  while (timeline.completed.length && !timeline.completed[0] && !timeline.failed[0]) {
-    timeline.completed.shift();
-    timeline.failed.shift();
+    idleOnDisk += r.idle.onDisk;
   }
   const firstStart = Math.min(...results.map((r) => r.firstStartAt));
+  // Second 0 is the one the first flow started in: seconds before it (workers starting, idle
+  // wallets made) are no part of the flows' timeline.
+  const startAt = results[0]?.startAt ?? setupStarted;
+  const zero = Math.max(0, Math.floor((firstStart - startAt) / 1000));
+  const seconds = secondFigures(mergeSeconds(results.map((r) => r.seconds)))
+    .slice(zero)
+    .map((f, i) => ({ ...f, second: i }));
+  const timeline = { completed: seconds.map((f) => f.completed), failed: seconds.map((f) => f.failed) };
+  const memory = fleetMemory(threads, startAt + zero * 1000);
   const lastEnd = Math.max(...results.map((r) => r.lastEndAt));
   const durationMs = Math.max(0, lastEnd - firstStart);
   const order = [...scenario.steps, 'total'];
@@ -397,6 +437,11 @@ function merge(results: ShardResult[], scenario: Scenario, model: LoadModel, wor
     steps,
     errors,
     memoryPerWalletKB: idleWallets ? round1(idleBytes / idleWallets / 1024) : null,
+    peakMemoryMB: {
+      rss: memory.peakRssBytes === null ? null : round1(memory.peakRssBytes / MB),
+      heap: Object.fromEntries(Object.entries(memory.peakHeapBytes).map(([label, b]) => [label, round1(b / MB)])),
+    },
   };
-  return { summary, histograms, timeline, errorSamples, resends, model, setupMs: Math.max(0, firstStart - setupStarted), target: { url: target.url, embedded: target.embedded } };
+  const idle = { wallets: idleWallets, onDisk: idleOnDisk };
+  return { summary, histograms, timeline, seconds, memory, errorSamples, resends, model, setupMs: Math.max(0, firstStart - setupStarted), idle, target: { url: target.url, embedded: target.embedded, ...(target.embedded ? { store } : {}) } };
 }

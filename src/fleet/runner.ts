@@ -1,16 +1,18 @@
 // One thread's share of a fleet run: its wallets run the scenario under the load model, every
-// step's latency goes into an HDR histogram, errors are counted by code, and completions by the
-// second they happened (throughput over time). The same code runs in the coordinating thread
+// step's latency goes into an HDR histogram, errors are counted by code, and flows by the second
+// they started and ended, with the latency of those that completed (timeline.ts: throughput,
+// latency and flows in flight over time). The same code runs in the coordinating thread
 // (--workers 1) and in each worker thread (worker.ts).
-import { setFlagsFromString, getHeapStatistics } from 'node:v8';
+import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { toIdsyncError } from '../errors.js';
 import type { ServiceClient } from '../testing/rest-client.js';
-import { resendTally } from '../router/resend.js';
+import { resendTally } from '../router/steps/names.js';
 import { latencyHistogram, type LatencyHistogram } from './histogram.js';
 import type { FlowContext, Scenario } from './types.js';
 import type { WalletPool } from './wallet-pool.js';
-import { measureThread, type ThreadStats } from './thread-stats.js';
+import { heapInUse, measureThread, type MemorySample, type ThreadStats } from './thread-stats.js';
+import { flowTimeline, type SecondsData } from './timeline.js';
 
 /** What one thread runs. Indices are global: thread `shard` of `shards` runs i ≡ shard (mod shards). */
 export interface ShardPlan {
@@ -43,17 +45,21 @@ export interface ShardResult {
   errors: Record<string, number>;
   /** One message per error code (the first seen), for the report. */
   errorSamples: Record<string, string>;
-  /** Completions and failures per second since startAt. */
-  timeline: { completed: number[]; failed: number[] };
-  /** Idle wallets measured: how many, and the heap (+ external) they added. */
-  idle: { wallets: number; bytes: number };
-  /** Protocol messages sent again in this thread during the run, by step (router/resend.ts). */
+  /** The plan's startAt: second 0 of `seconds`. */
+  startAt: number;
+  /** Flows started, completed and failed per second since startAt, and the latency of those completed. */
+  seconds: SecondsData;
+  /** Idle wallets measured: how many, and the heap (+ external) they added; how many of them were paged to disk. */
+  idle: { wallets: number; bytes: number; onDisk: number };
+  /** Protocol messages sent again in this thread during the run, by step (router/steps). */
   resends: Record<string, number>;
   /** When this thread's first flow started and its last one ended (epoch ms). */
   firstStartAt: number;
   lastEndAt: number;
   /** How busy this thread was (thread-stats.ts). */
   thread: ThreadStats;
+  /** This thread's heap each second (and the process's RSS when `measureRss`). */
+  memory: MemorySample[];
 }
 
 /**
@@ -85,6 +91,12 @@ function collect(): void {
   gcFn?.();
 }
 
+/** A thread's stats and its memory samples, apart. */
+export function threadFigures(m: ThreadStats & { memory: MemorySample[] }): { thread: ThreadStats; memory: MemorySample[] } {
+  const { memory, ...thread } = m;
+  return { thread, memory };
+}
+
 /** Resends counted in this thread since `before` (resendTally is cumulative). */
 export function resendsSince(before: Map<string, number>): Record<string, number> {
   const out: Record<string, number> = {};
@@ -94,49 +106,46 @@ export function resendsSince(before: Map<string, number>): Record<string, number
 
 function heapBytes(): number {
   collect();
-  const h = getHeapStatistics();
-  return h.used_heap_size + h.external_memory;
+  return heapInUse();
 }
 
 export async function runShard(
   plan: ShardPlan,
-  deps: { scenario: Scenario; pool: WalletPool; client: ServiceClient; serviceDid: string; onProgress?: (p: ShardProgress) => void; signal?: AbortSignal; role?: string },
+  deps: { scenario: Scenario; pool: WalletPool; client: ServiceClient; serviceDid: string; onProgress?: (p: ShardProgress) => void; signal?: AbortSignal; role?: string; measureRss?: boolean },
 ): Promise<ShardResult> {
   const { scenario, pool, client, serviceDid } = deps;
-  const measured = measureThread(deps.role ?? 'wallets');
+  const measured = measureThread(deps.role ?? 'wallets', { rss: deps.measureRss === true });
   const signal = deps.signal ?? new AbortController().signal;
   const hist = new Map<string, LatencyHistogram>([...scenario.steps, 'total'].map((s) => [s, latencyHistogram()]));
   const errors: Record<string, number> = {};
   const errorSamples: Record<string, string> = {};
-  const timeline = { completed: [] as number[], failed: [] as number[] };
+  const timeline = flowTimeline(plan.startAt);
   let completed = 0;
   let failed = 0;
   let firstStartAt = Infinity;
   let lastEndAt = 0;
-  const bump = (series: number[], at: number) => {
-    const s = Math.max(0, Math.floor((at - plan.startAt) / 1000));
-    while (series.length <= s) series.push(0);
-    series[s]! += 1;
-  };
 
   const resendsBefore = new Map(resendTally);
   const mine: number[] = [];
   if (plan.model.kind === 'closed') for (let i = plan.shard; i < plan.model.wallets; i += plan.shards) mine.push(i);
 
-  // Idle wallets: made before any flow, measured, then used by the first flows.
+  // Idle wallets: made before any flow (kept as pages, wallet-pages.ts), measured, then made
+  // live again by their flows.
   const sample = plan.model.kind === 'closed' ? mine : Array.from({ length: plan.idleSample }, (_, k) => plan.shard + k * plan.shards);
   const before = heapBytes();
   for (const i of sample) {
     if (signal.aborted) break;
-    await pool.wallet(i);
+    await pool.prepare(i);
   }
   const grown = sample.length ? heapBytes() - before : 0;
   // Garbage of earlier work collected meanwhile can make the difference negative: no figure then.
-  const idle = grown > 0 ? { wallets: sample.length, bytes: grown } : { wallets: 0, bytes: 0 };
+  const onDisk = pool.idle.onDisk;
+  const idle = grown > 0 ? { wallets: sample.length, bytes: grown, onDisk } : { wallets: 0, bytes: 0, onDisk };
 
   const flow = async (index: number): Promise<void> => {
     const startedAt = Date.now();
     firstStartAt = Math.min(firstStartAt, startedAt);
+    timeline.started(startedAt);
     const t0 = performance.now();
     try {
       const wallet = await pool.wallet(index);
@@ -156,9 +165,10 @@ export async function runShard(
         },
       };
       await scenario.run(ctx);
-      hist.get('total')!.record(performance.now() - t0);
+      const ms = performance.now() - t0;
+      hist.get('total')!.record(ms);
       completed += 1;
-      bump(timeline.completed, Date.now());
+      timeline.ended(Date.now(), ms, true);
     } catch (err) {
       const e = toIdsyncError(err);
       const reason = (e.details as { reason?: unknown } | undefined)?.reason;
@@ -166,7 +176,7 @@ export async function runShard(
       errors[code] = (errors[code] ?? 0) + 1;
       errorSamples[code] ??= e.message.slice(0, 300);
       failed += 1;
-      bump(timeline.failed, Date.now());
+      timeline.ended(Date.now(), performance.now() - t0, false);
     } finally {
       lastEndAt = Math.max(lastEndAt, Date.now());
       // A finished holder's wallet is let go: a fleet's memory is its idle and running wallets.
@@ -202,12 +212,13 @@ export async function runShard(
     histograms: Object.fromEntries([...hist].map(([k, h]) => [k, h.encode()])),
     errors,
     errorSamples,
-    timeline,
+    startAt: plan.startAt,
+    seconds: timeline.data(),
     idle,
     resends: resendsSince(resendsBefore),
     firstStartAt: Number.isFinite(firstStartAt) ? firstStartAt : plan.startAt,
     lastEndAt: lastEndAt || Date.now(),
-    thread: measured(),
+    ...threadFigures(measured()),
   };
 }
 

@@ -5,30 +5,31 @@
 import { MessageChannel, Worker, type MessagePort, type ResourceLimits } from 'node:worker_threads';
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
-import type { FleetTarget } from './target.js';
+import type { FleetTarget, ServiceStoreKind } from './target.js';
 import type { TargetInfo } from './target-info.js';
-import type { ThreadStats } from './thread-stats.js';
+import type { MemorySample, ThreadStats } from './thread-stats.js';
 import type { ServiceWorkerInput, ServiceWorkerRequest } from './service-worker.js';
 
 export interface ServiceThread extends FleetTarget {
   /** A new link to the twin for one wallet thread (undefined when the wallets use HTTP). */
   linkPort(): MessagePort | undefined;
-  /** What the twin's thread counted: resends (router/resend.ts) and how busy it was. */
-  stats(): Promise<{ resends: Record<string, number>; thread: ThreadStats }>;
+  /** What the twin's thread counted: resends (router/steps), how busy it was, its memory. */
+  stats(): Promise<{ resends: Record<string, number>; thread: ThreadStats; memory: MemorySample[] }>;
 }
 
 export interface ServiceThreadOptions {
   envelopeEngine?: EnvelopeEngine;
   link: boolean;
+  store: ServiceStoreKind;
   entry: { entry: string | URL; eval: boolean };
   execArgv: string[];
   resourceLimits?: ResourceLimits;
 }
 
-type Reply = { type: 'ready'; info: TargetInfo } | { type: 'stats'; resends: Record<string, number>; thread: ThreadStats } | { type: 'closed'; error?: string } | { type: 'error'; code: string; message: string };
+type Reply = { type: 'ready'; info: TargetInfo } | { type: 'stats'; resends: Record<string, number>; thread: ThreadStats; memory: MemorySample[] } | { type: 'closed'; error?: string } | { type: 'error'; code: string; message: string };
 
 export async function startServiceThread(o: ServiceThreadOptions, start: (entry: string | URL, options: ConstructorParameters<typeof Worker>[1] & object) => Worker): Promise<ServiceThread> {
-  const input: ServiceWorkerInput = { link: o.link, ...(o.envelopeEngine ? { envelopeEngine: o.envelopeEngine } : {}) };
+  const input: ServiceWorkerInput = { link: o.link, store: o.store, ...(o.envelopeEngine ? { envelopeEngine: o.envelopeEngine } : {}) };
   const w = start(o.entry.entry, { workerData: input, execArgv: o.execArgv, eval: o.entry.eval, ...(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {}) });
   const waiting: Array<{ type: Reply['type']; resolve: (r: Reply) => void; reject: (e: Error) => void }> = [];
   let failed: Error | undefined;
@@ -66,8 +67,8 @@ export async function startServiceThread(o: ServiceThreadOptions, start: (entry:
     async stats() {
       const s = next('stats');
       send({ type: 'stats' });
-      const { resends, thread } = await s;
-      return { resends, thread };
+      const { resends, thread, memory } = await s;
+      return { resends, thread, memory };
     },
     async close() {
       if (closed) return;

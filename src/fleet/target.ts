@@ -1,7 +1,11 @@
 // The service a fleet loads: an embedded twin started for the run (HTTP on 127.0.0.1, port 0, a
-// temporary store in memory, no rate limits), or any service at a URL that
+// temporary store in memory or, for runs too big to keep in memory, in a temporary folder; no
+// rate limits), or any service at a URL that
 // speaks the same REST API and protocols, reached with client credentials. The embedded twin can
 // also be reached over the fleet's link (link.ts): requests and messages without sockets.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { openStore } from '../store/store.js';
@@ -19,11 +23,28 @@ export interface FleetTarget extends TargetInfo {
 }
 
 /**
- * Starts the embedded twin on a temporary store in memory: a fleet measures the service's work,
- * and nothing of a run needs to outlive it.
+ * Where the embedded twin keeps its state: in memory (plain Maps, the cheapest), or on disk in
+ * a temporary LevelDB: a service keeps every user, message and credential (some 70 KB of records
+ * per sync flow), which 100,000 flows would make ~7 GB of heap.
  */
-export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEngine; format?: 'ldp' | 'jwt'; link?: boolean } = {}): Promise<FleetTarget> {
-  const store = await openStore();
+export type ServiceStoreKind = 'memory' | 'disk';
+
+/** Runs of more flows than this keep the twin's state on disk unless told otherwise. */
+export const SERVICE_STORE_MEMORY_FLOWS = 20_000;
+
+/**
+ * Starts the embedded twin on a temporary store: a fleet measures the service's work, and
+ * nothing of a run needs to outlive it (a folder on disk is removed at close).
+ */
+export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEngine; format?: 'ldp' | 'jwt'; link?: boolean; store?: ServiceStoreKind } = {}): Promise<FleetTarget> {
+  const dir = options.store === 'disk' ? await mkdtemp(join(tmpdir(), 'idsync-fleet-service-')) : undefined;
+  const removeDir = async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  };
+  const store = await openStore(dir ? { path: dir } : {}).catch(async (err: unknown) => {
+    await removeDir();
+    throw err;
+  });
   const credentials = { clientId: 'fleet', clientSecret: 'fleet-secret-0123456789', projectId: 'fleet' };
   const wallets = options.link ? walletLinks() : undefined;
   const twin = await startServiceTwin({
@@ -37,6 +58,7 @@ export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEn
     ...(wallets ? { agent: { wrapTransport: wallets.wrap } } : {}),
   }).catch(async (err) => {
     await store.close();
+    await removeDir();
     throw err;
   });
   return {
@@ -48,6 +70,7 @@ export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEn
     async close() {
       await twin.close();
       await store.close();
+      await removeDir();
     },
   };
 }

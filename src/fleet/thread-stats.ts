@@ -2,9 +2,11 @@
 // loop was running code rather than waiting), its own CPU time where the platform tells it
 // (process.threadCpuUsage on newer Node, /proc/thread-self/stat on Linux), and the pauses of
 // its garbage collector. A thread near 100 % is the one the run waits for; GC time says how
-// much of that is allocation churn.
+// much of that is allocation churn. And its memory: the heap it used (V8's used heap plus the
+// external memory it holds), sampled each second, and where asked the process's resident set.
 import { readFileSync } from 'node:fs';
 import { performance, PerformanceObserver } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
 
 export interface ThreadStats {
   /** 'service' (the embedded twin's thread), 'wallets', or 'service+wallets' in one thread. */
@@ -17,7 +19,27 @@ export interface ThreadStats {
   gcMs: number;
   gcCount: number;
   wallMs: number;
+  /** The most heap (used + external, bytes) seen in a sample. */
+  peakHeapBytes: number;
+  /** The process's peak resident set (bytes, the kernel's high-water mark): the thread that asked for it. */
+  peakRssBytes?: number;
 }
+
+/** A memory sample: when (epoch ms), this thread's heap, and the process's RSS where sampled. */
+export interface MemorySample {
+  at: number;
+  heapBytes: number;
+  rssBytes?: number;
+}
+
+/** Used heap and the external memory it holds (array buffers, strings outside the heap). */
+export function heapInUse(): number {
+  const h = getHeapStatistics();
+  return h.used_heap_size + h.external_memory;
+}
+
+/** Sampling period of the memory figures. */
+const MEMORY_EVERY_MS = 1000;
 
 /** CPU time of the calling thread in ms, or null. */
 function threadCpuMs(): number | null {
@@ -36,8 +58,11 @@ function threadCpuMs(): number | null {
   }
 }
 
-/** Starts measuring this thread; the function returned ends it. */
-export function measureThread(role: string): () => ThreadStats {
+/**
+ * Starts measuring this thread; the function returned ends it and gives the figures, with the
+ * memory samples taken meanwhile (`rss`: the process's resident set too, for one thread only).
+ */
+export function measureThread(role: string, options: { rss?: boolean } = {}): () => ThreadStats & { memory: MemorySample[] } {
   const elu0 = performance.eventLoopUtilization();
   const cpu0 = threadCpuMs();
   const t0 = performance.now();
@@ -50,7 +75,19 @@ export function measureThread(role: string): () => ThreadStats {
     }
   });
   observer.observe({ entryTypes: ['gc'] });
+  const memory: MemorySample[] = [];
+  let peakHeapBytes = 0;
+  const sample = () => {
+    const heapBytes = heapInUse();
+    peakHeapBytes = Math.max(peakHeapBytes, heapBytes);
+    memory.push({ at: Date.now(), heapBytes, ...(options.rss ? { rssBytes: process.memoryUsage.rss() } : {}) });
+  };
+  sample();
+  const ticker = setInterval(sample, MEMORY_EVERY_MS);
+  ticker.unref();
   return () => {
+    clearInterval(ticker);
+    sample();
     observer.disconnect();
     const cpu1 = threadCpuMs();
     const round = (x: number) => Math.round(x);
@@ -61,6 +98,9 @@ export function measureThread(role: string): () => ThreadStats {
       gcMs: round(gcMs),
       gcCount,
       wallMs: round(performance.now() - t0),
+      peakHeapBytes,
+      ...(options.rss ? { peakRssBytes: process.resourceUsage().maxRSS * 1024 } : {}),
+      memory,
     };
   };
 }

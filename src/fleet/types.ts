@@ -1,6 +1,6 @@
 // What a fleet run is made of: scenarios (one simulated holder's flow, in named, timed steps),
 // load models (closed: N wallets, C at a time; open: arrivals at a rate), and the result
-// document `idsync fleet --json` prints (issue 11's shape, kept stable for scripts).
+// document `idsync fleet --json` prints (its keys kept stable for scripts; new ones are added last).
 import type { ServiceClient } from '../testing/rest-client.js';
 import type { Wallet } from '../wallet/wallet.js';
 
@@ -40,7 +40,7 @@ export interface StepFigures {
   maxMs: number;
 }
 
-/** The `--json` document (issue 11), the last line of `idsync fleet --json`. */
+/** The `--json` document, the last line of `idsync fleet --json`. */
 export interface FleetSummary {
   scenario: string;
   wallets: number;
@@ -53,4 +53,6 @@ export interface FleetSummary {
   errors: Record<string, number>;
   /** Heap per idle wallet; null when no thread could measure it (no forced GC available there). */
   memoryPerWalletKB: number | null;
+  /** Peak memory: the process's resident set (null: not measured) and each thread's heap (used + external), in MB. */
+  peakMemoryMB: { rss: number | null; heap: Record<string, number> };
 }

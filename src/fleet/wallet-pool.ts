@@ -2,9 +2,10 @@
 // router and protocols), made cheap to keep by what they share: one HTTP server whose paths are
 // their inbound endpoints (/w/<n>), one fetch with one connection pool, one resolver and its
 // cache for the service's did:web, and a light store each (plain Maps, store/light-store.ts)
-// instead of a LevelDB. Stores and sublevels open on first use, so an idle wallet is its DID,
-// its keys and its agent's closures. With a link to an embedded service (link.ts), requests to
-// the service and its messages to the wallets skip the sockets; the server stays for the rest.
+// instead of a LevelDB. A wallet made ahead of its flow (prepare) is kept as a page, its store's
+// content only (wallet-pages.ts), and made live again when asked for: an idle holder costs its
+// page, not a running agent. With a link to an embedded service (link.ts), requests to the
+// service and its messages to the wallets skip the sockets; the server stays for the rest.
 // Behind a mediator (`mediator`), the wallets have no endpoint: the service forwards to the
 // mediator over HTTP and each wallet collects live on its own WebSocket to it.
 import { createResolver } from '../did/resolver.js';
@@ -17,6 +18,7 @@ import { openLightStore } from '../store/light-store.js';
 import { DEFAULT_WALLET_ADDRESSES } from '../wallet/addresses.js';
 import { createWallet, type Wallet } from '../wallet/wallet.js';
 import { byOrigin, linkFetch, type LinkHandler, type LinkResponse } from './link.js';
+import { pageOf, pageStore, recordingStore, storeOfPage, type RecordingStore } from './wallet-pages.js';
 
 export interface WalletPoolOptions {
   envelopeEngine?: EnvelopeEngine;
@@ -28,6 +30,8 @@ export interface WalletPoolOptions {
   allowPrivate?: boolean;
   /** Requests to the service (serviceUrl's origin) go to this link instead of the network. */
   serviceLink?: LinkHandler;
+  /** Characters of idle wallets' pages kept in memory before they go to disk (default PAGE_MEMORY_BUDGET). */
+  pageMemoryChars?: number;
   /**
    * Wallets behind this mediator (its invitation URL or DID): no endpoint of their own, their DIDs
    * name the mediator, they collect over Message Pickup 3.0 live on its WebSocket.
@@ -36,11 +40,16 @@ export interface WalletPoolOptions {
 }
 
 export interface WalletPool {
-  /** The wallet numbered `index`, made (DID created) on first ask. */
+  /** The wallet numbered `index`, live: made (DID created) on first ask, or read back from its page. */
   wallet(index: number): Promise<Wallet>;
+  /** Makes wallet `index` (its DID and keys) and keeps it idle, as a page, until wallet(index). */
+  prepare(index: number): Promise<void>;
   /** Forgets a wallet (its memory goes with it). */
   release(index: number): Promise<void>;
+  /** Live wallets. */
   readonly size: number;
+  /** Idle wallets kept as pages, in memory and on disk. */
+  readonly idle: { inMemory: number; onDisk: number };
   /** The prefix of every wallet's endpoint URL (`<server>/w/`). */
   readonly endpointPrefix: string;
   /** Answers a request to a wallet's endpoint as the inbound server would (for a link). */
@@ -53,6 +62,8 @@ export interface WalletPool {
 export async function startWalletPool(options: WalletPoolOptions = {}): Promise<WalletPool> {
   const wallets = new Map<number, Wallet>();
   const making = new Map<number, Promise<Wallet>>();
+  const preparing = new Map<number, Promise<void>>();
+  const pages = pageStore(options.pageMemoryChars === undefined ? {} : { memoryChars: options.pageMemoryChars });
   const guard = connectGuard({ ...DEFAULT_WALLET_ADDRESSES, ...(options.allowPrivate ? { allowPrivate: true } : {}) });
   const guarded: GuardedFetch = guardedFetch(guard);
   const fetch = options.serviceLink && options.serviceUrl ? byOrigin(options.serviceUrl, linkFetch(options.serviceLink), guarded) : guarded;
@@ -100,9 +111,11 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
     return { status: r.status, headers, ...(r.body !== undefined ? { body: r.body } : {}) } satisfies LinkResponse;
   };
 
-  const make = async (index: number): Promise<Wallet> => {
+  const stores = new Map<number, RecordingStore>();
+  /** A live wallet on `store`: a new DID when the store is empty, else the one it holds. */
+  const make = async (index: number, store: RecordingStore = recordingStore(openLightStore())): Promise<Wallet> => {
     const w = createWallet({
-      store: openLightStore(),
+      store,
       ...(options.mediator ? { mediator: options.mediator, mediation: { live: true } } : { endpoint: `${server.url}/${index}` }),
       fetch,
       resolver,
@@ -113,33 +126,63 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
       ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
     });
     wallets.set(index, w);
+    stores.set(index, store);
     try {
       await w.init();
     } catch (err) {
       wallets.delete(index);
+      stores.delete(index);
       throw err;
     }
     return w;
   };
+  /** Live again from its page, or made. */
+  const open = async (index: number): Promise<Wallet> => {
+    const page = await pages.take(index);
+    return make(index, page === undefined ? undefined : await storeOfPage(page));
+  };
+  const once = (index: number, fn: () => Promise<Wallet>): Promise<Wallet> => {
+    let p = making.get(index);
+    if (!p) {
+      p = fn().finally(() => making.delete(index));
+      making.set(index, p);
+    }
+    return p;
+  };
 
   return {
     async wallet(index) {
+      await preparing.get(index);
       const w = wallets.get(index);
       if (w?.initialized) return w;
-      let p = making.get(index);
-      if (!p) {
-        p = make(index).finally(() => making.delete(index));
-        making.set(index, p);
-      }
-      return p;
+      return once(index, () => open(index));
+    },
+    async prepare(index) {
+      if (wallets.has(index) || making.has(index) || preparing.has(index) || pages.has(index)) return;
+      const paged = (async () => {
+        const w = await make(index);
+        // Closed, then its store's content kept: the store is quiet once the wallet is closed.
+        wallets.delete(index);
+        await w.close();
+        const store = stores.get(index)!;
+        stores.delete(index);
+        await pages.put(index, await pageOf(store));
+      })().finally(() => preparing.delete(index));
+      preparing.set(index, paged);
+      return paged;
     },
     async release(index) {
       const w = wallets.get(index);
       wallets.delete(index);
+      stores.delete(index);
       await w?.close();
     },
     get size() {
       return wallets.size;
+    },
+    get idle() {
+      const { inMemory, onDisk } = pages.counts;
+      return { inMemory, onDisk };
     },
     endpointPrefix,
     deliver,
@@ -147,6 +190,8 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
     async close() {
       for (const w of wallets.values()) await w.close().catch(() => undefined);
       wallets.clear();
+      stores.clear();
+      await pages.close();
       await server.close();
       await guarded.close();
     },

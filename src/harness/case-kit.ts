@@ -36,10 +36,15 @@ export interface CaseContext {
   timeoutMs: number;
   /** Issuer and verifier roles: the longest wait for the agent to accept idsync's invitation (ms). */
   acceptTimeoutMs?: number;
-  /** Prerequisites found refused (key: `reachable`, `ping`, `mode:<mode>`), with why. */
+  /**
+   * Prerequisites found refused or missing (key: `reachable`, `ping`, `mode:<mode>`; `disclose` when
+   * the agent does not answer discover-features queries), with why.
+   */
   blocked: Map<string, string>;
   /** Modes the agent was seen to take (a 2xx to a well-formed message in them). */
   accepted: Set<HarnessMode>;
+  /** Modes in which the agent answered a ping with a ping-response (envelope cases). */
+  answered: Set<HarnessMode>;
 }
 
 export type BrokenRuleList = BrokenRule[];

@@ -10,7 +10,7 @@
 import { ruleOf } from '../conformance/catalogue.js';
 import { checkEnvelope, envelopeShape, payloadOf } from '../conformance/envelope.js';
 import { createRuleRegistry, type RuleRegistry } from '../conformance/registry.js';
-import { fail, failuresUnder, type ConformanceResult, type Profile } from '../conformance/types.js';
+import { fail, failuresUnder, pass, type ConformanceResult, type Profile } from '../conformance/types.js';
 import { decodeHeader } from '../conformance/envelope-shape.js';
 import { headerDeviations, openLeniently, type Deviation } from '../didcomm/envelope/diagnose.js';
 import { unpack } from '../didcomm/envelope/index.js';
@@ -47,6 +47,18 @@ export interface CheckOptions {
 /** A registry with DIDComm's own body rules and those of every idsync protocol. */
 export function fullRegistry(): RuleRegistry {
   return addIdsyncRules(createRuleRegistry());
+}
+
+/** The text inside a JSON string that itself holds a DIDComm message (a JWE, a JWS or a plaintext), if it does. */
+function twiceEncoded(value: string): { text: string; shape: ReturnType<typeof envelopeShape> } | undefined {
+  let v: unknown;
+  try {
+    v = parseJsonBounded(value);
+  } catch {
+    return undefined;
+  }
+  const shape = typeof v === 'object' && v !== null ? envelopeShape(v) : 'unknown';
+  return shape === 'unknown' ? undefined : { text: value, shape };
 }
 
 /** The rule a refusal of unpack names (details.rule), if it names one the catalogue has. */
@@ -96,6 +108,15 @@ export async function checkMessageText(text: string, ctx: EnvelopeContext, optio
   } catch {
     return judged([fail('envelope', 'envelope.json', 'the message is not JSON')], { opened: false });
   }
+  const inner = typeof value === 'string' ? twiceEncoded(value) : undefined;
+  if (inner) {
+    // A JSON string holding the message (Veramo 7 answers a return route so): no envelope of the
+    // media type table, but what it holds is judged too, so its own faults are not hidden behind it.
+    const held = await checkMessageText(inner.text, ctx, options);
+    const finding = `a JSON string holding a ${inner.shape === 'encrypted' ? 'JWE' : inner.shape === 'signed' ? 'JWS' : 'plaintext message'}: the message is JSON-encoded twice`;
+    const { ok: _ok, results: _results, diagnosis, ...rest } = held;
+    return judged([fail('envelope', 'envelope.shape', finding), ...held.results.filter((r) => r.rule !== 'envelope.shape' || r.ok)], rest, [{ rule: 'envelope.shape', finding }, ...diagnosis]);
+  }
   const envelope = checkEnvelope(text);
   const shape = envelopeShape(value);
   if (shape === 'plaintext') return judged([...envelope, ...registry.check(value)], { opened: true, message: value as PlainMessage });
@@ -107,7 +128,10 @@ export async function checkMessageText(text: string, ctx: EnvelopeContext, optio
   try {
     // The sender rule is judged here as a result (envelope.from-matches-*), not as a refusal.
     const { message, metadata } = await unpack(text, ctx, { checkSender: false });
-    return judged([...envelope, ...registry.check(message, { metadata, packed: text })], { opened: true, message, metadata }, seen);
+    // The strict unpack derives an authcrypt key as ECDH-1PU draft 04 does, the tag in the KDF:
+    // opened so, that rule held (a report would otherwise call it never judged).
+    const kdf = metadata.encryptedFromKid ? [pass('envelope', 'envelope.authcrypt-kdf')] : [];
+    return judged([...envelope, ...kdf, ...registry.check(message, { metadata, packed: text })], { opened: true, message, metadata }, seen);
   } catch (err) {
     const error = toIdsyncError(err);
     const rule = refusedRule(err);

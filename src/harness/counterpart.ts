@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { ruleOf } from '../conformance/catalogue.js';
 import type { DocumentResolver } from '../did/types.js';
 import { pack } from '../didcomm/envelope/index.js';
-import { authcrypt } from '../didcomm/envelope/native-encrypt.js';
+import { anoncrypt, authcrypt } from '../didcomm/envelope/native-encrypt.js';
 import { NativeCall } from '../didcomm/envelope/native-call.js';
 import { memorySecrets } from '../didcomm/secrets.js';
 import { MEDIA_TYPES, type EnvelopeContext, type PlainMessage } from '../didcomm/types.js';
@@ -62,14 +62,17 @@ export interface Counterpart {
   /** A message from the harness to the target: id, from, to and created_time filled in. */
   draft(type: string, body: Record<string, unknown>, extra?: Partial<PlainMessage>): PlainMessage;
   send(message: PlainMessage, options: SendOptions): Promise<PostOutcome>;
-  /** Authcrypts raw bytes (a message that breaks a MUST pack() refuses to write); plaintext posts them as they are. */
-  sendRaw(plaintext: string, note: string, meta: Partial<ExchangedMessage>, mode?: 'authcrypt' | 'plaintext'): Promise<PostOutcome>;
+  /** Authcrypts or anoncrypts raw bytes (a message that breaks a MUST pack() refuses to write); plaintext posts them as they are. */
+  sendRaw(plaintext: string, note: string, meta: Partial<ExchangedMessage>, mode?: RawMode): Promise<PostOutcome>;
   /** POSTs text as is, with a content type. */
   post(text: string, contentType: string, entry: Partial<ExchangedMessage>): Promise<PostOutcome>;
   /** The first received message (already in, or arriving within timeoutMs) that `match` accepts. */
   waitFor(match: (r: Received) => boolean, timeoutMs: number): Promise<Received | undefined>;
   close(): Promise<void>;
 }
+
+/** The envelopes raw bytes can be sent in. */
+export type RawMode = 'authcrypt' | 'anoncrypt' | 'plaintext';
 
 export interface CounterpartOptions {
   /** Reach the agent by HTTP POST or over a WebSocket (default: the first its DID document offers, HTTP preferred). */
@@ -230,7 +233,12 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
     },
     async sendRaw(plaintext, note, meta, mode = 'authcrypt') {
       if (!target) throw new IdsyncError('invalid_argument', 'no agent under test to send to yet');
-      const packed = mode === 'plaintext' ? plaintext : (await authcrypt(Buffer.from(plaintext), { to: target, from: me.did, protect: false, encAnon: HARNESS_ANON_ENC }, new NativeCall(ctx))).packed;
+      const bytes = Buffer.from(plaintext);
+      const packed = mode === 'plaintext'
+        ? plaintext
+        : mode === 'anoncrypt'
+          ? (await anoncrypt(bytes, target, HARNESS_ANON_ENC, new NativeCall(ctx))).packed
+          : (await authcrypt(bytes, { to: target, from: me.did, protect: false, encAnon: HARNESS_ANON_ENC }, new NativeCall(ctx))).packed;
       const e = sentEntry(undefined, mode, packed, { note, plaintext, ...meta });
       return link.send(packed, mode === 'plaintext' ? MEDIA_TYPES.plaintext : MEDIA_TYPES.encrypted, e);
     },

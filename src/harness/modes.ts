@@ -40,6 +40,9 @@ const POLICY: Partial<Record<HarnessMode, string>> = {
   'authcrypt-signed': 'DIDComm v2.1 §IANA Media Types: authcrypt(sign(plaintext)) "SHOULD NOT be emitted by conforming implementations. However, implementations MAY accept it."',
 };
 
+/** The envelopes --mode offers for the cases' ordinary messages. */
+export const RUN_MODES: readonly HarnessMode[] = ['authcrypt', 'anoncrypt', 'signed', 'plaintext'];
+
 export function modeRequirement(mode: HarnessMode): ModeRequirement | undefined {
   const rule = REQUIRED[mode];
   return rule ? quoted(rule) : undefined;

@@ -4,7 +4,9 @@
 // the message type, envelope mode, HTTP status, id and thread. Clicking an arrow opens that
 // message: its plaintext (what the harness packed, or what it opened), its protected headers, the
 // HTTP answer, and the rules it broke, which are highlighted in the case's table at the same time
-// (CSS :target and :has). At the end, every rule the report names with its source.
+// (CSS :target and :has). At the end, every rule the report names with its source. A server that
+// forbids inline styles (the console's Content-Security-Policy) serves reportCss() as a file and
+// asks for a <link> to it instead: the same rules, so the CSS-only interactivity works there too.
 import { ruleAnchor, ruleOf } from '../conformance/catalogue.js';
 import { escapeXml, sequenceSvg, shortType, type SequenceArrow } from './sequence.js';
 import type { CaseResult, ConformanceReport, ExchangedMessage } from './types.js';
@@ -82,14 +84,21 @@ function highlightCss(c: CaseResult, caseIndex: number): string {
   return seqs.map((s) => `#c${caseIndex}:has(#${messageAnchor(caseIndex, s)}:target) .seq-${s}{background:#fff3b0;outline:2px solid #e0a800}`).join('\n');
 }
 
+/** A broken rule's severity as a badge, with the keyword of its quote (MUST, SHOULD, none). */
+function severityBadge(rule: string, severity: string): string {
+  const keyword = ruleOf(rule)?.keyword;
+  return `<span class="sev sev-${esc(severity)}">${esc(severity)}</span>${keyword ? ` <span class="keyword">${esc(keyword)}</span>` : ''}`;
+}
+
 function brokenTable(c: CaseResult, caseIndex: number): string {
   if (!c.broken.length) return '';
   const rows = c.broken.map((b) => {
     const seq = b.seq !== undefined ? `<a href="#${messageAnchor(caseIndex, b.seq)}">#${b.seq}</a>` : '';
     const cls = [b.seq !== undefined ? `seq-${b.seq}` : '', b.severity === 'error' && !b.expected ? 'bad' : ''].filter(Boolean).join(' ');
-    return `<tr class="${cls}"><td>${ruleRef(b.rule)}</td><td>${esc(String(b.severity))}${b.expected ? ' (expected)' : ''}</td><td>${seq}</td><td>${esc(b.detail)}</td></tr>`;
+    const quote = ruleOf(b.rule)?.quote;
+    return `<tr class="${cls}"><td>${ruleRef(b.rule)}</td><td>${severityBadge(b.rule, String(b.severity))}${b.expected ? ' (expected)' : ''}</td><td>${seq}</td><td>${esc(b.detail)}${quote ? `<blockquote>${esc(quote)}</blockquote>` : ''}</td></tr>`;
   });
-  return `<table class="broken"><tr><th>rule</th><th>severity</th><th>message</th><th>what happened</th></tr>${rows.join('')}</table>`;
+  return `<table class="broken"><tr><th>rule</th><th>severity</th><th>message</th><th>what happened, and the sentence broken</th></tr>${rows.join('')}</table>`;
 }
 
 function caseSection(c: CaseResult, i: number): string {
@@ -111,9 +120,24 @@ code{font-size:.85rem;overflow-wrap:anywhere}.muted{color:#5b6b80}svg.sequence{d
 svg.sequence a{cursor:pointer}svg.sequence a:hover text{text-decoration:underline}
 .msg{display:none;border:1px solid #9aa7b5;border-radius:4px;padding:.5rem 1rem;margin:.5rem 0;background:#f7f9fb;overflow-wrap:anywhere}.msg:target{display:block}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8rem;background:#fff;border:1px solid #e1e6ec;padding:.4rem;max-height:24rem;overflow:auto}
-ul.notes{color:#34495e}blockquote{margin:.3rem 0 0 1rem;color:#34495e;font-style:italic}`;
+ul.notes{color:#34495e}blockquote{margin:.3rem 0 0 1rem;color:#34495e;font-style:italic}
+.sev{display:inline-block;padding:0 .4rem;border-radius:3px;font-size:.75rem;text-transform:uppercase}.sev-error{background:#fdecea;color:#c0392b}
+.sev-warning{background:#fdf1d6;color:#8a5a00}.sev-advice{background:#ece8f8;color:#5b4a9e}.keyword{font-weight:700;font-size:.75rem;color:#5b6b80}
+p.back{margin:0 0 1rem}`;
 
-export function reportHtml(report: ConformanceReport): string {
+export interface ReportHtmlOptions {
+  /** Link to this stylesheet (reportCss() of the same report) instead of an inline <style>. */
+  stylesheet?: string;
+  /** A link back to where the report was opened from. */
+  back?: { href: string; label: string };
+}
+
+/** The report's styles: the shared ones and those that highlight each case's messages. */
+export function reportCss(report: Pick<ConformanceReport, 'cases'>): string {
+  return [STYLE, ...report.cases.map((c, i) => highlightCss(c, i)).filter(Boolean)].join('\n') + '\n';
+}
+
+export function reportHtml(report: ConformanceReport, o: ReportHtmlOptions = {}): string {
   const s = report.summary;
   const named = new Set(report.cases.flatMap((c) => [...c.broken.map((b) => b.rule), ...(c.judges ?? [])]));
   const catalogue = [...named].sort().map((id) => {
@@ -130,9 +154,8 @@ export function reportHtml(report: ConformanceReport): string {
     ? `<p>Expected failures that did not happen (the agent now passes them): ${report.unseenExpected.map((u) => `<code>${esc(u.case)}</code> ${ruleRef(u.rule)}`).join(', ')}</p>`
     : '';
   return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>idsync conformance: ${esc(report.target)}</title><style>${STYLE}
-${report.cases.map((c, i) => highlightCss(c, i)).filter(Boolean).join('\n')}</style></head>
-<body><h1>idsync conformance report</h1>
+<html lang="en"><head><meta charset="utf-8"><title>idsync conformance: ${esc(report.target)}</title>${o.stylesheet ? `<link rel="stylesheet" href="${esc(o.stylesheet)}">` : `<style>${reportCss(report)}</style>`}</head>
+<body>${o.back ? `<p class="back"><a href="${esc(o.back.href)}">${esc(o.back.label)}</a></p>` : ''}<h1>idsync conformance report</h1>
 <p>Target <code>${esc(report.target)}</code>, played by idsync as <code>${esc(report.harnessDid.length > 60 ? `${report.harnessDid.slice(0, 57)}…` : report.harnessDid)}</code> (${esc(report.role)}).<br>
 Envelope of the cases: ${esc(report.mode ?? 'authcrypt')}; profile ${esc(report.profile ?? 'liberal')}. Started ${esc(report.startedAt)}, ${report.durationMs} ms.</p>
 <p id="summary">${summaryBadges}</p>${unseen}

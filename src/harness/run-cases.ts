@@ -5,19 +5,27 @@
 import { blocked, CaseEnd, inconclusive, prerequisiteKey, type CaseContext, type CaseDefinition, type CaseOutcome } from './case-kit.js';
 import { applyExpected, type ExpectedFailure } from './expected.js';
 import { attribute, fails, findingsOf, MessageOwners, reusedIds, RUN_CASE } from './judge.js';
+import { RUN_MODES } from './modes.js';
 import type { BrokenRule, CaseInfo, CaseResult, CaseStatus, ExchangedMessage, RunProfile } from './types.js';
 
 export interface CaseRunOptions {
   profile?: RunProfile;
   expected?: ExpectedFailure[];
   onCase?: (r: CaseResult) => void;
+  /** Checked before each case: once aborted, the cases not yet run are left out. */
+  signal?: AbortSignal;
 }
 
-/** The prerequisite refused that blocks `def`, if any. */
+/**
+ * The prerequisite refused that blocks `def`, if any. A case blocked by the run's mode says in
+ * which of the modes --mode offers the agent answered a ping, so that the user can run it there.
+ */
 function blockedBy(def: CaseDefinition, ctx: CaseContext): string | undefined {
   for (const p of ['reachable' as const, ...(def.needs ?? ['mode' as const])]) {
     const reason = ctx.blocked.get(prerequisiteKey(p, ctx.mode));
-    if (reason) return reason;
+    if (!reason) continue;
+    const elsewhere = p === 'mode' ? RUN_MODES.filter((m) => m !== ctx.mode && ctx.answered.has(m)) : [];
+    return elsewhere.length ? `${reason}; it answered pings in ${elsewhere.join(', ')}: --mode ${elsewhere[0]} runs this case` : reason;
   }
   return undefined;
 }
@@ -71,6 +79,7 @@ export async function runCases(ctx: CaseContext, defs: CaseDefinition[], o: Case
   let judgedUpTo = 0;
   try {
     for (const def of defs) {
+      if (o.signal?.aborted) break;
       const from = cp.log.length;
       const t0 = Date.now();
       let outcome: CaseOutcome;

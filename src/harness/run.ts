@@ -48,8 +48,7 @@ export const CASE_IDS = {
 
 export const DEFAULT_CASE_TIMEOUT_MS = 3000;
 
-/** The envelopes --mode offers for the cases' ordinary messages. */
-export const RUN_MODES: readonly HarnessMode[] = ['authcrypt', 'anoncrypt', 'signed', 'plaintext'];
+export { RUN_MODES } from './modes.js';
 
 export interface RunOptions {
   /**
@@ -85,6 +84,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Called as each case ends (progress output). */
   onCase?: (result: CaseResult) => void;
+  /**
+   * Stops the run between two cases (a case under way runs to its end, a few seconds at most): the
+   * cases not yet run are left out of the report, and the run-level case judges what came.
+   */
+  signal?: AbortSignal;
   /** Called as each message is sent, answered (HTTP) or received (--verbose). */
   onEntry?: (entry: ExchangedMessage, event: 'sent' | 'answered' | 'received') => void;
 }
@@ -130,7 +134,7 @@ export function selectCases(all: CaseDefinition[], options: Pick<RunOptions, 'su
 
 /** The context cases run in: the counterpart, the run's mode and timeouts, nothing blocked yet. */
 export function contextFor(cp: Counterpart, options: RunOptions, extra: Partial<CaseContext> = {}): CaseContext {
-  return { cp, target: '', mode: options.mode ?? 'authcrypt', timeoutMs: options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, blocked: new Map(), accepted: new Set(), ...extra };
+  return { cp, target: '', mode: options.mode ?? 'authcrypt', timeoutMs: options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, blocked: new Map(), accepted: new Set(), answered: new Set(), ...extra };
 }
 
 /** The counterpart a run starts: the resolver, POST timeout, transport, DID method and --verbose hook asked for. */

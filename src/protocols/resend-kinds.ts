@@ -1,17 +1,20 @@
-// Which protocol messages the durable-steps engine (router/resend.ts) retries and which it only
-// keeps to answer a replay (issue 10 part 1). A message that waits for the peer's answer is
+// Which protocol messages the durable-steps engine (router/steps) retries and which it only
+// keeps to answer a replay. A message that waits for the peer's answer is
 // retried until answered; the last message of a party's side of a thread (an ack, `established`,
 // `close`, a problem report ending the thread) is only sent again when the peer, retrying, shows
-// that it was lost. Pickup, trust ping, discover-features and invitations are not tracked: they
-// are requests on the return route whose caller sees the answer or its absence.
+// that it was lost. An out-of-band invitation sent by DIDComm (an issuance workflow's, to a DID)
+// waits for its answer too: a message whose pthid names it (Out-of-Band 2.0: the invitee's first
+// message has pthid = the invitation's id). Pickup, trust ping and discover-features are not
+// tracked: they are requests on the return route whose caller sees the answer or its absence.
 import type { PlainMessage } from '../didcomm/types.js';
-import type { ResendKind } from '../router/resend.js';
+import type { StepKind } from '../router/steps/state.js';
 import { DATA_PIPE_PIURI } from './data-pipe.js';
+import { OUT_OF_BAND } from './out-of-band.js';
 import { ISSUE_CREDENTIAL_PIURI } from './issue-credential.js';
 import { PRESENT_PROOF_PIURI } from './present-proof.js';
 import { REPORT_PROBLEM_PIURI } from './report-problem.js';
 
-const KINDS: Record<string, ResendKind> = {
+const KINDS: Record<string, StepKind> = {
   [`${DATA_PIPE_PIURI}/request`]: 'retry',
   [`${DATA_PIPE_PIURI}/established`]: 'answer',
   [`${DATA_PIPE_PIURI}/close`]: 'answer',
@@ -24,8 +27,9 @@ const KINDS: Record<string, ResendKind> = {
   [`${ISSUE_CREDENTIAL_PIURI}/issue-credential`]: 'retry',
   [`${ISSUE_CREDENTIAL_PIURI}/ack`]: 'answer',
   [`${REPORT_PROBLEM_PIURI}/problem-report`]: 'answer',
+  [OUT_OF_BAND.invitation]: 'retry',
 };
 
-export function resendKind(message: PlainMessage): ResendKind | undefined {
+export function resendKind(message: PlainMessage): StepKind | undefined {
   return KINDS[String(message.type)];
 }

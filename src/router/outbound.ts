@@ -16,11 +16,13 @@ import {
   type ReceiveInfo,
   type RouterOptions,
   type RouterResult,
+  type PreparedSend,
   type SendOptions,
   type SendResult,
 } from './types.js';
-import { resendThread, type Resender } from './resend.js';
-import { retryAfterMsOf } from '../didcomm/transport/media-type.js';
+import type { StepEngine } from './steps/engine.js';
+import { stepThread } from './steps/names.js';
+import type { BatchOp } from '../store/store.js';
 import type { EnvelopeMode, PackResult, PlainMessage, Transport, UnpackMetadata } from '../didcomm/types.js';
 
 export type LogInput = Omit<MessageRecord, 'at'>;
@@ -43,8 +45,8 @@ export interface RouterCore {
   finishRecord(seq: string | undefined, rec: LogInput, patch: Partial<LogInput>): Promise<void>;
   log(level: LogLevel, msg: string, data?: Record<string, unknown>): void;
   receive(packed: string, info?: ReceiveInfo): Promise<RouterResult>;
-  /** resend.ts, when configured. */
-  resend(): Resender | undefined;
+  /** The durable steps (steps/engine.ts), when configured. */
+  steps(): StepEngine | undefined;
   /** The id of the message being handled on thread `thid`, if any (what a send on it answers). */
   handling(thid: string): string | undefined;
 }
@@ -97,7 +99,7 @@ async function logged<T>(core: RouterCore, rec: LogInput, send: () => Promise<T>
   try {
     value = await send();
   } catch (err) {
-    await core.finishRecord(seq, rec, { ...rec, result: 'failed' });
+    await core.finishRecord(seq, rec, { ...rec, result: 'failed', errorCode: toIdsyncError(err, 'delivery_failed').code });
     throw err;
   }
   // The whole record as the patch: a log wrapper may rewrite the outcome by message id (the
@@ -113,8 +115,12 @@ function outRecord(message: PlainMessage, packed: PackResult, result: string, re
   };
 }
 
-/** Router.send; `senderKid` as for packFor (replies only). */
-export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: SendOptions = {}, senderKid?: string): Promise<SendResult> {
+/**
+ * The first half of Router.send: the message made, checked and packed, then stored before it goes
+ * out (steps/engine.ts) in ONE batch with `opts.ops`, the rest of its step. `senderKid` as for
+ * packFor (replies only).
+ */
+export async function prepareMessage(core: RouterCore, draft: MessageDraft, opts: SendOptions = {}, senderKid?: string): Promise<PreparedSend> {
   const { clock, ids, options } = core;
   const mode = opts.mode ?? options.defaultMode ?? 'authcrypt';
   const to = opts.to ?? (Array.isArray(draft.to) ? (draft.to as string[])[0] : undefined);
@@ -126,29 +132,61 @@ export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: S
   if (!options.send) throw new IdsyncError('no_outbound', 'the router has no outbound delivery function (options.send)');
   const returnRoute = message.return_route === 'all' || message.return_route === 'thread';
   const endpoint = opts.via ?? packed.serviceEndpoint;
-  const send = options.send;
-  // Stored before it goes out (resend.ts): a failed or lost send is retried from here.
-  if (!opts.untracked) await core.resend()?.noteSending(message, to, packed.mode, core.handling(resendThread(message)));
+  const untracked = opts.untracked === true;
+  await storeStep(core, message, to, packed.mode, untracked, opts.ops);
+  return { message, packed, to, ...(endpoint !== undefined ? { endpoint } : {}), returnRoute, results, untracked };
+}
+
+/** Stores the step of an outgoing message: its record and `ops` in one batch (ops alone when it is not tracked). */
+async function storeStep(core: RouterCore, message: PlainMessage, to: string, mode: EnvelopeMode, untracked: boolean, ops: BatchOp[] = [], answering?: string): Promise<void> {
+  const steps = core.steps();
+  if (steps) return untracked ? steps.commit(ops) : steps.noteSending(message, to, mode, answering ?? core.handling(stepThread(message)), ops);
+  if (ops.length) throw new IdsyncError('invalid_argument', 'store ops sent with a message need the durable steps (RouterOptions.steps)');
+}
+
+/** The second half of Router.send: delivers a prepared message and handles its return-routed replies. */
+export async function deliverPrepared(core: RouterCore, p: PreparedSend): Promise<SendResult> {
+  const send = core.options.send!;
+  const { message, packed, to } = p;
   let replies: string[] | void;
   try {
-    replies = await logged(core, outRecord(message, packed, 'sent', results, { endpoint }), () => send(packed.packed, { to, mode: packed.mode, message, endpoint, returnRoute }));
+    replies = await logged(core, outRecord(message, packed, 'sent', p.results, { endpoint: p.endpoint }), () =>
+      send(packed.packed, { to, mode: packed.mode, message, endpoint: p.endpoint, returnRoute: p.returnRoute }),
+    );
   } catch (err) {
     const e = toIdsyncError(err, 'delivery_failed');
-    if (!opts.untracked) core.resend()?.noteFailed(message, retryAfterMsOf(e));
+    if (!p.untracked) core.steps()?.noteFailed(message, e);
     throw e;
   }
-  core.resend()?.noteSent(message);
+  core.steps()?.noteSent(message);
   core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: false });
   const processed: RouterResult[] = [];
   for (const r of replies ?? []) processed.push(await core.receive(r, { transport: 'return-route' }));
   return { message, packed: packed.packed, mode: packed.mode, replies: processed };
 }
 
+/** Router.send; `senderKid` as for packFor (replies only). */
+export async function sendMessage(core: RouterCore, draft: MessageDraft, opts: SendOptions = {}, senderKid?: string): Promise<SendResult> {
+  return deliverPrepared(core, await prepareMessage(core, draft, opts, senderKid));
+}
+
 /**
  * Sends `draft` as a reply to `inc`: threaded, over the return route when asked and possible,
  * from the form of our DID the message was addressed to (unless the draft names a `from`).
  */
-export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDraft, mode?: EnvelopeMode, track = true): Promise<PlainMessage> {
+export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDraft, mode?: EnvelopeMode, track = true, ops?: BatchOp[]): Promise<PlainMessage> {
+  return (await prepareReply(core, inc, draft, mode, track, ops)).deliver();
+}
+
+/** A reply made, checked, packed and stored (with `ops`, the rest of its step), not yet sent. */
+export interface PreparedReply {
+  message: PlainMessage;
+  /** Sends it: over the return route when asked and possible, else as any message. */
+  deliver(): Promise<PlainMessage>;
+}
+
+/** The first half of replyTo (see Router.prepare: a caller holding a lock over its step's state releases it before deliver()). */
+export async function prepareReply(core: RouterCore, inc: Incoming, draft: MessageDraft, mode?: EnvelopeMode, track = true, ops?: BatchOp[]): Promise<PreparedReply> {
   const { clock, ids, options } = core;
   // The DID the envelope proves wins over a `from` it contradicts (never reflect to a claimed sender).
   const proven = senderOf(inc.metadata);
@@ -167,14 +205,20 @@ export async function replyTo(core: RouterCore, inc: Incoming, draft: MessageDra
     const packed = await packFor(core, message, to, replyMode, senderKid);
     const rec = outRecord(message, packed, 'sent', results, { transport: 'return-route', problemCode: isProblem ? (message.body.code as string) : undefined });
     const reply = inc.info.reply;
-    if (track) await core.resend()?.noteSending(message, to, packed.mode, typeof inc.message.id === 'string' ? inc.message.id : undefined);
-    await logged(core, rec, () => reply(packed.packed));
-    if (track) core.resend()?.noteSent(message);
-    inc.replies.push(packed.packed);
-    core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: true });
-    return message;
+    await storeStep(core, message, to, packed.mode, !track, ops, typeof inc.message.id === 'string' ? inc.message.id : undefined);
+    return {
+      message,
+      async deliver() {
+        await logged(core, rec, () => reply(packed.packed));
+        if (track) core.steps()?.noteSent(message);
+        inc.replies.push(packed.packed);
+        core.events.emit('sent', { message, packed: packed.packed, mode: packed.mode, to, returnRouted: true });
+        return message;
+      },
+    };
   }
-  return (await sendMessage(core, base, { to, mode: replyMode, ...(track ? {} : { untracked: true }) }, senderKid)).message;
+  const prepared = await prepareMessage(core, base, { to, mode: replyMode, ...(track ? {} : { untracked: true }), ...(ops ? { ops } : {}) }, senderKid);
+  return { message: prepared.message, deliver: async () => (await deliverPrepared(core, prepared)).message };
 }
 
 /**
@@ -202,7 +246,7 @@ export async function sendProblem(core: RouterCore, inc: Incoming, error: Idsync
   if (typeof inc.message.id !== 'string' || !(inc.message.from ?? senderOf(inc.metadata))) return undefined;
   try {
     const draft = reporter.report(inc.message, error);
-    // The router's own refusals do not replace the thread's last message (resend.ts).
+    // The router's own refusals do not replace the thread's last message (steps/engine.ts).
     await replyTo(core, inc, draft, undefined, false);
     return draft.body?.code as string | undefined;
   } catch (err) {

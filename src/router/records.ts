@@ -4,7 +4,8 @@
 // hash, the first 200 characters: store/messages.ts messageDigest) with its headers capped, and
 // a message that could not be unpacked as a digest of what arrived. Conformance details can
 // quote what was sent, so they are capped too.
-import type { ConformanceResult } from '../conformance/types.js';
+import { ruleOf } from '../conformance/catalogue.js';
+import { fail, refusalsOf, type ConformanceResult } from '../conformance/types.js';
 import { messageDigest } from '../store/messages.js';
 import type { LogInput } from './outbound.js';
 import { senderOf } from './addressing.js';
@@ -25,13 +26,31 @@ export function loggedConformance(results: ConformanceResult[]): ConformanceResu
   return results.map((r) => (r.detail !== undefined && r.detail.length > DETAIL_CHARS ? { ...r, detail: cap(r.detail, DETAIL_CHARS) } : r));
 }
 
-/** The record of what could not be unpacked: nobody is known to have sent it. */
-export function undecryptableRecord(packed: string, id: string, mode: EnvelopeMode, results: ConformanceResult[], info: ReceiveInfo): LogInput {
+/** The record of what could not be unpacked: nobody is known to have sent it. With the refusal's code and rule. */
+export function undecryptableRecord(packed: string, id: string, mode: EnvelopeMode, results: ConformanceResult[], info: ReceiveInfo, refusal?: { code: string; rule?: string }): LogInput {
   const digest = messageDigest(packed);
   return {
     id, direction: 'in', type: '', mode, size: digest.size, result: 'undecryptable', conformance: loggedConformance(results),
     transport: info.transport, message: {} as PlainMessage, digest,
+    ...(refusal ? { errorCode: refusal.code, ...(refusal.rule ? { rule: refusal.rule } : {}) } : {}),
   };
+}
+
+/**
+ * The rule an unpack refusal names (`details.rule`: the envelope layer refuses what DIDComm v2 and
+ * its RFCs forbid, e.g. envelope.jws-header-disjoint), as a failed result with the refusal's detail;
+ * undefined when it names no rule of the catalogue.
+ */
+export function refusedByRule(error: { message: string; details?: unknown }): ConformanceResult | undefined {
+  const rule = (error.details as { rule?: unknown } | undefined)?.rule;
+  const entry = typeof rule === 'string' ? ruleOf(rule) : undefined;
+  if (!entry) return undefined;
+  return fail(entry.layer === 'plaintext' ? 'plaintext' : 'envelope', entry.id, error.message);
+}
+
+/** The rule that refused a message: the first of its results idsync refuses for (a broken MUST, or a `refuses` row). */
+export function refusingRule(results: ConformanceResult[]): string | undefined {
+  return refusalsOf(results)[0]?.rule;
 }
 
 /** The record of an unpacked message, written on arrival (result 'received'). */

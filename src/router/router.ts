@@ -13,10 +13,12 @@ import { IdsyncError, isIdsyncError, toIdsyncError } from '../errors.js';
 import type { UnpackResult } from '../didcomm/types.js';
 import { isExpired, parseMessageType, parsePiuri, threadId } from '../didcomm/message.js';
 import { addressedDid, senderOf } from './addressing.js';
-import { problemCodeFor, refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
-import { loggedConformance, receivedRecord, undecryptableRecord } from './records.js';
+import { deliverPrepared, prepareMessage, prepareReply, problemCodeFor, refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
+import { loggedConformance, receivedRecord, refusedByRule, refusingRule, undecryptableRecord } from './records.js';
 import { isTransientProblem, seenKey, seenTracker } from './seen.js';
-import { createResender, resendThread, type Resender, type ResendOut } from './resend.js';
+import { createStepEngine, type StepEngine } from './steps/engine.js';
+import { stepThread } from './steps/names.js';
+import type { StepOut } from './steps/state.js';
 import {
   DUPLICATE_RULE,
   type HandlerContext,
@@ -62,10 +64,11 @@ export function createRouter(options: RouterOptions): Router {
     events.emit('log', { level, msg, data });
   };
   const seen = seenTracker(options, clock, log);
-  // Durable steps (resend.ts): per thread, the message being handled now, so that what a handler
-  // sends on that thread is stored as its answer.
-  const handling = new Map<string, string>();
-  let resender: Resender | undefined;
+  // Durable steps (steps/engine.ts): per thread, the messages being handled now, latest last, so
+  // that what a handler sends on that thread is stored as the answer to the latest. Handlers nest
+  // (an answer's delivery can carry the peer's next message in) and may end in any order.
+  const handling = new Map<string, string[]>();
+  let steps: StepEngine | undefined;
 
   /** Writes a log record; the log never breaks message handling. Returns its seq. */
   async function record(rec: LogInput): Promise<string | undefined> {
@@ -107,15 +110,15 @@ export function createRouter(options: RouterOptions): Router {
     finishRecord,
     log,
     receive: (packed, info) => receive(packed, info),
-    resend: () => resender,
-    handling: (thid) => handling.get(thid),
+    steps: () => steps,
+    handling: (thid) => handling.get(thid)?.at(-1),
   };
-  if (options.resend) {
-    resender = createResender(options.resend, {
+  if (options.steps) {
+    steps = createStepEngine(options.steps, {
       clock,
       log,
       // A resend is not a new step: it leaves the thread's record as it is.
-      send: async (out: ResendOut) => void (await sendMessage(core, out.message, { to: out.to, mode: out.mode, untracked: true })),
+      send: async (out: StepOut) => void (await sendMessage(core, out.message, { to: out.to, mode: out.mode, untracked: true })),
     });
   }
 
@@ -137,11 +140,17 @@ export function createRouter(options: RouterOptions): Router {
     } catch (err) {
       // Nobody to answer: the sender is unknown until the envelope opens.
       const error = toIdsyncError(err, 'didcomm_error');
-      const result: RouterResult = { status: 'undecryptable', code: error.code, conformance: checkEnvelope(packed), replies, error };
+      // Logged with the rule that refused it (the envelope layer names it, e.g. a signed envelope's
+      // envelope.jws-header-disjoint), as `message check` names it.
+      const conformance = checkEnvelope(packed);
+      const refused = refusedByRule(error);
+      if (refused && !conformance.some((r) => r.rule === refused.rule && !r.ok)) conformance.push(refused);
+      const rule = refused?.rule ?? refusingRule(conformance);
+      const result: RouterResult = { status: 'undecryptable', code: error.code, conformance, replies, error };
       // Our own store failing while looking up keys says nothing about the message: retry it.
       if (error.code.startsWith('store_')) result.retryable = true;
-      log('warn', 'message could not be unpacked', { code: error.code });
-      await record(undecryptableRecord(packed, `undecryptable-${ids()}`, outerMode(packed), result.conformance, info));
+      log('warn', 'message could not be unpacked', { code: error.code, ...(rule ? { rule } : {}) });
+      await record(undecryptableRecord(packed, `undecryptable-${ids()}`, outerMode(packed), result.conformance, info, { code: error.code, ...(rule ? { rule } : {}) }));
       events.emit('result', result, packed);
       return result;
     }
@@ -164,7 +173,11 @@ export function createRouter(options: RouterOptions): Router {
       const error = toIdsyncError(err);
       result = { status: 'failed', code: error.code, message, metadata, conformance: results, replies, error, retryable: true };
     }
-    await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: loggedConformance(result.conformance) });
+    // A refusal is logged with its code and the rule that refused it, when a rule did.
+    // A replay is refused by idsync's own replay rule (advice: the spec obliges no receiver to).
+    const rule = result.status === 'duplicate' ? DUPLICATE_RULE : refusingRule(result.conformance);
+    const refusal = result.status === 'handled' ? {} : { ...(result.code ? { errorCode: result.code } : {}), ...(rule ? { rule } : {}) };
+    await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: loggedConformance(result.conformance), ...refusal });
     events.emit('result', result, packed);
     if (result.status === 'handled') events.emit('handled', { message, metadata, result });
     return result;
@@ -196,11 +209,11 @@ export function createRouter(options: RouterOptions): Router {
     return result;
   }
 
-  /** resend.ts: a replay of a message we answered is answered with the same message again. */
+  /** steps/engine.ts: a replay of a message we answered is answered with the same message again. */
   async function answerReplay(inc: Incoming): Promise<boolean> {
-    if (!resender) return false;
+    if (!steps) return false;
     try {
-      const out = await resender.answerFor(inc.message);
+      const out = await steps.answerFor(inc.message);
       if (!out) return false;
       log('info', 'replay answered with the message sent after it', { id: inc.message.id, answer: out.message.id });
       await replyTo(core, inc, out.message, out.mode, false);
@@ -234,8 +247,8 @@ export function createRouter(options: RouterOptions): Router {
     const key = seenKey(message.id, senderOf(metadata) ?? message.from);
     if (!(await seen.claim(key))) return refuseDuplicate(inc, results);
     // Handled before, though its id was never marked seen (the process stopped while handling
-    // it, after its answer was stored): a replay all the same (resend.ts).
-    if (resender && senderOf(metadata) !== undefined && (await resender.answerFor(message).catch(() => undefined))) {
+    // it, after its answer was stored): a replay all the same (steps/engine.ts).
+    if (steps && senderOf(metadata) !== undefined && (await steps.answerFor(message).catch(() => undefined))) {
       await seen.finish(key, { type: message.type });
       return refuseDuplicate(inc, results);
     }
@@ -260,19 +273,24 @@ export function createRouter(options: RouterOptions): Router {
 
       const ctx: HandlerContext = {
         message, metadata, me: inc.me, sender: senderOf(metadata), thid: threadId(message), router, received: inc.info,
-        reply: (draft, o) => replyTo(core, inc, draft, o?.mode),
+        reply: (draft, o) => replyTo(core, inc, draft, o?.mode, true, o?.ops),
+        prepareReply: (draft, o) => prepareReply(core, inc, draft, o?.mode, true, o?.ops),
         send: (draft, o) => sendMessage(core, draft, o),
         emit: (event, data) => void events.emit(event, data),
         log,
       };
-      const thid = resendThread(message);
-      const outer = handling.get(thid);
-      if (resender && typeof message.id === 'string') handling.set(thid, message.id);
+      const thid = stepThread(message);
+      const mine = steps && typeof message.id === 'string' ? message.id : undefined;
+      if (mine !== undefined) handling.set(thid, [...(handling.get(thid) ?? []), mine]);
+      const mark = steps?.mark();
       try {
         await entry.handler(ctx);
-        if (resender) await resender.noteReceived(message);
+        if (steps) await steps.noteReceived(message, mark);
       } catch (err) {
         const error = toIdsyncError(err);
+        // The thread had recorded this very message (handled before a crash kept its id from being
+        // marked seen): the peer's step reached us, so our retries on its thread end as they would have.
+        if (steps && error.code === 'duplicate_message') await steps.noteReceived(message, mark).catch(() => undefined);
         // A deliberate refusal (a coded error whose problem code says the same message will fail
         // again) is final, whether or not its sender can be told: a message with no way to reply
         // (an anoncrypted ping asking for a response, a pickup request or a proposal without an
@@ -285,8 +303,11 @@ export function createRouter(options: RouterOptions): Router {
         log('info', 'message id left free for a retry', { id: message.id, code: result.code });
         return { ...result, retryable: true };
       } finally {
-        if (outer === undefined) handling.delete(thid);
-        else handling.set(thid, outer);
+        if (mine !== undefined) {
+          const left = (handling.get(thid) ?? []).filter((id, i, all) => id !== mine || all.indexOf(mine) !== i);
+          if (left.length) handling.set(thid, left);
+          else handling.delete(thid);
+        }
       }
       final = true;
       return { ...base, status: 'handled' };
@@ -339,7 +360,9 @@ export function createRouter(options: RouterOptions): Router {
     },
     send: (draft, o) => sendMessage(core, draft, o),
     pruneSeen: () => seen.prune(),
-    resender: () => resender,
+    steps: () => steps,
+    prepare: (draft, o) => prepareMessage(core, draft, o),
+    deliver: (prepared) => deliverPrepared(core, prepared),
     waitFor<T>(event: string, predicate?: (data: T) => boolean, o?: { timeoutMs?: number; signal?: AbortSignal }) {
       return waitForEvent(events, event, predicate, o);
     },

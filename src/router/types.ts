@@ -8,7 +8,8 @@ import type { IdsyncError } from '../errors.js';
 import type { MessageLog } from '../store/messages.js';
 import type { Collection } from '../store/store.js';
 import type { MessageDraft } from '../didcomm/message.js';
-import type { ResendOptions, Resender } from './resend.js';
+import type { StepEngine, StepOptions } from './steps/engine.js';
+import type { BatchOp } from '../store/store.js';
 import type { EnvelopeContext, EnvelopeMode, InboundRefusal, PackOptions, PackResult, PlainMessage, UnpackMetadata, UnpackResult } from '../didcomm/types.js';
 
 export type PackFn = (message: PlainMessage, options: PackOptions, ctx: EnvelopeContext) => Promise<PackResult>;
@@ -77,8 +78,25 @@ export interface SendOptions {
   expiresInMs?: number;
   /** Skip the outgoing conformance check (to send deliberately bad messages in tests). */
   unchecked?: boolean;
-  /** Not stored as the thread's last message (resend.ts): the router's own refusals. */
+  /** Not stored as the thread's last message (steps/engine.ts): the router's own refusals. */
   untracked?: boolean;
+  /**
+   * Store writes of the step this message is part of (the thread's state, an operation, its
+   * events): stored in ONE batch with the message before it goes out, so that a crash keeps
+   * both or neither (docs/protocols.md "Durable steps"). Needs RouterOptions.steps.
+   */
+  ops?: BatchOp[];
+}
+
+/** A message made, checked, packed and stored, not yet sent (Router.prepare). */
+export interface PreparedSend {
+  message: PlainMessage;
+  packed: PackResult;
+  to: string;
+  endpoint?: string;
+  returnRoute: boolean;
+  results: ConformanceResult[];
+  untracked: boolean;
 }
 
 export interface SendResult {
@@ -105,7 +123,12 @@ export interface HandlerContext {
    * Replies in the thread (thid = message.thid ?? message.id), over the return route when asked;
    * without a `from` in the draft, from `me`.
    */
-  reply(draft: MessageDraft, options?: { mode?: EnvelopeMode }): Promise<PlainMessage>;
+  reply(draft: MessageDraft, options?: { mode?: EnvelopeMode; ops?: BatchOp[] }): Promise<PlainMessage>;
+  /**
+   * The first half of reply: the reply made, packed and stored with `ops` (the rest of the step),
+   * sent by its deliver(). A handler holding a lock over the step's state releases it in between.
+   */
+  prepareReply(draft: MessageDraft, options?: { mode?: EnvelopeMode; ops?: BatchOp[] }): Promise<{ message: PlainMessage; deliver(): Promise<PlainMessage> }>;
   send(draft: MessageDraft, options: SendOptions): Promise<SendResult>;
   emit(event: string, data: unknown): void;
   log(level: LogLevel, msg: string, data?: Record<string, unknown>): void;
@@ -189,10 +212,11 @@ export interface RouterOptions {
   conformance?: RuleRegistry;
   logger?: (level: LogLevel, msg: string, data?: Record<string, unknown>) => void;
   /**
-   * Durable protocol steps (resend.ts): the last message of each thread stored before it is sent,
-   * retried until answered or a deadline, and sent again to answer a replay of what it answered.
+   * Durable protocol steps (steps/engine.ts): the last message of each thread stored before it is
+   * sent, in one batch with the rest of its step, retried until answered or a deadline, and sent
+   * again to answer a replay of what it answered.
    */
-  resend?: ResendOptions;
+  steps?: StepOptions;
 }
 
 export interface RegisteredProtocol {
@@ -226,10 +250,17 @@ export interface Router {
   /** An InboundHandler for transports. */
   inbound(packed: string, info: ReceiveInfo): Promise<void>;
   send(draft: MessageDraft, options?: SendOptions): Promise<SendResult>;
+  /**
+   * The first half of send: the message made, checked, packed and stored (with `options.ops`),
+   * not yet sent; deliver() sends it. A caller holding a lock over the step's state releases it in
+   * between: a reply may come back inside the delivery.
+   */
+  prepare(draft: MessageDraft, options?: SendOptions): Promise<PreparedSend>;
+  deliver(prepared: PreparedSend): Promise<SendResult>;
   /** Deletes seen message ids older than `seenRetentionMs` now (also done every `seenPruneEvery` writes). */
   pruneSeen(): Promise<number>;
-  /** The durable-steps engine when `options.resend` was given (start(), runDue(), cancel()). */
-  resender(): Resender | undefined;
+  /** The durable-steps engine when `options.steps` was given (start(), runDue(), cancel()). */
+  steps(): StepEngine | undefined;
   /** Resolves with the first `event` payload that satisfies `predicate`. */
   waitFor<T = unknown>(event: string, predicate?: (data: T) => boolean, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
 }

@@ -51,6 +51,8 @@ export interface ReceiveOutcome extends Omit<InboundOutcome, 'retryable'> {
   code?: string;
 }
 
+import type { RetryCounts } from '../router/retry/scheduler.js';
+
 export interface ServiceAgent extends SyncRequester {
   /** Called after POST .../invite made a new invitation for a user. */
   onInvitationCreated?(info: UserRef & { invitation: OobInvitation }): Promise<void>;
@@ -66,6 +68,8 @@ export interface ServiceAgent extends SyncRequester {
    * listen()): resume work a restart left. Idempotent.
    */
   start?(): void;
+  /** What the agent's retry scheduler holds (router/retry/scheduler.ts): GET /admin/retries. */
+  retries?(): RetryCounts & { byKind: Record<string, RetryCounts> };
   close?(): Promise<void>;
 }
 

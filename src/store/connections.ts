@@ -40,6 +40,10 @@ export interface Connections {
   /** Stores the record as given (the caller sets the dates). */
   put(rec: ConnectionRecord): Promise<void>;
   get(id: string): Promise<ConnectionRecord | undefined>;
+  /** The store writes of put(rec), to go into a caller's batch. */
+  putOps(rec: ConnectionRecord): Promise<BatchOp[]>;
+  /** The record update(id, patch) would write, and its store writes for a caller's batch. */
+  updateOps(id: string, patch: Partial<Omit<ConnectionRecord, 'id' | 'createdAt'>>): Promise<{ connection: ConnectionRecord; ops: BatchOp[] }>;
   /** Merges `patch` into the record and sets `updatedAt` from the clock. */
   update(id: string, patch: Partial<Omit<ConnectionRecord, 'id' | 'createdAt'>>): Promise<ConnectionRecord>;
   remove(id: string): Promise<void>;
@@ -69,7 +73,7 @@ export function connections(store: Store, clock: Clock = systemClock): Connectio
   const col = store.collection<ConnectionRecord>(CONNECTIONS_COLLECTION);
   const byDid = store.collection<string>(CONNECTIONS_BY_DID_COLLECTION);
 
-  async function write(rec: ConnectionRecord): Promise<void> {
+  async function writeOps(rec: ConnectionRecord): Promise<BatchOp[]> {
     check(rec);
     const old = await col.get(rec.id);
     const ops: BatchOp[] = [
@@ -77,7 +81,17 @@ export function connections(store: Store, clock: Clock = systemClock): Connectio
       { type: 'put', collection: CONNECTIONS_BY_DID_COLLECTION, key: indexKey(rec), value: rec.id },
     ];
     if (old && indexKey(old) !== indexKey(rec)) ops.push({ type: 'del', collection: CONNECTIONS_BY_DID_COLLECTION, key: indexKey(old) });
-    await store.batch(ops);
+    return ops;
+  }
+
+  async function write(rec: ConnectionRecord): Promise<void> {
+    await store.batch(await writeOps(rec));
+  }
+
+  async function updated(id: string, patch: Partial<Omit<ConnectionRecord, 'id' | 'createdAt'>>): Promise<ConnectionRecord> {
+    const old = await col.get(id);
+    if (!old) throw new IdsyncError('not_found', `no connection ${id}`);
+    return { ...old, ...patch, id: old.id, createdAt: old.createdAt, updatedAt: patch.updatedAt ?? isoNow(clock) };
   }
 
   async function listByTheirDid(did: string): Promise<ConnectionRecord[]> {
@@ -93,15 +107,19 @@ export function connections(store: Store, clock: Clock = systemClock): Connectio
 
   return {
     put: write,
+    putOps: writeOps,
 
     get: (id) => col.get(id),
 
     async update(id, patch) {
-      const old = await col.get(id);
-      if (!old) throw new IdsyncError('not_found', `no connection ${id}`);
-      const rec: ConnectionRecord = { ...old, ...patch, id: old.id, createdAt: old.createdAt, updatedAt: patch.updatedAt ?? isoNow(clock) };
+      const rec = await updated(id, patch);
       await write(rec);
       return rec;
+    },
+
+    async updateOps(id, patch) {
+      const rec = await updated(id, patch);
+      return { connection: rec, ops: await writeOps(rec) };
     },
 
     async remove(id) {

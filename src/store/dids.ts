@@ -4,7 +4,7 @@
 import type { DidRegistry } from '../did/types.js';
 import { ionShortForm, isIonLongForm } from '../did/ion-form.js';
 import { IdsyncError } from '../errors.js';
-import type { Store } from './store.js';
+import type { BatchOp, Store } from './store.js';
 
 export const DIDS_COLLECTION = 'dids';
 export const OWN_DIDS_COLLECTION = 'own-dids';
@@ -29,6 +29,8 @@ export interface StoredDidRegistry extends DidRegistry {
   get(did: string): Promise<string | undefined>;
   /** Remembers `longForm` for `did`. For ion both must share the suffix. */
   put(did: string, longForm: string): Promise<void>;
+  /** The store write of put(did, longForm) (same checks), to go into a caller's batch. */
+  putOp(did: string, longForm: string): BatchOp;
   has(did: string): Promise<boolean>;
   remove(did: string): Promise<void>;
   /** Records one of our own DIDs (and its long form) in one write. */
@@ -70,6 +72,11 @@ export function didRegistry(store: Store): StoredDidRegistry {
     async put(did, longForm) {
       checkPair(did, longForm);
       await dids.put(ionShortForm(did), longForm);
+    },
+
+    putOp(did, longForm) {
+      checkPair(did, longForm);
+      return { type: 'put', collection: DIDS_COLLECTION, key: ionShortForm(did), value: longForm };
     },
 
     async has(did) {

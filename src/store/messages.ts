@@ -66,6 +66,10 @@ export interface MessageRecord {
   size: number;
   result?: MessageResult;
   problemCode?: string;
+  /** Why it was refused, or not sent: the coded error (an IdsyncError code). */
+  errorCode?: string;
+  /** The conformance rule that refused it, when a rule did (its failed result, with the detail, is in `conformance`). */
+  rule?: string;
   conformance?: ConformanceResult[];
   transport?: string;
   endpoint?: string;

@@ -91,7 +91,7 @@ async function oneFlow(bed: Testbed, wallet: Wallet, index: number, timeoutMs: n
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const concurrency = Math.max(1, o.concurrency ?? 20);
   const timeoutMs = o.flowTimeoutMs ?? 10_000;
-  // Lost messages are recovered by the senders' retries (router/resend.ts); a soak's flows have
+  // Lost messages are recovered by the senders' retries (router/steps); a soak's flows have
   // seconds, not minutes, so its retries start after ~150 ms and wait at most 1 s.
   const bed = await startTestbed({ retry: { baseDelayMs: 150, maxDelayMs: 1_000 }, ...o.testbed, wallets: 0, faults: o.faults });
   // Every flow in progress waits on the agent's events: `concurrency` × a few listeners.

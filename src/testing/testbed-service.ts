@@ -7,7 +7,7 @@ import type { Transport } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { fencedStore, type FencedStore } from './fenced-store.js';
-import { fencedTransport } from './fenced-transport.js';
+import { fencedNetwork, fencedTransport } from './fenced-transport.js';
 import { startOnRestartablePort } from './restartable-port.js';
 import { startServiceTwin, type ServiceTwin, type StartTwinOptions } from './service-twin.js';
 
@@ -63,6 +63,8 @@ export async function startServiceParty(
     const mineFence = fence;
     const t = await startServiceTwin({
       ...options,
+      // Its endpoint answers like a killed process once it crashed (fenced-transport.ts).
+      ...(options.network ? { network: fencedNetwork(options.network, () => mine === generation && !crashed) } : {}),
       store: fence,
       ...(at !== undefined ? { port: at } : {}),
       agent: {

@@ -10,7 +10,7 @@ import type { WalletPolicy } from '../wallet/policies.js';
 import { createWallet, type Wallet } from '../wallet/wallet.js';
 import type { WalletOptions } from '../wallet/options.js';
 import { fencedStore, type FencedStore } from './fenced-store.js';
-import { fencedTransport } from './fenced-transport.js';
+import { fencedNetwork, fencedTransport } from './fenced-transport.js';
 import { startOnRestartablePort } from './restartable-port.js';
 
 export type WalletMode = 'endpoint' | 'pickup' | 'live' | 'mediated';
@@ -66,7 +66,8 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
     fence = fencedStore(store);
     const mine = ++generation;
     const alive = (t: Transport): Transport => fencedTransport(t, () => mine === generation && !crashed);
-    const network = host.network;
+    // Its endpoint answers like a killed process once it crashed (fenced-transport.ts).
+    const network = host.network ? fencedNetwork(host.network, () => mine === generation && !crashed) : undefined;
     if (mode === 'mediated' && !host.mediator) throw new IdsyncError('invalid_argument', "walletMode 'mediated' needs the testbed's mediator");
     // A restarted wallet finds its grant in its store; the option only matters the first time.
     const m = mode === 'mediated' ? await host.mediator!() : undefined;

@@ -62,7 +62,7 @@ export interface TestbedOptions {
   /** Envelope engine of the service and every wallet: 'native' (default) or 'didcomm-node'. */
   envelopeEngine?: EnvelopeEngine;
   /**
-   * Retries of unanswered protocol messages for the service and every wallet (router/resend.ts);
+   * Retries of unanswered protocol messages for the service and every wallet (router/steps);
    * default theirs (2 s doubling to 60 s, 10 minutes). Soaks use shorter ones.
    */
   retry?: StepRetryOptions;

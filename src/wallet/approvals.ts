@@ -31,22 +31,26 @@ async function itemAndThread(ctx: WalletContext, id: string): Promise<{ item: Pe
  */
 export async function approvePending<A>(ctx: WalletContext, id: string, accept: (invitation: Invitation) => Promise<A>): Promise<A | undefined> {
   const { item, thread } = await itemAndThread(ctx, id);
-  // On failure the item stays pending (the thread step was rolled back) so it can be retried.
-  let accepted: A | undefined;
-  if (item.kind === 'invitation') accepted = await accept(item.message as Invitation);
-  else if (item.kind === 'credential-offer') await acceptOffer(ctx, thread!);
-  else await answerProofRequest(ctx, thread!);
-  await ctx.pending.remove(id);
-  return accepted;
+  // On failure the item stays pending (the thread step was rolled back) so it can be retried; the
+  // answer and the item taken are one step, one write.
+  if (item.kind === 'invitation') {
+    const accepted = await accept(item.message as Invitation);
+    await ctx.pending.remove(id);
+    return accepted;
+  }
+  const taken = [ctx.pending.removeOp(id)];
+  if (item.kind === 'credential-offer') await acceptOffer(ctx, thread!, taken);
+  else await answerProofRequest(ctx, thread!, taken);
+  return undefined;
 }
 
 /** Declines a pending item: report-problem e.p.req.offer-declined for offers, e.p.req.declined for proof requests. */
 export async function declinePending(ctx: WalletContext, id: string, reason?: string): Promise<void> {
   const { item, thread } = await itemAndThread(ctx, id);
-  if (item.kind === 'credential-offer') await declineOffer(ctx, thread!, reason);
+  const taken = [ctx.pending.removeOp(id)];
+  if (item.kind === 'credential-offer') await declineOffer(ctx, thread!, reason, taken);
   else if (item.kind === 'proof-request') {
     const draft = problemReportDraft(item.message, { code: problemCodeOf('declined'), comment: 'The holder declined to present: {1}', args: [reason ?? 'declined'] });
-    await sendStep(ctx, PRESENT_PROOF_PROVER, createMessage({ ...draft, to: [thread!.peer!] }, { clock: ctx.clock, ids: ctx.ids }));
-  }
-  await ctx.pending.remove(id);
+    await sendStep(ctx, PRESENT_PROOF_PROVER, createMessage({ ...draft, to: [thread!.peer!] }, { clock: ctx.clock, ids: ctx.ids }), { ops: taken });
+  } else await ctx.pending.remove(id);
 }

@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import type { CredentialFormat, VerificationCheck } from '../credentials/types.js';
 import { sameDid } from '../didcomm/message.js';
 import { IdsyncError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { BatchOp, Store } from '../store/store.js';
 
 export const CREDENTIALS_COLLECTION = 'wallet-credentials';
 /** Refused credentials: never listed with the accepted ones, never 'valid'. */
@@ -65,12 +65,17 @@ export interface CredentialQuery {
 export interface CredentialStore {
   /** Stores an accepted credential; throws 'conflict' when its id is held from another issuer. */
   put(credential: StoredCredential): Promise<void>;
+  /** The store write of put(credential) (same checks), to go into a caller's batch. */
+  putOp(credential: StoredCredential): Promise<BatchOp>;
+  /** The store write of setStatus(…), to go into a caller's batch. */
+  setStatusOp(id: string, status: CredentialStatus, extra?: { replacedBy?: string }): Promise<BatchOp>;
   get(id: string): Promise<StoredCredential | undefined>;
   /** Accepted credentials, oldest first. */
   list(query?: CredentialQuery): Promise<StoredCredential[]>;
   /** Changes the status of an accepted credential (e.g. 'replaced' with replacedBy). */
   setStatus(id: string, status: CredentialStatus, extra?: { replacedBy?: string }): Promise<StoredCredential>;
   putRejected(rejected: RejectedCredential): Promise<void>;
+  putRejectedOp(rejected: RejectedCredential): BatchOp;
   listRejected(): Promise<RejectedCredential[]>;
 }
 
@@ -79,16 +84,32 @@ const byReceived = <T extends { receivedAt: string }>(a: T, b: T) => (a.received
 export function credentialStore(store: Store, clock: Clock): CredentialStore {
   const col = store.collection<StoredCredential>(CREDENTIALS_COLLECTION);
   const rejected = store.collection<RejectedCredential>(REJECTED_CREDENTIALS_COLLECTION);
+
+  async function putOp(credential: StoredCredential): Promise<BatchOp> {
+    if (credential.verified !== true) throw new IdsyncError('invalid_argument', 'only verified credentials are stored as accepted');
+    // Ids are the issuers' choice: a record is never overwritten by a credential of another
+    // issuer (ion long and short forms are the same issuer).
+    const held = await col.get(credential.id);
+    if (held && !sameDid(held.issuer, credential.issuer)) {
+      throw new IdsyncError('conflict', `credential ${credential.id} is already held from another issuer`, { details: { id: credential.id } });
+    }
+    return { type: 'put', collection: CREDENTIALS_COLLECTION, key: credential.id, value: credential };
+  }
+
+  async function withStatus(id: string, status: StoredCredential['status'], extra: { replacedBy?: string }): Promise<StoredCredential> {
+    const old = await col.get(id);
+    if (!old) throw new IdsyncError('not_found', `no credential ${id}`);
+    return { ...old, status, statusChangedAt: isoNow(clock), ...(extra.replacedBy ? { replacedBy: extra.replacedBy } : {}) };
+  }
+
   return {
     async put(credential) {
-      if (credential.verified !== true) throw new IdsyncError('invalid_argument', 'only verified credentials are stored as accepted');
-      // Ids are the issuers' choice: a record is never overwritten by a credential of another
-      // issuer (ion long and short forms are the same issuer).
-      const held = await col.get(credential.id);
-      if (held && !sameDid(held.issuer, credential.issuer)) {
-        throw new IdsyncError('conflict', `credential ${credential.id} is already held from another issuer`, { details: { id: credential.id } });
-      }
-      await col.put(credential.id, credential);
+      await store.batch([await putOp(credential)]);
+    },
+    putOp,
+    async setStatusOp(id, status, extra = {}) {
+      const next = await withStatus(id, status, extra);
+      return { type: 'put', collection: CREDENTIALS_COLLECTION, key: id, value: next };
     },
     get: (id) => col.get(id),
     async list(query = {}) {
@@ -98,15 +119,14 @@ export function credentialStore(store: Store, clock: Clock): CredentialStore {
         .sort(byReceived);
     },
     async setStatus(id, status, extra = {}) {
-      const old = await col.get(id);
-      if (!old) throw new IdsyncError('not_found', `no credential ${id}`);
-      const next: StoredCredential = { ...old, status, statusChangedAt: isoNow(clock), ...(extra.replacedBy ? { replacedBy: extra.replacedBy } : {}) };
+      const next = await withStatus(id, status, extra);
       await col.put(id, next);
       return next;
     },
     async putRejected(rec) {
       await rejected.put(rec.key, rec);
     },
+    putRejectedOp: (rec) => ({ type: 'put', collection: REJECTED_CREDENTIALS_COLLECTION, key: rec.key, value: rec }),
     async listRejected() {
       return (await rejected.list()).map((e) => e.value).sort(byReceived);
     },

@@ -16,6 +16,7 @@ import { IdsyncError } from '../errors.js';
 import { type WalletContext } from './context.js';
 import { waitForEvent } from './events.js';
 import { receiveStep, sendStep } from './thread-steps.js';
+import type { BatchOp } from '../store/store.js';
 
 /** What the wallet keeps on a Data Pipe connection (ConnectionRecord.meta). */
 export interface DataPipeMeta {
@@ -60,13 +61,15 @@ export async function requestDataPipe(ctx: WalletContext, invitation: Invitation
     invitationId: invitation.id,
     meta: { thid: request.id } satisfies DataPipeMeta as unknown as Record<string, unknown>,
   };
-  await ctx.connections.put(connection);
   // Listen before sending: the answer may be return-routed and handled inside the send.
   const established = settleOnThread(ctx, request.id, options.timeoutMs);
   try {
-    await sendStep(ctx, DATA_PIPE_WALLET, request, { start: true, data: { invitationId: invitation.id, connectionId: connection.id } });
+    // The connection, the thread and the request: one step, one write.
+    await sendStep(ctx, DATA_PIPE_WALLET, request, { start: true, data: { invitationId: invitation.id, connectionId: connection.id }, ops: await ctx.connections.putOps(connection) });
   } catch (err) {
-    await ctx.connections.update(connection.id, { state: 'failed', meta: { ...connection.meta, error: (err as { code?: string }).code ?? 'send_failed' } });
+    // Stored and then refused for good (the thread was put back), or never stored at all.
+    const failed = { ...connection, state: 'failed' as const, updatedAt: isoNow(ctx.clock), meta: { ...connection.meta, error: (err as { code?: string }).code ?? 'send_failed' } };
+    await ctx.connections.put(failed);
     throw err;
   }
   return { thid: request.id, connection, established };
@@ -96,26 +99,37 @@ async function onEstablished(ctx: WalletContext, h: HandlerContext, parsed: Pars
   if (!sameDid(parsed.did, ctx.identity.did) || parsed.shortDid !== ctx.identity.shortDid) {
     throw protocolError('unexpected_message', 'established names another DID than this wallet', { did: parsed.did });
   }
-  const { thread, previous } = await receiveStep(ctx, DATA_PIPE_WALLET, h.message, h.sender);
-  const id = String(thread.data.connectionId ?? thread.thid);
-  const old = await ctx.connections.get(id);
-  const meta: DataPipeMeta = { ...(old?.meta as DataPipeMeta | undefined), thid: thread.thid, shortDid: parsed.shortDid, linkedDid: parsed.did, establishedAt: parsed.establishedAt };
-  const connection = await ctx.connections.update(id, { state: 'established', meta: meta as unknown as Record<string, unknown> });
+  let connection: ConnectionRecord | undefined;
+  // The thread and its connection established: one step, one write.
+  const { previous } = await receiveStep(ctx, DATA_PIPE_WALLET, h.message, h.sender, {
+    also: async (thread) => {
+      const id = String(thread.data.connectionId ?? thread.thid);
+      const old = await ctx.connections.get(id);
+      const meta: DataPipeMeta = { ...(old?.meta as DataPipeMeta | undefined), thid: thread.thid, shortDid: parsed.shortDid, linkedDid: parsed.did, establishedAt: parsed.establishedAt };
+      const u = await ctx.connections.updateOps(id, { state: 'established', meta: meta as unknown as Record<string, unknown> });
+      connection = u.connection;
+      return u.ops;
+    },
+  });
   // A repeated `established` (the service's idempotent answer to a retried request) changes nothing.
-  if (previous !== 'established') ctx.events.emit('connection-established', { connection });
+  if (previous !== 'established' && connection) ctx.events.emit('connection-established', { connection });
 }
 
 async function onClose(ctx: WalletContext, h: HandlerContext, reason?: string): Promise<void> {
-  const { thread } = await receiveStep(ctx, DATA_PIPE_WALLET, h.message, h.sender);
-  const id = String(thread.data.connectionId ?? thread.thid);
-  const old = await ctx.connections.get(id);
-  if (old) await ctx.connections.update(id, { state: 'closed', meta: { ...old.meta, ...(reason ? { closeReason: reason } : {}) } });
+  await receiveStep(ctx, DATA_PIPE_WALLET, h.message, h.sender, {
+    also: async (thread) => {
+      const id = String(thread.data.connectionId ?? thread.thid);
+      const old = await ctx.connections.get(id);
+      return old ? (await ctx.connections.updateOps(id, { state: 'closed', meta: { ...old.meta, ...(reason ? { closeReason: reason } : {}) } })).ops : [];
+    },
+  });
 }
 
-/** A problem report about a Data Pipe thread: the connection is refused. */
-export async function dataPipeRefused(ctx: WalletContext, connectionId: string, problemCode: string): Promise<void> {
+/** A problem report about a Data Pipe thread: the connection is refused (its store writes). */
+export async function dataPipeRefusedOps(ctx: WalletContext, connectionId: string, problemCode: string): Promise<BatchOp[]> {
   const old = await ctx.connections.get(connectionId);
-  if (old && old.state !== 'established') await ctx.connections.update(connectionId, { state: 'refused', meta: { ...old.meta, problemCode } });
+  if (!old || old.state === 'established') return [];
+  return (await ctx.connections.updateOps(connectionId, { state: 'refused', meta: { ...old.meta, problemCode } })).ops;
 }
 
 /** The wallet's Data Pipe module (requester role). */

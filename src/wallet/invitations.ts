@@ -31,9 +31,9 @@ export type Acceptance =
   | { kind: 'issuance'; invitation: Invitation; thid: string; done: Promise<StoredCredential>; resumed?: boolean };
 // `resumed`: the invitation was accepted before by this wallet and that acceptance continues.
 
-/** The thread's last message goes out again now (router/resend.ts); a failed send is retried later. */
+/** The thread's last message goes out again now (router/steps); a failed send is retried later. */
 async function resendNow(ctx: WalletContext, thid: string): Promise<void> {
-  await ctx.router.resender()?.resendNow(thid).catch((err: unknown) => ctx.logger('info', 'resend on re-acceptance failed; retried later', { thid, code: (err as IdsyncError).code }));
+  await ctx.router.steps()?.resendNow(thid).catch((err: unknown) => ctx.logger('info', 'resend on re-acceptance failed; retried later', { thid, code: (err as IdsyncError).code }));
 }
 
 export interface AcceptOptions {

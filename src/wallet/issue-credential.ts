@@ -20,12 +20,13 @@ import { createMessage, sameDid, threadId } from '../didcomm/message.js';
 import { IdsyncError, problemCodeOf } from '../errors.js';
 import { type WalletContext } from './context.js';
 import { checkIssuedCredential, firstFailure, type CredentialExpectations } from './credential-check.js';
-import type { StoredCredential } from './credential-store.js';
+import type { RejectedCredential, StoredCredential } from './credential-store.js';
 import { signAsHolder } from './identity.js';
-import { parkOrAnswer } from './pending.js';
+import { announce } from './pending.js';
 import type { PendingItem } from './policies.js';
 import { requireAuthenticatedSender } from './present-proof.js';
-import { receiveStep, sendStep } from './thread-steps.js';
+import { answerStep, sendStep, type StepAnswer } from './thread-steps.js';
+import type { BatchOp } from '../store/store.js';
 import type { WalletThread } from './threads.js';
 
 interface OfferData {
@@ -90,34 +91,46 @@ async function onOffer(ctx: WalletContext, h: HandlerContext, offer: ParsedOffer
     ...(offer.replacementId ? { replacementId: offer.replacementId } : {}),
     ...(offer.goalCode ? { goalCode: offer.goalCode } : {}),
   };
-  const { thread } = await receiveStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, sender, { start, data: data as unknown as Record<string, unknown> });
-  ctx.events.emit('offer-received', { thid: thread.thid, from: sender });
-  const item = (): PendingItem => ({
-    id: thread.thid, kind: 'credential-offer', thid: thread.thid, from: sender, receivedAt: isoNow(ctx.clock), message: h.message,
-    ...(offer.datapoints ? { preview: offer.datapoints as Record<string, string> } : {}),
-    ...(offer.replacementId ? { replacementId: offer.replacementId } : {}),
-    ...(offer.goalCode ? { goalCode: offer.goalCode } : {}),
+  const decision = ctx.policy.offers;
+  let parked: PendingItem | undefined;
+  // The offer received and its answer (or the item parked for the user): one step, one write.
+  const { thread } = await answerStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, sender, { start, data: data as unknown as Record<string, unknown> }, async (t) => {
+    if (decision === 'manual') {
+      parked = {
+        id: t.thid, kind: 'credential-offer', thid: t.thid, from: sender, receivedAt: isoNow(ctx.clock), message: h.message,
+        ...(offer.datapoints ? { preview: offer.datapoints as Record<string, string> } : {}),
+        ...(offer.replacementId ? { replacementId: offer.replacementId } : {}),
+        ...(offer.goalCode ? { goalCode: offer.goalCode } : {}),
+      };
+      return { ops: [ctx.pending.addOp(parked)] };
+    }
+    return { message: await requestFor(ctx, t) };
   });
-  await parkOrAnswer(ctx, ctx.policy.offers, item, () => acceptOffer(ctx, thread));
+  ctx.events.emit('offer-received', { thid: thread.thid, from: sender });
+  if (parked) announce(ctx, parked);
 }
 
-/** Answers the thread's offer with a credential application signed for the offer's challenge and domain. */
-export async function acceptOffer(ctx: WalletContext, thread: WalletThread): Promise<void> {
+/** The request for the thread's offer: a credential application signed for the offer's challenge and domain. */
+async function requestFor(ctx: WalletContext, thread: WalletThread): Promise<PlainMessage> {
   const data = thread.data as unknown as OfferData;
   const application = await signAsHolder(ctx, buildCredentialApplication({ holder: ctx.identity.did, manifestId: data.manifestId, applicationId: ctx.ids() }), data);
-  const request = buildRequestCredential({ to: thread.peer, thid: thread.thid, pthid: thread.pthid, application }, { clock: ctx.clock, ids: ctx.ids });
-  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, request);
+  return buildRequestCredential({ to: thread.peer, thid: thread.thid, pthid: thread.pthid, application }, { clock: ctx.clock, ids: ctx.ids });
+}
+
+/** Answers the thread's offer with a credential application (with `ops`, the rest of the step: the pending item taken). */
+export async function acceptOffer(ctx: WalletContext, thread: WalletThread, ops: BatchOp[] = []): Promise<void> {
+  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, await requestFor(ctx, thread), { ops });
 }
 
 /** Declines the thread's offer: report-problem e.p.req.offer-declined (docs/protocols.md). */
-export async function declineOffer(ctx: WalletContext, thread: WalletThread, reason?: string): Promise<void> {
+export async function declineOffer(ctx: WalletContext, thread: WalletThread, reason?: string, ops: BatchOp[] = []): Promise<void> {
   const offer = (await ctx.pending.get(thread.thid))?.message;
   const draft = problemReportDraft(offer ?? { id: thread.messages[0], thid: thread.thid, type: '', body: {}, from: thread.peer }, {
     code: problemCodeOf('offer_declined'),
     comment: 'The holder declined the offer: {1}',
     args: [reason ?? 'declined'],
   });
-  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, createMessage({ ...draft, to: [thread.peer!] }, { clock: ctx.clock, ids: ctx.ids }));
+  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, createMessage({ ...draft, to: [thread.peer!] }, { clock: ctx.clock, ids: ctx.ids }), { ops });
 }
 
 function describe(raw: unknown, checked?: W3cCredential): Pick<StoredCredential, 'type' | 'issuer' | 'subject' | 'claims'> {
@@ -136,78 +149,75 @@ interface Refusal {
   code?: string;
 }
 
-/** Refuses the issue message: the credential is kept as rejected, the issuer gets e.p.msg.credential-invalid. */
-async function refuseCredential(
-  ctx: WalletContext,
-  h: HandlerContext,
-  thread: WalletThread,
-  raw: unknown,
-  failed: Refusal,
-  result: { checks: StoredCredential['checks']; credential?: W3cCredential },
-  receivedAt: string,
-): Promise<void> {
-  const rejected = {
+/** The refusal of the issue message: the credential kept as rejected, e.p.msg.credential-invalid for the issuer. */
+function refusal(ctx: WalletContext, h: HandlerContext, thread: WalletThread, raw: unknown, failed: Refusal, result: { checks: StoredCredential['checks']; credential?: W3cCredential }, receivedAt: string): { answer: StepAnswer; rejected: RejectedCredential } {
+  const rejected: RejectedCredential = {
     key: h.message.id, verified: false as const, status: 'rejected' as const, failedCheck: failed.check, checks: result.checks, receivedAt, thid: thread.thid,
     raw, ...(failed.code ? { failedCode: failed.code } : {}), ...(result.credential?.id ? { id: result.credential.id } : {}),
     ...(result.credential ? { issuer: describe(raw, result.credential).issuer } : {}),
   };
-  await ctx.credentials.putRejected(rejected);
   // docs/protocols.md: answered with e.p.msg.credential-invalid, the comment naming the failed check.
   const draft = problemReportDraft(h.message, {
     code: problemCodeOf('credential_invalid'),
     comment: 'The credential failed the {1} check: {2}',
     args: [failed.check, failed.code ?? 'failed'],
   });
-  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, createMessage({ ...draft, to: [thread.peer!] }, { clock: ctx.clock, ids: ctx.ids }));
-  ctx.events.emit('credential-refused', { thid: thread.thid, failedCheck: failed.check, code: failed.code, rejected });
+  return { rejected, answer: { message: createMessage({ ...draft, to: [thread.peer!] }, { clock: ctx.clock, ids: ctx.ids }), ops: [ctx.credentials.putRejectedOp(rejected)] } };
 }
 
+/** What the issue message comes to: the credentials to store with the ack, or the refusal. */
+type IssueOutcome = { accepted: Array<{ credential: StoredCredential; retire?: StoredCredential }> } | { refused: { failedCheck: string; code?: string; rejected: RejectedCredential } };
+
 async function onIssue(ctx: WalletContext, h: HandlerContext, issue: ParsedIssueCredential): Promise<void> {
-  const { thread } = await receiveStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, h.sender);
-  const data = thread.data as unknown as OfferData;
-  const receivedAt = isoNow(ctx.clock);
-  const accepted: Array<{ credential: StoredCredential; retire?: StoredCredential }> = [];
-  const expected: CredentialExpectations = { issuer: thread.peer!, claims: data.datapoints, statusListCredential: issue.statusListCredential };
-  for (const item of issue.credentials) {
-    const result = await checkIssuedCredential(ctx, item.credential, expected);
-    const failed = firstFailure(result);
-    if (failed) return refuseCredential(ctx, h, thread, item.credential, failed, result, receivedAt);
-    const vc = result.credential!;
-    const described = describe(item.credential, vc);
-    const id = vc.id ?? `${thread.thid}#${accepted.length}`;
-    // Credential ids are chosen by issuers: one issuer reusing another's id must not overwrite it.
-    const held = await ctx.credentials.get(id);
-    if (held && !sameDid(held.issuer, described.issuer)) {
-      return refuseCredential(ctx, h, thread, item.credential, { check: 'id', code: 'id_held_from_another_issuer' }, result, receivedAt);
+  let outcome: IssueOutcome | undefined;
+  // The credential received, verified, stored and acknowledged (or refused): one step, one write.
+  const { thread } = await answerStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, h.sender, {}, async (t) => {
+    const data = t.data as unknown as OfferData;
+    const receivedAt = isoNow(ctx.clock);
+    const accepted: Array<{ credential: StoredCredential; retire?: StoredCredential }> = [];
+    const expected: CredentialExpectations = { issuer: t.peer!, claims: data.datapoints, statusListCredential: issue.statusListCredential };
+    const refuse = (raw: unknown, failed: Refusal, result: { checks: StoredCredential['checks']; credential?: W3cCredential }): StepAnswer => {
+      const r = refusal(ctx, h, t, raw, failed, result, receivedAt);
+      outcome = { refused: { failedCheck: failed.check, ...(failed.code ? { code: failed.code } : {}), rejected: r.rejected } };
+      return r.answer;
+    };
+    for (const item of issue.credentials) {
+      const result = await checkIssuedCredential(ctx, item.credential, expected);
+      const failed = firstFailure(result);
+      if (failed) return refuse(item.credential, failed, result);
+      const vc = result.credential!;
+      const described = describe(item.credential, vc);
+      const id = vc.id ?? `${t.thid}#${accepted.length}`;
+      // Credential ids are chosen by issuers: one issuer reusing another's id must not overwrite it.
+      const held = await ctx.credentials.get(id);
+      if (held && !sameDid(held.issuer, described.issuer)) return refuse(item.credential, { check: 'id', code: 'id_held_from_another_issuer' }, result);
+      // A replacement (offer/issue replacement_id, or the VC's own `replaces`) retires the old
+      // credential only when the same issuer gave it; another issuer's claim to replace it is ignored.
+      const replacementId = issue.replacementId ?? data.replacementId ?? vc.replaces;
+      const old = replacementId && replacementId !== id ? await ctx.credentials.get(replacementId) : undefined;
+      const retire = old && sameDid(old.issuer, described.issuer) ? old : undefined;
+      if (old && !retire) ctx.logger('warn', 'ignored a replacement of a credential from another issuer', { thid: t.thid, replacementId });
+      accepted.push({
+        credential: {
+          id, ...described, format: result.format ?? (typeof item.credential === 'string' ? 'jwt' : 'ldp'), verified: true, status: 'valid',
+          receivedAt, thid: t.thid, raw: item.credential, checks: result.checks, ...(retire ? { replaces: retire.id } : {}),
+        },
+        ...(retire ? { retire } : {}),
+      });
     }
-    // A replacement (offer/issue replacement_id, or the VC's own `replaces`) retires the old
-    // credential only when the same issuer gave it; another issuer's claim to replace it is ignored.
-    const replacementId = issue.replacementId ?? data.replacementId ?? vc.replaces;
-    const old = replacementId && replacementId !== id ? await ctx.credentials.get(replacementId) : undefined;
-    const retire = old && sameDid(old.issuer, described.issuer) ? old : undefined;
-    if (old && !retire) ctx.logger('warn', 'ignored a replacement of a credential from another issuer', { thid: thread.thid, replacementId });
-    accepted.push({
-      credential: {
-        id,
-        ...described,
-        format: result.format ?? (typeof item.credential === 'string' ? 'jwt' : 'ldp'),
-        verified: true,
-        status: 'valid',
-        receivedAt,
-        thid: thread.thid,
-        raw: item.credential,
-        checks: result.checks,
-        ...(retire ? { replaces: retire.id } : {}),
-      },
-      ...(retire ? { retire } : {}),
-    });
+    const ops: BatchOp[] = [];
+    for (const { credential, retire } of accepted) {
+      ops.push(await ctx.credentials.putOp(credential));
+      if (retire) ops.push(await ctx.credentials.setStatusOp(retire.id, 'replaced', { replacedBy: credential.id }));
+    }
+    outcome = { accepted };
+    return { message: buildIssueAck({ to: t.peer, thid: t.thid, pthid: t.pthid }, { clock: ctx.clock, ids: ctx.ids }), ops };
+  });
+  if (outcome && 'refused' in outcome) {
+    ctx.events.emit('credential-refused', { thid: thread.thid, failedCheck: outcome.refused.failedCheck, code: outcome.refused.code, rejected: outcome.refused.rejected });
+    return;
   }
-  for (const { credential, retire } of accepted) {
-    await ctx.credentials.put(credential);
-    if (retire) await ctx.credentials.setStatus(retire.id, 'replaced', { replacedBy: credential.id });
-  }
-  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, buildIssueAck({ to: thread.peer, thid: thread.thid, pthid: thread.pthid }, { clock: ctx.clock, ids: ctx.ids }));
-  for (const { credential } of accepted) ctx.events.emit('credential-received', { credential, ...(credential.replaces ? { replaced: credential.replaces } : {}) });
+  for (const { credential } of outcome?.accepted ?? []) ctx.events.emit('credential-received', { credential, ...(credential.replaces ? { replaced: credential.replaces } : {}) });
 }
 
 /** The wallet's Issue Credential module (holder role). */

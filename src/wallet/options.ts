@@ -11,11 +11,11 @@ import type { WalletLogger } from './context.js';
 import type { StatusListFetchOptions } from './credential-check.js';
 import type { WalletPolicy } from './policies.js';
 import type { CrashPoint } from '../crash-point.js';
-import type { ResendOptions } from '../router/resend.js';
+import type { StepOptions } from '../router/steps/engine.js';
 import type { MediationOptions } from './mediation.js';
 
-/** Retries of the wallet's protocol steps (router/resend.ts; docs/protocols.md "Durable steps"). */
-export type StepRetryOptions = Pick<ResendOptions, 'baseDelayMs' | 'maxDelayMs' | 'acceptedDelayMs' | 'deadlineMs' | 'random'>;
+/** Retries of the wallet's protocol steps (router/steps, router/retry; docs/protocols.md "Durable steps"). */
+export type StepRetryOptions = Pick<StepOptions, 'baseDelayMs' | 'maxDelayMs' | 'acceptedDelayMs' | 'unreachableDelayMs' | 'deadlineMs' | 'random'>;
 
 export interface WalletOptions {
   store: Store;

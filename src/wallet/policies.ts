@@ -5,7 +5,7 @@
 // Pending items are stored, so they survive a restart.
 import type { PlainMessage } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { BatchOp, Store } from '../store/store.js';
 
 export const PENDING_COLLECTION = 'wallet-pending';
 
@@ -59,6 +59,9 @@ export interface PendingItem {
 
 export interface PendingStore {
   add(item: PendingItem): Promise<void>;
+  /** The store writes of add(item) and remove(id), to go into a caller's batch. */
+  addOp(item: PendingItem): BatchOp;
+  removeOp(id: string): BatchOp;
   get(id: string): Promise<PendingItem | undefined>;
   remove(id: string): Promise<void>;
   list(kind?: PendingKind): Promise<PendingItem[]>;
@@ -68,6 +71,8 @@ export function pendingStore(store: Store): PendingStore {
   const col = store.collection<PendingItem>(PENDING_COLLECTION);
   return {
     add: (item) => col.put(item.id, item),
+    addOp: (item) => ({ type: 'put', collection: PENDING_COLLECTION, key: item.id, value: item }),
+    removeOp: (id) => ({ type: 'del', collection: PENDING_COLLECTION, key: id }),
     get: (id) => col.get(id),
     remove: (id) => col.del(id),
     async list(kind) {

@@ -11,9 +11,11 @@ import {
 } from '../protocols/present-proof.js';
 import { type WalletContext } from './context.js';
 import { signAsHolder } from './identity.js';
-import { parkOrAnswer } from './pending.js';
+import { announce } from './pending.js';
 import type { PendingItem } from './policies.js';
-import { receiveStep, sendStep } from './thread-steps.js';
+import { answerStep, receiveStep, sendStep } from './thread-steps.js';
+import type { PlainMessage } from '../didcomm/types.js';
+import type { BatchOp } from '../store/store.js';
 import type { WalletThread } from './threads.js';
 
 interface ProofData {
@@ -39,24 +41,42 @@ async function onRequest(ctx: WalletContext, h: HandlerContext, parsed: ParsedRe
     throw new IdsyncError('forbidden', `the request's domain ${parsed.domain} is not the DID asking (${sender})`);
   }
   const data: ProofData = { challenge: parsed.challenge, domain: parsed.domain, definitionId: parsed.definitionId, ...(parsed.goalCode ? { goalCode: parsed.goalCode } : {}) };
-  const { thread } = await receiveStep(ctx, PRESENT_PROOF_PROVER, h.message, sender, { start: true, data: data as unknown as Record<string, unknown> });
-  const item = (): PendingItem => ({
-    id: thread.thid, kind: 'proof-request', thid: thread.thid, from: sender, receivedAt: isoNow(ctx.clock), domain: parsed.domain, message: h.message,
-    ...(parsed.goalCode ? { goalCode: parsed.goalCode } : {}),
+  const decision = ctx.policy.proofRequests;
+  let parked: PendingItem | undefined;
+  // The request received and its answer (or the item parked for the user): one step, one write.
+  const { thread } = await answerStep(ctx, PRESENT_PROOF_PROVER, h.message, sender, { start: true, data: data as unknown as Record<string, unknown> }, async (t) => {
+    if (decision === 'manual') {
+      parked = {
+        id: t.thid, kind: 'proof-request', thid: t.thid, from: sender, receivedAt: isoNow(ctx.clock), domain: parsed.domain, message: h.message,
+        ...(parsed.goalCode ? { goalCode: parsed.goalCode } : {}),
+      };
+      return { ops: [ctx.pending.addOp(parked)] };
+    }
+    return { message: await presentationFor(ctx, t) };
   });
-  await parkOrAnswer(ctx, ctx.policy.proofRequests, item, () => answerProofRequest(ctx, thread));
+  if (parked) announce(ctx, parked);
+  else presented(ctx, thread);
 }
 
-/** Signs the DID-auth presentation for the thread's challenge and domain and sends it. */
-export async function answerProofRequest(ctx: WalletContext, thread: WalletThread): Promise<void> {
+/** The DID-auth presentation for the thread's challenge and domain, signed, in its message. */
+async function presentationFor(ctx: WalletContext, thread: WalletThread): Promise<PlainMessage> {
   const data = thread.data as unknown as ProofData;
   // The long form as holder and key id: any verifier can check it offline (did/ion.ts), whether
   // or not it has learnt our short form yet.
   const vp = buildDidAuthPresentation({ holder: ctx.identity.did, definitionId: data.definitionId, submissionId: ctx.ids() });
   const signed = await signAsHolder(ctx, vp, data);
-  const message = buildPresentation({ to: thread.peer, thid: thread.thid, presentation: signed }, { clock: ctx.clock, ids: ctx.ids });
-  await sendStep(ctx, PRESENT_PROOF_PROVER, message);
+  return buildPresentation({ to: thread.peer, thid: thread.thid, presentation: signed }, { clock: ctx.clock, ids: ctx.ids });
+}
+
+function presented(ctx: WalletContext, thread: WalletThread): void {
+  const data = thread.data as unknown as ProofData;
   ctx.events.emit('presentation-sent', { thid: thread.thid, domain: data.domain, challenge: data.challenge });
+}
+
+/** Signs the DID-auth presentation for the thread's challenge and domain and sends it (with `ops`, the rest of the step). */
+export async function answerProofRequest(ctx: WalletContext, thread: WalletThread, ops: BatchOp[] = []): Promise<void> {
+  await sendStep(ctx, PRESENT_PROOF_PROVER, await presentationFor(ctx, thread), { ops });
+  presented(ctx, thread);
 }
 
 /** The wallet's Present Proof module (prover role). */

@@ -9,7 +9,7 @@ import { PRESENT_PROOF_PIURI, PRESENT_PROOF_PROVER } from '../protocols/present-
 import type { ParsedProblem } from '../protocols/report-problem.js';
 import { isFinal, problemEndsThread, type StateMachine } from '../protocols/thread-state.js';
 import type { WalletContext } from './context.js';
-import { dataPipeRefused } from './data-pipe.js';
+import { dataPipeRefusedOps } from './data-pipe.js';
 import { receiveStep } from './thread-steps.js';
 
 const MACHINES: Record<string, StateMachine> = {
@@ -25,10 +25,14 @@ export async function onProblemReceived(ctx: WalletContext, problem: ParsedProbl
     // "Your message arrived twice" or a warning is no failure of the thread.
     const endsThread = problemEndsThread(message);
     if (thread && machine && endsThread && !isFinal(machine, thread.state)) {
-      // Checks the reporter is the thread's peer; a stranger's report changes nothing.
-      await receiveStep(ctx, machine, message, message.from);
-      if (thread.protocol === DATA_PIPE_PIURI) await dataPipeRefused(ctx, String(thread.data.connectionId ?? thread.thid), problem.code);
-      if ((await ctx.pending.get(thread.thid)) !== undefined) await ctx.pending.remove(thread.thid);
+      // Checks the reporter is the thread's peer; a stranger's report changes nothing. The thread,
+      // its connection refused and its pending item taken: one step, one write.
+      await receiveStep(ctx, machine, message, message.from, {
+        also: async () => [
+          ...(thread.protocol === DATA_PIPE_PIURI ? await dataPipeRefusedOps(ctx, String(thread.data.connectionId ?? thread.thid), problem.code) : []),
+          ...((await ctx.pending.get(thread.thid)) !== undefined ? [ctx.pending.removeOp(thread.thid)] : []),
+        ],
+      });
     }
   } catch (err) {
     ctx.logger('warn', 'a problem report did not apply to its thread', { pthid: problem.pthid, code: (err as { code?: string }).code });

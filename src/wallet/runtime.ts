@@ -39,7 +39,7 @@ import { walletResolver } from './resolver.js';
 import { DEFAULT_WALLET_ADDRESSES } from './addresses.js';
 import { envCrashPoint } from '../crash-point.js';
 import { resendKind } from '../protocols/resend-kinds.js';
-import type { ResendOut, ResendState } from '../router/resend.js';
+
 import { stepGivenUp } from './thread-steps.js';
 import type { WalletOptions } from './options.js';
 import { completeMediation, mediationStore, mediatorDidOf, serviceForMediator, type MediationRecord } from './mediation.js';
@@ -48,9 +48,9 @@ import { mediationClientProtocol } from '../protocols/coordinate-mediation.js';
 
 /** Message ids already processed (router duplicate detection across restarts). */
 export const SEEN_COLLECTION = 'wallet-seen';
-/** Each thread's durable-steps state: its retry schedule, the peer's last message, the ids we sent (router/resend.ts). */
+/** Each thread's durable-steps state: its retry deadline, the peer's last message, the ids we sent (router/steps). */
 export const RESEND_COLLECTION = 'wallet-resend';
-/** The last message we sent on each thread, apart from its state (router/resend.ts "What is stored"). */
+/** The last message we sent on each thread, apart from its state (router/steps/store.ts). */
 export const RESEND_OUT_COLLECTION = 'wallet-resend-out';
 
 export interface Runtime {
@@ -153,9 +153,9 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     send: walletOutbound({ resolve, transport, routes }),
     myDids: [identity.did, identity.shortDid],
     logger,
-    resend: {
-      store: store.collection<ResendState>(RESEND_COLLECTION),
-      outs: store.collection<ResendOut>(RESEND_OUT_COLLECTION),
+    steps: {
+      store,
+      collections: { states: RESEND_COLLECTION, outs: RESEND_OUT_COLLECTION },
       kind: resendKind,
       ...options.retry,
       onGiveUp: async (record) => stepGivenUp(ctxRef!, record.thid),
@@ -204,8 +204,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     mediationClientProtocol('2.0'),
     mediationClientProtocol('3.0'),
   );
-  // Resumes every open thread: its last message goes out again when due (a restart resends soon).
-  await router.resender()!.start();
+  // Resumes every open thread: its last message goes out again at once (router/steps).
+  await router.steps()!.start();
   let collector: MediatorCollector | undefined;
   if (mediation) {
     if (mediation.state !== 'registered') {
@@ -251,6 +251,20 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     return approvePending(ctx, id, (invitation) => acceptInvitation(ctx, acceptDeps(), invitation, { fetch: netFetch, ...o }));
   }
 
+  // Invitations parked to be accepted at once (policy 'auto') by a wallet that stopped before it
+  // accepted them: accepted now, as they would have been.
+  if (ctx.policy.invitations === 'auto') {
+    for (const item of await ctx.pending.list('invitation')) {
+      setImmediate(() => {
+        approve(item.id).catch((err: unknown) => {
+          const e = toIdsyncError(err);
+          logger('warn', 'an invitation could not be accepted automatically', { id: item.id, code: e.code });
+          events.emit('auto-accept-failed', { item, code: e.code, message: e.message });
+        });
+      });
+    }
+  }
+
   return {
     ctx,
     log,
@@ -276,7 +290,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     collector: () => collector,
     async close() {
       collector?.close();
-      router!.resender()?.close();
+      router!.steps()?.close();
       await transport.close();
       await ownFetch?.close();
     },

@@ -3,7 +3,7 @@
 // persisted so that a restarted wallet continues a flow. Messages of one thread are handled one
 // at a time, so two deliveries of the same thread cannot both pass the same state check.
 import { keyedLock } from '../keyed-lock.js';
-import type { Store } from '../store/store.js';
+import type { BatchOp, Store } from '../store/store.js';
 import type { ThreadRecord } from '../protocols/thread-state.js';
 
 export const THREADS_COLLECTION = 'wallet-threads';
@@ -18,6 +18,8 @@ export interface WalletThread<S extends string = string> extends ThreadRecord<S>
 export interface ThreadStore {
   get<S extends string = string>(thid: string): Promise<WalletThread<S> | undefined>;
   put(thread: WalletThread): Promise<void>;
+  /** The store write of put(thread), to go into a caller's batch. */
+  putOp(thread: WalletThread): BatchOp;
   list(query?: { protocol?: string; state?: string }): Promise<WalletThread[]>;
   /** Runs `fn` while holding the lock of `thid` (in-process; one wallet per store). */
   exclusive<T>(thid: string, fn: () => Promise<T>): Promise<T>;
@@ -29,6 +31,7 @@ export function threadStore(store: Store): ThreadStore {
   return {
     get: async <S extends string>(thid: string) => (await col.get(thid)) as WalletThread<S> | undefined,
     put: (thread) => col.put(thread.thid, thread),
+    putOp: (thread) => ({ type: 'put', collection: THREADS_COLLECTION, key: thread.thid, value: thread }),
     async list(query = {}) {
       return (await col.list())
         .map((e) => e.value)

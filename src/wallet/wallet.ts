@@ -30,6 +30,7 @@ import type { PickupOptions, PickupResult } from './pickup.js';
 import { startWallet, type Runtime } from './runtime.js';
 import type { WalletOptions } from './options.js';
 import type { WalletThread } from './threads.js';
+import type { RetryStatus } from './retry-status.js';
 import type { MediationRecord } from './mediation.js';
 import type { MediatorCollector } from './mediator-collect.js';
 
@@ -238,7 +239,16 @@ export class Wallet extends WalletEvents {
    */
   async retryDue(): Promise<number> {
     await this.init();
-    return this.rt.ctx.router.resender()!.runDue();
+    return this.rt.ctx.router.steps()!.runDue();
+  }
+
+  /**
+   * What the retry scheduler holds now: steps waiting for their time, due, being sent again, and
+   * given up since the wallet started (router/retry; `idsync wallet status`).
+   */
+  async retries(): Promise<RetryStatus> {
+    await this.init();
+    return this.rt.ctx.router.steps()!.scheduler.counts();
   }
 
   /** Resolves with the next `event` payload passing `predicate` (guard timeout 10 s). */
@@ -316,4 +326,5 @@ export type { Acceptance, AcceptOptions } from './invitations.js';
 export type { Decision, PendingItem, PendingKind, WalletPolicy } from './policies.js';
 export type { PickupOptions, PickupResult } from './pickup.js';
 export type { WalletThread } from './threads.js';
+export type { RetryStatus } from './retry-status.js';
 export type { MediationOptions, MediationRecord, MediatorEndpointForm } from './mediation.js';

@@ -58,6 +58,15 @@ describe('idsync wallet serve', () => {
     expect(credentials[0]).toMatchObject({ verified: true, status: 'valid', claims: { firstName: 'Ada', lastName: 'Lovelace' } });
   });
 
+  it('wallet status answers through the serve process with its live retry counts', async () => {
+    const run = await runCli(['wallet', 'status', '--data', data, '--json']);
+    expect(run.stderr).toBe('');
+    expect(json(run.stdout)).toMatchObject({
+      running: true, connections: { established: 1 }, credentials: 1, pending: 0,
+      retries: { scheduled: 0, due: 0, retrying: 0, abandoned: 0, byKind: { step: { scheduled: 0 } } },
+    });
+  });
+
   it('lists the message log through the serve process', async () => {
     const log = json<Array<{ direction: string; type: string; mode: string }>>((await runCli(['wallet', 'messages', '--data', data, '--json'])).stdout);
     const names = log.map((m) => m.type.split('/').slice(-2).join('/'));

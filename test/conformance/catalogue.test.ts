@@ -36,6 +36,7 @@ function literalRuleIds(): Array<{ file: string; id: string }> {
   const out: Array<{ file: string; id: string }> = [];
   for (const file of sourceFiles(join(ROOT, 'src'))) {
     if (/\/rows-[a-z]+\.ts$/.test(file)) continue; // the catalogue itself
+    if (file.endsWith('/testing/crash-matrix.ts')) continue; // crash points name messages (data-pipe.request), not rules
     const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '').replace(/\s\/\/ .*$/gm, '');
     for (const m of code.matchAll(RULE_LITERAL)) {
       const id = m[0].slice(1, -1);

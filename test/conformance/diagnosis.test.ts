@@ -48,6 +48,8 @@ describe('with the recipient keys, what the strict unpack refuses is diagnosed',
     expect(c).toMatchObject({ ok: true, opened: true, metadata: { mode: 'authcrypt', encryptedFromKid: skid } });
     expect(c.notOpened).toBeUndefined();
     expect(found(c)).toEqual([]);
+    // Opened strictly, with the draft-04 KDF: that rule was judged, and held.
+    expect(c.results.find((r) => r.rule === 'envelope.authcrypt-kdf')).toMatchObject({ ok: true });
   });
 
   it('an authcrypt packed as Veramo does: the draft-03 KDF, A256GCM, no apu/apv, each found and named', async () => {
@@ -87,6 +89,24 @@ describe('with the recipient keys, what the strict unpack refuses is diagnosed',
     const c = await checkMessageText(authcrypt(), contextFor(carol, resolve));
     expect(c.opened).toBe(false);
     expect(c.notOpened).toMatch(/no key is held for any recipient/);
+  });
+});
+
+describe('a message JSON-encoded twice (a JSON string holding it, as Veramo 7 answers a return route)', () => {
+  it('breaks envelope.shape, saying what the string holds, and what it holds is opened and judged too', async () => {
+    const veramoLike = authcrypt({ kdf: 'draft-03', enc: 'A256GCM', header: { apu: undefined, apv: undefined } });
+    const c = await checkMessageText(JSON.stringify(veramoLike), bobCtx);
+    expect(found(c)[0]).toBe('envelope.shape: a JSON string holding a JWE: the message is JSON-encoded twice');
+    expect(c).toMatchObject({ ok: false, opened: true, message: { id: 'ping-1' }, metadata: { mode: 'authcrypt' } });
+    expect(failed(c)).toEqual(expect.arrayContaining(['error:envelope.shape', 'error:envelope.authcrypt-enc', 'error:envelope.authcrypt-apu', 'error:envelope.jwe-apv', 'error:envelope.authcrypt-kdf']));
+  });
+
+  it('a conformant message inside breaks envelope.shape alone; a string that holds no message is only not an object', async () => {
+    const c = await checkMessageText(JSON.stringify(JSON.stringify(ping)), bobCtx);
+    expect(failed(c)).toEqual(['error:envelope.shape']);
+    expect(c).toMatchObject({ opened: true, message: { id: 'ping-1' } });
+    expect(failed(await checkMessageText(JSON.stringify('hello'), bobCtx))).toEqual(['error:envelope.shape']);
+    expect(found(await checkMessageText(JSON.stringify('hello'), bobCtx))).toEqual([]);
   });
 });
 

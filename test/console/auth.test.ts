@@ -17,8 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => c.close());
 
-const PAGES = ['/console/users', '/console/users/ada', '/console/workflows', '/console/messages', '/console/threads', '/console/outbox', '/console/webhooks', '/console/faults'];
-const DATA = ['/console/users?fragment=1', '/console/messages?fragment=1', '/console/stream/messages', '/console/stream/changes', '/console/threads?fragment=1', '/console/webhooks?fragment=1'];
+const PAGES = ['/console/users', '/console/users/ada', '/console/workflows', '/console/messages', '/console/threads', '/console/outbox', '/console/webhooks', '/console/faults', '/console/conformance'];
+const DATA = ['/console/users?fragment=1', '/console/messages?fragment=1', '/console/stream/messages', '/console/stream/changes', '/console/threads?fragment=1', '/console/webhooks?fragment=1', '/console/conformance?fragment=1', '/console/stream/conformance'];
 
 describe('console access', () => {
   it('shows the login page, with status 401 and no data, for every page without a session', async () => {

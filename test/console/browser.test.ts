@@ -1,7 +1,9 @@
 // The console in a real browser (playwright-core driving Debian's /usr/bin/chromium): sign in;
 // push datapoints and watch the sync arrive live; open the caught e-mail, accept it, and see the
 // credential issued and the workflow completed; open one message and its rule verdicts; turn a
-// fault on and see a message dropped and sent again. Each step leaves a screenshot in
+// fault on and see a message dropped and sent again; start a conformance run against the wallet,
+// watch it end, and open its report, where a click on an arrow opens its message (CSS alone,
+// under the console's CSP). Each step leaves a screenshot in
 // test-results/console-browser/ (git-ignored). Skipped, saying why, where the browser is missing.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -163,4 +165,36 @@ describe.skipIf(!HAVE)(`the console in Chromium${SKIP}`, () => {
     expect(c.faults.current).toBeUndefined();
     expect(problems).toEqual([]);
   });
+
+  it('starts a conformance run against the wallet, watches it end, and opens its report', async () => {
+    await page.goto(`${c.bed.service.url}/console/conformance`);
+    await page.waitForSelector('body.live-on', WAIT);
+    await shot('10-conformance');
+    await page.click('button[data-quick="wallet"]');
+    await page.waitForURL('**/console/conformance/runs/*', WAIT);
+    // The page is not reloaded: the cases and the end arrive through its stream.
+    await page.evaluate(() => ((globalThis as unknown as { stayed: boolean }).stayed = true));
+    await page.waitForSelector('#run-state[data-state="finished"]', { timeout: 60_000 });
+    expect(await page.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed)).toBe(true);
+    const cases = await page.locator('table.cases tbody tr').count();
+    expect(cases).toBeGreaterThan(3);
+    expect(await page.locator('table.cases .status-passed').count()).toBe(cases);
+    expect(await page.locator('#run-state').textContent()).toContain('passed');
+    await shot('11-run-finished');
+
+    await page.click('#open-report');
+    await page.waitForSelector('h1:text("idsync conformance report")', WAIT);
+    // The report's styles came as a file: panels are hidden until an arrow is clicked.
+    const arrow = page.locator('#c0 a[href^="#m-0-"]').first();
+    const panelId = (await arrow.getAttribute('href'))!.slice(1);
+    const panel = page.locator(`[id="${panelId}"]`);
+    expect(await panel.isVisible()).toBe(false);
+    await arrow.locator('g.arrow').click();
+    await expect.poll(() => panel.isVisible(), WAIT).toBe(true);
+    expect(await panel.innerText()).toContain('Plaintext');
+    await shot('12-report-message');
+    await page.click('p.back a');
+    await page.waitForSelector('#run-state', WAIT);
+    expect(problems).toEqual([]);
+  }, 90_000);
 });

@@ -9,6 +9,8 @@ import { redact } from '../../src/console/redact.js';
 import { createSessions } from '../../src/console/sessions.js';
 import { ruleView, verdictOf, worstVerdict } from '../../src/console/verdicts.js';
 import { checkCommand } from '../../src/console/views/message.js';
+import { tallyRules, threadVerdicts } from '../../src/console/views/thread-verdicts.js';
+import type { LoggedMessage } from '../../src/store/messages.js';
 import { RULES } from '../../src/conformance/catalogue.js';
 
 describe('console sessions', () => {
@@ -85,5 +87,31 @@ describe('console helpers', () => {
     // The shell passes the heredoc through untouched: no expansion, the delimiter never inside.
     const out = execFileSync('bash', ['-c', cmd.replace(/^idsync message check -/, 'cat')], { encoding: 'utf8' });
     expect(out).toBe(`${text}\n`);
+  });
+});
+
+describe("a thread's rule verdicts", () => {
+  const msg = (seq: string, conformance: LoggedMessage['conformance']): LoggedMessage =>
+    ({ seq, id: seq, direction: 'in', type: 'https://didcomm.org/trust-ping/2.0/ping', mode: 'authcrypt', at: '2025-01-01T00:00:00.000Z', size: 1, message: {} as never, conformance }) as LoggedMessage;
+  const messages = [
+    msg('1-1', [{ rule: 'plaintext.id-unique', ok: true, severity: 'error' }, { rule: 'plaintext.id-format', ok: true, severity: 'advice' }]),
+    msg('1-2', [{ rule: 'plaintext.id-unique', ok: false, severity: 'error', detail: 'id used twice' }, { rule: 'plaintext.id-format', ok: true, severity: 'advice' }]),
+  ];
+
+  it('tallies each rule once: its worst verdict, on how many messages, and which broke it', () => {
+    expect(tallyRules(messages)).toEqual([
+      { rule: 'plaintext.id-unique', worst: 'fail', checked: 2, broken: [{ seq: '1-2', type: messages[1]!.type, detail: 'id used twice' }] },
+      { rule: 'plaintext.id-format', worst: 'pass', checked: 2, broken: [] },
+    ]);
+  });
+
+  it('shows a broken rule with its quoted sentence, keyword and spec link, and folds the rules that held', () => {
+    const out = threadVerdicts(messages).value;
+    expect(out).toMatch(/<span class="verdict verdict-fail">fail<\/span>[\s\S]*<code>plaintext\.id-unique<\/code>/);
+    expect(out).toContain('<blockquote>The `id` attribute value MUST be unique to the sender, across all messages they send.</blockquote>');
+    expect(out).toContain('<span class="keyword">MUST</span>');
+    expect(out).toContain('<a href="/console/messages/1-2">trust-ping/2.0/ping</a>: id used twice');
+    expect(out).toMatch(/<details class="held" id="held-rules"><summary>1 rule held on every message<\/summary>/);
+    expect(threadVerdicts([messages[0]!]).value).toContain('Every rule checked held on every message.');
   });
 });

@@ -112,6 +112,12 @@ describe('messages', () => {
     const offer = messages.find((m) => m.type.endsWith('/offer-credential'))!;
     const one = await c.call('GET', `/console/threads/${encodeURIComponent(threadOf(offer))}`);
     expect(one.body.match(/<g class="arrow/g)).toHaveLength(4);
+    // Every rule checked on the thread, once, with its verdict and the sentence it enforces.
+    expect(one.body).toContain('<h2>Rule verdicts</h2>');
+    expect(one.body).toContain('Every rule checked held on every message.');
+    expect(one.body).toMatch(/<td><span class="verdict verdict-pass">pass<\/span><\/td>\s*<td><code>plaintext\.type<\/code><div class="muted">checked on 4 messages<\/div>/);
+    expect(one.body).toContain('<blockquote>The `type` attribute value MUST be a valid message type URI');
+    expect(one.body).toContain('<code>issue-credential.offer.credential_preview</code><div class="muted">checked on 1 message</div>');
   });
 });
 

@@ -57,4 +57,36 @@ describe('wallet console', () => {
     expect((await get(`${web.url}/overview?fragment=1`, { authorization: `Bearer ${web.accessCode}` })).status).toBe(200);
     expect((await get(`${web.url}/overview?fragment=1`, { authorization: 'Bearer nope' })).status).toBe(401);
   });
+
+  it('runs conformance against the wallet itself and serves the report under the console', async () => {
+    bed = await startTestbed({ transport: 'http' });
+    const wallet = bed.wallets[0]!;
+    web = await startWalletConsole(wallet, { port: 0 });
+    const auth = { authorization: `Bearer ${web.accessCode}` };
+    const page = await (await get(`${web.url}/conformance`, auth)).text();
+    expect(page).toContain('Run against this wallet');
+    const started = await fetch(`${web.url}/conformance/runs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ quick: 'wallet', suites: ['trust-ping'] }) });
+    expect(started.status).toBe(202);
+    const { run } = (await started.json()) as { run: { id: string } };
+    // Each `changed` on the run's stream: read the record again, until it has ended.
+    const ctl = new AbortController();
+    const stream = await fetch(`${web.url}/stream/conformance?run=${run.id}`, { headers: { ...auth, accept: 'text/event-stream' }, signal: ctl.signal });
+    const reader = stream.body!.getReader();
+    let state = '';
+    try {
+      for (;;) {
+        state = ((await (await fetch(`${web.url}/conformance/runs/${run.id}`, { headers: { ...auth, accept: 'application/json' } })).json()) as { run: { state: string } }).run.state;
+        if (state !== 'queued' && state !== 'running') break;
+        if ((await reader.read()).done) break;
+      }
+    } finally {
+      ctl.abort();
+    }
+    expect(state).toBe('finished');
+    const report = await get(`${web.url}/conformance/runs/${run.id}/report`, auth);
+    expect(report.status).toBe(200);
+    const text = await report.text();
+    expect(text).toContain(wallet.did.slice(0, 60));
+    expect(text).toContain('<link rel="stylesheet"');
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-// Crash tests across processes (issue 10 part 7): `idsync service` and, separately, `idsync
+// Crash tests across processes: `idsync service` and, separately, `idsync
 // wallet serve` killed abruptly (SIGKILL, by the IDSYNC_TEST_CRASH_AT hook: the process kills
 // itself at the named step, crash-point.ts) in the middle of a sync or an issuance workflow,
 // restarted on the same data folder, and the flow completes with nobody acting: one valid

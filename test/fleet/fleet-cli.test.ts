@@ -36,6 +36,7 @@ describe('idsync fleet', () => {
       ['--workers', '0'],
       ['--channel', 'SMS', '--scenario', 'issuance'],
       ['--embedded-transport', 'udp'],
+      ['--service-store', 'cloud'],
     ]) {
       const a = io();
       expect(await run(['fleet', ...args], a.cli), args.join(' ')).toBe(2);

@@ -1,13 +1,14 @@
 // idsync fleet as a library: small fleets against the embedded twin (seconds), the summary
 // document's exact shape, the open model, custom scenarios, exact histogram merging, reports.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IdsyncError } from '../../src/errors.js';
 import { connectFlow, decodeHistogram, latencyHistogram, runFleet, writeReport, type Scenario } from '../../src/fleet/index.js';
+import { serviceStoreFor } from '../../src/fleet/fleet.js';
 
-const SUMMARY_KEYS = ['scenario', 'wallets', 'workers', 'completed', 'failed', 'durationMs', 'flowsPerSecond', 'steps', 'errors', 'memoryPerWalletKB'];
+const SUMMARY_KEYS = ['scenario', 'wallets', 'workers', 'completed', 'failed', 'durationMs', 'flowsPerSecond', 'steps', 'errors', 'memoryPerWalletKB', 'peakMemoryMB'];
 
 describe('runFleet', () => {
   it('runs the sync scenario for a closed fleet and gives the summary document, steps in order', async () => {
@@ -24,6 +25,15 @@ describe('runFleet', () => {
     expect(r.histograms.total!.count).toBe(4);
     expect(r.summary.memoryPerWalletKB).toBeGreaterThan(0);
     expect(r.timeline.completed.reduce((a, b) => a + b, 0)).toBe(4);
+    // Second by second: every flow started and completed, none left in flight, latency where flows ended.
+    expect(r.seconds.reduce((n, f) => n + f.started, 0)).toBe(4);
+    expect(r.seconds.reduce((n, f) => n + f.completed, 0)).toBe(4);
+    expect(r.seconds[r.seconds.length - 1]!.inFlight).toBe(0);
+    for (const f of r.seconds) expect(f.p99Ms === null).toBe(f.completed === 0);
+    // Peak memory of the one thread and the process.
+    expect(Object.keys(r.summary.peakMemoryMB.heap)).toEqual(['service+wallets']);
+    expect(r.summary.peakMemoryMB.rss).toBeGreaterThan(r.summary.peakMemoryMB.heap['service+wallets']!);
+    expect(r.memory.heap[0]!.points.length).toBeGreaterThan(0);
   }, 60_000);
 
   it('runs issuance by e-mail (the URL from the outbox) and by DIDComm (accepted as it arrives)', async () => {
@@ -56,6 +66,20 @@ describe('runFleet', () => {
     expect(r.summary.steps.ping).toBeDefined();
   }, 60_000);
 
+  it("keeps the twin's state on disk for runs too big for memory (or when asked), in a folder removed at the end", async () => {
+    const closed = (wallets: number) => ({ kind: 'closed' as const, wallets, concurrency: 1 });
+    expect(serviceStoreFor({ model: closed(20_000) })).toBe('memory');
+    expect(serviceStoreFor({ model: closed(20_001) })).toBe('disk');
+    expect(serviceStoreFor({ model: { kind: 'open', ratePerSecond: 100, durationMs: 300_000 } })).toBe('disk');
+    expect(serviceStoreFor({ model: closed(100_000), serviceStore: 'memory' })).toBe('memory');
+    const dirs = async () => (await readdir(tmpdir())).filter((d) => d.startsWith('idsync-fleet-service-'));
+    const before = await dirs();
+    const r = await runFleet({ scenario: { builtin: 'sync' }, model: closed(2), workers: 1, serviceStore: 'disk' });
+    expect(r.summary).toMatchObject({ completed: 2, failed: 0 });
+    expect(r.target).toMatchObject({ embedded: true, store: 'disk' });
+    expect(await dirs()).toEqual(before);
+  }, 60_000);
+
   it('refuses a scenario object for worker threads, and bad models', async () => {
     const scenario: Scenario = { name: 'x', steps: [], run: async () => {} };
     await expect(runFleet({ scenario, model: { kind: 'closed', wallets: 1, concurrency: 1 }, workers: 2 })).rejects.toMatchObject({ code: 'invalid_argument' });
@@ -85,7 +109,7 @@ describe('latency histograms', () => {
 });
 
 describe('fleet report', () => {
-  it('writes report.json and an offline report.html with the histogram and throughput as SVG', async () => {
+  it('writes report.json and an offline report.html: the histogram beside latency over time, throughput, flows in flight, errors and memory as SVG', async () => {
     const r = await runFleet({ scenario: { builtin: 'connect' }, model: { kind: 'closed', wallets: 2, concurrency: 2 }, workers: 1 });
     const dir = await mkdtemp(join(tmpdir(), 'idsync-fleet-report-'));
     try {
@@ -93,8 +117,15 @@ describe('fleet report', () => {
       const doc = JSON.parse(await readFile(files.json, 'utf8'));
       expect(doc.summary).toEqual(r.summary);
       expect(doc.histogram.reduce((n: number, b: { count: number }) => n + b.count, 0)).toBe(2);
+      expect(doc.seconds.reduce((n: number, f: { completed: number }) => n + f.completed, 0)).toBe(2);
+      expect(doc.seconds.some((f: { p99Ms: number | null }) => f.p99Ms !== null)).toBe(true);
+      expect(doc.memory.heap[0].points.length).toBeGreaterThan(0);
       const html = await readFile(files.html, 'utf8');
-      expect(html.match(/<svg /g)).toHaveLength(2);
+      expect(html.match(/<svg /g)).toHaveLength(6);
+      for (const title of ['Latency of whole flows', 'Latency over time', 'Throughput over time', 'Flows in flight', 'Errors over time', 'Memory over time']) expect(html).toContain(title);
+      // p50, p90 and p99 are lines (at least a point each: a short run may have one second of completions).
+      expect(html).toMatch(/<(polyline|circle)[^>]+#d83b3b/);
+      expect(html).toContain('no flow failed');
       expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
     } finally {
       await rm(dir, { recursive: true, force: true });

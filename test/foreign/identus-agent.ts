@@ -12,8 +12,9 @@
 // evidence). Sources: hyperledger-identus/sdk-ts at tag v7.0.0.
 // - authcrypt is ECDH-1PU+A256KW / A256CBC-HS512, anoncrypt ECDH-ES+A256KW / XC20P
 //   (src/mercury/didcomm/Wrapper.ts packEncrypted: enc_alg_auth A256cbcHs512Ecdh1puA256kw,
-//   enc_alg_anon Xc20pEcdhEsA256kw), packed by SICPA's didcomm-rust (the SDK bundles a fork,
-//   elribonazo/didcomm-rust 5f844ef, that only exports the JWE functions): apu and apv set, the
+//   enc_alg_anon Xc20pEcdhEsA256kw), packed (and unpacked, Message.unpack) by a WASM build of a
+//   fork of SICPA's didcomm-rust, elribonazo/didcomm-rust 5f844ef: v0.4.1 plus an exported JWE
+//   package, its src/jws and src/message v0.4.1's. apu and apv set, the
 //   content tag fed to the KDF (src/jwe/encrypt.rs), as v2.1 requires.
 // - a signed message must be a general-form JWS with its kid in the unprotected header
 //   (didcomm-rust src/jws/envelope.rs): a flattened JWS, which v2.1 §Message Signing says

@@ -1,12 +1,11 @@
 // idsync's harness counterpart against an Identus 7 responder on the SDK's Mercury
 // (identus-agent.ts): every envelope mode reaches it, its answers are what DIDComm v2.1 asks for,
-// and idsync's checks find nothing broken in them.
+// and idsync's checks find nothing broken in them (identus-verdicts.test.ts has the verdict of every case).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf } from '../../src/conformance/types.js';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
 import { b64uEncode, sha256 } from '../../src/encoding.js';
 import { startCounterpart, type Counterpart } from '../../src/harness/counterpart.js';
-import { runConformance } from '../../src/harness/run.js';
 import { protectedHeader } from './ecdh-1pu.js';
 import { PING, PING_RESPONSE, startIdentusAgent, type IdentusHandle } from './identus-agent.js';
 
@@ -66,11 +65,5 @@ describe('an Identus 7 responder on Mercury', () => {
     expect(sent.status).toBe(400);
     expect(identus.answers.at(-1)!.body).not.toBe('');
     expect(identus.received.some((m) => m.id === ping.id)).toBe(false);
-  });
-
-  it('fails no case of the trust-ping suite of `conformance run`, and passes some', async () => {
-    const report = await runConformance({ target: identus.did, resolve: documentResolver(createResolver({})), suites: ['trust-ping'] });
-    expect(report.cases.filter((c) => c.status === 'failed').map((c) => `${c.id}: ${c.detail}`)).toEqual([]);
-    expect(report.summary.passed).toBeGreaterThan(0);
   });
 });

@@ -26,27 +26,49 @@
 //   (MessagingRouter res.json on an already packed string).
 // - its DID's DIDCommMessaging serviceEndpoint is the v2.0 string form (as Veramo's own tests
 //   write it); v2.1 §Service Endpoint wants an object.
+//
+// With `mediator: true` the same agent is deployed as Veramo deploys a mediator (its own tests in
+// @veramo/did-comm src/__tests__/coordinate-mediation-v3-message-handler.test.ts and
+// messagepickup-message-handler.test.ts): the MediationManagerPlugin (@veramo/mediation-manager,
+// grant-all by default) over three KeyValueStores in memory (policies, mediation responses,
+// recipient DIDs), DataStoreJson as the message queue (forwards are saved there and picked up
+// from there), and the chain DIDCommMessageHandler → TrustPingMessageHandler →
+// CoordinateMediationV3MediatorMessageHandler (3.0) → CoordinateMediationMediatorMessageHandler
+// (its 2.0 mediate-request only) → RoutingMessageHandler → PickupMediatorMessageHandler. Answers
+// travel on the return route (MessagingRouter reads the handlers' ReturnRouteResponse metadata).
+// veramo-mediator-verdicts.test.ts holds what the mediator suite finds.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAgent, type IDIDManager, type IKeyManager, type IMessageHandler, type IResolver, type IDataStore, type TAgent } from '@veramo/core';
-import { DIDComm, DIDCommMessageHandler, TrustPingMessageHandler, type IDIDComm } from '@veramo/did-comm';
+import { createAgent, type IDIDManager, type IKeyManager, type IMessageHandler, type IResolver, type IDataStore, type IDataStoreORM, type TAgent } from '@veramo/core';
+import {
+  CoordinateMediationMediatorMessageHandler, CoordinateMediationV3MediatorMessageHandler, DIDComm, DIDCommMessageHandler, PickupMediatorMessageHandler, RoutingMessageHandler, TrustPingMessageHandler, type IDIDComm,
+} from '@veramo/did-comm';
 import { DataStoreJson } from '@veramo/data-store-json';
 import { DIDManager, MemoryDIDStore } from '@veramo/did-manager';
 import { getResolver as peerResolver, PeerDIDProvider } from '@veramo/did-provider-peer';
 import { DIDResolverPlugin } from '@veramo/did-resolver';
 import { KeyManager, MemoryKeyStore, MemoryPrivateKeyStore } from '@veramo/key-manager';
 import { KeyManagementSystem } from '@veramo/kms-local';
+import { KeyValueStore, type ValueStoreType } from '@veramo/kv-store';
+import { MediationManagerPlugin, type IMediationManager, type MediationResponse, type PreMediationRequestPolicy, type RequesterDid } from '@veramo/mediation-manager';
 import { MessageHandler } from '@veramo/message-handler';
 import { MessagingRouter, RequestWithAgentRouter } from '@veramo/remote-server';
 import express from 'express';
 
-export type VeramoAgent = TAgent<IResolver & IKeyManager & IDIDManager & IDIDComm & IMessageHandler & IDataStore>;
+export type VeramoAgent = TAgent<IResolver & IKeyManager & IDIDManager & IDIDComm & IMessageHandler & IDataStore & IDataStoreORM>;
+/** The agent deployed as a mediator: with its mediation manager's policies, grants and recipient DIDs. */
+export type VeramoMediatorAgent = TAgent<IResolver & IKeyManager & IDIDManager & IDIDComm & IMessageHandler & IDataStore & IDataStoreORM & IMediationManager>;
 
 export interface ForeignAgent {
   did: string;
   /** The HTTP endpoint its DID names. */
   endpoint: string;
   close(): Promise<void>;
+}
+
+export interface VeramoOptions {
+  /** Deploy it as a mediator: Veramo's mediation manager and its coordinate-mediation, routing and pickup handlers. */
+  mediator?: boolean;
 }
 
 export interface VeramoHandle extends ForeignAgent {
@@ -58,15 +80,28 @@ export interface VeramoHandle extends ForeignAgent {
 const KMS = 'local';
 const PATH = '/messaging';
 
-export async function startVeramoAgent(): Promise<VeramoHandle> {
+/** A KeyValueStore over a Map, as Veramo's kv-store offers for memory. */
+const memoryKv = <T extends ValueStoreType>(namespace: string) => new KeyValueStore<T>({ namespace, store: new Map<string, T>() });
+
+function mediatorParts() {
+  return {
+    // isMediateDefaultGrantAll true: every requester is granted unless a DENY policy names it.
+    plugins: [new MediationManagerPlugin(true, memoryKv<PreMediationRequestPolicy>('mediation_policy'), memoryKv<MediationResponse>('mediation_response'), memoryKv<RequesterDid>('recipient_did'))],
+    handlers: [new CoordinateMediationV3MediatorMessageHandler(), new CoordinateMediationMediatorMessageHandler(), new RoutingMessageHandler(), new PickupMediatorMessageHandler()],
+  };
+}
+
+export async function startVeramoAgent(options: VeramoOptions = {}): Promise<VeramoHandle> {
+  const mediator = options.mediator ? mediatorParts() : { plugins: [], handlers: [] };
   const agent: VeramoAgent = createAgent({
     plugins: [
+      ...mediator.plugins,
       new KeyManager({ store: new MemoryKeyStore(), kms: { [KMS]: new KeyManagementSystem(new MemoryPrivateKeyStore()) } }),
       new DIDManager({ store: new MemoryDIDStore(), defaultProvider: 'did:peer', providers: { 'did:peer': new PeerDIDProvider({ defaultKms: KMS }) } }),
       new DIDResolverPlugin({ ...peerResolver() }),
       // As Veramo's own tests keep a DataStoreJson in memory: a tree whose updates go nowhere.
       new DataStoreJson({ notifyUpdate: () => Promise.resolve() }),
-      new MessageHandler({ messageHandlers: [new DIDCommMessageHandler(), new TrustPingMessageHandler()] }),
+      new MessageHandler({ messageHandlers: [new DIDCommMessageHandler(), new TrustPingMessageHandler(), ...mediator.handlers] }),
       new DIDComm(),
     ],
   });

@@ -105,7 +105,7 @@ describe('Veramo 7 behind its MessagingRouter', () => {
     expect(await responseTo(ping.id)).toBeDefined();
   });
 
-  it('puts a return-routed answer into the 200 body as a JSON string holding the JWE, and POSTs it as well', async () => {
+  it('puts a return-routed answer into the 200 body as a JSON string holding the JWE, and POSTs it as well; idsync reads that body as a message JSON-encoded twice', async () => {
     const ping = cp.draft(PING, { response_requested: true }, { return_route: 'all' });
     const sent = await cp.send(ping, { mode: 'anoncrypt' });
     expect(sent.status).toBe(200);
@@ -114,6 +114,12 @@ describe('Veramo 7 behind its MessagingRouter', () => {
     expect(typeof inner).toBe('string');
     expect(JSON.parse(inner)).toHaveProperty('ciphertext');
     expect(await responseTo(ping.id)).toBeDefined();
+    // The harness reads it (a 2xx with a DIDComm media type, to a requested return route) as a
+    // message JSON-encoded twice: envelope.shape broken, and what it holds opened and judged too.
+    const [routed] = sent.received;
+    expect(routed!.entry).toMatchObject({ via: 'return-route', mode: 'authcrypt', type: PING_RESPONSE, thid: ping.id });
+    expect(routed!.entry.findings![0]).toEqual({ rule: 'envelope.shape', severity: 'error', detail: 'a JSON string holding a JWE: the message is JSON-encoded twice' });
+    expect(routed!.entry.broken).toEqual(['envelope.shape', 'envelope.authcrypt-enc', 'envelope.authcrypt-apu', 'envelope.jwe-apv', 'envelope.authcrypt-kdf']);
   });
 
   it('packs anoncrypt without apv, and authcrypt set to A256CBC-HS512 still without apu/apv and with the draft-03 KDF', async () => {

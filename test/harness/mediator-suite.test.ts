@@ -57,6 +57,14 @@ describe('conformance run --role mediator', () => {
     expect(report.cases.find((c) => c.id === 'limits/delay')?.status).toBe('passed');
   }, 60_000);
 
+  it('sends its requests in --mode: an anoncrypt mediate-request, whose sender it cannot authenticate, is answered e.p.trust', async () => {
+    const report = await runMediatorConformance({ target: strict.did, resolve, timeoutMs: 3000, mode: 'anoncrypt', cases: ['mediation/grant'] });
+    const grant = report.cases.find((c) => c.id === 'mediation/grant')!;
+    expect(grant.messages.find((m) => m.direction === 'sent')).toMatchObject({ mode: 'anoncrypt' });
+    expect(grant.status).toBe('skipped');
+    expect(grant.detail).toMatch(/problem-report e\.p\.trust/);
+  }, 60_000);
+
   it('fails a mediator that answers forwards 202 and keeps nothing, naming routing.forward.receipt', async () => {
     const lossy = await mediator({});
     // The forward handler's queue is this object: its writes now vanish.

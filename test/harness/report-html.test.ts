@@ -3,7 +3,7 @@
 // arrow, and lists the rules it names with their sources; no script, nothing fetched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
-import { arrowOf, reportHtml } from '../../src/harness/report-html.js';
+import { arrowOf, reportCss, reportHtml } from '../../src/harness/report-html.js';
 import { runConformance } from '../../src/harness/run.js';
 import type { ConformanceReport } from '../../src/harness/types.js';
 import { startWrongAgent, type WrongAgent } from './wrong-agent.js';
@@ -65,5 +65,24 @@ describe('report.html', () => {
     const own = reportHtml({ ...report, cases: [{ ...report.cases[0]!, broken: [{ rule: 'data-pipe.established.thid', severity: 'error', detail: 'x' }] }] });
     expect(own).toContain('<a class="rule" href="#rule-data-pipe-established-thid"');
     expect(own).toMatch(/Data Pipe \(idsync\) 1\.0 §[^<]+ \(docs\/protocols\.md#[\w-]+ in the idsync package\)/);
+  });
+
+  it('beside each broken rule: its severity as a badge, its keyword and the sentence it enforces, quoted', () => {
+    const broken = reportHtml({ ...report, cases: [{ ...report.cases[0]!, broken: [{ rule: 'trust-ping.response-thid', severity: 'error', detail: 'thid x' }] }] });
+    expect(broken).toContain('<td><span class="sev sev-error">error</span> <span class="keyword">MUST</span></td>');
+    expect(broken).toMatch(/<td>thid x<blockquote>All subsequent messages in a thread MUST include a `thid` header/);
+  });
+
+  it('with a stylesheet: a <link> to it instead of an inline <style>, the same rules in reportCss, and a link back', () => {
+    const linked = reportHtml(report, { stylesheet: '/console/r/report.css', back: { href: '/console/conformance', label: 'All runs' } });
+    expect(linked).not.toContain('<style');
+    expect(linked).toContain('<link rel="stylesheet" href="/console/r/report.css">');
+    expect(linked).toContain('<p class="back"><a href="/console/conformance">All runs</a></p>');
+    const css = reportCss(report);
+    expect(html).toContain(`<style>${css}</style>`);
+    expect(css).toContain('.msg:target{display:block}');
+    // Apart from the head, the two are the same document.
+    const body = (h: string) => h.slice(h.indexOf('<h1>'));
+    expect(body(linked)).toBe(body(html));
   });
 });

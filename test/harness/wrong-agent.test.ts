@@ -62,6 +62,19 @@ describe('the harness against an agent on raw didcomm-node', () => {
     expect(runExitCode(r)).toBe(exit);
   }, 20_000);
 
+  it('an agent that takes queries and never answers them is not judged on discover-features (DIDComm v2.1 does not require the protocol): both cases are skipped, the second at once, and nothing waits out the timeout', async () => {
+    const r = await run(['no-disclose'], { cases: ['discover-features/disclose', 'discover-features/disclosed-supported'], timeoutMs: 5000 });
+    expect(r.cases.map((c) => `${c.id} ${c.status}`)).toEqual(['discover-features/disclose skipped', 'discover-features/disclosed-supported skipped', 'run/sent-messages passed']);
+    const [disclose, supported] = r.cases;
+    expect(disclose!.detail).toBe('the agent took the queries (HTTP 202) and answered a ping sent after them, but not the queries: DIDComm v2.1 does not require discover-features (§Discover Features Protocol 2.0: implementers of agents "are *strongly* encouraged to implement support for this message")');
+    // The silence was observed behind a barrier ping, not waited out.
+    expect(disclose!.messages.map((m) => `${m.direction} ${m.type?.split('/').pop()}`)).toEqual(['sent queries', 'sent ping', 'received ping-response']);
+    expect(supported!.detail).toBe(`nothing disclosed to try (discover-features/disclose): ${disclose!.detail}`);
+    expect(supported!.messages).toEqual([]);
+    expect(r.durationMs).toBeLessThan(5000);
+    expect(runExitCode(r)).toBe(3);
+  }, 20_000);
+
   const invitationCases = (vc: string, vp: string) => ['out-of-band/invitation passed', `waci/streamlined-vc ${vc}`, `waci/streamlined-vp ${vp}`, 'data-pipe/establish skipped', 'run/sent-messages passed'];
 
   it.each<[WrongAgentFault[], Record<string, string>]>([

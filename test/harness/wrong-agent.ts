@@ -13,6 +13,9 @@
 //                      (text/html), naming no type, as Veramo's MessagingRouter does
 //   no-trust-ping      it answers every ping HTTP 400 "Unsupported message type" (text/html)
 //   no-flattened       it refuses a flattened JWS, as didcomm-node does by itself (HTTP 400)
+//   no-disclose        it takes discover-features queries (HTTP 202) and never answers them
+//   one-layer          it takes a nested envelope (anoncrypt or authcrypt around another layer) with
+//                      HTTP 200 {} and acts on nothing in it, as Veramo 7 does (it opens one layer)
 //   broken-reply       its ping-responses carry created_time as a string (breaks a MUST)
 //   tampered-reply     its ping-responses arrive with a changed ciphertext (nobody can open them)
 //   reuse-id           every message it sends carries one and the same id
@@ -46,7 +49,7 @@ import { b64uEncode } from '../../src/encoding.js';
 import { fromMultikey, generateKeyPair, publicJwk, toMultikey, type KeyPair } from '../../src/keys.js';
 
 export type WrongAgentFault =
-  | 'ping-thid' | 'disclose-refuse' | 'disclose-refuse-400' | 'junk-5xx' | 'plaintext-reply' | 'authcrypt-400' | 'authcrypt-500' | 'authcrypt-unsupported' | 'no-trust-ping' | 'no-flattened' | 'broken-reply'
+  | 'ping-thid' | 'disclose-refuse' | 'disclose-refuse-400' | 'junk-5xx' | 'plaintext-reply' | 'authcrypt-400' | 'authcrypt-500' | 'authcrypt-unsupported' | 'no-trust-ping' | 'no-flattened' | 'no-disclose' | 'one-layer' | 'broken-reply'
   | 'tampered-reply' | 'reuse-id' | 'json-200' | 'propose-400' | 'silent' | 'no-problem-reports' | 'pickup-return-route' | 'pickup-json-receipt' | 'offer-mismatch' | 'wrong-challenge';
 
 export interface WrongAgent {
@@ -224,6 +227,8 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
     } catch {
       return 400;
     }
+    const nested = meta as { encrypted?: boolean; anonymous_sender?: boolean };
+    if (has('one-layer') && ((nested.encrypted && meta.non_repudiation) || (nested.anonymous_sender && meta.authenticated))) return { status: 200, body: '{}', type: 'application/json' };
     const from = typeof value.from === 'string' ? value.from : undefined;
     // Answers go only to a sender the envelope proved.
     if (!from || !(meta.authenticated || meta.non_repudiation)) return 400;
@@ -242,6 +247,7 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
         if (body.response_requested !== false) reply({ type: PING_RESPONSE, thid: has('ping-thid') ? randomUUID() : id, body: has('broken-reply') ? 'pong' : {} });
         return 202;
       case QUERIES: {
+        if (has('no-disclose')) return 202;
         const disclosures = [
           { 'feature-type': 'protocol', id: 'https://didcomm.org/trust-ping/2.0', roles: ['sender', 'receiver'] },
           { 'feature-type': 'protocol', id: 'https://didcomm.org/discover-features/2.0', roles: ['responder'] },

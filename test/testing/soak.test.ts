@@ -25,7 +25,7 @@ describe('soak under the fault mix', () => {
     if (result.completed) expect(result.p99Ms!).toBeGreaterThanOrEqual(result.p50Ms!);
   });
 
-  // Senders retry what was lost (router/resend.ts) and answer a replay with what they sent after
+  // Senders retry what was lost (router/steps) and answer a replay with what they sent after
   // it, so a dropped, tampered or reordered message delays its flow but does not end it.
   it('completes every flow', () => {
     expect(result.results.filter((r) => !r.ok)).toEqual([]);

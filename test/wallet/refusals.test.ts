@@ -22,7 +22,7 @@ describe('wallet refusals that change no state', () => {
     t = await setup();
     await connect(t);
     // Capture the packed offer as it goes out, then deliver the same bytes again, as a sender
-    // retrying because our answer was lost would (router/resend.ts: the replay is answered with
+    // retrying because our answer was lost would (router/steps: the replay is answered with
     // what followed it, not with e.p.msg.duplicate).
     let replay = '';
     t.service.router.events.once('sent', (e: { packed: string }) => (replay = e.packed));

@@ -7,6 +7,7 @@ import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { runFleet, type FleetOptions } from '../../fleet/fleet.js';
 import { fleetTable, progressLine, writeReport } from '../../fleet/report.js';
 import { BUILTIN_SCENARIOS } from '../../fleet/scenarios.js';
+import { SERVICE_STORE_MEMORY_FLOWS } from '../../fleet/target.js';
 import type { LoadModel } from '../../fleet/types.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
@@ -33,6 +34,7 @@ export interface FleetCliOptions {
   embeddedTransport: string;
   /** --mediated: true (a mediator started for the run) or a running mediator's invitation URL / DID. */
   mediated?: boolean | string;
+  serviceStore: string;
   timeout: string;
   report?: string;
   engine?: EnvelopeEngine;
@@ -84,6 +86,8 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
   const service = serviceFrom(o.service, deps.env ?? deps.io.env ?? process.env);
   const embeddedTransport = o.embeddedTransport ?? 'link';
   if (embeddedTransport !== 'link' && embeddedTransport !== 'http') throw usageError('invalid_argument', `--embedded-transport must be link or http: ${embeddedTransport}`);
+  const serviceStore = o.serviceStore ?? 'auto';
+  if (serviceStore !== 'auto' && serviceStore !== 'memory' && serviceStore !== 'disk') throw usageError('invalid_argument', `--service-store must be auto, memory or disk: ${serviceStore}`);
   const out = deps.output(Boolean(o.json));
   const total = model.kind === 'closed' ? model.wallets : undefined;
   const tty = (process.stderr as { isTTY?: boolean }).isTTY === true;
@@ -93,7 +97,7 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
     model,
     workers,
     timeoutMs: duration('--timeout', o.timeout),
-    ...(service ? { service } : { embeddedTransport }),
+    ...(service ? { service } : { embeddedTransport, serviceStore }),
     ...(o.engine ? { envelopeEngine: o.engine } : {}),
     ...(o.mediated ? { mediated: o.mediated } : {}),
     onProgress: (p) => {
@@ -130,6 +134,7 @@ export function registerFleetCommand(program: Command, deps: FleetCommandDeps): 
     .option('--service <url>', 'a running service (credentials from IDSYNC_CLIENT_ID, IDSYNC_CLIENT_SECRET, IDSYNC_PROJECT_ID); default: an embedded twin')
     .option('--embedded-transport <how>', 'how wallets reach the embedded twin: link (requests handed between threads, no sockets) or http (loopback sockets, its HTTP stack measured too)', 'link')
     .option('--mediated [mediator]', "wallets behind a mediator: idsync's own, started for the run, or a running one's invitation URL or DID; they collect live over Message Pickup 3.0")
+    .option('--service-store <where>', `where the embedded twin keeps its state: memory, disk (a temporary LevelDB) or auto (disk beyond ${SERVICE_STORE_MEMORY_FLOWS.toLocaleString('en')} flows)`, 'auto')
     .option('--timeout <d>', 'guard for each wait inside a flow', '120s')
     .option('--report <dir>', 'write report.json and report.html (latency histogram and throughput as SVG) into DIR')
     .option('--no-progress', 'no progress line on stderr')

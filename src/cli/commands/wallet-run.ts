@@ -79,6 +79,18 @@ async function openExisting(dir: string, engine?: EnvelopeEngine, extra: Partial
   };
 }
 
+/** Runs `fn` on the wallet's store opened here, without starting its agent (nothing is sent). */
+export async function withStore<T>(dir: string, fn: (store: Store) => Promise<T>): Promise<T> {
+  const exists = await stat(join(dir, 'store')).then(() => true, () => false);
+  if (!exists) throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
+  const store = await openWalletStore(dir);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
 /** Runs `op` through the serve process of `dir` when one runs, else on the store opened here. */
 export async function withWallet<T>(dir: string, remote: () => Promise<T | undefined>, local: (wallet: Wallet) => Promise<T>, engine?: EnvelopeEngine, extra: Partial<WalletOptions> = {}): Promise<T> {
   const answered = await remote();

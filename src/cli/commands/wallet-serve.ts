@@ -20,6 +20,7 @@ import { approveWith, declineWith, listPending, pendingView, pickupWith } from '
 import { addressOptions, answerInvitation, listenOptionsFor, openWalletStore, reachable, type WalletCommandDeps } from './wallet-run.js';
 import { parseInvitationUrl } from '../../protocols/out-of-band.js';
 import { credentialView, humanPendingItem, messageView, rejectedView } from './wallet-views.js';
+import { walletStatusOf } from './wallet-status.js';
 import type { WalletConsole } from '../../console/wallet-console.js';
 
 export interface ServeOptions {
@@ -124,6 +125,7 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
         const timeoutMs = timeoutOf(body);
         return answerInvitation(wallet, await parseInvitationUrl(url), () => wallet.acceptInvitation(url, { timeoutMs }), { wait: body.wait === true });
       },
+      'GET /status': async () => walletStatusOf(wallet),
       'GET /credentials': async () => [...(await wallet.credentials()).map(credentialView), ...(await wallet.rejectedCredentials()).map(rejectedView)],
       'GET /messages': async (_b, q) => (await wallet.messages(q.get('thid') ? { thid: q.get('thid')! } : {})).map(messageView),
       'GET /pending': async () => listPending(wallet),

@@ -17,7 +17,8 @@ import { viaServe } from './wallet-control.js';
 import { MESSAGE_FORMATS, messagesDiagram, type MessageFormat } from './wallet-trace.js';
 import { approveWith, declineWith, listPending, pickupWith, type ApproveResult, type PendingView, type PickupView } from './wallet-pending.js';
 import { serveWallet, type ServeOptions } from './wallet-serve.js';
-import { addressOptions, answerInvitation, listenHere, openWalletStore, withWallet, type WalletCommandDeps } from './wallet-run.js';
+import { addressOptions, answerInvitation, listenHere, openWalletStore, withStore, withWallet, type WalletCommandDeps } from './wallet-run.js';
+import { humanWalletStatus, storedWalletStatus, type WalletStatusView } from './wallet-status.js';
 import {
   credentialView,
   humanAccept,
@@ -198,6 +199,16 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .action(async (opts: { data: string; from?: string; json?: boolean }) => {
       const result = await withWallet(opts.data, () => viaServe<PickupView>(opts.data, 'POST', '/pickup', opts.from !== undefined ? { from: opts.from } : {}), (w) => pickupWith(w, opts.from));
       deps.output(Boolean(opts.json)).result(result, (r) => humanPickup(r, opts.data));
+    });
+
+  wallet
+    .command('status')
+    .description('who the wallet is, what it holds and waits on: connections, credentials, pending items, and its retries (scheduled, due, retrying, abandoned)')
+    .requiredOption('--data <dir>', 'wallet folder')
+    .option('--json', 'print one JSON document {did, shortDid, endpoint, running, connections, credentials, pending, retries}')
+    .action(async (opts: { data: string; json?: boolean }) => {
+      const status = (await viaServe<WalletStatusView>(opts.data, 'GET', '/status')) ?? (await withStore(opts.data, (store) => storedWalletStatus(store, opts.data)));
+      deps.output(Boolean(opts.json)).result(status, humanWalletStatus);
     });
 
   wallet

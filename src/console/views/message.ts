@@ -8,9 +8,10 @@ import { sendHtml } from '../auth.js';
 import { renderPage, type ConsoleContext } from '../context.js';
 import { html, prettyJson, type Html } from '../html.js';
 import { redact } from '../redact.js';
-import { ruleView, verdictOf, worstVerdict, type CheckedRule } from '../verdicts.js';
+import { verdictOf, worstVerdict, type CheckedRule } from '../verdicts.js';
 import { badge, did, jsonBlock, state, time } from './format.js';
 import { faultBadge } from './message-row.js';
+import { RULE_HEAD, ruleRow } from './rule.js';
 
 const SEQ = /^\d{1,20}-\d{1,10}$/;
 
@@ -22,17 +23,8 @@ export function checkCommand(text: string): string {
   return `idsync message check - <<'${tag}'\n${text}\n${tag}`;
 }
 
-function ruleRow(r: CheckedRule): Html {
-  const v = verdictOf(r);
-  const rule = ruleView(r.rule);
-  const where = rule.spec ? `${rule.spec}, ${rule.section}` : '';
-  return html`<tr class="rule verdict-row-${v}">
-<td>${badge(v)}</td>
-<td><code>${r.rule}</code>${r.detail ? html`<div class="detail">${r.detail}</div>` : ''}</td>
-<td>${rule.quote ? html`<blockquote>${rule.quote}</blockquote>` : ''}${rule.text ?? html`<span class="muted">not in the catalogue</span>`}
-${rule.keyword ? html` <span class="keyword">${rule.keyword}</span>` : ''}</td>
-<td>${rule.href ? html`<a href="${rule.href}" rel="noreferrer" target="_blank">${where}</a>` : rule.docPath ? html`${where} <code>${rule.docPath}</code>` : where}</td>
-</tr>`;
+function checkedRow(r: CheckedRule): Html {
+  return ruleRow(r.rule, verdictOf(r), r.detail);
 }
 
 function copyBlock(id: string, label: string, text: string): Html {
@@ -70,7 +62,7 @@ ${faults.length ? html`<tr><th>faults</th><td colspan="3">${faults.map((f) => ht
 </table>
 <h2>Rule verdicts</h2>
 ${results.length
-  ? html`<table class="rules"><thead><tr><th>verdict</th><th>rule</th><th>what it requires</th><th>spec</th></tr></thead><tbody>${results.map(ruleRow)}</tbody></table>`
+  ? html`<table class="rules">${RULE_HEAD}<tbody>${results.map(checkedRow)}</tbody></table>`
   : html`<p class="muted">No rules were checked on this message.</p>`}
 <h2>Plaintext</h2>
 ${plaintext !== undefined

@@ -10,15 +10,18 @@ import { html, type Html } from '../html.js';
 import type { FeedEvent } from '../message-feed.js';
 import { VERDICTS } from '../verdicts.js';
 import { filterQuery, isFiltered, matcherOf, parseFilter, type MessageFilter } from './message-filter.js';
-import { faultRow, messageRow, ROW_HEADER, rowId } from './message-row.js';
+import { faultRow, messageRow, ROW_HEADER } from './message-row.js';
+import { rowBatcher } from './row-batch.js';
 
 const PAGE_ROWS = 200;
 const SCAN_LIMIT = 5000;
+/** Child threads (pthid) are looked for among the newest records only: the log has no index of them. */
+const CHILD_SCAN = 2000;
 
 /** The newest records matching `match`, newest first. */
 export async function recentMessages(ctx: ConsoleContext, f: MessageFilter, match: (m: LoggedMessage) => boolean, limit = PAGE_ROWS): Promise<LoggedMessage[]> {
   const scanned = f.thid !== undefined
-    ? [...(await ctx.feed.log.list({ thid: f.thid })), ...(await ctx.feed.log.list({ pthid: f.thid }))].sort((a, b) => b.seq.localeCompare(a.seq))
+    ? [...(await ctx.feed.log.list({ thid: f.thid })), ...(await ctx.feed.log.list({ reverse: true, limit: CHILD_SCAN })).filter((m) => m.pthid === f.thid)].sort((a, b) => b.seq.localeCompare(a.seq))
     : await ctx.feed.log.list({ reverse: true, limit: isFiltered(f) ? SCAN_LIMIT : limit });
   return scanned.filter(match).slice(0, limit);
 }
@@ -39,34 +42,38 @@ export function messageList(ctx: ConsoleContext, rows: LoggedMessage[]): Html {
   return html`<div class="msg-list">${ROW_HEADER}<div id="message-rows">${rows.map((m) => messageRow(m, ctx.feed))}</div></div>`;
 }
 
-/** A stream of rows for the list on a page, by `f`: new rows on top, completed ones in place. */
+/**
+ * A stream of rows for the list on a page, by `f`: new rows on top, completed ones in place, in
+ * batches (row-batch.ts). A row is rendered once for every page that shows it.
+ */
 export function registerMessageStream(scope: FastifyInstance, ctx: ConsoleContext): void {
+  const rendered = new WeakMap<LoggedMessage, string>();
+  const render = (m: LoggedMessage): string => {
+    let row = rendered.get(m);
+    if (row === undefined) rendered.set(m, (row = messageRow(m, ctx.feed).value));
+    return row;
+  };
   scope.get('/console/stream/messages', { schema: { hide: true } }, async (request, reply) => {
     const f = parseFilter(request.query);
     const match = await matcherOf(ctx, request.consolePrincipal?.tenantId, f);
     ctx.hub.open(request, reply, (stream) => {
-      const put = (m: LoggedMessage, replace: boolean) =>
-        stream.send(
-          replace
-            ? html`<hx-partial hx-target="#${rowId(m.seq)}" hx-swap="outerHTML">${messageRow(m, ctx.feed)}</hx-partial>`.value
-            : html`<hx-partial hx-target="#message-rows" hx-swap="afterbegin">${messageRow(m, ctx.feed)}</hx-partial>`.value,
-          { id: m.seq },
-        );
+      const rows = rowBatcher((data, id) => stream.send(data, id ? { id } : {}), render, 100, (n) => stream.send(String(n), { event: 'rows' }));
       // A reconnecting browser gets what it missed.
       if (stream.lastEventId) {
-        void ctx.feed.log.list({ after: stream.lastEventId, limit: 1000 }).then((missed) => missed.filter(match).forEach((m) => put(m, false)));
+        void ctx.feed.log.list({ after: stream.lastEventId, limit: 1000 }).then((missed) => missed.filter(match).forEach((m) => rows.add(m, 'record')));
       }
       const onFeed = (e: FeedEvent) => {
         if (e.kind === 'fault') {
-          if (!e.fault.record && f.user === undefined && f.thid === undefined && f.verdict === undefined) {
-            stream.send(html`<hx-partial hx-target="#message-rows" hx-swap="afterbegin">${faultRow(e.fault)}</hx-partial>`.value);
-          }
+          if (!e.fault.record && f.user === undefined && f.thid === undefined && f.verdict === undefined) rows.addRow(faultRow(e.fault).value);
           return;
         }
-        if (match(e.message)) put(e.message, e.kind === 'update');
+        if (match(e.message)) rows.add(e.message, e.kind);
       };
       const stop = ctx.feed.watch(onFeed);
-      return stop;
+      return () => {
+        stop();
+        rows.close();
+      };
     });
   });
 }

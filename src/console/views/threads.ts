@@ -1,6 +1,6 @@
 // Threads: the recent messages grouped by thread (DIDComm v2 §Threads: thid, or the id of a
-// message that starts one), each drawn as a sequence diagram; one thread with its diagram and its
-// messages, live.
+// message that starts one), each drawn as a sequence diagram; one thread with its diagram, the
+// verdict of every rule checked on it with its quoted sentence, and its messages, live.
 import type { FastifyInstance } from 'fastify';
 import { threadOf, type LoggedMessage } from '../../store/messages.js';
 import { sendHtml } from '../auth.js';
@@ -12,8 +12,11 @@ import { liveRegion } from './live-region.js';
 import { matcherOf } from './message-filter.js';
 import { messageList, recentMessages } from './messages.js';
 import { sequenceOf } from './sequence.js';
+import { threadVerdicts } from './thread-verdicts.js';
 
 const SCAN = 1000;
+/** A first look: enough for SHOWN threads unless they are long (a fleet's threads have 2-4 messages). */
+const FIRST_SCAN = 200;
 const SHOWN = 20;
 
 interface ThreadGroup {
@@ -34,7 +37,8 @@ function groups(recentFirst: LoggedMessage[]): ThreadGroup[] {
 }
 
 async function threadList(ctx: ConsoleContext, tenantId: string | undefined): Promise<Html> {
-  const recent = await ctx.feed.log.list({ reverse: true, limit: SCAN });
+  let recent = await ctx.feed.log.list({ reverse: true, limit: FIRST_SCAN });
+  if (recent.length === FIRST_SCAN && groups(recent).length < SHOWN) recent = await ctx.feed.log.list({ reverse: true, limit: SCAN });
   const shown = groups(recent).slice(0, SHOWN);
   if (shown.length === 0) return html`<p class="muted">No messages yet.</p>`;
   const cards = await Promise.all(
@@ -53,7 +57,7 @@ export function registerThreadsView(scope: FastifyInstance, ctx: ConsoleContext)
     const region = liveRegion('threads', '/console/threads?fragment=1', await threadList(ctx, tenantId));
     if ((request.query as Record<string, unknown>).fragment) return sendHtml(reply, region);
     const body = html`<h1>Threads</h1>
-<p class="lead">The threads of the last ${SCAN} messages, most recently active first, each as a sequence diagram. Red arrows broke a MUST or were refused; dashed ones came back on the request's connection.</p>
+<p class="lead">The ${SHOWN} most recently active threads (among the last ${SCAN} messages at most), each as a sequence diagram. Red arrows broke a MUST or were refused; dashed ones came back on the request's connection.</p>
 ${region}`;
     return sendHtml(reply, renderPage(ctx, request, { title: 'Threads', active: 'threads', stream: '/console/stream/changes', body }));
   });
@@ -63,7 +67,10 @@ ${region}`;
     const tenantId = request.consolePrincipal?.tenantId;
     const f = { thid: thid.slice(0, 2048) };
     const inThread = (await recentMessages(ctx, f, await matcherOf(ctx, tenantId, f), SCAN)).reverse();
-    const diagram = liveRegion('diagram', `/console/threads/${encodeURIComponent(f.thid)}?fragment=1`, html`<div class="diagram">${raw(await sequenceOf(ctx, tenantId, inThread))}</div>`);
+    // Drawn again when rows of this thread come (its stream says `rows`), not at every change of the twin.
+    const diagram = liveRegion('diagram', `/console/threads/${encodeURIComponent(f.thid)}?fragment=1`, html`<div class="diagram">${raw(await sequenceOf(ctx, tenantId, inThread))}</div>
+<h2>Rule verdicts</h2>
+${threadVerdicts(inThread)}`, 'rows');
     if ((request.query as Record<string, unknown>).fragment) return sendHtml(reply, diagram);
     const body = html`<h1>Thread <code>${f.thid}</code></h1>
 <p class="lead">${inThread.length} messages (with the threads it parents). <a href="/console/messages?thid=${encodeURIComponent(f.thid)}">In the message view</a></p>

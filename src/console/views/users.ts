@@ -12,11 +12,17 @@ import { liveRegion } from './live-region.js';
 
 const MAX_USERS = 1000;
 
-/** The tenant's users (at most MAX_USERS) whose id or DID contains `q`. */
+/**
+ * The tenant's users (at most MAX_USERS) whose id contains `q`; with 8 characters or more, also
+ * those whose short DID contains it or whose long-form DID starts with it (a pasted DID). DIDs are
+ * base64url: a short needle occurs in them by chance (any two letters in most long forms).
+ */
 export async function searchUsers(ctx: ServiceConsoleContext, tenantId: string, q: string | undefined): Promise<{ users: UserRecord[]; total: number }> {
   const { users, total } = await ctx.deps.users.list(tenantId, { limit: MAX_USERS });
   const needle = q?.toLowerCase();
-  const found = needle ? users.filter((u) => [u.userId, u.userDID, u.shortUserDID].some((v) => v?.toLowerCase().includes(needle))) : users;
+  const found = needle
+    ? users.filter((u) => u.userId.toLowerCase().includes(needle) || (needle.length >= 8 && (u.shortUserDID?.toLowerCase().includes(needle) || u.userDID?.toLowerCase().startsWith(needle))))
+    : users;
   return { users: found, total };
 }
 

@@ -6,7 +6,7 @@
 // HTTP sender's answer to a 503; one resolving with `{refusal}` becomes `transport_rejected` with
 // status 400, as over HTTP) plus the WebSocket live mode (replies after that, and pushes to a
 // bound key, reach the sending transport's `onInbound`).
-import { IdsyncError, toIdsyncError } from '../../errors.js';
+import { IdsyncError, isIdsyncError, toIdsyncError } from '../../errors.js';
 import { ionShortForm } from '../../did/ion-form.js';
 import type { InboundHandler, Transport } from '../types.js';
 import { detectMediaType, refusalOf, retryHint, retryLaterError, schemeOf, statusForHandlerError, type InboundOutcome } from './media-type.js';
@@ -124,6 +124,9 @@ export function memoryNetwork(): MemoryNetwork {
           try {
             outcome = await handler(packed, info);
           } catch (err) {
+            // The receiving end went away mid-request (a process killed in a test): what a reset
+            // connection is over HTTP, not an answer.
+            if (isIdsyncError(err) && err.code === 'transport_unreachable') throw err;
             // The same answer the HTTP endpoint would give.
             const { status, code, retryAfterSeconds } = statusForHandlerError(err);
             if (retryAfterSeconds !== undefined) throw retryLaterError(endpoint, status, retryAfterSeconds, code, err);

@@ -1,7 +1,10 @@
 // Discover Features 2.0 (DIDComm v2.1 §Discover Features Protocol 2.0): queries are answered by a
 // disclose threaded to them, and what is disclosed is really supported — each disclosed protocol
 // idsync speaks is tried with a harmless first message (probes.ts), which must not be refused as
-// unsupported, by a problem report or by an HTTP 4xx naming it.
+// unsupported, by a problem report or by an HTTP 4xx naming it. DIDComm v2.1 does not require an
+// agent to speak the protocol (implementers "are *strongly* encouraged to implement support for this
+// message"), so an agent that takes the queries and never answers them is skipped, not judged: once
+// a ping sent after the queries has been answered, its silence is observed rather than waited out.
 import { parseMessageType } from '../../didcomm/message.js';
 import type { PlainMessage } from '../../didcomm/types.js';
 import { barrier, broke, DISCLOSE, inconclusive, messageRules, ordinary, PROBLEM_REPORT, QUERIES, skipped, transportRules, verdict, type CaseContext, type CaseDefinition } from '../case-kit.js';
@@ -12,12 +15,28 @@ import { PROBES } from './probes.js';
 const SECTION = 'DIDComm Messaging v2.1 §Discover Features Protocol 2.0';
 const URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#discover-features-protocol-20';
 
+/** The key under which CaseContext.blocked keeps why no disclose came, for the cases that need one. */
+const NO_DISCLOSE = 'disclose';
+
+/** Why an agent that never answered queries is not judged on discover-features. */
+const NOT_REQUIRED = 'DIDComm v2.1 does not require discover-features (§Discover Features Protocol 2.0: implementers of agents "are *strongly* encouraged to implement support for this message")';
+
 async function disclose(c: CaseContext): Promise<{ query: PlainMessage; answer?: Received; broken: ReturnType<typeof transportRules> }> {
   const query = c.cp.draft(QUERIES, { queries: [{ 'feature-type': 'protocol', match: '*' }] });
   const outcome = await c.cp.send(query, { mode: c.mode });
   await ordinary(c, outcome, query, 'the queries');
-  const answer = await c.cp.waitFor((r) => r.message?.type === DISCLOSE && r.message.thid === query.id, c.timeoutMs);
-  return { query, ...(answer ? { answer } : {}), broken: transportRules(outcome, 'the queries') };
+  const broken = transportRules(outcome, 'the queries');
+  const isDisclose = (r: Received) => r.message?.type === DISCLOSE && r.message.thid === query.id;
+  let answer = await c.cp.waitFor(isDisclose, 0);
+  if (!answer) {
+    // A barrier ping shows the silence; it waits out the timeout itself when it goes unanswered.
+    const tried = !c.blocked.has('ping');
+    const observed = tried && (await barrier(c));
+    answer = await c.cp.waitFor(isDisclose, tried ? 0 : c.timeoutMs);
+    const took = `the agent took the queries (${outcome.entry.http ? describeAnswer(outcome.entry.http) : 'sent'})`;
+    if (!answer) c.blocked.set(NO_DISCLOSE, `${observed ? `${took} and answered a ping sent after them, but not the queries` : `no disclose within ${c.timeoutMs} ms`}: ${NOT_REQUIRED}`);
+  }
+  return { query, ...(answer ? { answer } : {}), broken };
 }
 
 /** The protocols of a disclose, with their roles when given. */
@@ -54,7 +73,7 @@ export const DISCOVER_FEATURES_CASES: CaseDefinition[] = [
       const { query, answer, broken } = await disclose(c);
       if (!answer) {
         const other = await c.cp.waitFor((r) => r.message?.type === DISCLOSE, 0);
-        if (!other) return inconclusive(`no disclose within ${c.timeoutMs} ms`, broken);
+        if (!other) return { ...skipped(c.blocked.get(NO_DISCLOSE) ?? 'no disclose'), broken };
         return { broken: [...broken, broke('discover-features.disclose-thid', `the disclose has thid ${String(other.message!.thid)}, not the queries id ${query.id}`, other.entry.seq), ...messageRules(other, 'the disclose')] };
       }
       return { broken: [...broken, ...messageRules(answer, 'the disclose')] };
@@ -74,8 +93,10 @@ export const DISCOVER_FEATURES_CASES: CaseDefinition[] = [
     judges: ['discover-features.disclosed-supported'],
     needs: ['mode', 'ping'],
     async run(c) {
+      const none = c.blocked.get(NO_DISCLOSE);
+      if (none) return skipped(`nothing disclosed to try (discover-features/disclose): ${none}`);
       const { answer, broken } = await disclose(c);
-      if (!answer) return inconclusive(`no disclose within ${c.timeoutMs} ms`, broken);
+      if (!answer) return { ...skipped(c.blocked.get(NO_DISCLOSE) ?? 'no disclose'), broken };
       const notes: string[] = [];
       const probes: Array<{ message: PlainMessage; piuri: string; outcome: PostOutcome }> = [];
       for (const { id: piuri, roles } of disclosedProtocols(answer)) {

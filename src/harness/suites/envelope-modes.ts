@@ -4,18 +4,32 @@
 // a mode the spec requires recipients to process (authcrypt and anoncrypt on X25519 with
 // A256CBC-HS512, a JWS in General and in Flattened form) breaks that MUST; refusing one it leaves to
 // the agent (plaintext, an anonymous sender, authcrypt around a signature) is a note. The case of the
-// run's own mode runs first: its refusal blocks every case that would use it.
+// run's own mode runs first: its refusal blocks every case that would use it. One-layer modes run
+// before the nested ones. A nested mode one of whose layers the agent refuses on its own is still
+// tried (an answer passes it), but its refusal, or its silence (shown by a ping in a mode the agent
+// answers, not waited out), blocks it: that layer's refusal is judged already, and says nothing of
+// the nesting.
 import type { PlainMessage } from '../../didcomm/types.js';
 import type { Received } from '../counterpart.js';
 import { modePolicy, modeRequirement } from '../modes.js';
-import { namesProtocol, refusalOf } from '../refusal.js';
+import { describeAnswer, namesProtocol, refusalOf } from '../refusal.js';
 import type { HarnessMode } from '../types.js';
 import {
-  answerTo, broke, inconclusive, inKindRules, messageRules, ok, ping, PING, PING_RESPONSE, PROBLEM_REPORT, recordRefusal, skipped, transportRules, whatIsRefused,
+  answerTo, blocked, broke, inconclusive, inKindRules, messageRules, ok, ping, PING, PING_RESPONSE, PROBLEM_REPORT, recordRefusal, skipped, transportRules, whatIsRefused,
   type CaseContext, type CaseDefinition, type CaseOutcome,
 } from '../case-kit.js';
 
-export const ENVELOPE_MODES: HarnessMode[] = ['authcrypt', 'anoncrypt-authcrypt', 'anoncrypt-signed', 'signed', 'signed-flattened', 'authcrypt-signed', 'anoncrypt', 'plaintext'];
+export const ENVELOPE_MODES: HarnessMode[] = ['authcrypt', 'signed', 'signed-flattened', 'anoncrypt', 'plaintext', 'anoncrypt-authcrypt', 'anoncrypt-signed', 'authcrypt-signed'];
+
+/**
+ * The one-layer modes a nested mode is made of, besides anoncrypt (whose refusal is the agent's
+ * policy about anonymous senders, not about the authenticated layer inside it).
+ */
+const LAYERS_OF: Partial<Record<HarnessMode, HarnessMode[]>> = {
+  'anoncrypt-authcrypt': ['authcrypt'],
+  'anoncrypt-signed': ['signed'],
+  'authcrypt-signed': ['authcrypt', 'signed'],
+};
 
 const SECTION = 'DIDComm Messaging v2.1 §IANA Media Types; §Curves and Content Encryption Algorithms; §DIDComm Signed Messages';
 const URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#iana-media-types';
@@ -53,11 +67,14 @@ function envelopeCase(mode: HarnessMode): CaseDefinition {
     judges: [...(required ? [required.rule] : []), 'envelope.reply-in-kind', 'transport.no-server-error'],
     needs: [],
     async run(c) {
+      const layer = refusedLayer(c, mode);
       const { message, outcome } = await ping(c, { mode, note: mode });
       const broken = transportRules(outcome, `the ${mode} ping`);
       if (outcome.errorKind === 'network') c.blocked.set('reachable', `the agent's endpoint could not be reached: ${outcome.error}`);
       if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) c.accepted.add(mode);
       const first = refusalOf(outcome, mode, PING);
+      // A refusal of a nesting whose layer is refused on its own is that refusal again, judged there.
+      if (first && layer) return blocked(`the ${mode} ping was refused (${first.answer}); ${layer}`, broken);
       if (first) {
         // The ping or the envelope? Asked again with a query in the same envelope (whatIsRefused).
         const r = await whatIsRefused(c, first, PING);
@@ -68,8 +85,9 @@ function envelopeCase(mode: HarnessMode): CaseDefinition {
         recordRefusal(c, r, PING);
         return refused(mode, r.answer, outcome.entry.seq, broken, !r.serverError);
       }
-      const answer = await answerOf(c, message, outcome.entry.seq);
+      const answer = layer ? await answerOrBarrier(c, message, outcome.entry.seq) : await answerOf(c, message, outcome.entry.seq);
       if (!answer) {
+        if (layer) return blocked(`the ${mode} ping was taken (${outcome.entry.http ? describeAnswer(outcome.entry.http) : 'sent'}) and not answered; ${layer}`, broken);
         if (broken.length) return { broken };
         if (mode === c.mode) c.blocked.set('ping', `no answer to a ping in ${mode} within ${c.timeoutMs} ms (envelope/${mode})`);
         return required ? inconclusive(`no answer to the ${mode} ping within ${c.timeoutMs} ms`) : skipped(`no answer to the ${mode} ping within ${c.timeoutMs} ms: the agent ignores ${mode} messages, or takes long`);
@@ -86,9 +104,33 @@ function envelopeCase(mode: HarnessMode): CaseDefinition {
       broken.push(...inKindRules(answer, 'the ping-response', mode));
       if (answer.message!.type !== PING_RESPONSE) broken.push(broke('trust-ping.response', `a ${String(answer.message!.type)} answered the ping`, answer.entry.seq));
       broken.push(...messageRules(answer, 'the ping-response'));
+      if (answer.message!.type === PING_RESPONSE) c.answered.add(mode);
       return broken.length ? { broken } : ok();
     },
   };
+}
+
+/** Why a layer of nested `mode` is refused on its own (its envelope case blocked it), if one is. */
+function refusedLayer(c: CaseContext, mode: HarnessMode): string | undefined {
+  for (const layer of LAYERS_OF[mode] ?? []) {
+    const reason = c.blocked.get(`mode:${layer}`);
+    if (reason) return `${reason} (envelope/${layer}), and ${layer} is a layer of ${mode}`;
+  }
+  return undefined;
+}
+
+/**
+ * The answer to a ping the agent may never answer (a layer of it is refused): once a ping in a
+ * mode the agent was seen to answer has been answered too, the agent is done with it, so silence
+ * is observed instead of waited out. Without such a mode, the ordinary wait.
+ */
+async function answerOrBarrier(c: CaseContext, message: PlainMessage, after: number): Promise<Received | undefined> {
+  const answered = ENVELOPE_MODES.find((m) => c.answered.has(m));
+  if (!answered) return answerOf(c, message, after);
+  const threaded = (r: Received) => r.message !== undefined && (r.message.thid === message.id || r.message.pthid === message.id);
+  const bar = await ping(c, { mode: answered, note: `barrier in ${answered}: answered once the agent is done with the ${message.id} ping` });
+  await answerTo(c, bar.message, PING_RESPONSE, bar.outcome.entry.seq);
+  return c.cp.waitFor(threaded, 0);
 }
 
 /** What answered the ping: anything threaded to it, else a ping-response after it or a problem report about it. */

@@ -8,6 +8,7 @@ import { MEDIA_TYPES, type PlainMessage } from '../../didcomm/types.js';
 import { mediationTypes } from '../../protocols/coordinate-mediation.js';
 import { inconclusive, ok, skipped, type CaseDefinition } from '../case-kit.js';
 import { checkMessageText } from '../check.js';
+import { envelopeModeOf } from '../modes.js';
 import { broke, CM_SECTION, CM_URL, exchange, granted, isProblem, mediate, newRecipient, noAnswer, register, type Exchange } from './mediator-kit.js';
 
 const SUITE = 'mediation';
@@ -58,7 +59,7 @@ export const MEDIATOR_COORDINATION_CASES: CaseDefinition[] = [
       const requester = createKeyDid();
       const ctx = { resolve: async (d: string) => (d === requester.did ? requester.document : c.cp.ctx.resolve(d)), secrets: memorySecrets(requester.secrets), engine: 'native' as const };
       const request: PlainMessage = { id: crypto.randomUUID(), type: mediationTypes('2.0').request, from: requester.did, to: [c.target], body: {}, return_route: 'all', created_time: Math.floor(Date.now() / 1000) };
-      const { packed } = await pack(request, { mode: 'authcrypt', to: c.target, from: requester.did }, ctx);
+      const { packed } = await pack(request, { mode: envelopeModeOf(c.mode), to: c.target, from: requester.did }, ctx);
       const outcome = await c.cp.post(packed, MEDIA_TYPES.encrypted, { type: request.type, id: request.id, note: `mediate-request from ${requester.did.slice(0, 24)}… (answers opened with its keys)` });
       const reply = outcome.received[0];
       if (!reply) return inconclusive(`no return-routed answer to the did:key requester's mediate-request (HTTP ${outcome.status ?? outcome.error})`);

@@ -1,8 +1,11 @@
 // What the mediator suites share: idsync plays the mediator's recipient (it asks for mediation
 // from its own DID and registers recipient DIDs whose keys it holds, their service naming the
 // mediator's DID) and a sender (a ping packed for such a DID, wrapped in a forward anoncrypted to
-// the mediator and POSTed to it). Requests carry return_route "all", so answers come back in
-// the HTTP response; one threaded to the request that arrives at the harness's endpoint counts too.
+// the mediator and POSTed to it). Requests go in the run's envelope (--mode, authcrypt unless
+// told) with return_route "all", so answers come back in the HTTP response; one threaded to the
+// request that arrives at the harness's endpoint counts too. An HTTP 4xx/5xx to a request is the
+// mediator's answer, read at once (case-kit `ordinary`): refusing authcrypt breaks the MUST v2.1
+// puts on it and blocks the cases after it, which `--mode anoncrypt` then runs.
 import { createPeerDid } from '../../did/peer.js';
 import type { CreatedDid } from '../../did/types.js';
 import { pack } from '../../didcomm/envelope/index.js';
@@ -12,7 +15,7 @@ import { mediationTypes, type MediationVersion } from '../../protocols/coordinat
 import { MESSAGE_PICKUP, parseDelivery, type QueuedMessage } from '../../protocols/message-pickup.js';
 import { buildForward } from '../../protocols/routing.js';
 import { systemClock } from '../../clock.js';
-import { broke, messageRules, PING, PROBLEM_REPORT, transportRules, type CaseContext } from '../case-kit.js';
+import { broke, messageRules, ordinary, PING, PROBLEM_REPORT, transportRules, type CaseContext } from '../case-kit.js';
 import { checkMessageText } from '../check.js';
 import type { PostOutcome, Received } from '../counterpart.js';
 import type { BrokenRule } from '../types.js';
@@ -32,10 +35,11 @@ export interface Exchange {
   broken: BrokenRule[];
 }
 
-/** Sends `message` authcrypted from the harness with return_route "all" and waits for its answer. */
+/** Sends `message` from the harness in the run's mode with return_route "all" and waits for its answer; a refusal ends the case. */
 export async function exchange(c: CaseContext, message: PlainMessage, what: string, note?: string): Promise<Exchange> {
   const sent = { ...message, return_route: 'all' as const };
-  const outcome = await c.cp.send(sent, { mode: 'authcrypt', ...(note ? { note } : {}) });
+  const outcome = await c.cp.send(sent, { mode: c.mode, ...(note ? { note } : {}) });
+  await ordinary(c, outcome, sent, what);
   const broken = transportRules(outcome, what);
   const threaded = (r: Received) => r.message !== undefined && (r.message.thid === sent.id || (r.message.type === PROBLEM_REPORT && r.message.pthid === sent.id));
   const answer = outcome.received.find(threaded) ?? (await c.cp.waitFor((r) => r.entry.seq > outcome.entry.seq && threaded(r), c.timeoutMs));
@@ -75,22 +79,47 @@ export function newRecipient(c: CaseContext): Recipient {
   return { did: created.did, created, ctx: { resolve: c.cp.ctx.resolve, secrets: memorySecrets(created.secrets), engine: 'native' } };
 }
 
-/** Registers `r` with a keylist-update (2.0); the exchange, and whether it says success. */
-export async function register(c: CaseContext, r: Recipient, action: 'add' | 'remove' = 'add'): Promise<Exchange & { result?: string }> {
-  const ex = await exchange(c, c.cp.draft(mediationTypes('2.0').update, { updates: [{ recipient_did: r.did, action }] }), `the keylist-update (${action})`);
+/** Registers `r` with a keylist-update (2.0) or recipient-update (3.0); the exchange, and whether it says success. */
+export async function register(c: CaseContext, r: Recipient, action: 'add' | 'remove' = 'add', v: MediationVersion = '2.0'): Promise<Exchange & { result?: string }> {
+  const ex = await exchange(c, c.cp.draft(mediationTypes(v).update, { updates: [{ recipient_did: r.did, action }] }), `the ${v === '2.0' ? 'keylist' : 'recipient'}-update (${action})`);
   const updated = ex.answer?.message?.body.updated as Array<{ recipient_did?: string; result?: string }> | undefined;
   const result = Array.isArray(updated) ? updated.find((u) => u?.recipient_did === r.did)?.result : undefined;
   return { ...ex, ...(result ? { result } : {}) };
 }
 
-/** Mediation granted and a fresh recipient registered: what the pickup cases start from; undefined with why when the target would not. */
+/** Whether the keylist (2.0) or recipient list (3.0) the mediator returns names `r`. */
+export async function listed(c: CaseContext, r: Recipient, v: MediationVersion = '2.0'): Promise<boolean> {
+  const ex = await exchange(c, c.cp.draft(mediationTypes(v).query, {}), `the ${v === '2.0' ? 'keylist' : 'recipient'}-query`);
+  const entries = ex.answer?.message?.type === mediationTypes(v).list ? ex.answer.message.body[v === '2.0' ? 'keys' : 'dids'] : undefined;
+  return Array.isArray(entries) && entries.some((k) => (k as { recipient_did?: unknown })?.recipient_did === r.did);
+}
+
+/** Why a recipient DID could not be registered with each coordinate-mediation version in this run (each tried once). */
+const unregistrable = new WeakMap<object, Map<MediationVersion, string>>();
+
+/**
+ * Mediation granted and a fresh recipient registered: what the pickup cases start from; undefined
+ * with why when the target would not. Coordinate Mediation 2.0 first (keylist-update), then 3.0
+ * (recipient-update), each a protocol of its own that a mediator may speak alone. A registration
+ * whose answer does not say success for the DID still counts when the mediator's own list (the
+ * query of the same version) names it: the mediation cases judge the answer, these the pickup.
+ */
 export async function enrolled(c: CaseContext): Promise<{ recipient: Recipient; broken: BrokenRule[] } | { why: string; broken: BrokenRule[] }> {
-  const grant = await mediate(c);
-  if (!granted(grant)) return { why: `the mediate-request was not granted (${grant.answer?.message?.type ?? 'no answer'})`, broken: [] };
-  const recipient = newRecipient(c);
-  const reg = await register(c, recipient);
-  if (reg.result !== 'success') return { why: `registering a recipient DID gave ${reg.result ?? reg.answer?.message?.type ?? 'no answer'}`, broken: reg.broken };
-  return { recipient, broken: [] };
+  let failed = unregistrable.get(c.cp);
+  if (!failed) unregistrable.set(c.cp, (failed = new Map()));
+  for (const v of ['2.0', '3.0'] as const) {
+    if (failed.has(v)) continue;
+    const grant = await mediate(c, v);
+    if (!granted(grant, v)) {
+      failed.set(v, `the ${v} mediate-request was not granted (${grant.answer?.message?.type ?? 'no answer'})`);
+      continue;
+    }
+    const recipient = newRecipient(c);
+    const reg = await register(c, recipient, 'add', v);
+    if (reg.result === 'success' || (reg.answer?.message?.type === mediationTypes(v).updateResponse && (await listed(c, recipient, v)))) return { recipient, broken: [] };
+    failed.set(v, `registering a recipient DID with ${v} gave ${reg.result ?? reg.answer?.message?.type ?? 'no answer'}`);
+  }
+  return { why: [...failed.values()].join('; '), broken: [] };
 }
 
 export interface Forwarded {

@@ -25,6 +25,11 @@ async function overWebSocket(c: CaseContext): Promise<{ ws: CaseContext & { cp: 
   } catch {
     return undefined;
   }
+  // A DID document without a ws/wss DIDCommMessaging endpoint: nothing to connect to.
+  if (cp.unreachable()) {
+    await cp.close();
+    return undefined;
+  }
   return { ws: { ...c, cp }, close: () => cp.close() };
 }
 

@@ -7,7 +7,7 @@
 import { createPeerDid } from '../../did/peer.js';
 import type { PlainMessage } from '../../didcomm/types.js';
 import { MEDIA_TYPES } from '../../didcomm/types.js';
-import type { PostOutcome } from '../counterpart.js';
+import type { PostOutcome, RawMode } from '../counterpart.js';
 import { isEncrypted } from '../modes.js';
 import {
   answerTo, barrier, broke, inconclusive, ok, ordinary, ping, PING, PING_RESPONSE, problemAbout, problemRules, PROBLEM_REPORT, skipped, transportRules,
@@ -45,6 +45,13 @@ function done(broken: BrokenRuleList | undefined, before: BrokenRuleList, notes:
   return all.length ? { broken: all, ...(notes.length ? { notes } : {}) } : ok(notes);
 }
 
+/** The envelope a message idsync refuses to pack goes in: the run's mode if it can, else the first the agent is not known to refuse. */
+function rawModeFor(c: CaseContext): RawMode | undefined {
+  const raw: RawMode[] = ['authcrypt', 'anoncrypt', 'plaintext'];
+  const candidates = raw.includes(c.mode as RawMode) ? [c.mode as RawMode] : raw;
+  return candidates.find((m) => !c.blocked.has(`mode:${m}`));
+}
+
 /** Tampering and misaddressing need a ciphertext: skipped when the run's mode has none. */
 const needsEncryption = (c: CaseContext) => (isEncrypted(c.mode) ? undefined : skipped(`the run's mode ${c.mode} has no ciphertext to tamper with or to encrypt for someone else`));
 
@@ -74,11 +81,14 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
     async (c) => {
       const sent = c.cp.draft(PING, { response_requested: true });
       const { id: _id, ...withoutId } = sent;
-      // idsync's packer refuses to write a message without id: it is authcrypted (or posted plain) by hand.
-      const mode = c.mode === 'plaintext' ? 'plaintext' : 'authcrypt';
+      // idsync's packer refuses to write a message without id: it is encrypted (or posted plain) by
+      // hand, in the run's mode when it can be, else in one the agent is not known to refuse (a
+      // refusal of the envelope would pass for a refusal of the missing id).
+      const mode = rawModeFor(c);
+      if (!mode) return skipped(`a message without id can be sent in authcrypt, anoncrypt or plaintext only, and the agent refuses all three (${c.blocked.get('mode:authcrypt')})`);
       const outcome = await c.cp.sendRaw(JSON.stringify(withoutId), 'no id header', { type: sent.type }, mode);
       const before = transportRules(outcome, 'the ping without id');
-      const notes = mode !== c.mode ? [`sent authcrypted: the run's mode ${c.mode} cannot carry a message idsync refuses to pack`] : [];
+      const notes = mode !== c.mode ? [`sent ${mode === 'plaintext' ? 'as plaintext' : `${mode}ed`}: idsync cannot pack a message without id in the run's mode ${c.mode}`] : [];
       if (!(await barrier(c))) return done(undefined, before);
       // An answer to it cannot be threaded to an id it lacks: the ping-responses after it, less the
       // barrier's (threaded to the barrier, or, from an agent that threads wrongly, one of them).

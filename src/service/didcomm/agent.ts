@@ -21,6 +21,7 @@ import { DEFAULT_WAIT_TIMEOUT_MS, waitForEvent } from '../../wait.js';
 import { isoNow } from '../../clock.js';
 import { EventEmitter } from 'node:events';
 import { createRouter, type HandlerContext, type ProtocolModule, type Router } from '../../router/router.js';
+import { refusingRule } from '../../router/records.js';
 import { sameDid } from '../../didcomm/message.js';
 import { httpTransport } from '../../didcomm/transport/http.js';
 import { wsTransport } from '../../didcomm/transport/ws.js';
@@ -59,7 +60,8 @@ import { threadStore } from './threads.js';
 import { workflowIssuance } from './workflow-issuance.js';
 import { envCrashPoint } from '../../crash-point.js';
 import { resendKind } from '../../protocols/resend-kinds.js';
-import type { ResendOut, ResendRecord, ResendState } from '../../router/resend.js';
+import type { StepRecord } from '../../router/steps/state.js';
+import { createScheduler, type RetryCounts } from '../../router/retry/scheduler.js';
 import { COLLECTIONS } from './collections.js';
 
 export interface ServiceDidcommAgent extends ServiceAgent {
@@ -67,6 +69,8 @@ export interface ServiceDidcommAgent extends ServiceAgent {
   readonly events: EventEmitter;
   readonly queue: MessageQueue;
   requestSync(user: UserRef, reason: SyncReason): Promise<{ operationId: string }>;
+  /** The user's record lost its session while the agent holds it: linked again (sync.ts reconcileSession). */
+  reconcileSession(user: UserRef): Promise<boolean>;
   /** Calls `info.retryable({code})` when the message may be sent again (the router left its id free). */
   receive(packed: string, info: InboundInfo): Promise<void>;
   deliverInvitation: DidcommDelivery;
@@ -90,8 +94,10 @@ export interface ServiceDidcommAgent extends ServiceAgent {
    * (injected clock) has come; resolves with how many were delivered. A timer does this too.
    */
   redeliver(): Promise<number>;
-  /** Sends again, now, every unanswered protocol message whose retry time (injected clock) has come (resend.ts). */
+  /** Sends again, now, every unanswered protocol message whose retry time (injected clock) has come (router/steps). */
   retryDue(): Promise<number>;
+  /** What the retry scheduler holds now: scheduled, due, being retried, given up since the start; by job kind. */
+  retries(): RetryCounts & { byKind: Record<string, RetryCounts> };
   /** Fails, now, running syncs without progress for syncTimeoutMs (a timer does this every sweepMs); resolves with how many. */
   sweep(): Promise<number>;
   close(): Promise<void>;
@@ -131,13 +137,19 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     relationships: related,
     endpointPolicy,
     logger: deps.logger,
-    // `redeliveries` (below) sends through this outbound path; it exists before any send.
-    retryLater: async (entry, o) => void (await redeliveries.schedule(entry, { attempts: 1, ...o })),
+    // `redeliveries` (below) sends through this outbound path; it exists before any send. A
+    // protocol step that waits for its answer is retried as a step (router/steps), not twice.
+    retryLater: async (entry, o) => {
+      if (entry.type && resendKind({ type: entry.type } as never) === 'retry') return;
+      await redeliveries.schedule(entry, { attempts: 1, ...o });
+    },
     onReplies: async (replies) => {
       for (const r of replies) await router.receive(r, { transport: 'return-route' });
     },
   });
   const log = messageLog(deps.store, deps.clock, options.messageLog);
+  // One retry scheduler for the agent: protocol steps (router/steps) and redeliveries after 503/429.
+  const scheduler = createScheduler({ clock: deps.clock, log: (level, msg, data) => deps.logger[level](data ?? {}, msg), ...options.retry });
   const seen = seenMemory(deps.store, deps.clock, { retentionMs: options.seenRetentionMs, sweepMs: options.seenSweepMs });
   // What the router logs as 'sent' may have been queued for pickup or dropped (outbound.ts).
   // The router writes an outgoing record before sending and completes it with the whole record.
@@ -161,12 +173,13 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     // add the current one before every use, so the first DID the router knows is the final one.
     myDids: [],
     logger: (level, msg, data) => deps.logger[level](data ?? {}, msg),
-    // Durable steps (router/resend.ts; docs/protocols.md "Durable steps").
-    resend: {
-      store: deps.store.collection<ResendState>(COLLECTIONS.resend),
-      outs: deps.store.collection<ResendOut>(COLLECTIONS.resendOut),
+    // Durable steps (router/steps; docs/protocols.md "Durable steps").
+    steps: {
+      store: deps.store,
+      collections: { states: COLLECTIONS.resend, outs: COLLECTIONS.resendOut },
       kind: resendKind,
       ...options.retry,
+      scheduler,
       // Kept for pickup because the wallet's endpoint failed: retried soon, not as a liveness check.
       notAccepted: (message) => outbound.undelivered(message.id),
       onGiveUp: (record) => givenUp(record),
@@ -193,11 +206,15 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       pending.add(p);
       void p.finally(() => pending.delete(p));
     },
-    async send(draft, to) {
+    async send(draft, to, ops) {
+      return (await core.prepare(draft, to, ops)).deliver();
+    },
+    async prepare(draft, to, ops) {
       router.addDid(deps.serviceDid);
-      // The service chose this recipient: it may be queued for (relationships.ts).
       const id = typeof draft.id === 'string' ? draft.id : deps.ids();
-      return related.own(id, to, async () => (await router.send({ ...draft, id, from: (draft.from as string | undefined) ?? deps.serviceDid }, { to, mode: 'authcrypt' })).message);
+      const prepared = await router.prepare({ ...draft, id, from: (draft.from as string | undefined) ?? deps.serviceDid }, { to, mode: 'authcrypt', ...(ops?.length ? { ops } : {}) });
+      // The service chose this recipient: it may be queued for (relationships.ts).
+      return { message: prepared.message, deliver: () => related.own(id, to, async () => (await router.deliver(prepared)).message) };
     },
     emit: (event) => emitSafe(deps, event),
     now: () => isoNow(deps.clock),
@@ -228,10 +245,10 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     clock: deps.clock,
     queue,
     events,
+    scheduler,
     logger: deps.logger,
     options: options.redelivery,
     attempt: (entry, returnRoute) => outbound.redeliver(entry, returnRoute),
-    background: (what, fn) => core.background(what, fn),
   });
   issue.owners.sync = sync.owner;
   issue.owners.workflow = workflows.owner;
@@ -246,8 +263,8 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     });
   }
 
-  /** No answer before the deadline (resend.ts): the thread's sync or workflow fails `unanswered`. */
-  async function givenUp(record: ResendRecord): Promise<void> {
+  /** No answer before the deadline (router/steps): the thread's sync or workflow fails `unanswered`. */
+  async function givenUp(record: StepRecord): Promise<void> {
     const claimed = await abandonThread(record.thid);
     if (!claimed) return;
     events.emit('thread-given-up', { thid: claimed.thid, kind: claimed.kind, owner: claimed.owner });
@@ -305,7 +322,8 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       ...(retryable ? { retryable } : {}),
     });
     if (result.status !== 'handled') {
-      events.emit('refused', { status: result.status, type: m?.type, id: m?.id, code: result.code, problemCode: result.problemCode, ...(retryable ? { retryable } : {}) });
+      const rule = refusingRule(result.conformance);
+      events.emit('refused', { status: result.status, type: m?.type, id: m?.id, code: result.code, problemCode: result.problemCode, ...(rule ? { rule } : {}), ...(retryable ? { retryable } : {}) });
     }
     // The id was left free: the endpoint asks the sender to send it again (POST /didcomm: 503).
     if (retryable) {
@@ -340,6 +358,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     events,
     queue,
     requestSync: (user, reason) => sync.requestSync(user, reason),
+    reconcileSession: (user) => sync.reconcileSession(user),
     onWorkflowCreated: (wf) => workflows.onWorkflowCreated(wf),
     deliverInvitation: workflows.deliverInvitation,
     statusListCredential: (name) => status.listCredential(name),
@@ -373,10 +392,12 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       // Syncs that cannot finish fail within syncTimeoutMs (injected clock), not at the next request.
       sweeper = setInterval(() => core.background('sweep syncs', async () => void (await sync.sweep())), options.sweepMs ?? 30_000);
       sweeper.unref();
-      // Every open thread's last message goes out again (resend.ts); the peer's replay handling answers it.
-      core.background('resume protocol steps', () => router.resender()!.start());
-      // Messages an endpoint asked to get later (503/429), scheduled before a restart.
-      redeliveries.start();
+      // Every open thread's last message goes out again at once (router/steps), and every message an
+      // endpoint asked to get later (503/429): the scheduler loads both and makes them due now.
+      core.background('resume retries', async () => {
+        await router.steps()!.start();
+        await scheduler.start();
+      });
       core.background('prune message queue', async () => {
         const removed = await queue.prune();
         if (removed) events.emit('queue-pruned', { removed });
@@ -391,13 +412,14 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     },
 
     pruneSeen,
-    redeliver: () => redeliveries.runDue(),
-    retryDue: () => router.resender()!.runDue(),
+    redeliver: () => scheduler.runDue(),
+    retryDue: () => scheduler.runDue(),
+    retries: () => scheduler.counts(),
     sweep: () => sync.sweep(),
 
     async close() {
-      redeliveries.close();
-      router.resender()?.close();
+      scheduler.close();
+      router.steps()?.close();
       if (sweeper) clearInterval(sweeper);
       await agent.idle();
       await Promise.all(transports.map((t) => t.close?.()));

@@ -5,12 +5,12 @@ export const COLLECTIONS = {
   pipes: 'svc-dc-pipes',
   userState: 'svc-dc-user-state',
   queue: 'svc-dc-queue',
-  /** `<due ms, 15 digits>|<recipient>/<queue id>`: queued messages to send to the peer's endpoint again (redelivery.ts). */
+  /** `<recipient>/<queue id>`: queued messages to send to the peer's endpoint again, with their attempts (redelivery.ts). */
   redelivery: 'svc-dc-redeliver',
   seen: 'svc-dc-seen',
-  /** By thread id: its durable-steps state, the retry schedule of the last message the service sent on it (router/resend.ts). */
+  /** By thread id: its durable-steps state: the retry deadline of the last message the service sent on it (router/steps). */
   resend: 'svc-dc-resend',
-  /** `<thread id>\0<message id>`: the message `resend` names as a thread's last, stored once (router/resend.ts). */
+  /** `<thread id>\0<message id>`: the message `resend` names as a thread's last, stored once (router/steps). */
   resendOut: 'svc-dc-resend-out',
   /** `<at ms, 15 digits>|<seen key>`: the seen records in time order, so pruning reads only the old ones. */
   seenByTime: 'svc-dc-seen-at',

@@ -12,8 +12,9 @@ import type { EndpointPolicy } from '../net/endpoint-policy.js';
 import type { QueueOptions } from '../../mediator/queue.js';
 import type { MediatorPolicy } from '../../mediator/policy.js';
 import type { RedeliveryOptions } from './redelivery.js';
-import type { ResendOptions } from '../../router/resend.js';
+import type { StepOptions } from '../../router/steps/engine.js';
 import type { CrashPoint } from '../../crash-point.js';
+import type { BatchOp } from '../../store/store.js';
 
 /** Store collections of the DIDComm side (names: src/store/store.ts rules). */
 
@@ -49,12 +50,13 @@ export interface AgentOptions {
   /** How often the sweep of stuck syncs runs (default 30 s; `agent.sweep()` runs it now). */
   sweepMs?: number;
   /**
-   * Retries of unanswered protocol messages (router/resend.ts): a send that failed (or was kept for
-   * pickup because the endpoint failed) after 2 s, doubling to 60 s with jitter; one the wallet's
-   * endpoint accepted only after 30 s (liveness); for 10 minutes after the first send, then the
-   * sync or workflow fails (`unanswered`).
+   * The retry scheduler's one back-off (router/retry/backoff.ts) and the steps' deadline: a send
+   * that failed (or was kept for pickup because the endpoint failed) is retried after 2 s,
+   * doubling to 60 s with jitter, at most 1 s apart while nothing listens at the wallet's address;
+   * one the wallet's endpoint accepted only after 30 s (liveness); for 10 minutes after the first
+   * send, then the sync or workflow fails (`unanswered`). After a start everything is due at once.
    */
-  retry?: Pick<ResendOptions, 'baseDelayMs' | 'maxDelayMs' | 'acceptedDelayMs' | 'deadlineMs' | 'random'>;
+  retry?: Pick<StepOptions, 'baseDelayMs' | 'maxDelayMs' | 'acceptedDelayMs' | 'unreachableDelayMs' | 'deadlineMs' | 'random'>;
   /** Crash tests: called at named steps (crash-point.ts); default IDSYNC_TEST_CRASH_AT. */
   crashPoint?: CrashPoint;
   /** Overrides createService's `outboundEndpoints` (which endpoint addresses of peers may be called). */
@@ -64,8 +66,8 @@ export interface AgentOptions {
   /** The mediator's policy for the service's wallets (deny rules, message size, delays); its queue is the one above. */
   mediation?: Partial<MediatorPolicy>;
   /**
-   * Messages a peer's endpoint answered 503/429 are sent again (redelivery.ts): attempts (default
-   * 8, the first one included), back-off without a Retry-After (5 s doubling, at most 1 h).
+   * Messages a peer's endpoint answered 503/429 are sent again (redelivery.ts) by the retry
+   * scheduler, with its back-off (`retry`): attempts (default 8, the first one included).
    */
   redelivery?: RedeliveryOptions;
   /**
@@ -82,6 +84,12 @@ export interface AgentOptions {
   statusIndex?: (max: number) => number;
 }
 
+/** A message of the service stored with its step, to be sent by deliver(). */
+export interface PreparedMessage {
+  message: PlainMessage;
+  deliver(): Promise<PlainMessage>;
+}
+
 /** What the flow modules share. */
 export interface AgentCore {
   deps: ServiceDeps;
@@ -95,8 +103,13 @@ export interface AgentCore {
   lock<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** Runs `fn` in the background; failures are logged and emitted as 'agent-error'. close() waits for them. */
   background(what: string, fn: () => Promise<void>): void;
-  /** Sends an authcrypted message from the service DID (outbound.ts decides: push, deliver or queue). */
-  send(draft: MessageDraft, to: string): Promise<PlainMessage>;
+  /**
+   * Sends an authcrypted message from the service DID (outbound.ts decides: push, deliver or
+   * queue); `ops`, the rest of its step, are stored in one batch with it first.
+   */
+  send(draft: MessageDraft, to: string, ops?: BatchOp[]): Promise<PlainMessage>;
+  /** The first half of send: made, packed and stored with `ops`; `deliver()` sends it (outside any lock held while preparing). */
+  prepare(draft: MessageDraft, to: string, ops?: BatchOp[]): Promise<PreparedMessage>;
   /** Crash tests (crash-point.ts): a named step outside the message sends. */
   crashPoint(step: string): void;
   /** Emits a webhook event; never throws. */

@@ -14,6 +14,7 @@ import type { UserRef } from '../users/users.js';
 import { COLLECTIONS } from './collections.js';
 import type { AgentCore } from './core.js';
 import { userKey } from '../users/users.js';
+import type { BatchOp } from '../../store/store.js';
 
 /** One user's Data Pipe as the service knows it. */
 export interface PipeRecord extends UserRef {
@@ -35,6 +36,14 @@ export interface DataPipeResponder {
   settled(ref: UserRef): Promise<void>;
   /** The service closes a user's pipe (sends `close`). */
   close(ref: UserRef, reason?: string): Promise<void>;
+  /**
+   * The service's view of a user's Data Pipe is never behind the wallet's: when the wallet proves
+   * the session (its DID authenticated a message on a thread of it, or the pipe record names it)
+   * while the user's record has lost the link, the link is stored again (with its pipe and the
+   * DID's long form). Resolves true when the user is linked to `did` now; false when the user is
+   * linked to another DID or the pipe was closed.
+   */
+  reconcile(ref: UserRef, evidence: { did: string; thid?: string; invitationId?: string }): Promise<boolean>;
 }
 
 export function dataPipeResponder(core: AgentCore): DataPipeResponder {
@@ -42,7 +51,11 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
   const pipes = deps.store.collection<PipeRecord>(COLLECTIONS.pipes);
   const gates = new Map<string, Promise<void>>();
 
-  async function link(parsed: ParsedDataPipeRequest, ref: UserRef): Promise<{ pipe: PipeRecord; linked: boolean }> {
+  /**
+   * Links the wallet that asked and stores the answer: the DID registry entry, the pipe, the user's
+   * link and its DATA_PIPE_ESTABLISHED event and the `established` message, one step, one batch.
+   */
+  async function link(ctx: HandlerContext, parsed: ParsedDataPipeRequest, ref: UserRef): Promise<{ pipe: PipeRecord; linked: boolean; answer: { deliver(): Promise<unknown> } }> {
     const long = parsed.from;
     const short = ionShortForm(long);
     return core.lock(`pipe:${userKey(ref)}`, async () => {
@@ -52,19 +65,27 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
       if (user.isSessionEstablished && user.shortUserDID && user.shortUserDID !== short) {
         throw protocolError('data_pipe_already_linked', 'the user is already linked to another DID');
       }
-      if (long.startsWith('did:ion:')) await core.registry.put(short, long);
+      const ops: BatchOp[] = long.startsWith('did:ion:') ? [core.registry.putOp(short, long)] : [];
       const existing = await pipes.get(userKey(ref));
       const pipe: PipeRecord =
         existing && existing.shortDid === short && !existing.closedAt
           ? existing
           : { ...ref, thid: parsed.thid, invitationId: parsed.invitationId, did: long, shortDid: short, establishedAt: core.now() };
-      if (pipe !== existing) await pipes.put(userKey(ref), pipe);
+      if (pipe !== existing) ops.push({ type: 'put', collection: COLLECTIONS.pipes, key: userKey(ref), value: pipe });
       const linked = !user.isSessionEstablished || user.shortUserDID !== short;
+      const established = buildEstablished(
+        { from: deps.serviceDid, to: parsed.from, thid: parsed.thid, did: pipe.did, shortDid: pipe.shortDid, establishedAt: pipe.establishedAt },
+        { clock: deps.clock, ids: deps.ids },
+      );
+      let answer: { deliver(): Promise<unknown> } | undefined;
+      const write = async (more: BatchOp[]) => {
+        answer = await ctx.prepareReply(established, { ops: [...ops, ...more] });
+      };
       // Durable before we answer; a sync owed since a datapoints update starts from here (agent.requestSync).
       // `thid` (and the invitation id) go into DATA_PIPE_ESTABLISHED's params (docs/protocols.md).
-      const dids = { longDid: long, shortDid: short, thid: pipe.thid, invitationId: pipe.invitationId };
-      if (linked) await deps.users.linkWallet(ref, dids);
-      return { pipe, linked };
+      if (linked) await deps.users.linkWallet(ref, { longDid: long, shortDid: short, thid: pipe.thid, invitationId: pipe.invitationId }, write);
+      else await write([]);
+      return { pipe, linked, answer: answer! };
     });
   }
 
@@ -84,13 +105,8 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
     const gate = new Promise<void>((resolve) => (release = resolve));
     gates.set(key, gate);
     try {
-      const { pipe, linked } = await link(parsed, ref);
-      await ctx.reply(
-        buildEstablished(
-          { from: deps.serviceDid, to: parsed.from, thid: parsed.thid, did: pipe.did, shortDid: pipe.shortDid, establishedAt: pipe.establishedAt },
-          { clock: deps.clock, ids: deps.ids },
-        ),
-      );
+      const { pipe, linked, answer } = await link(ctx, parsed, ref);
+      await answer.deliver();
       core.events.emit('data-pipe-established', { ...ref, thid: parsed.thid, did: pipe.did, shortDid: pipe.shortDid, repeated: !linked });
     } finally {
       if (gates.get(key) === gate) gates.delete(key);
@@ -113,8 +129,37 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
     ['responder'],
   );
 
+  async function reconcile(ref: UserRef, evidence: { did: string; thid?: string; invitationId?: string }): Promise<boolean> {
+    const user = await deps.users.get(ref);
+    if (!user) return false;
+    if (user.isSessionEstablished) return user.shortUserDID === ionShortForm(evidence.did);
+    const linked = await core.lock(`pipe:${userKey(ref)}`, async () => {
+      const fresh = await deps.users.get(ref);
+      if (!fresh || (fresh.isSessionEstablished && fresh.shortUserDID !== ionShortForm(evidence.did))) return false;
+      if (fresh.isSessionEstablished) return true;
+      const existing = await pipes.get(userKey(ref));
+      if (existing?.closedAt && sameDid(existing.did, evidence.did)) return false;
+      const long = existing && sameDid(existing.did, evidence.did) ? existing.did : ((await core.registry.get(evidence.did)) ?? evidence.did);
+      const thid = existing?.thid ?? evidence.thid;
+      if (!thid) return false;
+      const short = ionShortForm(long);
+      const pipe: PipeRecord = existing && sameDid(existing.did, long)
+        ? existing
+        : { ...ref, thid, invitationId: evidence.invitationId ?? existing?.invitationId ?? thid, did: long, shortDid: short, establishedAt: core.now() };
+      const ops: BatchOp[] = [
+        ...(long.startsWith('did:ion:') && long !== short ? [core.registry.putOp(short, long)] : []),
+        ...(pipe !== existing ? [{ type: 'put' as const, collection: COLLECTIONS.pipes, key: userKey(ref), value: pipe }] : []),
+      ];
+      await deps.users.linkWallet(ref, { longDid: long, shortDid: short, thid: pipe.thid, invitationId: pipe.invitationId }, (more) => deps.store.batch([...ops, ...more]));
+      return true;
+    });
+    if (linked) core.events.emit('data-pipe-reconciled', { ...ref, did: evidence.did });
+    return linked;
+  }
+
   return {
     protocol,
+    reconcile,
     get: (ref) => pipes.get(userKey(ref)),
     settled: (ref) => gates.get(userKey(ref)) ?? Promise.resolve(),
     async close(ref, reason) {

@@ -14,7 +14,7 @@ import type { ServiceDidcommAgent } from './agent.js';
 
 export interface DeferredServiceAgent {
   /** Hand this to createService({agent}); it forwards to the bound agent. */
-  agent: ServiceAgent & Pick<ServiceDidcommAgent, 'deliverInvitation' | 'statusListCredential' | 'start'>;
+  agent: ServiceAgent & Pick<ServiceDidcommAgent, 'deliverInvitation' | 'statusListCredential' | 'start' | 'retries' | 'reconcileSession'>;
   bind(agent: ServiceDidcommAgent): ServiceDidcommAgent;
 }
 
@@ -28,6 +28,7 @@ export function deferredServiceAgent(): DeferredServiceAgent {
   return {
     agent: {
       requestSync: (user, reason) => target().requestSync(user, reason),
+      reconcileSession: async (user) => (bound ? bound.reconcileSession(user) : false),
       receive: (packed, info) => target().receive(packed, info),
       deliverInvitation: (did, invitation) => target().deliverInvitation(did, invitation),
       statusListCredential: (name) => target().statusListCredential(name),
@@ -37,6 +38,7 @@ export function deferredServiceAgent(): DeferredServiceAgent {
         started = true;
         bound?.start();
       },
+      retries: () => bound?.retries() ?? { scheduled: 0, due: 0, retrying: 0, abandoned: 0, byKind: {} },
       close: async () => bound?.close(),
     },
     bind(agent) {

@@ -13,6 +13,7 @@ import { statusPurposeFor, type StatusChangeTerms } from '../../credentials/stat
 import type { StatusPurpose } from '../../credentials/types.js';
 import type { HandlerContext } from '../../router/router.js';
 import type { PlainMessage } from '../../didcomm/types.js';
+import { sameDid } from '../../didcomm/message.js';
 import { IdsyncError, problemCodeOf } from '../../errors.js';
 import {
   buildIssueCredential,
@@ -25,7 +26,8 @@ import {
 } from '../../protocols/issue-credential.js';
 import { startThread, type ThreadRecord } from '../../protocols/thread-state.js';
 import { DEFAULT_ISSUANCE, projectSettings, type IssuanceSettings, type ProjectRecord } from '../config/config.js';
-import type { AgentCore } from './core.js';
+import type { AgentCore, PreparedMessage } from './core.js';
+import type { BatchOp } from '../../store/store.js';
 import { credentialIssuer } from './keys.js';
 import type { IssuedCredentialRecord, StatusService } from './status.js';
 import { sent, type DcThread, type ThreadOwner, type ThreadStore } from './threads.js';
@@ -36,7 +38,11 @@ export type IssueFailure = 'declined' | 'credential_invalid' | 'request_invalid'
 export interface IssueOwner {
   /** The credential was issued (before the issue message goes out). */
   issued?(thread: DcThread, credential: IssuedCredentialRecord): Promise<void>;
-  completed(thread: DcThread): Promise<void>;
+  /**
+   * The holder acknowledged the credential; `ops` (the thread done) go into the completion's batch.
+   * An ack that comes after the owner's flow failed completes it all the same (it proves delivery).
+   */
+  completed(thread: DcThread, ops?: BatchOp[]): Promise<void>;
   failed(thread: DcThread, failure: IssueFailure, detail: string): Promise<void>;
   /**
    * statusChangeTerms the credential is issued under (workflows): it then always gets a status
@@ -58,15 +64,20 @@ export interface OfferInput {
   replacementId?: string;
   /** The wallet's propose-credential when it started the thread (workflows). */
   proposal?: PlainMessage;
-  /** Runs after the thread is stored, before the offer goes out (owners record state and fire webhooks here). */
-  beforeSend?(thread: DcThread): Promise<void>;
+  /**
+   * The offer's step, made by its owner: under its own lock it adds its writes (its state, its
+   * webhook events) and calls `write(ops)`, which stores them in ONE batch with the thread and the
+   * offer. An owner that does not call `write` vetoes the offer (nothing is stored or sent).
+   * Without `step`, the thread and the offer are stored alone.
+   */
+  step?(thread: DcThread, write: (ops: BatchOp[]) => Promise<void>): Promise<void>;
 }
 
 export interface Issuance {
   handlers: Pick<IssueCredentialHandlers, 'request-credential' | 'ack'>;
   owners: Partial<Record<ThreadOwner['kind'], IssueOwner>>;
-  /** Builds, stores and sends an offer; resolves with the thread as stored. */
-  offer(input: OfferInput): Promise<DcThread>;
+  /** Builds, stores and sends an offer; resolves with the thread as stored (undefined when its owner vetoed it). */
+  offer(input: OfferInput): Promise<DcThread | undefined>;
   /** A problem report (or our own refusal) ended the thread. */
   abandon(thread: DcThread, failure: IssueFailure, detail: string): Promise<void>;
 }
@@ -152,29 +163,47 @@ export function issuance(core: AgentCore, threads: ThreadStore, status: StatusSe
         await abandon({ ...thread, challengeUsed: true }, 'request_invalid', problem);
         return { error: new IdsyncError('verification_failed', `credential application refused: ${problem}`) };
       }
+      let issued: { message: PlainMessage; credential: IssuedCredentialRecord };
       try {
-        const { message, credential } = await issueFor({ ...thread, challengeUsed: true });
-        const next = sent(ISSUE_CREDENTIAL_ISSUER, { ...thread, challengeUsed: true, credentialId: credential.id }, message);
-        await threads.put(next);
-        return { message };
+        issued = await issueFor({ ...thread, challengeUsed: true });
       } catch (err) {
         await abandon({ ...thread, challengeUsed: true }, 'issuance_error', (err as Error).message);
         return { error: new IdsyncError('internal_error', 'the credential could not be issued', { cause: err }) };
       }
+      const next = sent(ISSUE_CREDENTIAL_ISSUER, { ...thread, challengeUsed: true, credentialId: issued.credential.id }, issued.message);
+      // The thread and the credential it sends: one step, one batch.
+      return { reply: await ctx.prepareReply(issued.message, { ops: [threads.putOp(next)] }) };
     });
     if ('error' in outcome) throw outcome.error;
-    await ctx.reply(outcome.message);
+    await outcome.reply.deliver();
   }
 
   async function onAck(ctx: HandlerContext): Promise<void> {
-    const done = await core.lock(`thread:${ctx.thid}`, async () => {
-      const thread = (await threads.advance(ISSUE_CREDENTIAL_ISSUER, ctx.message, ctx.sender)) as DcThread;
-      await threads.put(thread);
-      return thread;
+    await core.lock(`thread:${ctx.thid}`, async () => {
+      const late = await lateAck(ctx);
+      const thread = late ?? ((await threads.advance(ISSUE_CREDENTIAL_ISSUER, ctx.message, ctx.sender)) as DcThread);
+      // The thread done and its owner's completion (its state and webhook events): one step, one batch.
+      await ownerOf(thread).completed(thread, [threads.putOp(thread)]);
     });
-    // Crash tests: the ack is recorded on its thread, the owner's completion is not yet (resume completes it).
+    // Crash tests: the ack and the completion are stored; the step's own record is not yet (a
+    // restart sends the credential again, and the holder's replayed ack changes nothing).
     core.crashPoint('received:issue-credential.ack');
-    await ownerOf(done).completed(done);
+  }
+
+  /**
+   * The holder's ack to a credential we issued on a thread that was ended meanwhile (the sync or
+   * workflow failed: timed out, superseded, no answer before the deadline): the holder has the
+   * credential, so the flow completed after all and the provider's view follows the holder's.
+   * The thread done, or undefined when this is no such ack (then the state machine judges it).
+   */
+  async function lateAck(ctx: HandlerContext): Promise<DcThread | undefined> {
+    const thread = await threads.get(ctx.thid);
+    if (!thread || thread.state !== 'abandoned' || thread.protocol !== ISSUE_CREDENTIAL_PIURI || !thread.credentialId) return undefined;
+    if (!ctx.sender || !sameDid(ctx.sender, thread.peer)) return undefined;
+    // Issued: the thread recorded the credential's message (an issue-credential is our last word before the ack).
+    if (typeof ctx.message.id !== 'string' || thread.messages.includes(ctx.message.id)) return undefined;
+    core.events.emit('late-ack', { thid: thread.thid, owner: thread.owner, credentialId: thread.credentialId });
+    return { ...thread, state: 'done', messages: [...thread.messages, ctx.message.id] };
   }
 
   return {
@@ -222,9 +251,14 @@ export function issuance(core: AgentCore, threads: ThreadStore, status: StatusSe
         createdAt: now,
         updatedAt: now,
       }, message);
-      await threads.put(thread);
-      await input.beforeSend?.(thread);
-      await core.send(message, input.to);
+      let prepared: PreparedMessage | undefined;
+      const write = async (ops: BatchOp[]) => {
+        prepared = await core.prepare(message, input.to, [threads.putOp(thread), ...ops]);
+      };
+      if (input.step) await input.step(thread, write);
+      else await write([]);
+      if (!prepared) return undefined;
+      await (prepared as PreparedMessage).deliver();
       return thread;
     },
   };

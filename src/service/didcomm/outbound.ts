@@ -29,6 +29,7 @@ import { endpointRefusal, type EndpointPolicy } from '../net/endpoint-policy.js'
 import type { LiveRoutes } from '../../mediator/live.js';
 import type { MessageQueue, QueuedMessage } from '../../mediator/queue.js';
 import type { AttemptOutcome } from './redelivery.js';
+import { failureOutcome, type SendOutcome } from '../../router/retry/backoff.js';
 import type { Relationships } from './relationships.js';
 import { setBounded } from '../../bounded.js';
 
@@ -75,7 +76,7 @@ export interface ServiceOutbound {
    * A recent message the recipient's endpoint did not take (unreachable, timed out, 503/429): it
    * was kept for pickup, and a retry may deliver it; with the peer's Retry-After when it gave one.
    */
-  undelivered(messageId: string): { retryAfterMs?: number } | undefined;
+  undelivered(messageId: string): SendOutcome | undefined;
   close(): Promise<void>;
 }
 
@@ -87,9 +88,9 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
     setBounded(outcomes, id, o, 1000);
   };
   // Recent sends the endpoint did not take (bounded like `outcomes`): read right after the send.
-  const failed = new Map<string, { retryAfterMs?: number }>();
-  const noteFailed = (id: string, retryAfterSeconds?: number) => {
-    setBounded(failed, id, retryAfterSeconds !== undefined ? { retryAfterMs: retryAfterSeconds * 1000 } : {}, 1000);
+  const failed = new Map<string, SendOutcome>();
+  const noteFailed = (id: string, e: { code: string; details?: unknown }, retryAfterSeconds?: number) => {
+    setBounded(failed, id, failureOutcome(e, retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : undefined), 1000);
   };
   // Messages kept for pickup after their endpoint failed, by message id (bounded): when a retry
   // (resend.ts) then delivers one, its queued copy goes, so a redelivery (redelivery.ts) finds
@@ -187,7 +188,7 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
           if (e.code === 'transport_retry_later') {
             // "Not now" (503/429): keep it, and send it again after the peer's Retry-After.
             const retryAfterSeconds = retryAfterOf(e);
-            noteFailed(message.id, retryAfterSeconds);
+            noteFailed(message.id, e, retryAfterSeconds);
             await keep(to, packed, message, `endpoint asked to retry later (${String(e.details?.status ?? 503)})`, {
               returnRoute: target.returnRoute,
               ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
@@ -200,7 +201,7 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
             return [];
           }
           // Unreachable: keep it for pickup rather than lose it.
-          noteFailed(message.id);
+          noteFailed(message.id, e);
           await keep(to, packed, message, `unreachable: ${e.code}`);
           return [];
         }

@@ -16,7 +16,7 @@
 import type { FlatDatapoints } from '../../credentials/datapoints.js';
 import type { HandlerContext } from '../../router/router.js';
 import { buildPresentationAck, buildRequestPresentation, PRESENT_PROOF_PIURI, PRESENT_PROOF_VERIFIER, verifyDidAuth, type ParsedPresentation } from '../../protocols/present-proof.js';
-import { SYNC_OPERATIONS, syncOperationKey, type SyncOperation, type SyncStatus } from '../didcomm-seam.js';
+import { listSyncOperations, SYNC_OPERATIONS, syncOperationKey, type SyncOperation, type SyncStatus } from '../didcomm-seam.js';
 import type { SyncReason, UserRef } from '../users/users.js';
 import type { ServiceEvent } from '../context.js';
 import { prepareEvents } from '../webhooks/event-outbox.js';
@@ -27,6 +27,7 @@ import { userKey } from '../users/users.js';
 import type { DataPipeResponder } from './data-pipe.js';
 import type { IssueFailure, Issuance, IssueOwner } from './issuer.js';
 import type { MessageQueue } from '../../mediator/queue.js';
+import type { BatchOp } from '../../store/store.js';
 import { sent, type DcThread, type ThreadStore } from './threads.js';
 
 export type SyncPhase = 'queued' | 'authenticating' | 'issuing' | 'done';
@@ -57,6 +58,11 @@ export interface SyncEngine {
   resume(): Promise<void>;
   /** Fails running operations without progress for syncTimeoutMs; resolves with how many. */
   sweep(): Promise<number>;
+  /**
+   * The user's record shows no session: links the user again from what the agent holds of it —
+   * its Data Pipe record, else the wallet DID its latest sync authenticated on the pipe's thread.
+   */
+  reconcileSession(ref: UserRef): Promise<boolean>;
   owner: IssueOwner;
 }
 
@@ -96,10 +102,13 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
    * (webhook events about the ended operation) are stored in the same batch (event-outbox.ts)
    * and committed before this resolves.
    */
-  async function finish(ref: UserRef, opId: string, patch: Partial<SyncRecord>, events?: (done: SyncRecord) => ServiceEvent[]): Promise<{ op?: SyncRecord; next?: string }> {
+  async function finish(ref: UserRef, opId: string, patch: Partial<SyncRecord>, events?: (done: SyncRecord) => ServiceEvent[], ops: BatchOp[] = []): Promise<{ op?: SyncRecord; next?: string }> {
     const result = await syncLock(ref, async () => {
       const op = await getOp(ref, opId);
-      if (!op || TERMINAL.includes(op.status)) return {};
+      if (!op || TERMINAL.includes(op.status)) {
+        if (ops.length) await deps.store.batch(ops);
+        return {};
+      }
       const done: SyncRecord = { ...op, ...patch, phase: 'done', updatedAt: core.now() };
       const state = (await states.get(userKey(ref))) ?? {};
       const next: SyncUserState = { ...state, activeSyncId: state.followUpSyncId };
@@ -107,6 +116,7 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       if (done.status === 'completed' && done.credentialId) next.lastCredentialId = done.credentialId;
       const prepared = events ? await prepareEvents(deps, events(done)) : undefined;
       await deps.store.batch([
+        ...ops,
         { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(done), value: done },
         { type: 'put', collection: COLLECTIONS.userState, key: userKey(ref), value: next },
         ...(prepared?.ops ?? []),
@@ -164,6 +174,8 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
   /** Sends the DID-auth request of a queued operation. */
   async function kick(ref: UserRef, opId: string): Promise<void> {
     await pipes.settled(ref);
+    // A user whose record lost the session the agent holds is linked again before the sync needs it.
+    if ((await deps.users.get(ref))?.isSessionEstablished === false) await reconcileSession(ref);
     const prepared = await syncLock(ref, async () => {
       const op = await getOp(ref, opId);
       if (!op || op.status !== 'queued') return undefined;
@@ -184,20 +196,20 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
         peerLong: pipe.did, challenge, domain: deps.serviceDid, definitionId, createdAt: now, updatedAt: now,
       }, message);
       const started: SyncRecord = { ...op, status: 'started', phase: 'authenticating', authThid: thid, cptyDID: user.userDID ?? pipe.did, updatedAt: now };
-      // The thread, the operation and DATA_SYNC_STARTED in one batch (the outbox), before the request goes out.
+      // The thread, the operation, DATA_SYNC_STARTED (the outbox) and the request: one step, one batch.
       const events = await prepareEvents(deps, [syncEventOf(started, 'DATA_SYNC_STARTED')]);
-      await deps.store.batch([
+      const prepared = await core.prepare(message, pipe.shortDid, [
         { type: 'put', collection: COLLECTIONS.threads, key: thid, value: thread },
         { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(started), value: started },
         ...events.ops,
       ]);
-      return { op: started, message, to: pipe.shortDid, events };
+      return { op: started, prepared, events };
     });
     if (!prepared) return;
     if ('missing' in prepared) return fail(ref, opId, 'session_not_established', 'the user has no established Data Pipe');
     await prepared.events.commit();
     core.events.emit('sync-started', { operationId: prepared.op.id, tenantId: ref.tenantId, userId: ref.userId, authThid: prepared.op.authThid });
-    await core.send(prepared.message, prepared.to);
+    await prepared.prepared.deliver();
   }
 
   async function startIssue(ref: UserRef, opId: string): Promise<void> {
@@ -207,9 +219,8 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       const user = await deps.users.require(ref);
       const pipe = await pipes.get(ref);
       if (!pipe || pipe.closedAt) return { missing: true as const };
-      const issuing: SyncRecord = { ...op, phase: 'issuing', datapoints: { ...user.datapoints } };
-      await putOp(issuing);
-      return { op: issuing, pipe, state: (await states.get(userKey(ref))) ?? {} };
+      // Stored with the offer (offerFor): the datapoints as they are now are what is offered.
+      return { op: { ...op, phase: 'issuing' as const, datapoints: { ...user.datapoints } } };
     });
     if (!prepared) return;
     if ('missing' in prepared) return fail(ref, opId, 'session_not_established', 'the Data Pipe was closed');
@@ -230,17 +241,20 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       datapoints: op.datapoints ?? {},
       pthid: pipe.thid,
       ...(state.lastCredentialId ? { replacementId: state.lastCredentialId } : {}),
-      beforeSend: async (thread) => {
-        // The thread id and CREDENTIAL_ISSUANCE_PENDING in one batch (the outbox), before the offer goes out.
-        const prepared = await syncLock(ref, async () => {
+      step: async (thread, write) => {
+        // The operation issuing on this thread, CREDENTIAL_ISSUANCE_PENDING (the outbox), the
+        // thread and the offer: one step, one batch.
+        const events = await syncLock(ref, async () => {
           const current = await getOp(ref, op.id);
-          if (!current) return undefined;
-          const next: SyncRecord = { ...current, issueThid: thread.thid, updatedAt: core.now() };
+          if (!current || current.status !== 'started') return undefined;
+          // Another offer of this operation is already out (a second start raced this one).
+          if (current.phase === 'issuing' && current.issueThid && current.issueThid !== thread.thid && (await threads.get(current.issueThid))?.state !== 'abandoned') return undefined;
+          const next: SyncRecord = { ...current, phase: 'issuing', datapoints: op.datapoints ?? current.datapoints ?? {}, issueThid: thread.thid, updatedAt: core.now() };
           const events = await prepareEvents(deps, [issuanceEventOf(op, 'CREDENTIAL_ISSUANCE_PENDING', thread.thid)]);
-          await deps.store.batch([{ type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(next), value: next }, ...events.ops]);
+          await write([{ type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(next), value: next }, ...events.ops]);
           return events;
         });
-        await prepared?.commit();
+        await events?.commit();
       },
     });
   }
@@ -259,7 +273,7 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
 
   /** A thread we opened whose first message never reached the durable-steps engine (resend.ts). */
   async function unsent(thread: DcThread): Promise<boolean> {
-    const r = await core.router.resender()?.get(thread.thid);
+    const r = await core.router.steps()?.get(thread.thid);
     return thread.state !== 'done' && thread.state !== 'abandoned' && !r?.out && !r?.lastIn;
   }
 
@@ -294,14 +308,56 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     }
   }
 
+  /**
+   * The holder acknowledged the credential of a sync that had failed meanwhile (timed out,
+   * superseded, unanswered): it completed after all. The operation, its events (they follow the
+   * DATA_SYNC_FAILED sent before) and the thread done: one batch. The user's synced datapoints and
+   * last credential become this sync's unless a later sync of theirs completed already.
+   */
+  async function completedLate(ref: UserRef, failed: SyncRecord, thread: DcThread, ops: BatchOp[]): Promise<void> {
+    const later = (await listSyncOperations(deps.store, ref)).some((o) => o.status === 'completed' && o.id !== failed.id && o.createdAt > failed.createdAt);
+    if (!later) await deps.users.markSynced(ref, failed.datapoints ?? thread.datapoints ?? {});
+    const done = await syncLock(ref, async () => {
+      const op = await getOp(ref, failed.id);
+      if (!op || op.status !== 'failed') {
+        await deps.store.batch(ops);
+        return undefined;
+      }
+      const { error: _error, ...rest } = op;
+      const completed: SyncRecord = { ...rest, status: 'completed', phase: 'done', ...(thread.credentialId ? { credentialId: thread.credentialId } : {}), updatedAt: core.now() };
+      const state = (await states.get(userKey(ref))) ?? {};
+      const events = await prepareEvents(deps, [
+        issuanceEventOf(completed, 'CREDENTIAL_ISSUANCE_COMPLETED', thread.thid, { credentialId: thread.credentialId }),
+        syncEventOf(completed, 'DATA_SYNC_COMPLETED'),
+      ]);
+      await deps.store.batch([
+        ...ops,
+        { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(completed), value: completed },
+        ...(!later && thread.credentialId ? [{ type: 'put' as const, collection: COLLECTIONS.userState, key: userKey(ref), value: { ...state, lastCredentialId: thread.credentialId } }] : []),
+        ...events.ops,
+      ]);
+      return { completed, events };
+    });
+    if (!done) return;
+    await done.events.commit();
+    core.events.emit('sync-completed', { operationId: done.completed.id, tenantId: ref.tenantId, userId: ref.userId, credentialId: thread.credentialId, issueThid: thread.thid, late: true });
+  }
+
   const refOf = (t: DcThread): UserRef => ({ tenantId: t.tenantId, userId: t.userId ?? '' });
   const syncIdOf = (t: DcThread): string => (t.owner.kind === 'sync' ? t.owner.syncId : '');
 
   const owner: IssueOwner = {
-    async completed(thread) {
+    async completed(thread, ops = []) {
       const ref = refOf(thread);
       const current = await getOp(ref, syncIdOf(thread));
-      if (!current || TERMINAL.includes(current.status)) return;
+      // The ack proves the holder has the credential: a sync failed meanwhile completes after all.
+      if (current && current.status === 'failed') return completedLate(ref, current, thread, ops);
+      if (!current || TERMINAL.includes(current.status)) {
+        if (ops.length) await deps.store.batch(ops);
+        return;
+      }
+      // The holder acknowledged the credential of this session: the user's record follows it.
+      if (thread.pthid) await pipes.reconcile(ref, { did: thread.peerLong, thid: thread.pthid });
       // docs/protocols.md "Sync": on the holder's ack, datapointsSynced = the datapoints offered,
       // isLinked = true. Stored first (idempotent): the completion below (operation, user state
       // and both webhook events in one batch) is what resume() redoes when a crash came between.
@@ -309,7 +365,7 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       const { op, next } = await finish(ref, current.id, { status: 'completed', ...(thread.credentialId ? { credentialId: thread.credentialId } : {}) }, (done) => [
         issuanceEventOf(done, 'CREDENTIAL_ISSUANCE_COMPLETED', thread.thid, { credentialId: thread.credentialId }),
         syncEventOf(done, 'DATA_SYNC_COMPLETED'),
-      ]);
+      ], ops);
       if (!op) return;
       core.events.emit('sync-completed', { operationId: op.id, tenantId: op.tenantId, userId: op.userId, credentialId: thread.credentialId, issueThid: thread.thid });
       kickLater(ref, next);
@@ -319,8 +375,20 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     },
   };
 
+  async function reconcileSession(ref: UserRef): Promise<boolean> {
+    const pipe = await pipes.get(ref);
+    if (pipe) return !pipe.closedAt && pipes.reconcile(ref, { did: pipe.did, thid: pipe.thid, invitationId: pipe.invitationId });
+    // No pipe record: the newest sync whose DID authentication was answered on the pipe's thread.
+    for (const op of (await listSyncOperations(deps.store, ref)).reverse() as SyncRecord[]) {
+      const auth = op.authThid ? await threads.get(op.authThid) : undefined;
+      if (auth && auth.pthid && auth.challengeUsed && auth.state === 'done') return pipes.reconcile(ref, { did: auth.peerLong, thid: auth.pthid });
+    }
+    return false;
+  }
+
   return {
     owner,
+    reconcileSession,
     async requestSync(user, reason) {
       const now = deps.clock.now();
       // Read outside the lock: when the running sync last moved (its threads count).
@@ -372,7 +440,7 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
     },
 
     async onPresentation(ctx, parsed) {
-      type Outcome = { thread: DcThread; error: Error } | { thread: DcThread; ack: ReturnType<typeof buildPresentationAck> };
+      type Outcome = { thread: DcThread; error: Error } | { thread: DcThread; ack: { deliver(): Promise<unknown> } };
       const outcome = await core.lock(`thread:${parsed.thid}`, async (): Promise<Outcome> => {
         const thread = (await threads.advance(PRESENT_PROOF_VERIFIER, ctx.message, ctx.sender)) as DcThread;
         try {
@@ -387,16 +455,18 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
         }
         const ack = buildPresentationAck({ from: deps.serviceDid, to: ctx.sender, thid: thread.thid, status: 'OK' }, md());
         const next = sent(PRESENT_PROOF_VERIFIER, { ...thread, challengeUsed: true }, ack);
-        await threads.put(next);
-        return { ack, thread: next };
+        // The thread and its ack: one step, one batch.
+        return { ack: await ctx.prepareReply(ack, { ops: [threads.putOp(next)] }), thread: next };
       });
       const ref = refOf(outcome.thread);
       if ('error' in outcome) {
         await fail(ref, syncIdOf(outcome.thread), 'authentication_failed', outcome.error.message);
         throw outcome.error;
       }
+      await outcome.ack.deliver();
+      // The wallet proved the session (its DID answered the challenge on a thread of the pipe).
+      if (outcome.thread.pthid) await pipes.reconcile(ref, { did: outcome.thread.peerLong, thid: outcome.thread.pthid });
       await deps.users.recordLogin(ref);
-      await ctx.reply(outcome.ack);
       await startIssue(ref, syncIdOf(outcome.thread));
     },
 

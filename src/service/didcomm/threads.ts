@@ -9,7 +9,7 @@ import type { PlainMessage } from '../../didcomm/types.js';
 import { advanceThread, requireThread, type StateMachine, type ThreadRecord } from '../../protocols/thread-state.js';
 import { IdsyncError } from '../../errors.js';
 import { protocolError } from '../../protocols/protocol-kit.js';
-import type { Store } from '../../store/store.js';
+import type { BatchOp, Store } from '../../store/store.js';
 import { COLLECTIONS } from './collections.js';
 
 /** Who started a thread and gets told how it ends. */
@@ -41,6 +41,8 @@ export interface DcThread extends ThreadRecord {
 export interface ThreadStore {
   get(thid: string): Promise<DcThread | undefined>;
   put(thread: DcThread): Promise<void>;
+  /** The store write of put(thread), to go into a step's batch. */
+  putOp(thread: DcThread): BatchOp;
   /**
    * The thread of an inbound message, advanced by `machine` (throws 'unknown_thread' for an
    * unknown thread or another peer, 'unexpected_message' out of order). Not stored: callers
@@ -56,6 +58,7 @@ export function threadStore(store: Store, now: () => string): ThreadStore {
     async put(thread) {
       await col.put(thread.thid, { ...thread, updatedAt: now() });
     },
+    putOp: (thread) => ({ type: 'put', collection: COLLECTIONS.threads, key: thread.thid, value: { ...thread, updatedAt: now() } }),
     async advance(machine, message, sender) {
       // Thread messages must come from an authenticated sender (authcrypt or signed): the peer check needs one.
       if (!sender) throw new IdsyncError('sender_not_authenticated', 'protocol messages must be authcrypted by the wallet');

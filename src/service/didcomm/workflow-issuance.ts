@@ -13,8 +13,8 @@ import type { DidcommDelivery } from '../issuance/delivery/didcomm.js';
 import type { OobInvitation } from '../users/invitations.js';
 import { findWorkflowByInvitation } from '../issuance/invitation.js';
 import { isTerminal } from '../issuance/states.js';
-import { complete, fail, getWorkflow, markInProgress, type IssuanceWorkflow, type WorkflowStateDeps } from '../issuance/workflows.js';
-import type { Store } from '../../store/store.js';
+import { complete, completeLate, fail, getWorkflow, markInProgress, type IssuanceWorkflow, type WorkflowStateDeps } from '../issuance/workflows.js';
+import type { BatchOp, Store } from '../../store/store.js';
 import { COLLECTIONS } from './collections.js';
 import type { AgentCore } from './core.js';
 import type { Issuance, IssueFailure, IssueOwner } from './issuer.js';
@@ -72,34 +72,39 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     },
     logger: deps.logger,
   };
-  const data = deps.store.collection<ProjectCredentialData>(COLLECTIONS.projectCredentialData);
   const workflowOf = (t: DcThread) => getWorkflow(stateDeps, t.owner.kind === 'workflow' ? t.owner.workflowId : '');
 
   const owner: IssueOwner = {
     async statusTerms(thread) {
       return (await workflowOf(thread)).statusChangeTerms;
     },
-    async completed(thread) {
+    async completed(thread, ops = []) {
       const credentialId = thread.credentialId ?? '';
       const id = thread.owner.kind === 'workflow' ? thread.owner.workflowId : '';
       // Idempotent: a restart (resume) or a repeated ack completes a workflow once.
       const current = await getWorkflow(stateDeps, id);
-      if (current.status === 'COMPLETED') return;
-      const wf = await complete(stateDeps, id, credentialId);
+      // The ack proves the holder has the credential: a workflow failed or expired meanwhile completes after all.
+      const late = current.status === 'FAILED' || current.status === 'EXPIRED';
+      if (current.status === 'COMPLETED' || (isTerminal(current.status) && !late)) {
+        if (ops.length) await deps.store.batch(ops);
+        return;
+      }
       const record: ProjectCredentialData = {
-        tenantId: wf.tenantId,
-        projectId: wf.projectId,
+        tenantId: current.tenantId,
+        projectId: current.projectId,
         userDID: thread.peerLong,
-        ...(wf.userId ? { userId: wf.userId } : {}),
-        workflowId: wf.id,
+        ...(current.userId ? { userId: current.userId } : {}),
+        workflowId: current.id,
         credentialId,
-        datapoints: { ...(thread.datapoints ?? wf.datapoints) },
+        datapoints: { ...(thread.datapoints ?? current.datapoints) },
         createdAt: core.now(),
       };
-      await data.put(projectCredentialKey(record), record);
+      // The thread done, the workflow COMPLETED with its event and the credential data added to the project: one batch.
+      const write = (more: BatchOp[]) => deps.store.batch([...ops, { type: 'put', collection: COLLECTIONS.projectCredentialData, key: projectCredentialKey(record), value: record }, ...more]);
+      const wf = late ? await completeLate(stateDeps, id, credentialId, write) : await complete(stateDeps, id, credentialId, write);
       // statusChangeTerms of EARLIER credentials of this user (status.ts); never this one's own.
       await status.workflowTriggered(wf, 'WORKFLOW_COMPLETION');
-      core.events.emit('workflow-completed', { workflowId: wf.id, tenantId: wf.tenantId, credentialId, thid: thread.thid });
+      core.events.emit('workflow-completed', { workflowId: wf.id, tenantId: wf.tenantId, credentialId, thid: thread.thid, ...(late ? { late: true } : {}) });
     },
     async failed(thread, failure, detail) {
       const id = thread.owner.kind === 'workflow' ? thread.owner.workflowId : '';
@@ -124,7 +129,7 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     // The wallet accepting again on the thread it started (after a crash): the thread continues
     // where it stands — our last message on it goes out again (resend.ts) — never a second offer.
     if (wf.didcommThreadId === parsed.thid && wf.userDID !== undefined && sameDid(wf.userDID, proposer)) {
-      const again = await ctx.router.resender()?.get(parsed.thid);
+      const again = await ctx.router.steps()?.get(parsed.thid);
       core.events.emit('workflow-proposed-again', { workflowId: wf.id, thid: parsed.thid, status: wf.status });
       if (again?.out) {
         await ctx.reply(again.out.message);
@@ -148,7 +153,7 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     }
     const from = String(ctx.message.from ?? proposer);
     const long = isIonLongForm(from) ? from : ((await core.registry.get(proposer)) ?? proposer);
-    if (isIonLongForm(long)) await core.registry.put(ionShortForm(long), long);
+    const learnt: BatchOp[] = isIonLongForm(long) ? [core.registry.putOp(ionShortForm(long), long)] : [];
     await issue.offer({
       owner: { kind: 'workflow', workflowId: wf.id },
       tenantId: wf.tenantId,
@@ -159,8 +164,9 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
       datapoints: wf.datapoints,
       pthid: inv.invitationId,
       proposal: ctx.message,
-      beforeSend: async (thread) => {
-        await markInProgress(stateDeps, wf.id, { didcommThreadId: thread.thid, userDID: long });
+      // The workflow IN_PROGRESS on this thread (with its webhook event), the thread and the offer: one step, one batch.
+      step: async (thread, write) => {
+        await markInProgress(stateDeps, wf.id, { didcommThreadId: thread.thid, userDID: long }, (ops) => write([...learnt, ...ops]));
         core.events.emit('workflow-in-progress', { workflowId: wf.id, tenantId: wf.tenantId, thid: thread.thid, proposer });
       },
     });

@@ -9,6 +9,7 @@ import type { ServiceBase, ServiceEvent } from '../context.js';
 import { isDid } from './delivery/targets.js';
 import { keyedLock, type KeyedLock } from '../../keyed-lock.js';
 import { timeKey } from '../../store/time-key.js';
+import type { BatchOp } from '../../store/store.js';
 import { prepareEvents } from '../webhooks/event-outbox.js';
 import { credentialIssuanceEvent, type CredentialIssuanceEvent } from '../webhooks/events.js';
 import { buildWorkflowInvitation, WORKFLOW_INVITATIONS, type WorkflowInvitationRecord } from './invitation.js';
@@ -178,13 +179,19 @@ function eventOf(wf: IssuanceWorkflow, event: CredentialIssuanceEvent, extra: Re
  * Stores `next` with the webhook events it causes in one batch (event-outbox.ts): a crash never
  * keeps the state change and loses its event.
  */
-async function storeWithEvents(deps: WorkflowStateDeps, next: IssuanceWorkflow, events: ServiceEvent[]): Promise<() => Promise<void>> {
+async function storeWithEvents(deps: WorkflowStateDeps, next: IssuanceWorkflow, events: ServiceEvent[], write: StepWrite = (ops) => deps.store.batch(ops)): Promise<() => Promise<void>> {
   const prepared = deps.events && events.length ? await prepareEvents({ events: deps.events, logger: deps.logger }, events) : undefined;
-  await deps.store.batch([{ type: 'put', collection: WORKFLOWS, key: next.id, value: next }, ...(prepared?.ops ?? [])]);
+  await write([{ type: 'put', collection: WORKFLOWS, key: next.id, value: next }, ...(prepared?.ops ?? [])]);
   return async () => {
     await prepared?.commit();
   };
 }
+
+/**
+ * How a transition's writes are stored: alone (a batch), or by the step that causes it, in one
+ * batch with what that step stores and sends (e.g. the offer that answers a proposal).
+ */
+export type StepWrite = (ops: BatchOp[]) => Promise<void>;
 
 /** Applies a transition and stores it with the events `events` names; `mutate` may set more fields. */
 async function transition(
@@ -194,15 +201,18 @@ async function transition(
   mutate: (wf: IssuanceWorkflow) => void = () => {},
   reason?: string,
   events: (next: IssuanceWorkflow, before: IssuanceWorkflow) => ServiceEvent[] = () => [],
+  write?: StepWrite,
+  /** Allowed from a terminal status too (completeLate). */
+  late?: readonly WorkflowStatus[],
 ): Promise<IssuanceWorkflow> {
   const { next, commit } = await locked(deps, id, async () => {
     const wf = await load(deps, id);
     const at = iso(deps.clock.now());
-    assertTransition(wf.status, to, id);
+    if (!late?.includes(wf.status)) assertTransition(wf.status, to, id);
     const next: IssuanceWorkflow = { ...wf, status: to, updatedAt: at, history: [...wf.history] };
     if (wf.status !== to) next.history.push({ status: to, at, ...(reason ? { reason } : {}) });
     mutate(next);
-    return { next, commit: await storeWithEvents(deps, next, events(next, wf)) };
+    return { next, commit: await storeWithEvents(deps, next, events(next, wf), write) };
   });
   await commit();
   return next;
@@ -249,8 +259,8 @@ export function markInvitationSent(deps: WorkflowStateDeps, id: string, sent: Se
   });
 }
 
-/** The wallet answered the invitation (pthid = invitation id): → IN_PROGRESS. */
-export async function markInProgress(deps: WorkflowStateDeps, id: string, info: { didcommThreadId?: string; userDID?: string } = {}): Promise<IssuanceWorkflow> {
+/** The wallet answered the invitation (pthid = invitation id): → IN_PROGRESS (stored by `write` when given). */
+export async function markInProgress(deps: WorkflowStateDeps, id: string, info: { didcommThreadId?: string; userDID?: string } = {}, write?: StepWrite): Promise<IssuanceWorkflow> {
   return transition(
     deps,
     id,
@@ -261,11 +271,12 @@ export async function markInProgress(deps: WorkflowStateDeps, id: string, info: 
     },
     undefined,
     (next, before) => (before.status !== 'IN_PROGRESS' ? [eventOf(next, 'CREDENTIAL_ISSUANCE_PENDING')] : []),
+    write,
   );
 }
 
-/** The holder acknowledged the credential: → COMPLETED. */
-export async function complete(deps: WorkflowStateDeps, id: string, credentialId: string): Promise<IssuanceWorkflow> {
+/** The holder acknowledged the credential: → COMPLETED (stored by `write` when given). */
+export async function complete(deps: WorkflowStateDeps, id: string, credentialId: string, write?: StepWrite): Promise<IssuanceWorkflow> {
   return transition(
     deps,
     id,
@@ -275,6 +286,28 @@ export async function complete(deps: WorkflowStateDeps, id: string, credentialId
     },
     undefined,
     (next) => [eventOf(next, 'CREDENTIAL_ISSUANCE_COMPLETED', { credentialId })],
+    write,
+  );
+}
+
+/**
+ * The holder acknowledged its credential after the workflow had FAILED or EXPIRED (the credential
+ * was issued and delivered before that): → COMPLETED after all, with CREDENTIAL_ISSUANCE_COMPLETED
+ * following the failure's event, so that the provider's view is the holder's.
+ */
+export async function completeLate(deps: WorkflowStateDeps, id: string, credentialId: string, write?: StepWrite): Promise<IssuanceWorkflow> {
+  return transition(
+    deps,
+    id,
+    'COMPLETED',
+    (w) => {
+      w.credentialId = credentialId;
+      delete w.failure;
+    },
+    'late-ack',
+    (next) => [eventOf(next, 'CREDENTIAL_ISSUANCE_COMPLETED', { credentialId })],
+    write,
+    ['FAILED', 'EXPIRED'],
   );
 }
 

@@ -14,6 +14,7 @@ import { ADMIN_SCOPE } from '../auth/scopes.js';
 import { putDataProfile, putProject } from '../seed.js';
 import { issuanceServicesOf } from '../issuance/wiring.js';
 import { adminWebhookRoutes } from './admin-webhooks.js';
+import { adminRetryRoutes } from './admin-retries.js';
 import { PARTNER_ROLES, PARTNER_STATUSES, type Partner, type PartnerRepo } from '../issuance/partners.js';
 
 const admin = requireScope(ADMIN_SCOPE);
@@ -157,6 +158,7 @@ export async function adminRoutes(app: App, deps: ServiceDeps): Promise<void> {
 
   const services = issuanceServicesOf(deps);
   await adminWebhookRoutes(app, services.webhooks);
+  adminRetryRoutes(app, deps);
   partnerRoutes(app, services.partners);
 }
 

@@ -9,6 +9,7 @@ import type { ServiceBase } from '../context.js';
 import { keyedLock } from '../../keyed-lock.js';
 import { prepareEvents } from '../webhooks/event-outbox.js';
 import { problem } from '../http/problem.js';
+import type { BatchOp } from '../../store/store.js';
 
 /** Which user: users live inside a tenant. */
 export interface UserRef {
@@ -23,6 +24,12 @@ export type SyncReason = 'datapoints-updated' | 'manual';
 export interface SyncRequester {
   /** Starts (or queues) a sync over the user's established session. Must be durable before it resolves. */
   requestSync(user: UserRef, reason: SyncReason): Promise<{ operationId: string }>;
+  /**
+   * The user's record shows no session: whether the agent holds one all the same (a Data Pipe the
+   * wallet established), in which case it links the user again first. The provider's view of a
+   * session is never behind the wallet's.
+   */
+  reconcileSession?(user: UserRef): Promise<boolean>;
 }
 
 export interface UserRecord extends UserRef {
@@ -77,8 +84,12 @@ export interface UserStore {
   updateDatapoints(ref: UserRef, patch: FlatDatapointsPatch, options: { autoSync: boolean }): Promise<{ user: UserRecord; syncOperationId?: string }>;
   /** Manual sync (POST .../sync): 409 while no session or no consent. */
   startSync(ref: UserRef): Promise<{ operationId: string }>;
-  /** `thid`: the Data Pipe thread (the wallet's request id); `invitationId`: the invitation it answered. */
-  linkWallet(ref: UserRef, dids: LinkedDids): Promise<UserRecord>;
+  /**
+   * `thid`: the Data Pipe thread (the wallet's request id); `invitationId`: the invitation it
+   * answered. `write` stores the link's writes (under the user's lock) instead of a batch of their
+   * own: the Data Pipe step stores them in one batch with its answer.
+   */
+  linkWallet(ref: UserRef, dids: LinkedDids, write?: (ops: BatchOp[]) => Promise<void>): Promise<UserRecord>;
   recordLogin(ref: UserRef): Promise<UserRecord>;
   markSynced(ref: UserRef, datapoints: FlatDatapoints): Promise<UserRecord>;
   findByDid(tenantId: string, did: string): Promise<UserRecord | undefined>;
@@ -97,6 +108,12 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
     const u = await users.get(userKey(ref));
     if (!u) throw problem('user_not_found', `no user ${ref.userId}`);
     return u;
+  }
+
+  /** A user whose record lost its session, linked again first when the agent holds the session (SyncRequester.reconcileSession). */
+  async function reconciled(ref: UserRef): Promise<void> {
+    const u = await users.get(userKey(ref));
+    if (u && !u.isSessionEstablished) await deps.agent.reconcileSession?.(ref);
   }
 
   async function save(u: UserRecord): Promise<UserRecord> {
@@ -144,8 +161,9 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
       return { total, users: rows.slice(0, limit).map((r) => r.value), hasMore: rows.length > limit };
     },
 
-    updateDatapoints: (ref, patch, { autoSync }) =>
-      locked(ref, async () => {
+    updateDatapoints: async (ref, patch, { autoSync }) => {
+      await reconciled(ref);
+      return locked(ref, async () => {
         const user = await requireUser(ref);
         user.datapoints = mergeDatapoints(user.datapoints, patch);
         // Spec "Observed behaviors": without autoSync=false a sync starts; it needs the session and
@@ -158,10 +176,12 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
           return { user, syncOperationId: operationId };
         }
         return { user };
-      }),
+      });
+    },
 
-    startSync: (ref) =>
-      locked(ref, async () => {
+    startSync: async (ref) => {
+      await reconciled(ref);
+      return locked(ref, async () => {
         const user = await requireUser(ref);
         if (!user.isSessionEstablished) {
           throw problem('session_not_established', `user ${ref.userId} has no established session; send an invitation first`);
@@ -174,9 +194,10 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
           await save(user);
         }
         return deps.agent.requestSync(ref, 'manual');
-      }),
+      });
+    },
 
-    linkWallet: async (ref, { longDid, shortDid, thid, invitationId }) => {
+    linkWallet: async (ref, { longDid, shortDid, thid, invitationId }, write = (ops) => deps.store.batch(ops)) => {
       const { user, owed, event } = await locked(ref, async () => {
         const u = await requireUser(ref);
         const short = shortDid ?? ionShortForm(longDid);
@@ -196,7 +217,7 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
         // stored in the same batch as the link (event-outbox.ts).
         const params = { ...(thid !== undefined ? { thid } : {}), userId: ref.userId, ...(invitationId !== undefined ? { pthid: invitationId } : {}) };
         const event = await prepareEvents(deps, [{ tenantId: ref.tenantId, type: 'SSI_AGENT', action: 'DATA_PIPE_STATUS_UPDATE', event: 'DATA_PIPE_ESTABLISHED', params }]);
-        await deps.store.batch([...ops, ...event.ops]);
+        await write([...ops, ...event.ops]);
         return { user: u, owed: owedSync, event };
       });
       await event.commit();

@@ -3,6 +3,11 @@
 // signed with Standard Webhooks headers, and reschedules failures with back-off until
 // maxAttempts, then dead-letters. A new dispatcher on the same store resumes pending work.
 // webhook-id is the event id on every attempt (Standard Webhooks: receivers dedupe on it).
+//
+// Sequence numbers per subject have no gaps: an event is stored (in its state change's batch,
+// prepare()) without one, and numbered once that batch is written (commit(), or the next pass,
+// or the next start after a crash), one subject at a time, with its deliveries. A state change
+// whose write failed never stored its event, so no number was spent on it.
 import { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError, isIdsyncError } from '../../errors.js';
@@ -24,6 +29,8 @@ export const DUE = 'webhook-due';
 export const SEQUENCES = 'webhook-sequences';
 /** Undelivered deliveries per subscription and subject in order: `<subscriptionId>|<tenant>/<subject>|<sequence>` → deliveryId. */
 export const ORDER = 'webhook-order';
+/** Events stored and not numbered yet, in the order they were made: `<ms, 15 digits>|<eventId>` → eventId. */
+export const UNSEQUENCED = 'webhook-unsequenced';
 /** A delivery waiting for an earlier one of its subject is looked at again after this, at the latest. */
 const BLOCKED_RECHECK_MS = 5_000;
 
@@ -64,9 +71,11 @@ export interface StoredWebhookEvent {
   id: string;
   tenantId?: string;
   envelope: WebhookEnvelope;
-  /** The exact bytes sent on every attempt (signatures cover them). */
+  /** The exact bytes sent on every attempt (signatures cover them); empty until numbered. */
   body: string;
   createdAt: string;
+  /** `<tenant>/<subject>` while the event waits for its sequence number. */
+  unsequenced?: string;
 }
 
 /** pino-compatible. */
@@ -166,20 +175,16 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
 
   const sequences = store.collection<string>(SEQUENCES);
   const order = store.collection<string>(ORDER);
-  // Sequence numbers per subject: the last one handed out in this process, else the last one stored.
+  const unsequenced = store.collection<string>(UNSEQUENCED);
+  // Sequence numbers per subject: the last one stored (kept once read), numbered under the subject's lock.
   const seqLock = keyedLock();
   const lastSeq = new Map<string, number>();
   const seqKey = (prefix: string, n: number) => `${prefix}|${String(n).padStart(12, '0')}`;
-  function nextSequence(subjectKey: string): Promise<number> {
-    return seqLock(subjectKey, async () => {
-      let last = lastSeq.get(subjectKey);
-      if (last === undefined) {
-        const [top] = await sequences.list({ prefix: `${subjectKey}|`, reverse: true, limit: 1 });
-        last = top ? Number(top.key.slice(top.key.lastIndexOf('|') + 1)) : 0;
-      }
-      lastSeq.set(subjectKey, last + 1);
-      return last + 1;
-    });
+  async function lastSequence(subjectKey: string): Promise<number> {
+    const known = lastSeq.get(subjectKey);
+    if (known !== undefined) return known;
+    const [top] = await sequences.list({ prefix: `${subjectKey}|`, reverse: true, limit: 1 });
+    return top ? Number(top.key.slice(top.key.lastIndexOf('|') + 1)) : 0;
   }
 
   /**
@@ -217,48 +222,78 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
     const id = ids();
     const subject = subjectOf(toEnvelope(input));
     const subjectKey = `${input.tenantId ?? ''}/${subject}`;
-    const sequence = await nextSequence(subjectKey);
-    const envelope = orderedEnvelope(input, { occurredAt: iso(now), subject, sequence });
-    const record: StoredWebhookEvent = { id, envelope, body: JSON.stringify(envelope), createdAt: iso(now) };
+    // Numbered (sequence 0 here) once the caller's batch is stored: see the top of this file.
+    const envelope = orderedEnvelope(input, { occurredAt: iso(now), subject, sequence: 0 });
+    const record: StoredWebhookEvent = { id, envelope, body: '', createdAt: iso(now), unsequenced: subjectKey };
     if (input.tenantId !== undefined) record.tenantId = input.tenantId;
-    const targets = (await subs.list()).filter(
-      (s) => s.enabled && (s.tenantId === undefined || s.tenantId === input.tenantId) && matchesFilter(s.events, envelope),
-    );
     const ops: BatchOp[] = [
       { type: 'put', collection: EVENTS, key: id, value: record },
-      { type: 'put', collection: SEQUENCES, key: seqKey(subjectKey, sequence), value: id },
+      { type: 'put', collection: UNSEQUENCED, key: `${timeKey(now)}|${id}`, value: id },
     ];
-    for (const s of targets) {
-      const d: WebhookDelivery = {
-        id: `${id}:${s.id}`,
-        eventId: id,
-        subscriptionId: s.id,
-        url: s.url,
-        state: 'pending',
-        attempts: [],
-        roundStart: 0,
-        nextAttemptAt: now,
-        subjectKey,
-        sequence,
-        createdAt: record.createdAt,
-      };
-      ops.push({ type: 'put', collection: DELIVERIES, key: d.id, value: d });
-      ops.push({ type: 'put', collection: DUE, key: dueKey(now, d.id), value: d.id });
-      ops.push({ type: 'put', collection: ORDER, key: seqKey(`${s.id}|${subjectKey}`, sequence), value: d.id });
-    }
     return {
       eventId: id,
       ops,
       commit() {
-        if (running && targets.length > 0) void deliverDue().catch(() => {});
+        void sequence(`${timeKey(now)}|${id}`, id)
+          .then((targets) => {
+            if (running && targets > 0) void deliverDue().catch(() => {});
+          })
+          .catch((err) => options.logger?.warn({ err, eventId: id }, 'webhook event not numbered yet; the next pass numbers it'));
       },
     };
+  }
+
+  /**
+   * Numbers a stored event in its subject and makes its deliveries, in one batch, under the
+   * subject's lock; a no-op for an event already numbered or not stored. Resolves with how many
+   * deliveries it made.
+   */
+  async function sequence(indexKey: string, eventId: string): Promise<number> {
+    const stored = await events.get(eventId);
+    if (!stored?.unsequenced) return 0;
+    const subjectKey = stored.unsequenced;
+    return seqLock(subjectKey, async () => {
+      const rec = await events.get(eventId);
+      if (!rec?.unsequenced) return 0;
+      const n = (await lastSequence(subjectKey)) + 1;
+      const envelope: WebhookEnvelope = { ...rec.envelope, sequence: n };
+      const { unsequenced: _u, ...rest } = rec;
+      const record: StoredWebhookEvent = { ...rest, envelope, body: JSON.stringify(envelope) };
+      const now = clock.now();
+      const targets = (await subs.list()).filter(
+        (s) => s.enabled && (s.tenantId === undefined || s.tenantId === rec.tenantId) && matchesFilter(s.events, envelope),
+      );
+      const ops: BatchOp[] = [
+        { type: 'put', collection: EVENTS, key: eventId, value: record },
+        { type: 'put', collection: SEQUENCES, key: seqKey(subjectKey, n), value: eventId },
+        { type: 'del', collection: UNSEQUENCED, key: indexKey },
+      ];
+      for (const s of targets) {
+        const d: WebhookDelivery = {
+          id: `${eventId}:${s.id}`, eventId, subscriptionId: s.id, url: s.url, state: 'pending', attempts: [], roundStart: 0,
+          nextAttemptAt: now, subjectKey, sequence: n, createdAt: record.createdAt,
+        };
+        ops.push({ type: 'put', collection: DELIVERIES, key: d.id, value: d });
+        ops.push({ type: 'put', collection: DUE, key: dueKey(now, d.id), value: d.id });
+        ops.push({ type: 'put', collection: ORDER, key: seqKey(`${s.id}|${subjectKey}`, n), value: d.id });
+      }
+      await store.batch(ops);
+      lastSeq.set(subjectKey, n);
+      return targets.length;
+    });
+  }
+
+  /** Numbers every stored event still waiting for it, oldest first (after a crash, or a commit not called). */
+  async function sequencePending(): Promise<void> {
+    for (const { key, value } of await unsequenced.list()) await sequence(key, value);
   }
 
   async function emit(input: WebhookEventInput): Promise<string> {
     const prepared = await prepare(input);
     await store.batch(prepared.ops);
-    prepared.commit();
+    const [op] = prepared.ops.filter((o) => o.collection === UNSEQUENCED);
+    const targets = await sequence(op!.key, prepared.eventId);
+    if (running && targets > 0) void deliverDue().catch(() => {});
     return prepared.eventId;
   }
 
@@ -351,6 +386,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
   }
 
   async function pass(): Promise<number> {
+    await sequencePending();
     // Keys sort by due time; everything strictly before `now + 1 ms` is due.
     const list = await due.list({ lt: timeKey(clock.now() + 1) });
     let made = 0;
@@ -429,6 +465,9 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
       await store.batch([
         { type: 'put', collection: DELIVERIES, key: d.id, value: next },
         { type: 'put', collection: DUE, key: dueKey(now, d.id), value: d.id },
+        // Held in its subject's order again: it waits for an earlier delivery still pending, and a
+        // later one not delivered yet waits for it.
+        ...(d.subjectKey !== undefined && d.sequence !== undefined ? [{ type: 'put' as const, collection: ORDER, key: seqKey(`${d.subscriptionId}|${d.subjectKey}`, d.sequence), value: d.id }] : []),
       ]);
       if (running) void deliverDue().catch(() => {});
       return next;

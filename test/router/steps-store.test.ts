@@ -1,13 +1,14 @@
-// What the durable-steps engine stores (router/resend.ts "What is stored"): with `outs`, a
-// thread's last message is written once, apart from the small state every step rewrites; it is
-// deleted when the peer's last word on the thread arrives; and a restarted party (a new resender
-// over the same collections) resumes its schedules and answers replays from what is stored, also
-// from records written with the message inline.
+// What the durable-steps engine stores (router/steps/store.ts): a thread's last message is written
+// once, apart from the small state every step rewrites, in ONE batch with the step's own writes;
+// it is deleted when the peer's last word on the thread arrives; and a restarted party (a new
+// engine over the same store) resumes its schedules and answers replays from what is stored, also
+// from records written with the message inline by earlier versions.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { createResender, outKey, type ResendOptions, type ResendOut, type ResendState } from '../../src/router/resend.js';
+import { createStepEngine, type StepOptions } from '../../src/router/steps/engine.js';
+import { outKey, type StepOut as ResendOut, type StepState as ResendState } from '../../src/router/steps/state.js';
 import { openLightStore } from '../../src/store/light-store.js';
-import type { Collection, Store } from '../../src/store/store.js';
+import type { BatchOp, Store } from '../../src/store/store.js';
 import type { PlainMessage } from '../../src/didcomm/types.js';
 
 const ISSUE = 'https://didcomm.org/issue-credential/3.0/issue-credential';
@@ -16,52 +17,61 @@ const ACK = 'https://didcomm.org/issue-credential/3.0/ack';
 const KINDS: Record<string, 'retry' | 'answer'> = { [ISSUE]: 'retry', [REQUEST]: 'retry', [ACK]: 'answer' };
 const msg = (id: string, type: string, body: Record<string, unknown> = {}): PlainMessage => ({ id, type, thid: 't-1', body });
 
-/** Collections over `store` that count the writes of each key. */
-function counted<T>(col: Collection<T>, puts: string[], dels: string[]) {
-  return {
-    get: (k: string) => col.get(k),
-    put: (k: string, v: T) => (puts.push(k), col.put(k, v)),
-    del: (k: string) => (dels.push(k), col.del(k)),
-    list: (o?: Parameters<Collection<T>['list']>[0]) => col.list(o),
-  };
+/** `store` with every batch recorded: the keys put and deleted, by collection. */
+function counted(store: Store, batches: BatchOp[][]): Store {
+  return { collection: (n) => store.collection(n), batch: (ops) => (batches.push(ops), store.batch(ops)), close: () => store.close(), location: null };
 }
 
-function party(store: Store, clock: ManualClock, extra: Partial<ResendOptions> = {}) {
-  const puts = { states: [] as string[], outs: [] as string[] };
-  const dels: string[] = [];
+function party(store: Store, clock: ManualClock, extra: Partial<StepOptions> = {}) {
+  const batches: BatchOp[][] = [];
   const sends: ResendOut[] = [];
-  const r = createResender(
+  const r = createStepEngine(
     {
-      store: counted(store.collection<ResendState>('resend'), puts.states, []),
-      outs: counted(store.collection<ResendOut>('resend-out'), puts.outs, dels),
+      store: counted(store, batches),
+      collections: { states: 'resend', outs: 'resend-out' },
       kind: (m) => KINDS[String(m.type)],
       random: () => 0.999999,
       ...extra,
     },
     { clock, log: () => undefined, send: async (out) => void sends.push(out) },
   );
-  return { r, puts, dels, sends };
+  const keys = (collection: string, type: 'put' | 'del') => batches.flat().filter((op) => op.collection === collection && op.type === type).map((op) => op.key);
+  return {
+    r,
+    sends,
+    batches,
+    get puts() {
+      return { states: keys('resend', 'put'), outs: keys('resend-out', 'put') };
+    },
+    get dels() {
+      return keys('resend-out', 'del');
+    },
+  };
 }
 
-describe('resend records: the last message stored apart from the state', () => {
+describe('step records: the last message stored apart from the state, in one batch with the step', () => {
   it('writes the last message once while the state moves, and deletes the one it replaces', async () => {
     const store = openLightStore();
     const clock = new ManualClock();
-    const { r, puts, dels } = party(store, clock);
+    const p = party(store, clock);
+    const { r } = p;
     await r.noteReceived(msg('in-1', REQUEST));
-    await r.noteSending(msg('m-1', ISSUE, { credential: 'x'.repeat(1000) }), 'did:example:w', 'authcrypt');
+    const thread: BatchOp = { type: 'put', collection: 'threads', key: 't-1', value: { state: 'issued' } };
+    await r.noteSending(msg('m-1', ISSUE, { credential: 'x'.repeat(1000) }), 'did:example:w', 'authcrypt', undefined, [thread]);
+    // The step's own write, the message and the state naming it: one batch.
+    expect(p.batches.at(-1)!.map((op) => `${op.type} ${op.collection} ${op.key}`)).toEqual(['put threads t-1', `put resend-out ${outKey('t-1', 'm-1')}`, 'put resend t-1']);
     await r.noteSending(msg('m-1', ISSUE), 'did:example:w', 'authcrypt'); // the same message again: nothing stored
     await r.cancel('t-1');
-    expect(puts.outs).toEqual([outKey('t-1', 'm-1')]);
-    expect(puts.states).toHaveLength(3);
+    expect(p.puts.outs).toEqual([outKey('t-1', 'm-1')]);
+    expect(p.puts.states).toHaveLength(3);
     const state = await store.collection<ResendState>('resend').get('t-1');
-    expect(state).toEqual({ thid: 't-1', lastIn: 'in-1', last: { id: 'm-1', after: 'in-1' }, sent: ['m-1'], at: clock.now() });
+    expect(state).toEqual({ thid: 't-1', lastIn: 'in-1', last: { id: 'm-1', after: 'in-1', to: 'did:example:w' }, sent: ['m-1'], at: clock.now() });
     expect(JSON.stringify(state)).not.toContain('xxx');
     expect((await r.get('t-1'))?.out).toMatchObject({ message: { id: 'm-1' }, after: 'in-1', to: 'did:example:w' });
     // The peer asks again: a new last message on the thread; the one before is deleted.
     await r.noteReceived(msg('in-2', REQUEST));
     await r.noteSending(msg('m-2', ISSUE), 'did:example:w', 'authcrypt');
-    expect(dels).toEqual([outKey('t-1', 'm-1')]);
+    expect(p.dels).toEqual([outKey('t-1', 'm-1')]);
     expect(await store.collection<ResendOut>('resend-out').get(outKey('t-1', 'm-1'))).toBeUndefined();
     r.close();
   });
@@ -69,13 +79,14 @@ describe('resend records: the last message stored apart from the state', () => {
   it("answers a replay from the stored message, and deletes it once the peer's last word (kind 'answer') arrives", async () => {
     const store = openLightStore();
     const clock = new ManualClock();
-    const { r, dels } = party(store, clock);
+    const p = party(store, clock);
+    const { r } = p;
     await r.noteReceived(msg('in-1', REQUEST));
     await r.noteSending(msg('m-1', ISSUE), 'did:example:w', 'authcrypt');
     expect((await r.answerFor(msg('in-1', REQUEST)))?.message.id).toBe('m-1');
     expect(await r.answerFor(msg('other', REQUEST))).toBeUndefined();
     await r.noteReceived(msg('ack-1', ACK));
-    expect(dels).toEqual([outKey('t-1', 'm-1')]);
+    expect(p.dels).toEqual([outKey('t-1', 'm-1')]);
     expect(await store.collection<ResendOut>('resend-out').list()).toEqual([]);
     const rec = await r.get('t-1');
     expect(rec).toEqual({ thid: 't-1', lastIn: 'ack-1', sent: ['m-1'], at: clock.now() });
@@ -104,7 +115,7 @@ describe('resend records: the last message stored apart from the state', () => {
     const store = openLightStore();
     const clock = new ManualClock();
     const out: ResendOut = { message: msg('m-0', ISSUE), to: 'did:example:w', mode: 'authcrypt', after: 'in-0', sentAt: clock.now() };
-    await store.collection<ResendState>('resend').put('t-1', { thid: 't-1', lastIn: 'in-0', out, retry: { attempts: 0, nextAt: clock.now(), deadlineAt: clock.now() + 600_000 }, sent: ['m-0'] });
+    await store.collection<ResendState>('resend').put('t-1', { thid: 't-1', lastIn: 'in-0', out, retry: { attempts: 3, nextAt: clock.now() + 60_000, deadlineAt: clock.now() + 600_000 }, sent: ['m-0'] });
     const { r, sends } = party(store, clock);
     await r.start();
     expect((await r.answerFor(msg('in-0', REQUEST)))?.message.id).toBe('m-0');
@@ -114,7 +125,7 @@ describe('resend records: the last message stored apart from the state', () => {
     await r.noteSending(msg('m-1', ISSUE), 'did:example:w', 'authcrypt');
     const state = await store.collection<ResendState>('resend').get('t-1');
     expect(state?.out).toBeUndefined();
-    expect(state?.last).toEqual({ id: 'm-1', after: 'in-1' });
+    expect(state?.last).toEqual({ id: 'm-1', after: 'in-1', to: 'did:example:w' });
     expect((await r.get('t-1'))?.out?.message.id).toBe('m-1');
     r.close();
   });
@@ -146,7 +157,7 @@ describe('resend records: the last message stored apart from the state', () => {
     r.close();
   });
 
-  it('a restarted party deletes the message copies no state names (a crash between writes), and keeps the named ones', async () => {
+  it('a restarted party deletes the message copies no state names (left by earlier versions), and keeps the named ones', async () => {
     const store = openLightStore();
     const clock = new ManualClock();
     const outs = store.collection<ResendOut>('resend-out');
@@ -161,28 +172,24 @@ describe('resend records: the last message stored apart from the state', () => {
     const again = party(store, clock);
     await again.r.start();
     expect((await outs.list()).map((e) => e.key)).toEqual([outKey('t-1', 'm-1')]);
-    expect(again.dels.sort()).toEqual([outKey('t-1', 'm-0'), outKey('t-2', 'm-2')]);
     expect(await again.r.runDue()).toBe(1);
     expect(again.sends.map((s) => s.message.id)).toEqual(['m-1']);
     again.r.close();
   });
 
-  it('pruning deletes the message before the state: a crash between the two leaves no copy that no state names', async () => {
+  it('pruning deletes a record and its message in one batch', async () => {
     const store = openLightStore();
     const clock = new ManualClock();
-    const states = store.collection<ResendState>('resend');
-    const outs = store.collection<ResendOut>('resend-out');
-    // The state's delete never happens (the process stops there).
-    const crashing = { get: states.get.bind(states), put: states.put.bind(states), list: states.list.bind(states), del: async () => { throw new Error('crash'); } };
-    const { r } = party(store, clock, { keepMs: 60_000, store: crashing });
-    await r.noteReceived(msg('in-1', ISSUE));
-    await r.noteSending(msg('m-1', ACK), 'did:example:w', 'authcrypt');
+    const p = party(store, clock, { keepMs: 60_000 });
+    await p.r.noteReceived(msg('in-1', ISSUE));
+    await p.r.noteSending(msg('m-1', ACK), 'did:example:w', 'authcrypt');
     clock.advance(61_000);
-    await r.noteReceived({ ...msg('in-2', REQUEST), thid: 't-2' });
+    await p.r.noteReceived({ ...msg('in-2', REQUEST), thid: 't-2' });
     await new Promise((done) => setTimeout(done, 10));
-    expect(await outs.list()).toEqual([]);
-    expect((await states.get('t-1'))?.last).toEqual({ id: 'm-1', after: 'in-1' });
-    r.close();
+    expect(p.batches.some((b) => b.length === 2 && b.every((op) => op.type === 'del'))).toBe(true);
+    expect(await store.collection<ResendOut>('resend-out').list()).toEqual([]);
+    expect(await store.collection<ResendState>('resend').get('t-1')).toBeUndefined();
+    p.r.close();
   });
 
   it('a restarted party deletes the old records it finds idle', async () => {

@@ -1,0 +1,126 @@
+// Idle wallets as pages: a wallet nobody is using is only its store's content (its DID, its
+// keys, whatever its flows left), written out as one string, so that a fleet of 100,000
+// holders keeps none of their running parts (router, protocols, transports, closures: most of
+// a live wallet's ~60 KB). A page is read back into a fresh in-memory store, on which a new
+// Wallet loads the same DID (wallet.init() finds it in the store): the wallet's public API is
+// all this needs. Pages stay in memory up to a budget, beyond which they go to a LevelDB in a
+// temporary folder (removed at close), so a fleet's memory is bounded by its running wallets
+// and that budget, not by how many holders it has.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openLightStore } from '../store/light-store.js';
+import { openStore, type BatchOp, type Collection, type Store } from '../store/store.js';
+
+/** A store that remembers which collections were used, so that its content can be listed. */
+export interface RecordingStore extends Store {
+  names(): ReadonlySet<string>;
+}
+
+export function recordingStore(inner: Store, known: Iterable<string> = []): RecordingStore {
+  const names = new Set<string>(known);
+  return {
+    get location() {
+      return inner.location;
+    },
+    collection<T>(name: string): Collection<T> {
+      names.add(name);
+      return inner.collection<T>(name);
+    },
+    batch(ops: BatchOp[]) {
+      for (const op of ops) names.add(op.collection);
+      return inner.batch(ops);
+    },
+    close: () => inner.close(),
+    names: () => names,
+  };
+}
+
+/** The store's content as one string: each non-empty collection's entries, in key order. */
+export async function pageOf(store: RecordingStore): Promise<string> {
+  const out: [string, [string, unknown][]][] = [];
+  for (const name of store.names()) {
+    const entries = await store.collection(name).list();
+    if (entries.length) out.push([name, entries.map((e) => [e.key, e.value])]);
+  }
+  return JSON.stringify(out);
+}
+
+/** A fresh in-memory store holding a page's content. */
+export async function storeOfPage(page: string): Promise<RecordingStore> {
+  const content = JSON.parse(page) as [string, [string, unknown][]][];
+  const store = recordingStore(
+    openLightStore(),
+    content.map(([name]) => name),
+  );
+  await store.batch(content.flatMap(([collection, entries]) => entries.map(([key, value]) => ({ type: 'put' as const, collection, key, value }))));
+  return store;
+}
+
+/** Where pages are kept: memory up to a budget, then a LevelDB in a temporary folder. */
+export interface PageStore {
+  put(index: number, page: string): Promise<void>;
+  /** The page of `index`, removed from here (the wallet is live again), or undefined. */
+  take(index: number): Promise<string | undefined>;
+  has(index: number): boolean;
+  /** Pages held, in memory and on disk, and the characters held in memory. */
+  readonly counts: { inMemory: number; onDisk: number; memoryChars: number };
+  close(): Promise<void>;
+}
+
+/** Characters of pages kept in memory before they go to disk (one byte each: pages are ASCII JSON). */
+export const PAGE_MEMORY_BUDGET = 64 * 1024 * 1024;
+
+export function pageStore(options: { memoryChars?: number } = {}): PageStore {
+  const budget = options.memoryChars ?? PAGE_MEMORY_BUDGET;
+  const inMemory = new Map<number, string>();
+  const onDisk = new Set<number>();
+  let memoryChars = 0;
+  let disk: Promise<{ dir: string; store: Store; pages: Collection<string> }> | undefined;
+  const openDisk = () =>
+    (disk ??= (async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'idsync-fleet-pages-'));
+      const store = await openStore({ path: dir });
+      return { dir, store, pages: store.collection<string>('pages') };
+    })());
+  return {
+    async put(index, page) {
+      if (memoryChars + page.length <= budget) {
+        inMemory.set(index, page);
+        memoryChars += page.length;
+        return;
+      }
+      const { pages } = await openDisk();
+      await pages.put(String(index), page);
+      onDisk.add(index);
+    },
+    async take(index) {
+      const kept = inMemory.get(index);
+      if (kept !== undefined) {
+        inMemory.delete(index);
+        memoryChars -= kept.length;
+        return kept;
+      }
+      if (!onDisk.has(index)) return undefined;
+      const { pages } = await openDisk();
+      const page = await pages.get(String(index));
+      // Not deleted there (a tombstone and compaction for nothing): the folder goes at close.
+      onDisk.delete(index);
+      return page;
+    },
+    has: (index) => inMemory.has(index) || onDisk.has(index),
+    get counts() {
+      return { inMemory: inMemory.size, onDisk: onDisk.size, memoryChars };
+    },
+    async close() {
+      inMemory.clear();
+      onDisk.clear();
+      memoryChars = 0;
+      if (!disk) return;
+      const { dir, store } = await disk;
+      disk = undefined;
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
