@@ -1,5 +1,6 @@
-// idsync's wallet behind Veramo 7's mediator handlers (veramo-mediator.ts): where it stops, and
-// why. docs/mediation.md "Behind Veramo's mediator handlers" cites the Veramo code for each stop.
+// idsync's wallet behind Veramo 7's mediator handlers (veramo-agent.ts, `mediator: true`): where it
+// stops, and why. docs/mediation.md "Behind Veramo's mediator handlers" cites the Veramo code for
+// each stop; veramo-mediator-verdicts.test.ts is what the mediator suite finds there.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPeerDid } from '../../src/did/peer.js';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
@@ -10,15 +11,15 @@ import { openLeniently } from '../../src/didcomm/envelope/diagnose.js';
 import { mediationTypes } from '../../src/protocols/coordinate-mediation.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createWallet } from '../../src/wallet/wallet.js';
-import { startVeramoMediator, type VeramoMediator } from './veramo-mediator.js';
+import { startVeramoAgent, type VeramoHandle } from './veramo-agent.js';
 
-let veramo: VeramoMediator;
+let veramo: VeramoHandle;
 const stores: Store[] = [];
 
 beforeAll(async () => {
   // MessagingRouter console.errors every refusal; the answers are recorded instead.
   vi.spyOn(console, 'error').mockImplementation(() => undefined);
-  veramo = await startVeramoMediator();
+  veramo = await startVeramoAgent({ mediator: true });
 });
 afterAll(async () => {
   await veramo?.close();
