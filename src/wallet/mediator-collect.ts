@@ -1,13 +1,14 @@
 // A running wallet behind a mediator collects what is queued for it there over Message Pickup
-// 3.0: first everything queued while it was away (status-request, delivery-request until empty),
-// then live mode on a WebSocket when the mediator's DID offers one (§Live Mode: the mediator
-// pushes deliveries as messages arrive), polling otherwise or once the socket is gone. Every
+// 3.0: live mode on a WebSocket when the mediator's DID offers one (§Live Mode: the mediator pushes
+// deliveries as messages arrive), then what was queued while it was away when the status says
+// there is some (delivery-request until empty); polling otherwise or once the socket is gone. Every
 // delivery is processed and stored before messages-received confirms it (wallet/pickup.ts), so
 // nothing the mediator acknowledged is lost when the wallet stops half way.
 import { IdsyncError, toIdsyncError } from '../errors.js';
 import { serviceUris } from '../router/peer-route.js';
 import type { WalletContext } from './context.js';
 import { chooseEndpoint } from './outbound.js';
+import type { QueueStatus } from '../protocols/message-pickup.js';
 import { liveDeliveryChange, pickup, type PickupResult, type PickupSession } from './pickup.js';
 
 export interface MediatorCollector {
@@ -60,18 +61,21 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
 
   const wsUrl = async (): Promise<string | undefined> => (d.live ? chooseEndpoint(serviceUris(await d.ctx.resolve(d.mediator)), ['ws', 'wss']) : undefined);
 
-  /** Live mode on a fresh socket; false when the mediator offers none or refused. */
-  async function goLive(): Promise<boolean> {
+  /**
+   * Live mode on a fresh socket: the mediator's status answer (§Live Mode Change: "the mediator
+   * responds with a status message"), {} when it gave none; undefined when it offers no socket or refused.
+   */
+  async function goLive(): Promise<{ status?: QueueStatus } | undefined> {
     const url = await wsUrl().catch(() => undefined);
-    if (!url) return false;
+    if (!url) return undefined;
     try {
       await d.connect(url);
-      await liveDeliveryChange(d.ctx, d.session, d.mediator, url, true);
+      const status = await liveDeliveryChange(d.ctx, d.session, d.mediator, url, true);
       mode = 'live';
-      return true;
+      return status ? { status } : {};
     } catch (err) {
       log('live mode with the mediator failed: polling', err);
-      return false;
+      return undefined;
     }
   }
 
@@ -96,9 +100,11 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
   };
   d.ctx.events.on('live-ended', onLiveEnded);
 
-  // What was queued while the wallet was away first, then live (or polling).
-  await collect().catch((err) => log('pickup from the mediator failed', err));
-  if (!(await goLive())) poll();
+  // Live first: new messages are pushed from then on, and the status answering the change counts
+  // what was queued before (§Live Mode: those are not pushed), collected only when there is some.
+  const live = await goLive();
+  if (!live || live.status === undefined || live.status.messageCount > 0) await collect().catch((err) => log('pickup from the mediator failed', err));
+  if (!live) poll();
 
   return {
     get mode() {
