@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
 import { openStore, type Store } from '../../src/store/store.js';
+import { startServiceTwin, waitForSyncContext, type ServiceTwin } from '../../src/testing/index.js';
+import { startCli, type RunningCli } from '../e2e/processes.js';
 import { ERROR_LINE, runCli, tempDir } from './run-cli.js';
 
 let mediator: RunningMediator;
@@ -51,4 +53,30 @@ describe('idsync wallet create --mediator', () => {
     expect(then.stderr).toBe('');
     expect(JSON.parse(then.stdout).mediator).toBe(mediator.did);
   });
+
+  it('wallet serve runs a mediated wallet: it collects live from the mediator, and the Data Pipe and sync complete through it', async () => {
+    const twinStore = await openStore();
+    const twin: ServiceTwin = await startServiceTwin({ store: twinStore, transport: 'http' });
+    const data = dir.file('served');
+    let serve: RunningCli | undefined;
+    try {
+      expect((await runCli(['wallet', 'create', '--data', data, '--mediator', mediator.invitationUrl])).code).toBe(0);
+      serve = startCli(['wallet', 'serve', '--data', data, '--json']);
+      const started = JSON.parse(await serve.line(/^\{/));
+      expect(started).toMatchObject({ endpoint: mediator.did, mediator: mediator.did, collecting: 'live' });
+      await twin.client.putUser('grace');
+      const { invitationUrl } = await twin.client.invite('grace');
+      const accepted = await runCli(['wallet', 'accept', invitationUrl!, '--data', data, '--wait', '--json']);
+      expect(accepted.stderr).toBe('');
+      expect(JSON.parse(accepted.stdout)).toMatchObject({ kind: 'data-pipe', state: 'established' });
+      await twin.client.putDatapoints('grace', { firstName: 'Grace', lastName: 'Hopper', birthDate: '1906-12-09' });
+      await waitForSyncContext(twin.client, 'grace', (c) => c.isLinked);
+      const credentials = JSON.parse((await runCli(['wallet', 'credentials', '--data', data, '--json'])).stdout);
+      expect(credentials).toHaveLength(1);
+    } finally {
+      await serve?.stop();
+      await twin.close();
+      await twinStore.close();
+    }
+  }, 60_000);
 });
