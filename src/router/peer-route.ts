@@ -1,9 +1,11 @@
 // Where a message for a peer DID goes on the network, read from its DID document: the URIs of its
 // DIDCommMessaging services, and when a service names a mediator (DIDComm v2.1 §Using a DID as an
-// endpoint: "the serviceEndpoint ... MAY be a DID"), that mediator's URIs instead. The sender
-// wraps for the mediator in the envelope (didcomm/envelope/forward.ts wrapIfNeeded, routing 2.0
-// `forward` to the routing keys); this says which URL the wrapped message is then POSTed to. The
-// wallet and the service twin both deliver through it, so both read a mediated DID the same way.
+// endpoint: "it is possible to use a DID as the uri value in a serviceEndpoint"), that mediator's
+// URIs instead. The sender wraps for the mediator in the envelope (didcomm/envelope/forward.ts
+// wrapIfNeeded; §Sender Process to Enable Forwarding: "For each item X in that array ... Sender
+// creates a new plaintext forward message, attaches the current N, and encrypts it for X"); this
+// says which URL the wrapped message is then POSTed to. The wallet and the service twin both
+// deliver through it, so both read a mediated DID the same way.
 import type { DIDDocument, DocumentResolver } from '../did/types.js';
 import { didOf } from '../didcomm/message.js';
 

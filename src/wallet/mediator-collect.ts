@@ -1,7 +1,9 @@
 // A running wallet behind a mediator collects what is queued for it there over Message Pickup
-// 3.0: live mode on a WebSocket when the mediator's DID offers one (§Live Mode: the mediator pushes
-// deliveries as messages arrive), then what was queued while it was away when the status says
-// there is some (delivery-request until empty); polling otherwise or once the socket is gone. Every
+// 3.0, in the third of §Live Mode's ways: "Activate Live Mode immediately upon connecting to the
+// mediator. Retrieve messages from the queue as possible." Live on a WebSocket when the mediator's
+// DID offers one, then what was queued while it was away ("Messages already in the queue are not
+// affected by Live Mode") when the status says there is some; polling otherwise or once the socket
+// is gone. Every
 // delivery is processed and stored before messages-received confirms it (wallet/pickup.ts), so
 // nothing the mediator acknowledged is lost when the wallet stops half way.
 import { IdsyncError, toIdsyncError } from '../errors.js';
@@ -63,7 +65,7 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
 
   /**
    * Live mode on a fresh socket: the mediator's status answer (§Live Mode Change: "the mediator
-   * responds with a status message"), {} when it gave none; undefined when it offers no socket or refused.
+   * MUST respond with a status message"), {} when it gave none; undefined when it offers no socket or refused.
    */
   async function goLive(): Promise<{ status?: QueueStatus } | undefined> {
     const url = await wsUrl().catch(() => undefined);
