@@ -79,4 +79,38 @@ describe('idsync wallet create --mediator', () => {
       await twinStore.close();
     }
   }, 60_000);
+
+  it('without serve: accept goes through the mediator, pickup collects from it, and reading commands collect nothing', async () => {
+    const twinStore = await openStore();
+    const twin: ServiceTwin = await startServiceTwin({ store: twinStore, transport: 'http' });
+    const data = dir.file('unserved');
+    try {
+      const created = await runCli(['wallet', 'create', '--data', data, '--mediator', mediator.invitationUrl, '--json']);
+      const walletDid = JSON.parse(created.stdout).did as string;
+      await twin.client.putUser('ada');
+      const { invitationUrl } = await twin.client.invite('ada');
+      const accepted = await runCli(['wallet', 'accept', invitationUrl!, '--data', data, '--json']);
+      expect(accepted.stderr).toBe('');
+      expect(JSON.parse(accepted.stdout)).toMatchObject({ kind: 'data-pipe', state: 'established' });
+      // No wallet process runs: the sync's first message waits at the mediator.
+      const queued = new Promise<void>((resolve) => mediator.agent.mediator.events.once('forward-queued', () => resolve()));
+      await twin.client.putDatapoints('ada', { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10' });
+      await queued;
+      const did = JSON.parse((await runCli(['wallet', 'credentials', '--data', data, '--json'])).stdout);
+      expect(did).toEqual([]);
+      // Reading did not collect: the message still waits.
+      expect(await mediator.agent.mediator.queue.count(walletDid)).toBeGreaterThan(0);
+      // Each pickup collects and answers; the service's next message waits for the next one.
+      for (let i = 0; i < 6 && !(await twin.client.syncContext('ada')).isLinked; i++) {
+        const picked = await runCli(['wallet', 'pickup', '--data', data, '--json']);
+        expect(picked.stderr).toBe('');
+        expect(JSON.parse(picked.stdout).peers).toEqual([mediator.did]);
+      }
+      await waitForSyncContext(twin.client, 'ada', (c) => c.isLinked);
+      expect(JSON.parse((await runCli(['wallet', 'credentials', '--data', data, '--json'])).stdout)).toHaveLength(1);
+    } finally {
+      await twin.close();
+      await twinStore.close();
+    }
+  }, 60_000);
 });

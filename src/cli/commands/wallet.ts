@@ -141,7 +141,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
           return answerInvitation(w, await parseInvitationUrl(url), () => w.acceptInvitation(url, { timeoutMs: o.timeoutMs }), o);
         },
         opts.engine,
-        addressOptions(opts),
+        { ...addressOptions(opts), mediation: { collect: true } },
       );
       deps.output(Boolean(opts.json)).result(result, humanAccept);
     });
@@ -173,6 +173,8 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
           await listenHere(w);
           return approveWith(w, id, o);
         },
+        undefined,
+        { mediation: { collect: true } },
       );
       deps.output(Boolean(opts.json)).result(result, humanApprove);
     });
