@@ -149,6 +149,8 @@ export const ERRORS = {
   // The mediator (docs/mediation.md)
   mediation_required: { problem: 'e.p.req.not-enrolled', meaning: 'A keylist, pickup or recipient request from a party the mediator has not granted mediation to, or about a recipient DID nobody registered.' },
   mediation_update_failed: { meaning: 'The mediator answered a keylist or recipient update with client_error or server_error for some DIDs (details.updated).' },
+  mediation_denied: { meaning: 'The mediator answered the wallet\'s mediate-request with mediate-deny (its policy refuses this DID).' },
+  mediation_failed: { meaning: 'The wallet could not set up mediation: the mediator named no usable DID or endpoint, its grant could not be read in either version, or it routes through a DID other than the one the wallet\'s DID names.' },
   forward_unknown_recipient: { problem: 'e.p.req.not-enrolled', meaning: 'A forward names (body.next) a DID or key no recipient registered with this mediator, and no hop beyond it is allowed or known.' },
   forward_too_large: { problem: 'e.p.msg.too-large', meaning: 'A forwarded message is larger than the mediator takes (--max-message-bytes).' },
   forward_delay_refused: { problem: 'e.p.msg.delay-too-long', meaning: 'A forward asks (delay_milli) for a delay longer than the mediator holds messages back.' },

@@ -23,6 +23,7 @@ import { measureThread, type MemorySample, type ThreadStats } from './thread-sta
 import { fleetMemory, type FleetMemory } from './run-memory.js';
 import { mergeSeconds, secondFigures, type SecondFigures } from './timeline.js';
 import { startServiceThread, type ServiceThread } from './service-thread.js';
+import { fleetMediator } from './mediator.js';
 
 export interface FleetOptions {
   /** A built-in ({builtin: 'sync'}), a module of one's own, or (workers: 1 only) a Scenario object. */
@@ -47,6 +48,12 @@ export interface FleetOptions {
    */
   serviceStore?: ServiceStoreKind | 'auto';
   envelopeEngine?: EnvelopeEngine;
+  /**
+   * Wallets behind a mediator: idsync's standalone mediator is started for the run (in this
+   * thread, on 127.0.0.1, port 0), every wallet's DID names it, the service forwards to it and the
+   * wallets collect live over Message Pickup 3.0. Or the invitation URL / DID of a running one.
+   */
+  mediated?: boolean | string;
   /** Guard for each wait in a flow (default 120 s). */
   timeoutMs?: number;
   /** Open model: wallets made (and measured idle) before the arrivals, per thread (default 50). */
@@ -114,6 +121,8 @@ export interface WorkerInput {
   envelopeEngine?: EnvelopeEngine;
   /** This worker's end of the link to the embedded twin (link.ts), when there is one. */
   link?: MessagePort;
+  /** The mediator the wallets sit behind (its invitation URL), when the run is mediated. */
+  mediator?: string;
 }
 
 export function resolveWorkers(workers: number | 'auto' | undefined, embedded: boolean): number {
@@ -137,6 +146,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   const threads = threaded ? workerSetup(options) : undefined;
   const serviceThread =
     embedded && threads ? await startServiceThread({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store, ...threads, entry: workerEntry('service-worker') }, threads.start) : undefined;
+  const mediator = await fleetMediator(options.mediated);
   const target: FleetTarget = options.service
     ? await remoteTarget(options.service.url, options.service.credentials)
     : (serviceThread ?? (await startEmbeddedTarget({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store })));
@@ -154,13 +164,14 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       idleSample: options.model.kind === 'open' ? (options.idleSample ?? 50) : 0,
     }));
     const progress = progressMerger(workers, options.onProgress);
+    const med = mediator ? { mediator: mediator.invitationUrl } : {};
     if (!threads) {
-      const result = await inThread(plans[0]!, scenario, target, options, progress);
+      const result = await inThread(plans[0]!, scenario, target, { ...options, ...med }, progress);
       const all = [{ stats: result.thread, memory: result.memory }];
       return { ...merge([result], scenario, options.model, workers, target, setupStarted, {}, all, store), threaded: false, threads: [result.thread] };
     }
     const measured = measureThread('coordinator', { rss: true });
-    const results = await inWorkers(plans, options.scenario as ScenarioRef, target, serviceThread, options, progress, threads);
+    const results = await inWorkers(plans, options.scenario as ScenarioRef, target, serviceThread, { ...options, ...med }, progress, threads);
     const { memory: coordinatorMemory, ...coordinator } = measured();
     // The twin's thread counted its own resends.
     const service = await serviceThread?.stats();
@@ -172,6 +183,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     };
   } finally {
     await target.close();
+    await mediator?.close();
   }
 }
 
@@ -220,9 +232,12 @@ function checkModel(m: LoadModel): void {
 }
 
 /** The flows' clock starts when the idle wallets are made: each plan's startAt is set then. */
-async function inThread(plan: ShardPlan, scenario: Scenario, target: FleetTarget, options: FleetOptions, progress: ProgressMerger): Promise<ShardResult> {
+async function inThread(plan: ShardPlan, scenario: Scenario, target: FleetTarget, options: FleetOptions & { mediator?: string }, progress: ProgressMerger): Promise<ShardResult> {
   const link = target.link;
-  const pool = await startWalletPool({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), serviceUrl: target.url, ...(link ? { serviceLink: link.serve } : {}) });
+  const pool = await startWalletPool({
+    ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), serviceUrl: target.url, ...(link ? { serviceLink: link.serve } : {}),
+    ...(options.mediator ? { mediator: options.mediator } : {}),
+  });
   // In one thread the link is a call each way.
   const unlink = link?.wallets.add(pool.endpointPrefix, pool.deliver);
   try {
@@ -254,7 +269,7 @@ function workerEntry(name: 'worker' | 'service-worker'): { entry: string | URL; 
   return { entry: `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(worker)}); })`, eval: true };
 }
 
-async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: FleetTarget, service: ServiceThread | undefined, options: FleetOptions, progress: ProgressMerger, setup: WorkerSetup): Promise<ShardResult[]> {
+async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: FleetTarget, service: ServiceThread | undefined, options: FleetOptions & { mediator?: string }, progress: ProgressMerger, setup: WorkerSetup): Promise<ShardResult[]> {
   const { entry, eval: isEval } = workerEntry('worker');
   const startAt = Date.now();
   const info: TargetInfo = { url: target.url, did: target.did, credentials: target.credentials, embedded: target.embedded };
@@ -269,6 +284,7 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
           target: info,
           ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
           ...(port ? { link: port } : {}),
+          ...(options.mediator ? { mediator: options.mediator } : {}),
         };
         const w = setup.start(entry, { workerData: input, execArgv: setup.execArgv, eval: isEval, resourceLimits: setup.resourceLimits, ...(port ? { transferList: [port] } : {}) });
         let done = false;

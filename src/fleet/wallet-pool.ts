@@ -6,6 +6,8 @@
 // content only (wallet-pages.ts), and made live again when asked for: an idle holder costs its
 // page, not a running agent. With a link to an embedded service (link.ts), requests to the
 // service and its messages to the wallets skip the sockets; the server stays for the rest.
+// Behind a mediator (`mediator`), the wallets have no endpoint: the service forwards to the
+// mediator over HTTP and each wallet collects live on its own WebSocket to it.
 import { createResolver } from '../did/resolver.js';
 import { handleHttpInbound, problemResponse, startHttpEndpoint, type HttpEndpoint, type HttpInboundHandler } from '../didcomm/transport/http.js';
 import type { EnvelopeEngine } from '../didcomm/types.js';
@@ -30,6 +32,11 @@ export interface WalletPoolOptions {
   serviceLink?: LinkHandler;
   /** Characters of idle wallets' pages kept in memory before they go to disk (default PAGE_MEMORY_BUDGET). */
   pageMemoryChars?: number;
+  /**
+   * Wallets behind this mediator (its invitation URL or DID): no endpoint of their own, their DIDs
+   * name the mediator, they collect over Message Pickup 3.0 live on its WebSocket.
+   */
+  mediator?: string;
 }
 
 export interface WalletPool {
@@ -109,7 +116,7 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
   const make = async (index: number, store: RecordingStore = recordingStore(openLightStore())): Promise<Wallet> => {
     const w = createWallet({
       store,
-      endpoint: `${server.url}/${index}`,
+      ...(options.mediator ? { mediator: options.mediator, mediation: { live: true } } : { endpoint: `${server.url}/${index}` }),
       fetch,
       resolver,
       statusListLimits: { allowHttpHosts },

@@ -14,7 +14,10 @@ async function main(input: WorkerInput): Promise<void> {
   // The link's end here answers the twin's messages to our wallets (once the pool exists).
   let pool: WalletPool | undefined;
   const link = input.link ? portEnd(input.link, (req) => pool!.deliver(req)) : undefined;
-  pool = await startWalletPool({ ...(input.envelopeEngine ? { envelopeEngine: input.envelopeEngine } : {}), serviceUrl: input.target.url, ...(link ? { serviceLink: link.call } : {}) });
+  pool = await startWalletPool({
+    ...(input.envelopeEngine ? { envelopeEngine: input.envelopeEngine } : {}), serviceUrl: input.target.url, ...(link ? { serviceLink: link.call } : {}),
+    ...(input.mediator ? { mediator: input.mediator } : {}),
+  });
   link?.hello(pool.endpointPrefix);
   const stop = new AbortController();
   parentPort!.on('message', (m: { type?: string }) => {

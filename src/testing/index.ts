@@ -2,6 +2,7 @@
 // REST client, a webhook receiver, and helpers that wait for states without sleeping.
 export { startTestbed } from './testbed.js';
 export type { Testbed, TestbedOptions, TestbedService, AddWalletOptions, WalletMode } from './testbed.js';
+export type { TestbedMediator } from './testbed-mediator.js';
 export { startServiceTwin, MEMORY_SERVICE_URL } from './service-twin.js';
 export type { ServiceTwin, StartTwinOptions, TwinServiceOptions } from './service-twin.js';
 export { createServiceClient } from './rest-client.js';

@@ -13,7 +13,7 @@ import { fencedStore, type FencedStore } from './fenced-store.js';
 import { fencedNetwork, fencedTransport } from './fenced-transport.js';
 import { startOnRestartablePort } from './restartable-port.js';
 
-export type WalletMode = 'endpoint' | 'pickup' | 'live';
+export type WalletMode = 'endpoint' | 'pickup' | 'live' | 'mediated';
 
 /** What a wallet of the testbed needs from the rest of it. */
 export interface WalletHost {
@@ -28,6 +28,8 @@ export interface WalletHost {
   /** Wraps each outbound transport (faults, the crash fence). */
   wrapTransport?: (t: Transport, inbound: InboundHandler) => Transport;
   errors: IdsyncError[];
+  /** Mode 'mediated': the testbed's mediator (started on first use). */
+  mediator?(): Promise<{ invitationUrl: string; live: boolean }>;
 }
 
 export interface WalletParty {
@@ -66,8 +68,12 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
     const alive = (t: Transport): Transport => fencedTransport(t, () => mine === generation && !crashed);
     // Its endpoint answers like a killed process once it crashed (fenced-transport.ts).
     const network = host.network ? fencedNetwork(host.network, () => mine === generation && !crashed) : undefined;
+    if (mode === 'mediated' && !host.mediator) throw new IdsyncError('invalid_argument', "walletMode 'mediated' needs the testbed's mediator");
+    // A restarted wallet finds its grant in its store; the option only matters the first time.
+    const m = mode === 'mediated' ? await host.mediator!() : undefined;
     const w = createWallet({
       store: fence,
+      ...(m ? { mediator: m.invitationUrl, mediation: { live: m.live, pollIntervalMs: 25 } } : {}),
       ...(host.clock ? { clock: host.clock } : {}),
       ...(host.envelopeEngine ? { envelopeEngine: host.envelopeEngine } : {}),
       ...(host.retry ? { retry: host.retry } : {}),

@@ -24,6 +24,7 @@ import type { ServiceTwin, TwinServiceOptions } from './service-twin.js';
 import { startServiceParty } from './testbed-service.js';
 import { startWalletParty, type WalletMode, type WalletParty } from './testbed-wallets.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks.js';
+import { startTestbedMediator, type TestbedMediator } from './testbed-mediator.js';
 import { trace, type TraceOptions, type TraceResult } from './trace.js';
 import { registerTracer } from './trace-registry.js';
 
@@ -40,7 +41,8 @@ export interface TestbedOptions {
    * How wallets receive: 'endpoint' (default) an inbound endpoint named in their DID; 'pickup' no
    * endpoint, Message Pickup collects what the service queues (the testbed pumps it whenever the
    * service queues something for the wallet); 'live' no endpoint, a WebSocket with live delivery
-   * (http transport only).
+   * (http transport only); 'mediated' behind the testbed's own mediator (testbed-mediator.ts):
+   * their DIDs name it, the service forwards to it, they collect live (http) or by polling (memory).
    */
   walletMode?: WalletMode;
   /** Wallet policy for offers and proof requests (default 'auto'). */
@@ -92,6 +94,8 @@ export interface Testbed {
   webhooks: WebhookReceiver;
   /** The in-memory network (memory transport). */
   network?: MemoryNetwork;
+  /** The mediator of 'mediated' wallets, once one was added. */
+  readonly mediator?: TestbedMediator;
   addWallet(options?: AddWalletOptions): Promise<Wallet>;
   /** Failures of background work the testbed does for wallets (pickup pumping). */
   errors: IdsyncError[];
@@ -177,6 +181,20 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
       await twin().service.deps.webhooks!.subscribe({ url: webhooks.url, secret: webhooks.secret, tenantId: twin().credentials.tenantId, description: 'testbed' });
     }
 
+    // Started when the first 'mediated' wallet is added; closed after the wallets (closers run newest first).
+    let mediator: Promise<TestbedMediator> | undefined;
+    let started: TestbedMediator | undefined;
+    const mediatorFor = async () => {
+      mediator ??= (async () => {
+        const store = await openOne('mediator');
+        const m = await startTestbedMediator({ store, ...(network ? { network } : {}), ...(options.clock ? { clock: options.clock } : {}), ...(options.envelopeEngine ? { engine: options.envelopeEngine } : {}) });
+        closers.push(() => m.close());
+        started = m;
+        return m;
+      })();
+      return mediator;
+    };
+
     const wallets: Wallet[] = [];
     const toService = faulty({ out: 'to-service', in: 'to-wallet' });
     const walletHost = {
@@ -195,6 +213,7 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
           }
         : {}),
       errors,
+      mediator: mediatorFor,
     };
     let n = 0;
     const addWallet = async (o: AddWalletOptions = {}): Promise<Wallet> => {
@@ -250,6 +269,9 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
       },
       wallets,
       webhooks,
+      get mediator() {
+        return started;
+      },
       ...(network ? { network } : {}),
       ...(injector ? { faults: injector } : {}),
       addWallet,

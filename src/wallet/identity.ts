@@ -57,9 +57,10 @@ export async function loadIdentity(registry: StoredDidRegistry): Promise<WalletI
  */
 export async function createIdentity(
   deps: { store: Store; registry: StoredDidRegistry; secrets: StoredSecrets; clock: Clock },
-  options: { endpoint?: string; label?: string } = {},
+  options: { endpoint?: string; routingKeys?: string[]; label?: string } = {},
 ): Promise<WalletIdentity> {
-  const created = createIonDid(options.endpoint ? { endpoint: options.endpoint } : {});
+  // The endpoint may be a mediator's DID (DIDComm v2.1 §Using a DID as an endpoint), or its URI with routingKeys.
+  const created = createIonDid(options.endpoint ? { endpoint: options.endpoint, ...(options.routingKeys?.length ? { routingKeys: options.routingKeys } : {}) } : {});
   const createdAt = isoNow(deps.clock);
   await deps.secrets.add(created.secrets);
   if (created.controlKeys) await deps.store.collection(CONTROL_KEYS_COLLECTION).put(created.shortDid ?? ionShortForm(created.did), created.controlKeys);

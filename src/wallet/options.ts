@@ -12,6 +12,7 @@ import type { StatusListFetchOptions } from './credential-check.js';
 import type { WalletPolicy } from './policies.js';
 import type { CrashPoint } from '../crash-point.js';
 import type { StepOptions } from '../router/steps/engine.js';
+import type { MediationOptions } from './mediation.js';
 
 /** Retries of the wallet's protocol steps (router/steps, router/retry; docs/protocols.md "Durable steps"). */
 export type StepRetryOptions = Pick<StepOptions, 'baseDelayMs' | 'maxDelayMs' | 'acceptedDelayMs' | 'unreachableDelayMs' | 'deadlineMs' | 'random'>;
@@ -42,6 +43,15 @@ export interface WalletOptions {
   wrapTransport?: (transport: Transport, inbound: InboundHandler) => Transport;
   /** The inbound URL to publish in the DID created by init(). Without it (and without listen()), the DID has no service. */
   endpoint?: string;
+  /**
+   * A mediator to sit behind: an out-of-band invitation to mediate (URL or JSON) or the mediator's
+   * DID. A wallet created with it names the mediator in its DID's service, asks for mediation and
+   * registers its DID, and collects over Message Pickup 3.0 while it runs (mediation.ts). The
+   * grant is kept in the store: a restarted wallet keeps it, with or without this option.
+   */
+  mediator?: string;
+  /** Coordinate-mediation version, the DID's service form, live or polling collection. */
+  mediation?: MediationOptions;
   /** 'auto' (default) answers offers at once; 'manual' holds them in pending(). See policies.ts. */
   policy?: WalletPolicy;
   /** Endpoint to use for a peer DID instead of its DID document's (in-process tests). */

@@ -1,6 +1,7 @@
 // Where the wallet's messages go: to an explicit route for the peer when one is set (a live
 // WebSocket, an in-process endpoint), else to a DIDCommMessaging endpoint of the peer's DID
-// document (DIDComm v2 §9.12) that one of our transports speaks, HTTP(S) first.
+// document (DIDComm v2 §9.12) that one of our transports speaks, HTTP(S) first; for a peer behind
+// a mediator, the mediator's endpoint (router/peer-route.ts, shared with the service twin).
 import type { DIDDocument, DocumentResolver } from '../did/types.js';
 import { ionShortForm } from '../did/ion-form.js';
 import { didOf } from '../didcomm/message.js';
@@ -8,19 +9,11 @@ import type { Outbound } from '../router/router.js';
 import type { Transport } from '../didcomm/types.js';
 import { schemeOf } from '../didcomm/transport/media-type.js';
 import { IdsyncError } from '../errors.js';
+import { peerRoute, serviceUris } from '../router/peer-route.js';
 
 /** The URIs of every DIDCommMessaging service in `doc`, in document order (string or {uri} endpoints). */
 export function didcommEndpoints(doc: DIDDocument | null | undefined): string[] {
-  const out: string[] = [];
-  for (const s of doc?.service ?? []) {
-    if (s.type !== 'DIDCommMessaging') continue;
-    const endpoints = Array.isArray(s.serviceEndpoint) ? s.serviceEndpoint : [s.serviceEndpoint];
-    for (const e of endpoints) {
-      const uri = typeof e === 'string' ? e : (e as { uri?: unknown })?.uri;
-      if (typeof uri === 'string' && uri.length > 0) out.push(uri);
-    }
-  }
-  return out;
+  return serviceUris(doc);
 }
 
 const SCHEME_ORDER = ['https', 'http', 'wss', 'ws', 'memory'];
@@ -65,7 +58,7 @@ export function walletOutbound(o: { resolve: DocumentResolver; transport: Transp
   return async (packed, target) => {
     // target.endpoint is the router's `via`, else the first service of the peer's document.
     const given = target.endpoint && chooseEndpoint([target.endpoint], o.transport.schemes);
-    const endpoint = o.routes.get(target.to) ?? given ?? chooseEndpoint(didcommEndpoints(await o.resolve(didOf(target.to))), o.transport.schemes);
+    const endpoint = o.routes.get(target.to) ?? given ?? chooseEndpoint((await peerRoute(target.to, o.resolve)).endpoints, o.transport.schemes);
     if (!endpoint) throw new IdsyncError('no_endpoint', `${target.to} names no DIDComm endpoint the wallet can reach`, { details: { to: target.to } });
     return o.transport.send(endpoint, packed, { returnRoute: target.returnRoute, messageType: target.message.type });
   };

@@ -38,6 +38,13 @@ export class PickupSession {
   readonly results: RouterResult[] = [];
   /** Peers (short DIDs) pushing to us on a live socket. */
   readonly live = new Set<string>();
+  /**
+   * The live-delivery-change id that turned live mode on → the peer: its pushed deliveries are
+   * threaded to it (§Live Mode) and may be anoncrypted, so the thread names the mediator.
+   */
+  readonly liveThreads = new Map<string, string>();
+  /** Peer → the WebSocket URL it pushes to us on (messages-received goes back on the same socket). */
+  readonly liveUrls = new Map<string, string>();
   lastStatus?: QueueStatus;
 
   expect(id: string, peer: string): void {
@@ -66,17 +73,25 @@ function deps(ctx: WalletContext) {
 }
 
 async function onDelivery(ctx: WalletContext, session: PickupSession, h: HandlerContext, thid: string, messages: QueuedMessage[]): Promise<void> {
-  const peer = session.peerOf(thid) ?? (session.live.size > 0 ? h.sender : undefined);
+  const requested = session.peerOf(thid);
+  const peer = requested ?? session.liveThreads.get(thid) ?? (session.live.size > 0 ? h.sender : undefined);
   if (!peer) {
     throw protocolError('unknown_thread', `delivery ${h.message.id} answers no delivery request of ours`, { thid });
   }
   // Each queued message is handled as if it had just arrived; whatever the outcome (handled,
   // refused, duplicate) it has been received, so it is acknowledged and not delivered again.
-  for (const m of messages) session.results.push(await ctx.router.receive(m.packed, { transport: 'pickup', redelivery: true }));
+  for (const m of messages) {
+    const result = await ctx.router.receive(m.packed, { transport: 'pickup', redelivery: true });
+    // Kept for the pickup() that asked; a live push has no one to hand its results to.
+    if (requested) session.results.push(result);
+  }
   session.answer(thid, { delivered: messages.length });
   const ack = buildMessagesReceived({ from: (await outgoingHeaders(ctx, peer)).from, to: peer, messageIds: messages.map((m) => m.id) }, deps(ctx));
   session.expect(ack.id, peer);
-  await ctx.router.send(ack, { to: peer });
+  // A live push is confirmed on its socket (no new HTTP request per delivery); its status answer
+  // comes back on the socket later, which live mode expects.
+  const via = session.live.has(peer) ? session.liveUrls.get(peer) : undefined;
+  await ctx.router.send(ack, { to: peer, ...(via ? { via } : {}) });
   const answered = session.take(ack.id);
   if (answered?.status) session.lastStatus = answered.status;
 }
@@ -157,6 +172,10 @@ export async function liveDeliveryChange(ctx: WalletContext, session: PickupSess
       throw new IdsyncError('live_mode_refused', `${peer} refused live delivery: ${outcome}`, { details: { problemCode: outcome } });
     }
     if (!live) session.live.delete(key);
+    for (const [thid, p] of session.liveThreads) if (p === peer) session.liveThreads.delete(thid);
+    if (live) session.liveThreads.set(change.id, peer);
+    if (live) session.liveUrls.set(peer, wsUrl);
+    else session.liveUrls.delete(peer);
     return session.take(change.id)?.status;
   } catch (err) {
     session.take(change.id);

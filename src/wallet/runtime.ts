@@ -42,6 +42,9 @@ import { resendKind } from '../protocols/resend-kinds.js';
 
 import { stepGivenUp } from './thread-steps.js';
 import type { WalletOptions } from './options.js';
+import { completeMediation, mediationStore, mediatorDidOf, serviceForMediator, type MediationRecord } from './mediation.js';
+import { startCollector, type MediatorCollector } from './mediator-collect.js';
+import { mediationClientProtocol } from '../protocols/coordinate-mediation.js';
 
 /** Message ids already processed (router duplicate detection across restarts). */
 export const SEEN_COLLECTION = 'wallet-seen';
@@ -63,6 +66,10 @@ export interface Runtime {
   defaultPeer(): Promise<string>;
   /** Trust Ping 2.0 to `peer` (default: the connected service); resolves with the response. */
   ping(peer?: string, timeoutMs?: number): Promise<void>;
+  /** The mediator the wallet sits behind and its grant (mediation.ts), if any. */
+  mediation(): MediationRecord | undefined;
+  /** Collection from the mediator while the wallet runs (mediator-collect.ts). */
+  collector(): MediatorCollector | undefined;
   close(): Promise<void>;
 }
 
@@ -73,13 +80,39 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   const logger = options.logger ?? (() => {});
   const registry = didRegistry(store);
   const secrets = storeSecrets(store);
-  const identity = (await loadIdentity(registry)) ?? (await createIdentity({ store, registry, secrets, clock }, { endpoint: env.endpoint }));
   // Every connection the wallet makes on others' say-so is checked after name resolution (src/net).
   const guard = connectGuard(() => ({ ...DEFAULT_WALLET_ADDRESSES, ...options.outboundAddresses }), options.resolveHost);
   const ownFetch = options.fetch ? undefined : guardedFetch(guard);
   const netFetch = options.fetch ?? ownFetch!;
   const resolver = walletResolver(registry, { ...options, fetch: netFetch });
   const resolve = resolver.document;
+  const mediations = mediationStore(store);
+  let mediation = await mediations.get();
+  let created = await loadIdentity(registry);
+  if (!created && (mediation || options.mediator)) {
+    // Behind a mediator: the DID's service names it (mediation.ts); the record goes first, so a
+    // wallet stopped before its DID was kept makes it again for the same mediator.
+    const mediator = mediation?.mediator ?? (await mediatorDidOf(options.mediator!, netFetch));
+    const form = mediation?.form ?? options.mediation?.endpointForm ?? 'did';
+    const version = options.mediation?.version;
+    mediation = { mediator, routingDid: mediation?.routingDid ?? mediator, form, state: 'pending', ...(version && version !== 'auto' ? { version } : {}) };
+    const service = await serviceForMediator(mediation.routingDid, form, resolve);
+    await mediations.put(mediation);
+    try {
+      created = await createIdentity({ store, registry, secrets, clock }, service);
+    } catch (err) {
+      await mediations.remove();
+      // ION caps a document at 1000 bytes: a long routing key (a did:peer:2 key id) may not fit.
+      const e = toIdsyncError(err);
+      if (e.code !== 'invalid_argument') throw err;
+      throw new IdsyncError('mediation_failed', `the wallet's did:ion cannot name this mediator in the ${form} form (${e.message}); the did form (its DID as the endpoint) is shorter`, { details: { mediator, form }, cause: err });
+    }
+  } else if (!created) {
+    created = await createIdentity({ store, registry, secrets, clock }, { endpoint: env.endpoint });
+  } else if (options.mediator && !mediation) {
+    logger('warn', 'the wallet DID was made without a mediator: the mediator option is ignored (create a new wallet to sit behind one)', { did: created.shortDid });
+  }
+  const identity = created;
   const log = messageLog(store, clock);
   const routes = new Routes(options.routes);
   const session = new PickupSession();
@@ -101,6 +134,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     onClose: (endpoint) => {
       for (const peer of [...session.live]) {
         session.live.delete(peer);
+        for (const [thid, p] of session.liveThreads) if (p === peer) session.liveThreads.delete(thid);
+        session.liveUrls.delete(peer);
         events.emit('live-ended', { peer, endpoint });
       }
     },
@@ -136,7 +171,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     connections: connections(store, clock),
     policy: resolvePolicy(options.policy),
     statusListFetch: options.statusListFetch ?? httpStatusListFetch(netFetch, options.statusListLimits),
-    needsReturnRoute: () => !env.isListening(),
+    // Behind a mediator the wallet has an inbound route: replies come through it.
+    needsReturnRoute: () => !env.isListening() && !mediation,
   };
   ctxRef = ctx;
 
@@ -165,9 +201,23 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     walletPresentProof(() => ctx),
     walletIssueCredential(() => ctx),
     walletPickupProtocol(() => ctx, session),
+    mediationClientProtocol('2.0'),
+    mediationClientProtocol('3.0'),
   );
   // Resumes every open thread: its last message goes out again at once (router/steps).
   await router.steps()!.start();
+  let collector: MediatorCollector | undefined;
+  if (mediation) {
+    if (mediation.state !== 'registered') {
+      mediation = await completeMediation({ router, store, did: identity.did, now: () => isoNow(clock), version: options.mediation?.version }, mediation);
+    }
+    if (options.mediation?.collect !== false) {
+      collector = await startCollector({
+        ctx, session, mediator: mediation.mediator, connect: (url) => ws.connect(url),
+        live: options.mediation?.live ?? true, pollIntervalMs: options.mediation?.pollIntervalMs ?? 2000,
+      });
+    }
+  }
   router.events.on('result', (r: RouterResult, packed?: string) => {
     events.emit('message', { direction: 'in', message: r.message, mode: r.metadata?.mode, status: r.status, problemCode: r.problemCode, conformance: r.conformance, packed });
   });
@@ -184,6 +234,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
 
   async function doPickup(target?: string, o?: PickupOptions): Promise<PickupResult> {
     const isUrl = target !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
+    // Behind a mediator, everything for the wallet waits there.
+    if (!target && mediation) return collector && !o ? collector.collect() : pickup(ctx, session, mediation.mediator, undefined, o);
     const peer = target && !isUrl ? target : await defaultPeer();
     return pickup(ctx, session, peer, isUrl ? target : undefined, o);
   }
@@ -192,7 +244,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     log,
     canReach: (peer: string) => routes.get(peer) !== undefined,
     // A wallet nobody can reach collects `established` itself when it was queued.
-    pickup: env.isListening() ? undefined : (peer: string) => pickup(ctx, session, peer),
+    pickup: mediation ? () => doPickup() : env.isListening() ? undefined : (peer: string) => pickup(ctx, session, peer),
   });
 
   function approve(id: string, o: AcceptOptions = {}): Promise<Acceptance | undefined> {
@@ -234,7 +286,10 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
       const to = peer ?? (await defaultPeer());
       await request(router!, { type: TRUST_PING.ping, body: { response_requested: true }, ...(await outgoingHeaders(ctx, to)) }, 'trust-ping-response', { to, timeoutMs });
     },
+    mediation: () => mediation,
+    collector: () => collector,
     async close() {
+      collector?.close();
       router!.steps()?.close();
       await transport.close();
       await ownFetch?.close();

@@ -31,6 +31,8 @@ import { startWallet, type Runtime } from './runtime.js';
 import type { WalletOptions } from './options.js';
 import type { WalletThread } from './threads.js';
 import type { RetryStatus } from './retry-status.js';
+import type { MediationRecord } from './mediation.js';
+import type { MediatorCollector } from './mediator-collect.js';
 
 export type { WalletOptions };
 
@@ -69,6 +71,14 @@ export class Wallet extends WalletEvents {
   get identity(): WalletIdentity {
     return this.rt.ctx.identity;
   }
+  /** The mediator the wallet sits behind and its grant (state, version), when it has one. */
+  get mediation(): MediationRecord | undefined {
+    return this.runtime?.mediation();
+  }
+  /** How the running wallet collects from its mediator: 'live', 'polling'; undefined without one. */
+  get collecting(): MediatorCollector['mode'] | undefined {
+    return this.runtime?.collector()?.mode;
+  }
   /** The inbound endpoints while listening. */
   get endpoints(): Omit<Listening, 'close'> | undefined {
     if (!this.listening) return undefined;
@@ -92,7 +102,7 @@ export class Wallet extends WalletEvents {
       this.starting = undefined;
     }
     const published = this.runtime.ctx.identity.endpoint;
-    if (this.listening && published && !Object.values(this.endpoints ?? {}).includes(published)) {
+    if (this.listening && published && !this.runtime.mediation() && !Object.values(this.endpoints ?? {}).includes(published)) {
       this.runtime.ctx.logger('warn', 'the DID names another endpoint than the one listening', { published, listening: this.listening.url });
     }
     return this.runtime.ctx.identity;
@@ -185,8 +195,8 @@ export class Wallet extends WalletEvents {
   }
 
   /**
-   * Message Pickup 3.0 over HTTP from `peer` (default: the one established Data Pipe's service;
-   * a URL is taken as the endpoint to use). Resolves when the service's queue is empty.
+   * Message Pickup 3.0 over HTTP from `peer` (default: the wallet's mediator, else the one
+   * established Data Pipe's service; a URL is taken as the endpoint to use). Resolves when the service's queue is empty.
    */
   async pickup(target?: string, options?: PickupOptions): Promise<PickupResult> {
     await this.init();
@@ -317,3 +327,4 @@ export type { Decision, PendingItem, PendingKind, WalletPolicy } from './policie
 export type { PickupOptions, PickupResult } from './pickup.js';
 export type { WalletThread } from './threads.js';
 export type { RetryStatus } from './retry-status.js';
+export type { MediationOptions, MediationRecord, MediatorEndpointForm } from './mediation.js';

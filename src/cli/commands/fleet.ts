@@ -32,6 +32,8 @@ export interface FleetCliOptions {
   workers: string;
   service?: string;
   embeddedTransport: string;
+  /** --mediated: true (a mediator started for the run) or a running mediator's invitation URL / DID. */
+  mediated?: boolean | string;
   serviceStore: string;
   timeout: string;
   report?: string;
@@ -97,6 +99,7 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
     timeoutMs: duration('--timeout', o.timeout),
     ...(service ? { service } : { embeddedTransport, serviceStore }),
     ...(o.engine ? { envelopeEngine: o.engine } : {}),
+    ...(o.mediated ? { mediated: o.mediated } : {}),
     onProgress: (p) => {
       if (o.progress === false) return;
       // A TTY gets one line rewritten in place; a log gets a line every two seconds.
@@ -130,6 +133,7 @@ export function registerFleetCommand(program: Command, deps: FleetCommandDeps): 
     .option('--workers <n>', 'auto (one per core, less one for an embedded service) or a number; 1 runs in this thread', 'auto')
     .option('--service <url>', 'a running service (credentials from IDSYNC_CLIENT_ID, IDSYNC_CLIENT_SECRET, IDSYNC_PROJECT_ID); default: an embedded twin')
     .option('--embedded-transport <how>', 'how wallets reach the embedded twin: link (requests handed between threads, no sockets) or http (loopback sockets, its HTTP stack measured too)', 'link')
+    .option('--mediated [mediator]', "wallets behind a mediator: idsync's own, started for the run, or a running one's invitation URL or DID; they collect live over Message Pickup 3.0")
     .option('--service-store <where>', `where the embedded twin keeps its state: memory, disk (a temporary LevelDB) or auto (disk beyond ${SERVICE_STORE_MEMORY_FLOWS.toLocaleString('en')} flows)`, 'auto')
     .option('--timeout <d>', 'guard for each wait inside a flow', '120s')
     .option('--report <dir>', 'write report.json and report.html (latency histogram and throughput as SVG) into DIR')

@@ -104,7 +104,9 @@ const MAX_PICKUP_ROUNDS = 20;
  * again while the answers to what arrived make it queue more, and says what arrived.
  */
 export async function pickupWith(wallet: Wallet, from: string | undefined): Promise<PickupView> {
-  const peers = from !== undefined ? [peerOf(from)] : [...new Set((await wallet.connections({ state: 'established' })).map((c) => c.theirDid))];
+  // Behind a mediator everything for the wallet waits there: that is the one peer to collect from.
+  const mediator = wallet.mediation?.mediator;
+  const peers = from !== undefined ? [peerOf(from)] : mediator ? [mediator] : [...new Set((await wallet.connections({ state: 'established' })).map((c) => c.theirDid))];
   if (peers.length === 0) throw usageError('no_peer', 'no established Data Pipe: name the service with --from DID_OR_URL');
   const view: PickupView = { peers, received: [], pending: [], credentials: [], connections: [], problems: [] };
   const listeners: Array<[keyof WalletEventMap, (e: never) => void]> = [

@@ -24,7 +24,9 @@ export interface WalletCommandDeps {
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** Whether the service can push to this wallet right now (an endpoint is published and we listen on it). */
-export const reachable = (wallet: Wallet) => wallet.identity.endpoint !== undefined && Object.values(wallet.endpoints ?? {}).includes(wallet.identity.endpoint);
+export const reachable = (wallet: Wallet) =>
+  // Behind a mediator the service reaches the wallet through it (the running wallet collects there).
+  wallet.mediation !== undefined || (wallet.identity.endpoint !== undefined && Object.values(wallet.endpoints ?? {}).includes(wallet.identity.endpoint));
 
 /** The listen options for a wallet whose DID names `endpoint` (its port and path, when it is on this machine). */
 export function listenOptionsFor(endpoint: string | undefined, host: string, port: number | undefined) {
@@ -68,7 +70,9 @@ async function openExisting(dir: string, engine?: EnvelopeEngine, extra: Partial
   }
   // No serve process holds the store: a serve.json left behind is stale.
   await rm(join(dir, 'serve.json'), { force: true });
-  const wallet = createWallet({ store, ...(engine ? { envelopeEngine: engine } : {}), ...extra });
+  // A wallet behind a mediator collects there only for the commands that act (accept, approve,
+  // pickup): reading a folder must not change it.
+  const wallet = createWallet({ store, ...(engine ? { envelopeEngine: engine } : {}), mediation: { collect: false }, ...extra });
   await wallet.init();
   return {
     wallet,

@@ -109,7 +109,8 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
 
     // Catch up: anything any peer queued while no one listened (a Data Pipe's service, and also an
     // issuer we only have a workflow thread or a pending invitation with), and live delivery when it cannot push to us.
-    for (const peer of await wallet.peers()) {
+    // A wallet behind a mediator collects there (its running wallet went live or polls it already).
+    for (const peer of wallet.mediation ? [] : await wallet.peers()) {
       if (!reachable(wallet)) await wallet.goLive(peer).catch(() => undefined);
       await wallet.pickup(peer).catch(() => undefined);
     }
@@ -147,13 +148,16 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
     out.result(
       {
         did: wallet.did, shortDid: wallet.shortDid, endpoint: published ?? null, listening: { http: endpoints.http, ws: endpoints.ws }, control: info.url, autoAccept: Boolean(opts.autoAccept),
+        ...(wallet.mediation ? { mediator: wallet.mediation.mediator, collecting: wallet.collecting ?? null } : {}),
         ...(web ? { console: { url: web.url, accessCode: web.accessCode } } : {}),
       },
       () =>
         [
           `wallet ${wallet.shortDid}`,
           `listening on ${endpoints.http} and ${endpoints.ws}`,
-          published && published !== endpoints.http ? `note: the DID names ${published}; the service cannot push to this process` : '',
+          wallet.mediation
+            ? `behind mediator ${wallet.mediation.mediator} (coordinate-mediation ${wallet.mediation.version}): collecting by ${wallet.collecting === 'live' ? 'live delivery on its WebSocket' : 'polling'}`
+            : published && published !== endpoints.http ? `note: the DID names ${published}; the service cannot push to this process` : '',
           !published ? 'the DID names no endpoint: messages come by live delivery and pickup' : '',
           opts.autoAccept ? 'invitations that arrive are accepted at once (--auto-accept)' : 'invitations that arrive wait: idsync wallet pending, approve, decline',
           web ? `console ${web.url} (access code ${web.accessCode}; it is shown only here)` : '',

@@ -9,7 +9,7 @@ import { IdsyncError } from '../../errors.js';
 import { parseInvitationUrl } from '../../protocols/out-of-band.js';
 import { didRegistry } from '../../store/dids.js';
 import { loadIdentity } from '../../wallet/identity.js';
-import { createWallet, type Wallet } from '../../wallet/wallet.js';
+import { createWallet, type MediationOptions, type MediationRecord, type MediatorEndpointForm, type Wallet, type WalletIdentity } from '../../wallet/wallet.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
@@ -61,18 +61,46 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .description('create the wallet (its did:ion and keys) in DIR')
     .requiredOption('--data <dir>', 'wallet folder')
     .option('--endpoint <url>', 'inbound DIDComm endpoint to publish in the DID (wallet serve listens there)')
-    .option('--json', 'print {did, shortDid, endpoint}')
-    .action(async (opts: { data: string; endpoint?: string; json?: boolean }) => {
+    .option('--mediator <oob-url|did>', "sit behind this mediator: its invitation to mediate (URL) or its DID; the wallet's DID names it and the grant is kept")
+    .option('--mediation-version <version>', 'coordinate-mediation version: 2.0, 3.0 or auto (2.0, then 3.0)', 'auto')
+    .option('--mediator-form <form>', "how the DID names the mediator: did (its DID as the endpoint) or routing-keys (its URI and key)", 'did')
+    .addOption(engineOption())
+    .option('--allow-private-endpoints', 'reach the mediator at a private address')
+    .option('--json', 'print {did, shortDid, endpoint, mediator?}')
+    .action(async (opts: { data: string; endpoint?: string; mediator?: string; mediationVersion: string; mediatorForm: string; engine?: EnvelopeEngine; allowPrivateEndpoints?: boolean; json?: boolean }) => {
       if (opts.endpoint !== undefined && !/^https?:\/\/[^/]/.test(opts.endpoint)) throw usageError('invalid_argument', `--endpoint is not an http(s) URL: ${opts.endpoint}`);
+      if (opts.endpoint && opts.mediator) throw usageError('invalid_argument', '--endpoint and --mediator exclude each other: the DID names one inbound route');
+      if (!['2.0', '3.0', 'auto'].includes(opts.mediationVersion)) throw usageError('invalid_argument', `--mediation-version must be 2.0, 3.0 or auto: ${opts.mediationVersion}`);
+      if (!['did', 'routing-keys'].includes(opts.mediatorForm)) throw usageError('invalid_argument', `--mediator-form must be did or routing-keys: ${opts.mediatorForm}`);
       const store = await openWalletStore(opts.data);
       try {
         const old = await loadIdentity(didRegistry(store));
         if (old) throw new IdsyncError('wallet_exists', `${opts.data} already holds wallet ${old.shortDid}`);
-        const w = createWallet({ store, ...(opts.endpoint ? { endpoint: opts.endpoint } : {}) });
-        const id = await w.init();
-        await w.close();
-        deps.output(Boolean(opts.json)).result({ did: id.did, shortDid: id.shortDid, endpoint: id.endpoint ?? null }, (r) =>
-          [`did: ${r.did}`, `short did: ${r.shortDid}`, `endpoint: ${r.endpoint ?? 'none (live delivery and pickup)'}`].join('\n'),
+        const mediation = { version: opts.mediationVersion as MediationOptions['version'], endpointForm: opts.mediatorForm as MediatorEndpointForm, collect: false };
+        const w = createWallet({
+          store,
+          ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
+          ...(opts.mediator ? { mediator: opts.mediator, mediation } : {}),
+          ...(opts.engine ? { envelopeEngine: opts.engine } : {}),
+          ...addressOptions(opts),
+        });
+        let id: WalletIdentity;
+        let m: MediationRecord | undefined;
+        try {
+          id = await w.init();
+          m = w.mediation;
+        } finally {
+          await w.close();
+        }
+        deps.output(Boolean(opts.json)).result(
+          { did: id.did, shortDid: id.shortDid, endpoint: id.endpoint ?? null, ...(m ? { mediator: m.mediator, mediationVersion: m.version ?? null } : {}) },
+          (r) =>
+            [
+              `did: ${r.did}`,
+              `short did: ${r.shortDid}`,
+              `endpoint: ${r.endpoint ?? 'none (live delivery and pickup)'}`,
+              ...(m ? [`mediator: ${m.mediator} (coordinate-mediation ${m.version}, ${m.form === 'did' ? 'its DID as the endpoint' : 'its URI with routing keys'})`] : []),
+            ].join('\n'),
         );
       } finally {
         await store.close();
@@ -113,7 +141,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
           return answerInvitation(w, await parseInvitationUrl(url), () => w.acceptInvitation(url, { timeoutMs: o.timeoutMs }), o);
         },
         opts.engine,
-        addressOptions(opts),
+        { ...addressOptions(opts), mediation: { collect: true } },
       );
       deps.output(Boolean(opts.json)).result(result, humanAccept);
     });
@@ -145,6 +173,8 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
           await listenHere(w);
           return approveWith(w, id, o);
         },
+        undefined,
+        { mediation: { collect: true } },
       );
       deps.output(Boolean(opts.json)).result(result, humanApprove);
     });

@@ -20,7 +20,8 @@ import type { Outbound, PackFn } from '../../router/router.js';
 import { multiTransport } from '../../didcomm/transport/index.js';
 import type { Transport } from '../../didcomm/types.js';
 import { ionShortForm } from '../../did/ion-form.js';
-import type { DocumentResolver, Service } from '../../did/types.js';
+import type { DocumentResolver } from '../../did/types.js';
+import { peerRoute } from '../../router/peer-route.js';
 import { toIdsyncError } from '../../errors.js';
 import { ENDPOINT_REFUSED } from '../../net/connect-guard.js';
 import type { ServiceLogger } from '../context.js';
@@ -37,13 +38,6 @@ export type Route =
   | { kind: 'live' }
   | { kind: 'remote'; endpoint: string }
   | { kind: 'mediated'; reason: 'no-endpoint' | 'self' };
-
-function endpointUri(svc: Service): string | undefined {
-  const ep = Array.isArray(svc.serviceEndpoint) ? svc.serviceEndpoint[0] : svc.serviceEndpoint;
-  if (typeof ep === 'string') return ep;
-  if (ep && typeof ep === 'object' && typeof (ep as { uri?: unknown }).uri === 'string') return (ep as { uri: string }).uri;
-  return undefined;
-}
 
 const norm = (url: string): string => url.replace(/\/+$/, '').toLowerCase();
 
@@ -113,9 +107,9 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
 
   async function route(did: string): Promise<Route> {
     if (d.live.has(did)) return { kind: 'live' };
-    const doc = await d.resolve(did);
-    const services = (doc?.service ?? []).filter((s) => ([] as string[]).concat(s.type as string | string[]).includes('DIDCommMessaging'));
-    const uri = services.map(endpointUri).find((u): u is string => typeof u === 'string');
+    // A wallet behind a mediator names the mediator's DID as its endpoint: the message goes to the
+    // mediator's URI, wrapped in a forward by pack() (router/peer-route.ts, shared with the wallet).
+    const uri = (await peerRoute(did, d.resolve)).endpoints[0];
     if (!uri) return { kind: 'mediated', reason: 'no-endpoint' };
     const own = d.ownEndpoints().map(norm);
     if (own.includes(norm(uri))) return { kind: 'mediated', reason: 'self' };

@@ -1,0 +1,123 @@
+// A running wallet behind a mediator collects what is queued for it there over Message Pickup
+// 3.0, in the third of §Live Mode's ways: "Activate Live Mode immediately upon connecting to the
+// mediator. Retrieve messages from the queue as possible." Live on a WebSocket when the mediator's
+// DID offers one, then what was queued while it was away ("Messages already in the queue are not
+// affected by Live Mode") when the status says there is some; polling otherwise or once the socket
+// is gone. Every
+// delivery is processed and stored before messages-received confirms it (wallet/pickup.ts), so
+// nothing the mediator acknowledged is lost when the wallet stops half way.
+import { IdsyncError, toIdsyncError } from '../errors.js';
+import { serviceUris } from '../router/peer-route.js';
+import type { WalletContext } from './context.js';
+import { chooseEndpoint } from './outbound.js';
+import type { QueueStatus } from '../protocols/message-pickup.js';
+import { liveDeliveryChange, pickup, type PickupResult, type PickupSession } from './pickup.js';
+
+export interface MediatorCollector {
+  /** 'live' while the mediator pushes on a socket, 'polling' otherwise, 'stopped' after close(). */
+  readonly mode: 'live' | 'polling' | 'stopped';
+  /** Collects now over HTTP (one at a time: a call while one runs waits for it and runs once more). */
+  collect(): Promise<PickupResult>;
+  close(): void;
+}
+
+export interface CollectorDeps {
+  ctx: WalletContext;
+  session: PickupSession;
+  mediator: string;
+  /** Opens the wallet's WebSocket to `url` (its inbound handler is the router). */
+  connect(url: string): Promise<void>;
+  live: boolean;
+  pollIntervalMs: number;
+}
+
+export async function startCollector(d: CollectorDeps): Promise<MediatorCollector> {
+  let mode: MediatorCollector['mode'] = 'polling';
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<PickupResult> | undefined;
+  let again = false;
+  const stopped = () => mode === 'stopped';
+  const log = (msg: string, err: unknown) => d.ctx.logger('warn', msg, { mediator: d.mediator, code: toIdsyncError(err).code });
+
+  const collect = (): Promise<PickupResult> => {
+    if (mode === 'stopped') return Promise.reject(new IdsyncError('invalid_state', 'the wallet stopped collecting from its mediator'));
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        let result = await pickup(d.ctx, d.session, d.mediator);
+        while (again && !stopped()) {
+          again = false;
+          const more = await pickup(d.ctx, d.session, d.mediator);
+          result = { ...more, received: result.received + more.received, rounds: result.rounds + more.rounds, results: [...result.results, ...more.results] };
+        }
+        return result;
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
+  };
+
+  const wsUrl = async (): Promise<string | undefined> => (d.live ? chooseEndpoint(serviceUris(await d.ctx.resolve(d.mediator)), ['ws', 'wss']) : undefined);
+
+  /**
+   * Live mode on a fresh socket: the mediator's status answer (§Live Mode Change: "the mediator
+   * MUST respond with a status message"), {} when it gave none; undefined when it offers no socket or refused.
+   */
+  async function goLive(): Promise<{ status?: QueueStatus } | undefined> {
+    const url = await wsUrl().catch(() => undefined);
+    if (!url) return undefined;
+    try {
+      await d.connect(url);
+      const status = await liveDeliveryChange(d.ctx, d.session, d.mediator, url, true);
+      mode = 'live';
+      return status ? { status } : {};
+    } catch (err) {
+      log('live mode with the mediator failed: polling', err);
+      return undefined;
+    }
+  }
+
+  function poll(): void {
+    if (mode === 'stopped') return;
+    mode = 'polling';
+    timer = setTimeout(() => {
+      timer = undefined;
+      void (async () => {
+        await collect().catch((err) => log('pickup from the mediator failed', err));
+        // A socket that came back ends polling (live mode tried again on every round).
+        if (mode === 'stopped' || (await goLive())) return;
+        poll();
+      })();
+    }, d.pollIntervalMs);
+    timer.unref?.();
+  }
+
+  const onLiveEnded = (e: { peer: string }) => {
+    if (mode !== 'live' || e.peer !== d.mediator) return;
+    poll();
+  };
+  d.ctx.events.on('live-ended', onLiveEnded);
+
+  // Live first: new messages are pushed from then on, and the status answering the change counts
+  // what was queued before (§Live Mode: those are not pushed), collected only when there is some.
+  const live = await goLive();
+  if (!live || live.status === undefined || live.status.messageCount > 0) await collect().catch((err) => log('pickup from the mediator failed', err));
+  if (!live) poll();
+
+  return {
+    get mode() {
+      return mode;
+    },
+    collect,
+    close() {
+      mode = 'stopped';
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      d.ctx.events.off('live-ended', onLiveEnded);
+    },
+  };
+}

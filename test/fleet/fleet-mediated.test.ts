@@ -1,0 +1,43 @@
+// `idsync fleet --mediated` as a library: a small fleet of wallets behind idsync's mediator,
+// in this thread and in worker threads, completes the sync scenario; the wallets' DIDs name the
+// mediator, so every message of the twin to them went through it.
+import { describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/program.js';
+import { runFleet, type Scenario } from '../../src/fleet/index.js';
+import { syncScenario } from '../../src/fleet/scenarios.js';
+
+describe('runFleet mediated', () => {
+  it('runs the sync scenario with every wallet behind one mediator (this thread)', async () => {
+    const endpoints: Array<string | undefined> = [];
+    const scenario: Scenario = {
+      ...syncScenario,
+      async run(ctx) {
+        endpoints.push(ctx.wallet.identity.endpoint);
+        expect(ctx.wallet.collecting).toBe('live');
+        await syncScenario.run(ctx);
+      },
+    };
+    const r = await runFleet({ scenario, model: { kind: 'closed', wallets: 4, concurrency: 2 }, workers: 1, mediated: true });
+    expect(r.summary).toMatchObject({ completed: 4, failed: 0, errors: {} });
+    expect(endpoints).toHaveLength(4);
+    expect(new Set(endpoints).size).toBe(1);
+    expect(endpoints[0]).toMatch(/^did:peer:2\./);
+  }, 60_000);
+
+  it('runs in worker threads too', async () => {
+    const r = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets: 4, concurrency: 4 }, workers: 2, mediated: true });
+    expect(r.summary).toMatchObject({ completed: 4, failed: 0 });
+  }, 60_000);
+
+  it('idsync fleet --scenario sync --mediated prints the --json document', async () => {
+    let stdout = '';
+    let stderr = '';
+    const code = await run(['fleet', '--scenario', 'sync', '--mediated', '--wallets', '2', '--workers', '1', '--json', '--no-progress'], {
+      stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), readStdin: async () => '',
+    });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(JSON.parse(lines[lines.length - 1]!)).toMatchObject({ scenario: 'sync', completed: 2, failed: 0 });
+  }, 60_000);
+});
