@@ -42,6 +42,11 @@ const engines = (arg('engines') ?? process.env.BENCH_ENGINES ?? ENVELOPE_ENGINES
 for (const e of engines) if (!ENVELOPE_ENGINES.includes(e)) throw new Error(`--engines: unknown engine ${e}`);
 const json = argv.includes('--json');
 const profileFile = arg('profile');
+// --timeline: after each N-wallet run, the steps completed in each half second on stderr (a
+// phase that advances far slower than the rest shows as a run of small counts).
+const timeline = argv.includes('--timeline');
+// --profile-wallets FILE: a V8 CPU profile of the N-wallet run's sync phase (the last N's).
+const profileWalletsFile = arg('profile-wallets');
 const WARMUP = quick ? 2 : 3;
 const DATAPOINTS = { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10', nationality: 'GB', emailAddress: 'ada@example.com' };
 // A guard for the system's own waits; 1,000 flows at once take minutes, not seconds.
@@ -218,6 +223,7 @@ function progress(label: string, total: number) {
   let done = 0;
   let lastDraw = 0;
   let lastDecile = -1;
+  const ticks: number[] = [];
   const draw = (force = false) => {
     const now = performance.now();
     const secs = ((now - start) / 1000).toFixed(1);
@@ -238,10 +244,18 @@ function progress(label: string, total: number) {
   return {
     tick() {
       done += 1;
+      if (timeline) ticks.push(performance.now() - start);
       draw(done === total);
     },
     end() {
       if (tty) process.stderr.write('\n');
+      if (timeline && ticks.length) {
+        const bins = new Array<number>(Math.floor(ticks.at(-1)! / 500) + 1).fill(0);
+        for (const t of ticks) bins[Math.floor(t / 500)]! += 1;
+        let sum = 0;
+        process.stderr.write(`${label}: steps per 0.5 s (t, steps, cumulative)\n`);
+        bins.forEach((b, i) => process.stderr.write(`  ${(i / 2).toFixed(1).padStart(6)}s ${String(b).padStart(6)} ${String((sum += b)).padStart(7)}\n`));
+      }
     },
   };
 }
@@ -303,6 +317,46 @@ async function singleFlows(): Promise<Record<string, Single>> {
   }
 }
 
+/**
+ * What the service did in each half second of an N-wallet run (--timeline): the DIDComm messages
+ * it received by type, and how busy its event loop was (event-loop utilisation, 1 = never idle):
+ * a phase with few steps and a busy loop is work; one with an idle loop is a wait.
+ */
+function phaseWatch(bed: Testbed) {
+  const start = performance.now();
+  const bins: { types: Map<string, number>; elu: number; cpuMs: number }[] = [];
+  const bin = (t: number) => (bins[Math.floor(t / 500)] ??= { types: new Map(), elu: NaN, cpuMs: NaN });
+  const onReceived = (e: { type?: string }) => {
+    const b = bin(performance.now() - start);
+    const type = (e.type ?? '?').split('/').slice(-2).join('/');
+    b.types.set(type, (b.types.get(type) ?? 0) + 1);
+  };
+  bed.service.agent.events.on('received', onReceived);
+  let elu = performance.eventLoopUtilization();
+  let cpu = process.cpuUsage();
+  const sample = setInterval(() => {
+    const b = bin(performance.now() - start - 1);
+    const e2 = performance.eventLoopUtilization();
+    b.elu = performance.eventLoopUtilization(e2, elu).utilization;
+    elu = e2;
+    const c2 = process.cpuUsage();
+    b.cpuMs = (c2.user - cpu.user + c2.system - cpu.system) / 1000;
+    cpu = c2;
+  }, 500);
+  return {
+    end() {
+      clearInterval(sample);
+      bed.service.agent.events.off('received', onReceived);
+      process.stderr.write('service: per 0.5 s, event-loop utilisation, process CPU ms, DIDComm messages received by type\n');
+      for (let i = 0; i < bins.length; i++) {
+        const b = bins[i] ?? { types: new Map(), elu: NaN, cpuMs: NaN };
+        const types = [...b.types].map(([t, c]) => `${t} ${c}`).join(', ');
+        process.stderr.write(`  ${(i / 2).toFixed(1).padStart(6)}s elu ${b.elu.toFixed(2)} cpu ${b.cpuMs.toFixed(0).padStart(4)}  ${types}\n`);
+      }
+    },
+  };
+}
+
 // --- 2. N wallets at once -------------------------------------------------------------------
 async function concurrentFlows(n: number) {
   const bed = await startTestbed({ wallets: 0, webhooks: false, service: { format }, envelopeEngine: engines[0] });
@@ -321,10 +375,18 @@ async function concurrentFlows(n: number) {
     // Four steps per flow (invited, connected, datapoints sent, synced): all flows start together
     // and finish close together, so counting whole flows would show nothing until the end.
     const bar = progress(`${n} wallets: sync at once (steps)`, 4 * n);
+    const watch = timeline ? phaseWatch(bed) : undefined;
     const started = performance.now();
-    const latencies = await Promise.all(wallets.map((w, i) => syncFlow(bed, w, `c${n}-${i}`, () => bar.tick())));
+    const sync = () => Promise.all(wallets.map((w, i) => syncFlow(bed, w, `c${n}-${i}`, () => bar.tick())));
+    const profiling = profileWalletsFile && n === walletCounts.at(-1) ? flowProfiler() : undefined;
+    const latencies = profiling ? await profiling.run(sync) : await sync();
     const wall = performance.now() - started;
     bar.end();
+    watch?.end();
+    if (profiling) {
+      writeFileSync(profileWalletsFile!, JSON.stringify(profiling.merged()));
+      profiling.close();
+    }
     const after = memory();
     return {
       n,
