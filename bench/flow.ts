@@ -254,7 +254,14 @@ function progress(label: string, total: number) {
         for (const t of ticks) bins[Math.floor(t / 500)]! += 1;
         let sum = 0;
         process.stderr.write(`${label}: steps per 0.5 s (t, steps, cumulative)\n`);
-        bins.forEach((b, i) => process.stderr.write(`  ${(i / 2).toFixed(1).padStart(6)}s ${String(b).padStart(6)} ${String((sum += b)).padStart(7)}\n`));
+        for (let i = 0; i < bins.length; i++) {
+          // A run of half seconds without a step is one line.
+          let j = i;
+          while (bins[i] === 0 && bins[j + 1] === 0) j++;
+          const at = j > i ? `${(i / 2).toFixed(1)}-${((j + 1) / 2).toFixed(1)}s` : `${(i / 2).toFixed(1)}s`;
+          process.stderr.write(`  ${at.padStart(12)} ${String(bins[i]).padStart(6)} ${String((sum += bins[i]!)).padStart(7)}\n`);
+          i = j;
+        }
       }
     },
   };
@@ -318,41 +325,51 @@ async function singleFlows(): Promise<Record<string, Single>> {
 }
 
 /**
- * What the service did in each half second of an N-wallet run (--timeline): the DIDComm messages
- * it received by type, and how busy its event loop was (event-loop utilisation, 1 = never idle):
- * a phase with few steps and a busy loop is work; one with an idle loop is a wait.
+ * What the service did during an N-wallet run (--timeline): the DIDComm messages it received by
+ * type per half second, and a timer due every half second, which says how long each turn of the
+ * event loop took (a timer runs once per turn), how busy the loop was in it (event-loop
+ * utilisation, 1 = never idle) and the process's CPU: few steps with a busy loop is work; with an
+ * idle loop, a wait.
  */
 function phaseWatch(bed: Testbed) {
   const start = performance.now();
-  const bins: { types: Map<string, number>; elu: number; cpuMs: number }[] = [];
-  const bin = (t: number) => (bins[Math.floor(t / 500)] ??= { types: new Map(), elu: NaN, cpuMs: NaN });
+  const bins: Map<string, number>[] = [];
   const onReceived = (e: { type?: string }) => {
-    const b = bin(performance.now() - start);
+    const b = (bins[Math.floor((performance.now() - start) / 500)] ??= new Map());
     const type = (e.type ?? '?').split('/').slice(-2).join('/');
-    b.types.set(type, (b.types.get(type) ?? 0) + 1);
+    b.set(type, (b.get(type) ?? 0) + 1);
   };
   bed.service.agent.events.on('received', onReceived);
+  // Every message the service sent, by type: more than one per flow of a type is a resend.
+  const sent = new Map<string, number>();
+  const onSent = (e: { type?: string }) => {
+    const type = (e.type ?? '?').split('/').slice(-2).join('/');
+    sent.set(type, (sent.get(type) ?? 0) + 1);
+  };
+  bed.service.agent.events.on('message-delivered', onSent);
+  const turns: { at: number; gap: number; elu: number; cpuMs: number }[] = [];
+  let last = start;
   let elu = performance.eventLoopUtilization();
   let cpu = process.cpuUsage();
   const sample = setInterval(() => {
-    const b = bin(performance.now() - start - 1);
+    const now = performance.now();
     const e2 = performance.eventLoopUtilization();
-    b.elu = performance.eventLoopUtilization(e2, elu).utilization;
-    elu = e2;
     const c2 = process.cpuUsage();
-    b.cpuMs = (c2.user - cpu.user + c2.system - cpu.system) / 1000;
+    turns.push({ at: now - start, gap: now - last, elu: performance.eventLoopUtilization(e2, elu).utilization, cpuMs: (c2.user - cpu.user + c2.system - cpu.system) / 1000 });
+    last = now;
+    elu = e2;
     cpu = c2;
   }, 500);
   return {
     end() {
       clearInterval(sample);
       bed.service.agent.events.off('received', onReceived);
-      process.stderr.write('service: per 0.5 s, event-loop utilisation, process CPU ms, DIDComm messages received by type\n');
-      for (let i = 0; i < bins.length; i++) {
-        const b = bins[i] ?? { types: new Map(), elu: NaN, cpuMs: NaN };
-        const types = [...b.types].map(([t, c]) => `${t} ${c}`).join(', ');
-        process.stderr.write(`  ${(i / 2).toFixed(1).padStart(6)}s elu ${b.elu.toFixed(2)} cpu ${b.cpuMs.toFixed(0).padStart(4)}  ${types}\n`);
-      }
+      bed.service.agent.events.off('message-delivered', onSent);
+      process.stderr.write(`service: DIDComm messages sent by type (whole run): ${[...sent].map(([t, c]) => `${t} ${c}`).join(', ')}\n`);
+      process.stderr.write('service: DIDComm messages received by type, per 0.5 s\n');
+      bins.forEach((b, i) => process.stderr.write(`  ${(i / 2).toFixed(1).padStart(6)}s  ${[...b].map(([t, c]) => `${t} ${c}`).join(', ')}\n`));
+      process.stderr.write('a 0.5 s timer: when it ran, the time since it last ran (one event-loop turn or more), event-loop utilisation and process CPU in that time\n');
+      for (const t of turns) process.stderr.write(`  ${(t.at / 1000).toFixed(1).padStart(6)}s  after ${(t.gap / 1000).toFixed(1).padStart(5)} s  elu ${t.elu.toFixed(2)}  cpu ${(t.cpuMs / 1000).toFixed(1).padStart(5)} s\n`);
     },
   };
 }
