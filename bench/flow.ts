@@ -42,6 +42,11 @@ const engines = (arg('engines') ?? process.env.BENCH_ENGINES ?? ENVELOPE_ENGINES
 for (const e of engines) if (!ENVELOPE_ENGINES.includes(e)) throw new Error(`--engines: unknown engine ${e}`);
 const json = argv.includes('--json');
 const profileFile = arg('profile');
+// --timeline: after each N-wallet run, the steps completed in each half second on stderr (a
+// phase that advances far slower than the rest shows as a run of small counts).
+const timeline = argv.includes('--timeline');
+// --profile-wallets FILE: a V8 CPU profile of the N-wallet run's sync phase (the last N's).
+const profileWalletsFile = arg('profile-wallets');
 const WARMUP = quick ? 2 : 3;
 const DATAPOINTS = { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10', nationality: 'GB', emailAddress: 'ada@example.com' };
 // A guard for the system's own waits; 1,000 flows at once take minutes, not seconds.
@@ -218,6 +223,7 @@ function progress(label: string, total: number) {
   let done = 0;
   let lastDraw = 0;
   let lastDecile = -1;
+  const ticks: number[] = [];
   const draw = (force = false) => {
     const now = performance.now();
     const secs = ((now - start) / 1000).toFixed(1);
@@ -238,10 +244,25 @@ function progress(label: string, total: number) {
   return {
     tick() {
       done += 1;
+      if (timeline) ticks.push(performance.now() - start);
       draw(done === total);
     },
     end() {
       if (tty) process.stderr.write('\n');
+      if (timeline && ticks.length) {
+        const bins = new Array<number>(Math.floor(ticks.at(-1)! / 500) + 1).fill(0);
+        for (const t of ticks) bins[Math.floor(t / 500)]! += 1;
+        let sum = 0;
+        process.stderr.write(`${label}: steps per 0.5 s (t, steps, cumulative)\n`);
+        for (let i = 0; i < bins.length; i++) {
+          // A run of half seconds without a step is one line.
+          let j = i;
+          while (bins[i] === 0 && bins[j + 1] === 0) j++;
+          const at = j > i ? `${(i / 2).toFixed(1)}-${((j + 1) / 2).toFixed(1)}s` : `${(i / 2).toFixed(1)}s`;
+          process.stderr.write(`  ${at.padStart(12)} ${String(bins[i]).padStart(6)} ${String((sum += bins[i]!)).padStart(7)}\n`);
+          i = j;
+        }
+      }
     },
   };
 }
@@ -303,6 +324,56 @@ async function singleFlows(): Promise<Record<string, Single>> {
   }
 }
 
+/**
+ * What the service did during an N-wallet run (--timeline): the DIDComm messages it received by
+ * type per half second, and a timer due every half second, which says how long each turn of the
+ * event loop took (a timer runs once per turn), how busy the loop was in it (event-loop
+ * utilisation, 1 = never idle) and the process's CPU: few steps with a busy loop is work; with an
+ * idle loop, a wait.
+ */
+function phaseWatch(bed: Testbed) {
+  const start = performance.now();
+  const bins: Map<string, number>[] = [];
+  const onReceived = (e: { type?: string }) => {
+    const b = (bins[Math.floor((performance.now() - start) / 500)] ??= new Map());
+    const type = (e.type ?? '?').split('/').slice(-2).join('/');
+    b.set(type, (b.get(type) ?? 0) + 1);
+  };
+  bed.service.agent.events.on('received', onReceived);
+  // Every message the service sent, by type: more than one per flow of a type is a resend.
+  const sent = new Map<string, number>();
+  const onSent = (e: { type?: string }) => {
+    const type = (e.type ?? '?').split('/').slice(-2).join('/');
+    sent.set(type, (sent.get(type) ?? 0) + 1);
+  };
+  bed.service.agent.events.on('message-delivered', onSent);
+  const turns: { at: number; gap: number; elu: number; cpuMs: number }[] = [];
+  let last = start;
+  let elu = performance.eventLoopUtilization();
+  let cpu = process.cpuUsage();
+  const sample = setInterval(() => {
+    const now = performance.now();
+    const e2 = performance.eventLoopUtilization();
+    const c2 = process.cpuUsage();
+    turns.push({ at: now - start, gap: now - last, elu: performance.eventLoopUtilization(e2, elu).utilization, cpuMs: (c2.user - cpu.user + c2.system - cpu.system) / 1000 });
+    last = now;
+    elu = e2;
+    cpu = c2;
+  }, 500);
+  return {
+    end() {
+      clearInterval(sample);
+      bed.service.agent.events.off('received', onReceived);
+      bed.service.agent.events.off('message-delivered', onSent);
+      process.stderr.write(`service: DIDComm messages sent by type (whole run): ${[...sent].map(([t, c]) => `${t} ${c}`).join(', ')}\n`);
+      process.stderr.write('service: DIDComm messages received by type, per 0.5 s\n');
+      bins.forEach((b, i) => process.stderr.write(`  ${(i / 2).toFixed(1).padStart(6)}s  ${[...b].map(([t, c]) => `${t} ${c}`).join(', ')}\n`));
+      process.stderr.write('a 0.5 s timer: when it ran, the time since it last ran (one event-loop turn or more), event-loop utilisation and process CPU in that time\n');
+      for (const t of turns) process.stderr.write(`  ${(t.at / 1000).toFixed(1).padStart(6)}s  after ${(t.gap / 1000).toFixed(1).padStart(5)} s  elu ${t.elu.toFixed(2)}  cpu ${(t.cpuMs / 1000).toFixed(1).padStart(5)} s\n`);
+    },
+  };
+}
+
 // --- 2. N wallets at once -------------------------------------------------------------------
 async function concurrentFlows(n: number) {
   const bed = await startTestbed({ wallets: 0, webhooks: false, service: { format }, envelopeEngine: engines[0] });
@@ -321,10 +392,18 @@ async function concurrentFlows(n: number) {
     // Four steps per flow (invited, connected, datapoints sent, synced): all flows start together
     // and finish close together, so counting whole flows would show nothing until the end.
     const bar = progress(`${n} wallets: sync at once (steps)`, 4 * n);
+    const watch = timeline ? phaseWatch(bed) : undefined;
     const started = performance.now();
-    const latencies = await Promise.all(wallets.map((w, i) => syncFlow(bed, w, `c${n}-${i}`, () => bar.tick())));
+    const sync = () => Promise.all(wallets.map((w, i) => syncFlow(bed, w, `c${n}-${i}`, () => bar.tick())));
+    const profiling = profileWalletsFile && n === walletCounts.at(-1) ? flowProfiler() : undefined;
+    const latencies = profiling ? await profiling.run(sync) : await sync();
     const wall = performance.now() - started;
     bar.end();
+    watch?.end();
+    if (profiling) {
+      writeFileSync(profileWalletsFile!, JSON.stringify(profiling.merged()));
+      profiling.close();
+    }
     const after = memory();
     return {
       n,
