@@ -111,7 +111,6 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
     return { status: r.status, headers, ...(r.body !== undefined ? { body: r.body } : {}) } satisfies LinkResponse;
   };
 
-  const stores = new Map<number, RecordingStore>();
   /** A live wallet on `store`: a new DID when the store is empty, else the one it holds. */
   const make = async (index: number, store: RecordingStore = recordingStore(openLightStore())): Promise<Wallet> => {
     const w = createWallet({
@@ -126,12 +125,10 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
       ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
     });
     wallets.set(index, w);
-    stores.set(index, store);
     try {
       await w.init();
     } catch (err) {
       wallets.delete(index);
-      stores.delete(index);
       throw err;
     }
     return w;
@@ -164,9 +161,7 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
         // Closed, then its store's content kept: the store is quiet once the wallet is closed.
         wallets.delete(index);
         await w.close();
-        const store = stores.get(index)!;
-        stores.delete(index);
-        await pages.put(index, await pageOf(store));
+        await pages.put(index, await pageOf(w.options.store as RecordingStore));
       })().finally(() => preparing.delete(index));
       preparing.set(index, paged);
       return paged;
@@ -174,7 +169,6 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
     async release(index) {
       const w = wallets.get(index);
       wallets.delete(index);
-      stores.delete(index);
       await w?.close();
     },
     get size() {
@@ -190,7 +184,6 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
     async close() {
       for (const w of wallets.values()) await w.close().catch(() => undefined);
       wallets.clear();
-      stores.clear();
       await pages.close();
       await server.close();
       await guarded.close();

@@ -56,7 +56,7 @@ export function registerRunView(scope: FastifyInstance, ctx: ConsoleContext): vo
     const accept = request.headers.accept ?? '';
     if (accept.includes('application/json') && !accept.includes('text/html')) return reply.send({ run: rec });
     const open = rec.state === 'queued' || rec.state === 'running';
-    const region = liveRegion('run', `${runHref(rec)}?fragment=1`, await runBody(rec, await runner.list(scopeOf(request))), 'changed', open ? RUN_POLL_MS : undefined);
+    const region = liveRegion('run', `${runHref(rec)}?fragment=1`, await runBody(rec, rec.hasReport ? await runner.list(scopeOf(request)) : []), 'changed', open ? RUN_POLL_MS : undefined);
     if ((request.query as Record<string, unknown>).fragment) return sendHtml(reply, region);
     const body = html`<p><a href="/console/conformance">← All runs</a></p><h1>Conformance run <code>${shortId(rec.id)}</code></h1>${region}`;
     return sendHtml(reply, renderPage(ctx, request, { title: `Conformance run ${shortId(rec.id)}`, active: 'conformance', stream: `/console/stream/conformance?run=${encodeURIComponent(rec.id)}`, body }));

@@ -45,8 +45,9 @@ export async function matcherOf(ctx: ConsoleContext, tenantId: string | undefine
   let readAt = 0;
   const refreshUser = async () => {
     if (f.user === undefined || !ctx.userMessages) return;
-    ofUser = await ctx.userMessages(tenantId, f.user);
+    // Marked read before the read ends: records arriving meanwhile start no read of their own.
     readAt = Date.now();
+    ofUser = await ctx.userMessages(tenantId, f.user);
   };
   await refreshUser();
   const type = f.type?.toLowerCase();

@@ -8,6 +8,7 @@ import { listWorkflows } from '../../service/issuance/list.js';
 import type { IssuanceWorkflow } from '../../service/issuance/workflows.js';
 import { problem } from '../../service/http/problem.js';
 import type { StoredWebhookEvent } from '../../service/webhooks/dispatcher.js';
+import type { LoggedMessage } from '../../store/messages.js';
 import { shortType } from '../../harness/sequence.js';
 import { principalOf, sendHtml } from '../auth.js';
 import { renderPage } from '../context.js';
@@ -18,11 +19,11 @@ import { did, shortId, state, time } from './format.js';
 import { liveRegion } from './live-region.js';
 import { timeline, toneOf, type TimelinePoint } from './timeline.js';
 
-/** Timeline points of the messages of `thids`. */
-export async function messagePoints(ctx: ServiceConsoleContext, thids: (string | undefined)[]): Promise<TimelinePoint[]> {
+/** Timeline points of the messages of `thids`; `known`: threads the caller has read already. */
+export async function messagePoints(ctx: ServiceConsoleContext, thids: (string | undefined)[], known?: ReadonlyMap<string, LoggedMessage[]>): Promise<TimelinePoint[]> {
   const out: TimelinePoint[] = [];
   for (const thid of new Set(thids.filter((t): t is string => !!t))) {
-    for (const m of await ctx.feed.log.list({ thid })) {
+    for (const m of known?.get(thid) ?? (await ctx.feed.log.list({ thid }))) {
       out.push({
         at: m.at,
         kind: 'message',
@@ -62,12 +63,12 @@ ${timeline(points)}
 </article>`;
 }
 
-export async function workflowPoints(ctx: ServiceConsoleContext, wf: IssuanceWorkflow): Promise<TimelinePoint[]> {
+export async function workflowPoints(ctx: ServiceConsoleContext, wf: IssuanceWorkflow, thread?: LoggedMessage[]): Promise<TimelinePoint[]> {
   const events = (await ctx.deps.webhooks?.subjectEvents(wf.tenantId, `workflow:${wf.id}`)) ?? [];
   return [
     ...wf.history.map((h) => ({ at: h.at, kind: 'state' as const, label: h.status, tone: toneOf(h.status), ...(h.reason ? { detail: h.reason } : {}) })),
     ...eventPoints(events),
-    ...(await messagePoints(ctx, [wf.didcommThreadId])),
+    ...(await messagePoints(ctx, [wf.didcommThreadId], wf.didcommThreadId && thread ? new Map([[wf.didcommThreadId, thread]]) : undefined)),
   ];
 }
 

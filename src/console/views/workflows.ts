@@ -36,7 +36,7 @@ async function workflowBody(ctx: ServiceConsoleContext, tenantId: string, wf: Is
 <tr><th>sent</th><td colspan="3">${wf.destinations.length ? wf.destinations.map((d) => html`<a href="/console/outbox/${encodeURIComponent(d.outboxId)}">${d.channel} to ${d.to}</a> ${state(d.status)} `) : 'not yet'}</td></tr>
 </table>
 <h2>Timeline</h2>
-${timeline(await workflowPoints(ctx, wf))}
+${timeline(await workflowPoints(ctx, wf, thread))}
 <h2>Issue-credential thread</h2>
 ${wf.didcommThreadId
   ? html`<p><a href="/console/threads/${encodeURIComponent(wf.didcommThreadId)}">thread ${shortId(wf.didcommThreadId)}</a> · <a href="/console/messages?thid=${encodeURIComponent(wf.didcommThreadId)}">its messages</a></p><div class="diagram">${raw(await sequenceOf(ctx, tenantId, thread))}</div>`
