@@ -52,7 +52,11 @@ export function mediatorPickup(core: MediatorCore): Pickup {
       throw new IdsyncError('return_route_required', 'pickup requests need return_route "all"');
     }
     const party = ctx.sender;
-    if (recipientDid === undefined) return { party, dids: [party, ...(await core.keylist.recipientsOf(party))] };
+    if (recipientDid === undefined) {
+      // A party that registered its own DID (idsync's wallet does) holds it once: each DID's queue is read once.
+      const dids = [party, ...(await core.keylist.recipientsOf(party))];
+      return { party, dids: [...new Map(dids.map((d) => [ionShortForm(d), d])).values()] };
+    }
     if (sameDid(recipientDid, party)) return { party, dids: [party] };
     const reg = await core.keylist.lookup(recipientDid);
     if (!reg) throw protocolError('mediation_required', `no recipient registered ${recipientDid.slice(0, 200)} here`, { recipientDid: recipientDid.slice(0, 200) });

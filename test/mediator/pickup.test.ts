@@ -55,6 +55,21 @@ describe('forward and pickup', () => {
     expect(await deliveryRequest(r, m.did)).toMatchObject({ status: { messageCount: 0 } });
   });
 
+  it('counts and delivers once a message for a party that registered its own DID (as idsync\'s wallet does)', async () => {
+    const store = await openStore();
+    const m = await startMediator({ store });
+    const r = party({ endpoint: m.did });
+    const s = sender();
+    cleanup.push(() => store.close(), () => m.close(), () => r.close(), () => s.close());
+    await requestMediation(r.router, m.did, '2.0');
+    await updateRecipients(r.router, m.did, [{ recipientDid: r.did, action: 'add' }]);
+    await ping(s, r.did);
+    expect((await status(r, m.did)).status.messageCount).toBe(1);
+    const d = await deliveryRequest(r, m.did, 10);
+    if (!isDelivery(d)) throw new Error('expected a delivery');
+    expect(d.messages).toHaveLength(1);
+  });
+
   it('scopes status and delivery to recipient_did, and echoes it in the status', async () => {
     const { m, r, s, a, b } = await setup();
     await ping(s, a);
