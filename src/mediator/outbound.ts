@@ -12,11 +12,12 @@ import { didOf, sameDid } from '../didcomm/message.js';
 import { multiTransport } from '../didcomm/transport/index.js';
 import type { EnvelopeContext, Transport } from '../didcomm/types.js';
 import { ionShortForm } from '../did/ion-form.js';
-import type { DocumentResolver, Service } from '../did/types.js';
+import type { DocumentResolver } from '../did/types.js';
 import type { Clock, IdGenerator } from '../clock.js';
 import { IdsyncError } from '../errors.js';
 import { MESSAGE_PICKUP } from '../protocols/message-pickup.js';
 import { wrapForMediator } from '../protocols/routing.js';
+import { serviceUris } from '../router/peer-route.js';
 import type { Outbound, PackFn } from '../router/router.js';
 import type { Keylist } from './keylist.js';
 import type { LiveRoutes } from './live.js';
@@ -42,17 +43,6 @@ type Route = { kind: 'remote'; endpoint: string } | { kind: 'did'; mediator: str
 const NEVER_QUEUED = new Set<string>([MESSAGE_PICKUP.status, MESSAGE_PICKUP.delivery]);
 const norm = (url: string) => url.replace(/\/+$/, '').toLowerCase();
 
-function firstUri(services: Service[] | undefined): string | undefined {
-  for (const s of services ?? []) {
-    if (!([] as string[]).concat(s.type as string | string[]).includes('DIDCommMessaging')) continue;
-    for (const ep of ([] as unknown[]).concat(s.serviceEndpoint)) {
-      const uri = typeof ep === 'string' ? ep : (ep as { uri?: unknown } | undefined)?.uri;
-      if (typeof uri === 'string' && uri) return uri;
-    }
-  }
-  return undefined;
-}
-
 export interface MediatorOutbound {
   pack: PackFn;
   deliver: Outbound;
@@ -66,7 +56,7 @@ export function mediatorOutbound(d: MediatorOutboundDeps): MediatorOutbound {
   async function route(did: string): Promise<Route> {
     if (sameDid(did, d.did())) return { kind: 'here' };
     const doc = await d.resolve(didOf(did));
-    const uri = firstUri(doc?.service);
+    const uri = serviceUris(doc)[0];
     if (!uri) return { kind: 'here' };
     if (uri.startsWith('did:')) return sameDid(uri, d.did()) ? { kind: 'here' } : { kind: 'did', mediator: uri };
     if (d.ownEndpoints().map(norm).includes(norm(uri))) return { kind: 'here' };

@@ -91,20 +91,27 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
     if (keys.length) await deps.store.batch(keys.map((key) => ({ type: 'del', collection: name, key })));
   }
 
+  /** `recipient`'s deliverable messages, what has expired deleted on the way: the live range is read once. */
   async function current(recipient: string): Promise<QueuedMessage[]> {
-    await expire(recipient);
     const now = deps.clock.now();
-    return (await col.list(live(recipient))).map((e) => e.value).filter((e) => due(e, now));
+    const old = await col.list({ prefix: prefix(recipient), lt: liveFrom(recipient) });
+    const alive = await col.list(live(recipient));
+    const keys = [...old, ...alive.filter((e) => ended(e.value, now))].map((e) => e.key);
+    if (keys.length) await deps.store.batch(keys.map((key) => ({ type: 'del', collection: name, key })));
+    return alive.map((e) => e.value).filter((e) => due(e, now));
   }
 
   return {
     async enqueue(recipient, packed, meta = {}) {
       // The same message again (a sender retrying an unanswered send) waits once.
+      let waiting: number | undefined;
       if (meta.messageId !== undefined) {
-        const same = (await col.list(live(recipient))).find((e) => e.value.messageId === meta.messageId);
+        const entries = await col.list(live(recipient));
+        const same = entries.find((e) => e.value.messageId === meta.messageId);
         if (same) return same.value;
+        waiting = entries.length;
       }
-      if ((await col.count(live(recipient))) >= max) {
+      if ((waiting ?? (await col.count(live(recipient)))) >= max) {
         await expire(recipient);
         if ((await col.count(live(recipient))) >= max) {
           throw new IdsyncError('queue_full', `${max} messages are already waiting for this recipient`, { details: { max } });
