@@ -157,14 +157,23 @@ export function createStepEngine(
 
   const job = (thid: string) => scheduler.get(STEP_JOB, thid);
 
+  /** The job a stored state stands for, if it waits for an answer. */
+  const jobOf = (key: string, value: StepRecord): StoredJob | undefined => {
+    const last = value.retry ? lastOf(value) : undefined;
+    return last && value.retry ? { key, deadlineAt: value.retry.deadlineAt, ...(last.to ? { peer: last.to } : {}) } : undefined;
+  };
+  // start() reads every state once and keeps the jobs for the scheduler's load() that follows it.
+  let startJobs: StoredJob[] | undefined;
+
   scheduler.register(STEP_JOB, {
     async load() {
+      const kept = startJobs;
+      startJobs = undefined;
+      if (kept) return kept;
       const jobs: StoredJob[] = [];
       for (const { key, value } of await records.list()) {
-        if (!value.retry) continue;
-        const last = lastOf(value);
-        if (!last) continue;
-        jobs.push({ key, deadlineAt: value.retry.deadlineAt, ...(last.to ? { peer: last.to } : {}) });
+        const j = jobOf(key, value);
+        if (j) jobs.push(j);
       }
       return jobs;
     },
@@ -355,10 +364,14 @@ export function createStepEngine(
       const now = clock.now();
       const resting: [string, number][] = [];
       const named = new Set<string>();
+      const jobs: StoredJob[] = [];
       for (const { key, value } of await records.list()) {
         if (value.last) named.add(outKey(key, value.last.id));
         if (!value.retry) resting.push([key, value.at ?? now]);
+        const j = jobOf(key, value);
+        if (j) jobs.push(j);
       }
+      startJobs = jobs;
       for (const [thid, at] of resting.sort((a, b) => a[1] - b[1])) if (!idle.has(thid)) idle.set(thid, at);
       // A restarted party sends the last message of every open thread again now.
       if (own) await scheduler.start();
