@@ -54,6 +54,9 @@ export interface RetryCounts {
   abandoned: number;
 }
 
+/** The counts of a party with nothing scheduled (no scheduler bound yet). */
+export const NO_RETRIES: RetryCounts & { byKind: Record<string, RetryCounts> } = { scheduled: 0, due: 0, retrying: 0, abandoned: 0, byKind: {} };
+
 export interface Scheduler {
   register(kind: string, runner: JobRunner): void;
   /** Adds (or replaces) job `kind`/`key`, due at `dueAt`; its retries start again from the first. */

@@ -21,11 +21,11 @@ import { setBounded } from '../../bounded.js';
 import type { BatchOp, Store } from '../../store/store.js';
 import type { EnvelopeMode, PlainMessage } from '../../didcomm/types.js';
 import { retryAfterMsOf } from '../../didcomm/transport/media-type.js';
-import { failureOutcome, type BackoffOptions, type SendOutcome } from '../retry/backoff.js';
+import { DEFAULT_BACKOFF, failureOutcome, type BackoffOptions, type SendOutcome } from '../retry/backoff.js';
 import { createScheduler, type Scheduler, type StoredJob } from '../retry/scheduler.js';
 import { nonEnding, PROBLEM_REPORT, stepName, stepThread, tally } from './names.js';
 import { lastOf, outKey, withoutLast, type StepKind, type StepOut, type StepRecord, type StepState } from './state.js';
-import { stepStore, type StepCollections } from './store.js';
+import { STEP_SWEEP_PAGE, stepStore, type StepCollections } from './store.js';
 
 type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -55,7 +55,7 @@ export interface StepOptions extends BackoffOptions {
   crashPoint?(step: string): void;
 }
 
-export const DEFAULT_STEPS = { maxDelayMs: 60_000, deadlineMs: 10 * 60_000, keepMs: 24 * 3600_000 };
+export const DEFAULT_STEPS = { maxDelayMs: DEFAULT_BACKOFF.maxDelayMs, deadlineMs: 10 * 60_000, keepMs: 24 * 3600_000 };
 
 export interface StepEngine {
   readonly scheduler: Scheduler;
@@ -231,7 +231,7 @@ export function createStepEngine(
           removed++;
         });
       }
-      if (page.length < 256) return removed;
+      if (page.length < STEP_SWEEP_PAGE) return removed;
       after = page[page.length - 1];
     }
   }

@@ -11,6 +11,7 @@
 import { IdsyncError } from '../../errors.js';
 import type { ServiceAgent } from '../didcomm-seam.js';
 import type { ServiceDidcommAgent } from './agent.js';
+import { NO_RETRIES } from '../../router/retry/scheduler.js';
 
 export interface DeferredServiceAgent {
   /** Hand this to createService({agent}); it forwards to the bound agent. */
@@ -38,7 +39,7 @@ export function deferredServiceAgent(): DeferredServiceAgent {
         started = true;
         bound?.start();
       },
-      retries: () => bound?.retries() ?? { scheduled: 0, due: 0, retrying: 0, abandoned: 0, byKind: {} },
+      retries: () => bound?.retries() ?? NO_RETRIES,
       close: async () => bound?.close(),
     },
     bind(agent) {

@@ -8,6 +8,7 @@ import { requireScope } from '../auth/route-auth.js';
 import { ADMIN_SCOPE } from '../auth/scopes.js';
 import { responses } from '../http/schemas.js';
 import type { ServiceDeps } from '../deps.js';
+import { NO_RETRIES } from '../../router/retry/scheduler.js';
 
 const Counts = {
   scheduled: Type.Integer({ description: 'Waiting for their time' }),
@@ -27,6 +28,6 @@ export function adminRetryRoutes(app: App, deps: ServiceDeps): void {
       preHandler: requireScope(ADMIN_SCOPE),
       schema: { tags: ['Admin'], summary: 'What the retry scheduler holds', response: responses({ 200: RetryCountsSchema }) },
     },
-    async () => deps.agent.retries?.() ?? { scheduled: 0, due: 0, retrying: 0, abandoned: 0, byKind: {} },
+    async () => deps.agent.retries?.() ?? NO_RETRIES,
   );
 }
