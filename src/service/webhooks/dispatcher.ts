@@ -234,7 +234,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
       eventId: id,
       ops,
       commit() {
-        void sequence(`${timeKey(now)}|${id}`, id)
+        void sequence(`${timeKey(now)}|${id}`, id, subjectKey)
           .then((targets) => {
             if (running && targets > 0) void deliverDue().catch(() => {});
           })
@@ -246,12 +246,11 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
   /**
    * Numbers a stored event in its subject and makes its deliveries, in one batch, under the
    * subject's lock; a no-op for an event already numbered or not stored. Resolves with how many
-   * deliveries it made.
+   * deliveries it made. `known`: the event's subject key, when the caller made the event (else it is read).
    */
-  async function sequence(indexKey: string, eventId: string): Promise<number> {
-    const stored = await events.get(eventId);
-    if (!stored?.unsequenced) return 0;
-    const subjectKey = stored.unsequenced;
+  async function sequence(indexKey: string, eventId: string, known?: string): Promise<number> {
+    const subjectKey = known ?? (await events.get(eventId))?.unsequenced;
+    if (!subjectKey) return 0;
     return seqLock(subjectKey, async () => {
       const rec = await events.get(eventId);
       if (!rec?.unsequenced) return 0;
@@ -292,7 +291,8 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
     const prepared = await prepare(input);
     await store.batch(prepared.ops);
     const [op] = prepared.ops.filter((o) => o.collection === UNSEQUENCED);
-    const targets = await sequence(op!.key, prepared.eventId);
+    const [event] = prepared.ops.filter((o) => o.collection === EVENTS) as Array<{ value: StoredWebhookEvent }>;
+    const targets = await sequence(op!.key, prepared.eventId, event?.value.unsequenced);
     if (running && targets > 0) void deliverDue().catch(() => {});
     return prepared.eventId;
   }
