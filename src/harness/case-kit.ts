@@ -188,11 +188,6 @@ export function problemAbout(c: CaseContext, sent: PlainMessage, timeoutMs = c.t
   return c.cp.waitFor((r) => r.message?.type === PROBLEM_REPORT && (r.message.pthid === threadOf(sent) || r.message.thid === sent.id), timeoutMs);
 }
 
-/** The problem report or the reply threaded to `sent`, whichever comes first. */
-export function anyAnswer(c: CaseContext, sent: PlainMessage, timeoutMs = c.timeoutMs): Promise<Received | undefined> {
-  return c.cp.waitFor((r) => r.message !== undefined && (r.message.thid === sent.id || r.message.pthid === threadOf(sent)), timeoutMs);
-}
-
 /** A ping (in the run's mode by default). */
 export async function ping(c: CaseContext, o: { mode?: HarnessMode; responseRequested?: boolean; extra?: Partial<PlainMessage>; note?: string; mangle?: (p: string) => string; to?: string } = {}) {
   const message = c.cp.draft(PING, { response_requested: o.responseRequested ?? true }, o.extra);

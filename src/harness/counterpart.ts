@@ -24,7 +24,7 @@ import { envelopeModeOf, flattenJws, HARNESS_ANON_ENC, mediaTypeOf } from './mod
 import type { ExchangedMessage, HarnessMode } from './types.js';
 import { kept, openedSummary, protectedHeadersOf } from './wire.js';
 
-export { didcommEndpointOf, type HarnessTransport } from './endpoint.js';
+export type { HarnessTransport } from './endpoint.js';
 export type { PostOutcome, Received } from './agent-link.js';
 
 export interface SendOptions {

@@ -7,7 +7,7 @@ import { reportHtml } from './report-html.js';
 import { escapeXml } from './sequence.js';
 import type { CaseResult, ConformanceReport } from './types.js';
 
-export { arrowOf, caseSvg, reportCss, reportHtml, type ReportHtmlOptions } from './report-html.js';
+export { reportCss, reportHtml } from './report-html.js';
 
 export function junitXml(report: ConformanceReport): string {
   const suites = [...new Set(report.cases.map((c) => c.suite))];

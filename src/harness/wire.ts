@@ -1,6 +1,7 @@
 // What the report shows of a message on the wire: the start of its text, the protected headers
 // of its outer layer decoded, and a line saying how it opened (or why it did not). Kept short: a
 // report holds every message of a run.
+import { decodeHeader } from '../conformance/envelope-shape.js';
 import type { MessageCheck } from './check.js';
 
 /** How much of an HTTP answer's body and of a packed message a report keeps. */
@@ -8,16 +9,6 @@ export const KEPT_CHARS = 2048;
 
 export function kept(text: string, max = KEPT_CHARS): { text: string; truncated?: boolean } {
   return text.length > max ? { text: text.slice(0, max), truncated: true } : { text };
-}
-
-function decodeHeader(b64u: unknown): Record<string, unknown> | undefined {
-  if (typeof b64u !== 'string') return undefined;
-  try {
-    const value = JSON.parse(Buffer.from(b64u, 'base64url').toString('utf8')) as unknown;
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
