@@ -16,6 +16,7 @@ import { parseDuration } from '../duration.js';
 import { engineOf, engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import { createOutput, processIo, type CliIo } from '../output.js';
+import { parsePort } from '../port.js';
 import { untilSignal } from '../signals.js';
 
 export interface MediatorCommandOptions {
@@ -67,8 +68,7 @@ export function policyOptions(opts: MediatorCommandOptions): Partial<MediatorPol
 }
 
 export async function runMediator(opts: MediatorCommandOptions, deps: MediatorRunDeps): Promise<void> {
-  const port = positiveInt('--port', opts.port, 0)!;
-  if (port > 65535) throw usageError('invalid_argument', `--port must be 0-65535: ${opts.port}`);
+  const port = parsePort('--port', opts.port);
   if (opts.publicUrl !== undefined) {
     try {
       new URL(opts.publicUrl);

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { AppliedFault, FaultRule } from '../../testing/fault-plan.js';
 import { startFaultProxy } from '../../testing/fault-proxy.js';
 import { usageError } from '../errors.js';
+import { parsePort } from '../port.js';
 import type { CliIo, Output } from '../output.js';
 import { untilSignal } from '../signals.js';
 
@@ -60,8 +61,7 @@ function faultLine(f: AppliedFault, at: number): Record<string, unknown> {
 }
 
 export async function runProxy(o: ProxyOptions, deps: ProxyCommandDeps): Promise<void> {
-  const listen = Number(o.listen);
-  if (!Number.isInteger(listen) || listen < 0 || listen > 65535) throw usageError('invalid_argument', `--listen must be a port 0-65535: ${o.listen}`);
+  const listen = parsePort('--listen', o.listen);
   const seed = o.seed === undefined ? 1 : Number(o.seed);
   if (!Number.isInteger(seed)) throw usageError('invalid_argument', `--seed must be an integer: ${o.seed}`);
   const rules = proxyRules(o);

@@ -13,6 +13,7 @@ import type { WorkGateOptions } from '../../service/http/work-gate.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import { addressInUse } from '../../listen.js';
+import { parsePort } from '../port.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import { parseDuration } from '../duration.js';
@@ -56,12 +57,6 @@ export interface ServiceRunDeps {
   onListening?: (url: string) => void;
   /** Called with the running service (tests look at its deps). */
   onService?: (service: Service) => void;
-}
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError('invalid_argument', `--port must be 0-65535: ${value}`);
-  return port;
 }
 
 /** `off` or `BURST:PER_SECOND`, e.g. `120:20`. */
@@ -141,7 +136,7 @@ function localHost(host: string): string {
 }
 
 export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDeps): Promise<void> {
-  const port = parsePort(opts.port);
+  const port = parsePort('--port', opts.port);
   checkUrl('--public-url', opts.publicUrl);
   checkUrl('--smtp', opts.smtp);
   checkUrl('--sms-gateway', opts.smsGateway);

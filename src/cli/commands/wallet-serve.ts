@@ -14,6 +14,7 @@ import { didRegistry } from '../../store/dids.js';
 import { loadIdentity } from '../../wallet/identity.js';
 import { createWallet, type Wallet, type WalletEventMap } from '../../wallet/wallet.js';
 import { usageError } from '../errors.js';
+import { parsePort } from '../port.js';
 import { untilSignal } from '../signals.js';
 import { runningServe, startControl, stopControl, type ServeInfo } from './wallet-control.js';
 import { approveWith, declineWith, listPending, pendingView, pickupWith } from './wallet-pending.js';
@@ -90,10 +91,8 @@ function arrivals(wallet: Wallet, json: boolean, write: (line: string) => void, 
 }
 
 export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): Promise<void> {
-  const port = opts.port === undefined ? undefined : Number(opts.port);
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw usageError('invalid_argument', `--port must be 0-65535: ${opts.port}`);
-  const consolePort = opts.consolePort === undefined ? 0 : Number(opts.consolePort);
-  if (!Number.isInteger(consolePort) || consolePort < 0 || consolePort > 65535) throw usageError('invalid_argument', `--console-port must be 0-65535: ${opts.consolePort}`);
+  const port = opts.port === undefined ? undefined : parsePort('--port', opts.port);
+  const consolePort = opts.consolePort === undefined ? 0 : parsePort('--console-port', opts.consolePort);
   await refuseSecondServe(opts.data);
   const store = await openWalletStore(opts.data);
   const existing = await loadIdentity(didRegistry(store));
