@@ -128,10 +128,7 @@ export async function checkMessageText(text: string, ctx: EnvelopeContext, optio
   try {
     // The sender rule is judged here as a result (envelope.from-matches-*), not as a refusal.
     const { message, metadata } = await unpack(text, ctx, { checkSender: false });
-    // The strict unpack derives an authcrypt key as ECDH-1PU draft 04 does, the tag in the KDF:
-    // opened so, that rule held (a report would otherwise call it never judged).
-    const kdf = metadata.encryptedFromKid ? [pass('envelope', 'envelope.authcrypt-kdf')] : [];
-    return judged([...envelope, ...kdf, ...registry.check(message, { metadata, packed: text })], { opened: true, message, metadata }, seen);
+    return judged([...envelope, ...heldByUnpack(metadata, ctx), ...registry.check(message, { metadata, packed: text })], { opened: true, message, metadata }, seen);
   } catch (err) {
     const error = toIdsyncError(err);
     const rule = refusedRule(err);
@@ -154,4 +151,23 @@ export async function checkMessageText(text: string, ctx: EnvelopeContext, optio
     }
     return judged([...envelope, ...refusal], { opened: false, notOpened: lenient?.failure ? `${strict}; ${lenient.failure}` : strict }, [...seen, ...(lenient?.deviations ?? [])]);
   }
+}
+
+/**
+ * The rules a strict unpack enforces while it opens, so that a clean open means they held (a report
+ * would otherwise call them never judged): an authcrypt key is derived as ECDH-1PU draft 04 does,
+ * the tag in the KDF (envelope.authcrypt-kdf), from a sender key found in the keyAgreement of the
+ * sender's DID (envelope.jwe-sender-key, v2.1 §Message Headers); an anoncrypt's apv, when present,
+ * is compared with the digest of the recipient kids (envelope.anoncrypt-apv-mismatch, v2.1
+ * §ECDH-ES key wrapping), a mismatch read anyway being noted as broken.
+ */
+function heldByUnpack(metadata: UnpackMetadata, ctx: EnvelopeContext): ConformanceResult[] {
+  // Only the native engine records what it read anyway (metadata.notes): with the WASM one an
+  // absent note says nothing.
+  if ((ctx.engine ?? 'native') !== 'native') return metadata.encryptedFromKid ? [pass('envelope', 'envelope.authcrypt-kdf')] : [];
+  const noted = new Set((metadata.notes ?? []).map((n) => n.rule));
+  const held: string[] = [];
+  if (metadata.encryptedFromKid) held.push('envelope.authcrypt-kdf', 'envelope.jwe-sender-key');
+  if (metadata.encrypted && !metadata.encryptedFromKid && !noted.has('envelope.anoncrypt-no-apv') && !noted.has('envelope.anoncrypt-apv-mismatch')) held.push('envelope.anoncrypt-apv-mismatch');
+  return held.map((rule) => pass('envelope', rule));
 }

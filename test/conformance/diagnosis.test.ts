@@ -152,3 +152,25 @@ describe('the strict profile', () => {
     expect((await checkMessageText(noBody, bobCtx, { profile: 'strict' })).ok).toBe(false);
   });
 });
+
+describe('what the strict unpack enforces while it opens is judged, and held, on a clean open', () => {
+  const held = (c: { results: Array<{ ok: boolean; rule: string }> }, rule: string) => c.results.find((r) => r.rule === rule);
+
+  it('an authcrypt: the draft-04 KDF and a sender key from the keyAgreement of the sender', async () => {
+    const c = await checkMessageText(authcrypt(), bobCtx);
+    expect(held(c, 'envelope.authcrypt-kdf')).toMatchObject({ ok: true });
+    expect(held(c, 'envelope.jwe-sender-key')).toMatchObject({ ok: true });
+    expect(held(c, 'envelope.anoncrypt-apv-mismatch')).toBeUndefined();
+  });
+
+  it('an anoncrypt whose apv is the digest of its recipient kids; one whose apv is not breaks the rule instead', async () => {
+    const header = { typ: 'application/didcomm-encrypted+json', alg: 'ECDH-ES+A256KW', enc: 'A256GCM' };
+    const plaintext = JSON.stringify({ ...ping, from: undefined });
+    const good = await checkMessageText(forgeJwe({ header: { ...header, apv: apvOf([toBob[0]!.kid]) }, curve: 'X25519', recipients: toBob, enc: 'A256GCM', plaintext }), bobCtx);
+    expect(good).toMatchObject({ ok: true, opened: true, metadata: { mode: 'anoncrypt' } });
+    expect(held(good, 'envelope.anoncrypt-apv-mismatch')).toMatchObject({ ok: true });
+    expect(held(good, 'envelope.jwe-sender-key')).toBeUndefined();
+    const other = await checkMessageText(forgeJwe({ header: { ...header, apv: apvOf(['did:example:someone-else#key-1']) }, curve: 'X25519', recipients: toBob, enc: 'A256GCM', plaintext }), bobCtx);
+    expect(other.results.filter((r) => r.rule === 'envelope.anoncrypt-apv-mismatch').map((r) => r.ok)).toEqual([false]);
+  });
+});
