@@ -3,12 +3,10 @@
 // rate limits), or any service at a URL that
 // speaks the same REST API and protocols, reached with client credentials. The embedded twin can
 // also be reached over the fleet's link (link.ts): requests and messages without sockets.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { openStore } from '../store/store.js';
+import { openTemporaryStore } from '../store/temporary.js';
 import { startServiceTwin } from '../testing/service-twin.js';
 import type { ServiceCredentials, TargetInfo } from './target-info.js';
 import type { LinkHandler } from './link.js';
@@ -37,14 +35,9 @@ export const SERVICE_STORE_MEMORY_FLOWS = 20_000;
  * nothing of a run needs to outlive it (a folder on disk is removed at close).
  */
 export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEngine; format?: 'ldp' | 'jwt'; link?: boolean; store?: ServiceStoreKind } = {}): Promise<FleetTarget> {
-  const dir = options.store === 'disk' ? await mkdtemp(join(tmpdir(), 'idsync-fleet-service-')) : undefined;
-  const removeDir = async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
-  };
-  const store = await openStore(dir ? { path: dir } : {}).catch(async (err: unknown) => {
-    await removeDir();
-    throw err;
-  });
+  const temporary = options.store === 'disk' ? await openTemporaryStore('idsync-fleet-service-') : undefined;
+  const store = temporary?.store ?? (await openStore());
+  const closeStore = () => (temporary ? temporary.close() : store.close());
   const credentials = { clientId: 'fleet', clientSecret: 'fleet-secret-0123456789', projectId: 'fleet' };
   const wallets = options.link ? walletLinks() : undefined;
   const twin = await startServiceTwin({
@@ -57,8 +50,7 @@ export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEn
     // Its HTTP transport, wrapped: messages to linked wallets take the link, others the network.
     ...(wallets ? { agent: { wrapTransport: wallets.wrap } } : {}),
   }).catch(async (err) => {
-    await store.close();
-    await removeDir();
+    await closeStore();
     throw err;
   });
   return {
@@ -69,8 +61,7 @@ export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEn
     ...(wallets ? { link: { serve: injectHandler(twin.service.app), wallets } } : {}),
     async close() {
       await twin.close();
-      await store.close();
-      await removeDir();
+      await closeStore();
     },
   };
 }

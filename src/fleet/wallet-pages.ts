@@ -6,11 +6,9 @@
 // all this needs. Pages stay in memory up to a budget, beyond which they go to a LevelDB in a
 // temporary folder (removed at close), so a fleet's memory is bounded by its running wallets
 // and that budget, not by how many holders it has.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { openLightStore } from '../store/light-store.js';
-import { openStore, type BatchOp, type Collection, type Store } from '../store/store.js';
+import type { BatchOp, Collection, Store } from '../store/store.js';
+import { openTemporaryStore, type TemporaryStore } from '../store/temporary.js';
 
 /** A store that remembers which collections were used, so that its content can be listed. */
 export interface RecordingStore extends Store {
@@ -76,12 +74,11 @@ export function pageStore(options: { memoryChars?: number } = {}): PageStore {
   const inMemory = new Map<number, string>();
   const onDisk = new Set<number>();
   let memoryChars = 0;
-  let disk: Promise<{ dir: string; store: Store; pages: Collection<string> }> | undefined;
+  let disk: Promise<{ temporary: TemporaryStore; pages: Collection<string> }> | undefined;
   const openDisk = () =>
     (disk ??= (async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'idsync-fleet-pages-'));
-      const store = await openStore({ path: dir });
-      return { dir, store, pages: store.collection<string>('pages') };
+      const temporary = await openTemporaryStore('idsync-fleet-pages-');
+      return { temporary, pages: temporary.store.collection<string>('pages') };
     })());
   return {
     async put(index, page) {
@@ -117,10 +114,9 @@ export function pageStore(options: { memoryChars?: number } = {}): PageStore {
       onDisk.clear();
       memoryChars = 0;
       if (!disk) return;
-      const { dir, store } = await disk;
+      const { temporary } = await disk;
       disk = undefined;
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
+      await temporary.close();
     },
   };
 }

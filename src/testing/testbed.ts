@@ -1,9 +1,6 @@
 // startTestbed: the service twin and N holder wallets in this process, wired to each other over
 // an in-memory network or real sockets on 127.0.0.1, with a webhook receiver subscribed to every
 // event. What QA tests start from (see test/testing/example.test.ts).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { memoryNetwork, type MemoryNetwork } from '../didcomm/transport/memory.js';
 import type { EnvelopeEngine, InboundHandler, Transport } from '../didcomm/types.js';
@@ -13,6 +10,7 @@ import type { ServiceDeps } from '../service/deps.js';
 import type { ServiceDidcommAgent } from '../service/didcomm/agent.js';
 import type { Outbox } from '../service/issuance/invitation-outbox.js';
 import { openStore, type Store } from '../store/store.js';
+import { openTemporaryStore } from '../store/temporary.js';
 import type { WalletPolicy } from '../wallet/policies.js';
 import type { StepRetryOptions } from '../wallet/options.js';
 import type { Wallet } from '../wallet/wallet.js';
@@ -143,12 +141,9 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
       closers.push(() => store.close());
       return store;
     }
-    const dir = await mkdtemp(join(tmpdir(), `idsync-testbed-${label}-`));
-    // Registered before opening: the folder goes even if opening fails.
-    closers.push(() => rm(dir, { recursive: true, force: true }));
-    const store = await openStore({ path: dir });
-    closers.push(() => store.close());
-    return store;
+    const temporary = await openTemporaryStore(`idsync-testbed-${label}-`);
+    closers.push(() => temporary.close());
+    return temporary.store;
   };
 
   try {

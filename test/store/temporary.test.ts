@@ -1,0 +1,21 @@
+// A temporary store is a real LevelDB in its own folder, and closing it leaves nothing behind.
+import { access } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { openTemporaryStore } from '../../src/store/temporary.js';
+
+describe('openTemporaryStore', () => {
+  it('opens a LevelDB in a fresh folder under the temporary folder and removes it at close', async () => {
+    const a = await openTemporaryStore('idsync-test-temporary-');
+    const b = await openTemporaryStore('idsync-test-temporary-');
+    expect(a.dir.startsWith(tmpdir())).toBe(true);
+    expect(a.dir).not.toBe(b.dir);
+    await a.store.collection<string>('c').put('k', 'v');
+    expect(await a.store.collection<string>('c').get('k')).toBe('v');
+    await access(a.dir);
+    await a.close();
+    await expect(access(a.dir)).rejects.toMatchObject({ code: 'ENOENT' });
+    await b.close();
+    await expect(access(b.dir)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
