@@ -20,6 +20,9 @@
 // credential and its status list) is encoded once, not twice. An update that changes the message
 // itself, its thread or clears a field rewrites the whole record instead and drops the outcome.
 //
+// Stored form: records and outcomes are stored smaller than they read (message-form.ts: headers
+// the plaintext repeats, passed conformance results in short) and read back as they were made.
+//
 // Watchers (watchMessageLog) are told of every record and update as it is written, so that a live
 // view follows the log instead of polling it.
 import { timeKey } from './time-key.js';
@@ -29,6 +32,7 @@ import { b64uEncode, sha256 } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
 import type { Collection, Store } from './store.js';
 import { setBounded } from '../bounded.js';
+import { readRecord, readResults, storedRecord, storedResults, type StoredResult } from './message-form.js';
 
 export const MESSAGES_COLLECTION = 'messages';
 /** Thread index: `<thread id>\0<seq>` → seq. */
@@ -242,6 +246,22 @@ function nextOutcome(base: MessageRecord, outcome: Outcome | undefined, changed:
   return next;
 }
 
+/** An outcome as stored: its results in the record's stored form (message-form.ts). */
+function storedOutcome(o: Outcome): Outcome {
+  if (!o.conformance && !o.conformanceAdded) return o;
+  const out: Record<string, unknown> = { ...o };
+  if (o.conformance) out.conformance = storedResults(o.conformance);
+  if (o.conformanceAdded) out.conformanceAdded = storedResults(o.conformanceAdded);
+  return out as Outcome;
+}
+
+/** A stored outcome as the outcome it stands for (changed in place: it was just read). */
+function readOutcome(o: Outcome): Outcome {
+  if (o.conformance) o.conformance = readResults(o.conformance as StoredResult[]);
+  if (o.conformanceAdded) o.conformanceAdded = readResults(o.conformanceAdded as StoredResult[]);
+  return o;
+}
+
 /** Fields an update stores apart from the record (see "Outcomes"): none of them may change the plaintext or the thread. */
 const RECORD_ONLY = new Set<string>(['id', 'message', 'digest', 'thid', 'pthid', 'direction', 'type', 'at']);
 
@@ -342,7 +362,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
   /** The record as last updated: the stored one with its outcome merged over it. */
   async function stored(seq: string): Promise<{ base: MessageRecord; outcome?: Outcome } | undefined> {
     const [base, outcome] = await Promise.all([col.get(seq), outcomes.get(seq)]);
-    return base ? { base, outcome } : undefined;
+    return base ? { base: readRecord(base), outcome: outcome && readOutcome(outcome) } : undefined;
   }
 
   async function get(seq: string): Promise<LoggedMessage | undefined> {
@@ -393,11 +413,11 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
     if (page.length === 0) return page;
     const [a, b] = [page[0]!.key, page[page.length - 1]!.key];
     const found = await outcomes.list({ gte: a < b ? a : b, lte: a < b ? b : a });
-    if (found.length === 0) return page;
+    if (found.length === 0) return page.map((e) => ({ key: e.key, value: readRecord(e.value) }));
     const byKey = new Map(found.map((e) => [e.key, e.value]));
     return page.map((e) => {
       const o = byKey.get(e.key);
-      return o ? { key: e.key, value: merged(e.value, o) } : e;
+      return { key: e.key, value: o ? merged(readRecord(e.value), readOutcome(o)) : readRecord(e.value) };
     });
   }
 
@@ -421,7 +441,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       // Allocation is synchronous after `ready`, so concurrent records get distinct, ordered keys.
       const seq = nextKey(a, now);
       await store.batch([
-        { type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec },
+        { type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: storedRecord(rec) },
         { type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(rec, seq), value: seq },
       ]);
       // Only records that update() will complete: 'received' (its handling follows) and
@@ -450,11 +470,11 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       if (changed && Object.keys(changed).length === 0) return { ...rec, seq };
       if (changed) {
         // The common case: only the outcome changed; the record itself is not written again.
-        await outcomes.put(seq, nextOutcome(s.base, s.outcome, changed));
+        await outcomes.put(seq, storedOutcome(nextOutcome(s.base, s.outcome, changed)));
         tell(store, { kind: 'update', message: { ...rec, seq } });
         return { ...rec, seq };
       }
-      const ops: Parameters<Store['batch']>[0] = [{ type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec }];
+      const ops: Parameters<Store['batch']>[0] = [{ type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: storedRecord(rec) }];
       if (s.outcome) ops.push({ type: 'del', collection: MESSAGES_OUTCOME_COLLECTION, key: seq });
       if (threadOf(rec) !== threadOf(old)) {
         ops.push({ type: 'del', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(old, seq) });
