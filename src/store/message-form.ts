@@ -34,8 +34,7 @@ function shortResult(r: ConformanceResult): StoredResult {
   const s = r.severity !== undefined ? SEVERITY_INITIAL[r.severity] : undefined;
   const l = r.layer !== undefined ? LAYER_INITIAL[r.layer] : undefined;
   if (s === undefined || l === undefined) return r;
-  // Anything else a result carries keeps it whole.
-  for (const k in r) if (k !== 'rule' && k !== 'ok' && k !== 'severity' && k !== 'layer' && k !== 'detail') return r;
+  // A result is its type's fields: rule, ok, severity, layer (and no detail, here).
   return `${s}${l}:${r.rule}`;
 }
 
@@ -63,9 +62,10 @@ function sameList(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** `rec` as stored: a new object; `rec` is left as it is. */
-export function storedRecord(rec: MessageRecord): MessageRecord {
-  const out = { ...rec } as Record<string, unknown>;
+/** `rec` as stored: a new object, without the key (`seq`) a logged record carries; `rec` is left as it is. */
+export function storedRecord(rec: MessageRecord & { seq?: string }): MessageRecord {
+  const { seq: _seq, ...copy } = rec;
+  const out = copy as Record<string, unknown>;
   const message = rec.message as Record<string, unknown> | undefined;
   if (message && typeof message === 'object') {
     for (const h of HEADERS) {

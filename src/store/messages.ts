@@ -270,16 +270,22 @@ const RECORD_ONLY = new Set<string>(['id', 'message', 'digest', 'thid', 'pthid',
  * the same objects back), when they can be stored as an outcome; undefined when the update must
  * rewrite the record: it changes the message or its thread, or clears a field (JSON drops undefined).
  */
-function changedFields(old: MessageRecord, patch: Partial<MessageRecord>): Partial<MessageRecord> | undefined {
-  const changed: Record<string, unknown> = {};
+function changedFields(old: MessageRecord, patch: Partial<MessageRecord>): Partial<MessageRecord> | typeof NOTHING | undefined {
+  let changed: Record<string, unknown> | undefined;
   const was = old as unknown as Record<string, unknown>;
-  for (const [k, v] of Object.entries(patch)) {
-    if (k === 'id' || v === was[k]) continue;
+  const p = patch as Record<string, unknown>;
+  for (const k in p) {
+    const v = p[k];
+    // `seq` is the record's key, never a field of it.
+    if (k === 'id' || k === 'seq' || v === was[k]) continue;
     if (RECORD_ONLY.has(k) || v === undefined) return undefined;
-    changed[k] = v;
+    (changed ??= {})[k] = v;
   }
-  return changed as Partial<MessageRecord>;
+  return changed ?? NOTHING;
 }
+
+/** changedFields: the patch changes nothing. */
+const NOTHING = Symbol('nothing changed');
 
 function matches(rec: MessageRecord, q: MessageQuery): boolean {
   return (
@@ -314,9 +320,11 @@ export function watchMessageLog(store: Store, listener: MessageLogListener): () 
   return () => void set.delete(listener);
 }
 
-function tell(store: Store, change: MessageLogChange): void {
+/** Tells the watchers of `store`, if any, of `message` (a copy: theirs to keep). */
+function tell(store: Store, kind: MessageLogChange['kind'], message: LoggedMessage): void {
   const set = watchers.get(store);
-  if (!set) return;
+  if (!set || set.size === 0) return;
+  const change: MessageLogChange = { kind, message: { ...message } };
   for (const listener of [...set]) {
     try {
       listener(change);
@@ -435,11 +443,14 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
     async record(input) {
       check(input);
       const now = clock.now();
-      const rec: MessageRecord = { ...input, at: input.at ?? new Date(now).toISOString() };
+      const at = input.at ?? new Date(now).toISOString();
       const a = allocator(col as Collection<unknown>);
       await a.ready;
       // Allocation is synchronous after `ready`, so concurrent records get distinct, ordered keys.
       const seq = nextKey(a, now);
+      // One object is the record remembered, told and returned (callers read it, never change it);
+      // the stored form (without its key, seq) is the only copy.
+      const rec: LoggedMessage = { ...input, at, seq };
       await store.batch([
         { type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: storedRecord(rec) },
         { type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(rec, seq), value: seq },
@@ -448,7 +459,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       // 'sending' (its send follows). Others (undecryptable, refused at the door) never are, and
       // anyone can send them: they must not fill the memory the flows under way need.
       if (rec.result === 'received' || rec.result === 'sending') remember(seq, rec);
-      tell(store, { kind: 'record', message: { ...rec, seq } });
+      tell(store, 'record', rec);
       if (a.count !== undefined) a.count += 1;
       a.sincePrune += 1;
       if (a.sincePrune >= pruneEvery && !a.pruning) {
@@ -456,7 +467,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
         // Retention must not fail a record: a prune that fails is retried at the next turn.
         await runPrune(a, PRUNE_MAX_PER_RUN).catch(() => undefined);
       }
-      return { ...rec, seq };
+      return rec;
     },
 
     async update(seq, patch) {
@@ -465,14 +476,14 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       const s = known ? { base: known, outcome: undefined } : await stored(seq);
       if (!s) throw new IdsyncError('not_found', `no message record ${seq}`);
       const old = merged(s.base, s.outcome);
-      const rec: MessageRecord = { ...old, ...patch, id: old.id };
+      const rec: LoggedMessage = { ...old, ...patch, id: old.id, seq };
       const changed = changedFields(old, patch);
-      if (changed && Object.keys(changed).length === 0) return { ...rec, seq };
+      if (changed === NOTHING) return rec;
       if (changed) {
         // The common case: only the outcome changed; the record itself is not written again.
         await outcomes.put(seq, storedOutcome(nextOutcome(s.base, s.outcome, changed)));
-        tell(store, { kind: 'update', message: { ...rec, seq } });
-        return { ...rec, seq };
+        tell(store, 'update', rec);
+        return rec;
       }
       const ops: Parameters<Store['batch']>[0] = [{ type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: storedRecord(rec) }];
       if (s.outcome) ops.push({ type: 'del', collection: MESSAGES_OUTCOME_COLLECTION, key: seq });
@@ -481,8 +492,8 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
         ops.push({ type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(rec, seq), value: seq });
       }
       await store.batch(ops);
-      tell(store, { kind: 'update', message: { ...rec, seq } });
-      return { ...rec, seq };
+      tell(store, 'update', rec);
+      return rec;
     },
 
     get,

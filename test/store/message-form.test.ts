@@ -98,7 +98,7 @@ for (const s of stores) {
       const odd = [
         { rule: 'plaintext.id', ok: true },
         { rule: 'plaintext.id', ok: true, severity: 'error' as const, layer: 'transport' },
-        { ...pass('plaintext', 'plaintext.id'), extra: 1 },
+        { rule: 'plaintext.id', ok: true, severity: 'fatal' as never, layer: 'plaintext' },
       ];
       const rec = { ...inbound('m-2'), from: 'did:example:other', to: [SERVICE, 'did:example:b'], conformance: odd };
       const written = await log.record(rec);
