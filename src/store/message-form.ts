@@ -13,7 +13,21 @@
 //
 // Both forms are told apart by their JSON type (a header is never 0, a result never a string),
 // so records stored before either form read as they were written.
-import type { ConformanceResult, MessageRecord } from './messages.js';
+
+/** A conformance result as messages.ts stores it (structural: messages.ts imports this file). */
+interface ConformanceResult {
+  rule: string;
+  ok: boolean;
+  detail?: string;
+  severity?: 'error' | 'warning' | 'advice';
+  layer?: string;
+}
+
+/** What of a message record this file reads (messages.ts MessageRecord). */
+interface MessageRecord {
+  message: object;
+  conformance?: ConformanceResult[];
+}
 
 /** A header stored as "the plaintext's". */
 const SAME = 0;
@@ -45,14 +59,14 @@ function fullResult(r: StoredResult): ConformanceResult {
 }
 
 /** Results as stored. */
-export function storedResults(results: ConformanceResult[]): StoredResult[] {
-  return results.map(shortResult);
+export function storedResults<R extends ConformanceResult>(results: R[]): (R | string)[] {
+  return results.map((r) => shortResult(r) as R | string);
 }
 
 /** Stored results as the results they stand for. */
-export function readResults(stored: StoredResult[]): ConformanceResult[] {
-  for (let i = 0; i < stored.length; i++) if (typeof stored[i] === 'string') return stored.map(fullResult);
-  return stored as ConformanceResult[];
+export function readResults<R extends ConformanceResult>(stored: (R | string)[]): R[] {
+  for (let i = 0; i < stored.length; i++) if (typeof stored[i] === 'string') return stored.map((r) => fullResult(r) as R);
+  return stored as R[];
 }
 
 function sameList(a: unknown, b: unknown): boolean {
@@ -63,7 +77,7 @@ function sameList(a: unknown, b: unknown): boolean {
 }
 
 /** `rec` as stored: a new object, without the key (`seq`) a logged record carries; `rec` is left as it is. */
-export function storedRecord(rec: MessageRecord & { seq?: string }): MessageRecord {
+export function storedRecord<T extends MessageRecord>(rec: T & { seq?: string }): T {
   const { seq: _seq, ...copy } = rec;
   const out = copy as Record<string, unknown>;
   const message = rec.message as Record<string, unknown> | undefined;
@@ -74,11 +88,11 @@ export function storedRecord(rec: MessageRecord & { seq?: string }): MessageReco
     }
   }
   if (Array.isArray(rec.conformance)) out.conformance = storedResults(rec.conformance);
-  return out as unknown as MessageRecord;
+  return out as unknown as T;
 }
 
 /** A stored record as the record it stands for (changed in place: it was just read). */
-export function readRecord(stored: MessageRecord): MessageRecord {
+export function readRecord<T extends MessageRecord>(stored: T): T {
   const rec = stored as unknown as Record<string, unknown>;
   const message = stored.message as unknown as Record<string, unknown> | undefined;
   for (const h of HEADERS) {
