@@ -21,9 +21,11 @@ const DETAIL_CHARS = 500;
 const cap = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n)}…` : s);
 const header = (v: unknown): string | undefined => (typeof v === 'string' ? cap(v, HEADER_CHARS) : undefined);
 
-/** Conformance results as logged: details capped. */
+/** Conformance results as logged: details capped; the very list when none is too long (most are passes without one). */
 export function loggedConformance(results: ConformanceResult[]): ConformanceResult[] {
-  return results.map((r) => (r.detail !== undefined && r.detail.length > DETAIL_CHARS ? { ...r, detail: cap(r.detail, DETAIL_CHARS) } : r));
+  const long = (r: ConformanceResult) => r.detail !== undefined && r.detail.length > DETAIL_CHARS;
+  if (!results.some(long)) return results;
+  return results.map((r) => (long(r) ? { ...r, detail: cap(r.detail!, DETAIL_CHARS) } : r));
 }
 
 /** The record of what could not be unpacked: nobody is known to have sent it. With the refusal's code and rule. */

@@ -20,6 +20,9 @@
 // credential and its status list) is encoded once, not twice. An update that changes the message
 // itself, its thread or clears a field rewrites the whole record instead and drops the outcome.
 //
+// Stored form: records and outcomes are stored smaller than they read (message-form.ts: headers
+// the plaintext repeats, passed conformance results in short) and read back as they were made.
+//
 // Watchers (watchMessageLog) are told of every record and update as it is written, so that a live
 // view follows the log instead of polling it.
 import { timeKey } from './time-key.js';
@@ -29,6 +32,7 @@ import { b64uEncode, sha256 } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
 import type { Collection, Store } from './store.js';
 import { setBounded } from '../bounded.js';
+import { readRecord, readResults, storedRecord, storedResults, type StoredResult } from './message-form.js';
 
 export const MESSAGES_COLLECTION = 'messages';
 /** Thread index: `<thread id>\0<seq>` → seq. */
@@ -242,6 +246,22 @@ function nextOutcome(base: MessageRecord, outcome: Outcome | undefined, changed:
   return next;
 }
 
+/** An outcome as stored: its results in the record's stored form (message-form.ts). */
+function storedOutcome(o: Outcome): Outcome {
+  if (!o.conformance && !o.conformanceAdded) return o;
+  const out: Record<string, unknown> = { ...o };
+  if (o.conformance) out.conformance = storedResults(o.conformance);
+  if (o.conformanceAdded) out.conformanceAdded = storedResults(o.conformanceAdded);
+  return out as Outcome;
+}
+
+/** A stored outcome as the outcome it stands for (changed in place: it was just read). */
+function readOutcome(o: Outcome): Outcome {
+  if (o.conformance) o.conformance = readResults(o.conformance as StoredResult[]);
+  if (o.conformanceAdded) o.conformanceAdded = readResults(o.conformanceAdded as StoredResult[]);
+  return o;
+}
+
 /** Fields an update stores apart from the record (see "Outcomes"): none of them may change the plaintext or the thread. */
 const RECORD_ONLY = new Set<string>(['id', 'message', 'digest', 'thid', 'pthid', 'direction', 'type', 'at']);
 
@@ -250,16 +270,22 @@ const RECORD_ONLY = new Set<string>(['id', 'message', 'digest', 'thid', 'pthid',
  * the same objects back), when they can be stored as an outcome; undefined when the update must
  * rewrite the record: it changes the message or its thread, or clears a field (JSON drops undefined).
  */
-function changedFields(old: MessageRecord, patch: Partial<MessageRecord>): Partial<MessageRecord> | undefined {
-  const changed: Record<string, unknown> = {};
+function changedFields(old: MessageRecord, patch: Partial<MessageRecord>): Partial<MessageRecord> | typeof NOTHING | undefined {
+  let changed: Record<string, unknown> | undefined;
   const was = old as unknown as Record<string, unknown>;
-  for (const [k, v] of Object.entries(patch)) {
-    if (k === 'id' || v === was[k]) continue;
+  const p = patch as Record<string, unknown>;
+  for (const k in p) {
+    const v = p[k];
+    // `seq` is the record's key, never a field of it.
+    if (k === 'id' || k === 'seq' || v === was[k]) continue;
     if (RECORD_ONLY.has(k) || v === undefined) return undefined;
-    changed[k] = v;
+    (changed ??= {})[k] = v;
   }
-  return changed as Partial<MessageRecord>;
+  return changed ?? NOTHING;
 }
+
+/** changedFields: the patch changes nothing. */
+const NOTHING = Symbol('nothing changed');
 
 function matches(rec: MessageRecord, q: MessageQuery): boolean {
   return (
@@ -294,9 +320,11 @@ export function watchMessageLog(store: Store, listener: MessageLogListener): () 
   return () => void set.delete(listener);
 }
 
-function tell(store: Store, change: MessageLogChange): void {
+/** Tells the watchers of `store`, if any, of `message` (a copy: theirs to keep). */
+function tell(store: Store, kind: MessageLogChange['kind'], message: LoggedMessage): void {
   const set = watchers.get(store);
-  if (!set) return;
+  if (!set || set.size === 0) return;
+  const change: MessageLogChange = { kind, message: { ...message } };
   for (const listener of [...set]) {
     try {
       listener(change);
@@ -342,7 +370,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
   /** The record as last updated: the stored one with its outcome merged over it. */
   async function stored(seq: string): Promise<{ base: MessageRecord; outcome?: Outcome } | undefined> {
     const [base, outcome] = await Promise.all([col.get(seq), outcomes.get(seq)]);
-    return base ? { base, outcome } : undefined;
+    return base ? { base: readRecord(base), outcome: outcome && readOutcome(outcome) } : undefined;
   }
 
   async function get(seq: string): Promise<LoggedMessage | undefined> {
@@ -393,11 +421,11 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
     if (page.length === 0) return page;
     const [a, b] = [page[0]!.key, page[page.length - 1]!.key];
     const found = await outcomes.list({ gte: a < b ? a : b, lte: a < b ? b : a });
-    if (found.length === 0) return page;
+    if (found.length === 0) return page.map((e) => ({ key: e.key, value: readRecord(e.value) }));
     const byKey = new Map(found.map((e) => [e.key, e.value]));
     return page.map((e) => {
       const o = byKey.get(e.key);
-      return o ? { key: e.key, value: merged(e.value, o) } : e;
+      return { key: e.key, value: o ? merged(readRecord(e.value), readOutcome(o)) : readRecord(e.value) };
     });
   }
 
@@ -415,20 +443,23 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
     async record(input) {
       check(input);
       const now = clock.now();
-      const rec: MessageRecord = { ...input, at: input.at ?? new Date(now).toISOString() };
+      const at = input.at ?? new Date(now).toISOString();
       const a = allocator(col as Collection<unknown>);
       await a.ready;
       // Allocation is synchronous after `ready`, so concurrent records get distinct, ordered keys.
       const seq = nextKey(a, now);
+      // One object is the record remembered, told and returned (callers read it, never change it);
+      // the stored form (without its key, seq) is the only copy.
+      const rec: LoggedMessage = { ...input, at, seq };
       await store.batch([
-        { type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec },
+        { type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: storedRecord(rec) },
         { type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(rec, seq), value: seq },
       ]);
       // Only records that update() will complete: 'received' (its handling follows) and
       // 'sending' (its send follows). Others (undecryptable, refused at the door) never are, and
       // anyone can send them: they must not fill the memory the flows under way need.
       if (rec.result === 'received' || rec.result === 'sending') remember(seq, rec);
-      tell(store, { kind: 'record', message: { ...rec, seq } });
+      tell(store, 'record', rec);
       if (a.count !== undefined) a.count += 1;
       a.sincePrune += 1;
       if (a.sincePrune >= pruneEvery && !a.pruning) {
@@ -436,7 +467,7 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
         // Retention must not fail a record: a prune that fails is retried at the next turn.
         await runPrune(a, PRUNE_MAX_PER_RUN).catch(() => undefined);
       }
-      return { ...rec, seq };
+      return rec;
     },
 
     async update(seq, patch) {
@@ -445,24 +476,24 @@ export function messageLog(store: Store, clock: Clock, options: MessageLogOption
       const s = known ? { base: known, outcome: undefined } : await stored(seq);
       if (!s) throw new IdsyncError('not_found', `no message record ${seq}`);
       const old = merged(s.base, s.outcome);
-      const rec: MessageRecord = { ...old, ...patch, id: old.id };
+      const rec: LoggedMessage = { ...old, ...patch, id: old.id, seq };
       const changed = changedFields(old, patch);
-      if (changed && Object.keys(changed).length === 0) return { ...rec, seq };
+      if (changed === NOTHING) return rec;
       if (changed) {
         // The common case: only the outcome changed; the record itself is not written again.
-        await outcomes.put(seq, nextOutcome(s.base, s.outcome, changed));
-        tell(store, { kind: 'update', message: { ...rec, seq } });
-        return { ...rec, seq };
+        await outcomes.put(seq, storedOutcome(nextOutcome(s.base, s.outcome, changed)));
+        tell(store, 'update', rec);
+        return rec;
       }
-      const ops: Parameters<Store['batch']>[0] = [{ type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: rec }];
+      const ops: Parameters<Store['batch']>[0] = [{ type: 'put', collection: MESSAGES_COLLECTION, key: seq, value: storedRecord(rec) }];
       if (s.outcome) ops.push({ type: 'del', collection: MESSAGES_OUTCOME_COLLECTION, key: seq });
       if (threadOf(rec) !== threadOf(old)) {
         ops.push({ type: 'del', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(old, seq) });
         ops.push({ type: 'put', collection: MESSAGES_BY_THREAD_COLLECTION, key: threadIndexKey(rec, seq), value: seq });
       }
       await store.batch(ops);
-      tell(store, { kind: 'update', message: { ...rec, seq } });
-      return { ...rec, seq };
+      tell(store, 'update', rec);
+      return rec;
     },
 
     get,

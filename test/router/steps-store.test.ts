@@ -111,6 +111,26 @@ describe('step records: the last message stored apart from the state, in one bat
     again.r.close();
   });
 
+  it("stores the recipient once when it is the message's only one, and a restarted party sends to it", async () => {
+    const store = openLightStore();
+    const clock = new ManualClock();
+    const first = party(store, clock);
+    const long = `did:ion:EiA:${'x'.repeat(1000)}`;
+    await first.r.noteReceived(msg('in-1', REQUEST));
+    await first.r.noteSending({ ...msg('m-1', ISSUE), to: [long] }, long, 'authcrypt');
+    await first.r.noteSending({ ...msg('m-2', ISSUE, { n: 2 }), thid: 't-2', to: [long, 'did:example:b'] }, long, 'authcrypt');
+    first.r.close();
+    const raw = await store.collection<Record<string, unknown>>('resend-out').list();
+    expect(raw.map((e) => e.value.to)).toEqual([0, long]);
+    expect(JSON.stringify(raw[0]!.value).split(long).length - 1).toBe(1);
+    const again = party(store, clock);
+    await again.r.start();
+    expect(await again.r.runDue()).toBe(2);
+    expect(again.sends.map((s) => [s.message.id, s.to])).toEqual([['m-1', long], ['m-2', long]]);
+    expect((await again.r.answerFor(msg('in-1', REQUEST)))?.to).toBe(long);
+    again.r.close();
+  });
+
   it('reads and replaces records written with the message inline', async () => {
     const store = openLightStore();
     const clock = new ManualClock();

@@ -52,7 +52,7 @@ export function stepStore(store: Pick<Store, 'batch' | 'collection'>, names: Ste
 
   async function outOf(thid: string, s: StepState): Promise<StepOut | undefined> {
     if (s.out) return s.out;
-    return s.last ? outs.get(outKey(thid, s.last.id)) : undefined;
+    return s.last ? readOut(await outs.get(outKey(thid, s.last.id))) : undefined;
   }
 
   return {
@@ -77,7 +77,7 @@ export function stepStore(store: Pick<Store, 'batch' | 'collection'>, names: Ste
       const { out: _inline, last: _last, ...rest } = next;
       let stored: StepState;
       if (out) {
-        ops.push({ type: 'put', collection: names.outs, key: outKey(thid, out.message.id), value: out });
+        ops.push({ type: 'put', collection: names.outs, key: outKey(thid, out.message.id), value: storedOut(out) });
         stored = { ...rest, last: { id: out.message.id, ...(out.after !== undefined ? { after: out.after } : {}), to: out.to } };
       } else {
         stored = { ...next };
@@ -114,3 +114,18 @@ export function stepStore(store: Pick<Store, 'batch' | 'collection'>, names: Ste
 }
 
 export const STEP_SWEEP_PAGE = SWEEP_PAGE;
+
+/**
+ * A last message as stored: `to` as 0 when it is the message's only recipient, as it mostly is
+ * (a holder's long-form DID is about 1 KB, which the record then held twice). Its key keeps its place.
+ */
+function storedOut(out: StepOut): StepOut {
+  const to = out.message.to;
+  return Array.isArray(to) && to.length === 1 && to[0] === out.to ? ({ ...out, to: 0 } as unknown as StepOut) : out;
+}
+
+/** A stored last message as the one it stands for (changed in place: it was just read). */
+function readOut(stored: StepOut | undefined): StepOut | undefined {
+  if (stored && (stored.to as unknown) === 0) stored.to = (stored.message.to as string[])[0]!;
+  return stored;
+}

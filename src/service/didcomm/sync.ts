@@ -28,7 +28,7 @@ import type { DataPipeResponder } from './data-pipe.js';
 import type { IssueFailure, Issuance, IssueOwner } from './issuer.js';
 import type { MessageQueue } from '../../mediator/queue.js';
 import type { BatchOp } from '../../store/store.js';
-import { sent, type DcThread, type ThreadStore } from './threads.js';
+import { sent, storedThread, type DcThread, type ThreadStore } from './threads.js';
 
 export type SyncPhase = 'queued' | 'authenticating' | 'issuing' | 'done';
 
@@ -199,7 +199,7 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       // The thread, the operation, DATA_SYNC_STARTED (the outbox) and the request: one step, one batch.
       const events = await prepareEvents(deps, [syncEventOf(started, 'DATA_SYNC_STARTED')]);
       const prepared = await core.prepare(message, pipe.shortDid, [
-        { type: 'put', collection: COLLECTIONS.threads, key: thid, value: thread },
+        { type: 'put', collection: COLLECTIONS.threads, key: thid, value: storedThread(thread) },
         { type: 'put', collection: SYNC_OPERATIONS, key: syncOperationKey(started), value: started },
         ...events.ops,
       ]);

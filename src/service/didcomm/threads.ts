@@ -51,20 +51,34 @@ export interface ThreadStore {
   advance(machine: StateMachine, message: PlainMessage, sender: string | undefined): Promise<DcThread>;
 }
 
+/**
+ * A thread as stored: `peerLong` as 0 when it is the `peer` (the wallet's DID as the Data Pipe
+ * knows it, in long form: about 1 KB, which the record held twice). Its key keeps its place.
+ */
+export function storedThread(thread: DcThread): DcThread {
+  return thread.peerLong === thread.peer ? ({ ...thread, peerLong: 0 } as unknown as DcThread) : thread;
+}
+
+/** A stored thread as the thread it stands for (changed in place: it was just read). */
+export function readThread<T extends DcThread | undefined>(stored: T): T {
+  if (stored && (stored.peerLong as unknown) === 0) stored.peerLong = stored.peer!;
+  return stored;
+}
+
 export function threadStore(store: Store, now: () => string): ThreadStore {
   const col = store.collection<DcThread>(COLLECTIONS.threads);
   return {
-    get: (thid) => col.get(thid),
+    get: async (thid) => readThread(await col.get(thid)),
     async put(thread) {
-      await col.put(thread.thid, { ...thread, updatedAt: now() });
+      await col.put(thread.thid, storedThread({ ...thread, updatedAt: now() }));
     },
-    putOp: (thread) => ({ type: 'put', collection: COLLECTIONS.threads, key: thread.thid, value: { ...thread, updatedAt: now() } }),
+    putOp: (thread) => ({ type: 'put', collection: COLLECTIONS.threads, key: thread.thid, value: storedThread({ ...thread, updatedAt: now() }) }),
     async advance(machine, message, sender) {
       // Thread messages must come from an authenticated sender (authcrypt or signed): the peer check needs one.
       if (!sender) throw new IdsyncError('sender_not_authenticated', 'protocol messages must be authcrypted by the wallet');
       // A problem report names its thread in pthid (DIDComm v2 §Problem Reports).
       const thid = /\/problem-report$/.test(message.type) ? (message.pthid ?? '') : threadId(message);
-      const thread = requireThread(await col.get(thid), message) as DcThread;
+      const thread = requireThread(readThread(await col.get(thid)), message) as DcThread;
       // A message of another protocol naming this thread is as good as an unknown thread.
       if (thread.protocol !== machine.protocol) throw protocolError('unknown_thread', `thread ${thid} is not a ${machine.protocol} thread`, { thid });
       const next = advanceThread(machine, thread, 'receive', message, sender);

@@ -20,7 +20,7 @@ import type { AgentCore } from './core.js';
 import type { Issuance, IssueFailure, IssueOwner } from './issuer.js';
 import type { ServiceOutbound } from './outbound.js';
 import type { StatusService } from './status.js';
-import type { DcThread } from './threads.js';
+import { readThread, type DcThread } from './threads.js';
 
 /** "The user's credential data is added to the project" (service-interface.md "What the service does" 1). */
 export interface ProjectCredentialData {
@@ -185,7 +185,8 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
   }
 
   async function resume(): Promise<void> {
-    for (const { value: t } of await deps.store.collection<DcThread>(COLLECTIONS.threads).list()) {
+    for (const { value: stored } of await deps.store.collection<DcThread>(COLLECTIONS.threads).list()) {
+      const t = readThread(stored);
       if (t.kind !== 'issue' || t.owner.kind !== 'workflow' || t.state !== 'done') continue;
       const wf = await getWorkflow(stateDeps, t.owner.workflowId).catch(() => undefined);
       if (wf && wf.status === 'IN_PROGRESS' && wf.didcommThreadId === t.thid) await owner.completed(t);

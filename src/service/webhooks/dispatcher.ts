@@ -8,6 +8,11 @@
 // prepare()) without one, and numbered once that batch is written (commit(), or the next pass,
 // or the next start after a crash), one subject at a time, with its deliveries. A state change
 // whose write failed never stored its event, so no number was spent on it.
+//
+// An event is written once: numbering stores its number apart (NUMBERS), and a read gives the
+// event with its number in the envelope and the body made from that envelope (JSON.stringify of
+// the stored envelope gives the same bytes on every attempt). Events numbered by earlier versions
+// were written again whole, with the number and the body, and read as they were stored.
 import { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError, isIdsyncError } from '../../errors.js';
@@ -31,6 +36,8 @@ export const SEQUENCES = 'webhook-sequences';
 export const ORDER = 'webhook-order';
 /** Events stored and not numbered yet, in the order they were made: `<ms, 15 digits>|<eventId>` → eventId. */
 export const UNSEQUENCED = 'webhook-unsequenced';
+/** An event's sequence number in its subject, by event id: written when it is numbered (see the top of this file). */
+export const NUMBERS = 'webhook-numbers';
 /** A delivery waiting for an earlier one of its subject is looked at again after this, at the latest. */
 const BLOCKED_RECHECK_MS = 5_000;
 
@@ -74,8 +81,19 @@ export interface StoredWebhookEvent {
   /** The exact bytes sent on every attempt (signatures cover them); empty until numbered. */
   body: string;
   createdAt: string;
-  /** `<tenant>/<subject>` while the event waits for its sequence number. */
+  /** `<tenant>/<subject>` while the event waits for its sequence number (as stored: always, for events written once). */
   unsequenced?: string;
+}
+
+/**
+ * The event as readers see it: numbered `n` (NUMBERS), with its envelope carrying the number and
+ * the body made from it; as stored when it is not numbered yet or was stored numbered.
+ */
+export function numberedEvent(stored: StoredWebhookEvent, n: number | undefined): StoredWebhookEvent {
+  if (stored.unsequenced === undefined || n === undefined) return stored;
+  const envelope: WebhookEnvelope = { ...stored.envelope, sequence: n };
+  const { unsequenced: _u, ...rest } = stored;
+  return { ...rest, envelope, body: JSON.stringify(envelope) };
 }
 
 /** pino-compatible. */
@@ -176,6 +194,13 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
   const sequences = store.collection<string>(SEQUENCES);
   const order = store.collection<string>(ORDER);
   const unsequenced = store.collection<string>(UNSEQUENCED);
+  const numbers = store.collection<number>(NUMBERS);
+  /** The event as readers see it (numberedEvent); `n`, when the caller knows the number (a delivery's sequence). */
+  async function readEvent(eventId: string, n?: number): Promise<StoredWebhookEvent | undefined> {
+    const stored = await events.get(eventId);
+    if (!stored || stored.unsequenced === undefined) return stored;
+    return numberedEvent(stored, n ?? (await numbers.get(eventId)));
+  }
   // Sequence numbers per subject: the last one stored (kept once read), numbered under the subject's lock.
   const seqLock = keyedLock();
   const lastSeq = new Map<string, number>();
@@ -202,8 +227,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
   async function releaseNext(d: WebhookDelivery, ops: BatchOp[]): Promise<void> {
     if (d.subjectKey === undefined || d.sequence === undefined) return;
     ops.push({ type: 'del', collection: ORDER, key: seqKey(`${d.subscriptionId}|${d.subjectKey}`, d.sequence) });
-    const [, second] = await order.list({ prefix: `${d.subscriptionId}|${d.subjectKey}|`, limit: 2 });
-    const [first] = await order.list({ prefix: `${d.subscriptionId}|${d.subjectKey}|`, limit: 1 });
+    const [first, second] = await order.list({ prefix: `${d.subscriptionId}|${d.subjectKey}|`, limit: 2 });
     const next = first && first.value !== d.id ? first : second;
     if (next) ops.push({ type: 'put', collection: DUE, key: dueKey(clock.now(), next.value), value: next.value });
   }
@@ -234,7 +258,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
       eventId: id,
       ops,
       commit() {
-        void sequence(`${timeKey(now)}|${id}`, id, subjectKey)
+        void sequence(`${timeKey(now)}|${id}`, id, record)
           .then((targets) => {
             if (running && targets > 0) void deliverDue().catch(() => {});
           })
@@ -245,32 +269,32 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
 
   /**
    * Numbers a stored event in its subject and makes its deliveries, in one batch, under the
-   * subject's lock; a no-op for an event already numbered or not stored. Resolves with how many
-   * deliveries it made. `known`: the event's subject key, when the caller made the event (else it is read).
+   * subject's lock; a no-op for an event already numbered or not stored (its index entry under
+   * UNSEQUENCED, written with it and deleted by this batch, says which). Resolves with how many
+   * deliveries it made. `known`: the event as stored, when the caller made it (else it is read).
    */
-  async function sequence(indexKey: string, eventId: string, known?: string): Promise<number> {
-    const subjectKey = known ?? (await events.get(eventId))?.unsequenced;
-    if (!subjectKey) return 0;
+  async function sequence(indexKey: string, eventId: string, known?: StoredWebhookEvent): Promise<number> {
+    const rec = known ?? (await events.get(eventId));
+    const subjectKey = rec?.unsequenced;
+    if (!rec || !subjectKey) return 0;
     return seqLock(subjectKey, async () => {
-      const rec = await events.get(eventId);
-      if (!rec?.unsequenced) return 0;
+      if ((await unsequenced.get(indexKey)) === undefined) return 0;
       const n = (await lastSequence(subjectKey)) + 1;
       const envelope: WebhookEnvelope = { ...rec.envelope, sequence: n };
-      const { unsequenced: _u, ...rest } = rec;
-      const record: StoredWebhookEvent = { ...rest, envelope, body: JSON.stringify(envelope) };
       const now = clock.now();
       const targets = (await subs.list()).filter(
         (s) => s.enabled && (s.tenantId === undefined || s.tenantId === rec.tenantId) && matchesFilter(s.events, envelope),
       );
+      // The event itself is not written again: its number goes apart (see the top of this file).
       const ops: BatchOp[] = [
-        { type: 'put', collection: EVENTS, key: eventId, value: record },
+        { type: 'put', collection: NUMBERS, key: eventId, value: n },
         { type: 'put', collection: SEQUENCES, key: seqKey(subjectKey, n), value: eventId },
         { type: 'del', collection: UNSEQUENCED, key: indexKey },
       ];
       for (const s of targets) {
         const d: WebhookDelivery = {
           id: `${eventId}:${s.id}`, eventId, subscriptionId: s.id, url: s.url, state: 'pending', attempts: [], roundStart: 0,
-          nextAttemptAt: now, subjectKey, sequence: n, createdAt: record.createdAt,
+          nextAttemptAt: now, subjectKey, sequence: n, createdAt: rec.createdAt,
         };
         ops.push({ type: 'put', collection: DELIVERIES, key: d.id, value: d });
         ops.push({ type: 'put', collection: DUE, key: dueKey(now, d.id), value: d.id });
@@ -292,7 +316,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
     await store.batch(prepared.ops);
     const [op] = prepared.ops.filter((o) => o.collection === UNSEQUENCED);
     const [event] = prepared.ops.filter((o) => o.collection === EVENTS) as Array<{ value: StoredWebhookEvent }>;
-    const targets = await sequence(op!.key, prepared.eventId, event?.value.unsequenced);
+    const targets = await sequence(op!.key, prepared.eventId, event?.value);
     if (running && targets > 0) void deliverDue().catch(() => {});
     return prepared.eventId;
   }
@@ -323,7 +347,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
       return false;
     }
     const now = clock.now();
-    const ev = await events.get(d.eventId);
+    const ev = await readEvent(d.eventId, d.sequence);
     const sub = await subs.get(d.subscriptionId);
     const next: WebhookDelivery = { ...d, attempts: [...d.attempts] };
     const ops: BatchOp[] = [{ type: 'del', collection: DUE, key }];
@@ -449,10 +473,10 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
       all.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
       return filter.limit ? all.slice(0, filter.limit) : all;
     },
-    getEvent: (eventId) => events.get(eventId),
+    getEvent: (eventId) => readEvent(eventId),
     async subjectEvents(tenantId, subject) {
       const ids = await sequences.list({ prefix: `${tenantId ?? ''}/${subject}|` });
-      const found = await Promise.all(ids.map((e) => events.get(e.value)));
+      const found = await Promise.all(ids.map((e) => readEvent(e.value, Number(e.key.slice(e.key.lastIndexOf('|') + 1)))));
       return found.filter((e): e is StoredWebhookEvent => e !== undefined);
     },
     async redeliver(deliveryId) {
