@@ -9,7 +9,7 @@
 import http from 'node:http';
 import { systemClock, type Clock } from '../../clock.js';
 import { httpStatusOf, IdsyncError, isIdsyncError, type ErrorCode } from '../../errors.js';
-import { networkError, readBounded } from '../../http-fetch.js';
+import { inProcessExchange, networkError, readBounded, type PlainResponse } from '../../http-fetch.js';
 import { listen, urlHost } from '../../listen.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
 import type { InboundHandler, Transport } from '../types.js';
@@ -33,10 +33,65 @@ export interface HttpTransportOptions {
   clock?: Clock;
 }
 
-/** A reply body read within `max` bytes (http-fetch.ts); a longer one is refused as transport_rejected. */
-async function readReply(res: Response, max: number, endpoint: string): Promise<string> {
-  const tooLarge = () => new IdsyncError('transport_rejected', `reply from ${endpoint} is larger than ${max} bytes`, { details: { endpoint, status: res.status, maxBytes: max } });
-  return (await readBounded(res, max, tooLarge)).toString('utf8');
+/** A reply as the sender reads it: from a fetch Response, or from a server in this process (no streams). */
+interface Reply {
+  status: number;
+  header(name: string): string | null;
+  /** The body as text, within `max` bytes; a longer one is refused as transport_rejected. */
+  text(max: number): Promise<string>;
+  /** Drops the body unread. */
+  discard(): Promise<void>;
+}
+
+function tooLargeError(endpoint: string, status: number, max: number): IdsyncError {
+  return new IdsyncError('transport_rejected', `reply from ${endpoint} is larger than ${max} bytes`, { details: { endpoint, status, maxBytes: max } });
+}
+
+/** A fetch Response, its body read within the limit (http-fetch.ts). */
+function responseReply(res: Response, endpoint: string): Reply {
+  return {
+    status: res.status,
+    header: (name) => res.headers.get(name),
+    text: async (max) => (await readBounded(res, max, () => tooLargeError(endpoint, res.status, max))).toString('utf8'),
+    discard: async () => {
+      await res.body?.cancel();
+    },
+  };
+}
+
+/** Fetch forbids a body on these statuses: a server in this process is read the same way. */
+const NO_BODY = new Set([101, 204, 205, 304]);
+
+/** An in-process server's answer, read with the same limits as a Response. */
+function plainReply(res: PlainResponse, endpoint: string): Reply {
+  const body = NO_BODY.has(res.status) ? '' : (res.body ?? '');
+  return {
+    status: res.status,
+    header: (name) => res.headers[name] ?? null,
+    text: async (max) => {
+      // Content-Length is the UTF-8 size; a string of at most max/3 UTF-16 units cannot exceed it.
+      if (body.length > max / 3 && Buffer.byteLength(body) > max) throw tooLargeError(endpoint, res.status, max);
+      return body;
+    },
+    discard: async () => {},
+  };
+}
+
+/** The exchange's answer, or a timeout: what an aborted fetch would throw (networkError reads it). */
+function withTimeout(answer: Promise<PlainResponse>, timeoutMs: number): Promise<PlainResponse> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new DOMException('the in-process exchange timed out', 'TimeoutError')), timeoutMs);
+    answer.then(
+      (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** The `code` of an RFC 9457 problem document, if `text` is one (the receiver's, not necessarily ours). */
@@ -58,10 +113,32 @@ function looksPacked(text: string): boolean {
   }
 }
 
+/** A final (not redirecting) reply: the return-routed message, none, or the error its status says. */
+async function replyOutcome(res: Reply, endpoint: string, maxReplyBytes: number, clock: Clock): Promise<string[]> {
+  if (res.status < 200 || res.status > 299) {
+    const text = await res.text(64 * 1024).catch(() => '');
+    const problemCode = remoteCodeOf(text);
+    // RFC 9110 §15.6.4 (503), RFC 6585 §4 (429): not taken now; Retry-After says when to resend.
+    if (res.status === 503 || res.status === 429) {
+      throw retryLaterError(endpoint, res.status, parseRetryAfter(res.header('retry-after'), clock.now()), problemCode);
+    }
+    throw new IdsyncError('transport_rejected', `${endpoint} answered ${res.status}`, {
+      details: { endpoint, status: res.status, ...(problemCode ? { problemCode } : {}) },
+    });
+  }
+  const body = await res.text(maxReplyBytes);
+  const type = bareMediaType(res.header('content-type'));
+  if (body.trim() === '') return [];
+  if (isDidcommMediaType(type) || ((type === '' || type === 'application/json') && looksPacked(body))) return [body];
+  return [];
+}
+
 /**
  * The sending side. `send` resolves once the receiver answered 2xx; it returns the reply in a
  * 200 body (a return-routed message) as the only element, or [] for 202 / an empty body.
  * The reply is returned whatever `returnRoute` says: it is already on the wire.
+ * An endpoint the fetch reaches in this process (http-fetch.ts IN_PROCESS: the fleet's link) is
+ * sent the same request as plain data and its answer read the same way, without fetch's objects.
  */
 export function httpTransport(options: HttpTransportOptions = {}): Transport {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -76,33 +153,29 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
       const scheme = schemeOf(endpoint);
       if (scheme !== 'http' && scheme !== 'https') throw new IdsyncError('unsupported_scheme', `the HTTP transport cannot send to ${scheme}:`, { details: { endpoint } });
       const contentType = detectMediaType(packed);
-      const signal = AbortSignal.timeout(timeoutMs);
+      // One deadline for the whole exchange, redirects included.
+      const deadline = performance.now() + timeoutMs;
+      let signal: AbortSignal | undefined;
       let url = endpoint;
       try {
         for (let hop = 0; ; hop++) {
-          const res = await doFetch(url, { method: 'POST', headers: { 'content-type': contentType }, body: packed, redirect: 'manual', signal });
+          const exchange = inProcessExchange(doFetch, url);
+          let res: Reply;
+          if (exchange) {
+            const answer = exchange({ method: 'POST', url, headers: { 'content-type': contentType }, body: packed });
+            res = plainReply(await withTimeout(answer, Math.max(0, Math.ceil(deadline - performance.now()))), endpoint);
+          } else {
+            signal ??= AbortSignal.timeout(Math.max(0, Math.ceil(deadline - performance.now())));
+            res = responseReply(await doFetch(url, { method: 'POST', headers: { 'content-type': contentType }, body: packed, redirect: 'manual', signal }), endpoint);
+          }
           // "HTTP Redirects SHOULD be followed. Only Temporary Redirects (307) are acceptable."
-          if (res.status === 307 && res.headers.get('location') && hop < maxRedirects) {
-            await res.body?.cancel();
-            url = new URL(res.headers.get('location')!, url).href;
+          const location = res.status === 307 ? res.header('location') : null;
+          if (location && hop < maxRedirects) {
+            await res.discard();
+            url = new URL(location, url).href;
             continue;
           }
-          if (res.status < 200 || res.status > 299) {
-            const text = await readReply(res, 64 * 1024, endpoint).catch(() => '');
-            const problemCode = remoteCodeOf(text);
-            // RFC 9110 §15.6.4 (503), RFC 6585 §4 (429): not taken now; Retry-After says when to resend.
-            if (res.status === 503 || res.status === 429) {
-              throw retryLaterError(endpoint, res.status, parseRetryAfter(res.headers.get('retry-after'), clock.now()), problemCode);
-            }
-            throw new IdsyncError('transport_rejected', `${endpoint} answered ${res.status}`, {
-              details: { endpoint, status: res.status, ...(problemCode ? { problemCode } : {}) },
-            });
-          }
-          const body = await readReply(res, maxReplyBytes, endpoint);
-          const type = bareMediaType(res.headers.get('content-type'));
-          if (body.trim() === '') return [];
-          if (isDidcommMediaType(type) || ((type === '' || type === 'application/json') && looksPacked(body))) return [body];
-          return [];
+          return await replyOutcome(res, endpoint, maxReplyBytes, clock);
         }
       } catch (err) {
         throw networkError(err, endpoint);
