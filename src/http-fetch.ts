@@ -57,3 +57,37 @@ export function networkError(err: unknown, url: string): IdsyncError {
   const why = code && NETWORK_CODES.has(code) ? code : ((err as Error)?.message ?? 'network error');
   return new IdsyncError('transport_unreachable', `cannot reach ${url} (${why})`, { details: { endpoint: url, reason: code }, cause: err });
 }
+
+/** A request handed to a server in this process as data (no socket, no fetch Request). */
+export interface PlainRequest {
+  method: string;
+  url: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** What that server answers: what its HTTP response would carry (lower-case header names). */
+export interface PlainResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** A server in this process, called with plain data. */
+export type PlainExchange = (req: PlainRequest) => Promise<PlainResponse>;
+
+/**
+ * The property of a fetch function that reaches servers in this process (the fleet's link):
+ * `fetch[IN_PROCESS](url)` is the exchange that answers `url`, or undefined for the network. A
+ * sender that knows it may skip building fetch Request, Response, Headers and stream objects
+ * for each message; the answer is the same, read from the same status, headers and body.
+ */
+export const IN_PROCESS: unique symbol = Symbol('idsync.inProcessExchange');
+
+export type InProcessFetch = typeof fetch & { [IN_PROCESS]?: (url: string) => PlainExchange | undefined };
+
+/** The in-process exchange that answers `url` through `f`, if `f` has one for it. */
+export function inProcessExchange(f: typeof fetch, url: string): PlainExchange | undefined {
+  return (f as InProcessFetch)[IN_PROCESS]?.(url);
+}

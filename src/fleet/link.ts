@@ -9,6 +9,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { IdsyncError } from '../errors.js';
 import type { Transport } from '../didcomm/types.js';
 import { httpTransport } from '../didcomm/transport/http.js';
+import { IN_PROCESS, inProcessExchange, type InProcessFetch } from '../http-fetch.js';
 
 export interface LinkRequest {
   method: string;
@@ -34,9 +35,13 @@ type Wire =
 /** Fetch forbids a body on these statuses. */
 const EMPTY = new Set([101, 204, 205, 304]);
 
-/** A fetch whose every request goes to `call` (string bodies only, as our senders make them). */
+/**
+ * A fetch whose every request goes to `call` (string bodies only, as our senders make them). It
+ * also offers `call` itself (http-fetch.ts IN_PROCESS), so that the DIDComm HTTP transport hands
+ * its messages over without a Response for each.
+ */
 export function linkFetch(call: LinkHandler): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
+  const f = (async (input: string | URL | Request, init?: RequestInit) => {
     if (input instanceof Request) throw new TypeError('the fleet link takes a URL and init, not a Request');
     const body = init?.body;
     if (body !== undefined && body !== null && typeof body !== 'string') throw new TypeError('the fleet link sends string bodies only');
@@ -58,16 +63,21 @@ export function linkFetch(call: LinkHandler): typeof fetch {
       : await answer;
     const empty = EMPTY.has(res.status) || req.method === 'HEAD';
     return new Response(empty ? null : (res.body ?? ''), { status: res.status, headers: res.headers });
-  }) as typeof fetch;
+  }) as InProcessFetch;
+  f[IN_PROCESS] = () => call;
+  return f;
 }
 
 /** Sends requests under `origin` (scheme, host and port) to `local`, the rest to `remote`. */
 export function byOrigin(origin: string, local: typeof fetch, remote: typeof fetch): typeof fetch {
   const o = new URL(origin).origin;
-  return ((input: string | URL | Request, init?: RequestInit) => {
+  const isLocal = (url: string) => url.startsWith(o) && (url.length === o.length || url[o.length] === '/');
+  const f = ((input: string | URL | Request, init?: RequestInit) => {
     const url = input instanceof Request ? input.url : String(input);
-    return url.startsWith(o) && (url.length === o.length || url[o.length] === '/') ? local(input, init) : remote(input, init);
-  }) as typeof fetch;
+    return isLocal(url) ? local(input, init) : remote(input, init);
+  }) as InProcessFetch;
+  f[IN_PROCESS] = (url) => inProcessExchange(isLocal(url) ? local : remote, url);
+  return f;
 }
 
 /**

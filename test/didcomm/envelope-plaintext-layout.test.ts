@@ -17,7 +17,17 @@ describe('plaintext layout', () => {
       fc.constant(null),
       fc.constant(() => 1),
     );
-    const message = fc.dictionary(fc.constantFrom(...HEADERS), value, { maxKeys: 10 });
+    // Attachments as senders make them (data first among known members), and with odd members and values.
+    const data = fc.oneof(fc.dictionary(fc.constantFrom('base64', 'json', 'links', 'hash', 'jws', 'z', '__proto__', '7'), value, { maxKeys: 4 }), value);
+    const attachment = fc.oneof(
+      fc.dictionary(fc.constantFrom('data', 'id', 'description', 'filename', 'media_type', 'format', 'lastmod_time', 'byte_count', 'x', 'é', '__proto__', '1'), fc.oneof(data, value), { maxKeys: 6 }),
+      fc.record({ id: fc.string(), media_type: fc.constant('application/json'), data: fc.record({ json: fc.jsonValue() }) }),
+      value,
+    );
+    const message = fc.oneof(
+      fc.dictionary(fc.constantFrom(...HEADERS), value, { maxKeys: 10 }),
+      fc.tuple(fc.dictionary(fc.constantFrom(...HEADERS), value, { maxKeys: 8 }), fc.oneof(fc.array(attachment, { maxLength: 3 }), value)).map(([m, attachments]) => ({ ...m, attachments })),
+    );
     fc.assert(
       fc.property(message, (m) => {
         const input = m as unknown as PlainMessage;
@@ -30,7 +40,7 @@ describe('plaintext layout', () => {
         if (expected instanceof Error) expect(() => serializePlaintext(input)).toThrow(expected.constructor as ErrorConstructor);
         else expect(serializePlaintext(input)).toBe(expected);
       }),
-      { numRuns: 600 },
+      { numRuns: 1500 },
     );
   });
 
@@ -40,6 +50,13 @@ describe('plaintext layout', () => {
       base,
       { ...base, typ: null },
       { ...base, attachments: [{ id: 'a', data: { json: { b: 1, a: 2 } } }] },
+      { ...base, attachments: [{ format: 'f', zz: [1, { b: 2, a: 1 }], id: 'a', media_type: 'application/json', data: { links: ['x'], json: { b: 1, a: 2 }, q: 1 } }, { id: 'b', data: 'x' }] },
+      { ...base, attachments: [{ id: 'a', data: { json: new Date(0) } }] },
+      { ...base, attachments: [{ id: 'a', data: new Date(0) }] },
+      { ...base, attachments: [new Date(0)] },
+      { ...base, attachments: [{ id: 'a', data: { json: 1 }, f: () => 1 }] },
+      { ...base, attachments: { id: 'a' } },
+      { ...base, attachments: null },
       { ...base, body: { when: new Date(0) } },
       { ...base, ext: () => 1 },
       { ...base, created_time: { b: 1, a: 2 } },

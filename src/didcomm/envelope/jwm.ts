@@ -127,6 +127,7 @@ function writePlaintext(m: PlainMessage): string {
   const head: (string | undefined)[] = [undefined, JSON.stringify(MEDIA_TYPES.plaintext), undefined, undefined, undefined, undefined, undefined, undefined];
   const tail: (string | undefined)[] = [undefined, undefined, undefined];
   let others = '';
+  let attachments: string | undefined;
   for (const k of Object.keys(m)) {
     const v = m[k];
     if (v === undefined) continue;
@@ -136,7 +137,9 @@ function writePlaintext(m: PlainMessage): string {
       head[h] = h <= 2 ? scalar(v) : h === 4 || h === 5 ? dids(v) : write(v);
     } else if (TAIL_AT[k] !== undefined) {
       tail[TAIL_AT[k]!] = scalar(v);
-    } else if (k === 'attachments' || typeof v === 'function') {
+    } else if (k === 'attachments') {
+      attachments = writeAttachments(v);
+    } else if (typeof v === 'function') {
       throw UNUSUAL;
     } else {
       others += `,${name(k)}:${write(v)}`;
@@ -146,7 +149,40 @@ function writePlaintext(m: PlainMessage): string {
   for (let i = 0; i < head.length; i++) if (head[i] !== undefined) out += `,"${HEAD[i]}":${head[i]}`;
   out += others;
   for (let i = 0; i < tail.length; i++) if (tail[i] !== undefined) out += `,"${TAIL[i]}":${tail[i]}`;
+  if (attachments !== undefined) out += `,"attachments":${attachments}`;
   return `{${out.slice(1)}}`;
+}
+
+/** ordered() written directly: the members named in `order` first, in that order, then the others as they come. */
+function writeOrdered(obj: Record<string, unknown>, order: readonly string[], inner: (k: string, v: unknown) => string): string {
+  let out = '';
+  for (const k of order) {
+    if (!Object.hasOwn(obj, k)) continue;
+    const v = obj[k];
+    if (v === undefined) continue;
+    if (typeof v === 'function') throw UNUSUAL;
+    out += `,"${k}":${inner(k, v)}`;
+  }
+  for (const k of Object.keys(obj)) {
+    if (order.includes(k)) continue;
+    const v = obj[k];
+    if (v === undefined) continue;
+    if (typeof v === 'function') throw UNUSUAL;
+    out += `,${name(k)}:${write(v)}`;
+  }
+  return `{${out.slice(1)}}`;
+}
+
+/** The attachments as attachmentLayout() lays them out: an array of objects only, anything else is UNUSUAL. */
+function writeAttachments(v: unknown): string {
+  if (!Array.isArray(v)) throw UNUSUAL;
+  let out = '[';
+  for (let i = 0; i < v.length; i++) {
+    const a: unknown = v[i];
+    if (!isObject(a) || typeof (a as { toJSON?: unknown }).toJSON === 'function') throw UNUSUAL;
+    out += (i === 0 ? '' : ',') + writeOrdered(a, ATTACHMENT_ORDER, (k, x) => (k === 'data' && isObject(x) && typeof (x as { toJSON?: unknown }).toJSON !== 'function' ? writeOrdered(x, DATA_ORDER, (_, y) => write(y)) : write(x)));
+  }
+  return `${out}]`;
 }
 
 /** The layout itself, built as sorted copies and serialised by JSON.stringify: the reference the direct writer must match. */

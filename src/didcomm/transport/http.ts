@@ -9,13 +9,14 @@
 import http from 'node:http';
 import { systemClock, type Clock } from '../../clock.js';
 import { httpStatusOf, IdsyncError, isIdsyncError, type ErrorCode } from '../../errors.js';
-import { networkError, readBounded } from '../../http-fetch.js';
+import { inProcessExchange, networkError } from '../../http-fetch.js';
+import { plainReply, replyOutcome, responseReply, withTimeout, type Reply } from './http-reply.js';
 import { listen, urlHost } from '../../listen.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
 import type { InboundHandler, Transport } from '../types.js';
 import {
-  byteLength, bareMediaType, checkInboundMessage, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseRetryAfter, refusalOf, RETRY_LATER_CODE, retryHint,
-  retryLaterError, schemeOf, statusForHandlerError, type InboundOutcome,
+  byteLength, checkInboundMessage, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, refusalOf, RETRY_LATER_CODE, retryHint,
+  schemeOf, statusForHandlerError, type InboundOutcome,
 } from './media-type.js';
 
 export type { InboundOutcome } from './media-type.js';
@@ -33,35 +34,12 @@ export interface HttpTransportOptions {
   clock?: Clock;
 }
 
-/** A reply body read within `max` bytes (http-fetch.ts); a longer one is refused as transport_rejected. */
-async function readReply(res: Response, max: number, endpoint: string): Promise<string> {
-  const tooLarge = () => new IdsyncError('transport_rejected', `reply from ${endpoint} is larger than ${max} bytes`, { details: { endpoint, status: res.status, maxBytes: max } });
-  return (await readBounded(res, max, tooLarge)).toString('utf8');
-}
-
-/** The `code` of an RFC 9457 problem document, if `text` is one (the receiver's, not necessarily ours). */
-function remoteCodeOf(text: string): string | undefined {
-  try {
-    const p = JSON.parse(text) as { code?: unknown };
-    return typeof p?.code === 'string' ? p.code : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function looksPacked(text: string): boolean {
-  try {
-    detectMediaType(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The sending side. `send` resolves once the receiver answered 2xx; it returns the reply in a
  * 200 body (a return-routed message) as the only element, or [] for 202 / an empty body.
  * The reply is returned whatever `returnRoute` says: it is already on the wire.
+ * An endpoint the fetch reaches in this process (http-fetch.ts IN_PROCESS: the fleet's link) is
+ * sent the same request as plain data and its answer read the same way, without fetch's objects.
  */
 export function httpTransport(options: HttpTransportOptions = {}): Transport {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -76,33 +54,29 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
       const scheme = schemeOf(endpoint);
       if (scheme !== 'http' && scheme !== 'https') throw new IdsyncError('unsupported_scheme', `the HTTP transport cannot send to ${scheme}:`, { details: { endpoint } });
       const contentType = detectMediaType(packed);
-      const signal = AbortSignal.timeout(timeoutMs);
+      // One deadline for the whole exchange, redirects included.
+      const deadline = performance.now() + timeoutMs;
+      let signal: AbortSignal | undefined;
       let url = endpoint;
       try {
         for (let hop = 0; ; hop++) {
-          const res = await doFetch(url, { method: 'POST', headers: { 'content-type': contentType }, body: packed, redirect: 'manual', signal });
+          const exchange = inProcessExchange(doFetch, url);
+          let res: Reply;
+          if (exchange) {
+            const answer = exchange({ method: 'POST', url, headers: { 'content-type': contentType }, body: packed });
+            res = plainReply(await withTimeout(answer, Math.max(0, Math.ceil(deadline - performance.now()))), endpoint);
+          } else {
+            signal ??= AbortSignal.timeout(Math.max(0, Math.ceil(deadline - performance.now())));
+            res = responseReply(await doFetch(url, { method: 'POST', headers: { 'content-type': contentType }, body: packed, redirect: 'manual', signal }), endpoint);
+          }
           // "HTTP Redirects SHOULD be followed. Only Temporary Redirects (307) are acceptable."
-          if (res.status === 307 && res.headers.get('location') && hop < maxRedirects) {
-            await res.body?.cancel();
-            url = new URL(res.headers.get('location')!, url).href;
+          const location = res.status === 307 ? res.header('location') : null;
+          if (location && hop < maxRedirects) {
+            await res.discard();
+            url = new URL(location, url).href;
             continue;
           }
-          if (res.status < 200 || res.status > 299) {
-            const text = await readReply(res, 64 * 1024, endpoint).catch(() => '');
-            const problemCode = remoteCodeOf(text);
-            // RFC 9110 §15.6.4 (503), RFC 6585 §4 (429): not taken now; Retry-After says when to resend.
-            if (res.status === 503 || res.status === 429) {
-              throw retryLaterError(endpoint, res.status, parseRetryAfter(res.headers.get('retry-after'), clock.now()), problemCode);
-            }
-            throw new IdsyncError('transport_rejected', `${endpoint} answered ${res.status}`, {
-              details: { endpoint, status: res.status, ...(problemCode ? { problemCode } : {}) },
-            });
-          }
-          const body = await readReply(res, maxReplyBytes, endpoint);
-          const type = bareMediaType(res.headers.get('content-type'));
-          if (body.trim() === '') return [];
-          if (isDidcommMediaType(type) || ((type === '' || type === 'application/json') && looksPacked(body))) return [body];
-          return [];
+          return await replyOutcome(res, endpoint, maxReplyBytes, clock);
         }
       } catch (err) {
         throw networkError(err, endpoint);

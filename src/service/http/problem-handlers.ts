@@ -1,7 +1,7 @@
 // Every failure leaves as RFC 9457 application/problem+json with a stable code: our own
 // problems, fastify's framework errors (bad JSON, body too large, media type, validation) and
 // unknown routes. Anything unexpected is a logged 500 that reveals no internals.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpErrorCode } from '../../errors.js';
 import { HttpProblem, problem, problemWithStatus, toProblem } from './problem.js';
 import { bearerChallenge } from './bearer-challenge.js';
@@ -87,9 +87,14 @@ function instanceOf(url: string): string {
 
 /** What `err` answers `request` with: status, RFC 9457 body and headers (a 5xx is logged here). */
 export function problemFor(request: FastifyRequest, err: unknown): ReturnType<typeof toProblem> {
+  return problemAt(request.url, err, request.log);
+}
+
+/** problemFor() of a request known by its URL and logger alone (a route answered without fastify). */
+export function problemAt(url: string, err: unknown, log: Pick<FastifyBaseLogger, 'error'>): ReturnType<typeof toProblem> {
   const mapped = toHttpProblem(err);
-  const answer = toProblem(mapped, instanceOf(request.url));
-  if (answer.status >= 500) request.log.error({ err }, 'unexpected error');
+  const answer = toProblem(mapped, instanceOf(url));
+  if (answer.status >= 500) log.error({ err }, 'unexpected error');
   if (answer.status === 401 && !answer.headers['WWW-Authenticate']) answer.headers['WWW-Authenticate'] = bearerChallenge();
   return answer;
 }

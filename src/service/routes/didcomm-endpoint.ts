@@ -15,6 +15,7 @@ import type { InboundOutcome } from '../../didcomm/transport/media-type.js';
 import type { WsInboundHandler } from '../../didcomm/transport/ws.js';
 import { MEDIA_TYPES, type InboundRefusal } from '../../didcomm/types.js';
 import { problemWithStatus } from '../http/problem.js';
+import { problemAt } from '../http/problem-handlers.js';
 import { problemResponses } from '../http/schemas.js';
 import { addressKey, type RateLimiter } from '../http/rate-limit.js';
 import { rateLimitProblem } from '../http/rate-limit-problem.js';
@@ -73,16 +74,94 @@ export function wsInboundHandler(deps: ServiceDeps): WsInboundHandler {
   };
 }
 
+type InboundHandle = ReturnType<typeof inboundHandler>;
+
+/** POST /didcomm's answer to a message: a 2xx and what it carries, or the problem it throws for fastify's error handler. */
+async function answerMessage(handle: InboundHandle, body: string, contentType: string | undefined): Promise<{ status: number; body?: string; contentType?: string }> {
+  const res = await handleHttpInbound({ body, contentType }, (packed, info) => handle(packed, { transport: 'http', reply: info.reply }));
+  if (res.status >= 400) {
+    const p = res.problem ?? { code: 'invalid_request', title: 'the message was refused' };
+    // 503 temporarily_unavailable: Retry-After header and the `retryAfter` member, as for 429.
+    const retryAfter = p.retryAfterSeconds;
+    const headers = retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : undefined;
+    // 400 for a message refused for good: its DIDComm problem code as the `problemCode` member.
+    const extra = retryAfter !== undefined ? { retryAfter } : p.problemCode ? { problemCode: p.problemCode } : undefined;
+    throw problemWithStatus(p.code, res.status, p.title, extra, headers);
+  }
+  return res.body === undefined ? { status: res.status } : { status: res.status, body: res.body, contentType: res.contentType ?? MEDIA_TYPES.encrypted };
+}
+
+/** The per-address bucket of POST /didcomm (docs/service.md "Limits"): anyone may post here. */
+function checkRate(limiter: RateLimiter | undefined, ip: string): void {
+  const decision = limiter?.take(`didcomm:${addressKey(ip)}`);
+  if (decision && !decision.allowed) throw rateLimitProblem(decision.retryAfterSeconds);
+}
+
+/** A POST /didcomm made in this process, as plain data (the fleet's link). */
+export interface InProcessDidcommPost {
+  /** The request's path and query, as `request.url` would give it. */
+  url: string;
+  contentType: string | undefined;
+  body: string;
+}
+
+/** What the route's HTTP response carries: status, headers (lower-case) and body. */
+export interface InProcessDidcommAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * POST /didcomm answered without fastify, for a caller in this process (the fleet's link):
+ * the same rate limit, handler and problem documents as the route, as an inject from 127.0.0.1
+ * would get them, without light-my-request's request and response objects. Only the usual
+ * request is taken (a DIDComm media type as the whole Content-Type, a body within the body
+ * limit); undefined for anything else, which the caller sends through fastify.
+ */
+export type DidcommInProcess = (req: InProcessDidcommPost) => Promise<InProcessDidcommAnswer | undefined>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** POST /didcomm for callers in this process (didcomm-endpoint.ts). */
+    didcommInProcess: DidcommInProcess;
+  }
+}
+
+/** The Content-Type fastify sends a string body with: a JSON type without a charset gets `; charset=utf-8`. */
+function withCharset(type: string): string {
+  return type.includes('json') && !/;\s*charset=/i.test(type) ? `${type}; charset=utf-8` : type;
+}
+
+function inProcessPost(app: App, handle: InboundHandle, limiter: RateLimiter | undefined): DidcommInProcess {
+  const bodyLimit = app.initialConfig.bodyLimit ?? 1024 * 1024;
+  return async (req) => {
+    if (req.contentType === undefined || !DIDCOMM_MEDIA_TYPES.includes(req.contentType)) return undefined;
+    if (req.body.length > bodyLimit / 3 && Buffer.byteLength(req.body) > bodyLimit) return undefined;
+    try {
+      checkRate(limiter, '127.0.0.1');
+      const res = await answerMessage(handle, req.body, req.contentType);
+      if (res.body === undefined) return { status: res.status, headers: { 'content-length': '0' } };
+      return { status: res.status, headers: { 'content-type': withCharset(res.contentType!), 'content-length': String(Buffer.byteLength(res.body)) }, body: res.body };
+    } catch (err) {
+      // As sendProblem() renders it: serialised here, with its headers, as application/problem+json.
+      const { status, body, headers } = problemAt(req.url, err, app.log);
+      const text = JSON.stringify(body);
+      const out: Record<string, string> = { 'content-type': withCharset('application/problem+json'), 'content-length': String(Buffer.byteLength(text)) };
+      for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
+      return { status, headers: out, body: text };
+    }
+  };
+}
+
 export async function didcommRoutes(app: App, deps: ServiceDeps, limiter?: RateLimiter): Promise<void> {
   const handle = inboundHandler(deps);
+  app.decorate('didcommInProcess', inProcessPost(app, handle, limiter));
   app.post(
     '/didcomm',
     {
       // Per remote address, before the body is read (docs/service.md "Limits"): anyone may post here.
-      onRequest: async (request) => {
-        const decision = limiter?.take(`didcomm:${addressKey(request.ip)}`);
-        if (decision && !decision.allowed) throw rateLimitProblem(decision.retryAfterSeconds);
-      },
+      onRequest: async (request) => checkRate(limiter, request.ip),
       schema: {
         tags: ['DIDComm'],
         summary: 'DIDComm v2 HTTP endpoint',
@@ -101,21 +180,10 @@ export async function didcommRoutes(app: App, deps: ServiceDeps, limiter?: RateL
       // DIDComm media types arrive as the raw string. Any other body was parsed as something else
       // and is refused for its Content-Type (415) without being serialised again.
       const body = typeof request.body === 'string' ? request.body : '';
-      const res = await handleHttpInbound({ body, contentType: request.headers['content-type'] }, (packed, info) =>
-        handle(packed, { transport: 'http', reply: info.reply }),
-      );
-      if (res.status >= 400) {
-        const p = res.problem ?? { code: 'invalid_request', title: 'the message was refused' };
-        // 503 temporarily_unavailable: Retry-After header and the `retryAfter` member, as for 429.
-        const retryAfter = p.retryAfterSeconds;
-        const headers = retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : undefined;
-        // 400 for a message refused for good: its DIDComm problem code as the `problemCode` member.
-        const extra = retryAfter !== undefined ? { retryAfter } : p.problemCode ? { problemCode: p.problemCode } : undefined;
-        throw problemWithStatus(p.code, res.status, p.title, extra, headers);
-      }
+      const res = await answerMessage(handle, body, request.headers['content-type']);
       reply.code(res.status);
       if (res.body === undefined) return reply.send();
-      return reply.type(res.contentType ?? MEDIA_TYPES.encrypted).send(res.body);
+      return reply.type(res.contentType!).send(res.body);
     },
   );
 }
