@@ -7,8 +7,9 @@
 // Runs the compiled package (`npm run bench:mediated` builds first), as `idsync fleet` runs.
 // Options: --wallets N (BENCH_WALLETS), --concurrency C (default 100), --rounds R (default 3),
 // --workers W (default auto), --transport link|http (how the twin and the wallets meet: link,
-// the fleet's default, hands direct wallets their messages between threads without sockets, while
-// the mediator is always reached over loopback sockets; http puts both on sockets), --quick (200
+// the fleet's default, hands direct wallets their messages between threads without sockets, and
+// the twin's forwards to the mediator the same way, while the mediated wallets keep their
+// WebSocket to the mediator; http puts everything on sockets), --quick (200
 // wallets, 1 round), --json (last line one JSON document).
 import { availableParallelism, cpus } from 'node:os';
 

@@ -23,7 +23,8 @@ import { measureThread, type MemorySample, type ThreadStats } from './thread-sta
 import { fleetMemory, type FleetMemory } from './run-memory.js';
 import { mergeSeconds, secondFigures, type SecondFigures } from './timeline.js';
 import { startServiceThread, type ServiceThread } from './service-thread.js';
-import { fleetMediator } from './mediator.js';
+import { fleetMediator, type FleetMediator } from './mediator.js';
+import { portEnd } from './link.js';
 
 export interface FleetOptions {
   /** A built-in ({builtin: 'sync'}), a module of one's own, or (workers: 1 only) a Scenario object. */
@@ -150,6 +151,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   const target: FleetTarget = options.service
     ? await remoteTarget(options.service.url, options.service.credentials)
     : (serviceThread ?? (await startEmbeddedTarget({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store })));
+  const mediatorLink = link && !options.service ? linkMediator(mediator, serviceThread, target) : undefined;
   try {
     const scenario = isObject ? (options.scenario as Scenario) : await loadScenario(options.scenario as ScenarioRef);
     const runId = randomUUID().slice(0, 8);
@@ -182,9 +184,30 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       threads: all.map((t) => t.stats),
     };
   } finally {
+    mediatorLink?.();
     await target.close();
     await mediator?.close();
   }
+}
+
+/**
+ * With the link, the embedded twin reaches the mediator started for the run the way it reaches
+ * the direct wallets: its forwards go between threads on a port of their own (the mediator
+ * answers as its HTTP server would), not over loopback HTTP. Returns what ends the link.
+ */
+function linkMediator(mediator: FleetMediator | undefined, serviceThread: ServiceThread | undefined, target: FleetTarget): (() => void) | undefined {
+  const local = mediator?.local;
+  if (!local) return undefined;
+  const prefix = `${local.url}/`;
+  if (serviceThread) {
+    const port = serviceThread.linkPort();
+    if (!port) return undefined;
+    const end = portEnd(port, local.serve);
+    // The twin's thread routes messages to endpoints under this prefix over the port.
+    end.hello(prefix);
+    return () => end.close();
+  }
+  return target.link?.wallets.add(prefix, local.serve);
 }
 
 /** The embedded twin's store for this run: as asked, or on disk when the run is too big for memory. */

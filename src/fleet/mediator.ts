@@ -1,12 +1,17 @@
 // The mediator of a mediated fleet run (`idsync fleet --mediated`): idsync's standalone mediator
 // on 127.0.0.1, port 0, with an in-memory store, started in the coordinating thread for the run;
 // or a running mediator named by its invitation URL or DID (nothing to start or stop then).
+// The one started here can also be reached over the fleet's link (link.ts): the twin's forwards
+// then travel between threads as the direct wallets' messages do, without loopback sockets.
 import { startMediator } from '../mediator/server.js';
 import { openStore } from '../store/store.js';
+import type { LinkHandler, LinkResponse } from './link.js';
 
 export interface FleetMediator {
   /** What the wallets are given (createWallet's `mediator`). */
   invitationUrl: string;
+  /** The mediator started for the run: the URL it listens on, and its HTTP answers without a socket. */
+  local?: { url: string; serve: LinkHandler };
   close(): Promise<void>;
 }
 
@@ -16,8 +21,15 @@ export async function fleetMediator(mediated: boolean | string | undefined): Pro
   const store = await openStore();
   // A fleet's wallets all run on this machine: queues large enough that none refuses under load.
   const running = await startMediator({ store, policy: { maxQueue: 100_000 } });
+  const serve: LinkHandler = async (req) => {
+    const r = await running.serve({ method: req.method, url: req.url, ...(req.body !== undefined ? { body: req.body } : {}), contentType: req.headers['content-type'] ?? null });
+    const headers: Record<string, string> = { ...r.headers };
+    if (r.body !== undefined) headers['content-type'] = r.contentType ?? 'application/octet-stream';
+    return { status: r.status, headers, ...(r.body !== undefined ? { body: r.body } : {}) } satisfies LinkResponse;
+  };
   return {
     invitationUrl: running.invitationUrl,
+    local: { url: running.url, serve },
     async close() {
       await running.close();
       await store.close();

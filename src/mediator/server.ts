@@ -33,6 +33,11 @@ export interface RunningMediator {
   readonly invitationUrl: string;
   readonly agent: MediatorAgent;
   readonly ws: WsEndpoint;
+  /**
+   * One request answered as the HTTP server answers it, without a socket (the fleet's link
+   * between threads): only the path of `url` is read.
+   */
+  serve(req: { method: string; url: string; body?: string; contentType?: string | null }): Promise<HttpInboundResponse>;
   close(): Promise<void>;
 }
 
@@ -86,24 +91,31 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
   const maxBytes = Math.max(DEFAULT_MAX_BYTES, 2 * policy.maxMessageBytes + 64 * 1024);
   let agent: MediatorAgent | undefined;
 
+  /** A DIDComm POST's answer (the body read and within maxBytes). */
+  const didcommPost = async (body: string, contentType: string | null | undefined): Promise<HttpInboundResponse> => {
+    const r = await handleHttpInbound({ body, contentType }, (packed, info) => agent!.receive(packed, info), { maxBytes });
+    // §max_receive_bytes: a message over the limit is refused at the transport level too.
+    if (r.problem?.code === 'forward_too_large') r.status = 413;
+    return r;
+  };
+  /** What every route but POST /didcomm answers. */
+  const otherRoute = (method: string | undefined, pathname: string): HttpInboundResponse => {
+    if (pathname === '/didcomm') return { ...problemResponse('method_not_allowed', 'messages are POSTed'), headers: { allow: 'POST' } };
+    if (method !== 'GET') return problemResponse('method_not_allowed', 'only GET here');
+    if (pathname === '/invitation') return json(200, agent!.invitation);
+    if (pathname === '/did') return json(200, { did: agent!.did, document: agent!.identity.document });
+    if (pathname === '/health') return json(200, { status: 'ok', did: agent!.did });
+    return problemResponse('route_not_found', 'the mediator serves POST /didcomm, GET /invitation, GET /did and GET /health');
+  };
+
   const server = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (!agent) return send(res, problemResponse('temporarily_unavailable', 'the mediator is starting'));
-      if (url.pathname === '/didcomm') {
-        if (req.method !== 'POST') return send(res, { ...problemResponse('method_not_allowed', 'messages are POSTed'), headers: { allow: 'POST' } });
-        const body = await readBody(req, res, maxBytes);
-        if (body === undefined) return;
-        const r = await handleHttpInbound({ body, contentType: req.headers['content-type'] }, (packed, info) => agent!.receive(packed, info), { maxBytes });
-        // §max_receive_bytes: a message over the limit is refused at the transport level too.
-        if (r.problem?.code === 'forward_too_large') r.status = 413;
-        return send(res, r);
-      }
-      if (req.method !== 'GET') return send(res, problemResponse('method_not_allowed', 'only GET here'));
-      if (url.pathname === '/invitation') return send(res, json(200, agent.invitation));
-      if (url.pathname === '/did') return send(res, json(200, { did: agent.did, document: agent.identity.document }));
-      if (url.pathname === '/health') return send(res, json(200, { status: 'ok', did: agent.did }));
-      return send(res, problemResponse('route_not_found', 'the mediator serves POST /didcomm, GET /invitation, GET /did and GET /health'));
+      if (url.pathname !== '/didcomm' || req.method !== 'POST') return send(res, otherRoute(req.method, url.pathname));
+      const body = await readBody(req, res, maxBytes);
+      if (body === undefined) return;
+      return send(res, await didcommPost(body, req.headers['content-type']));
     })().catch(() => send(res, problemResponse('internal_error', 'the request could not be handled')));
   });
 
@@ -138,6 +150,13 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
     invitationUrl: running.invitationUrl,
     agent: running,
     ws,
+    async serve(req) {
+      const { pathname } = new URL(req.url, 'http://x');
+      if (pathname !== '/didcomm' || req.method !== 'POST') return otherRoute(req.method, pathname);
+      const body = req.body ?? '';
+      if (Buffer.byteLength(body) > maxBytes) return problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`);
+      return didcommPost(body, req.contentType);
+    },
     async close() {
       await ws.close();
       server.closeAllConnections?.();

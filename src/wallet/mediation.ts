@@ -33,6 +33,11 @@ export interface MediationOptions {
   live?: boolean;
   /** Polling interval when not live (default 2000 ms). */
   pollIntervalMs?: number;
+  /**
+   * How long the confirmation of a live delivery (messages-received) waits for more deliveries to
+   * confirm in the same message (default 0: those handled in the same turn of the event loop).
+   */
+  ackDelayMs?: number;
   /** Collect while the wallet runs (default true); false: only wallet.pickup() collects. */
   collect?: boolean;
 }

@@ -5,7 +5,7 @@
 // comes back in the HTTP response and is handled inside the send. Over a WebSocket:
 // live-delivery-change {live_delivery: true}, after which the service pushes on the socket.
 import type { HandlerContext, ProtocolModule, RouterResult } from '../router/router.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, toIdsyncError } from '../errors.js';
 import {
   buildDeliveryRequest, buildLiveDeliveryChange, buildMessagesReceived, buildStatusRequest, messagePickupProtocol,
   type QueuedMessage, type QueueStatus,
@@ -31,8 +31,26 @@ export interface PickupOptions {
   maxRounds?: number;
 }
 
+/** messages-received whose status is still awaited, at most (older ones are forgotten). */
+const MAX_ACKS_AWAITING_STATUS = 256;
+
 /** What the pickup handlers and the loops share: outstanding request ids and what came back. */
+/** Live deliveries of one peer waiting to be confirmed together, and how to send that now. */
+interface AckBatch {
+  ids: string[];
+  timer?: NodeJS.Timeout | undefined;
+  flush(): Promise<void>;
+}
+
 export class PickupSession {
+  /**
+   * How long a live delivery's confirmation waits for more to confirm with it (ms; 0: those
+   * handled in the same turn of the event loop). See acknowledgeLive().
+   */
+  constructor(readonly ackDelayMs = 0) {}
+  /** Peer → the live deliveries not confirmed yet. */
+  readonly ackBatches = new Map<string, AckBatch>();
+
   /** Request id → the peer asked and the answer (status or delivery) handled for it. */
   private readonly answers = new Map<string, { peer: string; status?: QueueStatus; delivered?: number }>();
   readonly results: RouterResult[] = [];
@@ -45,7 +63,23 @@ export class PickupSession {
   readonly liveThreads = new Map<string, string>();
   /** Peer → the WebSocket URL it pushes to us on (messages-received goes back on the same socket). */
   readonly liveUrls = new Map<string, string>();
+  /**
+   * messages-received sent on a live socket whose status has not come yet (§Messages Received:
+   * "The mediator SHOULD send an updated status message"): it answers a message of ours even
+   * when it arrives after the socket closed, so it is taken, never reported as an unknown thread.
+   * Bounded: the oldest are forgotten first.
+   */
+  private readonly acks = new Set<string>();
   lastStatus?: QueueStatus;
+
+  awaitStatus(ackId: string): void {
+    this.acks.add(ackId);
+    if (this.acks.size > MAX_ACKS_AWAITING_STATUS) this.acks.delete(this.acks.values().next().value as string);
+  }
+  /** True (and forgotten) when `thid` is a messages-received of ours still awaiting its status. */
+  statusOfAck(thid: string | undefined): boolean {
+    return thid !== undefined && this.acks.delete(thid);
+  }
 
   expect(id: string, peer: string): void {
     this.answers.set(id, { peer });
@@ -86,14 +120,68 @@ async function onDelivery(ctx: WalletContext, session: PickupSession, h: Handler
     if (requested) session.results.push(result);
   }
   session.answer(thid, { delivered: messages.length });
-  const ack = buildMessagesReceived({ from: (await outgoingHeaders(ctx, peer)).from, to: peer, messageIds: messages.map((m) => m.id) }, deps(ctx));
-  session.expect(ack.id, peer);
+  const ids = messages.map((m) => m.id);
   // A live push is confirmed on its socket (no new HTTP request per delivery); its status answer
   // comes back on the socket later, which live mode expects.
   const via = session.live.has(peer) ? session.liveUrls.get(peer) : undefined;
+  // A delivery-request's answer is confirmed at once: pickup() reads the status that follows.
+  if (requested || !via) return sendMessagesReceived(ctx, session, peer, ids, via);
+  acknowledgeLive(ctx, session, peer, ids);
+}
+
+async function sendMessagesReceived(ctx: WalletContext, session: PickupSession, peer: string, ids: string[], via: string | undefined): Promise<void> {
+  const ack = buildMessagesReceived({ from: (await outgoingHeaders(ctx, peer)).from, to: peer, messageIds: ids }, deps(ctx));
+  session.expect(ack.id, peer);
   await ctx.router.send(ack, { to: peer, ...(via ? { via } : {}) });
   const answered = session.take(ack.id);
   if (answered?.status) session.lastStatus = answered.status;
+  else if (via) session.awaitStatus(ack.id);
+}
+
+/**
+ * Confirms live deliveries several at a time: one messages-received lists every delivery of the
+ * peer handled within the session's ackDelayMs (§Messages Received: "message_id_list is a list of
+ * ids of each message received"), so the mediator answers one status for them all ("The mediator
+ * SHOULD send an updated status message reflecting the changes to the queue"). Each message was
+ * processed and stored before it is listed, so nothing is lost by the wait: "Delivered messages
+ * MUST NOT be deleted until delivery is acknowledged by a messages-received message", and one
+ * the wallet stops before confirming is delivered again later and recognised as a redelivery.
+ */
+function acknowledgeLive(ctx: WalletContext, session: PickupSession, peer: string, ids: string[]): void {
+  const waiting = session.ackBatches.get(peer);
+  if (waiting) {
+    waiting.ids.push(...ids);
+    return;
+  }
+  const batch: AckBatch = {
+    ids: [...ids],
+    async flush() {
+      if (session.ackBatches.get(peer) !== batch) return;
+      session.ackBatches.delete(peer);
+      if (batch.timer) clearTimeout(batch.timer);
+      const via = session.live.has(peer) ? session.liveUrls.get(peer) : undefined;
+      await sendMessagesReceived(ctx, session, peer, batch.ids, via);
+    },
+  };
+  session.ackBatches.set(peer, batch);
+  const run = () =>
+    void batch.flush().catch((err: unknown) => {
+      // Left queued at the mediator: delivered again by the next pickup, or on the next live socket.
+      ctx.logger('warn', 'confirming live deliveries to the mediator failed', { peer, count: batch.ids.length, code: toIdsyncError(err).code });
+    });
+  if (session.ackDelayMs > 0) {
+    batch.timer = setTimeout(run, session.ackDelayMs);
+    batch.timer.unref?.();
+  } else setImmediate(run);
+}
+
+/** Sends every confirmation still waiting (a wallet about to close); failures are logged. */
+export async function flushLiveAcks(ctx: WalletContext, session: PickupSession): Promise<void> {
+  await Promise.all(
+    [...session.ackBatches.values()].map((b) =>
+      b.flush().catch((err: unknown) => ctx.logger('warn', 'confirming live deliveries to the mediator failed', { count: b.ids.length, code: toIdsyncError(err).code })),
+    ),
+  );
 }
 
 /** The recipient side of Message Pickup for the wallet's router. */
@@ -101,7 +189,7 @@ export function walletPickupProtocol(ctx: () => WalletContext, session: PickupSe
   return messagePickupProtocol(
     {
       status: (h, status) => {
-        if (!session.isExpected(h.message.thid) && session.live.size === 0) {
+        if (!session.isExpected(h.message.thid) && !session.statusOfAck(h.message.thid) && session.live.size === 0) {
           throw protocolError('unknown_thread', `status ${h.message.id} answers no request of ours`, { thid: h.message.thid ?? null });
         }
         session.lastStatus = status;

@@ -29,7 +29,7 @@ import { createIdentity, loadIdentity } from './identity.js';
 import { acceptInvitation, type Acceptance, type AcceptOptions } from './invitations.js';
 import { walletIssueCredential } from './issue-credential.js';
 import { chooseEndpoint, didcommEndpoints, Routes, walletOutbound } from './outbound.js';
-import { liveDeliveryChange, pickup, PickupSession, walletPickupProtocol, type PickupOptions, type PickupResult } from './pickup.js';
+import { flushLiveAcks, liveDeliveryChange, pickup, PickupSession, walletPickupProtocol, type PickupOptions, type PickupResult } from './pickup.js';
 import { park } from './pending.js';
 import { pendingStore, resolvePolicy } from './policies.js';
 import { onProblemReceived } from './problems.js';
@@ -115,7 +115,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   const identity = created;
   const log = messageLog(store, clock);
   const routes = new Routes(options.routes);
-  const session = new PickupSession();
+  const session = new PickupSession(options.mediation?.ackDelayMs);
 
   let router: Router | undefined;
   let ctxRef: WalletContext | undefined;
@@ -243,8 +243,11 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   const acceptDeps = () => ({
     log,
     canReach: (peer: string) => routes.get(peer) !== undefined,
-    // A wallet nobody can reach collects `established` itself when it was queued.
-    pickup: mediation ? () => doPickup() : env.isListening() ? undefined : (peer: string) => pickup(ctx, session, peer),
+    // A wallet nobody can reach collects `established` itself when it was queued. Behind a
+    // mediator in live mode it is pushed as it arrives (Message Pickup 3.0 §Live Mode: "messages
+    // that arrive when an existing connection exists are delivered over the connection
+    // immediately"): a pickup then would only fetch it a second time.
+    pickup: mediation ? async () => void (collector?.mode === 'live' ? undefined : await doPickup()) : env.isListening() ? undefined : (peer: string) => pickup(ctx, session, peer),
   });
 
   function approve(id: string, o: AcceptOptions = {}): Promise<Acceptance | undefined> {
@@ -290,6 +293,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     collector: () => collector,
     async close() {
       collector?.close();
+      // Live deliveries handled but not confirmed yet are confirmed while the socket is open.
+      await flushLiveAcks(ctx, session);
       router!.steps()?.close();
       await transport.close();
       await ownFetch?.close();

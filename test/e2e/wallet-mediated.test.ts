@@ -112,6 +112,8 @@ describe('a wallet behind idsync\'s mediator', () => {
     const inbound = await w.messages({ direction: 'in' });
     const viaMediator = inbound.filter((m) => m.transport === 'ws-live' || m.transport === 'pickup').map((m) => m.type.split('/').pop());
     expect(viaMediator).toEqual(expect.arrayContaining(['established', 'request-presentation', 'offer-credential', 'issue-credential']));
+    // Live, nothing is asked for over HTTP: the Data Pipe's `established` is pushed, not polled.
+    expect(await w.messages({ direction: 'out', type: 'https://didcomm.org/messagepickup/3.0/status-request' })).toHaveLength(0);
     // Nothing is left queued: every delivery was confirmed with messages-received.
     expect(await e.mediator.agent.mediator.queue.count(w.did)).toBe(0);
   });

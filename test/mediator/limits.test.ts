@@ -52,6 +52,21 @@ describe('mediator limits and routing headers', () => {
     expect((await status(r, m.did)).status.messageCount).toBe(1);
   });
 
+  it('answers without a socket (serve) as over HTTP: a forward queued 202, the same one over the limit 413, other routes as the server', async () => {
+    const { m, r, s, a } = await setup({ policy: { maxMessageBytes: 8192 } });
+    const packedFor = async (padding?: number) => {
+      const ping = { id: crypto.randomUUID(), type: TRUST_PING.ping, from: s.did, to: [a], body: { response_requested: false, ...(padding ? { padding: 'x'.repeat(padding) } : {}) } };
+      const inner = (await pack(ping, { mode: 'authcrypt', to: a, forward: false }, s.envelope)).packed;
+      return (await wrapForMediator(inner, { next: a, mediator: m.did }, s.envelope, { clock: systemClock })).packed;
+    };
+    const post = async (body: string) => m.serve({ method: 'POST', url: `${m.url}/didcomm`, body, contentType: MEDIA_TYPES.encrypted });
+    expect(await post(await packedFor())).toMatchObject({ status: 202 });
+    expect(await post(await packedFor(10_000))).toMatchObject({ status: 413, problem: { code: 'forward_too_large' } });
+    expect((await status(r, m.did)).status.messageCount).toBe(1);
+    expect(await m.serve({ method: 'GET', url: `${m.url}/didcomm` })).toMatchObject({ status: 405, headers: { allow: 'POST' } });
+    expect(JSON.parse((await m.serve({ method: 'GET', url: `${m.url}/health` })).body!)).toMatchObject({ status: 'ok', did: m.did });
+  });
+
   it('answers a forward beyond --max-queue with 503 and Retry-After, keeping what waits', async () => {
     const { m, r, s, a } = await setup({ policy: { maxQueue: 2 } });
     expect((await forward(m, s, a)).status).toBe(202);

@@ -1,0 +1,70 @@
+// How a wallet behind idsync's mediator confirms what is pushed to it live (Message Pickup 3.0
+// §Messages Received), over real sockets on 127.0.0.1: deliveries handled within the wallet's
+// ackDelayMs are confirmed by one messages-received naming them all, they stay queued at the
+// mediator until then, and a wallet that closes first confirms them before its socket goes.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startMediator } from '../../src/mediator/server.js';
+import { PickupSession } from '../../src/wallet/pickup.js';
+import { TRUST_PING } from '../../src/protocols/trust-ping.js';
+import { openStore } from '../../src/store/store.js';
+import { createWallet } from '../../src/wallet/wallet.js';
+import { sender } from '../mediator/parties.js';
+
+const MESSAGES_RECEIVED = 'https://didcomm.org/messagepickup/3.0/messages-received';
+const cleanup: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+describe('live deliveries confirmed together', () => {
+  it('lists every delivery handled within ackDelayMs in one messages-received, kept queued until then, sent when the wallet closes', async () => {
+    const medStore = await openStore();
+    const m = await startMediator({ store: medStore });
+    const walletStore = await openStore();
+    const s = sender();
+    cleanup.push(() => medStore.close(), () => m.close(), () => walletStore.close(), () => s.close());
+    // A wait far longer than the test: only close() sends the confirmation.
+    const w = createWallet({ store: walletStore, mediator: m.invitationUrl, mediation: { ackDelayMs: 600_000 } });
+    let closed = false;
+    cleanup.push(async () => void (closed ? undefined : await w.close()));
+    await w.init();
+    expect(w.collecting).toBe('live');
+
+    const handled = new Set<string>();
+    const both = w.waitFor('message', (e) => {
+      if (e.direction === 'in' && e.message?.type === TRUST_PING.ping) handled.add(e.message.id);
+      return handled.size === 2;
+    }, { timeoutMs: 10_000 });
+    const sent = [];
+    for (let i = 0; i < 2; i++) sent.push((await s.router.send({ type: TRUST_PING.ping, body: { response_requested: false } }, { to: w.did })).message.id);
+    await both;
+    expect([...handled].sort()).toEqual([...sent].sort());
+    // Handled and stored, not confirmed yet: "Delivered messages MUST NOT be deleted until
+    // delivery is acknowledged by a messages-received message."
+    expect(await m.agent.mediator.queue.count(w.did)).toBe(2);
+    expect(await w.messages({ type: MESSAGES_RECEIVED })).toHaveLength(0);
+
+    const acks: string[] = [];
+    m.agent.events.on('inbound', (e: { type?: string; id: string }) => void (e.type === MESSAGES_RECEIVED && acks.push(e.id)));
+    const received = new Promise<{ removed: number; queueIds: string[] }>((resolve) => m.agent.mediator.events.once('pickup-received', resolve));
+    const did = w.did;
+    await w.close();
+    closed = true;
+    // One messages-received for both: "message_id_list is a list of ids of each message received".
+    expect(await received).toMatchObject({ removed: 2, queueIds: [expect.any(String), expect.any(String)] });
+    expect(acks).toHaveLength(1);
+    expect(await m.agent.mediator.queue.count(did)).toBe(0);
+  });
+
+  it('takes the status answering a messages-received of its own even after live mode ended, and forgets the oldest beyond its bound', () => {
+    const session = new PickupSession();
+    session.awaitStatus('ack-1');
+    // The status answering it is recognised once (a second one answers nothing of ours).
+    expect(session.statusOfAck('ack-1')).toBe(true);
+    expect(session.statusOfAck('ack-1')).toBe(false);
+    expect(session.statusOfAck(undefined)).toBe(false);
+    for (let i = 0; i < 300; i++) session.awaitStatus(`a-${i}`);
+    expect(session.statusOfAck('a-0')).toBe(false);
+    expect(session.statusOfAck('a-299')).toBe(true);
+  });
+});
