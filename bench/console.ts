@@ -57,6 +57,7 @@ let browserLag: LagFigures | undefined;
 let frameGapMs: number | undefined;
 if (browser) {
   // The list keeps its newest 500 rows; every row it was sent passed through it.
+  await browser.caughtUp(cf.logged.keys(), 10_000);
   const seen = await browser.arrivals();
   say(`browser saw ${seen.size} rows; ${await browser.rows()} in the list`);
   browserLag = lagOf(cf.logged, seen);

@@ -50,6 +50,7 @@ describe(`the console with ${WALLETS} wallets syncing`, () => {
 
     if (browser) {
       // The browser's list received every row (it keeps the newest 500), as promptly.
+      await browser.caughtUp(cf.logged.keys(), 15_000);
       const inBrowser = lagOf(cf.logged, await browser.arrivals());
       expect(inBrowser.shown, JSON.stringify(inBrowser)).toBe(lag.logged);
       expect(inBrowser.p99Ms, JSON.stringify(inBrowser)).toBeLessThanOrEqual(allowed);

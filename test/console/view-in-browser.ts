@@ -8,6 +8,8 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 export interface ViewInBrowser {
   arrivals(): Promise<Map<string, number>>;
+  /** Resolves once every one of `seqs` has arrived in the page's list, or after `guardMs` (then arrivals() says which did not). */
+  caughtUp(seqs: Iterable<string>, guardMs: number): Promise<void>;
   busiestMs(): Promise<number>;
   rows(): Promise<number>;
   close(): Promise<void>;
@@ -38,6 +40,12 @@ export async function openMessageView(url: string, cookie: string): Promise<View
   })()`);
   return {
     arrivals: async () => new Map(Object.entries((await page.evaluate('window.arrivals')) as Record<string, number>)),
+    caughtUp: async (seqs, guardMs) => {
+      // The page reads its own stream: it may take the last rows a moment after the test's stream did.
+      await page
+        .waitForFunction((want: string[]) => want.every((s) => s in (globalThis as unknown as { arrivals: Record<string, number> }).arrivals), [...seqs], { timeout: guardMs, polling: 100 })
+        .catch(() => undefined);
+    },
     busiestMs: async () => Math.round((await page.evaluate('window.busiest')) as number),
     rows: () => page.locator('#message-rows .msg').count(),
     close: () => browser.close(),
