@@ -111,7 +111,7 @@ function jcsInto(value: unknown, out: string[], seen: Set<object>): boolean {
     out.push('{');
     let first = true;
     const keys = Object.keys(value);
-    // Most values canonicalised were parsed from canonical JSON: sort() would copy their keys all the same.
+    // Most values canonicalised come in order already: sort() would copy their keys all the same.
     if (!inCodeUnitOrder(keys)) keys.sort();
     for (const key of keys) {
       const member: unknown = (value as Record<string, unknown>)[key];

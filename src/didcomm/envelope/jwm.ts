@@ -25,7 +25,7 @@ function byUtf8(a: string, b: string): number {
   return a.length - b.length;
 }
 
-// Most objects written come in order already (bodies read from JSON that was written sorted):
+// Some objects written come in order already (small bodies, objects read back from sorted JSON):
 // sort() would copy their keys into a work array all the same.
 function inUtf8Order(keys: string[]): boolean {
   for (let i = 1; i < keys.length; i++) if (byUtf8(keys[i - 1]!, keys[i]!) > 0) return false;
