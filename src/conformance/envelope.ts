@@ -17,14 +17,17 @@ const L = 'envelope' as const;
 /**
  * Rules on the outer packed form (before any decryption), every one judged: a JWE or JWS with
  * several faults gets a result for each. A plaintext's headers are the registry's (plaintext.ts).
- * Never throws.
+ * Never throws. `parsed`: the packed text's JSON object when the caller has it unchanged (an
+ * unpack's `outer`), not parsed again.
  */
-export function checkEnvelope(packed: string): ConformanceResult[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(packed);
-  } catch {
-    return [fail(L, 'envelope.json', 'the packed message is not JSON')];
+export function checkEnvelope(packed: string, parsed?: Record<string, unknown>): ConformanceResult[] {
+  let value: unknown = parsed;
+  if (value === undefined) {
+    try {
+      value = JSON.parse(packed);
+    } catch {
+      return [fail(L, 'envelope.json', 'the packed message is not JSON')];
+    }
   }
   switch (envelopeShape(value)) {
     case 'encrypted':

@@ -62,11 +62,22 @@ export function createStatusList(o: { id: string; issuer: string; purpose: Statu
  */
 export function allocateIndex(list: StatusList, random: (max: number) => number = randomInt): { list: StatusList; index: number } {
   if (list.allocatedCount >= list.size) throw new IdsyncError('status_list_full', `status list ${list.id} has no free index`);
-  const allocated = b64uDecode(list.allocated);
+  // Every issuance allocates: the 16 KiB bitset is read and changed in the four base64url
+  // characters that hold the index's byte, not decoded and encoded whole (~75 KB of copies).
+  const { allocated } = list;
   let index = random(list.size) % list.size;
-  while (getBit(allocated, index)) index = (index + 1) % list.size;
-  setBit(allocated, index, true);
-  return { list: { ...list, allocatedCount: list.allocatedCount + 1, allocated: b64uEncode(allocated) }, index };
+  while (getBit(groupBytes(allocated, index >> 3), (index >> 3) % 3 * 8 + (index & 7))) index = (index + 1) % list.size;
+  const at = 4 * Math.floor((index >> 3) / 3);
+  const group = groupBytes(allocated, index >> 3);
+  setBit(group, (index >> 3) % 3 * 8 + (index & 7), true);
+  const next = allocated.slice(0, at) + group.toString('base64url') + allocated.slice(at + 4);
+  return { list: { ...list, allocatedCount: list.allocatedCount + 1, allocated: next }, index };
+}
+
+/** The (up to) three bytes of base64url `s` that the four characters holding byte `byte` encode. */
+function groupBytes(s: string, byte: number): Buffer {
+  const at = 4 * Math.floor(byte / 3);
+  return Buffer.from(s.slice(at, at + 4), 'base64url');
 }
 
 /** The list with `indexes` marked allocated (those already allocated stay as they are). */

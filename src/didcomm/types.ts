@@ -136,6 +136,12 @@ export interface UnpackMetadata {
 export interface UnpackResult {
   message: PlainMessage;
   metadata: UnpackMetadata;
+  /**
+   * The outer JWE or JWS as the engine parsed it, left unchanged, when it has it (the native
+   * engine): the envelope rules read it instead of parsing the packed text once more. Not
+   * enumerable: what prints or compares an unpack's result sees the message and metadata only.
+   */
+  outer?: Record<string, unknown>;
 }
 
 export interface TransportSendOptions {

@@ -159,7 +159,7 @@ export function createRouter(options: RouterOptions): Router {
     // What the envelope engine opened it accepts (liberal in what it reads: anoncrypt without apv,
     // a flattened JWE); those envelope results are logged, and strict mode judges the opened message.
     const opened = core.conformance.check(message, { metadata, packed });
-    const results = [...checkEnvelope(packed), ...opened];
+    const results = [...checkEnvelope(packed, unpacked.outer), ...opened];
     // Recorded before handling so that replies are logged after it; the result follows.
     const rec = receivedRecord(packed, unpacked, results, info, { invalidId: () => `invalid-${ids()}`, maxBytes: options.logMessageMaxBytes });
     const seq = options.log?.update ? await record(rec) : undefined;

@@ -61,6 +61,21 @@ describe('bitstring status list', () => {
     expect(() => allocateIndex(list)).toThrow(expect.objectContaining({ code: 'status_list_full' }));
   });
 
+  it('keeps the allocated bitset exactly as decoding, setting and encoding it whole would', () => {
+    let list = createStatusList({ id: LIST_URL, issuer: issuer.did, purpose: 'revocation' });
+    const size = list.size;
+    const bits = new Uint8Array(size / 8);
+    // The first and last bytes (the last base64url group holds one byte), both ends of groups, and probing past taken ones.
+    const picks = [0, 7, 8, 23, 24, size - 1, size - 8, size - 9, size - 1, 3 * 8 * 1000 + 5, 3 * 8 * 1000 + 5, 12_345, 99_999];
+    for (const pick of picks) {
+      const r = allocateIndex(list, () => pick);
+      list = r.list;
+      bits[r.index >> 3]! |= 0x80 >> (r.index & 7);
+      expect(list.allocated).toBe(Buffer.from(bits).toString('base64url'));
+    }
+    expect(list.allocatedCount).toBe(picks.length);
+  });
+
   it('refuses lists smaller than 131072 entries and indexes out of range', () => {
     expect(() => createStatusList({ id: LIST_URL, issuer: issuer.did, purpose: 'revocation', size: 1024 })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),

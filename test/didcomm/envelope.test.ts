@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { checkEnvelope } from '../../src/conformance/envelope.js';
 import { b64uDecodeText, b64uEncode } from '../../src/encoding.js';
 import { IdsyncError } from '../../src/errors.js';
 import { FORWARD_TYPE, pack, packFromPrior, parseForward, unpack, wrapInForward } from '../../src/didcomm/envelope/index.js';
@@ -53,6 +54,17 @@ describe('pack and unpack', () => {
       expect(metadata).toMatchObject({ mode, ...flags, reWrappedInForward: false });
     });
   }
+
+  it('hands the outer JWE or JWS back as parsed and unchanged, for the envelope rules, without showing it', async () => {
+    for (const mode of ['signed', 'authcrypt', 'anoncrypt-authcrypt'] as EnvelopeMode[]) {
+      const p = await pack(message(alice, bob), { mode }, ctxA);
+      const result = await unpack(p.packed, ctxB);
+      expect(result.outer).toEqual(JSON.parse(p.packed));
+      expect(Object.keys(result)).toEqual(['message', 'metadata']);
+      expect(checkEnvelope(p.packed, result.outer)).toEqual(checkEnvelope(p.packed));
+    }
+    expect((await unpack((await pack(message(alice, bob), { mode: 'plaintext' }, ctxA)).packed, ctxB)).outer).toBeUndefined();
+  });
 
   it('reports the keys used on both sides', async () => {
     const p = await pack(message(alice, bob), { mode: 'authcrypt-signed' }, ctxA);

@@ -157,7 +157,7 @@ async function forwardedToUs(forward: PlainMessage, ctx: EnvelopeContext): Promi
 }
 
 async function unpackOnce(engine: Engine, packed: string, ctx: EnvelopeContext, options: UnpackOptions): Promise<UnpackResult> {
-  const { message, metadata } = await engine.unpack(packed, ctx, { expectDecryptByAllKeys: options.expectDecryptByAllKeys ?? false });
+  const { message, metadata, outer } = await engine.unpack(packed, ctx, { expectDecryptByAllKeys: options.expectDecryptByAllKeys ?? false });
   if (message.from !== undefined && typeof message.from !== 'string') {
     throw new IdsyncError('didcomm_malformed', 'unpack: message.from must be a DID string');
   }
@@ -174,7 +174,8 @@ async function unpackOnce(engine: Engine, packed: string, ctx: EnvelopeContext, 
       });
     }
   }
-  return { message, metadata };
+  const result: UnpackResult = { message, metadata };
+  return outer ? Object.defineProperty(result, 'outer', { value: outer }) : result;
 }
 
 /**

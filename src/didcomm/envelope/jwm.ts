@@ -25,6 +25,13 @@ function byUtf8(a: string, b: string): number {
   return a.length - b.length;
 }
 
+// Some objects written come in order already (small bodies, objects read back from sorted JSON):
+// sort() would copy their keys into a work array all the same.
+function inUtf8Order(keys: string[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (byUtf8(keys[i - 1]!, keys[i]!) > 0) return false;
+  return true;
+}
+
 // Objects are built with Object.fromEntries, which defines every member as data (a member named
 // "__proto__" stays a member; assigning it would change the prototype and lose it).
 
@@ -100,7 +107,7 @@ function write(v: unknown): string {
     return `${out}]`;
   }
   const keys = Object.keys(v);
-  if (keys.length > 1) keys.sort(byUtf8);
+  if (keys.length > 1 && !inUtf8Order(keys)) keys.sort(byUtf8);
   let out = '{';
   for (const k of keys) {
     const x = (v as Record<string, unknown>)[k];

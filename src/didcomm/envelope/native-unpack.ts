@@ -179,6 +179,8 @@ export async function nativeUnpack(packed: string, call: NativeCall, o: { expect
   const md: UnpackMetadata = { mode: 'plaintext', encrypted: false, authenticated: false, nonRepudiation: false, anonymousSender: false, reWrappedInForward: false };
   const s: State = { md, notes: [], call, expectAll: o.expectDecryptByAllKeys };
   let value = parseJsonObject(packed, 'the message', 'envelope.json');
+  // Nothing below changes a JWE or JWS object (a plaintext one becomes the message).
+  const opened = layerOf(value) === 'plaintext' ? undefined : value;
   let next = 0;
   let outer: Layer | undefined;
   for (;;) {
@@ -219,5 +221,6 @@ export async function nativeUnpack(packed: string, call: NativeCall, o: { expect
   }
   md.mode = envelopeMode(md);
   if (s.notes.length) md.notes = s.notes;
-  return { message, metadata: md };
+  const result: UnpackResult = { message, metadata: md };
+  return opened ? Object.defineProperty(result, 'outer', { value: opened }) : result;
 }
