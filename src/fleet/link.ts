@@ -9,23 +9,14 @@ import type { MessagePort } from 'node:worker_threads';
 import { IdsyncError } from '../errors.js';
 import type { Transport } from '../didcomm/types.js';
 import { httpTransport } from '../didcomm/transport/http.js';
-import { IN_PROCESS, inProcessExchange, type InProcessFetch } from '../http-fetch.js';
+import { IN_PROCESS, inProcessExchange, type InProcessFetch, type PlainExchange, type PlainRequest, type PlainResponse } from '../http-fetch.js';
 
-export interface LinkRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-
-export interface LinkResponse {
-  status: number;
-  headers: Record<string, string>;
-  body?: string;
-}
+/** A request over the link: what an HTTP request carries, as data (lower-case header names). */
+export type LinkRequest = PlainRequest;
+export type LinkResponse = PlainResponse;
 
 /** Answers one request (the receiving side's server, without the socket). */
-export type LinkHandler = (req: LinkRequest) => Promise<LinkResponse>;
+export type LinkHandler = PlainExchange;
 
 type Wire =
   | { t: 'req'; id: number; req: LinkRequest }
