@@ -66,19 +66,21 @@ export function allocateIndex(list: StatusList, random: (max: number) => number 
   // characters that hold the index's byte, not decoded and encoded whole (~75 KB of copies).
   const { allocated } = list;
   let index = random(list.size) % list.size;
-  while (getBit(groupBytes(allocated, index >> 3), (index >> 3) % 3 * 8 + (index & 7))) index = (index + 1) % list.size;
-  const at = 4 * Math.floor((index >> 3) / 3);
-  const group = groupBytes(allocated, index >> 3);
-  setBit(group, (index >> 3) % 3 * 8 + (index & 7), true);
-  const next = allocated.slice(0, at) + group.toString('base64url') + allocated.slice(at + 4);
+  while (getBit(groupOf(allocated, index).bytes, bitInGroup(index))) index = (index + 1) % list.size;
+  const { at, bytes } = groupOf(allocated, index);
+  setBit(bytes, bitInGroup(index), true);
+  const next = allocated.slice(0, at) + bytes.toString('base64url') + allocated.slice(at + 4);
   return { list: { ...list, allocatedCount: list.allocatedCount + 1, allocated: next }, index };
 }
 
-/** The (up to) three bytes of base64url `s` that the four characters holding byte `byte` encode. */
-function groupBytes(s: string, byte: number): Buffer {
-  const at = 4 * Math.floor(byte / 3);
-  return Buffer.from(s.slice(at, at + 4), 'base64url');
+/** The four base64url characters of `s` that hold bit `index`: where they start, and the (up to) three bytes they encode. */
+function groupOf(s: string, index: number): { at: number; bytes: Buffer } {
+  const at = 4 * Math.floor((index >> 3) / 3);
+  return { at, bytes: Buffer.from(s.slice(at, at + 4), 'base64url') };
 }
+
+/** Bit `index`'s place within its group's bytes. */
+const bitInGroup = (index: number): number => ((index >> 3) % 3) * 8 + (index & 7);
 
 /** The list with `indexes` marked allocated (those already allocated stay as they are). */
 export function withAllocated(list: StatusList, indexes: Iterable<number>): StatusList {

@@ -34,7 +34,6 @@ export interface PickupOptions {
 /** messages-received whose status is still awaited, at most (older ones are forgotten). */
 const MAX_ACKS_AWAITING_STATUS = 256;
 
-/** What the pickup handlers and the loops share: outstanding request ids and what came back. */
 /** Live deliveries of one peer waiting to be confirmed together, and how to send that now. */
 interface AckBatch {
   ids: string[];
@@ -42,6 +41,7 @@ interface AckBatch {
   flush(): Promise<void>;
 }
 
+/** What the pickup handlers and the loops share: outstanding request ids and what came back. */
 export class PickupSession {
   /**
    * How long a live delivery's confirmation waits for more to confirm with it (ms; 0: those
