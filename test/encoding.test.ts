@@ -3,7 +3,7 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { b64uDecode, b64uDecodeText, b64uEncode, jcs } from '../src/encoding.js';
+import { b64uDecode, b64uDecodeText, b64uEncode, base58btcDecode, base58btcEncode, jcs } from '../src/encoding.js';
 import { isIdsyncError } from '../src/errors.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
@@ -84,5 +84,48 @@ describe('b64uDecode', () => {
     expect(bytes.buffer.byteLength).toBe(5);
     expect(b64uDecodeText('aMOpbGxv')).toBe('héllo');
     expect(b64uDecodeText(b64uEncode('did:example:é#k'))).toBe('did:example:é#k');
+  });
+});
+
+describe('base58btc', () => {
+  // The base conversion spelled out with BigInt, one digit at a time: slow and plainly right.
+  const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+  const reference = (bytes: Uint8Array): string => {
+    let zeros = 0;
+    while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+    let n = 0n;
+    for (const b of bytes) n = n * 256n + BigInt(b);
+    let digits = '';
+    for (; n > 0n; n /= 58n) digits = ALPHABET[Number(n % 58n)] + digits;
+    return '1'.repeat(zeros) + digits;
+  };
+
+  // draft-msporny-base58-03 §5 (Test Vectors).
+  it('writes the draft specification vectors', () => {
+    expect(base58btcEncode(new TextEncoder().encode('Hello World!'))).toBe('2NEpo7TZRRrLZSi2U');
+    expect(base58btcEncode(new TextEncoder().encode('The quick brown fox jumps over the lazy dog.'))).toBe('USm3fpXnKG5EUBx2ndxBDMPVciP5hGey2Jh4NDv6gmeo1LkMeiKrLJUUBk6Z');
+    expect(base58btcEncode(Uint8Array.of(0, 0, 0x28, 0x7f, 0xb4, 0xcd))).toBe('11233QC4');
+    expect(Buffer.from(base58btcDecode('11233QC4')).toString('hex')).toBe('0000287fb4cd');
+  });
+
+  it('encodes as the digit-by-digit conversion does and decodes back, for any bytes (leading zeros, odd lengths, 64-byte signatures)', () => {
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 80 }),
+      fc.tuple(fc.integer({ min: 0, max: 4 }), fc.uint8Array({ maxLength: 70 })).map(([z, b]) => Uint8Array.from([...new Array<number>(z).fill(0), ...b])),
+      fc.uint8Array({ minLength: 64, maxLength: 64 }),
+      fc.constantFrom(new Uint8Array(64).fill(255), Uint8Array.of(1), Uint8Array.of(255, 255), new Uint8Array(0)),
+    );
+    fc.assert(
+      fc.property(bytes, (b) => {
+        const text = base58btcEncode(b);
+        expect(text).toBe(reference(b));
+        expect(Buffer.from(base58btcDecode(text))).toEqual(Buffer.from(b));
+      }),
+      { seed: SEED, numRuns: 3000 },
+    );
+  });
+
+  it('refuses a character outside the alphabet (0, O, I, l) with invalid_encoding', () => {
+    for (const s of ['0', 'O1', '1I', 'abl', '2NEpo7TZRRrLZSi2U ']) expect(codeOf(() => base58btcDecode(s))).toBe('invalid_encoding');
   });
 });
