@@ -175,7 +175,8 @@ export function createRouter(options: RouterOptions): Router {
     }
     // A refusal is logged with its code and the rule that refused it, when a rule did.
     // A replay is refused by idsync's own replay rule (advice: the spec obliges no receiver to).
-    const rule = result.status === 'duplicate' ? DUPLICATE_RULE : refusingRule(result.conformance);
+    // Looked for only when there is a refusal to log: most messages are handled.
+    const rule = result.status === 'handled' ? undefined : result.status === 'duplicate' ? DUPLICATE_RULE : refusingRule(result.conformance);
     const refusal = result.status === 'handled' ? {} : { ...(result.code ? { errorCode: result.code } : {}), ...(rule ? { rule } : {}) };
     await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: loggedConformance(result.conformance), ...refusal });
     events.emit('result', result, packed);
