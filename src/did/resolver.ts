@@ -104,8 +104,9 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
 /**
  * A small LRU cache of successful results, as a plain did-resolver cache function. Entries
  * expire after ttlMs (did:web documents change); errors are never cached. Results are deep-frozen
- * once (a copy, unless createResolver's method resolver built the result for this call) and shared, so callers cannot change what others get and a hit costs no copy (the
- * envelope layer's per-document conversion cache relies on that identity).
+ * once (a copy, unless createResolver's method resolver built the result for this call) and
+ * shared, so callers cannot change what others get and a hit costs no copy (the envelope layer's
+ * per-document conversion cache relies on that identity).
  * `{cache: false}` in resolve options skips it.
  */
 export function resolutionCache(options: { max?: number; ttlMs?: number; clock?: Clock } = {}): DIDCache {
