@@ -5,6 +5,8 @@
 //                     HTTP transport, the link, the twin's answer (a trust ping nobody needs
 //                     answered: 202)
 //   link-post-400     the same, a message refused for good (an unknown type from nobody: 400)
+//   link-rest-put     a REST call over the same link: the service client's PUT of a user (what a
+//                     fleet wallet's flow starts with), the link, the twin's answer (200)
 //   serialize-flow    the plaintext layout of one sync flow's messages (the wallet's log)
 //   check-envelope    the conformance rules on an authcrypted issue-credential as received
 //   first-resolution  a did:ion long form this process never saw, resolved through the project
@@ -27,7 +29,7 @@ import { injectHandler } from '../src/fleet/link-service.js';
 import { generateKeyPair } from '../src/keys.js';
 import { createService } from '../src/service/app.js';
 import { openStore } from '../src/store/store.js';
-import { startTestbed } from '../src/testing/index.js';
+import { createServiceClient, startTestbed } from '../src/testing/index.js';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -70,6 +72,8 @@ const report = (name: string, r: { us: number; rounds: number[] }) => {
   const n = Math.round(2000 * scale);
   report('link-post-202', await measure(n, (i) => transport.send(url, message(i, 'https://didcomm.org/trust-ping/2.0/ping', { response_requested: false }))));
   report('link-post-400', await measure(n, (i) => transport.send(url, message(i, 'https://example.org/nobody/1.0/x', {})).catch(() => undefined)));
+  const client = createServiceClient({ url: url.replace(/\/didcomm$/, ''), clientId: 'bench', clientSecret: 'bench-secret-0123456789', fetch: linkFetch(injectHandler(service.app)) });
+  report('link-rest-put', await measure(n, (i) => client.putUser(`u${i % 50}`, { settings: { isSyncOn: true } })));
   await service.close();
   await store.close();
 }

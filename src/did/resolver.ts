@@ -66,6 +66,16 @@ class IdsyncResolver extends Resolver {
   }
 }
 
+// Marks a result its method resolver built for this very call out of the DID string alone
+// (did:ion, did:key): nobody else holds any part of it, so the cache freezes it as it is instead
+// of a copy (a structured clone of a DID document per first resolution of every new holder).
+const FRESH = Symbol('idsync.freshResolution');
+type Marked = DIDResolutionResult & { [FRESH]?: true };
+
+function fresh(resolve: (did: string) => Promise<DIDResolutionResult>): (did: string) => Promise<DIDResolutionResult> {
+  return async (did) => Object.defineProperty(await resolve(did), FRESH, { value: true });
+}
+
 /** A method resolver that turns anything thrown into a notFound result (the boundary never throws). */
 function safe(resolve: (did: string) => Promise<DIDResolutionResult>): DIDResolver {
   return async (did) => {
@@ -82,9 +92,9 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
   const web = { fetch: options.fetch, allowHttpHosts: options.webAllowHttpHosts, timeoutMs: options.webTimeoutMs, maxBytes: options.webMaxBytes };
   return new IdsyncResolver(
     {
-      ion: safe((did) => resolveIon(did, registry)),
+      ion: safe(fresh((did) => resolveIon(did, registry))),
       peer: safe((did) => resolvePeer(did, registry)),
-      key: safe(resolveKey),
+      key: safe(fresh(resolveKey)),
       web: safe((did) => resolveWeb(did, web)),
     },
     { cache: options.cache === false ? false : (options.cache ?? resolutionCache()) },
@@ -94,8 +104,9 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
 /**
  * A small LRU cache of successful results, as a plain did-resolver cache function. Entries
  * expire after ttlMs (did:web documents change); errors are never cached. Results are deep-frozen
- * once and shared, so callers cannot change what others get and a hit costs no copy (the
- * envelope layer's per-document conversion cache relies on that identity).
+ * once (a copy, unless createResolver's method resolver built the result for this call) and
+ * shared, so callers cannot change what others get and a hit costs no copy (the envelope layer's
+ * per-document conversion cache relies on that identity).
  * `{cache: false}` in resolve options skips it.
  */
 export function resolutionCache(options: { max?: number; ttlMs?: number; clock?: Clock } = {}): DIDCache {
@@ -120,7 +131,7 @@ export function resolutionCache(options: { max?: number; ttlMs?: number; clock?:
     if (hit) return hit;
     const result = await resolve();
     if (result.didResolutionMetadata.error || !result.didDocument) return result;
-    const frozen = deepFreeze(structuredClone(result));
+    const frozen = deepFreeze((result as Marked)[FRESH] ? result : structuredClone(result));
     entries.delete(parsed.did);
     setBounded(entries, parsed.did, { at: clock.now(), result: frozen }, max);
     return frozen;

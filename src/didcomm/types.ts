@@ -151,6 +151,12 @@ export interface TransportSendOptions {
    * observing and fault injection (testing/fault-plan.ts). Transports do not act on it.
    */
   messageType?: string;
+  /**
+   * The media type of `packed` as its packer made it (PackResult.mediaType): a transport that
+   * labels what it sends (HTTP's Content-Type) takes it instead of parsing the message to judge
+   * its JSON shape (transport/media-type.ts detectMediaType).
+   */
+  mediaType?: string;
 }
 
 /** A transport delivers a packed message to an endpoint; replies come back when return_route asks. */
@@ -193,5 +199,10 @@ export type InboundHandler = (
     reply?: (packed: string) => Promise<void>;
     /** WebSocket and memory transports: associate this connection with a DID for later pushes (return_route 'all'). */
     bind?: (key: string) => void;
+    /**
+     * The JSON object the transport parsed `packed` into while checking it (HTTP: depth, shape),
+     * so that the receiver opens it without parsing the same text again. The receiver may change it.
+     */
+    parsed?: Record<string, unknown>;
   },
 ) => Promise<void | InboundOutcome>;

@@ -151,7 +151,7 @@ export async function deliverPrepared(core: RouterCore, p: PreparedSend): Promis
   let replies: string[] | void;
   try {
     replies = await logged(core, outRecord(message, packed, 'sent', p.results, { endpoint: p.endpoint }), () =>
-      send(packed.packed, { to, mode: packed.mode, message, endpoint: p.endpoint, returnRoute: p.returnRoute }),
+      send(packed.packed, { to, mode: packed.mode, message, endpoint: p.endpoint, returnRoute: p.returnRoute, mediaType: packed.mediaType }),
     );
   } catch (err) {
     const e = toIdsyncError(err, 'delivery_failed');
@@ -268,6 +268,6 @@ export function transportOutbound(transports: Transport | Transport[]): Outbound
     }
     const transport = list.find((t) => t.schemes.includes(scheme));
     if (!transport) throw new IdsyncError('unsupported_scheme', `no transport for ${scheme}: endpoints`);
-    return transport.send(target.endpoint, packed, { returnRoute: target.returnRoute, messageType: target.message.type });
+    return transport.send(target.endpoint, packed, { returnRoute: target.returnRoute, messageType: target.message.type, ...(target.mediaType ? { mediaType: target.mediaType } : {}) });
   };
 }

@@ -47,7 +47,7 @@ export { DEFAULT_LOG_MESSAGE_MAX_BYTES } from './records.js';
 let envelopeModule: Promise<typeof import('../didcomm/envelope/index.js')> | undefined;
 const envelopeApi = () => (envelopeModule ??= import('../didcomm/envelope/index.js'));
 const defaultPack: PackFn = async (m, o, c) => (await envelopeApi()).pack(m, o, c);
-const defaultUnpack: UnpackFn = async (p, c) => (await envelopeApi()).unpack(p, c);
+const defaultUnpack: UnpackFn = async (p, c, parsed) => (await envelopeApi()).unpack(p, c, parsed ? { parsed } : {});
 
 export function createRouter(options: RouterOptions): Router {
   const { envelope, clock } = options;
@@ -136,7 +136,7 @@ export function createRouter(options: RouterOptions): Router {
     const replies: string[] = [];
     let unpacked: UnpackResult;
     try {
-      unpacked = await unpack(packed, envelope);
+      unpacked = await unpack(packed, envelope, info.parsed);
     } catch (err) {
       // Nobody to answer: the sender is unknown until the envelope opens.
       const error = toIdsyncError(err, 'didcomm_error');
@@ -175,7 +175,8 @@ export function createRouter(options: RouterOptions): Router {
     }
     // A refusal is logged with its code and the rule that refused it, when a rule did.
     // A replay is refused by idsync's own replay rule (advice: the spec obliges no receiver to).
-    const rule = result.status === 'duplicate' ? DUPLICATE_RULE : refusingRule(result.conformance);
+    // Looked for only when there is a refusal to log: most messages are handled.
+    const rule = result.status === 'handled' ? undefined : result.status === 'duplicate' ? DUPLICATE_RULE : refusingRule(result.conformance);
     const refusal = result.status === 'handled' ? {} : { ...(result.code ? { errorCode: result.code } : {}), ...(rule ? { rule } : {}) };
     await finishRecord(seq, rec, { result: result.status, problemCode: result.problemCode, conformance: loggedConformance(result.conformance), ...refusal });
     events.emit('result', result, packed);

@@ -13,7 +13,8 @@ import type { BatchOp } from '../store/store.js';
 import type { EnvelopeContext, EnvelopeMode, InboundRefusal, PackOptions, PackResult, PlainMessage, UnpackMetadata, UnpackResult } from '../didcomm/types.js';
 
 export type PackFn = (message: PlainMessage, options: PackOptions, ctx: EnvelopeContext) => Promise<PackResult>;
-export type UnpackFn = (packed: string, ctx: EnvelopeContext) => Promise<UnpackResult>;
+/** `parsed`: the packed message as its transport parsed it (ReceiveInfo.parsed), when it did. */
+export type UnpackFn = (packed: string, ctx: EnvelopeContext, parsed?: Record<string, unknown>) => Promise<UnpackResult>;
 
 /** Where an outgoing message goes; the delivery function returns any return-routed replies. */
 export interface OutboundTarget {
@@ -23,6 +24,8 @@ export interface OutboundTarget {
   /** `via` when given, else the service endpoint from the recipient's DID document. */
   endpoint?: string;
   returnRoute: boolean;
+  /** The packer's media type of the packed message (PackResult.mediaType), for the transport's label. */
+  mediaType?: string;
 }
 export type Outbound = (packed: string, target: OutboundTarget) => Promise<string[] | void>;
 
@@ -38,6 +41,8 @@ export interface ReceiveInfo {
   redelivery?: boolean;
   /** WebSocket and memory transports: associate this connection with a DID for later pushes (live mode). */
   bind?: (key: string) => void;
+  /** The JSON object the transport parsed the packed message into (InboundHandler's `info.parsed`): not parsed again. */
+  parsed?: Record<string, unknown>;
 }
 
 export type RouterStatus = 'handled' | 'duplicate' | 'expired' | 'unsupported' | 'rejected' | 'undecryptable' | 'failed';

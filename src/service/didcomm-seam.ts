@@ -29,6 +29,8 @@ export interface InboundInfo {
   reply?: (packed: string) => Promise<void>;
   /** WebSocket only: binds a DID to the socket so that later messages to it are pushed there. */
   bind?: (key: string) => void;
+  /** The JSON object the transport parsed the packed message into, so that it is not parsed again. */
+  parsed?: Record<string, unknown>;
   /**
    * Called (before receive resolves) when the message failed for a reason that may pass and may
    * be sent again; the endpoint tells the sender so where it can (HTTP 503 with Retry-After).

@@ -5,6 +5,7 @@
 import type { Static } from '@fastify/type-provider-typebox';
 import { systemClock, type Clock } from '../clock.js';
 import { IdsyncError, asErrorCode } from '../errors.js';
+import { inProcessExchange } from '../http-fetch.js';
 import type { InviteResponse, SyncContext as SyncContextSchema, SyncStarted, User as UserSchema, UserWithEcho } from '../service/routes/schemas/users.js';
 import type { IssuanceWorkflowSchema, SendInvitationResponse } from '../service/routes/schemas/issuance-workflows.js';
 import type { OutboxEntrySchema } from '../service/routes/dev-outbox.js';
@@ -92,19 +93,38 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   let cached: { token: string; renewAt: number } | undefined;
   let fetching: Promise<string> | undefined;
 
+  /**
+   * One request: through fetch, or, when the fetch reaches the server in this process (the fleet's
+   * link, http-fetch.ts IN_PROCESS), as plain data, read as the same answer in a Response would
+   * be read, without the Response's stream and body machinery.
+   */
+  async function exchange(method: string, url: string, init: RequestInit): Promise<{ status: number; headers: Headers; text: string }> {
+    const plain = inProcessExchange(doFetch, url);
+    if (!plain) {
+      const res = await doFetch(url, init);
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(init.headers as Record<string, string>)) headers[k.toLowerCase()] = v;
+    const res = await plain({ method, url, headers, ...(typeof init.body === 'string' ? { body: init.body } : {}) });
+    // A Response has no body for these (Fetch §Response: null body statuses) or for HEAD.
+    const empty = res.status === 204 || res.status === 205 || res.status === 304 || method === 'HEAD';
+    return { status: res.status, headers: new Headers(res.headers), text: empty ? '' : (res.body ?? '') };
+  }
+
   async function raw<T>(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; headers: Headers; body: T }> {
     const init: RequestInit = { method, headers: { accept: 'application/json', ...headers } };
     if (body !== undefined) {
       init.body = JSON.stringify(body);
       (init.headers as Record<string, string>)['content-type'] = 'application/json';
     }
-    let res: Response;
+    let res: { status: number; headers: Headers; text: string };
     try {
-      res = await doFetch(base + path, init);
+      res = await exchange(method, base + path, init);
     } catch (err) {
       throw new IdsyncError('service_unreachable', `${method} ${base}${path}: ${(err as Error).message}`, { cause: err });
     }
-    const text = await res.text();
+    const text = res.text;
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;

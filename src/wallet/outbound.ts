@@ -60,6 +60,6 @@ export function walletOutbound(o: { resolve: DocumentResolver; transport: Transp
     const given = target.endpoint && chooseEndpoint([target.endpoint], o.transport.schemes);
     const endpoint = o.routes.get(target.to) ?? given ?? chooseEndpoint((await peerRoute(target.to, o.resolve)).endpoints, o.transport.schemes);
     if (!endpoint) throw new IdsyncError('no_endpoint', `${target.to} names no DIDComm endpoint the wallet can reach`, { details: { to: target.to } });
-    return o.transport.send(endpoint, packed, { returnRoute: target.returnRoute, messageType: target.message.type });
+    return o.transport.send(endpoint, packed, { returnRoute: target.returnRoute, messageType: target.message.type, ...(target.mediaType ? { mediaType: target.mediaType } : {}) });
   };
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createIonDid } from '../../src/did/ion.js';
 import { createKeyDid } from '../../src/did/key.js';
@@ -162,5 +162,26 @@ describe('resolutionCache', () => {
     expect(calls).toBe(3);
     await resolve('did:key:b');
     expect(calls).toBe(4);
+  });
+
+  it("freezes a did:ion or did:key result its method resolver built for the call as it is, and a copy of anyone else's", async () => {
+    const clone = vi.spyOn(globalThis, 'structuredClone');
+    try {
+      const resolver = createResolver();
+      for (const created of [createIonDid({ endpoint: 'https://a.example' }), createKeyDid()]) {
+        const result = await resolver.resolve(created.did);
+        expect(Object.isFrozen(result.didDocument!.verificationMethod![0])).toBe(true);
+        expect(result.didDocument).toEqual(created.document);
+      }
+      expect(clone).not.toHaveBeenCalled();
+      // A result the cache did not see being made may be held by its maker: frozen is a copy.
+      const shared = { didResolutionMetadata: {}, didDocument: { id: 'did:key:x', service: [] }, didDocumentMetadata: {} };
+      const got = await resolutionCache()({ did: 'did:key:x', method: 'key', id: 'x', didUrl: 'did:key:x' }, async () => shared);
+      expect(clone).toHaveBeenCalledTimes(1);
+      expect(Object.isFrozen(got.didDocument)).toBe(true);
+      expect(Object.isFrozen(shared.didDocument)).toBe(false);
+    } finally {
+      clone.mockRestore();
+    }
   });
 });

@@ -20,7 +20,7 @@ export interface PackPlan {
 export interface Engine {
   pack(message: PlainMessage, plan: PackPlan, ctx: EnvelopeContext): Promise<PackResult>;
   /** One message, without unwrapping forwards (index.ts does that for both engines). */
-  unpack(packed: string, ctx: EnvelopeContext, options: { expectDecryptByAllKeys: boolean }): Promise<UnpackResult>;
+  unpack(packed: string, ctx: EnvelopeContext, options: { expectDecryptByAllKeys: boolean; parsed?: Record<string, unknown> }): Promise<UnpackResult>;
   wrapInForward(packed: string, o: { to: string; routingKeys: string[]; headers: Record<string, string>; enc: AnoncryptEnc }, ctx: EnvelopeContext): Promise<string>;
   packFromPrior(claims: FromPriorClaims, issuerKid: string | undefined, ctx: EnvelopeContext): Promise<{ jwt: string; issuerKid: string }>;
 }

@@ -59,6 +59,11 @@ export interface UnpackOptions {
   checkSender?: boolean;
   /** Overrides the context's engine for this call. */
   engine?: EnvelopeEngine;
+  /**
+   * `packed` as a transport already parsed it (InboundHandler's `info.parsed`: a JSON object of
+   * that very text, within MAX_JSON_DEPTH): the native engine opens it without a second parse.
+   */
+  parsed?: Record<string, unknown>;
 }
 
 function invalid(message: string): IdsyncError {
@@ -120,7 +125,7 @@ export async function unpack(packed: string, ctx: EnvelopeContext, options: Unpa
   if (typeof packed !== 'string' || !/^\s*\{/.test(packed)) {
     throw new IdsyncError('didcomm_malformed', 'unpack: a DIDComm message is a JSON object (JWE, JWS or plaintext JWM)');
   }
-  let result = await unpackOnce(engine, packed, ctx, options);
+  let result = await unpackOnce(engine, packed, ctx, options, options.parsed);
   if (options.unwrapReWrappingForward === false) return result;
   // A forward addressed to us around a message also addressed to us ("re-wrapping" by a
   // mediator, or our own key listed as a routing key): unwrapped here, keeping the inner
@@ -156,8 +161,9 @@ async function forwardedToUs(forward: PlainMessage, ctx: EnvelopeContext): Promi
   return (await ctx.secrets.find(kids)).length > 0 ? attachment : undefined;
 }
 
-async function unpackOnce(engine: Engine, packed: string, ctx: EnvelopeContext, options: UnpackOptions): Promise<UnpackResult> {
-  const { message, metadata, outer } = await engine.unpack(packed, ctx, { expectDecryptByAllKeys: options.expectDecryptByAllKeys ?? false });
+async function unpackOnce(engine: Engine, packed: string, ctx: EnvelopeContext, options: UnpackOptions, parsed?: Record<string, unknown>): Promise<UnpackResult> {
+  const expectDecryptByAllKeys = options.expectDecryptByAllKeys ?? false;
+  const { message, metadata, outer } = await engine.unpack(packed, ctx, parsed ? { expectDecryptByAllKeys, parsed } : { expectDecryptByAllKeys });
   if (message.from !== undefined && typeof message.from !== 'string') {
     throw new IdsyncError('didcomm_malformed', 'unpack: message.from must be a DID string');
   }

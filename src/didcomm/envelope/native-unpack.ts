@@ -175,10 +175,11 @@ async function openSigned(value: Record<string, unknown>, s: State): Promise<Rec
   return inner;
 }
 
-export async function nativeUnpack(packed: string, call: NativeCall, o: { expectDecryptByAllKeys: boolean }): Promise<UnpackResult> {
+export async function nativeUnpack(packed: string, call: NativeCall, o: { expectDecryptByAllKeys: boolean; parsed?: Record<string, unknown> }): Promise<UnpackResult> {
   const md: UnpackMetadata = { mode: 'plaintext', encrypted: false, authenticated: false, nonRepudiation: false, anonymousSender: false, reWrappedInForward: false };
   const s: State = { md, notes: [], call, expectAll: o.expectDecryptByAllKeys };
-  let value = parseJsonObject(packed, 'the message', 'envelope.json');
+  // A transport that checked the message parsed it already (depth and object bounds as here).
+  let value = o.parsed ?? parseJsonObject(packed, 'the message', 'envelope.json');
   // Nothing below changes a JWE or JWS object (a plaintext one becomes the message).
   const opened = layerOf(value) === 'plaintext' ? undefined : value;
   let next = 0;

@@ -15,7 +15,7 @@ import { listen, urlHost } from '../../listen.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
 import type { InboundHandler, Transport } from '../types.js';
 import {
-  byteLength, checkInboundMessage, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, refusalOf, RETRY_LATER_CODE, retryHint,
+  byteLength, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseInboundMessage, refusalOf, RETRY_LATER_CODE, retryHint,
   schemeOf, statusForHandlerError, type InboundOutcome,
 } from './media-type.js';
 
@@ -50,10 +50,11 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
 
   return {
     schemes: ['http', 'https'],
-    async send(endpoint, packed) {
+    async send(endpoint, packed, options) {
       const scheme = schemeOf(endpoint);
       if (scheme !== 'http' && scheme !== 'https') throw new IdsyncError('unsupported_scheme', `the HTTP transport cannot send to ${scheme}:`, { details: { endpoint } });
-      const contentType = detectMediaType(packed);
+      // The packer's media type when the sender gives it; otherwise judged from the JSON shape.
+      const contentType = options?.mediaType ?? detectMediaType(packed);
       // One deadline for the whole exchange, redirects included.
       const deadline = performance.now() + timeoutMs;
       let signal: AbortSignal | undefined;
@@ -159,8 +160,9 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
     return problemResponse('unsupported_media_type', 'Content-Type must be a DIDComm v2 media type (application/didcomm-encrypted+json, -signed+json or -plain+json)');
   }
   if (byteLength(req.body) > maxBytes) return problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`);
+  let parsed: Record<string, unknown>;
   try {
-    checkInboundMessage(req.body);
+    parsed = parseInboundMessage(req.body).json;
   } catch (err) {
     if (isIdsyncError(err) && err.code === JSON_TOO_DEEP) return problemResponse(err.code, err.message);
     return problemResponse('invalid_message', (err as Error).message);
@@ -170,6 +172,7 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
   let open = true;
   const info = {
     transport: 'http',
+    parsed,
     reply: async (packed: string) => {
       if (!open || reply !== undefined) {
         throw new IdsyncError('transport_reply_unavailable', 'an HTTP response carries one return-routed message, sent when the handler resolves');

@@ -43,7 +43,16 @@ function parsePacked(packed: string): { type: DidcommMediaType; json: Record<str
  * whether a well-shaped message opens is the router's business (202 and a log record).
  */
 export function checkInboundMessage(packed: string): DidcommMediaType {
-  const { type, json: m } = parsePacked(packed);
+  return parseInboundMessage(packed).type;
+}
+
+/**
+ * checkInboundMessage's answer with the JSON object it parsed, so that the receiver can open the
+ * message without parsing the same text again (InboundHandler's `info.parsed`).
+ */
+export function parseInboundMessage(packed: string): { type: DidcommMediaType; json: Record<string, unknown> } {
+  const parsed = parsePacked(packed);
+  const { type, json: m } = parsed;
   const str = (k: string) => typeof m[k] === 'string';
   const ok =
     type === MEDIA_TYPES.encrypted
@@ -54,7 +63,7 @@ export function checkInboundMessage(packed: string): DidcommMediaType {
   if (!ok) {
     throw new IdsyncError('transport_invalid_message', 'the body is no DIDComm message: not a JWE (protected, ciphertext), a JWS (payload, signatures) or a plaintext message (id, type)');
   }
-  return type;
+  return parsed;
 }
 
 /** The bare, lower-case media type of a Content-Type header (parameters dropped). */

@@ -99,10 +99,11 @@ export function memoryNetwork(): MemoryNetwork {
 
       return {
         schemes: ['memory'],
-        async send(endpoint, packed) {
+        async send(endpoint, packed, sendOptions) {
           if (live.closed) throw new IdsyncError('transport_unreachable', 'this memory transport is closed');
           if (schemeOf(endpoint) !== 'memory') throw new IdsyncError('unsupported_scheme', `the memory transport cannot send to ${endpoint}`);
-          detectMediaType(packed);
+          // What HTTP would refuse is refused here too; a message its packer labelled is one.
+          if (!sendOptions?.mediaType) detectMediaType(packed);
           const handler = handlers.get(endpoint);
           if (!handler) throw new IdsyncError('transport_unreachable', `no memory endpoint at ${endpoint}`, { details: { endpoint } });
           await tick();

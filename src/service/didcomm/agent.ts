@@ -313,7 +313,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     router.addDid(deps.serviceDid);
     let replied = false;
     const reply = info.reply ? async (p: string) => ((replied = true), info.reply!(p)) : undefined;
-    const result = await router.receive(packed, { transport: info.transport, ...(reply ? { reply } : {}), ...(info.bind ? { bind: info.bind } : {}) });
+    const result = await router.receive(packed, { transport: info.transport, ...(reply ? { reply } : {}), ...(info.bind ? { bind: info.bind } : {}), ...(info.parsed ? { parsed: info.parsed } : {}) });
     const m = result.message;
     const sender = result.metadata?.authenticated ? (result.metadata.encryptedFromKid ?? result.metadata.signFrom)?.split('#')[0] : undefined;
     const retryable = result.retryable === true;

@@ -180,7 +180,7 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
           return [];
         }
         try {
-          const replies = await transport.send(endpoint, packed, { returnRoute: target.returnRoute, messageType: message.type });
+          const replies = await transport.send(endpoint, packed, { returnRoute: target.returnRoute, messageType: message.type, ...(target.mediaType ? { mediaType: target.mediaType } : {}) });
           await delivered(message, 'endpoint', to);
           return replies;
         } catch (err) {

@@ -78,7 +78,7 @@ type InboundHandle = ReturnType<typeof inboundHandler>;
 
 /** POST /didcomm's answer to a message: a 2xx and what it carries, or the problem it throws for fastify's error handler. */
 async function answerMessage(handle: InboundHandle, body: string, contentType: string | undefined): Promise<{ status: number; body?: string; contentType?: string }> {
-  const res = await handleHttpInbound({ body, contentType }, (packed, info) => handle(packed, { transport: 'http', reply: info.reply }));
+  const res = await handleHttpInbound({ body, contentType }, (packed, info) => handle(packed, { transport: 'http', reply: info.reply, parsed: info.parsed }));
   if (res.status >= 400) {
     const p = res.problem ?? { code: 'invalid_request', title: 'the message was refused' };
     // 503 temporarily_unavailable: Retry-After header and the `retryAfter` member, as for 429.

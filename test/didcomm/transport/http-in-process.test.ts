@@ -65,6 +65,15 @@ describe('http transport, a server in this process', () => {
     await expect(httpTransport({ fetch: never, timeoutMs: 20 }).send(ENDPOINT, plain())).rejects.toMatchObject({ code: 'transport_timeout' });
   });
 
+  it("labels the message with its packer's media type when the sender gives one, without judging its shape", async () => {
+    const seen: PlainRequest[] = [];
+    const f = inProcessFetch(() => ({ status: 202, headers: {} }), seen);
+    await httpTransport({ fetch: f }).send(ENDPOINT, plain(), { mediaType: 'application/didcomm-signed+json' });
+    expect(seen[0]!.headers).toEqual({ 'content-type': 'application/didcomm-signed+json' });
+    // Without one it is judged from the JSON shape, and what is no DIDComm message is refused.
+    await expect(httpTransport({ fetch: f }).send(ENDPOINT, 'not json')).rejects.toMatchObject({ code: 'transport_invalid_message' });
+  });
+
   it('sends an endpoint the fetch does not reach in process through fetch', async () => {
     const f = inProcessFetch(() => ({ status: 202, headers: {} }));
     await expect(httpTransport({ fetch: f }).send('http://elsewhere.test/didcomm', plain())).rejects.toMatchObject({ message: expect.stringContaining('fetch called') });

@@ -206,4 +206,11 @@ describe('handleHttpInbound', () => {
     expect(r.status).toBe(429);
     expect(JSON.parse(r.body!)).toMatchObject({ code: 'rate_limited' });
   });
+
+  it('hands the handler the JSON object it parsed while checking the message, so it is not parsed again', async () => {
+    let given: unknown;
+    const body = encrypted();
+    expect(await handleHttpInbound({ body, contentType: ENC }, async (_packed, info) => void (given = info.parsed))).toEqual({ status: 202 });
+    expect(given).toEqual(JSON.parse(body));
+  });
 });
