@@ -19,7 +19,8 @@ describe('runFleet mediated', () => {
         expect(ctx.wallet.collecting).toBe('live');
         await syncScenario.run(ctx);
         // Every message of the flow was pushed and handled, none confirmed yet: a fleet wallet
-        // confirms them together when it closes (FLEET_ACK_DELAY_MS), one messages-received for all.
+        // confirms them together when it closes, one messages-received for all (a flow slower
+        // than FLEET_ACK_DELAY_MS confirms once on the way; one by one it would be 3 here).
         unconfirmed.push((await ctx.wallet.messages({ type: MESSAGES_RECEIVED })).length);
       },
     };
@@ -28,7 +29,8 @@ describe('runFleet mediated', () => {
     expect(endpoints).toHaveLength(4);
     expect(new Set(endpoints).size).toBe(1);
     expect(endpoints[0]).toMatch(/^did:peer:2\./);
-    expect(unconfirmed).toEqual([0, 0, 0, 0]);
+    expect(unconfirmed).toHaveLength(4);
+    expect(Math.max(...unconfirmed)).toBeLessThanOrEqual(1);
   }, 60_000);
 
   it('runs in worker threads too', async () => {
