@@ -6,15 +6,22 @@ import { run } from '../../src/cli/program.js';
 import { runFleet, type Scenario } from '../../src/fleet/index.js';
 import { syncScenario } from '../../src/fleet/scenarios.js';
 
+const MESSAGES_RECEIVED = 'https://didcomm.org/messagepickup/3.0/messages-received';
+
 describe('runFleet mediated', () => {
   it('runs the sync scenario with every wallet behind one mediator (this thread)', async () => {
     const endpoints: Array<string | undefined> = [];
+    const unconfirmed: number[] = [];
     const scenario: Scenario = {
       ...syncScenario,
       async run(ctx) {
         endpoints.push(ctx.wallet.identity.endpoint);
         expect(ctx.wallet.collecting).toBe('live');
         await syncScenario.run(ctx);
+        // Every message of the flow was pushed and handled, none confirmed yet: a fleet wallet
+        // confirms them together when it closes, one messages-received for all (a flow slower
+        // than FLEET_ACK_DELAY_MS confirms once on the way; one by one it would be 3 here).
+        unconfirmed.push((await ctx.wallet.messages({ type: MESSAGES_RECEIVED })).length);
       },
     };
     const r = await runFleet({ scenario, model: { kind: 'closed', wallets: 4, concurrency: 2 }, workers: 1, mediated: true });
@@ -22,6 +29,8 @@ describe('runFleet mediated', () => {
     expect(endpoints).toHaveLength(4);
     expect(new Set(endpoints).size).toBe(1);
     expect(endpoints[0]).toMatch(/^did:peer:2\./);
+    expect(unconfirmed).toHaveLength(4);
+    expect(Math.max(...unconfirmed)).toBeLessThanOrEqual(1);
   }, 60_000);
 
   it('runs in worker threads too', async () => {
