@@ -4,28 +4,12 @@
 // wallets sent over the link of the thread that holds them.
 import type { Transport } from '../didcomm/types.js';
 import type { App } from '../service/http/app-types.js';
-import { linkedTransport, type LinkHandler, type LinkResponse } from './link.js';
+import { appExchange } from '../testing/inject-fetch.js';
+import { linkedTransport, type LinkHandler } from './link.js';
 
-/**
- * Answers a link request with `app.inject` (only the path and query of the URL are used). A
- * DIDComm message POSTed to /didcomm, the most frequent request of a flow, is answered by the
- * route's own in-process entry instead (didcomm-endpoint.ts: the same handler, rate limit and
- * problem documents, without inject's fake request and response); whatever that entry does not
- * take goes through inject.
- */
+/** Answers a link request as the twin's HTTP server would (testing/inject-fetch.ts appExchange). */
 export function injectHandler(app: App): LinkHandler {
-  const didcomm = app.hasDecorator('didcommInProcess') ? app.didcommInProcess : undefined;
-  return async (req) => {
-    const url = new URL(req.url);
-    if (didcomm && req.method === 'POST' && url.pathname === '/didcomm' && url.search === '' && req.body !== undefined) {
-      const answer = await didcomm({ url: url.pathname, contentType: req.headers['content-type'], body: req.body });
-      if (answer) return answer;
-    }
-    const res = await app.inject({ method: req.method as 'GET', url: url.pathname + url.search, headers: req.headers, ...(req.body ? { payload: req.body } : {}) });
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
-    return { status: res.statusCode, headers, body: res.payload } satisfies LinkResponse;
-  };
+  return appExchange(app);
 }
 
 /** The wallets' threads by the URL prefix of their endpoints: the twin's route to them. */

@@ -6,6 +6,7 @@
 import type { Clock, IdGenerator } from '../clock.js';
 import { httpTransport } from '../didcomm/transport/http.js';
 import { IdsyncError } from '../errors.js';
+import { IN_PROCESS, inProcessExchange, type InProcessFetch } from '../http-fetch.js';
 import type { MemoryNetwork } from '../didcomm/transport/memory.js';
 import type { EnvelopeEngine, Transport } from '../didcomm/types.js';
 import { createService, type Service, type ServicePlugin } from '../service/app.js';
@@ -158,10 +159,20 @@ export async function startServiceTwin(o: StartTwinOptions): Promise<ServiceTwin
     service.deps.webhooks!.start();
   }
   // A REST call that changes something is a change too (e.g. a workflow's invitation sent).
-  const changingFetch: typeof fetch = async (input, init) => {
+  const changingFetch = (async (input: string | URL | Request, init?: RequestInit) => {
     const res = await fetchFn(input, init);
     if ((init?.method ?? 'GET') !== 'GET') changes.bump();
     return res;
+  }) as InProcessFetch;
+  // The same for a request handed over as plain data (the service client takes that way in when
+  // the fetch offers one: appFetch without sockets).
+  changingFetch[IN_PROCESS] = (target) => {
+    const exchange = inProcessExchange(fetchFn, target);
+    return exchange && (async (req) => {
+      const res = await exchange(req);
+      if (req.method !== 'GET') changes.bump();
+      return res;
+    });
   };
   const client = createServiceClient({ url, ...credentials, fetch: changingFetch, changes, ...(o.clock ? { clock: o.clock } : {}) });
 
