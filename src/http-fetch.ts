@@ -91,3 +91,16 @@ export type InProcessFetch = typeof fetch & { [IN_PROCESS]?: (url: string) => Pl
 export function inProcessExchange(f: typeof fetch, url: string): PlainExchange | undefined {
   return (f as InProcessFetch)[IN_PROCESS]?.(url);
 }
+
+/**
+ * A fetch that sends each request `isLocal` picks to `local` and the rest to `remote`, and the
+ * plain-data way in (IN_PROCESS) by the same choice.
+ */
+export function splitFetch(isLocal: (url: string) => boolean, local: typeof fetch, remote: typeof fetch): typeof fetch {
+  const f = ((input: string | URL | Request, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    return isLocal(url) ? local(input, init) : remote(input, init);
+  }) as InProcessFetch;
+  f[IN_PROCESS] = (url) => inProcessExchange(isLocal(url) ? local : remote, url);
+  return f;
+}

@@ -9,7 +9,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { IdsyncError } from '../errors.js';
 import type { Transport } from '../didcomm/types.js';
 import { httpTransport } from '../didcomm/transport/http.js';
-import { IN_PROCESS, inProcessExchange, type InProcessFetch, type PlainExchange, type PlainRequest, type PlainResponse } from '../http-fetch.js';
+import { IN_PROCESS, splitFetch, type InProcessFetch, type PlainExchange, type PlainRequest, type PlainResponse } from '../http-fetch.js';
 
 /** A request over the link: what an HTTP request carries, as data (lower-case header names). */
 export type LinkRequest = PlainRequest;
@@ -62,13 +62,7 @@ export function linkFetch(call: LinkHandler): typeof fetch {
 /** Sends requests under `origin` (scheme, host and port) to `local`, the rest to `remote`. */
 export function byOrigin(origin: string, local: typeof fetch, remote: typeof fetch): typeof fetch {
   const o = new URL(origin).origin;
-  const isLocal = (url: string) => url.startsWith(o) && (url.length === o.length || url[o.length] === '/');
-  const f = ((input: string | URL | Request, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    return isLocal(url) ? local(input, init) : remote(input, init);
-  }) as InProcessFetch;
-  f[IN_PROCESS] = (url) => inProcessExchange(isLocal(url) ? local : remote, url);
-  return f;
+  return splitFetch((url) => url.startsWith(o) && (url.length === o.length || url[o.length] === '/'), local, remote);
 }
 
 /**

@@ -1,6 +1,6 @@
 // fetch without sockets: requests to an in-process service go through fastify's inject (the
 // same routing, validation and hooks as over HTTP); any other URL goes to the real network.
-import { IN_PROCESS, inProcessExchange, type InProcessFetch, type PlainExchange, type PlainResponse } from '../http-fetch.js';
+import { IN_PROCESS, splitFetch, type InProcessFetch, type PlainExchange, type PlainResponse } from '../http-fetch.js';
 import type { App } from '../service/http/app-types.js';
 
 /**
@@ -58,12 +58,5 @@ export function appFetch(app: App): typeof fetch {
 /** Sends requests for `origin`'s host (any scheme: did:web resolution asks https://) to `local`, the rest to `remote`. */
 export function routeFetch(origin: string, local: typeof fetch, remote: typeof fetch = globalThis.fetch): typeof fetch {
   const host = new URL(origin).host;
-  const isLocal = (url: string) => new URL(url).host === host;
-  const f = ((input: string | URL | Request, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    return isLocal(url) ? local(input, init) : remote(input, init);
-  }) as InProcessFetch;
-  // The plain-data way in, by the same route.
-  f[IN_PROCESS] = (url) => inProcessExchange(isLocal(url) ? local : remote, url);
-  return f;
+  return splitFetch((url) => new URL(url).host === host, local, remote);
 }
