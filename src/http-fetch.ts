@@ -58,6 +58,9 @@ export function networkError(err: unknown, url: string): IdsyncError {
   return new IdsyncError('transport_unreachable', `cannot reach ${url} (${why})`, { details: { endpoint: url, reason: code }, cause: err });
 }
 
+/** Fetch §Response: statuses whose response has a null body, whatever the server wrote. */
+export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 204, 205, 304]);
+
 /** A request handed to a server in this process as data (no socket, no fetch Request). */
 export interface PlainRequest {
   method: string;

@@ -1,16 +1,8 @@
-// The service's end of the fleet link: requests to the embedded twin answered through fastify's
-// inject (the same routes, validation and hooks as over HTTP, without a socket; DIDComm messages
-// through the endpoint's in-process entry), and the twin's DIDComm messages to the fleet's
-// wallets sent over the link of the thread that holds them.
+// The service's end of the fleet link: the twin's DIDComm messages to the fleet's wallets sent
+// over the link of the thread that holds them. Requests to the twin are answered by its
+// appExchange (testing/inject-fetch.ts), as the testbed's are.
 import type { Transport } from '../didcomm/types.js';
-import type { App } from '../service/http/app-types.js';
-import { appExchange } from '../testing/inject-fetch.js';
 import { linkedTransport, type LinkHandler } from './link.js';
-
-/** Answers a link request as the twin's HTTP server would (testing/inject-fetch.ts appExchange). */
-export function injectHandler(app: App): LinkHandler {
-  return appExchange(app);
-}
 
 /** The wallets' threads by the URL prefix of their endpoints: the twin's route to them. */
 export interface WalletLinks {

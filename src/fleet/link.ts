@@ -9,7 +9,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { IdsyncError } from '../errors.js';
 import type { Transport } from '../didcomm/types.js';
 import { httpTransport } from '../didcomm/transport/http.js';
-import { IN_PROCESS, splitFetch, type InProcessFetch, type PlainExchange, type PlainRequest, type PlainResponse } from '../http-fetch.js';
+import { IN_PROCESS, NULL_BODY_STATUSES, splitFetch, type InProcessFetch, type PlainExchange, type PlainRequest, type PlainResponse } from '../http-fetch.js';
 
 /** A request over the link: what an HTTP request carries, as data (lower-case header names). */
 export type LinkRequest = PlainRequest;
@@ -22,9 +22,6 @@ type Wire =
   | { t: 'req'; id: number; req: LinkRequest }
   | { t: 'res'; id: number; res?: LinkResponse; error?: string }
   | { t: 'hello'; prefix: string };
-
-/** Fetch forbids a body on these statuses. */
-const EMPTY = new Set([101, 204, 205, 304]);
 
 /**
  * A fetch whose every request goes to `call` (string bodies only, as our senders make them). It
@@ -52,7 +49,7 @@ export function linkFetch(call: LinkHandler): typeof fetch {
           answer.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
         })
       : await answer;
-    const empty = EMPTY.has(res.status) || req.method === 'HEAD';
+    const empty = NULL_BODY_STATUSES.has(res.status) || req.method === 'HEAD';
     return new Response(empty ? null : (res.body ?? ''), { status: res.status, headers: res.headers });
   }) as InProcessFetch;
   f[IN_PROCESS] = () => call;

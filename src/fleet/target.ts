@@ -7,10 +7,11 @@ import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { openStore } from '../store/store.js';
 import { openTemporaryStore } from '../store/temporary.js';
+import { appExchange } from '../testing/inject-fetch.js';
 import { startServiceTwin } from '../testing/service-twin.js';
 import type { ServiceCredentials, TargetInfo } from './target-info.js';
 import type { LinkHandler } from './link.js';
-import { injectHandler, walletLinks, type WalletLinks } from './link-service.js';
+import { walletLinks, type WalletLinks } from './link-service.js';
 
 export { clientFor, type ServiceCredentials, type TargetInfo } from './target-info.js';
 
@@ -58,7 +59,7 @@ export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEn
     did: twin.did,
     credentials,
     embedded: true,
-    ...(wallets ? { link: { serve: injectHandler(twin.service.app), wallets } } : {}),
+    ...(wallets ? { link: { serve: appExchange(twin.service.app), wallets } } : {}),
     async close() {
       await twin.close();
       await closeStore();

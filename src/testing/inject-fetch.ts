@@ -1,6 +1,6 @@
 // fetch without sockets: requests to an in-process service go through fastify's inject (the
 // same routing, validation and hooks as over HTTP); any other URL goes to the real network.
-import { IN_PROCESS, splitFetch, type InProcessFetch, type PlainExchange, type PlainResponse } from '../http-fetch.js';
+import { IN_PROCESS, NULL_BODY_STATUSES, splitFetch, type InProcessFetch, type PlainExchange, type PlainResponse } from '../http-fetch.js';
 import type { App } from '../service/http/app-types.js';
 
 /**
@@ -48,7 +48,7 @@ export function appFetch(app: App): typeof fetch {
       for (const one of Array.isArray(v) ? v : [v]) out.append(k, String(one));
     }
     // Fetch forbids a body on these statuses.
-    const empty = [101, 204, 205, 304].includes(res.statusCode) || method === 'HEAD';
+    const empty = NULL_BODY_STATUSES.has(res.statusCode) || method === 'HEAD';
     return new Response(empty ? null : res.rawPayload, { status: res.statusCode, headers: out });
   }) as InProcessFetch;
   f[IN_PROCESS] = () => exchange;

@@ -5,7 +5,7 @@
 import type { Static } from '@fastify/type-provider-typebox';
 import { systemClock, type Clock } from '../clock.js';
 import { IdsyncError, asErrorCode } from '../errors.js';
-import { inProcessExchange } from '../http-fetch.js';
+import { inProcessExchange, NULL_BODY_STATUSES } from '../http-fetch.js';
 import type { InviteResponse, SyncContext as SyncContextSchema, SyncStarted, User as UserSchema, UserWithEcho } from '../service/routes/schemas/users.js';
 import type { IssuanceWorkflowSchema, SendInvitationResponse } from '../service/routes/schemas/issuance-workflows.js';
 import type { OutboxEntrySchema } from '../service/routes/dev-outbox.js';
@@ -107,8 +107,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(init.headers as Record<string, string>)) headers[k.toLowerCase()] = v;
     const res = await plain({ method, url, headers, ...(typeof init.body === 'string' ? { body: init.body } : {}) });
-    // A Response has no body for these (Fetch §Response: null body statuses) or for HEAD.
-    const empty = res.status === 204 || res.status === 205 || res.status === 304 || method === 'HEAD';
+    // A Response has no body for these or for HEAD.
+    const empty = NULL_BODY_STATUSES.has(res.status) || method === 'HEAD';
     return { status: res.status, headers: new Headers(res.headers), text: empty ? '' : (res.body ?? '') };
   }
 

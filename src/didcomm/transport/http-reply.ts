@@ -4,7 +4,7 @@
 // Retry-After; anything else: transport_rejected with the receiver's problem code).
 import type { Clock } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
-import { readBounded, type PlainResponse } from '../../http-fetch.js';
+import { NULL_BODY_STATUSES, readBounded, type PlainResponse } from '../../http-fetch.js';
 import { bareMediaType, detectMediaType, isDidcommMediaType, parseRetryAfter, retryLaterError } from './media-type.js';
 
 /** A reply as the sender reads it: from a fetch Response, or from a server in this process (no streams). */
@@ -33,12 +33,9 @@ export function responseReply(res: Response, endpoint: string): Reply {
   };
 }
 
-/** Fetch forbids a body on these statuses: a server in this process is read the same way. */
-const NO_BODY = new Set([101, 204, 205, 304]);
-
-/** An in-process server's answer, read with the same limits as a Response. */
+/** An in-process server's answer, read with the same limits (and null-body statuses) as a Response. */
 export function plainReply(res: PlainResponse, endpoint: string): Reply {
-  const body = NO_BODY.has(res.status) ? '' : (res.body ?? '');
+  const body = NULL_BODY_STATUSES.has(res.status) ? '' : (res.body ?? '');
   return {
     status: res.status,
     header: (name) => res.headers[name] ?? null,
