@@ -94,7 +94,12 @@ async function onOffer(ctx: WalletContext, h: HandlerContext, offer: ParsedOffer
   const decision = ctx.policy.offers;
   let parked: PendingItem | undefined;
   // The offer received and its answer (or the item parked for the user): one step, one write.
-  const { thread } = await answerStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, sender, { start, data: data as unknown as Record<string, unknown> }, async (t) => {
+  // 'offer-received' is announced once the offer is stored, before the request goes out
+  // (events.ts): the credential may come back on the request's own return route.
+  const stored = (t: WalletThread): void => {
+    ctx.events.emit('offer-received', { thid: t.thid, from: sender });
+  };
+  await answerStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, sender, { start, data: data as unknown as Record<string, unknown>, stored }, async (t) => {
     if (decision === 'manual') {
       parked = {
         id: t.thid, kind: 'credential-offer', thid: t.thid, from: sender, receivedAt: isoNow(ctx.clock), message: h.message,
@@ -106,7 +111,6 @@ async function onOffer(ctx: WalletContext, h: HandlerContext, offer: ParsedOffer
     }
     return { message: await requestFor(ctx, t) };
   });
-  ctx.events.emit('offer-received', { thid: thread.thid, from: sender });
   if (parked) announce(ctx, parked);
 }
 

@@ -99,7 +99,7 @@ export async function answerStep<S extends string>(
   machine: StateMachine<S>,
   message: PlainMessage,
   sender: string | undefined,
-  options: { start?: boolean; data?: Data },
+  options: { start?: boolean; data?: Data; stored?: (thread: WalletThread<S>) => void },
   answer: (thread: WalletThread<S>) => Promise<StepAnswer | undefined>,
 ): Promise<{ thread: WalletThread<S>; previous?: S }> {
   const thid = threadOfMessage(message);
@@ -117,6 +117,10 @@ export async function answerStep<S extends string>(
     return { existing, thread, next, prepared };
   });
   endedEvent(ctx, machine, step.thread);
+  // Between the step's write and its answer's delivery: an answer that comes back on the return
+  // route (or over a fast link) is handled before the delivery returns, so what is announced
+  // about the message received must go out first.
+  options.stored?.(step.thread);
   if (step.prepared) await deliverStep(ctx, machine, step.prepared, { before: step.thread, after: step.next! });
   return { thread: step.thread, previous: step.existing?.state };
 }

@@ -128,6 +128,11 @@ describe('wallet ↔ service end to end', () => {
     expect(acceptance.kind === 'data-pipe' && acceptance.connection.state).toBe('established');
     await wallet.ping(); // answered on the return route (the HTTP response)
 
+    // The credential comes back on the request's own return route: 'offer-received' still
+    // announces the offer before the answer goes out, so before the credential (events.ts).
+    const order: string[] = [];
+    wallet.on('offer-received', () => order.push('offer-received'));
+    wallet.on('credential-received', () => order.push('credential-received'));
     const completed = e.agent.waitFor('sync-completed', undefined, 15_000);
     expect((await e.call('PUT', '/api/v1/provider/users/u2/datapoints', DATAPOINTS)).status).toBeLessThan(300);
     // The sync waits in the service's queue until the wallet collects it; each round trip
@@ -140,6 +145,7 @@ describe('wallet ↔ service end to end', () => {
     expect(credential).toMatchObject({ verified: true, status: 'valid' });
     const transports = new Set((await wallet.messages({ direction: 'in' })).map((m) => m.transport));
     expect(transports.has('pickup')).toBe(true);
+    expect(order).toEqual(['offer-received', 'credential-received']);
     await completed;
     expect((await e.call('GET', '/api/v1/provider/users/u2/sync-context')).json).toMatchObject({ isLinked: true });
   });
