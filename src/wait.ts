@@ -12,6 +12,18 @@ export interface WaitOptions {
 export const DEFAULT_WAIT_TIMEOUT_MS = 10_000;
 
 /**
+ * The reason waits are stopped with by stopWaits: made once, so that ending the waits that lost
+ * a race (a flow's answer came, so its problem and refusal waits are over: several per message
+ * exchange) builds no DOMException and no error with a stack each time. Frozen: it is shared.
+ */
+const WAITS_STOPPED = Object.freeze(new IdsyncError('aborted', 'stopped waiting: the wait is no longer needed'));
+
+/** Ends the waits listening to `controller`'s signal: they reject with code 'aborted'. */
+export function stopWaits(controller: AbortController): void {
+  controller.abort(WAITS_STOPPED);
+}
+
+/**
  * Resolves with the first `event` payload that passes `predicate` (any payload without one). A
  * predicate that throws counts as "not this one": the error must not escape into the emitter's
  * caller. Rejects with 'timeout' after `timeoutMs`, with 'aborted' when `signal` aborts.
@@ -36,7 +48,7 @@ export function waitForEvent<T>(
     };
     const aborted = () => {
       done();
-      reject(new IdsyncError('aborted', `stopped waiting for ${event}`));
+      reject(options.signal?.reason === WAITS_STOPPED ? WAITS_STOPPED : new IdsyncError('aborted', `stopped waiting for ${event}`));
     };
     // A guard against waiting forever, not a way to wait for state.
     const timer = setTimeout(() => {

@@ -11,6 +11,7 @@ import { IdsyncError } from '../errors.js';
 import type { StoredCredential } from '../wallet/credential-store.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { FlowContext, Scenario } from './types.js';
+import { stopWaits } from '../wait.js';
 
 const NON_ENDING_PROBLEM = /^(w\.|e\.p\.msg\.duplicate)/;
 
@@ -44,7 +45,7 @@ export function nextCredential(wallet: Wallet, ctx: Pick<FlowContext, 'timeoutMs
     throw new IdsyncError('fleet_flow_failed', `the service reported a problem: ${e.problem.code}`, { details: { problemCode: e.problem.code } });
   });
   for (const p of [stored, refused, problem]) p.catch(() => undefined);
-  return Promise.race([stored, refused, problem]).finally(() => stop.abort()) as Promise<StoredCredential>;
+  return Promise.race([stored, refused, problem]).finally(() => stopWaits(stop)) as Promise<StoredCredential>;
 }
 
 export const connectScenario: Scenario = {
@@ -72,7 +73,7 @@ export async function syncConnected(ctx: FlowContext): Promise<void> {
     });
     await ctx.step('issue', () => credential);
   } finally {
-    stop.abort();
+    stopWaits(stop);
   }
 }
 

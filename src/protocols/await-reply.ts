@@ -5,6 +5,7 @@ import type { Router, SendOptions } from '../router/router.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import type { ParsedProblem } from './report-problem.js';
+import { stopWaits } from '../wait.js';
 
 export interface RequestOptions extends SendOptions {
   timeoutMs?: number;
@@ -39,6 +40,6 @@ export async function request(
     }
     return { request: sent.message, response: outcome.response };
   } finally {
-    stop.abort();
+    stopWaits(stop);
   }
 }

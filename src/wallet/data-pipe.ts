@@ -17,6 +17,7 @@ import { type WalletContext } from './context.js';
 import { waitForEvent } from './events.js';
 import { receiveStep, sendStep } from './thread-steps.js';
 import type { BatchOp } from '../store/store.js';
+import { stopWaits } from '../wait.js';
 
 /** What the wallet keeps on a Data Pipe connection (ConnectionRecord.meta). */
 export interface DataPipeMeta {
@@ -89,7 +90,7 @@ function settleOnThread(ctx: WalletContext, thid: string, timeoutMs = 30_000): P
     refused.then((e) => {
       throw new IdsyncError('problem_reported', `the Data Pipe was refused: ${e.problem.code}`, { details: { problem: e.problem } });
     }),
-  ]).finally(() => stop.abort());
+  ]).finally(() => stopWaits(stop));
   settled.catch(() => undefined);
   return settled;
 }

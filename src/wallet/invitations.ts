@@ -18,6 +18,7 @@ import { waitForEvent } from './events.js';
 import { proposeCredential } from './issue-credential.js';
 import { problemEndsThread } from '../protocols/thread-state.js';
 import { didcommEndpoints } from './outbound.js';
+import { stopWaits } from '../wait.js';
 
 /**
  * Goal codes that open a Data Pipe. docs/protocols.md names `idsync.data-pipe`; `connect` is the
@@ -160,7 +161,7 @@ export function credentialOnThread(ctx: WalletContext, thid: string, timeoutMs: 
     throw new IdsyncError('problem_reported', `the issuer reported ${e.problem.code}`, { details: { problem: e.problem } });
   });
   for (const p of [got, refused, problem]) p.catch(() => undefined);
-  const done = Promise.race([got, refused, problem]).finally(() => stop.abort());
+  const done = Promise.race([got, refused, problem]).finally(() => stopWaits(stop));
   done.catch(() => undefined);
   return done;
 }

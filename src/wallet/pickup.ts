@@ -12,6 +12,7 @@ import {
 } from '../protocols/message-pickup.js';
 import { protocolError } from '../protocols/protocol-kit.js';
 import { outgoingHeaders, type WalletContext } from './context.js';
+import { stopWaits } from '../wait.js';
 
 export interface PickupResult {
   /** Messages delivered and processed. */
@@ -270,6 +271,6 @@ export async function liveDeliveryChange(ctx: WalletContext, session: PickupSess
     if (live) session.live.delete(key);
     throw err;
   } finally {
-    stop.abort();
+    stopWaits(stop);
   }
 }

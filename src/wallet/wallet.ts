@@ -33,6 +33,7 @@ import type { WalletThread } from './threads.js';
 import type { RetryStatus } from './retry-status.js';
 import type { MediationRecord } from './mediation.js';
 import type { MediatorCollector } from './mediator-collect.js';
+import { stopWaits } from '../wait.js';
 
 export type { WalletOptions };
 
@@ -291,10 +292,10 @@ export class Wallet extends WalletEvents {
     waits.forEach((w) => w.catch(() => undefined));
     const existing = (await this.pending()).find(matches);
     if (existing) {
-      stop.abort();
+      stopWaits(stop);
       return existing;
     }
-    return Promise.race(waits).finally(() => stop.abort());
+    return Promise.race(waits).finally(() => stopWaits(stop));
   }
   /** The next problem report received (about thread `pthid`, or any). */
   async waitForProblem(o: { pthid?: string } & WaitOptions = {}): Promise<WalletEventMap['problem-received']> {
