@@ -60,7 +60,7 @@ export interface MediatorAgent {
   readonly invitation: Invitation;
   readonly invitationUrl: string;
   /** One inbound message; resolves as HTTP wants it answered (retry later, or refused for good with no report sent). */
-  receive(packed: string, info: { transport: string; reply?: (packed: string) => Promise<void>; bind?: (key: string) => void }): Promise<void | InboundOutcome>;
+  receive(packed: string, info: { transport: string; reply?: (packed: string) => Promise<void>; bind?: (key: string) => void; open?: () => boolean }): Promise<void | InboundOutcome>;
   /** Resolves when no live push is running. */
   idle(): Promise<void>;
   close(): Promise<void>;

@@ -123,6 +123,10 @@ export function mediatorPickup(core: MediatorCore): Pickup {
         core.crashPoint?.('mediator:received');
         core.events.emit('pickup-received', { to: ionShortForm(scope.party), removed, queueIds: parsed.messageIds });
         // "The mediator SHOULD send an updated status message reflecting the changes to the queue."
+        // It answers on the connection the confirmation came on (return_route "all", which §Basic
+        // Walkthrough has every recipient request set); a recipient that confirms as it disconnects
+        // has closed it, and a status built, packed and stored for it could only fail to send.
+        if (ctx.received.open?.() === false) return;
         await status(ctx, scope);
       },
 

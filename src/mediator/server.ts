@@ -122,7 +122,7 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
   const ws = attachWsEndpoint(server, {
     path: '/didcomm',
     maxBytes,
-    handler: (packed, info) => agent!.receive(packed, { transport: 'ws', reply: info.reply, bind: info.bind }),
+    handler: (packed, info) => agent!.receive(packed, { transport: 'ws', reply: info.reply, bind: info.bind, open: () => info.connection.open }),
     // "If Live Mode is active, and the connection is broken, a new inbound connection starts with Live Mode disabled."
     onDisconnect: (conn) => agent?.mediator.live.forget(conn.send),
   });

@@ -41,6 +41,8 @@ export interface ReceiveInfo {
   redelivery?: boolean;
   /** WebSocket and memory transports: associate this connection with a DID for later pushes (live mode). */
   bind?: (key: string) => void;
+  /** Whether the connection `reply` sends on is still open (a WebSocket): false once it closed. */
+  open?: () => boolean;
   /** The JSON object the transport parsed the packed message into (InboundHandler's `info.parsed`): not parsed again. */
   parsed?: Record<string, unknown>;
 }

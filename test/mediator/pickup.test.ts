@@ -4,10 +4,14 @@
 // status counts, delivery with the packed message unchanged, messages-received removing exactly
 // what it names, recipient_did scoping, and live mode over the WebSocket.
 import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { pack } from '../../src/didcomm/envelope/index.js';
+import { buildMessagesReceived } from '../../src/protocols/message-pickup.js';
 import { requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
 import { TRUST_PING } from '../../src/protocols/trust-ping.js';
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
-import { openStore } from '../../src/store/store.js';
+import { messageLog } from '../../src/store/messages.js';
+import { openStore, type Store } from '../../src/store/store.js';
 import { deliveryRequest, extraDid, goLive, messagesReceived, nextPush, open, party, sender, status, type Delivered, type Party } from './parties.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
@@ -15,7 +19,7 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-async function setup(): Promise<{ m: RunningMediator; r: Party; s: Party; a: string; b: string }> {
+async function setup(): Promise<{ m: RunningMediator; r: Party; s: Party; a: string; b: string; store: Store }> {
   const store = await openStore();
   const m = await startMediator({ store });
   const r = party();
@@ -25,7 +29,7 @@ async function setup(): Promise<{ m: RunningMediator; r: Party; s: Party; a: str
   const b = extraDid(r, m.did).did;
   await requestMediation(r.router, m.did, '2.0');
   await updateRecipients(r.router, m.did, [{ recipientDid: a, action: 'add' }, { recipientDid: b, action: 'add' }]);
-  return { m, r, s, a, b };
+  return { m, r, s, a, b, store };
 }
 
 const isDelivery = (d: unknown): d is Delivered => Array.isArray((d as Delivered).messages);
@@ -123,6 +127,29 @@ describe('forward and pickup', () => {
     expect((await open(r, d.messages[0]!.packed)).id).toBe(pingId);
     expect(await m.agent.mediator.queue.count(a)).toBe(1);
     expect(await messagesReceived(r, m.did, [d.messages[0]!.id], wsEndpoint)).toMatchObject({ messageCount: 0 });
+  });
+
+  it('removes what a recipient confirms as it disconnects, and builds no status for the closed socket', async () => {
+    const { m, r, s, a, store } = await setup();
+    const wsEndpoint = `${m.url.replace(/^http/, 'ws')}/didcomm`;
+    await goLive(r, m.did, wsEndpoint);
+    const pushed = nextPush(r);
+    await ping(s, a);
+    const d = await pushed;
+    const received = new Promise<{ removed: number }>((resolve) => m.agent.events.once('pickup-received', resolve));
+    // The confirmation as it comes off a socket that closed meanwhile (a wallet that confirms at
+    // close): handed to the mediator as its WebSocket endpoint does, the socket's state read as closed.
+    const confirmation = buildMessagesReceived({ from: r.did, to: m.did, messageIds: [d.messages[0]!.id] }, { clock: systemClock });
+    const { packed } = await pack(confirmation, { mode: 'authcrypt', forward: false }, r.envelope);
+    const replies: string[] = [];
+    await m.agent.receive(packed, { transport: 'ws', reply: async (p) => void replies.push(p), open: () => false });
+    expect(await received).toMatchObject({ removed: 1 });
+    await m.agent.idle();
+    expect(replies).toEqual([]);
+    expect(await m.agent.mediator.queue.count(a)).toBe(0);
+    // Nothing was made for it: no status in the mediator's log, sent or failed.
+    const made = (await messageLog(store, systemClock).list({ direction: 'out' })).filter((rec) => rec.thid === confirmation.id);
+    expect(made).toEqual([]);
   });
 
   it('answers live mode asked for over HTTP with e.m.live-mode-not-supported, and stays off', async () => {
