@@ -128,6 +128,29 @@ function jcsInto(value: unknown, out: string[], seen: Set<object>): boolean {
   }
 }
 
+/**
+ * The first `chars` characters of JSON.stringify(value), without stringifying all of it when
+ * its first members already fill them: a message's head in the message log is its first 200
+ * characters, and a forwarded message carries kilobytes of attachment after its headers. The
+ * members are written as JSON.stringify writes them (own keys in order, members whose value
+ * JSON leaves out skipped); anything but a plain object is stringified whole.
+ */
+export function jsonPrefix(value: unknown, chars: number): string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    return (JSON.stringify(value) ?? '').slice(0, chars);
+  }
+  let out = '{';
+  let first = true;
+  for (const key of Object.keys(value)) {
+    const member = JSON.stringify((value as Record<string, unknown>)[key]);
+    if (member === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(key)}:${member}`;
+    first = false;
+    if (out.length >= chars) return out.slice(0, chars);
+  }
+  return `${out}}`.slice(0, chars);
+}
+
 export function sha256(data: Uint8Array | string): Uint8Array {
   return new Uint8Array(createHash('sha256').update(data).digest());
 }

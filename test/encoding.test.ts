@@ -3,7 +3,7 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { b64uDecode, b64uDecodeText, b64uEncode, base58btcDecode, base58btcEncode, jcs } from '../src/encoding.js';
+import { b64uDecode, b64uDecodeText, b64uEncode, base58btcDecode, base58btcEncode, jcs, jsonPrefix } from '../src/encoding.js';
 import { isIdsyncError } from '../src/errors.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
@@ -127,5 +127,32 @@ describe('base58btc', () => {
 
   it('refuses a character outside the alphabet (0, O, I, l) with invalid_encoding', () => {
     for (const s of ['0', 'O1', '1I', 'abl', '2NEpo7TZRRrLZSi2U ']) expect(codeOf(() => base58btcDecode(s))).toBe('invalid_encoding');
+  });
+});
+
+describe('jsonPrefix', () => {
+  const cases: unknown[] = [
+    { id: '1', type: 'https://didcomm.org/routing/2.0/forward', to: ['did:example:alice'], body: { next: 'did:example:bob' }, attachments: [{ id: 'a', data: { json: { ciphertext: 'x'.repeat(3000) } } }] },
+    { skipped: undefined, fn: () => 1, id: 'é"\\\u2028', n: 1.5, nested: { deep: [1, null, 'two'] } },
+    { a: 'x'.repeat(199) },
+    { a: 'x'.repeat(194) },
+    {},
+    { only: undefined },
+    [1, 2, { three: 3 }],
+    'a string',
+    null,
+    { toJSON: () => ({ replaced: true }) },
+    { when: new Date(0), big: 'y'.repeat(500) },
+  ];
+  it('is JSON.stringify(value) cut to the length asked for', () => {
+    for (const value of cases) {
+      for (const chars of [0, 1, 10, 200, 10_000]) {
+        expect(jsonPrefix(value, chars)).toBe((JSON.stringify(value) ?? '').slice(0, chars));
+      }
+    }
+  });
+
+  it('agrees with JSON.stringify on any JSON object and length', () => {
+    fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.nat(400), (value, chars) => jsonPrefix(value, chars) === JSON.stringify(value).slice(0, chars)));
   });
 });

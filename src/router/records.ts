@@ -6,7 +6,8 @@
 // quote what was sent, so they are capped too.
 import { ruleOf } from '../conformance/catalogue.js';
 import { fail, refusalsOf, type ConformanceResult } from '../conformance/types.js';
-import { messageDigest } from '../store/messages.js';
+import { jsonPrefix } from '../encoding.js';
+import { DIGEST_HEAD_CHARS, messageDigest } from '../store/messages.js';
 import type { LogInput } from './outbound.js';
 import { senderOf } from './addressing.js';
 import type { ReceiveInfo } from './types.js';
@@ -81,6 +82,6 @@ export function receivedRecord(
   const kept = Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined));
   return {
     ...headers, direction: 'in', mode: metadata.mode, size, result: 'received', conformance: loggedConformance(results),
-    transport: info.transport, message: { ...kept, body: {} } as PlainMessage, digest: messageDigest(packed, JSON.stringify(message) ?? ''),
+    transport: info.transport, message: { ...kept, body: {} } as PlainMessage, digest: messageDigest(packed, jsonPrefix(message, DIGEST_HEAD_CHARS)),
   };
 }
