@@ -63,7 +63,8 @@ export function keyPairFromJwk(jwk: { kty?: unknown; crv?: unknown; x?: unknown;
   const { type, publicKey } = publicKeyFromJwk(jwk);
   if (typeof jwk.d !== 'string') throw new IdsyncError('invalid_key', 'the JWK has no private part');
   const privateKey = b64uDecode(jwk.d);
-  const derived = generateKeyPair(type, privateKey).publicKey;
+  // Derived from this very array, so that ed25519Sign finds it expanded (crypto/ed25519.ts).
+  const derived = type === 'Ed25519' ? ed25519PublicKey(privateKey) : x25519PublicKey(privateKey);
   // A private key that does not match its public half is refused (message names no key bytes).
   if (Buffer.compare(Buffer.from(derived), Buffer.from(publicKey)) !== 0) {
     throw new IdsyncError('invalid_key', 'the private key does not match the public key');

@@ -36,7 +36,9 @@ export function ed25519PublicKey(privateKey: Uint8Array): Buffer {
   const publicKey = Buffer.alloc(32);
   const sk = Buffer.alloc(64);
   sodium.crypto_sign_seed_keypair(publicKey, sk, privateKey);
-  sodium.sodium_memzero(sk); // a temporary copy of the private key
+  // Kept for ed25519Sign with this same array (as secretKeyOf keeps it): a key read from a store
+  // has its public half derived to check it (keys.ts keyPairFromJwk), then signs at once.
+  secretKeys.set(privateKey, sk);
   return publicKey;
 }
 
