@@ -25,6 +25,7 @@ export interface WalletHost {
   clock?: WalletOptions['clock'];
   envelopeEngine?: WalletOptions['envelopeEngine'];
   retry?: WalletOptions['retry'];
+  didMethod?: WalletOptions['didMethod'];
   /** Wraps each outbound transport (faults, the crash fence). */
   wrapTransport?: (t: Transport, inbound: InboundHandler) => Transport;
   errors: IdsyncError[];
@@ -77,6 +78,7 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
       ...(host.clock ? { clock: host.clock } : {}),
       ...(host.envelopeEngine ? { envelopeEngine: host.envelopeEngine } : {}),
       ...(host.retry ? { retry: host.retry } : {}),
+      ...(host.didMethod ? { didMethod: host.didMethod } : {}),
       crashPoint,
       ...(policy ? { policy } : {}),
       // A crashed wallet sends nothing more, whatever it still had in flight.

@@ -12,6 +12,7 @@ import type { Outbox } from '../service/issuance/invitation-outbox.js';
 import { openStore, type Store } from '../store/store.js';
 import { openTemporaryStore } from '../store/temporary.js';
 import type { WalletPolicy } from '../wallet/policies.js';
+import type { WalletDidMethod } from '../wallet/identity.js';
 import type { StepRetryOptions } from '../wallet/options.js';
 import type { Wallet } from '../wallet/wallet.js';
 import type { ChangeFeed } from './changes.js';
@@ -43,6 +44,8 @@ export interface TestbedOptions {
    * their DIDs name it, the service forwards to it, they collect live (http) or by polling (memory).
    */
   walletMode?: WalletMode;
+  /** The method of the wallets' DIDs: 'ion' (default) or 'peer' (did:peer:2). */
+  walletDidMethod?: WalletDidMethod;
   /** Wallet policy for offers and proof requests (default 'auto'). */
   policy?: WalletPolicy;
   /** Client credentials, project, issuance format, data profile… of the service. */
@@ -201,6 +204,7 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
       ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.walletDidMethod ? { didMethod: options.walletDidMethod } : {}),
       ...(toService
         ? {
             // Pushes and late replies reaching the wallet are 'to-wallet' too.

@@ -1,12 +1,15 @@
-// The wallet's own DID: one did:ion long form, created once and kept in the store (keys in the
-// secrets collection, the DID in the registry's own DIDs). Its DIDCommMessaging service names
-// the wallet's inbound endpoint; a wallet without one publishes no service and relies on Message
-// Pickup 3.0 or a live WebSocket (docs/protocols.md "Message Pickup 3.0").
+// The wallet's own DID: a did:ion long form (the service's users hold did:ion), or a did:peer:2
+// (what mobile wallets behind mediators use, e.g. the Identus SDK), created once and kept in the
+// store (keys in the secrets collection, the DID in the registry's own DIDs). Its
+// DIDCommMessaging service names the wallet's inbound endpoint or its mediator; a wallet without
+// one publishes no service and relies on Message Pickup 3.0 or a live WebSocket
+// (docs/protocols.md "Message Pickup 3.0").
 import { isoNow } from '../clock.js';
 import type { Clock } from '../clock.js';
 import { xsdDateTime } from '../credentials/issue.js';
 import { signPresentation, type JcsProof, type VerifiablePresentation } from '../credentials/presentation.js';
 import { createIonDid } from '../did/ion.js';
+import { createPeerDid } from '../did/peer.js';
 import { ionShortForm } from '../did/ion-form.js';
 import { IdsyncError } from '../errors.js';
 import { keyPairFromJwk } from '../keys.js';
@@ -19,27 +22,38 @@ export const WALLET_DID_PURPOSE = 'wallet';
 /** ION recovery and update keys (secp256k1, not DIDComm keys): kept for a later DID update, never used in messages. */
 export const CONTROL_KEYS_COLLECTION = 'wallet-control-keys';
 
+/** The DID method of a wallet's own DID. */
+export type WalletDidMethod = 'ion' | 'peer';
+
+export const WALLET_DID_METHODS: readonly WalletDidMethod[] = ['ion', 'peer'];
+
 export interface WalletIdentity {
-  /** The long form (did:ion:<suffix>:<state>): what the wallet sends until the peer knows it. */
+  /** did:ion: the long form (did:ion:<suffix>:<state>), what the wallet sends until the peer knows it; or a did:peer:2. */
   did: string;
-  /** did:ion:<suffix>. */
+  /** did:ion:<suffix>; a did:peer:2 has no other form and is its own. */
   shortDid: string;
   /** The inbound endpoint in the DID document, when there is one. */
   endpoint?: string;
-  /** `<long form>#key-1`: Ed25519, in authentication and assertionMethod (did/ion.ts). */
+  /** Ed25519, in authentication and assertionMethod: `#key-1` of a did:ion (did/ion.ts), `#key-2` of a did:peer:2 (its V element, did/peer.ts). */
   authenticationKid: string;
-  /** `<long form>#key-2`: X25519 keyAgreement. */
+  /** X25519 keyAgreement: `#key-2` of a did:ion, `#key-1` of a did:peer:2 (its E element). */
   keyAgreementKid: string;
   createdAt: string;
 }
 
+/** The method of a wallet DID by its prefix. */
+export function walletDidMethod(did: string): WalletDidMethod {
+  return did.startsWith('did:peer:2') ? 'peer' : 'ion';
+}
+
 function toIdentity(did: string, createdAt: string, endpoint?: string): WalletIdentity {
+  const peer = walletDidMethod(did) === 'peer';
   return {
     did,
     shortDid: ionShortForm(did),
     ...(endpoint ? { endpoint } : {}),
-    authenticationKid: `${did}#key-1`,
-    keyAgreementKid: `${did}#key-2`,
+    authenticationKid: `${did}#${peer ? 'key-2' : 'key-1'}`,
+    keyAgreementKid: `${did}#${peer ? 'key-1' : 'key-2'}`,
     createdAt,
   };
 }
@@ -57,10 +71,11 @@ export async function loadIdentity(registry: StoredDidRegistry): Promise<WalletI
  */
 export async function createIdentity(
   deps: { store: Store; registry: StoredDidRegistry; secrets: StoredSecrets; clock: Clock },
-  options: { endpoint?: string; routingKeys?: string[]; label?: string } = {},
+  options: { endpoint?: string; routingKeys?: string[]; label?: string; method?: WalletDidMethod } = {},
 ): Promise<WalletIdentity> {
   // The endpoint may be a mediator's DID (DIDComm v2.1 §Using a DID as an endpoint), or its URI with routingKeys.
-  const created = createIonDid(options.endpoint ? { endpoint: options.endpoint, ...(options.routingKeys?.length ? { routingKeys: options.routingKeys } : {}) } : {});
+  const service = options.endpoint ? { endpoint: options.endpoint, ...(options.routingKeys?.length ? { routingKeys: options.routingKeys } : {}) } : {};
+  const created = options.method === 'peer' ? createPeerDid(service) : createIonDid(service);
   const createdAt = isoNow(deps.clock);
   await deps.secrets.add(created.secrets);
   if (created.controlKeys) await deps.store.collection(CONTROL_KEYS_COLLECTION).put(created.shortDid ?? ionShortForm(created.did), created.controlKeys);

@@ -13,6 +13,7 @@ import type { WalletPolicy } from './policies.js';
 import type { CrashPoint } from '../crash-point.js';
 import type { StepOptions } from '../router/steps/engine.js';
 import type { MediationOptions } from './mediation.js';
+import type { WalletDidMethod } from './identity.js';
 
 /** Retries of the wallet's protocol steps (router/steps, router/retry; docs/protocols.md "Durable steps"). */
 export type StepRetryOptions = Pick<StepOptions, 'baseDelayMs' | 'maxDelayMs' | 'acceptedDelayMs' | 'unreachableDelayMs' | 'deadlineMs' | 'random'>;
@@ -43,6 +44,12 @@ export interface WalletOptions {
   wrapTransport?: (transport: Transport, inbound: InboundHandler) => Transport;
   /** The inbound URL to publish in the DID created by init(). Without it (and without listen()), the DID has no service. */
   endpoint?: string;
+  /**
+   * The method of the DID init() creates: 'ion' (default: a did:ion long form, as the service's
+   * users hold) or 'peer' (a did:peer:2, as mobile wallets behind mediators use). A wallet that
+   * already has its DID keeps it.
+   */
+  didMethod?: WalletDidMethod;
   /**
    * A mediator to sit behind: an out-of-band invitation to mediate (URL or JSON) or the mediator's
    * DID. A wallet created with it names the mediator in its DID's service, asks for mediation and

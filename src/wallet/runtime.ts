@@ -25,7 +25,7 @@ import { httpStatusListFetch } from './credential-check.js';
 import { credentialStore } from './credential-store.js';
 import { walletDataPipe } from './data-pipe.js';
 import type { WalletEvents } from './events.js';
-import { createIdentity, loadIdentity } from './identity.js';
+import { createIdentity, loadIdentity, walletDidMethod } from './identity.js';
 import { acceptInvitation, type Acceptance, type AcceptOptions } from './invitations.js';
 import { walletIssueCredential } from './issue-credential.js';
 import { chooseEndpoint, didcommEndpoints, Routes, walletOutbound } from './outbound.js';
@@ -99,18 +99,23 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     const service = await serviceForMediator(mediation.routingDid, form, resolve);
     await mediations.put(mediation);
     try {
-      created = await createIdentity({ store, registry, secrets, clock }, service);
+      created = await createIdentity({ store, registry, secrets, clock }, { ...service, ...(options.didMethod ? { method: options.didMethod } : {}) });
     } catch (err) {
       await mediations.remove();
       // ION caps a document at 1000 bytes: a long routing key (a did:peer:2 key id) may not fit.
       const e = toIdsyncError(err);
       if (e.code !== 'invalid_argument') throw err;
-      throw new IdsyncError('mediation_failed', `the wallet's did:ion cannot name this mediator in the ${form} form (${e.message}); the did form (its DID as the endpoint) is shorter`, { details: { mediator, form }, cause: err });
+      throw new IdsyncError('mediation_failed', `the wallet's did:ion cannot name this mediator in the ${form} form (${e.message}); the did form (its DID as the endpoint) is shorter, and a did:peer wallet (didMethod 'peer') has no such cap`, { details: { mediator, form }, cause: err });
     }
   } else if (!created) {
-    created = await createIdentity({ store, registry, secrets, clock }, { endpoint: env.endpoint });
-  } else if (options.mediator && !mediation) {
-    logger('warn', 'the wallet DID was made without a mediator: the mediator option is ignored (create a new wallet to sit behind one)', { did: created.shortDid });
+    created = await createIdentity({ store, registry, secrets, clock }, { endpoint: env.endpoint, ...(options.didMethod ? { method: options.didMethod } : {}) });
+  } else {
+    if (options.mediator && !mediation) {
+      logger('warn', 'the wallet DID was made without a mediator: the mediator option is ignored (create a new wallet to sit behind one)', { did: created.shortDid });
+    }
+    if (options.didMethod && options.didMethod !== walletDidMethod(created.did)) {
+      logger('warn', `the wallet DID is a did:${walletDidMethod(created.did)}: didMethod '${options.didMethod}' is ignored (create a new wallet for another method)`, { did: created.shortDid });
+    }
   }
   const identity = created;
   const log = messageLog(store, clock);

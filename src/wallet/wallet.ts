@@ -321,7 +321,7 @@ export type { StatusRefresh } from './credential-status.js';
 export type { CredentialQuery, CredentialStatus, RejectedCredential, StoredCredential } from './credential-store.js';
 export type { DataPipeMeta } from './data-pipe.js';
 export type { WaitOptions, WalletEventMap, WalletEventName } from './events.js';
-export type { WalletIdentity } from './identity.js';
+export type { WalletDidMethod, WalletIdentity } from './identity.js';
 export type { Listening, ListenOptions } from './inbound.js';
 export type { Acceptance, AcceptOptions } from './invitations.js';
 export type { Decision, PendingItem, PendingKind, WalletPolicy } from './policies.js';

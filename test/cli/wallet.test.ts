@@ -126,6 +126,24 @@ describe('idsync wallet (no serve process)', () => {
     expect(accepted.stdout).toContain('firstName: Grace');
   });
 
+  it('creates a did:peer:2 wallet with --did-method peer, which accepts over live delivery; an unknown method is one line', async () => {
+    const data = dir.file('peer-wallet');
+    const created = await runCli(['wallet', 'create', '--data', data, '--did-method', 'peer', '--json']);
+    expect(created.stderr).toBe('');
+    const id = JSON.parse(created.stdout);
+    expect(id.did).toMatch(/^did:peer:2\.Ez6LS[\w]+\.Vz6Mk\w+$/);
+    expect(id.shortDid).toBe(id.did);
+    const { url } = await emailedInvitation('peer@example.com');
+    const accepted = await runCli(['wallet', 'accept', url, '--data', data, '--wait']);
+    expect(accepted.stderr).toBe('');
+    expect(accepted.stdout).toMatch(/^credential received from did:web:127\.0\.0\.1/);
+
+    const bad = await runCli(['wallet', 'create', '--data', dir.file('bad-method'), '--did-method', 'key']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(ERROR_LINE);
+    expect(bad.stderr).toContain('--did-method must be ion or peer: key');
+  });
+
   it('reports a bad invitation URL on one line', async () => {
     const data = dir.file('created');
     const run = await runCli(['wallet', 'accept', 'https://example.com/connect?_oob=not-base64-json', '--data', data]);

@@ -154,6 +154,31 @@ describe('a wallet behind idsync\'s mediator', () => {
     expect(again.identity.endpoint).toBe(e.mediator.did);
   });
 
+  it('a did:peer:2 wallet names the mediator in the routing-keys form (no ION size cap) and runs Data Pipe and sync through it', async () => {
+    const e = await start();
+    const w = await wallet(e, { didMethod: 'peer', mediation: { endpointForm: 'routing-keys' } });
+    expect(w.did).toMatch(/^did:peer:2\./);
+    expect(w.shortDid).toBe(w.did);
+    expect(w.mediation).toMatchObject({ mediator: e.mediator.did, state: 'registered', form: 'routing-keys' });
+    // DIDComm v2.1 §Routing: the mediator's URI with its key agreement key as the routing key.
+    const doc = resolvePeerDid(w.did);
+    const mediatorKey = resolvePeerDid(e.mediator.did).keyAgreement?.[0];
+    expect(doc.service?.[0]).toMatchObject({ type: 'DIDCommMessaging', serviceEndpoint: { uri: `${e.mediator.url}/didcomm`, routingKeys: [mediatorKey] } });
+    // Its keys are the did:peer:2 numbering: key-1 the X25519 (E), key-2 the Ed25519 (V).
+    expect(w.identity).toMatchObject({ keyAgreementKid: `${w.did}#key-1`, authenticationKid: `${w.did}#key-2` });
+
+    const forwarded: string[] = [];
+    e.mediator.agent.mediator.events.on('forward-queued', (ev: { to: string }) => forwarded.push(ev.to));
+    await dataPipeAndSync(e, w, 'u-peer');
+    expect(forwarded.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(forwarded)).toEqual(new Set([w.did]));
+    const [credential] = await w.credentials();
+    expect(credential).toMatchObject({ subject: w.did, verified: true });
+    expect(await e.mediator.agent.mediator.queue.count(w.did)).toBe(0);
+    const errors = (await w.messages()).flatMap((m) => (m.conformance ?? []).filter((c) => !c.ok && c.severity === 'error').map((c) => `${m.type}: ${c.rule}`));
+    expect(errors).toEqual([]);
+  });
+
   it('a mediate-deny is mediation_denied, in whichever version was asked, and 3.0 is not tried after it', async () => {
     const e = await start({ deny: ['did:ion:*'] });
     const store = await openStore();

@@ -27,6 +27,18 @@ describe('testbed: wallets behind a mediator', () => {
     });
   }
 
+  it('did:peer:2 wallets (walletDidMethod) run the Data Pipe and a sync through the mediator, and keep their DID across a restart', async () => {
+    bed = await startTestbed({ walletMode: 'mediated', walletDidMethod: 'peer' });
+    const [wallet] = bed.wallets;
+    expect(wallet.did).toMatch(/^did:peer:2\./);
+    await connectUser(bed, 'ada', wallet);
+    const { credential } = await syncDatapoints(bed, 'ada', wallet, ADA);
+    expect(credential).toMatchObject({ subject: wallet.did, verified: true });
+    const did = wallet.did;
+    await bed.crash(wallet);
+    expect((await bed.restart(wallet))!.did).toBe(did);
+  });
+
   it('a crashed wallet restarts behind the same mediator and collects the sync queued meanwhile', async () => {
     bed = await startTestbed({ walletMode: 'mediated' });
     const [wallet] = bed.wallets;

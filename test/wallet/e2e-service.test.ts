@@ -114,6 +114,34 @@ describe('wallet ↔ service end to end', () => {
     expect((await wallet.credentials()).map((c) => c.status)).toEqual(['replaced', 'valid']);
   });
 
+  it('over HTTP: a did:peer:2 wallet runs the Data Pipe and the sync, and the service links that DID', async () => {
+    const e = await httpEnv();
+    env = e;
+    const walletStore = await openStore();
+    e.stores.push(walletStore);
+    const wallet = createWallet({ store: walletStore, didMethod: 'peer' });
+    e.wallets.push(wallet);
+    await wallet.listen({ http: { port: 0 } });
+    expect(wallet.did).toMatch(/^did:peer:2\./);
+    const acceptance = await wallet.acceptInvitation(await invite(e.call, 'u-peer'));
+    expect(acceptance.kind === 'data-pipe' && acceptance.connection.state).toBe('established');
+    const received = wallet.waitForCredential({ timeoutMs: 15_000 });
+    const completed = e.agent.waitFor('sync-completed', undefined, 15_000);
+    expect((await e.call('PUT', '/api/v1/provider/users/u-peer/datapoints', DATAPOINTS)).status).toBeLessThan(300);
+    expect(await received).toMatchObject({ verified: true, status: 'valid', subject: wallet.did });
+    await completed;
+    expect((await e.call('GET', '/api/v1/provider/users/u-peer/sync-context')).json).toMatchObject({ isSessionEstablished: true, isLinked: true });
+    // The DID-auth presentation is signed with the did:peer:2's Ed25519 key (its #key-2, the V element).
+    const presentation = (await wallet.messages({ direction: 'out' })).find((m) => m.type.endsWith('/presentation'));
+    expect(JSON.stringify(presentation?.message)).toContain(`${wallet.did}#key-2`);
+    // A wallet made again on the same store keeps its did:peer:2, whatever method is asked for.
+    const did = wallet.did;
+    await wallet.close();
+    const again = createWallet({ store: walletStore, didMethod: 'ion' });
+    e.wallets.push(again);
+    expect((await again.init()).did).toBe(did);
+  });
+
   it('over HTTP: a wallet without an endpoint picks up the sync it missed', async () => {
     const e = await httpEnv();
     env = e;

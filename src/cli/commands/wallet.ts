@@ -8,7 +8,7 @@ import { Command, Option } from 'commander';
 import { IdsyncError } from '../../errors.js';
 import { parseInvitationUrl } from '../../protocols/out-of-band.js';
 import { didRegistry } from '../../store/dids.js';
-import { loadIdentity } from '../../wallet/identity.js';
+import { loadIdentity, WALLET_DID_METHODS, type WalletDidMethod } from '../../wallet/identity.js';
 import { createWallet, type MediationOptions, type MediationRecord, type MediatorEndpointForm, type Wallet, type WalletIdentity } from '../../wallet/wallet.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { engineOption } from '../engine-option.js';
@@ -58,8 +58,9 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
 
   wallet
     .command('create')
-    .description('create the wallet (its did:ion and keys) in DIR')
+    .description('create the wallet (its DID, a did:ion unless --did-method peer, and keys) in DIR')
     .requiredOption('--data <dir>', 'wallet folder')
+    .option('--did-method <method>', "the wallet DID's method: ion (a did:ion long form, as the service's users hold) or peer (a did:peer:2)", 'ion')
     .option('--endpoint <url>', 'inbound DIDComm endpoint to publish in the DID (wallet serve listens there)')
     .option('--mediator <oob-url|did>', "sit behind this mediator: its invitation to mediate (URL) or its DID; the wallet's DID names it and the grant is kept")
     .option('--mediation-version <version>', 'coordinate-mediation version: 2.0, 3.0 or auto (2.0, then 3.0)', 'auto')
@@ -67,7 +68,8 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .addOption(engineOption())
     .option('--allow-private-endpoints', 'reach the mediator at a private address')
     .option('--json', 'print {did, shortDid, endpoint, mediator?}')
-    .action(async (opts: { data: string; endpoint?: string; mediator?: string; mediationVersion: string; mediatorForm: string; engine?: EnvelopeEngine; allowPrivateEndpoints?: boolean; json?: boolean }) => {
+    .action(async (opts: { data: string; didMethod: string; endpoint?: string; mediator?: string; mediationVersion: string; mediatorForm: string; engine?: EnvelopeEngine; allowPrivateEndpoints?: boolean; json?: boolean }) => {
+      if (!(WALLET_DID_METHODS as readonly string[]).includes(opts.didMethod)) throw usageError('invalid_argument', `--did-method must be ion or peer: ${opts.didMethod}`);
       if (opts.endpoint !== undefined && !/^https?:\/\/[^/]/.test(opts.endpoint)) throw usageError('invalid_argument', `--endpoint is not an http(s) URL: ${opts.endpoint}`);
       if (opts.endpoint && opts.mediator) throw usageError('invalid_argument', '--endpoint and --mediator exclude each other: the DID names one inbound route');
       if (!['2.0', '3.0', 'auto'].includes(opts.mediationVersion)) throw usageError('invalid_argument', `--mediation-version must be 2.0, 3.0 or auto: ${opts.mediationVersion}`);
@@ -79,6 +81,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
         const mediation = { version: opts.mediationVersion as MediationOptions['version'], endpointForm: opts.mediatorForm as MediatorEndpointForm, collect: false };
         const w = createWallet({
           store,
+          didMethod: opts.didMethod as WalletDidMethod,
           ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
           ...(opts.mediator ? { mediator: opts.mediator, mediation } : {}),
           ...(opts.engine ? { envelopeEngine: opts.engine } : {}),
