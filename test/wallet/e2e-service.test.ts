@@ -137,9 +137,11 @@ describe('wallet ↔ service end to end', () => {
     // A wallet made again on the same store keeps its did:peer:2, whatever method is asked for.
     const did = wallet.did;
     await wallet.close();
-    const again = createWallet({ store: walletStore, didMethod: 'ion' });
+    const warnings: string[] = [];
+    const again = createWallet({ store: walletStore, didMethod: 'ion', logger: (level, msg) => void (level === 'warn' && warnings.push(msg)) });
     e.wallets.push(again);
     expect((await again.init()).did).toBe(did);
+    expect(warnings).toEqual([expect.stringContaining("the wallet DID is a did:peer: didMethod 'ion' is ignored")]);
   });
 
   it('over HTTP: a wallet without an endpoint picks up the sync it missed', async () => {
