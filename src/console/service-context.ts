@@ -38,7 +38,8 @@ export async function userMessagePredicate(deps: ServiceDeps, tenantId: string |
 
 /** The user a wallet DID belongs to, named for diagrams. */
 export async function userOfDid(deps: ServiceDeps, tenantId: string | undefined, did: string): Promise<string | undefined> {
-  if (!tenantId || !did.startsWith('did:ion:')) return undefined;
+  // Holders' DIDs: did:ion (the service's users), or did:peer (wallets that hold one).
+  if (!tenantId || !(did.startsWith('did:ion:') || did.startsWith('did:peer:'))) return undefined;
   const u = await deps.users.findByDid(tenantId, did).catch(() => undefined);
   return u ? `user ${u.userId}` : undefined;
 }
