@@ -1,6 +1,6 @@
 // The console's small parts: sessions (ids kept hashed, ended by logout and by time, bounded),
 // what it withholds from displayed values, verdicts from conformance results, the cookie parser,
-// and the command copied for `idsync message check`.
+// the command copied for `idsync message check`, and the user a holder DID is named by in diagrams.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
@@ -12,6 +12,8 @@ import { checkCommand } from '../../src/console/views/message.js';
 import { tallyRules, threadVerdicts } from '../../src/console/views/thread-verdicts.js';
 import type { LoggedMessage } from '../../src/store/messages.js';
 import { RULES } from '../../src/conformance/catalogue.js';
+import { userOfDid } from '../../src/console/service-context.js';
+import { connectUser, startTestbed } from '../../src/testing/index.js';
 
 describe('console sessions', () => {
   it('finds a session by its id only, until logout or its time is up', () => {
@@ -113,5 +115,26 @@ describe("a thread's rule verdicts", () => {
     expect(out).toContain('<a href="/console/messages/1-2">trust-ping/2.0/ping</a>: id used twice');
     expect(out).toMatch(/<details class="held" id="held-rules"><summary>1 rule held on every message<\/summary>/);
     expect(threadVerdicts([messages[0]!]).value).toContain('Every rule checked held on every message.');
+  });
+});
+
+describe('the user a holder DID belongs to, in diagrams', () => {
+  it('is found for a did:peer:2 holder as for a did:ion one, and not looked for other methods', async () => {
+    const bed = await startTestbed();
+    try {
+      const peerBed = await startTestbed({ walletDidMethod: 'peer' });
+      try {
+        for (const b of [bed, peerBed]) {
+          const [wallet] = b.wallets;
+          await connectUser(b, 'ada', wallet);
+          expect(await userOfDid(b.service.deps, b.service.tenantId, wallet.did)).toBe('user ada');
+          expect(await userOfDid(b.service.deps, b.service.tenantId, b.service.did)).toBeUndefined();
+        }
+      } finally {
+        await peerBed.close();
+      }
+    } finally {
+      await bed.close();
+    }
   });
 });
