@@ -22,7 +22,7 @@ import type { LoggedMessage, MessageQuery } from '../store/messages.js';
 import { refreshStatuses, type StatusRefresh } from './credential-status.js';
 import type { CredentialQuery, RejectedCredential, StoredCredential } from './credential-store.js';
 import { WalletEvents, waitForEvent, type WaitOptions, type WalletEventMap } from './events.js';
-import type { WalletIdentity } from './identity.js';
+import { WALLET_DID_METHODS, type WalletIdentity } from './identity.js';
 import type { Listening, ListenOptions } from './inbound.js';
 import type { Acceptance, AcceptOptions } from './invitations.js';
 import type { PendingItem } from './policies.js';
@@ -313,6 +313,9 @@ export class Wallet extends WalletEvents {
 
 export function createWallet(options: WalletOptions): Wallet {
   if (!options?.store) throw new IdsyncError('invalid_argument', 'createWallet needs a store');
+  if (options.didMethod !== undefined && !WALLET_DID_METHODS.includes(options.didMethod)) {
+    throw new IdsyncError('invalid_argument', `didMethod must be 'ion' or 'peer': ${String(options.didMethod).slice(0, 40)}`);
+  }
   return new Wallet(options);
 }
 

@@ -142,6 +142,8 @@ describe('wallet ↔ service end to end', () => {
     e.wallets.push(again);
     expect((await again.init()).did).toBe(did);
     expect(warnings).toEqual([expect.stringContaining("the wallet DID is a did:peer: didMethod 'ion' is ignored")]);
+    // A method it does not know is refused at once, with a code.
+    expect(() => createWallet({ store: walletStore, didMethod: 'dht' as 'ion' })).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
   });
 
   it('over HTTP: a wallet without an endpoint picks up the sync it missed', async () => {
