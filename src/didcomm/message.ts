@@ -2,6 +2,7 @@
 // URIs and DID URL comparisons. Pure functions; the clock and id generator are passed in.
 import type { Clock, IdGenerator } from '../clock.js';
 import { uuid } from '../clock.js';
+import { setBounded } from '../bounded.js';
 import { shortForm } from '../did/short-form.js';
 import { MEDIA_TYPES, type PlainMessage } from './types.js';
 
@@ -85,12 +86,31 @@ export interface MessageTypeParts {
 // <doc-uri><protocol-name>/<protocol-version>/<message-type-name>
 const MTURI = /^([a-zA-Z][a-zA-Z0-9+.-]*:(?:.*\/)?)([a-zA-Z0-9._-]+)\/(\d+)\.(\d+)(?:\.\d+)?\/([a-zA-Z0-9._-]+)$/;
 
-export function parseMessageType(type: string): MessageTypeParts | null {
+/**
+ * The parts of a message type URI, or null when it is not one. Frozen and shared: a flow reads the
+ * same few types many times (the router, the rule registry, each protocol's checks), so each is
+ * parsed once, from a bounded map (types come from outside, any sender can make up thousands).
+ */
+export function parseMessageType(type: string): Readonly<MessageTypeParts> | null {
+  if (type.length > PARSED_TYPE_MAX_LENGTH) return parseTypeOnce(type);
+  const known = PARSED_TYPES.get(type);
+  if (known !== undefined) return known;
+  const parts = parseTypeOnce(type);
+  setBounded(PARSED_TYPES, type, parts, PARSED_TYPES_MAX);
+  return parts;
+}
+
+const PARSED_TYPES = new Map<string, Readonly<MessageTypeParts> | null>();
+const PARSED_TYPES_MAX = 512;
+/** Longer types are parsed each time, not kept: the map holds at most 512 × 256 characters of keys. */
+const PARSED_TYPE_MAX_LENGTH = 256;
+
+function parseTypeOnce(type: string): Readonly<MessageTypeParts> | null {
   const m = MTURI.exec(type);
   if (!m) return null;
   const [, docUri, protocol, major, minor, name] = m;
   const version = `${major}.${minor}`;
-  return {
+  return Object.freeze({
     docUri,
     protocol,
     version,
@@ -99,7 +119,7 @@ export function parseMessageType(type: string): MessageTypeParts | null {
     name,
     piuri: `${docUri}${protocol}/${version}`,
     majorKey: `${docUri}${protocol}/${major}/${name}`,
-  };
+  });
 }
 
 /** Parses a protocol identifier URI (`https://didcomm.org/trust-ping/2.0`). */
