@@ -223,9 +223,11 @@ export function serviceStoreFor(options: Pick<FleetOptions, 'serviceStore' | 'mo
  * fast and many of their objects live across a few awaits: with V8's default (16 MB semi-spaces,
  * 48 here) the 1,000-wallet sync took 3-5 % more CPU than with 32 MB ones (three interleaved
  * pairs; 8 % with the twin on the main thread and node's flag), as more scavenges copy the same
- * in-flight survivors; 64 MB gave little more for twice the memory.
+ * in-flight survivors. 64 MB semi-spaces (192 here) gave little more at 1,000 wallets, where
+ * compiling is a fifth of the run, but at 3,000 and 10,000 wallets the runs were 7 % and 4 %
+ * shorter, with a fifth less GC on each thread (docs/performance.md, "The young generation").
  */
-export const WORKER_YOUNG_GENERATION_MB = 96;
+export const WORKER_YOUNG_GENERATION_MB = 192;
 
 interface WorkerSetup {
   execArgv: string[];
