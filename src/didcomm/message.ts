@@ -86,6 +86,11 @@ export interface MessageTypeParts {
 // <doc-uri><protocol-name>/<protocol-version>/<message-type-name>
 const MTURI = /^([a-zA-Z][a-zA-Z0-9+.-]*:(?:.*\/)?)([a-zA-Z0-9._-]+)\/(\d+)\.(\d+)(?:\.\d+)?\/([a-zA-Z0-9._-]+)$/;
 
+const PARSED_TYPES = new Map<string, Readonly<MessageTypeParts> | null>();
+const PARSED_TYPES_MAX = 512;
+/** Longer types are parsed each time, not kept: the map holds at most 512 × 256 characters of keys. */
+const PARSED_TYPE_MAX_LENGTH = 256;
+
 /**
  * The parts of a message type URI, or null when it is not one. Frozen and shared: a flow reads the
  * same few types many times (the router, the rule registry, each protocol's checks), so each is
@@ -99,11 +104,6 @@ export function parseMessageType(type: string): Readonly<MessageTypeParts> | nul
   setBounded(PARSED_TYPES, type, parts, PARSED_TYPES_MAX);
   return parts;
 }
-
-const PARSED_TYPES = new Map<string, Readonly<MessageTypeParts> | null>();
-const PARSED_TYPES_MAX = 512;
-/** Longer types are parsed each time, not kept: the map holds at most 512 × 256 characters of keys. */
-const PARSED_TYPE_MAX_LENGTH = 256;
 
 function parseTypeOnce(type: string): Readonly<MessageTypeParts> | null {
   const m = MTURI.exec(type);
