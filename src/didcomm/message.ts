@@ -97,6 +97,8 @@ const PARSED_TYPE_MAX_LENGTH = 256;
  * parsed once, from a bounded map (types come from outside, any sender can make up thousands).
  */
 export function parseMessageType(type: string): Readonly<MessageTypeParts> | null {
+  // Callers guard with typeof, but a header read from a peer is only typed, not checked.
+  if (typeof type !== 'string') return null;
   if (type.length > PARSED_TYPE_MAX_LENGTH) return parseTypeOnce(type);
   const known = PARSED_TYPES.get(type);
   if (known !== undefined) return known;

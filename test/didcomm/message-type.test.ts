@@ -12,6 +12,8 @@ describe('parseMessageType', () => {
     expect(parseMessageType('https://didcomm.org/trust-ping/2.1/ping')?.majorKey).toBe('https://didcomm.org/trust-ping/2/ping');
     expect(parseMessageType('not a type')).toBeNull();
     expect(parseMessageType('https://didcomm.org/trust-ping/two/ping')).toBeNull();
+    // A header a peer left out or sent as another JSON type is not a type.
+    for (const bad of [undefined, null, 42, {}, ['https://didcomm.org/trust-ping/2.0/ping']]) expect(parseMessageType(bad as unknown as string)).toBeNull();
   });
 
   it('gives the same frozen parts for a type read again, which no caller can change', () => {
