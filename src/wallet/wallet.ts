@@ -314,7 +314,7 @@ export class Wallet extends WalletEvents {
 export function createWallet(options: WalletOptions): Wallet {
   if (!options?.store) throw new IdsyncError('invalid_argument', 'createWallet needs a store');
   if (options.didMethod !== undefined && !WALLET_DID_METHODS.includes(options.didMethod)) {
-    throw new IdsyncError('invalid_argument', `didMethod must be 'ion' or 'peer': ${String(options.didMethod).slice(0, 40)}`);
+    throw new IdsyncError('invalid_argument', `didMethod must be ${WALLET_DID_METHODS.map((m) => `'${m}'`).join(' or ')}: ${String(options.didMethod).slice(0, 40)}`);
   }
   return new Wallet(options);
 }

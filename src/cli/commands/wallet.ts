@@ -69,7 +69,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .option('--allow-private-endpoints', 'reach the mediator at a private address')
     .option('--json', 'print {did, shortDid, endpoint, mediator?}')
     .action(async (opts: { data: string; didMethod: string; endpoint?: string; mediator?: string; mediationVersion: string; mediatorForm: string; engine?: EnvelopeEngine; allowPrivateEndpoints?: boolean; json?: boolean }) => {
-      if (!(WALLET_DID_METHODS as readonly string[]).includes(opts.didMethod)) throw usageError('invalid_argument', `--did-method must be ion or peer: ${opts.didMethod}`);
+      if (!(WALLET_DID_METHODS as readonly string[]).includes(opts.didMethod)) throw usageError('invalid_argument', `--did-method must be ${WALLET_DID_METHODS.join(' or ')}: ${opts.didMethod}`);
       if (opts.endpoint !== undefined && !/^https?:\/\/[^/]/.test(opts.endpoint)) throw usageError('invalid_argument', `--endpoint is not an http(s) URL: ${opts.endpoint}`);
       if (opts.endpoint && opts.mediator) throw usageError('invalid_argument', '--endpoint and --mediator exclude each other: the DID names one inbound route');
       if (!['2.0', '3.0', 'auto'].includes(opts.mediationVersion)) throw usageError('invalid_argument', `--mediation-version must be 2.0, 3.0 or auto: ${opts.mediationVersion}`);
