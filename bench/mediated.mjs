@@ -80,7 +80,7 @@ const lines = [
   `idsync mediated vs direct: node ${process.version}, ${availableParallelism()} core(s) (${cpus()[0]?.model ?? 'cpu'}), sync scenario, ${wallets} wallets, ${concurrency} at a time, ${rounds} round(s) each, workers ${workersArg}, transport ${transport}`,
   '',
   `                       direct      mediated`,
-  `  flows/s (median)     ${String(direct.flowsPerSecond).padStart(8)}  ${String(mediated.flowsPerSecond).padStart(10)}`,
+  `  flows/s (median)     ${direct.flowsPerSecond.toFixed(1).padStart(8)}  ${mediated.flowsPerSecond.toFixed(1).padStart(10)}`,
   `  p50 of a sync        ${ms(direct.p50Ms).padStart(8)}  ${ms(mediated.p50Ms).padStart(10)}`,
   `  p99 of a sync        ${ms(direct.p99Ms).padStart(8)}  ${ms(mediated.p99Ms).padStart(10)}`,
   `  completed / failed   ${`${direct.completed}/${direct.failed}`.padStart(8)}  ${`${mediated.completed}/${mediated.failed}`.padStart(10)}`,

@@ -10,7 +10,7 @@
 //   result.summary   // the --json document
 import { availableParallelism } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Worker, type MessagePort, type ResourceLimits } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort, type ResourceLimits } from 'node:worker_threads';
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { decodeHistogram, latencyHistogram, type LatencyHistogram } from './histogram.js';
@@ -24,7 +24,7 @@ import { fleetMemory, type FleetMemory } from './run-memory.js';
 import { mergeSeconds, secondFigures, type SecondFigures } from './timeline.js';
 import { startServiceThread, type ServiceThread } from './service-thread.js';
 import { fleetMediator, type FleetMediator } from './mediator.js';
-import { portEnd } from './link.js';
+import { portEnd, type LinkHandler } from './link.js';
 
 export interface FleetOptions {
   /** A built-in ({builtin: 'sync'}), a module of one's own, or (workers: 1 only) a Scenario object. */
@@ -124,7 +124,11 @@ export interface WorkerInput {
   link?: MessagePort;
   /** The mediator the wallets sit behind (its invitation URL), when the run is mediated. */
   mediator?: string;
+  /** This worker's end of a link to the mediator started for the run, and the URL it answers for. */
+  mediatorLink?: { url: string; port: MessagePort };
 }
+
+type WithMediator = FleetOptions & { mediator?: string; mediatorLocal?: { url: string; serve: LinkHandler } };
 
 export function resolveWorkers(workers: number | 'auto' | undefined, embedded: boolean): number {
   if (workers === undefined || workers === 'auto') return Math.max(1, availableParallelism() - (embedded ? 1 : 0));
@@ -166,7 +170,8 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       idleSample: options.model.kind === 'open' ? (options.idleSample ?? 50) : 0,
     }));
     const progress = progressMerger(workers, options.onProgress);
-    const med = mediator ? { mediator: mediator.invitationUrl } : {};
+    // With the link, the wallets' requests to the mediator started here go between threads too.
+    const med = mediator ? { mediator: mediator.invitationUrl, ...(link && !options.service && mediator.local ? { mediatorLocal: mediator.local } : {}) } : {};
     if (!threads) {
       const result = await inThread(plans[0]!, scenario, target, { ...options, ...med }, progress);
       const all = [{ stats: result.thread, memory: result.memory }];
@@ -257,11 +262,12 @@ function checkModel(m: LoadModel): void {
 }
 
 /** The flows' clock starts when the idle wallets are made: each plan's startAt is set then. */
-async function inThread(plan: ShardPlan, scenario: Scenario, target: FleetTarget, options: FleetOptions & { mediator?: string }, progress: ProgressMerger): Promise<ShardResult> {
+async function inThread(plan: ShardPlan, scenario: Scenario, target: FleetTarget, options: WithMediator, progress: ProgressMerger): Promise<ShardResult> {
   const link = target.link;
   const pool = await startWalletPool({
     ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), serviceUrl: target.url, ...(link ? { serviceLink: link.serve } : {}),
     ...(options.mediator ? { mediator: options.mediator } : {}),
+    ...(options.mediatorLocal ? { mediatorLink: { url: options.mediatorLocal.url, call: options.mediatorLocal.serve } } : {}),
   });
   // In one thread the link is a call each way.
   const unlink = link?.wallets.add(pool.endpointPrefix, pool.deliver);
@@ -294,7 +300,7 @@ function workerEntry(name: 'worker' | 'service-worker'): { entry: string | URL; 
   return { entry: `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(worker)}); })`, eval: true };
 }
 
-async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: FleetTarget, service: ServiceThread | undefined, options: FleetOptions & { mediator?: string }, progress: ProgressMerger, setup: WorkerSetup): Promise<ShardResult[]> {
+async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: FleetTarget, service: ServiceThread | undefined, options: WithMediator, progress: ProgressMerger, setup: WorkerSetup): Promise<ShardResult[]> {
   const { entry, eval: isEval } = workerEntry('worker');
   const startAt = Date.now();
   const info: TargetInfo = { url: target.url, did: target.did, credentials: target.credentials, embedded: target.embedded };
@@ -303,6 +309,9 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
       new Promise<ShardResult>((resolve, reject) => {
         // The worker's own link to the twin's thread: its wallets' requests, the twin's messages to them.
         const port = service?.linkPort();
+        // And to the mediator started for the run: this thread answers for it on the port's other end.
+        const toMediator = options.mediatorLocal ? new MessageChannel() : undefined;
+        const mediatorEnd = toMediator && options.mediatorLocal ? portEnd(toMediator.port1, options.mediatorLocal.serve) : undefined;
         const input: WorkerInput = {
           plan: { ...plan, startAt },
           scenario,
@@ -310,8 +319,11 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
           ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}),
           ...(port ? { link: port } : {}),
           ...(options.mediator ? { mediator: options.mediator } : {}),
+          ...(toMediator && options.mediatorLocal ? { mediatorLink: { url: options.mediatorLocal.url, port: toMediator.port2 } } : {}),
         };
-        const w = setup.start(entry, { workerData: input, execArgv: setup.execArgv, eval: isEval, resourceLimits: setup.resourceLimits, ...(port ? { transferList: [port] } : {}) });
+        const transferList = [...(port ? [port] : []), ...(toMediator ? [toMediator.port2] : [])];
+        const w = setup.start(entry, { workerData: input, execArgv: setup.execArgv, eval: isEval, resourceLimits: setup.resourceLimits, ...(transferList.length ? { transferList } : {}) });
+        w.once('exit', () => mediatorEnd?.close());
         let done = false;
         const onAbort = () => w.postMessage({ type: 'abort' });
         options.signal?.addEventListener('abort', onAbort, { once: true });

@@ -8,7 +8,9 @@
 // service and its messages to the wallets skip the sockets; the server stays for the rest.
 // Behind a mediator (`mediator`), the wallets have no endpoint: the service forwards to the
 // mediator over HTTP and each wallet collects live on its own WebSocket to it, confirming what
-// was pushed to it at most every FLEET_ACK_DELAY_MS and when it closes (see below).
+// was pushed to it at most every FLEET_ACK_DELAY_MS and when it closes (see below). With a link
+// to a mediator started for the run (`mediatorLink`), the wallets' HTTP requests to it (mediation,
+// keylist updates) skip the sockets too; their WebSockets stay.
 import { createResolver } from '../did/resolver.js';
 import { handleHttpInbound, problemResponse, startHttpEndpoint, type HttpEndpoint, type HttpInboundHandler } from '../didcomm/transport/http.js';
 import type { EnvelopeEngine } from '../didcomm/types.js';
@@ -53,6 +55,8 @@ export interface WalletPoolOptions {
    * name the mediator, they collect over Message Pickup 3.0 live on its WebSocket.
    */
   mediator?: string;
+  /** Requests to the mediator started for the run (its URL's origin) go to this link instead of the network. */
+  mediatorLink?: { url: string; call: LinkHandler };
 }
 
 export interface WalletPool {
@@ -82,7 +86,8 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
   const pages = pageStore(options.pageMemoryChars === undefined ? {} : { memoryChars: options.pageMemoryChars });
   const guard = connectGuard({ ...DEFAULT_WALLET_ADDRESSES, ...(options.allowPrivate ? { allowPrivate: true } : {}) });
   const guarded: GuardedFetch = guardedFetch(guard);
-  const fetch = options.serviceLink && options.serviceUrl ? byOrigin(options.serviceUrl, linkFetch(options.serviceLink), guarded) : guarded;
+  const toService = options.serviceLink && options.serviceUrl ? byOrigin(options.serviceUrl, linkFetch(options.serviceLink), guarded) : guarded;
+  const fetch = options.mediatorLink ? byOrigin(options.mediatorLink.url, linkFetch(options.mediatorLink.call), toService) : toService;
   const serviceHost = options.serviceUrl ? new URL(options.serviceUrl).hostname : undefined;
   const allowHttpHosts = ['localhost', '127.0.0.1', ...(serviceHost ? [serviceHost] : [])];
   // did:web of the service, resolved once for all the pool's wallets (did:ion resolves offline in

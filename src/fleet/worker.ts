@@ -14,9 +14,12 @@ async function main(input: WorkerInput): Promise<void> {
   // The link's end here answers the twin's messages to our wallets (once the pool exists).
   let pool: WalletPool | undefined;
   const link = input.link ? portEnd(input.link, (req) => pool!.deliver(req)) : undefined;
+  // And the end of the link to the mediator started for the run, when there is one (it asks nothing of us).
+  const mediatorLink = input.mediatorLink ? portEnd(input.mediatorLink.port, () => Promise.reject(new Error('the wallets serve nothing to the mediator'))) : undefined;
   pool = await startWalletPool({
     ...(input.envelopeEngine ? { envelopeEngine: input.envelopeEngine } : {}), serviceUrl: input.target.url, ...(link ? { serviceLink: link.call } : {}),
     ...(input.mediator ? { mediator: input.mediator } : {}),
+    ...(mediatorLink && input.mediatorLink ? { mediatorLink: { url: input.mediatorLink.url, call: mediatorLink.call } } : {}),
   });
   link?.hello(pool.endpointPrefix);
   const stop = new AbortController();
@@ -36,6 +39,7 @@ async function main(input: WorkerInput): Promise<void> {
   } finally {
     await pool.close();
     link?.close();
+    mediatorLink?.close();
   }
 }
 
