@@ -2,6 +2,7 @@
 // requirement of which spec a message met or broke. A result's severity is its catalogue row's
 // (catalogue.ts), which follows from the RFC 2119 keyword the row quotes; code never writes one.
 import type { PlainMessage, UnpackMetadata } from '../didcomm/types.js';
+import { setBounded } from '../bounded.js';
 import { ruleOf, severityOf, type RuleSeverity } from './catalogue.js';
 
 export type ConformanceLayer = 'envelope' | 'plaintext' | 'protocol' | 'oob';
@@ -37,8 +38,22 @@ export interface RuleContext {
 /** A message rule returns one result per requirement it checks. */
 export type MessageRule = (message: PlainMessage, context: RuleContext) => ConformanceResult[];
 
+/**
+ * A passed result is the same for every message: one frozen object per rule, made once. Every
+ * message in and out is checked against dozens of rules, most of which pass, and each pass was
+ * a new object and a catalogue lookup. Rule ids come from code (the catalogue and the rules a
+ * user registers), so the map stays small; it is bounded all the same.
+ */
+const PASSED = new Map<string, ConformanceResult>();
+const PASSED_MAX = 4096;
+
 export function pass(layer: ConformanceLayer, rule: string): ConformanceResult {
-  return { rule, ok: true, severity: severityOf(rule), layer };
+  const known = PASSED.get(rule);
+  if (known !== undefined && known.layer === layer) return known;
+  const made: ConformanceResult = Object.freeze({ rule, ok: true, severity: severityOf(rule), layer });
+  // A rule id used under two layers keeps its first one here and makes the other each time.
+  if (known === undefined) setBounded(PASSED, rule, made, PASSED_MAX);
+  return made;
 }
 
 export function fail(layer: ConformanceLayer, rule: string, detail: string): ConformanceResult {

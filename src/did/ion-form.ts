@@ -1,11 +1,27 @@
 // did:ion long form ↔ short form on DIDs and key ids, without parsing the encoded suffix data.
 // Long form: did:ion:<suffix>:<base64url(JCS({suffixData, delta}))>; short form: did:ion:<suffix>.
+import { setBounded } from '../bounded.js';
+
 const LONG = /^(did:ion:(?:[a-z0-9]+:)?[A-Za-z0-9_-]{46}):[A-Za-z0-9_-]+(#.*)?$/;
+
+/**
+ * Short forms of the long forms seen last. A message's DIDs and key ids are compared and looked
+ * up by their short form many times on its way (its sender, its recipients, the keys of a
+ * keylist, a queue's prefix), and each time the pattern ran over the whole long form (about 1 KB).
+ * Bounded: DIDs come from outside.
+ */
+const SHORT = new Map<string, string>();
+const SHORT_MAX = 1024;
 
 /** The short form of an ion long-form DID or key id; anything else is returned unchanged. */
 export function ionShortForm(didOrKid: string): string {
+  if (!didOrKid.startsWith('did:ion:')) return didOrKid;
+  const known = SHORT.get(didOrKid);
+  if (known !== undefined) return known;
   const m = LONG.exec(didOrKid);
-  return m ? m[1] + (m[2] ?? '') : didOrKid;
+  const short = m ? m[1] + (m[2] ?? '') : didOrKid;
+  setBounded(SHORT, didOrKid, short, SHORT_MAX);
+  return short;
 }
 
 export function isIonLongForm(did: string): boolean {

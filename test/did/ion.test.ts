@@ -124,6 +124,22 @@ describe('did:ion long form', () => {
     expect(created.controlKeys?.recovery).toMatchObject({ kty: 'EC', crv: 'secp256k1' });
   });
 
+  it('gives the same short forms when long forms come back after many others (the bounded memo)', () => {
+    const first = createIonDid();
+    const expected = ionShortForm(first.did);
+    expect(expected).toBe(first.shortDid);
+    // More long forms than the memo holds, each with a key id: the first is long gone from it.
+    for (let i = 0; i < 1200; i++) {
+      const other = `did:ion:${String(i).padStart(46, 'A')}:${'B'.repeat(900)}${i}`;
+      expect(ionShortForm(other)).toBe(`did:ion:${String(i).padStart(46, 'A')}`);
+      expect(ionShortForm(`${other}#key-1`)).toBe(`did:ion:${String(i).padStart(46, 'A')}#key-1`);
+    }
+    expect(ionShortForm(first.did)).toBe(expected);
+    expect(ionShortForm(`${first.did}#key-2`)).toBe(`${expected}#key-2`);
+    // Not long forms: unchanged, whatever came before.
+    for (const x of [first.shortDid!, 'did:ion:short', `did:ion:${'A'.repeat(46)}:bad chars!`, 'did:peer:2.Ez6Lx', '']) expect(ionShortForm(x)).toBe(x);
+  });
+
   it('parses short and long forms, with and without a network segment', () => {
     const { did, shortDid } = createIonDid();
     const suffix = shortDid!.slice('did:ion:'.length);
