@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IdsyncError } from '../../src/errors.js';
 import { connectFlow, decodeHistogram, latencyHistogram, runFleet, writeReport, type Scenario } from '../../src/fleet/index.js';
-import { serviceStoreFor } from '../../src/fleet/fleet.js';
+import { LONG_RUN_FLOWS, LONG_RUN_YOUNG_GENERATION_MB, serviceStoreFor, WORKER_YOUNG_GENERATION_MB, youngGenerationFor } from '../../src/fleet/fleet.js';
 
 const SUMMARY_KEYS = ['scenario', 'wallets', 'workers', 'completed', 'failed', 'durationMs', 'flowsPerSecond', 'steps', 'errors', 'memoryPerWalletKB', 'peakMemoryMB'];
 
@@ -79,6 +79,17 @@ describe('runFleet', () => {
     expect(r.target).toMatchObject({ embedded: true, store: 'disk' });
     expect(await dirs()).toEqual(before);
   }, 60_000);
+
+  it('gives long runs a larger young generation in each worker, unless one is asked for', () => {
+    const closed = (wallets: number) => ({ kind: 'closed' as const, wallets, concurrency: 1 });
+    expect(youngGenerationFor({ model: closed(LONG_RUN_FLOWS - 1) })).toBe(WORKER_YOUNG_GENERATION_MB);
+    expect(youngGenerationFor({ model: closed(LONG_RUN_FLOWS) })).toBe(LONG_RUN_YOUNG_GENERATION_MB);
+    expect(LONG_RUN_YOUNG_GENERATION_MB).toBeGreaterThan(WORKER_YOUNG_GENERATION_MB);
+    // Open model: its arrivals, rate × duration (100/s for 60 s is 6,000 flows).
+    expect(youngGenerationFor({ model: { kind: 'open', ratePerSecond: 100, durationMs: 60_000 } })).toBe(LONG_RUN_YOUNG_GENERATION_MB);
+    expect(youngGenerationFor({ model: { kind: 'open', ratePerSecond: 10, durationMs: 60_000 } })).toBe(WORKER_YOUNG_GENERATION_MB);
+    expect(youngGenerationFor({ model: closed(100_000), youngGenerationMb: 96 })).toBe(96);
+  });
 
   it('refuses a scenario object for worker threads, and bad models', async () => {
     const scenario: Scenario = { name: 'x', steps: [], run: async () => {} };
