@@ -144,11 +144,16 @@ export function createIonDid(options: IonDidOptions = {}): CreatedDid {
   const recovery = options.recoveryKey ?? generateSecp256k1Jwk();
   const update = options.updateKey ?? generateSecp256k1Jwk();
   const document = ionDocumentModel({ authenticationKey: auth, keyAgreementKey: agree, endpoint: options.endpoint, routingKeys: options.routingKeys });
-  const { did, shortDid } = createIonLongForm({ recoveryKey: recovery, updateKey: update, document });
+  const { did, shortDid, initialState } = createIonLongForm({ recoveryKey: recovery, updateKey: update, document });
+  // Made here from its state, as resolving it would make it: a long form just built from a
+  // validated delta of at most MAX_DELTA_BYTES needs none of resolution's checks (decoding it,
+  // its hashes, its delta again), and a wallet rebuilds its DID from its keys each time it starts.
+  remember(did);
   return {
     did,
     shortDid,
-    document: resolveIonLongForm(did),
+    // Its members in the order the long form spells them (JCS), as resolving it gives them.
+    document: ionDocument(did, JSON.parse(jcs(initialState)) as IonInitialState),
     secrets: [secretFor(`${did}#key-1`, auth), secretFor(`${did}#key-2`, agree)],
     controlKeys: { recovery: { ...recovery }, update: { ...update } },
   };
@@ -236,9 +241,14 @@ function verifyParsed(parsed: ParsedIonDid): ParsedIonDid & { initialState: IonI
   } catch (err) {
     throw invalid('invalid_delta', `the did:ion delta is invalid: ${(err as Error).message}`, err);
   }
-  VALID_LONG_FORMS.add(parsed.did);
-  if (VALID_LONG_FORMS.size > VALID_LONG_FORMS_MAX) VALID_LONG_FORMS.delete(VALID_LONG_FORMS.values().next().value as string);
+  remember(parsed.did);
   return { ...parsed, initialState: state };
+}
+
+/** `did`, a long form found (or made) valid, skips the checks from now on. */
+function remember(did: string): void {
+  VALID_LONG_FORMS.add(did);
+  if (VALID_LONG_FORMS.size > VALID_LONG_FORMS_MAX) VALID_LONG_FORMS.delete(VALID_LONG_FORMS.values().next().value as string);
 }
 
 /** The W3C document of a verified initial state, with every id absolute against `id`. */

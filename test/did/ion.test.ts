@@ -124,6 +124,15 @@ describe('did:ion long form', () => {
     expect(created.controlKeys?.recovery).toMatchObject({ kty: 'EC', crv: 'secp256k1' });
   });
 
+  it('gives the document its long form resolves to, without resolving it', () => {
+    for (const o of [{}, { endpoint: 'https://agent.example/didcomm' }, { endpoint: 'did:peer:2.Ez6LSexample', routingKeys: ['did:example:mediator#key-2'] }]) {
+      const created = createIonDid(o);
+      const resolved = resolveIonLongForm(created.did);
+      expect(created.document).toStrictEqual(resolved);
+      expect(JSON.stringify(created.document)).toBe(JSON.stringify(resolved));
+    }
+  });
+
   it('gives the same short forms when long forms come back after many others (the bounded memo)', () => {
     const first = createIonDid();
     const expected = ionShortForm(first.did);
