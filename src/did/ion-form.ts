@@ -8,19 +8,22 @@ const LONG = /^(did:ion:(?:[a-z0-9]+:)?[A-Za-z0-9_-]{46}):[A-Za-z0-9_-]+(#.*)?$/
  * Short forms of the long forms seen last. A message's DIDs and key ids are compared and looked
  * up by their short form many times on its way (its sender, its recipients, the keys of a
  * keylist, a queue's prefix), and each time the pattern ran over the whole long form (about 1 KB).
- * Bounded: DIDs come from outside.
+ * Bounded in entries and in length (a long form holds at most a 1,000-byte delta, well under
+ * SHORT_KEY_MAX; longer strings are matched each time and not kept): DIDs come from outside.
  */
 const SHORT = new Map<string, string>();
 const SHORT_MAX = 1024;
+const SHORT_KEY_MAX = 4096;
 
 /** The short form of an ion long-form DID or key id; anything else is returned unchanged. */
 export function ionShortForm(didOrKid: string): string {
   if (!didOrKid.startsWith('did:ion:')) return didOrKid;
-  const known = SHORT.get(didOrKid);
+  const kept = didOrKid.length <= SHORT_KEY_MAX;
+  const known = kept ? SHORT.get(didOrKid) : undefined;
   if (known !== undefined) return known;
   const m = LONG.exec(didOrKid);
   const short = m ? m[1] + (m[2] ?? '') : didOrKid;
-  setBounded(SHORT, didOrKid, short, SHORT_MAX);
+  if (kept) setBounded(SHORT, didOrKid, short, SHORT_MAX);
   return short;
 }
 

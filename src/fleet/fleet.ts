@@ -235,7 +235,7 @@ export const WORKER_YOUNG_GENERATION_MB = 192;
 /**
  * Young generation of each worker thread (MB) for a run of LONG_RUN_FLOWS flows or more. At
  * 10,000 wallets 128 MB semi-spaces took a sixth off each thread's GC per flow (the twin 0.50 →
- * 0.41 ms, the wallets 0.67 → 0.59) and the runs were 1-9 % shorter (three pairs, alternating);
+ * 0.41 ms, the wallets 0.67 → 0.59) and every run was shorter, by 0.2-8.8 % (five pairs, alternating);
  * at 1,000 wallets they gained nothing and the peak RSS rose by a third (722-764 → 1,001-1,015 MB),
  * so shorter runs keep WORKER_YOUNG_GENERATION_MB (docs/performance.md, "The young generation").
  */
