@@ -233,19 +233,23 @@ export function serviceStoreFor(options: Pick<FleetOptions, 'serviceStore' | 'mo
 export const WORKER_YOUNG_GENERATION_MB = 192;
 
 /**
- * Young generation of each worker thread (MB) for a run of LONG_RUN_FLOWS flows or more. At
- * 10,000 wallets 128 MB semi-spaces took a sixth off each thread's GC per flow (the twin 0.50 →
- * 0.41 ms, the wallets 0.67 → 0.59) and every run was shorter, by 0.2-8.8 % (five pairs, alternating);
- * at 1,000 wallets they gained nothing and the peak RSS rose by a third (722-764 → 1,001-1,015 MB),
- * so shorter runs keep WORKER_YOUNG_GENERATION_MB (docs/performance.md, "The young generation").
+ * Young generation of each worker thread (MB) for a run of LONG_RUN_FLOWS flows or more whose
+ * twin keeps its state in memory. At 10,000 wallets 128 MB semi-spaces took a sixth off each
+ * thread's GC per flow (the twin 0.50 → 0.41 ms, the wallets 0.67 → 0.59) and every run was
+ * shorter, by 0.2-8.8 % (five pairs, alternating); at 1,000 wallets they gained nothing and the
+ * peak RSS rose by a third (722-764 → 1,001-1,015 MB). A run big enough for the twin's state to
+ * go to disk was not faster with them: 100,000 wallets took 2,020 s with 3 flows timed out, where
+ * 192 MB had taken 1,924 s with none. Those runs, and shorter ones, keep WORKER_YOUNG_GENERATION_MB
+ * (docs/performance.md, "A larger young generation for long runs").
  */
 export const LONG_RUN_YOUNG_GENERATION_MB = 384;
 export const LONG_RUN_FLOWS = 5_000;
 
-/** The young generation each worker gets for this run: as asked, or by the run's length. */
-export function youngGenerationFor(options: Pick<FleetOptions, 'youngGenerationMb' | 'model'>): number {
+/** The young generation each worker gets for this run: as asked, or by the run's length and the twin's store. */
+export function youngGenerationFor(options: Pick<FleetOptions, 'youngGenerationMb' | 'model' | 'serviceStore'>): number {
   if (options.youngGenerationMb !== undefined) return options.youngGenerationMb;
-  return flowsOf(options.model) >= LONG_RUN_FLOWS ? LONG_RUN_YOUNG_GENERATION_MB : WORKER_YOUNG_GENERATION_MB;
+  const long = flowsOf(options.model) >= LONG_RUN_FLOWS && serviceStoreFor(options) === 'memory';
+  return long ? LONG_RUN_YOUNG_GENERATION_MB : WORKER_YOUNG_GENERATION_MB;
 }
 
 /** The flows a load model runs: its wallets, or its arrivals. */

@@ -80,7 +80,7 @@ describe('runFleet', () => {
     expect(await dirs()).toEqual(before);
   }, 60_000);
 
-  it('gives long runs a larger young generation in each worker, unless one is asked for', () => {
+  it('gives long runs on an in-memory twin a larger young generation in each worker, unless one is asked for', () => {
     const closed = (wallets: number) => ({ kind: 'closed' as const, wallets, concurrency: 1 });
     expect(youngGenerationFor({ model: closed(LONG_RUN_FLOWS - 1) })).toBe(WORKER_YOUNG_GENERATION_MB);
     expect(youngGenerationFor({ model: closed(LONG_RUN_FLOWS) })).toBe(LONG_RUN_YOUNG_GENERATION_MB);
@@ -89,6 +89,11 @@ describe('runFleet', () => {
     expect(youngGenerationFor({ model: { kind: 'open', ratePerSecond: 100, durationMs: 60_000 } })).toBe(LONG_RUN_YOUNG_GENERATION_MB);
     expect(youngGenerationFor({ model: { kind: 'open', ratePerSecond: 10, durationMs: 60_000 } })).toBe(WORKER_YOUNG_GENERATION_MB);
     expect(youngGenerationFor({ model: closed(100_000), youngGenerationMb: 96 })).toBe(96);
+    // A run whose twin keeps its state on disk keeps the smaller one (it was not faster there).
+    expect(serviceStoreFor({ model: closed(100_000) })).toBe('disk');
+    expect(youngGenerationFor({ model: closed(100_000) })).toBe(WORKER_YOUNG_GENERATION_MB);
+    expect(youngGenerationFor({ model: closed(10_000), serviceStore: 'disk' })).toBe(WORKER_YOUNG_GENERATION_MB);
+    expect(youngGenerationFor({ model: closed(30_000), serviceStore: 'memory' })).toBe(LONG_RUN_YOUNG_GENERATION_MB);
   });
 
   it('refuses a scenario object for worker threads, and bad models', async () => {
