@@ -25,6 +25,7 @@ import { mergeSeconds, secondFigures, type SecondFigures } from './timeline.js';
 import { startServiceThread, type ServiceThread } from './service-thread.js';
 import { fleetMediator, type FleetMediator } from './mediator.js';
 import { portEnd, type LinkHandler } from './link.js';
+import { directSockets, type SocketAcceptor } from './link-socket.js';
 
 export interface FleetOptions {
   /** A built-in ({builtin: 'sync'}), a module of one's own, or (workers: 1 only) a Scenario object. */
@@ -128,7 +129,7 @@ export interface WorkerInput {
   mediatorLink?: { url: string; port: MessagePort };
 }
 
-type WithMediator = FleetOptions & { mediator?: string; mediatorLocal?: { url: string; serve: LinkHandler } };
+type WithMediator = FleetOptions & { mediator?: string; mediatorLocal?: { url: string; serve: LinkHandler; accept: SocketAcceptor } };
 
 export function resolveWorkers(workers: number | 'auto' | undefined, embedded: boolean): number {
   if (workers === undefined || workers === 'auto') return Math.max(1, availableParallelism() - (embedded ? 1 : 0));
@@ -290,7 +291,7 @@ async function inThread(plan: ShardPlan, scenario: Scenario, target: FleetTarget
   const pool = await startWalletPool({
     ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), serviceUrl: target.url, ...(link ? { serviceLink: link.serve } : {}),
     ...(options.mediator ? { mediator: options.mediator } : {}),
-    ...(options.mediatorLocal ? { mediatorLink: { url: options.mediatorLocal.url, call: options.mediatorLocal.serve } } : {}),
+    ...(options.mediatorLocal ? { mediatorLink: { url: options.mediatorLocal.url, call: options.mediatorLocal.serve, open: directSockets(options.mediatorLocal.accept) } } : {}),
   });
   // In one thread the link is a call each way.
   const unlink = link?.wallets.add(pool.endpointPrefix, pool.deliver);
@@ -334,7 +335,7 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
         const port = service?.linkPort();
         // And to the mediator started for the run: this thread answers for it on the port's other end.
         const toMediator = options.mediatorLocal ? new MessageChannel() : undefined;
-        const mediatorEnd = toMediator && options.mediatorLocal ? portEnd(toMediator.port1, options.mediatorLocal.serve) : undefined;
+        const mediatorEnd = toMediator && options.mediatorLocal ? portEnd(toMediator.port1, options.mediatorLocal.serve, undefined, options.mediatorLocal.accept) : undefined;
         const input: WorkerInput = {
           plan: { ...plan, startAt },
           scenario,

@@ -10,6 +10,7 @@ import { IdsyncError } from '../errors.js';
 import type { Transport } from '../didcomm/types.js';
 import { httpTransport } from '../didcomm/transport/http.js';
 import { IN_PROCESS, NULL_BODY_STATUSES, splitFetch, type InProcessFetch, type PlainExchange, type PlainRequest, type PlainResponse } from '../http-fetch.js';
+import { linkSockets, type SocketAcceptor, type SocketOpener, type SocketWire } from './link-socket.js';
 
 /** A request over the link: what an HTTP request carries, as data (lower-case header names). */
 export type LinkRequest = PlainRequest;
@@ -21,7 +22,8 @@ export type LinkHandler = PlainExchange;
 type Wire =
   | { t: 'req'; id: number; req: LinkRequest }
   | { t: 'res'; id: number; res?: LinkResponse; error?: string }
-  | { t: 'hello'; prefix: string };
+  | { t: 'hello'; prefix: string }
+  | SocketWire;
 
 /**
  * A fetch whose every request goes to `call` (string bodies only, as our senders make them). It
@@ -87,19 +89,24 @@ export interface LinkEnd {
   call: LinkHandler;
   /** Tells the other end the URL prefix of this end's endpoints (wallets: their inbound server). */
   hello(prefix: string): void;
+  /** A persistent connection to the other end's acceptor (link-socket.ts). */
+  open: SocketOpener;
   close(): void;
 }
 
 /**
  * One end of a link on a MessagePort: answers the other end's requests with `serve` and sends
  * its own with `call`. `onHello` gets the prefix the other end announced (before any request it
- * sends after, messages on one port keep their order).
+ * sends after, messages on one port keep their order). `accept` takes the sockets the other end
+ * opens (none are taken without it).
  */
-export function portEnd(port: MessagePort, serve: LinkHandler, onHello?: (prefix: string) => void): LinkEnd {
+export function portEnd(port: MessagePort, serve: LinkHandler, onHello?: (prefix: string) => void, accept?: SocketAcceptor): LinkEnd {
   const pending = new Map<number, { resolve: (r: LinkResponse) => void; reject: (e: Error) => void }>();
   let next = 0;
   let closed = false;
+  const sockets = linkSockets((m) => port.postMessage(m satisfies Wire), accept);
   port.on('message', (m: Wire) => {
+    if (sockets.receive(m)) return;
     if (m.t === 'req') {
       serve(m.req).then(
         (res) => port.postMessage({ t: 'res', id: m.id, res } satisfies Wire),
@@ -118,6 +125,7 @@ export function portEnd(port: MessagePort, serve: LinkHandler, onHello?: (prefix
     closed = true;
     for (const p of pending.values()) p.reject(new IdsyncError('transport_unreachable', 'the fleet link closed'));
     pending.clear();
+    sockets.closeAll();
   });
   return {
     call(req) {
@@ -131,10 +139,13 @@ export function portEnd(port: MessagePort, serve: LinkHandler, onHello?: (prefix
     hello(prefix) {
       port.postMessage({ t: 'hello', prefix } satisfies Wire);
     },
+    open: (url, handlers) => sockets.open(url, handlers),
     close() {
       closed = true;
       for (const p of pending.values()) p.reject(new IdsyncError('transport_unreachable', 'the fleet link closed'));
       pending.clear();
+      // Its sockets close with it (at the other end, when its port closes).
+      sockets.closeAll();
       port.close();
     },
   };

@@ -6,12 +6,16 @@
 import { startMediator } from '../mediator/server.js';
 import { openStore } from '../store/store.js';
 import type { LinkHandler, LinkResponse } from './link.js';
+import type { SocketAcceptor } from './link-socket.js';
 
 export interface FleetMediator {
   /** What the wallets are given (createWallet's `mediator`). */
   invitationUrl: string;
-  /** The mediator started for the run: the URL it listens on, and its HTTP answers without a socket. */
-  local?: { url: string; serve: LinkHandler };
+  /**
+   * The mediator started for the run: the URL it listens on, its HTTP answers without a socket,
+   * and its WebSocket endpoint's part for the link's sockets (live mode without a socket).
+   */
+  local?: { url: string; serve: LinkHandler; accept: SocketAcceptor };
   close(): Promise<void>;
 }
 
@@ -29,7 +33,7 @@ export async function fleetMediator(mediated: boolean | string | undefined): Pro
   };
   return {
     invitationUrl: running.invitationUrl,
-    local: { url: running.url, serve },
+    local: { url: running.url, serve, accept: (socket) => running.attach(socket) },
     async close() {
       await running.close();
       await store.close();

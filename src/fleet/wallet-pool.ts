@@ -10,7 +10,8 @@
 // mediator over HTTP and each wallet collects live on its own WebSocket to it, confirming what
 // was pushed to it at most every FLEET_ACK_DELAY_MS and when it closes (see below). With a link
 // to a mediator started for the run (`mediatorLink`), the wallets' HTTP requests to it (mediation,
-// keylist updates) skip the sockets too; their WebSockets stay.
+// keylist updates) skip the sockets too, and so does live mode: a link socket for each wallet
+// stands in for its WebSocket (link-socket.ts).
 import { createResolver } from '../did/resolver.js';
 import { handleHttpInbound, problemResponse, startHttpEndpoint, type HttpEndpoint, type HttpInboundHandler } from '../didcomm/transport/http.js';
 import type { EnvelopeEngine } from '../didcomm/types.js';
@@ -21,6 +22,7 @@ import { openLightStore } from '../store/light-store.js';
 import { DEFAULT_WALLET_ADDRESSES } from '../wallet/addresses.js';
 import { createWallet, type Wallet } from '../wallet/wallet.js';
 import { byOrigin, linkFetch, type LinkHandler, type LinkResponse } from './link.js';
+import { linkedWebSocket, type SocketOpener } from './link-socket.js';
 import { pageOf, pageStore, recordingStore, storeOfPage, type RecordingStore } from './wallet-pages.js';
 
 /**
@@ -55,8 +57,11 @@ export interface WalletPoolOptions {
    * name the mediator, they collect over Message Pickup 3.0 live on its WebSocket.
    */
   mediator?: string;
-  /** Requests to the mediator started for the run (its URL's origin) go to this link instead of the network. */
-  mediatorLink?: { url: string; call: LinkHandler };
+  /**
+   * Requests to the mediator started for the run (its URL's origin) go to this link instead of the
+   * network; with `open`, so do the wallets' WebSockets to it (live mode on a link socket).
+   */
+  mediatorLink?: { url: string; call: LinkHandler; open?: SocketOpener };
 }
 
 export interface WalletPool {
@@ -88,6 +93,7 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
   const guarded: GuardedFetch = guardedFetch(guard);
   const toService = options.serviceLink && options.serviceUrl ? byOrigin(options.serviceUrl, linkFetch(options.serviceLink), guarded) : guarded;
   const fetch = options.mediatorLink ? byOrigin(options.mediatorLink.url, linkFetch(options.mediatorLink.call), toService) : toService;
+  const webSocket = options.mediatorLink?.open ? linkedWebSocket(options.mediatorLink.open, options.mediatorLink.url) : undefined;
   const serviceHost = options.serviceUrl ? new URL(options.serviceUrl).hostname : undefined;
   const allowHttpHosts = ['localhost', '127.0.0.1', ...(serviceHost ? [serviceHost] : [])];
   // did:web of the service, resolved once for all the pool's wallets (did:ion resolves offline in
@@ -138,6 +144,7 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
       store,
       ...(options.mediator ? { mediator: options.mediator, mediation: { live: true, ackDelayMs: FLEET_ACK_DELAY_MS } } : { endpoint: `${server.url}/${index}` }),
       fetch,
+      ...(webSocket ? { webSocket } : {}),
       resolver,
       statusListLimits: { allowHttpHosts },
       // DIDCOMM invitations (issuance scenario) are accepted as they arrive; offers and proof

@@ -19,7 +19,7 @@ async function main(input: WorkerInput): Promise<void> {
   pool = await startWalletPool({
     ...(input.envelopeEngine ? { envelopeEngine: input.envelopeEngine } : {}), serviceUrl: input.target.url, ...(link ? { serviceLink: link.call } : {}),
     ...(input.mediator ? { mediator: input.mediator } : {}),
-    ...(mediatorLink && input.mediatorLink ? { mediatorLink: { url: input.mediatorLink.url, call: mediatorLink.call } } : {}),
+    ...(mediatorLink && input.mediatorLink ? { mediatorLink: { url: input.mediatorLink.url, call: mediatorLink.call, open: mediatorLink.open } } : {}),
   });
   link?.hello(pool.endpointPrefix);
   const stop = new AbortController();

@@ -19,8 +19,8 @@ import type { HandlerContext, ProtocolModule } from '../router/router.js';
 import type { MediatorCore } from './core.js';
 import type { QueuedMessage } from './queue.js';
 
-/** Persistent connections can carry pushes after the request is answered. */
-const PERSISTENT = new Set(['ws', 'memory']);
+/** Persistent connections can carry pushes after the request is answered (the fleet's link sockets too: server.ts attach). */
+const PERSISTENT = new Set(['ws', 'memory', 'link']);
 
 /** At most this many messages in one delivery, whatever the limit asked. */
 export const MAX_DELIVERY = 100;

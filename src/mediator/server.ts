@@ -8,7 +8,7 @@ import http from 'node:http';
 import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
 import { handleHttpInbound, problemResponse, type HttpInboundResponse } from '../didcomm/transport/http.js';
 import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
-import { DEFAULT_MAX_BYTES } from '../didcomm/transport/media-type.js';
+import { checkInboundMessage, DEFAULT_MAX_BYTES } from '../didcomm/transport/media-type.js';
 import { listen, urlHost } from '../listen.js';
 import type { Store } from '../store/store.js';
 import { createMediatorAgent, type MediatorAgent, type MediatorAgentOptions } from './agent.js';
@@ -38,7 +38,20 @@ export interface RunningMediator {
    * between threads): only the path of `url` is read.
    */
   serve(req: { method: string; url: string; body?: string; contentType?: string | null }): Promise<HttpInboundResponse>;
+  /**
+   * Takes a persistent connection that is not a socket of this server (the fleet's link between
+   * threads) as its WebSocket endpoint takes one: each frame a message, answers and live pushes
+   * sent back on it, live mode ended when it closes. Returns what to do with its frames and its close.
+   */
+  attach(connection: PersistentConnection): { frame(packed: string): void; closed(): void };
   close(): Promise<void>;
+}
+
+/** A persistent connection's sending end (link-socket.ts LinkSocket has this shape). */
+export interface PersistentConnection {
+  readonly open: boolean;
+  send(packed: string): Promise<void>;
+  close(): void;
 }
 
 function send(res: http.ServerResponse, r: HttpInboundResponse): void {
@@ -143,6 +156,7 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
     throw err;
   }
   const running = agent;
+  const attached = new Set<PersistentConnection>();
   return {
     url,
     publicUrl,
@@ -157,7 +171,33 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
       if (Buffer.byteLength(body) > maxBytes) return problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`);
       return didcommPost(body, req.contentType);
     },
+    attach(connection) {
+      attached.add(connection);
+      const send = (packed: string) => connection.send(packed);
+      // One frame at a time, in order, as on the WebSocket endpoint (ws.ts).
+      let chain = Promise.resolve();
+      return {
+        frame(packed) {
+          chain = chain.then(async () => {
+            try {
+              checkInboundMessage(packed);
+            } catch {
+              // Not a DIDComm message at all: the WebSocket endpoint closes with 1007 here.
+              connection.close();
+              return;
+            }
+            await running.receive(packed, { transport: 'link', reply: send, open: () => connection.open }).catch(() => undefined);
+          });
+        },
+        // "If Live Mode is active, and the connection is broken, a new inbound connection starts with Live Mode disabled."
+        closed() {
+          attached.delete(connection);
+          running.mediator.live.forget(send);
+        },
+      };
+    },
     async close() {
+      for (const c of [...attached]) c.close();
       await ws.close();
       server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));

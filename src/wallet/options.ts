@@ -4,6 +4,7 @@ import type { Resolvable } from 'did-resolver';
 import type { Clock, IdGenerator } from '../clock.js';
 import type { DocumentResolver } from '../did/types.js';
 import type { EnvelopeEngine, InboundHandler, Transport } from '../didcomm/types.js';
+import type { WsTransport, WsTransportOptions } from '../didcomm/transport/ws.js';
 import type { AddressPolicy } from '../net/address-policy.js';
 import type { HostResolver } from '../net/connect-guard.js';
 import type { Store } from '../store/store.js';
@@ -40,6 +41,12 @@ export interface WalletOptions {
   resolveHost?: HostResolver;
   /** Outbound transports besides HTTP(S) and WebSocket; a function gets the wallet's inbound handler (for live replies). */
   transports?: Array<Transport | ((inbound: InboundHandler) => Transport)>;
+  /**
+   * Makes the wallet's WebSocket client (sends to ws/wss endpoints, live mode) from the options the
+   * wallet gives it. Default: a real WebSocket (didcomm/transport/ws.ts). The fleet gives one that
+   * reaches the mediator started for the run over its link (fleet/link-socket.ts).
+   */
+  webSocket?: (options: WsTransportOptions) => WsTransport;
   /** Wraps each outbound transport (given and built-in), e.g. with testing/faulty-transport.ts. */
   wrapTransport?: (transport: Transport, inbound: InboundHandler) => Transport;
   /** The inbound URL to publish in the DID created by init(). Without it (and without listen()), the DID has no service. */

@@ -131,7 +131,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     return router!.receive(packed, { ...info, redelivery });
   };
   const inbound: InboundHandler = async (packed, info) => void (await receive(packed, info));
-  const ws = wsTransport({
+  const ws = (options.webSocket ?? wsTransport)({
     guard,
     // Messages on our own outgoing sockets: live-mode pushes and replies (logged as 'ws-live').
     onInbound: (packed, info) => inbound(packed, { ...info, transport: 'ws-live' }),
