@@ -1,15 +1,15 @@
 // Mediated against direct, side by side in one run: the sync scenario for N wallets (default
 // 1,000) behind idsync's standalone mediator (their DIDs name it, the twin forwards to it, each
-// wallet collects live over Message Pickup 3.0 on its WebSocket) and N wallets with endpoints of
+// wallet collects live over Message Pickup 3.0 on its connection to it) and N wallets with endpoints of
 // their own, in alternating rounds (direct, mediated, mediated, direct, ...) so that both see the
 // same machine. Prints per mode the median over rounds of the throughput (flows/s) and of the
 // p50 / p99 of a whole sync, and the ratio mediated / direct of the throughput (target ≥ 0.7).
 // Runs the compiled package (`npm run bench:mediated` builds first), as `idsync fleet` runs.
 // Options: --wallets N (BENCH_WALLETS), --concurrency C (default 100), --rounds R (default 3),
 // --workers W (default auto), --transport link|http (how the twin and the wallets meet: link,
-// the fleet's default, hands direct wallets their messages between threads without sockets, and
-// the twin's forwards to the mediator the same way, while the mediated wallets keep their
-// WebSocket to the mediator; http puts everything on sockets), --quick (200
+// the fleet's default, hands direct wallets their messages between threads without sockets, the
+// twin's forwards to the mediator the same way, and the mediated wallets' live mode on a link
+// socket instead of a WebSocket; http puts everything on sockets), --quick (200
 // wallets, 1 round), --json (last line one JSON document).
 import { availableParallelism, cpus } from 'node:os';
 
