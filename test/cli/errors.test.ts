@@ -44,6 +44,12 @@ describe('idsync errors', () => {
     expectErrorLine(human, 'invalid_did', 1);
     expect(human.stdout).toContain('invalidDid');
     expectErrorLine(json, 'method_not_supported', 1);
+    // A DID of kilobytes is repeated in the error line only in part, with its length.
+    const long = `did:ion:${'A'.repeat(6000)}`;
+    const huge = await runCli(['did', 'resolve', long]);
+    expectErrorLine(huge, 'invalid_did', 1);
+    expect(huge.stderr.length).toBeLessThan(400);
+    expect(huge.stderr).toContain(`${long.slice(0, 120)}… (6008 characters)`);
     const result = JSON.parse(json.stdout);
     expect(result.didDocument).toBeNull();
     expect(result.didResolutionMetadata.error).toBe('methodNotSupported');
