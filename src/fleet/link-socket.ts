@@ -168,15 +168,16 @@ export function linkedWebSocket(open: SocketOpener, url: string): (options: WsTr
     function socketFor(endpoint: string): Promise<LinkSocket> {
       const existing = sockets.get(endpoint);
       if (existing) return existing;
-      let socket: LinkSocket | undefined;
       // One frame at a time, in order, as on a WebSocket: a thread's messages must not overtake each other.
       let chain = Promise.resolve();
-      const opening = open(endpoint, {
+      // Replies and the close are told through the opening: a frame or a close may come in the
+      // same turn as the acceptance, before anything awaiting it has run.
+      const opening: Promise<LinkSocket> = open(endpoint, {
         frame(data) {
           chain = chain.then(async () => {
             if (!options.onInbound) return onError(new IdsyncError('transport_unhandled', `a message from ${endpoint} arrived and no onInbound is set`));
             try {
-              await options.onInbound(data, { transport: 'link', reply: (p) => socket!.send(p) });
+              await options.onInbound(data, { transport: 'link', reply: async (p) => (await opening).send(p) });
             } catch (err) {
               onError(toIdsyncError(err, 'transport_error'));
             }
@@ -184,10 +185,11 @@ export function linkedWebSocket(open: SocketOpener, url: string): (options: WsTr
         },
         closed() {
           if (sockets.get(endpoint) === opening) sockets.delete(endpoint);
-          // RFC 6455 §7.4.1: 1000 when it was closed on purpose; the wallet hears it as a socket's end.
-          if (socket) options.onClose?.(endpoint, WS_CLOSE.normal);
+          // RFC 6455 §7.4.1: 1000 when it was closed on purpose; the wallet hears it as a socket's
+          // end. A socket refused before it opened is the opener's failure, not a close.
+          void opening.then(() => options.onClose?.(endpoint, WS_CLOSE.normal), () => undefined);
         },
-      }).then((s) => (socket = s));
+      });
       sockets.set(endpoint, opening);
       opening.catch(() => {
         if (sockets.get(endpoint) === opening) sockets.delete(endpoint);

@@ -92,6 +92,43 @@ describe.each(openers)('link sockets %s', (_name, make) => {
   }
 });
 
+describe('the wallet\'s WebSocket client over a link', () => {
+  it('reaches the linked origin on link sockets (pushes, replies, close heard as a socket\'s end) and any other on a real WebSocket', async () => {
+    const server = recordingAcceptor();
+    const inbound: string[] = [];
+    const closes: string[] = [];
+    const ws = linkedWebSocket(directSockets(server.accept), 'http://127.0.0.1:9')({
+      onInbound: async (packed, info) => {
+        inbound.push(`${info.transport} ${packed}`);
+        await info.reply?.(`re: ${packed}`);
+      },
+      onClose: (endpoint) => void closes.push(endpoint),
+    });
+    const url = 'ws://127.0.0.1:9/didcomm';
+    await ws.connect(url);
+    expect(ws.isOpen(url)).toBe(true);
+    await server.sockets[0]!.send('pushed');
+    await until(() => server.got.length === 1);
+    expect(inbound).toEqual(['link pushed']);
+    expect(server.got).toEqual([`${url} re: pushed`]);
+
+    // The mediator's end closes: the wallet hears it as its socket's end; the next send opens another.
+    server.sockets[0]!.close();
+    await until(() => closes.length === 1);
+    expect(closes).toEqual([url]);
+    expect(ws.isOpen(url)).toBe(false);
+    const plain = JSON.stringify({ id: '1', type: 'https://didcomm.org/trust-ping/2.0/ping', body: {} });
+    await ws.send(url, plain);
+    await until(() => server.got.length === 2);
+    expect(server.sockets).toHaveLength(2);
+
+    // Another port is not the linked server: a real WebSocket, refused where nothing listens.
+    await expect(ws.connect('ws://127.0.0.1:1/didcomm')).rejects.toMatchObject({ code: 'transport_unreachable' });
+    await ws.close();
+    await until(() => server.closed.length === 2);
+  });
+});
+
 describe('a wallet live on a link socket to idsync\'s mediator', () => {
   let mediator: RunningMediator | undefined;
   const stores: Store[] = [];
