@@ -95,6 +95,11 @@ export function inProcessExchange(f: typeof fetch, url: string): PlainExchange |
   return (f as InProcessFetch)[IN_PROCESS]?.(url);
 }
 
+/** Whether a URL is under `origin` (scheme://host:port, no trailing slash): the origin itself or a path below it, not another port. */
+export function underOrigin(origin: string): (url: string) => boolean {
+  return (url) => url.startsWith(origin) && (url.length === origin.length || url[origin.length] === '/');
+}
+
 /**
  * A fetch that sends each request `isLocal` picks to `local` and the rest to `remote`, and the
  * plain-data way in (IN_PROCESS) by the same choice.

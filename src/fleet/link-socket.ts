@@ -8,7 +8,8 @@
 // endpoints the link does not reach go to a real WebSocket.
 import { IdsyncError, toIdsyncError } from '../errors.js';
 import { WS_CLOSE, wsTransport, type WsTransport, type WsTransportOptions } from '../didcomm/transport/ws.js';
-import { detectMediaType, schemeOf } from '../didcomm/transport/media-type.js';
+import { detectMediaType } from '../didcomm/transport/media-type.js';
+import { underOrigin } from '../http-fetch.js';
 
 /** One end of a persistent connection. */
 export interface LinkSocket {
@@ -158,8 +159,7 @@ function wsOrigin(url: string): string {
  * `url`: sockets to endpoints under its origin are link sockets (`open`), others real WebSockets.
  */
 export function linkedWebSocket(open: SocketOpener, url: string): (options: WsTransportOptions) => WsTransport {
-  const origin = wsOrigin(url);
-  const reaches = (endpoint: string) => endpoint.startsWith(origin) && (endpoint.length === origin.length || endpoint[origin.length] === '/');
+  const reaches = underOrigin(wsOrigin(url));
   return (options) => {
     const real = wsTransport(options);
     const onError = options.onError ?? (() => {});
@@ -214,7 +214,6 @@ export function linkedWebSocket(open: SocketOpener, url: string): (options: WsTr
       },
       async connect(endpoint) {
         if (!reaches(endpoint)) return real.connect(endpoint);
-        if (schemeOf(endpoint) !== 'ws' && schemeOf(endpoint) !== 'wss') throw new IdsyncError('unsupported_scheme', `the WebSocket transport cannot send to ${schemeOf(endpoint)}:`);
         await isLive(endpoint);
       },
       isOpen(endpoint) {

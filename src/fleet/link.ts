@@ -9,7 +9,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { IdsyncError } from '../errors.js';
 import type { Transport } from '../didcomm/types.js';
 import { httpTransport } from '../didcomm/transport/http.js';
-import { IN_PROCESS, NULL_BODY_STATUSES, splitFetch, type InProcessFetch, type PlainExchange, type PlainRequest, type PlainResponse } from '../http-fetch.js';
+import { IN_PROCESS, NULL_BODY_STATUSES, splitFetch, underOrigin, type InProcessFetch, type PlainExchange, type PlainRequest, type PlainResponse } from '../http-fetch.js';
 import { linkSockets, type SocketAcceptor, type SocketOpener, type SocketWire } from './link-socket.js';
 
 /** A request over the link: what an HTTP request carries, as data (lower-case header names). */
@@ -60,8 +60,7 @@ export function linkFetch(call: LinkHandler): typeof fetch {
 
 /** Sends requests under `origin` (scheme, host and port) to `local`, the rest to `remote`. */
 export function byOrigin(origin: string, local: typeof fetch, remote: typeof fetch): typeof fetch {
-  const o = new URL(origin).origin;
-  return splitFetch((url) => url.startsWith(o) && (url.length === o.length || url[o.length] === '/'), local, remote);
+  return splitFetch(underOrigin(new URL(origin).origin), local, remote);
 }
 
 /**
