@@ -175,6 +175,14 @@ describe('a wallet live on a link socket to idsync\'s mediator', () => {
     expect(inbound).toEqual(expect.arrayContaining(['3.0/delivery ws-live', '2.0/ping pickup']));
     expect(m.ws.sockets.size).toBe(0);
 
+    // Not a DIDComm message at all: the mediator closes that connection (its WebSocket endpoint
+    // answers 1007), and nothing else is hurt.
+    let junkClosed = false;
+    const junk = await link.open(`${m.url.replace('http', 'ws')}/didcomm`, { frame() {}, closed: () => void (junkClosed = true) });
+    await junk.send('not json at all {{{');
+    await until(() => junkClosed);
+    expect(m.agent.mediator.live.has(a.did)).toBe(true);
+
     // The wallet closes: its link socket with it, and "a new inbound connection starts with Live Mode disabled".
     const did = a.did;
     await a.close();
