@@ -6,13 +6,15 @@
 // all this needs. Pages stay in memory up to a budget, beyond which they go to a LevelDB in a
 // temporary folder (removed at close), so a fleet's memory is bounded by its running wallets
 // and that budget, not by how many holders it has.
-import { openLightStore } from '../store/light-store.js';
+import { lightStoreText, openLightStoreWith, type StoreText } from '../store/light-store.js';
 import type { BatchOp, Collection, Store } from '../store/store.js';
 import { openTemporaryStore, type TemporaryStore } from '../store/temporary.js';
 
 /** A store that remembers which collections were used, so that its content can be listed. */
 export interface RecordingStore extends Store {
   names(): ReadonlySet<string>;
+  /** The store it records for. */
+  readonly inner: Store;
 }
 
 export function recordingStore(inner: Store, known: Iterable<string> = []): RecordingStore {
@@ -31,28 +33,34 @@ export function recordingStore(inner: Store, known: Iterable<string> = []): Reco
     },
     close: () => inner.close(),
     names: () => names,
+    inner,
   };
 }
 
-/** The store's content as one string: each non-empty collection's entries, in key order. */
+/**
+ * The store's content as one string: each non-empty collection's entries in key order, each value
+ * as the JSON text the store keeps (a JSON string in the page). A light store gives its texts as
+ * they are, and a page read back puts them in as they are: a wallet paged out and in again costs
+ * no parse or encoding of its values, only the page's own JSON.
+ */
 export async function pageOf(store: RecordingStore): Promise<string> {
-  const out: [string, [string, unknown][]][] = [];
+  const kept = lightStoreText(store.inner, store.names());
+  if (kept) return JSON.stringify(kept);
+  const out: StoreText = [];
   for (const name of store.names()) {
     const entries = await store.collection(name).list();
-    if (entries.length) out.push([name, entries.map((e) => [e.key, e.value])]);
+    if (entries.length) out.push([name, entries.map((e) => [e.key, JSON.stringify(e.value)])]);
   }
   return JSON.stringify(out);
 }
 
 /** A fresh in-memory store holding a page's content. */
 export async function storeOfPage(page: string): Promise<RecordingStore> {
-  const content = JSON.parse(page) as [string, [string, unknown][]][];
-  const store = recordingStore(
-    openLightStore(),
+  const content = JSON.parse(page) as StoreText;
+  return recordingStore(
+    openLightStoreWith(content),
     content.map(([name]) => name),
   );
-  await store.batch(content.flatMap(([collection, entries]) => entries.map(([key, value]) => ({ type: 'put' as const, collection, key, value }))));
-  return store;
 }
 
 /** Where pages are kept: memory up to a budget, then a LevelDB in a temporary folder. */

@@ -118,6 +118,11 @@ class LightCollection<T> implements Collection<T> {
     return this.keys(options).map((key) => ({ key, value: JSON.parse(this.data.get(key)!) as T }));
   }
 
+  /** Every entry in key order, with its stored text. */
+  rawEntries(): [string, string][] {
+    return this.keys({}).map((key) => [key, this.data.get(key)!]);
+  }
+
   async count(options: ListOptions = {}): Promise<number> {
     return this.keys(options).length;
   }
@@ -211,9 +216,50 @@ class LightStore implements Store {
     this.closed = true;
     this.collections.clear();
   }
+
+  text(names: Iterable<string>): StoreText {
+    this.open();
+    const out: StoreText = [];
+    for (const name of names) {
+      const c = this.collections.get(name);
+      if (!c || c.data.size === 0) continue;
+      out.push([name, c.rawEntries()]);
+    }
+    return out;
+  }
+
+  load(content: StoreText): void {
+    for (const [name, entries] of content) {
+      const c = this.col(name);
+      for (const [key, text] of entries) c.set(key, text);
+    }
+  }
 }
 
 /** A new, empty store in plain Maps (see the top of this file). */
 export function openLightStore(): Store {
   return new LightStore();
+}
+
+/** A store's content as JSON text: each collection's entries in key order, each value its stored text. */
+export type StoreText = [collection: string, entries: [key: string, json: string][]][];
+
+/**
+ * The content of `names` (non-empty collections only) as their stored JSON text, or undefined
+ * when `store` is not a light store. What a wallet page is made of (fleet/wallet-pages.ts):
+ * taken as it is kept, not parsed and encoded again.
+ */
+export function lightStoreText(store: Store, names: Iterable<string>): StoreText | undefined {
+  if (!(store instanceof LightStore)) return undefined;
+  return store.text(names);
+}
+
+/**
+ * A new store in plain Maps holding `content`, whose texts are kept as they are: they must be
+ * what a store encoded (lightStoreText, or JSON.stringify of a value), as no value is parsed here.
+ */
+export function openLightStoreWith(content: StoreText): Store {
+  const store = new LightStore();
+  store.load(content);
+  return store;
 }

@@ -10,6 +10,7 @@ import { startEmbeddedTarget, clientFor } from '../../src/fleet/target.js';
 import { connectFlow } from '../../src/fleet/scenarios.js';
 import { openLightStore } from '../../src/store/light-store.js';
 import { createWallet } from '../../src/wallet/wallet.js';
+import { openTemporaryStore } from '../../src/store/temporary.js';
 
 const pagesDirs = async () => (await readdir(tmpdir())).filter((d) => d.startsWith('idsync-fleet-pages-'));
 
@@ -25,6 +26,28 @@ describe('wallet pages', () => {
     expect((await again.init()).did).toBe(identity.did);
     expect(await pageOf((again.options.store as ReturnType<typeof recordingStore>))).toBe(page);
     await again.close();
+  });
+
+  it('are the same text whether taken from a light store as kept or listed from any other store', async () => {
+    const light = recordingStore(openLightStore());
+    const w = createWallet({ store: light });
+    await w.init();
+    await w.close();
+    const page = await pageOf(light);
+    // A LevelDB-backed store with the same content: its page is made by listing and encoding.
+    const temporary = await openTemporaryStore('idsync-page-generic-');
+    try {
+      const other = recordingStore(temporary.store);
+      const content = JSON.parse(page) as [string, [string, string][]][];
+      await other.batch(content.flatMap(([collection, entries]) => entries.map(([key, text]) => ({ type: 'put' as const, collection, key, value: JSON.parse(text) as unknown }))));
+      expect(await pageOf(other)).toBe(page);
+    } finally {
+      await temporary.close();
+    }
+    // Each value is its JSON text in the page, and reads back as the value.
+    const read = await storeOfPage(page);
+    const [name, entries] = (JSON.parse(page) as [string, [string, string][]][])[0]!;
+    expect(await read.collection(name).get(entries[0]![0])).toEqual(JSON.parse(entries[0]![1]));
   });
 
   it('are kept in memory up to the budget, then on disk in a folder removed at close', async () => {
