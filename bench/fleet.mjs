@@ -9,7 +9,7 @@
 // peak memory (the process's RSS, each thread's heap) of each run. Runs the compiled package
 // (dist/: `npm run build` first, which `npm run bench:fleet` does), as users run `idsync fleet`.
 // Options (argv or env): --quick (BENCH_QUICK=1: 200 wallets, a 10 s open run); --wallets N
-// (BENCH_WALLETS); --concurrency C (BENCH_CONCURRENCY, default 100); --open-seconds S
+// (BENCH_WALLETS); --concurrency C (BENCH_CONCURRENCY, default 50, as `idsync fleet`); --open-seconds S
 // (BENCH_OPEN_SECONDS, default 30); --runs one,auto,open (BENCH_RUNS: which runs, default all
 // three; `--wallets 100000 --runs auto` is the 100,000-holder run); --json: the last line is one
 // JSON document. A flow waits at most 30 s for each step (a message lost under overload fails it
@@ -25,7 +25,11 @@ const arg = (name) => {
 };
 const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 const wallets = Number(arg('wallets') ?? process.env.BENCH_WALLETS ?? (quick ? 200 : 1000));
-const concurrency = Number(arg('concurrency') ?? process.env.BENCH_CONCURRENCY ?? 100);
+// The CLI's default: the targets are `idsync fleet` runs. At 10,000 wallets 50 at a time took
+// 5 % less time and CPU than 100 (two alternating pairs, 67.3 / 60.8 s against 71.0 / 63.4 s)
+// and 30 more (64.0 / 74.3 s); at 1,000 they were level (four pairs). docs/performance.md,
+// "Flows at a time".
+const concurrency = Math.min(wallets, Number(arg('concurrency') ?? process.env.BENCH_CONCURRENCY ?? 50));
 const openSeconds = Number(arg('open-seconds') ?? process.env.BENCH_OPEN_SECONDS ?? (quick ? 10 : 30));
 const runs = new Set((arg('runs') ?? process.env.BENCH_RUNS ?? 'one,auto,open').split(',').filter(Boolean));
 for (const r of runs) if (!['one', 'auto', 'open'].includes(r)) throw new Error(`--runs: unknown run ${r} (one, auto, open)`);
