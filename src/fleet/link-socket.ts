@@ -10,6 +10,7 @@ import { IdsyncError, toIdsyncError } from '../errors.js';
 import { WS_CLOSE, wsTransport, type WsTransport, type WsTransportOptions } from '../didcomm/transport/ws.js';
 import { detectMediaType } from '../didcomm/transport/media-type.js';
 import { underOrigin } from '../http-fetch.js';
+import { wsUrlOf } from '../mediator/identity.js';
 
 /** One end of a persistent connection. */
 export interface LinkSocket {
@@ -148,18 +149,13 @@ export function directSockets(accept: SocketAcceptor): SocketOpener {
   return (url, handlers) => opener.open(url, handlers);
 }
 
-/** The origin `url` (http or https) has for WebSockets: ws://host:port or wss://host:port. */
-function wsOrigin(url: string): string {
-  const u = new URL(url);
-  return `${u.protocol === 'https:' ? 'wss' : 'ws'}://${u.host}`;
-}
-
 /**
  * The wallet's WebSocket client (wallet options `webSocket`) when a link reaches the server at
  * `url`: sockets to endpoints under its origin are link sockets (`open`), others real WebSockets.
  */
 export function linkedWebSocket(open: SocketOpener, url: string): (options: WsTransportOptions) => WsTransport {
-  const reaches = underOrigin(wsOrigin(url));
+  // The origin of `url` (http or https) for WebSockets: ws://host:port or wss://host:port.
+  const reaches = underOrigin(wsUrlOf(new URL(url).origin));
   return (options) => {
     const real = wsTransport(options);
     const onError = options.onError ?? (() => {});
