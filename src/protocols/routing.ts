@@ -76,11 +76,23 @@ export async function wrapForMediator(
 
 // ---- body rules (conformance) --------------------------------------------------------------
 
+/**
+ * The text of each data.json object already written out. A forward's attachment is asked for by
+ * its conformance rule, by the rule again when the handler parses the forward, and by the parse
+ * itself: each wrote out the whole packed message (kilobytes of JWE) anew. A received message
+ * is not changed once parsed, so its json object keeps its text.
+ */
+const writtenJson = new WeakMap<object, string>();
+
 /** The packed message an attachment carries (data.json object, or data.base64 of it); undefined if none. */
 export function attachedPacked(a: unknown): string | undefined {
   if (!isPlainObject(a) || !isPlainObject(a.data)) return undefined;
   const d = a.data;
-  if (isPlainObject(d.json)) return JSON.stringify(d.json);
+  if (isPlainObject(d.json)) {
+    let text = writtenJson.get(d.json);
+    if (text === undefined) writtenJson.set(d.json, (text = JSON.stringify(d.json)));
+    return text;
+  }
   // Some senders put the packed JSON text itself in data.json.
   if (typeof d.json === 'string' && d.json.trimStart().startsWith('{')) return d.json;
   if (typeof d.base64 === 'string') {

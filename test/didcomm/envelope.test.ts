@@ -3,6 +3,7 @@ import { checkEnvelope } from '../../src/conformance/envelope.js';
 import { b64uDecodeText, b64uEncode } from '../../src/encoding.js';
 import { IdsyncError } from '../../src/errors.js';
 import { FORWARD_TYPE, pack, packFromPrior, parseForward, unpack, wrapInForward } from '../../src/didcomm/envelope/index.js';
+import { forwardedKids } from '../../src/didcomm/envelope/forward.js';
 import { memorySecrets } from '../../src/didcomm/secrets.js';
 import { MEDIA_TYPES, type EnvelopeContext, type EnvelopeMode, type PlainMessage } from '../../src/didcomm/types.js';
 import { sign } from '../../src/keys.js';
@@ -333,6 +334,42 @@ describe('routing (Routing Protocol 2.0)', () => {
     ]) {
       expect(() => parseForward(broken as PlainMessage)).toThrow(expect.objectContaining({ code: 'didcomm_malformed' }));
     }
+  });
+});
+
+describe('forwardedKids: whom the message inside a forward is for', () => {
+  const jwe = { protected: 'e30', recipients: [{ header: { kid: 'did:example:d#k1' } }, { header: {} }, { header: { kid: 'did:example:d#k2' } }], ciphertext: 'x', iv: 'y', tag: 'z' };
+  const base = { id: 'f', type: FORWARD_TYPE, body: { next: 'did:example:d' } };
+
+  it('reads the key ids from a json attachment as it stands, and from a base64 one', () => {
+    expect(forwardedKids({ ...base, attachments: [{ data: { json: jwe } }] })).toEqual(['did:example:d#k1', 'did:example:d#k2']);
+    const b64 = Buffer.from(JSON.stringify(jwe)).toString('base64');
+    expect(forwardedKids({ ...base, attachments: [{ data: { base64: b64 } }] })).toEqual(['did:example:d#k1', 'did:example:d#k2']);
+  });
+
+  it('gives nothing for what parseForward refuses, and for an attachment that is no JWE', () => {
+    for (const m of [
+      { ...base, body: {}, attachments: [{ data: { json: jwe } }] },
+      { ...base, attachments: [{ data: { json: [jwe] } }] },
+      { ...base, attachments: [{ data: { base64: Buffer.from('[1]').toString('base64') } }] },
+      { ...base, attachments: [{ data: { base64: Buffer.from('{not json').toString('base64') } }] },
+      { ...base, attachments: [{ data: { json: { ciphertext: 'x' } } }] },
+      { ...base },
+      { ...base, type: 'https://didcomm.org/basicmessage/2.0/message' },
+    ]) {
+      expect(forwardedKids(m as PlainMessage)).toBeUndefined();
+    }
+  });
+
+  it('a forward to us holding a base64 attachment is opened through, as a json one is', async () => {
+    const self = makeParty('frank');
+    const r = mapResolver([alice.doc, self.doc]);
+    const inner = await pack(message(alice, self), { mode: 'authcrypt', forward: false }, contextFor(alice, r));
+    const forward: PlainMessage = { id: 'fw-1', type: FORWARD_TYPE, to: [self.did], body: { next: self.did }, attachments: [{ data: { base64: Buffer.from(inner.packed).toString('base64') } }] };
+    const outer = await pack(forward, { mode: 'anoncrypt', to: self.did, forward: false }, contextFor(alice, r));
+    const got = await unpack(outer.packed, contextFor(self, r));
+    expect(got.message.from).toBe(alice.did);
+    expect(got.metadata).toMatchObject({ mode: 'authcrypt', reWrappedInForward: true });
   });
 });
 

@@ -2,7 +2,7 @@
 // the body rules refuse (the 2.0 grant's routing_did is one DID, the 3.0 one a list; updates need
 // add|remove and a DID; paginate and pagination need all their members), and how a forward's
 // attachment is read in each form senders use.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { refusalsOf } from '../../src/conformance/types.js';
 import {
@@ -63,6 +63,23 @@ describe('routing 2.0 forward', () => {
     const f = buildForward({ next: M, packed }, deps);
     for (const data of [{ base64: b64uEncode(packed) }, { json: packed }]) {
       expect(parseForwardMessage({ ...f, attachments: [{ data }] }).packed).toEqual([packed]);
+    }
+  });
+
+  it("writes each attachment's json out once, and two forwards' attachments each as their own", () => {
+    const f = buildForward({ next: M, packed }, deps);
+    const other = JSON.stringify({ protected: 'q', recipients: [], iv: 'i', ciphertext: 'd', tag: 't' });
+    const g = buildForward({ next: M, packed: other }, deps);
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      for (const r of ROUTING_RULES.forward!) r(f, {});
+      expect(parseForwardMessage(f).packed).toEqual([packed]);
+      expect(parseForwardMessage(g).packed).toEqual([other]);
+      expect(parseForwardMessage(f).packed).toEqual([packed]);
+      // Once for f's attachment, once for g's: the rule, the parse's rules and the parse share the text.
+      expect(stringify).toHaveBeenCalledTimes(2);
+    } finally {
+      stringify.mockRestore();
     }
   });
 

@@ -36,6 +36,39 @@ export function parseForward(msg: PlainMessage): { next: string; attachment: str
   return { next, attachment };
 }
 
+/**
+ * The key ids the message a forward carries is encrypted to, read from its attachment as it
+ * stands (data.json's `recipients`), not from the attachment written out as text and parsed
+ * again: a mediator opening a forward only asks whether that message is for it, and the text of
+ * a message it queues is made once, by whoever takes it. Undefined when parseForward would refuse
+ * the forward or the attachment is not a JWE with recipients.
+ */
+export function forwardedKids(msg: PlainMessage): string[] | undefined {
+  if (msg?.type !== FORWARD_TYPE) return undefined;
+  const next = (msg.body as { next?: unknown } | undefined)?.next;
+  if (typeof next !== 'string' || next === '') return undefined;
+  const data = msg.attachments?.[0]?.data;
+  let jwe: unknown;
+  if (data?.json !== undefined && data.json !== null && typeof data.json === 'object') {
+    // JSON text of an array starts with '[': parseForward refuses it.
+    if (Array.isArray(data.json)) return undefined;
+    jwe = data.json;
+  } else if (typeof data?.base64 === 'string') {
+    const text = Buffer.from(data.base64, 'base64').toString('utf8');
+    if (!text.trimStart().startsWith('{')) return undefined;
+    try {
+      jwe = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  } else {
+    return undefined;
+  }
+  const recipients = (jwe as { recipients?: unknown }).recipients;
+  if (!Array.isArray(recipients)) return undefined;
+  return recipients.map((r) => (r as { header?: { kid?: unknown } } | null)?.header?.kid).filter((k): k is string => typeof k === 'string');
+}
+
 function forwardMessage(packed: string, next: string, headers: Record<string, unknown>): string {
   let json: unknown;
   try {

@@ -23,7 +23,7 @@ import type { EnvelopeContext, EnvelopeEngine, PackOptions, PackResult, PlainMes
 import { sameDid } from './adapters.js';
 import { didcommNodeEngine } from './didcomm-node.js';
 import type { Engine, PackPlan } from './engine.js';
-import { FORWARD_TYPE, parseForward } from './forward.js';
+import { FORWARD_TYPE, forwardedKids, parseForward } from './forward.js';
 import type { FromPriorClaims } from './from-prior.js';
 import { nativeEngine } from './native.js';
 
@@ -144,21 +144,14 @@ const MAX_REWRAP_DEPTH = 4;
 
 /** The forwarded message when it is encrypted to keys we hold, else undefined. */
 async function forwardedToUs(forward: PlainMessage, ctx: EnvelopeContext): Promise<string | undefined> {
-  let attachment: string;
+  const kids = forwardedKids(forward);
+  if (!kids || kids.length === 0) return undefined;
+  if ((await ctx.secrets.find(kids)).length === 0) return undefined;
   try {
-    attachment = parseForward(forward)!.attachment;
+    return parseForward(forward)!.attachment;
   } catch {
     return undefined; // a broken forward is returned as it is, for the router to report
   }
-  let kids: string[];
-  try {
-    const jwe = JSON.parse(attachment) as { recipients?: { header?: { kid?: unknown } }[] };
-    kids = (jwe.recipients ?? []).map((r) => r?.header?.kid).filter((k): k is string => typeof k === 'string');
-  } catch {
-    return undefined;
-  }
-  if (kids.length === 0) return undefined;
-  return (await ctx.secrets.find(kids)).length > 0 ? attachment : undefined;
 }
 
 async function unpackOnce(engine: Engine, packed: string, ctx: EnvelopeContext, options: UnpackOptions, parsed?: Record<string, unknown>): Promise<UnpackResult> {
