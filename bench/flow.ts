@@ -5,7 +5,9 @@
 //      issued, verified, stored, acked → the service says linked. Median wall time over many
 //      runs, beside its crypto floor with the engine the flow used: the same number of authcrypt
 //      pack + unpack operations, on the flow's own plaintexts (the wallet's message log: each was
-//      packed by one side and unpacked by the other), timed right after each flow;
+//      packed by one side and unpacked by the other), timed right after each flow; and what the
+//      same flow would add in cryptography behind a mediator in live mode (its forwards, its
+//      deliveries, the pickup messages), with the ceiling that puts on mediated / direct throughput;
 //   2. N wallets syncing at once against one service (100, then 1,000), with the default engine:
 //      throughput, p50/p99 latency, memory per wallet (heap and RSS growth ÷ N, after a GC).
 // Run: npm run bench:flow   (node --import tsx bench/flow.ts)
@@ -23,6 +25,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createIonDid, resolveIonLongForm } from '../src/did/ion.js';
 import { pack, unpack } from '../src/didcomm/envelope/index.js';
+import { systemClock } from '../src/clock.js';
+import { buildDelivery, buildLiveDeliveryChange, buildMessagesReceived, buildStatus } from '../src/protocols/message-pickup.js';
+import { buildForward } from '../src/protocols/routing.js';
 import { memorySecrets } from '../src/didcomm/secrets.js';
 import { ENVELOPE_ENGINES, type EnvelopeContext, type EnvelopeEngine, type PlainMessage } from '../src/didcomm/types.js';
 import { startTestbed, type Testbed } from '../src/testing/index.js';
@@ -169,6 +174,54 @@ async function cryptoFloor(bed: Testbed, envelopes: { message: PlainMessage; fro
 let floorHolder: ReturnType<typeof createIonDid> | undefined;
 let floorHolderDoc: ReturnType<typeof resolveIonLongForm> | undefined;
 
+/**
+ * What the same flow adds in cryptography behind a mediator in live mode (as `idsync fleet
+ * --mediated` runs it): each message the service sends the wallet is wrapped in a forward
+ * anoncrypted to the mediator (routing 2.0) and reaches the wallet inside a delivery anoncrypted
+ * to it (Message Pickup 3.0 §Live Mode), and the wallet sends live-delivery-change, gets its
+ * status and confirms with one messages-received (authcrypt each). Each of those packed and
+ * unpacked once, on the flow's own messages; the authcrypt message inside is the direct floor's.
+ */
+async function mediationFloor(bed: Testbed, envelopes: { message: PlainMessage; fromWallet: boolean }[], engine: EnvelopeEngine): Promise<{ ms: number; anoncrypt: number; authcrypt: number }> {
+  const holder = floorHolder!;
+  const holderDoc = floorHolderDoc!;
+  const mediator = (floorMediator ??= createIonDid({ endpoint: 'memory://bench-mediator' }));
+  const mediatorDoc = (floorMediatorDoc ??= resolveIonLongForm(mediator.did));
+  const identity = bed.service.deps.identity;
+  const docs = new Map([[identity.did, identity.document], [holder.did, holderDoc], [mediator.did, mediatorDoc]]);
+  const resolve = async (did: string) => docs.get(did) ?? resolveIonLongForm(did);
+  // Each party holds its own keys only: the mediator, opening a forward, must not go on to open
+  // the message inside it (the wallet does that, and the direct floor counts it).
+  const secretsOf = new Map([[identity.did, identity.secrets], [holder.did, holder.secrets], [mediator.did, mediator.secrets]]);
+  const ctxOf = (did: string): EnvelopeContext => ({ resolve, secrets: memorySecrets(secretsOf.get(did)!), engine });
+  const ctx = ctxOf(identity.did);
+  const deps = { clock: systemClock };
+  const timed = async (plain: PlainMessage, mode: 'anoncrypt' | 'authcrypt', to: string) => {
+    const sender = ctxOf(mode === 'authcrypt' ? plain.from! : identity.did);
+    const recipient = ctxOf(to);
+    const t = performance.now();
+    const packed = await pack(plain, { mode, to, forward: false }, sender);
+    await unpack(packed.packed, recipient);
+    return performance.now() - t;
+  };
+  let ms = 0;
+  const ids: string[] = [];
+  for (const { message } of envelopes.filter((e) => !e.fromWallet)) {
+    const inner = await pack({ ...message, from: identity.did, to: [holder.did] }, { mode: 'authcrypt', forward: false }, ctx);
+    ms += await timed(buildForward({ next: holder.did, packed: inner.packed, to: mediator.did }, deps), 'anoncrypt', mediator.did);
+    const id = `q-${ids.length}`;
+    ids.push(id);
+    ms += await timed(buildDelivery({ from: mediator.did, to: holder.did, thid: 'live', messages: [{ id, packed: inner.packed }] }, deps), 'anoncrypt', holder.did);
+  }
+  const change = buildLiveDeliveryChange({ from: holder.did, to: mediator.did, liveDelivery: true }, deps);
+  ms += await timed(change, 'authcrypt', mediator.did);
+  ms += await timed(buildStatus({ from: mediator.did, to: holder.did, thid: change.id, messageCount: 0, liveDelivery: true }, deps), 'authcrypt', holder.did);
+  ms += await timed(buildMessagesReceived({ from: holder.did, to: mediator.did, messageIds: ids }, deps), 'authcrypt', mediator.did);
+  return { ms, anoncrypt: ids.length * 2, authcrypt: 3 };
+}
+let floorMediator: ReturnType<typeof createIonDid> | undefined;
+let floorMediatorDoc: ReturnType<typeof resolveIonLongForm> | undefined;
+
 // --- profiling the flows alone ---------------------------------------------------------------
 interface ProfileNode { id: number; callFrame: unknown; children?: number[]; [k: string]: unknown }
 interface Profile { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] }
@@ -287,7 +340,7 @@ function memory() {
 }
 
 // --- 1. one flow at a time, per engine --------------------------------------------------------
-interface Single { flows: number[]; floors: number[]; ops: number; bytes: number }
+interface Single { flows: number[]; floors: number[]; ops: number; bytes: number; mediation: number[]; mediationOps: { anoncrypt: number; authcrypt: number } }
 
 async function singleFlows(): Promise<Record<string, Single>> {
   const beds = new Map<EnvelopeEngine, Testbed>();
@@ -295,7 +348,7 @@ async function singleFlows(): Promise<Record<string, Single>> {
   try {
     for (const engine of engines) {
       beds.set(engine, await startTestbed({ wallets: 0, webhooks: false, service: { format }, envelopeEngine: engine }));
-      out[engine] = { flows: [], floors: [], ops: 0, bytes: 0 };
+      out[engine] = { flows: [], floors: [], ops: 0, bytes: 0, mediation: [], mediationOps: { anoncrypt: 0, authcrypt: 0 } };
     }
     const bar = progress(`single flows (${runs}+${WARMUP} warm-up) x ${engines.length}`, (runs + WARMUP) * engines.length);
     for (let i = 0; i < runs + WARMUP; i++) {
@@ -306,11 +359,15 @@ async function singleFlows(): Promise<Record<string, Single>> {
         const wallet = await bed.addWallet();
         const run = () => syncFlow(bed, wallet, `single-${engine}-${i}`);
         const flow = profiler && i >= WARMUP ? await profiler.run(run) : await run();
-        const floor = await cryptoFloor(bed, await flowEnvelopes(wallet), engine);
+        const envelopes = await flowEnvelopes(wallet);
+        const floor = await cryptoFloor(bed, envelopes, engine);
+        const mediation = await mediationFloor(bed, envelopes, engine);
         if (i >= WARMUP) {
           const r = out[engine]!;
           r.flows.push(flow);
           r.floors.push(floor.ms);
+          r.mediation.push(mediation.ms);
+          r.mediationOps = { anoncrypt: mediation.anoncrypt, authcrypt: mediation.authcrypt };
           r.ops = floor.ops;
           r.bytes = floor.bytes;
         }
@@ -430,7 +487,10 @@ const concurrent = [];
 for (const n of walletCounts) concurrent.push(await concurrentFlows(n));
 
 const row = (label: string, a: string, b: string, note = '') => `  ${label.padEnd(44)} ${a.padStart(10)} ${b.padStart(10)}${note ? `   ${note}` : ''}`;
-const summary: Record<string, { medianMs: number; p90Ms: number; cryptoFloorMs: number; cryptoFloorP90Ms: number; floorShare: number; envelopes: number; bytesPerEnvelope: number }> = {};
+const summary: Record<string, {
+  medianMs: number; p90Ms: number; cryptoFloorMs: number; cryptoFloorP90Ms: number; floorShare: number; envelopes: number; bytesPerEnvelope: number;
+  mediationFloorMs: number; mediatedRatioCeiling: number; mediatedRatioCeilingAtTarget: number;
+}> = {};
 const lines = [
   '',
   `idsync flow benchmark: node ${process.version}, ${os.cpus().length} CPU(s), ${format} credentials, memory transport and stores${quick ? ', --quick' : ''}`,
@@ -439,9 +499,16 @@ for (const engine of engines) {
   const r = single[engine]!;
   const flowMed = median(r.flows);
   const floorMed = median(r.floors);
+  // A flow behind a mediator does all the direct flow does, plus at least its extra envelopes'
+  // cryptography, so where CPU bounds throughput, mediated / direct ≤ flow / (flow + extra): for
+  // this flow, and for one that cost twice its floor.
+  const extra = median(r.mediation);
+  const ceiling = flowMed / (flowMed + extra);
+  const ceilingAtTarget = (2 * floorMed) / (2 * floorMed + extra);
   summary[engine] = {
     medianMs: flowMed, p90Ms: quantile(r.flows, 0.9), cryptoFloorMs: floorMed, cryptoFloorP90Ms: quantile(r.floors, 0.9),
     floorShare: floorMed / flowMed, envelopes: r.ops / 2, bytesPerEnvelope: r.bytes / (r.ops / 2),
+    mediationFloorMs: extra, mediatedRatioCeiling: ceiling, mediatedRatioCeilingAtTarget: ceilingAtTarget,
   };
   lines.push(
     '',
@@ -450,6 +517,8 @@ for (const engine of engines) {
     row('whole flow (REST + DIDComm + credentials)', ms(flowMed), ms(quantile(r.flows, 0.9))),
     row(`crypto floor: ${r.ops / 2} authcrypt pack + ${r.ops / 2} unpack`, ms(floorMed), ms(quantile(r.floors, 0.9)), `${kb(r.bytes / (r.ops / 2))} per envelope`),
     row('everything else', ms(flowMed - floorMed), '', `the floor is ${((floorMed / flowMed) * 100).toFixed(0)}% of the flow`),
+    row(`behind a mediator, live: + ${r.mediationOps.anoncrypt} anoncrypt, + ${r.mediationOps.authcrypt} authcrypt`, ms(extra), ms(quantile(r.mediation, 0.9)), 'forwards, deliveries, live-delivery-change, status, messages-received'),
+    `  so mediated / direct throughput is at most ${ceiling.toFixed(2)} with this flow, ${ceilingAtTarget.toFixed(2)} with a flow at twice its floor`,
   );
 }
 if (summary.native && summary['didcomm-node']) {
@@ -470,7 +539,7 @@ lines.push('', `total ${((performance.now() - t0) / 1000).toFixed(0)} s, peak RS
 if (!json) process.stdout.write(lines.join('\n') + '\n');
 else {
   const r1 = (x: number) => Math.round(x * 10) / 10;
-  const flow = Object.fromEntries(Object.entries(summary).map(([e, v]) => [e === 'didcomm-node' ? 'didcommNode' : e, Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'floorShare' ? Math.round(x * 1000) / 1000 : r1(x)]))]));
+  const flow = Object.fromEntries(Object.entries(summary).map(([e, v]) => [e === 'didcomm-node' ? 'didcommNode' : e, Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'floorShare' || k.startsWith('mediatedRatio') ? Math.round(x * 1000) / 1000 : r1(x)]))]));
   const conc = concurrent.map((c) => ({ wallets: c.n, engine: engines[0], wallS: r1(c.wall / 1000), flowsPerS: r1(c.throughput), p50Ms: r1(c.p50), p99Ms: r1(c.p99), heapPerWalletKb: r1(c.heapPerWallet / 1024), rssPerWalletKb: r1(c.rssPerWallet / 1024) }));
   process.stdout.write(JSON.stringify({ flow, concurrent: conc }) + '\n');
 }
