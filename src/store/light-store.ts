@@ -7,7 +7,7 @@
 // collection used. Values are kept as JSON text, so what is read is a copy, as from LevelDB, and
 // encodes exactly as there.
 import { IdsyncError } from '../errors.js';
-import { COLLECTION_NAME, keyBounds, type BatchOp, type Collection, type Entry, type ListOptions, type Store } from './contract.js';
+import { COLLECTION_NAME, keyBounds, type BatchOp, type Collection, type Entry, type KeyBounds, type ListOptions, type Store } from './contract.js';
 
 class LightCollection<T> implements Collection<T> {
   readonly data = new Map<string, string>();
@@ -104,14 +104,57 @@ class LightCollection<T> implements Collection<T> {
 
   private keys(options: ListOptions): string[] {
     this.open();
-    const s = this.order();
     const { lower, upper } = keyBounds(options);
-    const from = !lower ? 0 : lower.op === 'gt' ? upperBound(s, lower.key) : lowerBound(s, lower.key);
-    const to = !upper ? s.length : upper.op === 'lt' ? lowerBound(s, upper.key) : upperBound(s, upper.key);
-    if (to <= from) return [];
     const limit = options.limit !== undefined && options.limit >= 0 ? options.limit : Infinity;
+    let s = this.sorted ?? this.order();
+    let window = this.window(s, lower, upper, limit, options.reverse === true);
+    const pending = this.added.length + this.removed.length;
+    if (pending > 0 && (pending > PENDING_READ || (window.to - window.from) * 4 >= s.length)) {
+      // Many keys waiting, or a listing of much of the collection: put them in the order first.
+      s = this.order();
+      window = this.window(s, lower, upper, limit, options.reverse === true);
+    } else if (pending > 0) {
+      return this.withWaiting(s, window, lower, upper, limit, options.reverse === true);
+    }
+    const { from, to } = window;
+    if (to <= from) return [];
     if (options.reverse) return s.slice(Math.max(from, to - limit), to).reverse();
     return s.slice(from, Math.min(to, from + limit));
+  }
+
+  /**
+   * The indexes of sorted `s` a listing reads: those within the bounds, cut to `limit` plus the
+   * keys removed and still in `s` (at most `removed.length` of them can fall in any stretch).
+   */
+  private window(s: string[], lower: KeyBounds['lower'], upper: KeyBounds['upper'], limit: number, reverse: boolean): { from: number; to: number } {
+    let from = !lower ? 0 : lower.op === 'gt' ? upperBound(s, lower.key) : lowerBound(s, lower.key);
+    let to = !upper ? s.length : upper.op === 'lt' ? lowerBound(s, upper.key) : upperBound(s, upper.key);
+    if (to <= from) return { from, to: from };
+    const room = limit + this.removed.length;
+    if (room < to - from) {
+      if (reverse) from = to - room;
+      else to = from + room;
+    }
+    return { from, to };
+  }
+
+  /**
+   * A short listing while a few keys wait (see `sorted`): the stretch of the order, without the
+   * keys removed since, merged with the waiting keys within the bounds. A collection whose keys
+   * come in random order (an index by thread or subject) and is read by prefix would otherwise
+   * merge every waiting key into the whole order at each listing: a pass over all its keys per
+   * read, which grew with the run (3 % of the twin's thread by the end of a 10,000-wallet fleet).
+   */
+  private withWaiting(s: string[], w: { from: number; to: number }, lower: KeyBounds['lower'], upper: KeyBounds['upper'], limit: number, reverse: boolean): string[] {
+    const data = this.data;
+    const stretch = this.removed.length > 0 ? s.slice(w.from, w.to).filter((key) => data.has(key)) : s.slice(w.from, w.to);
+    const within = (key: string) =>
+      (!lower || (lower.op === 'gt' ? key > lower.key : key >= lower.key)) && (!upper || (upper.op === 'lt' ? key < upper.key : key <= upper.key));
+    // A waiting key also in the order (removed, then added again before a listing) comes out once: merge keeps one of equal keys.
+    const waiting = this.added.filter((key) => within(key) && data.has(key)).sort(byCodeUnit);
+    const keys = waiting.length > 0 ? merge(stretch, waiting) : stretch;
+    if (reverse) return keys.slice(Math.max(0, keys.length - limit)).reverse();
+    return limit < keys.length ? keys.slice(0, limit) : keys;
   }
 
   async list(options: ListOptions = {}): Promise<Entry<T>[]> {
@@ -130,6 +173,8 @@ class LightCollection<T> implements Collection<T> {
 
 /** Waiting keys put in one by one up to this many (a search and a move each); more: one merge. */
 const FEW = 16;
+/** Keys waiting (added and removed) up to which a short listing reads around them rather than putting them in the order. */
+const PENDING_READ = 256;
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
