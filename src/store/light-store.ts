@@ -109,8 +109,9 @@ class LightCollection<T> implements Collection<T> {
     let s = this.sorted ?? this.order();
     let window = this.window(s, lower, upper, limit, options.reverse === true);
     const pending = this.added.length + this.removed.length;
-    if (pending > 0 && (pending > PENDING_READ || (window.to - window.from) * 4 >= s.length)) {
-      // Many keys waiting, or a listing of much of the collection: put them in the order first.
+    if (pending > 0 && (s.length < LARGE || pending > PENDING_READ || (window.to - window.from) * 4 >= s.length)) {
+      // A small collection (its order is cheap to bring up to date), many keys waiting, or a
+      // listing of much of the collection: put them in the order first.
       s = this.order();
       window = this.window(s, lower, upper, limit, options.reverse === true);
     } else if (pending > 0) {
@@ -175,6 +176,11 @@ class LightCollection<T> implements Collection<T> {
 const FEW = 16;
 /** Keys waiting (added and removed) up to which a short listing reads around them rather than putting them in the order. */
 const PENDING_READ = 256;
+/**
+ * Keys in order from which reading around the waiting keys pays: below it, putting one or two keys
+ * in place (a search and a short move) costs less than filtering the waiting ones at every listing.
+ */
+const LARGE = 4096;
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
