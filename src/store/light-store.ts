@@ -106,20 +106,21 @@ class LightCollection<T> implements Collection<T> {
     this.open();
     const { lower, upper } = keyBounds(options);
     const limit = options.limit !== undefined && options.limit >= 0 ? options.limit : Infinity;
+    const reverse = options.reverse === true;
     let s = this.sorted ?? this.order();
-    let window = this.window(s, lower, upper, limit, options.reverse === true);
+    // A small collection (its order is cheap to bring up to date) or many keys waiting: put them in the order first.
     const pending = this.added.length + this.removed.length;
-    if (pending > 0 && (s.length < LARGE || pending > PENDING_READ || (window.to - window.from) * 4 >= s.length)) {
-      // A small collection (its order is cheap to bring up to date), many keys waiting, or a
-      // listing of much of the collection: put them in the order first.
+    if (pending > 0 && (s.length < LARGE || pending > PENDING_READ)) s = this.order();
+    let window = this.window(s, lower, upper, limit, reverse);
+    if (this.added.length + this.removed.length > 0) {
+      if ((window.to - window.from) * 4 < s.length) return this.withWaiting(s, window, lower, upper, limit, reverse);
+      // A listing of much of the collection: in the order first too.
       s = this.order();
-      window = this.window(s, lower, upper, limit, options.reverse === true);
-    } else if (pending > 0) {
-      return this.withWaiting(s, window, lower, upper, limit, options.reverse === true);
+      window = this.window(s, lower, upper, limit, reverse);
     }
     const { from, to } = window;
     if (to <= from) return [];
-    if (options.reverse) return s.slice(Math.max(from, to - limit), to).reverse();
+    if (reverse) return s.slice(Math.max(from, to - limit), to).reverse();
     return s.slice(from, Math.min(to, from + limit));
   }
 
