@@ -18,22 +18,38 @@ import { invalidArgument, isObject } from './refusal.js';
 export const FORWARD_TYPE = 'https://didcomm.org/routing/2.0/forward';
 
 /**
+ * A forward's `next` and the packed message its first attachment holds: the data.json object as
+ * it stands, or the text data.base64 decodes to. Other message types give null; a forward missing
+ * either part fails with 'didcomm_malformed' (an array in data.json, or base64 of something other
+ * than a JSON object's text, holds no packed message).
+ */
+function forwardParts(msg: PlainMessage): { next: string; attachment: object | string } | null {
+  if (msg?.type !== FORWARD_TYPE) return null;
+  const next = (msg.body as { next?: unknown } | undefined)?.next;
+  if (typeof next !== 'string' || next === '') throw new IdsyncError('didcomm_malformed', 'forward: body.next must be a DID or key id');
+  const data = msg.attachments?.[0]?.data;
+  let attachment: object | string | undefined;
+  if (data?.json !== undefined && data.json !== null && typeof data.json === 'object') {
+    if (!Array.isArray(data.json)) attachment = data.json;
+  } else if (typeof data?.base64 === 'string') {
+    const text = Buffer.from(data.base64, 'base64').toString('utf8');
+    if (text.trimStart().startsWith('{')) attachment = text;
+  }
+  if (attachment === undefined) {
+    throw new IdsyncError('didcomm_malformed', 'forward: the first attachment must hold the message to forward (json or base64)');
+  }
+  return { next, attachment };
+}
+
+/**
  * Reads a forward (DIDComm v2 "Routing Protocol 2.0"): `next` is the DID or key to pass to, and
  * `attachment` the packed message to pass on, as a string. Other message types give null; a
  * forward missing either part fails with 'didcomm_malformed'. A base64 attachment is allowed.
  */
 export function parseForward(msg: PlainMessage): { next: string; attachment: string } | null {
-  if (msg?.type !== FORWARD_TYPE) return null;
-  const next = (msg.body as { next?: unknown } | undefined)?.next;
-  if (typeof next !== 'string' || next === '') throw new IdsyncError('didcomm_malformed', 'forward: body.next must be a DID or key id');
-  const data = msg.attachments?.[0]?.data;
-  let attachment: string | undefined;
-  if (data?.json !== undefined && data.json !== null && typeof data.json === 'object') attachment = JSON.stringify(data.json);
-  else if (typeof data?.base64 === 'string') attachment = Buffer.from(data.base64, 'base64').toString('utf8');
-  if (!attachment || !attachment.trimStart().startsWith('{')) {
-    throw new IdsyncError('didcomm_malformed', 'forward: the first attachment must hold the message to forward (json or base64)');
-  }
-  return { next, attachment };
+  const parts = forwardParts(msg);
+  if (!parts) return null;
+  return { next: parts.next, attachment: typeof parts.attachment === 'string' ? parts.attachment : JSON.stringify(parts.attachment) };
 }
 
 /**
@@ -44,24 +60,12 @@ export function parseForward(msg: PlainMessage): { next: string; attachment: str
  * the forward or the attachment is not a JWE with recipients.
  */
 export function forwardedKids(msg: PlainMessage): string[] | undefined {
-  if (msg?.type !== FORWARD_TYPE) return undefined;
-  const next = (msg.body as { next?: unknown } | undefined)?.next;
-  if (typeof next !== 'string' || next === '') return undefined;
-  const data = msg.attachments?.[0]?.data;
   let jwe: unknown;
-  if (data?.json !== undefined && data.json !== null && typeof data.json === 'object') {
-    // JSON text of an array starts with '[': parseForward refuses it.
-    if (Array.isArray(data.json)) return undefined;
-    jwe = data.json;
-  } else if (typeof data?.base64 === 'string') {
-    const text = Buffer.from(data.base64, 'base64').toString('utf8');
-    if (!text.trimStart().startsWith('{')) return undefined;
-    try {
-      jwe = JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-  } else {
+  try {
+    const parts = forwardParts(msg);
+    if (!parts) return undefined;
+    jwe = typeof parts.attachment === 'string' ? JSON.parse(parts.attachment) : parts.attachment;
+  } catch {
     return undefined;
   }
   const recipients = (jwe as { recipients?: unknown }).recipients;
