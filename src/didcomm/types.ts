@@ -111,6 +111,8 @@ export interface PackResult {
   fromKid?: string;
   signByKid?: string;
   toKids: string[];
+  /** The plaintext's JSON text as it went into the envelope, when the engine wrote it itself. */
+  plaintext?: string;
 }
 
 export interface UnpackMetadata {

@@ -23,6 +23,7 @@ import {
 import type { StepEngine } from './steps/engine.js';
 import { stepThread } from './steps/names.js';
 import type { BatchOp } from '../store/store.js';
+import { keepJsonText } from '../json-text.js';
 import type { EnvelopeMode, PackResult, PlainMessage, Transport, UnpackMetadata } from '../didcomm/types.js';
 
 export type LogInput = Omit<MessageRecord, 'at'>;
@@ -82,9 +83,15 @@ function outgoingChecks(core: RouterCore, message: PlainMessage, unchecked?: boo
   return results;
 }
 
-/** `senderKid`: the authcrypt sender key id (router-addressing.ts replySenderKid), else `from` itself. */
-function packFor(core: RouterCore, message: PlainMessage, to: string, mode: EnvelopeMode, senderKid?: string): Promise<PackResult> {
-  return core.pack(message, { mode, to, from: senderKid ?? message.from, signBy: message.from }, core.options.envelope);
+/**
+ * `senderKid`: the authcrypt sender key id (router-addressing.ts replySenderKid), else `from` itself.
+ * `message` is one just made for this send: what stores it next (its step, the message log) copies
+ * the text that went into the envelope (json-text.ts), the message as sent.
+ */
+async function packFor(core: RouterCore, message: PlainMessage, to: string, mode: EnvelopeMode, senderKid?: string): Promise<PackResult> {
+  const packed = await core.pack(message, { mode, to, from: senderKid ?? message.from, signBy: message.from }, core.options.envelope);
+  if (packed.plaintext !== undefined) keepJsonText(message, packed.plaintext);
+  return packed;
 }
 
 /**

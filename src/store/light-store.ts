@@ -7,6 +7,7 @@
 // collection used. Values are kept as JSON text, so what is read is a copy, as from LevelDB, and
 // encodes exactly as there.
 import { IdsyncError } from '../errors.js';
+import { jsonWithKeptText } from '../json-text.js';
 import { COLLECTION_NAME, keyBounds, type BatchOp, type Collection, type Entry, type KeyBounds, type ListOptions, type Store } from './contract.js';
 
 class LightCollection<T> implements Collection<T> {
@@ -221,9 +222,12 @@ function upperBound(s: string[], key: string): number {
   return lo;
 }
 
-/** JSON text of a value, refused like the json value encoding refuses it. */
+/**
+ * JSON text of a value, refused like the json value encoding refuses it. A member whose text was
+ * written already (json-text.ts: a plaintext as packed) is copied, not written again.
+ */
 function encode(value: unknown): string {
-  const text = JSON.stringify(value);
+  const text = jsonWithKeptText(value) ?? JSON.stringify(value);
   if (text === undefined) throw new IdsyncError('store_error', 'the value cannot be stored as JSON');
   return text;
 }

@@ -59,7 +59,8 @@ export function registerMessageCommand(program: Command, deps: CommandDeps): voi
     .action(async (file: string, opts: { mode: EnvelopeMode; to?: string; from?: string; secrets: string[]; dids: string[]; engine?: EnvelopeEngine; json?: boolean }) => {
       const ctx = { ...(await envelopeContext(opts, deps.io)), ...engineOf(opts) };
       const plain = toPlainMessage(await readJson(file, deps.io), opts);
-      const result = await pack(plain, { mode: opts.mode, ...(opts.to ? { to: opts.to } : {}), ...(opts.from ? { from: opts.from } : {}) }, ctx);
+      // The plaintext as packed is the input file's: not printed again.
+      const { plaintext: _plaintext, ...result } = await pack(plain, { mode: opts.mode, ...(opts.to ? { to: opts.to } : {}), ...(opts.from ? { from: opts.from } : {}) }, ctx);
       // Without --json print the packed message alone, so that it pipes into `message unpack -`.
       deps.output(Boolean(opts.json)).result(result, (r) => r.packed);
     });

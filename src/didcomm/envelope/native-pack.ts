@@ -54,9 +54,10 @@ function knownEndpointOf(to: string, call: NativeCall): string | undefined {
 
 export async function nativePack(message: PlainMessage, plan: PackPlan, call: NativeCall): Promise<PackResult> {
   const { mode, to, from, signBy } = plan;
-  let packed = message.from_prior === undefined ? serializePlaintext(message) : await plaintextWithFromPrior(message, call);
+  const plaintext = message.from_prior === undefined ? serializePlaintext(message) : await plaintextWithFromPrior(message, call);
+  let packed = plaintext;
   if (mode === 'plaintext') {
-    const result: PackResult = { packed, mode, mediaType: MEDIA_TYPES.plaintext, toKids: [] };
+    const result: PackResult = { packed, mode, mediaType: MEDIA_TYPES.plaintext, toKids: [], plaintext };
     const endpoint = await endpointOf(to, call);
     if (endpoint) result.serviceEndpoint = endpoint;
     return result;
@@ -64,7 +65,7 @@ export async function nativePack(message: PlainMessage, plan: PackPlan, call: Na
   let signByKid: string | undefined;
   if (plan.signs) ({ jws: packed, kid: signByKid } = await sign(packed, signBy!, call));
   if (mode === 'signed') {
-    const result: PackResult = { packed, mode, mediaType: MEDIA_TYPES.signed, toKids: [] };
+    const result: PackResult = { packed, mode, mediaType: MEDIA_TYPES.signed, toKids: [], plaintext };
     if (signByKid) result.signByKid = signByKid;
     const endpoint = await endpointOf(to, call);
     if (endpoint) result.serviceEndpoint = endpoint;
@@ -84,7 +85,7 @@ export async function nativePack(message: PlainMessage, plan: PackPlan, call: Na
   let fromKid: string | undefined;
   if (plan.authcrypts) ({ packed, fromKid, toKids } = await authcrypt(body, { to: to!, from: from!, protect: plan.protect, encAnon: enc }, call));
   else ({ packed, toKids } = await anoncrypt(body, to!, enc, call));
-  const result: PackResult = { packed, mode, mediaType: MEDIA_TYPES.encrypted, toKids };
+  const result: PackResult = { packed, mode, mediaType: MEDIA_TYPES.encrypted, toKids, plaintext };
   // Encrypting has loaded the recipient's document: when it asks for no forwards, nothing more is awaited.
   const forwarded = plan.forward && !knownNoForward(to!, call) ? await wrapIfNeeded(packed, to!, enc, call) : undefined;
   if (forwarded) result.packed = forwarded.packed;
