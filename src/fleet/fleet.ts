@@ -23,6 +23,7 @@ import { measureThread, type MemorySample, type ThreadStats } from './thread-sta
 import { fleetMemory, type FleetMemory } from './run-memory.js';
 import { mergeSeconds, secondFigures, type SecondFigures } from './timeline.js';
 import { startServiceThread, type ServiceThread } from './service-thread.js';
+import { startWorkersWithOldGeneration } from './old-generation.js';
 import { fleetMediator, type FleetMediator } from './mediator.js';
 import { portEnd, type LinkHandler } from './link.js';
 import { directSockets, type SocketAcceptor } from './link-socket.js';
@@ -266,6 +267,7 @@ interface WorkerSetup {
 
 function workerSetup(options: FleetOptions): WorkerSetup {
   const inherited = options.workerExecArgv === undefined;
+  startWorkersWithOldGeneration();
   return {
     execArgv: options.workerExecArgv ?? workerArgv(process.execArgv),
     resourceLimits: { maxYoungGenerationSizeMb: youngGenerationFor(options) },
