@@ -3,7 +3,7 @@
 // thread keeps little (idle wallets are pages of text, flows finish), so its limit stayed at
 // 110-220 MB and a 10,000-wallet run made 68 full collections there, each marking the whole heap
 // on the helper threads that share the machine's two cores with the busy ones. Started at 300 MB,
-// it made 20, and the run took 58.2 s instead of 60.0 s (docs/performance.md, "The old generation").
+// it made 20, and the run took 58.2 s instead of 60.0 s (docs/performance.md, "The old generation, bounded caches, ...").
 //
 // Node gives a worker no setting for it (resourceLimits has the maximum only), and a V8 flag holds
 // for the whole process: set once here, it applies to every isolate made afterwards, which in a
