@@ -4,8 +4,9 @@
 // log, each a few KB that JSON.stringify would scan and escape anew.
 //
 // Only an object nothing changes afterwards may be given text here: the text is what it stands
-// for from then on. The router gives the plaintext it packed, so what is stored is what went on
-// the wire, byte for byte in its members (their order is the wire's).
+// for from then on. The router gives the plaintext it packed, so what the in-memory store
+// (light-store.ts) keeps is what went on the wire, its members in the wire's order. The LevelDB
+// store writes the object as before: the same value, read back equal.
 
 const written = new WeakMap<object, string>();
 
