@@ -144,6 +144,12 @@ export interface UnpackResult {
    * enumerable: what prints or compares an unpack's result sees the message and metadata only.
    */
   outer?: Record<string, unknown>;
+  /**
+   * The plaintext's JSON text, when the engine parsed the message from it and changed nothing
+   * (the native engine): the router stores the message by copying it (json-text.ts). Not
+   * enumerable, as `outer`.
+   */
+  plaintext?: string;
 }
 
 export interface TransportSendOptions {

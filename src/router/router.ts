@@ -10,6 +10,7 @@ import { checkEnvelope, outerMode } from '../conformance/envelope.js';
 import { createRuleRegistry } from '../conformance/registry.js';
 import { fail, refusalsOf, type ConformanceResult } from '../conformance/types.js';
 import { IdsyncError, isIdsyncError, toIdsyncError } from '../errors.js';
+import { keepJsonText } from '../json-text.js';
 import type { UnpackResult } from '../didcomm/types.js';
 import { isExpired, parseMessageType, parsePiuri, threadId } from '../didcomm/message.js';
 import { addressedDid, senderOf } from './addressing.js';
@@ -155,6 +156,8 @@ export function createRouter(options: RouterOptions): Router {
       return result;
     }
     const { message, metadata } = unpacked;
+    // Stored as it arrived (the message log, records that keep it): copied from the engine's text.
+    if (unpacked.plaintext !== undefined) keepJsonText(message, unpacked.plaintext);
     const inc: Incoming = { message, metadata, info, replies, me: addressedDid(core.myDids, message, metadata) };
     // What the envelope engine opened it accepts (liberal in what it reads: anoncrypt without apv,
     // a flattened JWE); those envelope results are logged, and strict mode judges the opened message.

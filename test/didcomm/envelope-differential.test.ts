@@ -188,3 +188,31 @@ describe('routing and rotation across engines', () => {
     });
   }
 });
+
+describe('the plaintext text an unpack reports', () => {
+  it('is the text the native engine parsed the message from, in every mode, not enumerable', async () => {
+    const { alice, bob, ctx } = world({ agreement: 'X25519', signing: 'Ed25519' });
+    for (const mode of ['plaintext', 'signed', 'anoncrypt', 'authcrypt', 'authcrypt-signed', 'anoncrypt-signed'] as EnvelopeMode[]) {
+      const packed = await pack(message(alice.did, bob.did), { mode }, ctx(alice, 'native'));
+      const opened = await unpack(packed.packed, ctx(bob, 'native'));
+      expect(opened.plaintext, mode).toBe(packed.plaintext);
+      expect(JSON.parse(opened.plaintext!), mode).toEqual(opened.message);
+      expect(Object.keys(opened), mode).toEqual(['message', 'metadata']);
+    }
+  });
+
+  it('is left out when the engine changed the message: a body or typ it supplied', async () => {
+    const { alice, bob, ctx } = world({ agreement: 'X25519', signing: 'Ed25519' });
+    const noBody = JSON.stringify({ id: 'nb', typ: MEDIA_TYPES.plaintext, type: 'https://example.com/p/1.0/x' });
+    const noTyp = JSON.stringify({ id: 'nt', type: 'https://example.com/p/1.0/x', body: {} });
+    for (const text of [noBody, noTyp]) {
+      const opened = await unpack(text, ctx(bob, 'native'));
+      expect(opened.plaintext).toBeUndefined();
+      expect(opened.message.body).toEqual({});
+    }
+    const whole = JSON.stringify({ id: 'w', typ: MEDIA_TYPES.plaintext, type: 'https://example.com/p/1.0/x', body: { a: 1 } });
+    expect((await unpack(whole, ctx(alice, 'native'))).plaintext).toBe(whole);
+    // didcomm-node does not report it.
+    expect((await unpack(whole, ctx(alice, 'didcomm-node'))).plaintext).toBeUndefined();
+  });
+});

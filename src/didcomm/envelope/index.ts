@@ -156,7 +156,7 @@ async function forwardedToUs(forward: PlainMessage, ctx: EnvelopeContext): Promi
 
 async function unpackOnce(engine: Engine, packed: string, ctx: EnvelopeContext, options: UnpackOptions, parsed?: Record<string, unknown>): Promise<UnpackResult> {
   const expectDecryptByAllKeys = options.expectDecryptByAllKeys ?? false;
-  const { message, metadata, outer } = await engine.unpack(packed, ctx, parsed ? { expectDecryptByAllKeys, parsed } : { expectDecryptByAllKeys });
+  const { message, metadata, outer, plaintext } = await engine.unpack(packed, ctx, parsed ? { expectDecryptByAllKeys, parsed } : { expectDecryptByAllKeys });
   if (message.from !== undefined && typeof message.from !== 'string') {
     throw new IdsyncError('didcomm_malformed', 'unpack: message.from must be a DID string');
   }
@@ -174,6 +174,7 @@ async function unpackOnce(engine: Engine, packed: string, ctx: EnvelopeContext, 
     }
   }
   const result: UnpackResult = { message, metadata };
+  if (plaintext !== undefined) Object.defineProperty(result, 'plaintext', { value: plaintext });
   return outer ? Object.defineProperty(result, 'outer', { value: outer }) : result;
 }
 

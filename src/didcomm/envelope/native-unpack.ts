@@ -150,10 +150,12 @@ async function openAuthcrypt(jwe: ParsedJwe, s: State): Promise<Buffer> {
   return decryptForUs(jwe, { alg, enc, curve, kids, apu, apv, sender: methodKey(vm, 'envelope.jwe-sender-key') }, s);
 }
 
-async function openSigned(value: Record<string, unknown>, s: State): Promise<Record<string, unknown>> {
+/** The signed payload, verified, and the text it was parsed from. */
+async function openSigned(value: Record<string, unknown>, s: State): Promise<{ value: Record<string, unknown>; text: string }> {
   const jws = parseJws(value);
   s.notes.push(...jws.notes);
-  const inner = parseJsonObject(text(jws.payload, 'the signed payload', 'envelope.jws-payload'), 'the signed payload', 'envelope.jws-payload');
+  const payload = text(jws.payload, 'the signed payload', 'envelope.jws-payload');
+  const inner = parseJsonObject(payload, 'the signed payload', 'envelope.jws-payload');
   // §Message Signing: only the sender's signature counts; with several, verify the one of `from`.
   let sig = jws.signatures[0]!;
   if (jws.signatures.length > 1) {
@@ -172,7 +174,7 @@ async function openSigned(value: Record<string, unknown>, s: State): Promise<Rec
     throw malformed('envelope.jws-signature', `the signature of ${sig.kid} does not verify`);
   }
   Object.assign(s.md, { authenticated: true, nonRepudiation: true, signFrom: sig.kid, signAlg: sig.alg });
-  return inner;
+  return { value: inner, text: payload };
 }
 
 export async function nativeUnpack(packed: string, call: NativeCall, o: { expectDecryptByAllKeys: boolean; parsed?: Record<string, unknown> }): Promise<UnpackResult> {
@@ -180,6 +182,8 @@ export async function nativeUnpack(packed: string, call: NativeCall, o: { expect
   const s: State = { md, notes: [], call, expectAll: o.expectDecryptByAllKeys };
   // A transport that checked the message parsed it already (depth and object bounds as here).
   let value = o.parsed ?? parseJsonObject(packed, 'the message', 'envelope.json');
+  // The text the message is parsed from, while the message is exactly that text's value.
+  let plaintext: string | undefined = packed;
   // Nothing below changes a JWE or JWS object (a plaintext one becomes the message).
   const opened = layerOf(value) === 'plaintext' ? undefined : value;
   let next = 0;
@@ -200,21 +204,26 @@ export async function nativeUnpack(packed: string, call: NativeCall, o: { expect
     next = RANK[layer] + 1;
     outer = layer;
     if (layer === 'plaintext') break;
-    if (layer === 'signed') value = await openSigned(value, s);
+    if (layer === 'signed') ({ value, text: plaintext } = await openSigned(value, s));
     else {
       const bytes = layer === 'anoncrypt' ? await openAnoncrypt(jwe!, s) : await openAuthcrypt(jwe!, s);
-      value = parseJsonObject(text(bytes, 'the decrypted payload', 'envelope.jwe-payload'), 'the decrypted payload', 'envelope.jwe-payload');
+      plaintext = text(bytes, 'the decrypted payload', 'envelope.jwe-payload');
+      value = parseJsonObject(plaintext, 'the decrypted payload', 'envelope.jwe-payload');
     }
   }
   // DIDComm v2.1 §Message Headers: body is OPTIONAL, "allowed ... to not exist when receiving"; a
   // missing one is read as the empty object handlers expect, and noted for the conformance log.
   if (!('body' in value)) {
+    plaintext = undefined;
     value.body = {};
     s.notes.push({ rule: 'plaintext.body-present', detail: 'the message has no body: read as {}', broken: true });
   }
   const message = checkPlaintext(value);
   // didcomm-node reports the default typ of a plaintext that has none; so do we.
-  if (message.typ === undefined) message.typ = MEDIA_TYPES.plaintext;
+  if (message.typ === undefined) {
+    plaintext = undefined;
+    message.typ = MEDIA_TYPES.plaintext;
+  }
   if (message.from_prior !== undefined) {
     const { claims, issuerKid } = await verifyFromPrior(message.from_prior, call);
     md.fromPrior = claims as UnpackMetadata['fromPrior'];
@@ -223,5 +232,6 @@ export async function nativeUnpack(packed: string, call: NativeCall, o: { expect
   md.mode = envelopeMode(md);
   if (s.notes.length) md.notes = s.notes;
   const result: UnpackResult = { message, metadata: md };
+  if (plaintext !== undefined) Object.defineProperty(result, 'plaintext', { value: plaintext });
   return opened ? Object.defineProperty(result, 'outer', { value: opened }) : result;
 }
