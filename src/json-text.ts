@@ -21,29 +21,32 @@ export function keptJsonText(value: unknown): string | undefined {
 }
 
 /**
- * JSON.stringify(value) for a plain object whose own members may have text kept (keepJsonText):
- * those are copied in, the others written as JSON.stringify writes them. Undefined when no member
- * has any: the caller writes it as it would have.
+ * JSON text of a plain object whose own members may have text kept (keepJsonText): the other
+ * members written by one JSON.stringify, then the kept ones copied in after them (a member's
+ * place among its siblings is not kept; its value is). Undefined when no member has any: the
+ * caller writes it as it would have.
  */
 export function jsonWithKeptText(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
   const members = value as Record<string, unknown>;
-  let found = false;
-  for (const k in members) {
+  const keys = Object.keys(members);
+  let rest: Record<string, unknown> | undefined;
+  let kept = '';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
     const v = members[k];
-    if (typeof v === 'object' && v !== null && written.has(v)) {
-      found = true;
-      break;
-    }
+    const text = typeof v === 'object' && v !== null ? written.get(v) : undefined;
+    if (text !== undefined) {
+      if (!rest) {
+        // No prototype: a member named __proto__ is set as a member, as JSON.parse makes it.
+        rest = Object.create(null) as Record<string, unknown>;
+        for (let j = 0; j < i; j++) rest[keys[j]!] = members[keys[j]!];
+      }
+      kept += `,${JSON.stringify(k)}:${text}`;
+    } else if (rest) rest[k] = v;
   }
-  if (!found) return undefined;
-  let out = '';
-  for (const k of Object.keys(members)) {
-    const v = members[k];
-    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    const text = (typeof v === 'object' && v !== null ? written.get(v) : undefined) ?? JSON.stringify(v);
-    out += `,${JSON.stringify(k)}:${text}`;
-  }
-  return `{${out.slice(1)}}`;
+  if (!rest) return undefined;
+  const head = JSON.stringify(rest);
+  return head === '{}' ? `{${kept.slice(1)}}` : `${head.slice(0, -1)}${kept}}`;
 }

@@ -13,7 +13,19 @@ describe('JSON text kept for an object', () => {
     expect(out).toContain(`"message":${text}`);
     // Only direct members are looked up; deeper ones are written out as JSON does.
     expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(record)));
-    expect(Object.keys(JSON.parse(out))).toEqual(Object.keys(JSON.parse(JSON.stringify(record))));
+    // The other members in their order, the kept one after them.
+    expect(Object.keys(JSON.parse(out))).toEqual(['seq', 'to', 'at', 'nested', 'message']);
+    // Only kept members: nothing else to write.
+    expect(jsonWithKeptText({ message })).toBe(`{"message":${text}}`);
+  });
+
+  it('writes a member named __proto__ as a member', () => {
+    const m = { id: 'p' };
+    keepJsonText(m, '{"id":"p"}');
+    const value = JSON.parse('{"__proto__":{"x":1},"a":1}') as Record<string, unknown>;
+    value.m = m;
+    expect(JSON.parse(jsonWithKeptText(value)!)).toEqual(JSON.parse(JSON.stringify(value)));
+    expect(jsonWithKeptText(value)).toContain('"__proto__":{"x":1}');
   });
 
   it('leaves to JSON.stringify what has no member with kept text', () => {
