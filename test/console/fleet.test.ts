@@ -28,7 +28,9 @@ afterAll(async () => {
 describe(`the console with ${WALLETS} wallets syncing`, () => {
   it('shows every message live, a few seconds behind the log at most, and its pages stay responsive', async () => {
     const stream = followMessageView(cf.url, cf.cookie);
-    const pages = timePages(cf.url, cf.cookie, ['/console/messages', '/console/users', '/console/threads', '/console/workflows']);
+    // A page every 100 ms: the 60 wallets may be done in under 2 s, and each page is to be loaded
+    // more than once while they run.
+    const pages = timePages(cf.url, cf.cookie, ['/console/messages', '/console/users', '/console/threads', '/console/workflows'], 100);
     const result = await cf.fleet({ wallets: WALLETS, concurrency: 30, workers: 'auto' });
     const pageTimes = await pages.stop();
     await stream.caughtUp(cf.logged.keys(), 15_000);
