@@ -19,10 +19,20 @@ export async function startOnRestartablePort<T>(start: (port: number) => Promise
   }
 }
 
-/** A random port of restartableRange(); not checked: the listen is the check. */
-export function restartablePort(): number {
+/**
+ * The ports the Fetch standard (§2.9 "port blocking", its list of bad ports) refuses to connect
+ * to, above 1023: a server listening on one is unreachable by fetch ("fetch failed", cause "bad
+ * port"), so every HTTP client of ours would fail against it.
+ */
+export const FETCH_BAD_PORTS: ReadonlySet<number> = new Set([1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080]);
+
+/** A random port of restartableRange() that fetch can reach; not checked otherwise: the listen is the check. */
+export function restartablePort(random: () => number = Math.random): number {
   const { from, to } = restartableRange();
-  return from + Math.floor(Math.random() * (to - from));
+  let port = from + Math.floor(random() * (to - from));
+  // The next one instead (a range is never all bad ports).
+  while (FETCH_BAD_PORTS.has(port)) port = port + 1 < to ? port + 1 : from;
+  return port;
 }
 
 function isAddressInUse(err: unknown): boolean {

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IdsyncError } from '../../src/errors.js';
-import { portsOutside, restartablePort, restartableRange, startOnRestartablePort } from '../../src/testing/restartable-port.js';
+import { FETCH_BAD_PORTS, portsOutside, restartablePort, restartableRange, startOnRestartablePort } from '../../src/testing/restartable-port.js';
 import { startTestbed, type Testbed } from '../../src/testing/index.js';
 
 // The kernel's ephemeral range, read here on its own (Linux), to check the choice against.
@@ -33,6 +33,15 @@ describe('restartable ports', () => {
       expect(p).toBeLessThan(to);
       expect(outsideEphemeral(p)).toBe(true);
     }
+  });
+
+  it('are never a port fetch refuses (the Fetch standard\'s bad ports, e.g. 10080)', async () => {
+    const { from, to } = restartableRange();
+    // The draw that lands on 10080 takes the next port.
+    if (from <= 10_080 && 10_080 < to) expect(restartablePort(() => (10_080 - from + 0.5) / (to - from))).toBe(10_081);
+    for (const p of FETCH_BAD_PORTS) expect(restartablePort(() => (Math.max(from, Math.min(p, to - 1)) - from + 0.5) / (to - from))).not.toBe(p);
+    // And fetch does refuse it: a server there is unreachable by any of our HTTP clients.
+    await expect(fetch('http://127.0.0.1:10080/')).rejects.toMatchObject({ cause: { message: 'bad port' } });
   });
 
   it('lie below the ephemeral range, or above it when it starts low', () => {
