@@ -14,6 +14,7 @@ import type { EnvelopeContext, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
 import { parseJsonBounded } from '../json-depth.js';
+import { keepJsonText, keptJsonText } from '../json-text.js';
 import { assertRules, assertType, isPlainObject, rule } from './protocol-kit.js';
 
 export const ROUTING_PIURI = 'https://didcomm.org/routing/2.0';
@@ -76,21 +77,16 @@ export async function wrapForMediator(
 
 // ---- body rules (conformance) --------------------------------------------------------------
 
-/**
- * The text of each data.json object already written out. A forward's attachment is asked for by
- * its conformance rule, by the rule again when the handler parses the forward, and by the parse
- * itself: each wrote out the whole packed message (kilobytes of JWE) anew. A received message
- * is not changed once parsed, so its json object keeps its text.
- */
-const writtenJson = new WeakMap<object, string>();
-
 /** The packed message an attachment carries (data.json object, or data.base64 of it); undefined if none. */
 export function attachedPacked(a: unknown): string | undefined {
   if (!isPlainObject(a) || !isPlainObject(a.data)) return undefined;
   const d = a.data;
   if (isPlainObject(d.json)) {
-    let text = writtenJson.get(d.json);
-    if (text === undefined) writtenJson.set(d.json, (text = JSON.stringify(d.json)));
+    // A forward's attachment is asked for by its conformance rule, by the rule again when the
+    // handler parses the forward, and by the parse itself: the whole packed message (kilobytes of
+    // JWE) is written out once and kept (json-text.ts). A received message is not changed once parsed.
+    let text = keptJsonText(d.json);
+    if (text === undefined) keepJsonText(d.json, (text = JSON.stringify(d.json)));
     return text;
   }
   // Some senders put the packed JSON text itself in data.json.
