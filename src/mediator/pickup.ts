@@ -71,9 +71,10 @@ export function mediatorPickup(core: MediatorCore): Pickup {
   }
 
   async function status(ctx: HandlerContext, scope: Scope, recipientDid?: string): Promise<void> {
-    const entries = await oldest(scope.dids);
+    // Counted from what the queue keeps of each message: none is read.
+    const entries = (await Promise.all(scope.dids.map((d) => core.queue.waiting(d)))).flat();
     const now = core.clock.now();
-    const times = entries.map((e) => Date.parse(e.queuedAt));
+    const times = entries.map((e) => e.queuedAt);
     await ctx.reply(
       buildStatus(
         {
@@ -86,7 +87,7 @@ export function mediatorPickup(core: MediatorCore): Pickup {
                 longestWaitedSeconds: Math.max(0, Math.floor((now - Math.min(...times)) / 1000)),
                 oldestReceivedTime: Math.floor(Math.min(...times) / 1000),
                 newestReceivedTime: Math.floor(Math.max(...times) / 1000),
-                totalBytes: entries.reduce((n, e) => n + Buffer.byteLength(e.packed), 0),
+                totalBytes: entries.reduce((n, e) => n + e.size, 0),
               }
             : {}),
           liveDelivery: core.live.has(scope.party),

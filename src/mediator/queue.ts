@@ -16,6 +16,7 @@ import type { Clock, IdGenerator } from '../clock.js';
 import { IdsyncError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { timeKey } from '../store/time-key.js';
+import { setBounded } from '../bounded.js';
 
 export const DEFAULT_QUEUE_TTL_MS = 30 * 24 * 3600 * 1000;
 export const DEFAULT_QUEUE_MAX_PER_RECIPIENT = 1000;
@@ -54,6 +55,8 @@ export interface MessageQueue {
   enqueue(recipient: string, packed: string, meta?: QueueMeta): Promise<QueuedMessage>;
   /** Oldest first, at most `limit`: the messages deliverable now. */
   list(recipient: string, limit?: number): Promise<QueuedMessage[]>;
+  /** The messages deliverable now, oldest first, as their queue ids, times and sizes: none is read from the store. */
+  waiting(recipient: string): Promise<QueueSlot[]>;
   /** One message by queue id while it waits (not collected, removed or past its end). */
   get(recipient: string, id: string): Promise<QueuedMessage | undefined>;
   count(recipient: string): Promise<number>;
@@ -65,59 +68,142 @@ export interface MessageQueue {
   prune(): Promise<number>;
 }
 
+/** What the queue holds in memory of one waiting message: enough to find a repeat, count, and describe the queue without reading it. */
+export interface QueueSlot {
+  /** Queue id (it starts with the queueing time's timeKey, so ids sort by arrival). */
+  id: string;
+  messageId?: string;
+  /** Queueing time (ms). */
+  queuedAt: number;
+  /** Bytes of the packed message. */
+  size: number;
+  expiresAt?: number;
+  notBefore?: number;
+}
+
 const validId = (id: unknown): id is string => typeof id === 'string' && id.length > 0 && !id.includes('/');
+
+// Each recipient's slots, in queue-id order, per store and collection: a cache of what the store
+// holds, so that a forward neither lists nor parses the messages already waiting (it did, to find
+// a repeat and to count: with 1,000 waiting, 6 ms a forward, and a full queue cost a quadratic
+// fill). A recipient's slots come from one listing at its first use and follow every write the
+// queue makes; any recipient may be dropped (the bound below), and is listed again when next used.
+// Shared by every queue over one store's collection, as the writes are.
+interface SlotIndex {
+  byRecipient: Map<string, readonly QueueSlot[]>;
+  /** Listings under way, by recipient: a write to that recipient meanwhile makes the listing's result too old to keep. */
+  loading: Map<string, { dirty: boolean; result: Promise<readonly QueueSlot[]> }>;
+}
+const slotIndexes = new WeakMap<Store, Map<string, SlotIndex>>();
+/** Recipients whose slots are kept at most (each is a few hundred bytes when little waits). */
+const INDEXED_RECIPIENTS_MAX = 16_384;
+
+function slotIndexFor(store: Store, collection: string): SlotIndex {
+  let byName = slotIndexes.get(store);
+  if (!byName) slotIndexes.set(store, (byName = new Map()));
+  let index = byName.get(collection);
+  if (!index) byName.set(collection, (index = { byRecipient: new Map(), loading: new Map() }));
+  return index;
+}
+
+function slotOf(e: QueuedMessage): QueueSlot {
+  const slot: QueueSlot = { id: e.id, queuedAt: Date.parse(e.queuedAt), size: Buffer.byteLength(e.packed) };
+  if (e.messageId !== undefined) slot.messageId = e.messageId;
+  if (e.expiresAt !== undefined) slot.expiresAt = e.expiresAt;
+  if (e.notBefore !== undefined) slot.notBefore = e.notBefore;
+  return slot;
+}
 
 export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerator }, options: QueueOptions = {}): MessageQueue {
   const name = options.collection ?? DEFAULT_QUEUE_COLLECTION;
   const col = deps.store.collection<QueuedMessage>(name);
   const ttl = options.ttlMs ?? DEFAULT_QUEUE_TTL_MS;
   const max = options.maxPerRecipient ?? DEFAULT_QUEUE_MAX_PER_RECIPIENT;
+  const index = slotIndexFor(deps.store, name);
   const prefix = (recipient: string) => `${ionShortForm(recipient)}/`;
-  /** Keys of `recipient` at or after this one are still alive (key = prefix + queueing time). */
-  const liveFrom = (recipient: string) => prefix(recipient) + timeKey(deps.clock.now() - ttl);
-  const live = (recipient: string) => ({ prefix: prefix(recipient), gte: liveFrom(recipient) });
-  const ended = (e: QueuedMessage, now: number) => e.expiresAt !== undefined && e.expiresAt <= now;
-  const due = (e: QueuedMessage, now: number) => !ended(e, now) && (e.notBefore === undefined || e.notBefore <= now);
+  /** Queue ids at or after this one are still alive (id = queueing time's timeKey + …). */
+  const liveFromId = (now: number) => timeKey(now - ttl);
+  const ended = (e: QueueMeta, now: number) => e.expiresAt !== undefined && e.expiresAt <= now;
+  const due = (e: QueueMeta, now: number) => !ended(e, now) && (e.notBefore === undefined || e.notBefore <= now);
   // Within one millisecond, a counter keeps arrival order.
   let last = 0;
   let seq = 0;
 
-  /** Deletes `recipient`'s messages past the TTL (they sort first) or past their own end, in one batch. */
-  async function expire(recipient: string): Promise<void> {
-    const now = deps.clock.now();
-    const old = await col.list({ prefix: prefix(recipient), lt: liveFrom(recipient) });
-    const gone = (await col.list(live(recipient))).filter((e) => ended(e.value, now));
-    const keys = [...old, ...gone].map((e) => e.key);
-    if (keys.length) await deps.store.batch(keys.map((key) => ({ type: 'del', collection: name, key })));
+  /** `recipient`'s slots as the store holds them, expired ones included (they go at the next look). */
+  function slots(recipient: string): Promise<readonly QueueSlot[]> {
+    const r = ionShortForm(recipient);
+    const known = index.byRecipient.get(r);
+    if (known) return Promise.resolve(known);
+    const under = index.loading.get(r);
+    if (under) return under.result;
+    const load = { dirty: false, result: undefined as unknown as Promise<readonly QueueSlot[]> };
+    load.result = (async () => {
+      try {
+        const listed = (await col.list({ prefix: prefix(recipient) })).map((e) => slotOf(e.value));
+        if (!load.dirty) setBounded(index.byRecipient, r, listed, INDEXED_RECIPIENTS_MAX);
+        return listed;
+      } finally {
+        if (index.loading.get(r) === load) index.loading.delete(r);
+      }
+    })();
+    index.loading.set(r, load);
+    return load.result;
   }
 
-  /** `recipient`'s deliverable messages, what has expired deleted on the way: the live range is read once. */
-  async function current(recipient: string): Promise<QueuedMessage[]> {
-    const now = deps.clock.now();
-    const old = await col.list({ prefix: prefix(recipient), lt: liveFrom(recipient) });
-    const alive = await col.list(live(recipient));
-    const keys = [...old, ...alive.filter((e) => ended(e.value, now))].map((e) => e.key);
-    if (keys.length) await deps.store.batch(keys.map((key) => ({ type: 'del', collection: name, key })));
-    return alive.map((e) => e.value).filter((e) => due(e, now));
+  /** After a write to `recipient`'s messages: its kept slots become `change(slots)`, and a listing under way is not kept. */
+  function changed(recipient: string, change: (s: readonly QueueSlot[]) => QueueSlot[]): void {
+    const r = ionShortForm(recipient);
+    const known = index.byRecipient.get(r);
+    // A new array each time: a caller may still be reading the one it was given.
+    if (known) index.byRecipient.set(r, change(known));
+    const under = index.loading.get(r);
+    if (under) under.dirty = true;
   }
+
+  /** Deletes `recipient`'s `gone` slots from the store in one batch. */
+  async function drop(recipient: string, gone: readonly QueueSlot[]): Promise<void> {
+    if (gone.length === 0) return;
+    const p = prefix(recipient);
+    await deps.store.batch(gone.map((s) => ({ type: 'del', collection: name, key: p + s.id })));
+    const ids = new Set(gone.map((s) => s.id));
+    changed(recipient, (s) => s.filter((x) => !ids.has(x.id)));
+  }
+
+  /** `recipient`'s deliverable slots, what has expired deleted on the way. */
+  async function current(recipient: string): Promise<QueueSlot[]> {
+    const now = deps.clock.now();
+    const from = liveFromId(now);
+    const all = await slots(recipient);
+    await drop(recipient, all.filter((s) => s.id < from || ended(s, now)));
+    return all.filter((s) => s.id >= from && due(s, now));
+  }
+
+  /** Messages alive by the TTL (due or not, ended or not: as a listing of the live key range counts them). */
+  const alive = (all: readonly QueueSlot[], now: number) => {
+    const from = liveFromId(now);
+    return all.filter((s) => s.id >= from);
+  };
 
   return {
     async enqueue(recipient, packed, meta = {}) {
+      let now = deps.clock.now();
+      let live = alive(await slots(recipient), now);
       // The same message again (a sender retrying an unanswered send) waits once.
-      let waiting: number | undefined;
       if (meta.messageId !== undefined) {
-        const entries = await col.list(live(recipient));
-        const same = entries.find((e) => e.value.messageId === meta.messageId);
-        if (same) return same.value;
-        waiting = entries.length;
+        const same = live.find((s) => s.messageId === meta.messageId);
+        const kept = same && (await col.get(prefix(recipient) + same.id));
+        if (kept) return kept;
       }
-      if ((waiting ?? (await col.count(live(recipient)))) >= max) {
-        await expire(recipient);
-        if ((await col.count(live(recipient))) >= max) {
+      if (live.length >= max) {
+        // What has expired makes room: past the TTL, or past its own end.
+        const from = liveFromId(now);
+        await drop(recipient, (await slots(recipient)).filter((s) => s.id < from || ended(s, now)));
+        now = deps.clock.now();
+        live = alive(await slots(recipient), now);
+        if (live.length >= max) {
           throw new IdsyncError('queue_full', `${max} messages are already waiting for this recipient`, { details: { max } });
         }
       }
-      const now = deps.clock.now();
       seq = now === last ? seq + 1 : 0;
       last = now;
       // Queue ids are URL- and key-safe, and sort by arrival across recipients: time, sequence, random part.
@@ -125,11 +211,23 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
       const entry: QueuedMessage = { id, recipient: ionShortForm(recipient), packed, queuedAt: new Date(now).toISOString(), ...meta };
       for (const k of Object.keys(entry) as Array<keyof QueuedMessage>) if (entry[k] === undefined) delete entry[k];
       await col.put(prefix(recipient) + id, entry);
+      const slot = slotOf(entry);
+      changed(recipient, (s) => {
+        // Ids grow with time: a new one goes last, unless the clock went back.
+        const at = s.length === 0 || s[s.length - 1]!.id < id ? s.length : s.findIndex((x) => x.id > id);
+        return [...s.slice(0, at), slot, ...s.slice(at)];
+      });
       return entry;
     },
     async list(recipient, limit) {
-      const all = await current(recipient);
-      return limit === undefined ? all : all.slice(0, limit);
+      const slotsNow = await current(recipient);
+      const wanted = limit === undefined ? slotsNow : slotsNow.slice(0, Math.max(0, limit));
+      const p = prefix(recipient);
+      const read = await Promise.all(wanted.map((s) => col.get(p + s.id)));
+      return read.filter((e): e is QueuedMessage => e !== undefined);
+    },
+    async waiting(recipient) {
+      return current(recipient);
     },
     async get(recipient, id) {
       if (!validId(id)) return undefined;
@@ -140,18 +238,15 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
     },
     async count(recipient) {
       const now = deps.clock.now();
-      return (await col.list(live(recipient))).filter((e) => due(e.value, now)).length;
+      return alive(await slots(recipient), now).filter((s) => due(s, now)).length;
     },
     async remove(recipient, ids) {
-      const keys: string[] = [];
-      for (const id of new Set(ids)) {
-        if (!validId(id)) continue;
-        const key = prefix(recipient) + id;
-        if ((await col.get(key)) !== undefined) keys.push(key);
-      }
+      const named = new Set(ids.filter(validId));
+      if (named.size === 0) return 0;
+      const gone = (await slots(recipient)).filter((s) => named.has(s.id));
       // One write: a crash leaves either every confirmed message or none of them.
-      if (keys.length) await deps.store.batch(keys.map((key) => ({ type: 'del', collection: name, key })));
-      return keys.length;
+      await drop(recipient, gone);
+      return gone.length;
     },
     async recipients() {
       const out = new Set<string>();
@@ -165,6 +260,11 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
       const cutoff = now - ttl;
       const keys = (await col.list()).filter((e) => Date.parse(e.value.queuedAt) < cutoff || ended(e.value, now)).map((e) => e.key);
       if (keys.length) await deps.store.batch(keys.map((key) => ({ type: 'del', collection: name, key })));
+      // Every recipient's slots are listed again when next used.
+      if (keys.length) {
+        index.byRecipient.clear();
+        for (const l of index.loading.values()) l.dirty = true;
+      }
       return keys.length;
     },
   };
