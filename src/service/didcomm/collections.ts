@@ -3,6 +3,8 @@
 export const COLLECTIONS = {
   threads: 'svc-dc-threads',
   pipes: 'svc-dc-pipes',
+  /** `<pipe thread id>\0<wallet's short DID>` → the pipe's key in `pipes`: a wallet's close finds its pipe without a scan (data-pipe.ts). */
+  pipesByThread: 'svc-dc-pipes-by-thid',
   userState: 'svc-dc-user-state',
   queue: 'svc-dc-queue',
   /** `<recipient>/<queue id>`: queued messages to send to the peer's endpoint again, with their attempts (redelivery.ts). */

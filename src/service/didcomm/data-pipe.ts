@@ -46,10 +46,43 @@ export interface DataPipeResponder {
   reconcile(ref: UserRef, evidence: { did: string; thid?: string; invitationId?: string }): Promise<boolean>;
 }
 
+/** A pipe's key in the thread index: its thread and the short form of the wallet's DID. */
+const threadKey = (thid: string, shortDid: string) => `${thid}\u0000${shortDid}`;
+
 export function dataPipeResponder(core: AgentCore): DataPipeResponder {
   const { deps } = core;
   const pipes = deps.store.collection<PipeRecord>(COLLECTIONS.pipes);
+  const byThread = deps.store.collection<string>(COLLECTIONS.pipesByThread);
   const gates = new Map<string, Promise<void>>();
+  /** Whether this process has indexed the pipes a store written before the index held (once, at the first close it could not find). */
+  let indexedOlder = false;
+
+  /** The index entry of `pipe`, written in the same batch as the pipe. */
+  const threadOp = (pipe: PipeRecord, key: string): BatchOp => ({ type: 'put', collection: COLLECTIONS.pipesByThread, key: threadKey(pipe.thid, pipe.shortDid), value: key });
+  /** Writes `pipe` under `key` in place of `before`, with its index entry (and without the one `before` had). */
+  const pipeOps = (pipe: PipeRecord, key: string, before: PipeRecord | undefined): BatchOp[] => [
+    { type: 'put', collection: COLLECTIONS.pipes, key, value: pipe },
+    threadOp(pipe, key),
+    ...(before && threadKey(before.thid, before.shortDid) !== threadKey(pipe.thid, pipe.shortDid)
+      ? [{ type: 'del' as const, collection: COLLECTIONS.pipesByThread, key: threadKey(before.thid, before.shortDid) }]
+      : []),
+  ];
+
+  /** The pipe on thread `thid` linked to `did` (a wallet's close names only these two): one read of the index, one of the pipe. */
+  async function pipeOn(thid: string, did: string): Promise<{ key: string; value: PipeRecord } | undefined> {
+    const find = async () => {
+      const key = await byThread.get(threadKey(thid, ionShortForm(did)));
+      const value = key === undefined ? undefined : await pipes.get(key);
+      return key !== undefined && value && value.thid === thid && sameDid(did, value.did) ? { key, value } : undefined;
+    };
+    const found = await find();
+    if (found || indexedOlder) return found;
+    // A store from before the index: its pipes are indexed once, then every lookup is by key.
+    const all = await pipes.list();
+    await deps.store.batch(all.map((e) => threadOp(e.value, e.key)));
+    indexedOlder = true;
+    return find();
+  }
 
   /**
    * Links the wallet that asked and stores the answer: the DID registry entry, the pipe, the user's
@@ -71,7 +104,7 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
         existing && existing.shortDid === short && !existing.closedAt
           ? existing
           : { ...ref, thid: parsed.thid, invitationId: parsed.invitationId, did: long, shortDid: short, establishedAt: core.now() };
-      if (pipe !== existing) ops.push({ type: 'put', collection: COLLECTIONS.pipes, key: userKey(ref), value: pipe });
+      if (pipe !== existing) ops.push(...pipeOps(pipe, userKey(ref), existing));
       const linked = !user.isSessionEstablished || user.shortUserDID !== short;
       const established = buildEstablished(
         { from: deps.serviceDid, to: parsed.from, thid: parsed.thid, did: pipe.did, shortDid: pipe.shortDid, establishedAt: pipe.establishedAt },
@@ -119,9 +152,8 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
       request: onRequest,
       close: async (ctx, parsed) => {
         // Only the linked wallet may close its own pipe.
-        const all = await pipes.list();
-        const entry = all.find((e) => e.value.thid === parsed.thid);
-        if (!entry || !sameDid(ctx.sender, entry.value.did)) throw protocolError('unknown_thread', `no data pipe ${parsed.thid} with this DID`);
+        const entry = ctx.sender === undefined ? undefined : await pipeOn(parsed.thid, ctx.sender);
+        if (!entry) throw protocolError('unknown_thread', `no data pipe ${parsed.thid.slice(0, 200)} with this DID`);
         await pipes.put(entry.key, { ...entry.value, closedAt: core.now(), ...(parsed.reason ? { closeReason: parsed.reason } : {}) });
         core.events.emit('data-pipe-closed', { tenantId: entry.value.tenantId, userId: entry.value.userId, thid: parsed.thid, by: 'wallet' });
       },
@@ -148,7 +180,7 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
         : { ...ref, thid, invitationId: evidence.invitationId ?? existing?.invitationId ?? thid, did: long, shortDid: short, establishedAt: core.now() };
       const ops: BatchOp[] = [
         ...(long.startsWith('did:ion:') && long !== short ? [core.registry.putOp(short, long)] : []),
-        ...(pipe !== existing ? [{ type: 'put' as const, collection: COLLECTIONS.pipes, key: userKey(ref), value: pipe }] : []),
+        ...(pipe !== existing ? pipeOps(pipe, userKey(ref), existing) : []),
       ];
       await deps.users.linkWallet(ref, { longDid: long, shortDid: short, thid: pipe.thid, invitationId: pipe.invitationId }, (more) => deps.store.batch([...ops, ...more]));
       return true;

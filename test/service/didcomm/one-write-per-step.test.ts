@@ -47,9 +47,9 @@ describe('one store write per service step', () => {
     await done;
     await h.agent.idle();
 
-    // The registry entry, the pipe, the user's link, DATA_PIPE_ESTABLISHED and `established`.
+    // The registry entry, the pipe and its thread index entry, the user's link, DATA_PIPE_ESTABLISHED and `established`.
     expect(stepOf(w.batches, '/established')).toEqual([
-      `put ${DIDS_COLLECTION}`, `put ${COLLECTIONS.pipes}`, `put ${USERS}`, 'put svc-user-dids', 'event DATA_PIPE_ESTABLISHED', 'put webhook-unsequenced',
+      `put ${DIDS_COLLECTION}`, `put ${COLLECTIONS.pipes}`, `put ${COLLECTIONS.pipesByThread}`, `put ${USERS}`, 'put svc-user-dids', 'event DATA_PIPE_ESTABLISHED', 'put webhook-unsequenced',
       `put ${COLLECTIONS.resendOut}`, `put ${COLLECTIONS.resend}`,
     ]);
     // The DID-auth thread, the operation started, DATA_SYNC_STARTED and the request.
