@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, sequentialIds } from '../../src/clock.js';
 import { openStore } from '../../src/store/store.js';
-import { createOutbox } from '../../src/service/issuance/invitation-outbox.js';
+import { createOutbox, OUTBOX, OUTBOX_BY_ID, OUTBOX_BY_TARGET, OUTBOX_BY_WORKFLOW } from '../../src/service/issuance/invitation-outbox.js';
+import type { Collection, ListOptions, Store } from '../../src/store/contract.js';
 
 async function setup() {
   const store = await openStore();
@@ -10,6 +11,39 @@ async function setup() {
 }
 
 const base = { text: 'hi', invitationUrl: 'http://x/connect?_oob=abc' };
+
+/** `store` with the outbox entries it hands out counted (gets, and the entries listings return). */
+function countingEntries(store: Store): { store: Store; reads: () => number } {
+  let reads = 0;
+  return {
+    store: {
+      collection: <T,>(name: string): Collection<T> => {
+        const col = store.collection<T>(name);
+        if (name !== OUTBOX) return col;
+        return {
+          name: col.name,
+          get: async (k: string) => {
+            const v = await col.get(k);
+            if (v !== undefined) reads += 1;
+            return v;
+          },
+          put: (k: string, v: T) => col.put(k, v),
+          del: (k: string) => col.del(k),
+          count: (o?: ListOptions) => col.count(o),
+          list: async (o?: ListOptions) => {
+            const entries = await col.list(o);
+            reads += entries.length;
+            return entries;
+          },
+        };
+      },
+      batch: (ops) => store.batch(ops),
+      close: () => store.close(),
+      location: null,
+    },
+    reads: () => reads,
+  };
+}
 
 describe('outbox', () => {
   it('records entries and lists them oldest first, filtered by target and channel', async () => {
@@ -60,5 +94,40 @@ describe('outbox', () => {
     const again = createOutbox({ store, clock, ids: sequentialIds('x') });
     expect((await again.list()).map((x) => x.id)).toEqual([e.id]);
     expect((await again.update(e.id, { status: 'sent' })).status).toBe('sent');
+  });
+
+  it("reads one workflow's or one address's entries, not the whole outbox, and finds an entry by id", async () => {
+    const { store, reads } = countingEntries(await openStore());
+    const clock = new ManualClock();
+    const outbox = createOutbox({ store, clock, ids: sequentialIds('ob') });
+    for (let i = 0; i < 300; i++) {
+      await outbox.record({ ...base, channel: 'EMAIL', to: `user${i}@example.com`, workflowId: `wf-${i}` });
+      clock.advance(1);
+    }
+    const before = reads();
+    expect((await outbox.list({ workflowId: 'wf-150', channel: 'EMAIL' })).map((e) => e.to)).toEqual(['user150@example.com']);
+    expect((await outbox.list({ to: 'USER7@example.com' })).map((e) => e.workflowId)).toEqual(['wf-7']);
+    expect((await outbox.get('ob-42'))?.to).toBe('user41@example.com');
+    expect(await outbox.get('nope')).toBeUndefined();
+    // Without the indexes each of these read all 300 (a fleet's e-mail flows did, once per flow).
+    expect(reads() - before).toBe(3);
+  });
+
+  it('indexes the entries of a store written before its indexes, once, and then finds them by index', async () => {
+    const { store, clock, outbox } = await setup();
+    const a = await outbox.record({ ...base, channel: 'EMAIL', to: 'a@example.com', workflowId: 'wf-a' });
+    const b = await outbox.record({ ...base, channel: 'SMS', to: '+4915112345678', workflowId: 'wf-b' });
+    for (const name of [OUTBOX_BY_ID, OUTBOX_BY_TARGET, OUTBOX_BY_WORKFLOW]) {
+      const col = store.collection(name);
+      for (const e of await col.list()) await col.del(e.key);
+    }
+    const counted = countingEntries(store);
+    const again = createOutbox({ store: counted.store, clock, ids: sequentialIds('x') });
+    expect((await again.list({ workflowId: 'wf-b' })).map((e) => e.id)).toEqual([b.id]);
+    const afterIndexing = counted.reads();
+    expect((await again.get(a.id))?.to).toBe('a@example.com');
+    expect((await again.list({ to: 'A@example.com' })).map((e) => e.id)).toEqual([a.id]);
+    expect(counted.reads() - afterIndexing).toBe(2);
+    expect(await store.collection(OUTBOX_BY_ID).count()).toBe(2);
   });
 });

@@ -5,10 +5,15 @@ import { isoNow } from '../../clock.js';
 import { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
-import type { Store } from '../../store/store.js';
+import type { BatchOp, Store } from '../../store/store.js';
 import { timeKey } from '../../store/time-key.js';
 
 export const OUTBOX = 'outbox';
+/** Entry id → its key in OUTBOX. */
+export const OUTBOX_BY_ID = 'outbox-by-id';
+/** `<workflow id>\0<key>` and `<target>\0<key>` (the address as matched, targetKey) → the key in OUTBOX. */
+export const OUTBOX_BY_WORKFLOW = 'outbox-by-workflow';
+export const OUTBOX_BY_TARGET = 'outbox-by-target';
 
 export type OutboxChannel = 'DIDCOMM' | 'EMAIL' | 'SMS';
 
@@ -85,18 +90,47 @@ export function matchesOutbox(e: OutboxEntry, f: OutboxFilter = {}): boolean {
 
 export function createOutbox(deps: { store: Store; clock: Clock; ids: IdGenerator }): Outbox {
   const col = deps.store.collection<OutboxEntry>(OUTBOX);
+  const byId = deps.store.collection<string>(OUTBOX_BY_ID);
+  const byWorkflow = deps.store.collection<string>(OUTBOX_BY_WORKFLOW);
+  const byTarget = deps.store.collection<string>(OUTBOX_BY_TARGET);
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   // Keys sort by time, then by a per-process counter so entries of one millisecond keep order.
-  const keys = new Map<string, string>();
   let seq = 0;
 
+  /** The index entries of `entry` under `key`, written in the entry's batch. */
+  const indexOps = (entry: OutboxEntry, key: string): BatchOp[] => [
+    { type: 'put', collection: OUTBOX_BY_ID, key: entry.id, value: key },
+    { type: 'put', collection: OUTBOX_BY_TARGET, key: `${targetKey(entry.to)}\u0000${key}`, value: key },
+    ...(entry.workflowId !== undefined ? [{ type: 'put' as const, collection: OUTBOX_BY_WORKFLOW, key: `${entry.workflowId}\u0000${key}`, value: key }] : []),
+  ];
+
+  // A store written before the indexes has entries they lack: this process indexes them once,
+  // before its first lookup (a test asking for one workflow's e-mail then reads that entry, not
+  // the whole outbox: each flow of a fleet did, a quadratic run).
+  let indexed: Promise<void> | undefined;
+  const ready = (): Promise<void> =>
+    (indexed ??= (async () => {
+      const [count, known] = await Promise.all([col.count(), byId.count()]);
+      if (known >= count) return;
+      const ops = (await col.list()).flatMap((e) => indexOps(e.value, e.key));
+      if (ops.length) await deps.store.batch(ops);
+    })().catch((err: unknown) => {
+      indexed = undefined;
+      throw err;
+    }));
+
   async function keyOf(id: string): Promise<string | undefined> {
-    const k = keys.get(id);
-    if (k) return k;
-    const found = (await col.list()).find((e) => e.value.id === id);
-    if (found) keys.set(id, found.key);
-    return found?.key;
+    await ready();
+    return byId.get(id);
+  }
+
+  /** The entries under the keys `index` holds for `prefix`, oldest first. */
+  async function byIndex(index: typeof byId, prefix: string): Promise<OutboxEntry[]> {
+    await ready();
+    const keys = (await index.list({ prefix: `${prefix}\u0000` })).map((e) => e.value);
+    const entries = await Promise.all(keys.map((k) => col.get(k)));
+    return entries.filter((e): e is OutboxEntry => e !== undefined);
   }
 
   function waitNext(filter: OutboxFilter, signal?: AbortSignal): { promise: Promise<OutboxEntry>; cancel(): void } {
@@ -141,8 +175,8 @@ export function createOutbox(deps: { store: Store; clock: Clock; ids: IdGenerato
       if (input.workflowId !== undefined) entry.workflowId = input.workflowId;
       if (input.tenantId !== undefined) entry.tenantId = input.tenantId;
       const key = `${timeKey(now)}:${String(seq++ % 1e9).padStart(9, '0')}:${entry.id}`;
-      await col.put(key, entry);
-      keys.set(entry.id, key);
+      await ready();
+      await deps.store.batch([{ type: 'put', collection: OUTBOX, key, value: entry }, ...indexOps(entry, key)]);
       emitter.emit('entry', entry);
       return entry;
     },
@@ -161,7 +195,12 @@ export function createOutbox(deps: { store: Store; clock: Clock; ids: IdGenerato
       return key ? col.get(key) : undefined;
     },
     async list(filter = {}) {
-      const all = (await col.list()).map((e) => e.value).filter((e) => matchesOutbox(e, filter));
+      // One workflow's or one address's entries are read by their index; only a listing of everything reads everything.
+      const candidates =
+        filter.workflowId !== undefined ? await byIndex(byWorkflow, filter.workflowId)
+        : filter.to !== undefined ? await byIndex(byTarget, targetKey(filter.to))
+        : (await col.list()).map((e) => e.value);
+      const all = candidates.filter((e) => matchesOutbox(e, filter));
       return filter.limit !== undefined ? all.slice(-filter.limit) : all;
     },
     next: (filter = {}, options = {}) => waitNext(filter, options.signal).promise,
