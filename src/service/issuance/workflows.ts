@@ -18,6 +18,8 @@ import { assertTransition, isTerminal, type WorkflowStatus } from './states.js';
 export const WORKFLOWS = 'issuance-workflows';
 /** `<tenantId>/<createdAt ms, 15 digits>/<id>` → id: a tenant's workflows in creation order. */
 export const WORKFLOW_INDEX = 'issuance-workflow-index';
+/** `<expiresAt as timeKey>\0<id>` → id: the workflows the expiry sweep has still to look at, by when they expire. */
+export const WORKFLOW_EXPIRY = 'issuance-workflow-expiry';
 
 /** vendor-facts: expiresIn is in milliseconds; 30 days. */
 export const DEFAULT_EXPIRES_IN = 2_592_000_000;
@@ -83,6 +85,7 @@ function invalid(errors: FieldError[]): IdsyncError {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const indexKey = (w: Pick<IssuanceWorkflow, 'tenantId' | 'createdAt' | 'id'>) => `${w.tenantId}/${timeKey(Date.parse(w.createdAt))}/${w.id}`;
+const expiryKey = (w: Pick<IssuanceWorkflow, 'expiresAt' | 'id'>) => `${timeKey(Date.parse(w.expiresAt))}\u0000${w.id}`;
 
 // One queue per workflow id (per store: state changes are plain functions over deps), so
 // concurrent transitions never lose an update.
@@ -159,6 +162,7 @@ export async function createWorkflow(deps: WorkflowDeps, input: CreateWorkflowIn
   await deps.store.batch([
     { type: 'put', collection: WORKFLOWS, key: id, value: wf },
     { type: 'put', collection: WORKFLOW_INDEX, key: indexKey(wf), value: id },
+    { type: 'put', collection: WORKFLOW_EXPIRY, key: expiryKey(wf), value: id },
     { type: 'put', collection: WORKFLOW_INVITATIONS, key: invitation.id, value: inv },
   ]);
   return wf;
@@ -326,18 +330,46 @@ export async function fail(deps: WorkflowStateDeps, id: string, code: string, me
   );
 }
 
-/** Expires every non-terminal workflow whose expiresAt ≤ now; resolves with how many. */
+// A store written before the expiry index holds workflows it lacks: they are indexed once per
+// process, at its first sweep (a workflow no longer waiting is dropped at the sweep after).
+const expiriesIndexed = new WeakMap<object, Promise<void>>();
+function indexExpiries(deps: WorkflowStateDeps): Promise<void> {
+  let done = expiriesIndexed.get(deps.store);
+  if (!done) {
+    done = (async () => {
+      const [indexed, workflows] = await Promise.all([deps.store.collection(WORKFLOW_EXPIRY).count(), deps.store.collection(WORKFLOWS).count()]);
+      if (indexed > 0 || workflows === 0) return;
+      const ops: BatchOp[] = [];
+      for (const { value: wf } of await deps.store.collection<IssuanceWorkflow>(WORKFLOWS).list()) {
+        if (!isTerminal(wf.status)) ops.push({ type: 'put', collection: WORKFLOW_EXPIRY, key: expiryKey(wf), value: wf.id });
+      }
+      if (ops.length) await deps.store.batch(ops);
+    })();
+    done.catch(() => expiriesIndexed.delete(deps.store));
+    expiriesIndexed.set(deps.store, done);
+  }
+  return done;
+}
+
+/**
+ * Expires every non-terminal workflow whose expiresAt ≤ now; resolves with how many. It reads only
+ * the workflows whose time has come (the expiry index), each once: its index entry goes once it
+ * has been looked at, expired or already finished. The sweep runs every minute: reading every
+ * workflow each time cost a pass over all of them, finished ones included, forever.
+ */
 export async function expireDue(deps: WorkflowStateDeps, now: number = deps.clock.now()): Promise<number> {
+  await indexExpiries(deps);
   const col = deps.store.collection<IssuanceWorkflow>(WORKFLOWS);
+  const expiry = deps.store.collection<string>(WORKFLOW_EXPIRY);
   let n = 0;
-  for (const { key, value: wf } of await col.list()) {
-    if (isTerminal(wf.status) || Date.parse(wf.expiresAt) > now) continue;
-    const done = await locked(deps, key, async () => {
-      const fresh = await col.get(key);
+  for (const { key: dueKey, value: id } of await expiry.list({ lt: timeKey(now + 1) })) {
+    const done = await locked(deps, id, async () => {
+      const fresh = await col.get(id);
       if (!fresh || isTerminal(fresh.status) || Date.parse(fresh.expiresAt) > now) return false;
       await expire(deps, fresh);
       return true;
     });
+    await expiry.del(dueKey);
     if (done) n++;
   }
   return n;
