@@ -8,45 +8,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, sequentialIds } from '../../src/clock.js';
 import { DEFAULT_QUEUE_COLLECTION, messageQueue, type QueuedMessage } from '../../src/mediator/queue.js';
-import type { Collection, ListOptions, Store } from '../../src/store/contract.js';
 import { openStore } from '../../src/store/store.js';
+import { countingStore } from '../store/counting-store.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 });
-
-/** `store` with every value read from the queue's collection counted (gets, and the entries listings return). */
-function countingReads(store: Store): { store: Store; reads: () => number } {
-  let reads = 0;
-  const wrap = <T,>(col: Collection<T>): Collection<T> => ({
-    name: col.name,
-    get: async (key) => {
-      const v = await col.get(key);
-      if (v !== undefined) reads += 1;
-      return v;
-    },
-    put: (key, value) => col.put(key, value),
-    del: (key) => col.del(key),
-    list: async (o?: ListOptions) => {
-      const entries = await col.list(o);
-      reads += entries.length;
-      return entries;
-    },
-    count: (o?: ListOptions) => col.count(o),
-  });
-  return {
-    store: {
-      collection: <T,>(name: string) => (name === DEFAULT_QUEUE_COLLECTION ? wrap(store.collection<T>(name)) : store.collection<T>(name)),
-      batch: (ops) => store.batch(ops),
-      close: () => store.close(),
-      get location() {
-        return store.location;
-      },
-    },
-    reads: () => reads,
-  };
-}
 
 const packedOf = (n: number) => JSON.stringify({ protected: 'p', ciphertext: 'c'.repeat(n) });
 
@@ -54,7 +22,7 @@ describe('the mediator queue', () => {
   it('takes a forward without reading the messages already waiting, and counts and describes them without reading them', async () => {
     const inner = await openStore();
     cleanup.push(() => inner.close());
-    const { store, reads } = countingReads(inner);
+    const { store, reads } = countingStore(inner, DEFAULT_QUEUE_COLLECTION);
     const queue = messageQueue({ store, clock: new ManualClock(), ids: sequentialIds('q') });
     const did = 'did:example:alice';
     await queue.enqueue(did, packedOf(100), { messageId: 'm0' });
@@ -105,27 +73,10 @@ describe('the mediator queue', () => {
     cleanup.push(() => inner.close());
     const clock = new ManualClock();
     let hold: Promise<void> | undefined;
-    const store: Store = {
-      collection: <T,>(name: string): Collection<T> => {
-        const col = inner.collection<T>(name);
-        // Listings of one recipient's range are taken, then held until released.
-        return {
-          name: col.name,
-          get: (k: string) => col.get(k),
-          put: (k: string, v: T) => col.put(k, v),
-          del: (k: string) => col.del(k),
-          count: (o?: ListOptions) => col.count(o),
-          list: async (o?: ListOptions) => {
-            const entries = await col.list(o);
-            if (o?.prefix && hold) await hold;
-            return entries;
-          },
-        };
-      },
-      batch: (ops) => inner.batch(ops),
-      close: () => inner.close(),
-      location: null,
-    };
+    // Listings of one recipient's range are taken, then held until released.
+    const { store } = countingStore(inner, DEFAULT_QUEUE_COLLECTION, async (o) => {
+      if (o?.prefix && hold) await hold;
+    });
     await messageQueue({ store: inner, clock, ids: sequentialIds('old') }, { ttlMs: 1000 }).enqueue('did:example:a', 'old');
     clock.advance(2000);
     const queue = messageQueue({ store, clock, ids: sequentialIds('q') }, { ttlMs: 1000 });

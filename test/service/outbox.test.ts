@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock, sequentialIds } from '../../src/clock.js';
 import { openStore } from '../../src/store/store.js';
 import { createOutbox, OUTBOX, OUTBOX_BY_ID, OUTBOX_BY_TARGET, OUTBOX_BY_WORKFLOW } from '../../src/service/issuance/invitation-outbox.js';
-import type { Collection, ListOptions, Store } from '../../src/store/contract.js';
+import { countingStore } from '../store/counting-store.js';
 
 async function setup() {
   const store = await openStore();
@@ -11,39 +11,6 @@ async function setup() {
 }
 
 const base = { text: 'hi', invitationUrl: 'http://x/connect?_oob=abc' };
-
-/** `store` with the outbox entries it hands out counted (gets, and the entries listings return). */
-function countingEntries(store: Store): { store: Store; reads: () => number } {
-  let reads = 0;
-  return {
-    store: {
-      collection: <T,>(name: string): Collection<T> => {
-        const col = store.collection<T>(name);
-        if (name !== OUTBOX) return col;
-        return {
-          name: col.name,
-          get: async (k: string) => {
-            const v = await col.get(k);
-            if (v !== undefined) reads += 1;
-            return v;
-          },
-          put: (k: string, v: T) => col.put(k, v),
-          del: (k: string) => col.del(k),
-          count: (o?: ListOptions) => col.count(o),
-          list: async (o?: ListOptions) => {
-            const entries = await col.list(o);
-            reads += entries.length;
-            return entries;
-          },
-        };
-      },
-      batch: (ops) => store.batch(ops),
-      close: () => store.close(),
-      location: null,
-    },
-    reads: () => reads,
-  };
-}
 
 describe('outbox', () => {
   it('records entries and lists them oldest first, filtered by target and channel', async () => {
@@ -97,7 +64,7 @@ describe('outbox', () => {
   });
 
   it("reads one workflow's or one address's entries, not the whole outbox, and finds an entry by id", async () => {
-    const { store, reads } = countingEntries(await openStore());
+    const { store, reads } = countingStore(await openStore(), OUTBOX);
     const clock = new ManualClock();
     const outbox = createOutbox({ store, clock, ids: sequentialIds('ob') });
     for (let i = 0; i < 300; i++) {
@@ -121,7 +88,7 @@ describe('outbox', () => {
       const col = store.collection(name);
       for (const e of await col.list()) await col.del(e.key);
     }
-    const counted = countingEntries(store);
+    const counted = countingStore(store, OUTBOX);
     const again = createOutbox({ store: counted.store, clock, ids: sequentialIds('x') });
     expect((await again.list({ workflowId: 'wf-b' })).map((e) => e.id)).toEqual([b.id]);
     const afterIndexing = counted.reads();

@@ -6,9 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildDataPipeClose } from '../../../src/protocols/data-pipe.js';
 import { COLLECTIONS } from '../../../src/service/didcomm/collections.js';
-import type { Collection, ListOptions, Store } from '../../../src/store/contract.js';
 import { openStore } from '../../../src/store/store.js';
 import { userKey, type UserRef } from '../../../src/service/users/users.js';
+import { countingStore } from '../../store/counting-store.js';
 import { memoryHarness, type MemoryHarness } from './harness.js';
 import type { Holder } from './holder.js';
 
@@ -18,33 +18,6 @@ afterEach(async () => {
   h = undefined;
 });
 
-/** A store whose listings of the pipes are counted. */
-async function countingPipeListings(): Promise<{ store: Store; listings: () => number }> {
-  const inner = await openStore();
-  let listings = 0;
-  const store: Store = {
-    collection: <T,>(name: string): Collection<T> => {
-      const col = inner.collection<T>(name);
-      if (name !== COLLECTIONS.pipes) return col;
-      return {
-        name: col.name,
-        get: (k: string) => col.get(k),
-        put: (k: string, v: T) => col.put(k, v),
-        del: (k: string) => col.del(k),
-        count: (o?: ListOptions) => col.count(o),
-        list: (o?: ListOptions) => {
-          listings += 1;
-          return col.list(o);
-        },
-      };
-    },
-    batch: (ops) => inner.batch(ops),
-    close: () => inner.close(),
-    location: null,
-  };
-  return { store, listings: () => listings };
-}
-
 /** The service's record of the user's pipe. */
 const pipeOf = (m: MemoryHarness, ref: UserRef) => m.store.collection<{ thid: string; closedAt?: string; closeReason?: string }>(COLLECTIONS.pipes).get(userKey(ref));
 
@@ -52,7 +25,7 @@ const nextProblem = (holder: Holder) => new Promise<{ code: string; pthid: strin
 
 describe("a wallet's Data Pipe close", () => {
   it('closes its own pipe, found without reading the others', async () => {
-    const { store, listings } = await countingPipeListings();
+    const { store, listings } = countingStore(await openStore(), COLLECTIONS.pipes);
     h = await memoryHarness({ store });
     const others = await Promise.all(['o1', 'o2', 'o3'].map(async (id) => {
       const ref = await h!.user(id);
@@ -85,7 +58,7 @@ describe("a wallet's Data Pipe close", () => {
   });
 
   it('finds a pipe stored before the index: its pipes are indexed once, at the first close the index cannot answer', async () => {
-    const { store, listings } = await countingPipeListings();
+    const { store, listings } = countingStore(await openStore(), COLLECTIONS.pipes);
     h = await memoryHarness({ store });
     const ref = await h.user('u1');
     const holder = h.holder({ name: 'older' });

@@ -15,7 +15,7 @@ import {
   WORKFLOW_EXPIRY,
   WORKFLOWS,
 } from '../../../src/service/issuance/workflows.js';
-import type { Collection, ListOptions, Store } from '../../../src/store/contract.js';
+import { countingStore } from '../../store/counting-store.js';
 import { DATAPOINTS, PROJECT, TENANT, workflowDeps } from './fixtures.js';
 
 let deps: Awaited<ReturnType<typeof workflowDeps>>;
@@ -23,39 +23,6 @@ beforeEach(async () => {
   deps = await workflowDeps();
 });
 afterEach(async () => deps.close());
-
-/** `store` with the workflow records it hands out counted (gets, and the entries listings return). */
-function countingWorkflows(store: Store): { store: Store; reads: () => number } {
-  let reads = 0;
-  return {
-    store: {
-      collection: <T,>(name: string): Collection<T> => {
-        const col = store.collection<T>(name);
-        if (name !== WORKFLOWS) return col;
-        return {
-          name: col.name,
-          get: async (k: string) => {
-            const v = await col.get(k);
-            if (v !== undefined) reads += 1;
-            return v;
-          },
-          put: (k: string, v: T) => col.put(k, v),
-          del: (k: string) => col.del(k),
-          count: (o?: ListOptions) => col.count(o),
-          list: async (o?: ListOptions) => {
-            const entries = await col.list(o);
-            reads += entries.length;
-            return entries;
-          },
-        };
-      },
-      batch: (ops) => store.batch(ops),
-      close: () => store.close(),
-      location: null,
-    },
-    reads: () => reads,
-  };
-}
 
 async function newWorkflow(extra: Record<string, unknown> = {}) {
   return createWorkflow(deps, { tenantId: TENANT, projectId: PROJECT, datapoints: DATAPOINTS, ...extra });
@@ -142,7 +109,7 @@ describe('issuance workflows', () => {
   });
 
   it('sweeps by the expiry index: reads the workflows whose time has come, each once, and none of the others', async () => {
-    const counted = countingWorkflows(deps.store);
+    const counted = countingStore(deps.store, WORKFLOWS);
     const d = { ...deps, store: counted.store };
     const soon = await Promise.all([1, 2].map(() => createWorkflow(d, { tenantId: TENANT, projectId: PROJECT, datapoints: DATAPOINTS, expiresIn: 60_000 })));
     for (let i = 0; i < 40; i++) await createWorkflow(d, { tenantId: TENANT, projectId: PROJECT, datapoints: DATAPOINTS });
@@ -168,7 +135,7 @@ describe('issuance workflows', () => {
     const index = deps.store.collection(WORKFLOW_EXPIRY);
     for (const e of await index.list()) await index.del(e.key);
     // A new process over the store: its first sweep indexes what waits.
-    const d = { ...deps, store: countingWorkflows(deps.store).store };
+    const d = { ...deps, store: countingStore(deps.store, WORKFLOWS).store };
     deps.clock.advance(60_000);
     expect(await expireDue(d)).toBe(1);
     expect((await getWorkflow(d, wf.id)).status).toBe('EXPIRED');
