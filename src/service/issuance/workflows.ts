@@ -330,20 +330,24 @@ export async function fail(deps: WorkflowStateDeps, id: string, code: string, me
   );
 }
 
-// A store written before the expiry index holds workflows it lacks: they are indexed once per
-// process, at its first sweep (a workflow no longer waiting is dropped at the sweep after).
+// A store written before the expiry index holds workflows it lacks: they are indexed at the first
+// sweep over it, which then marks the index complete (a key after every time key, so no sweep
+// reads it). Workflows created meanwhile are indexed twice under the same key.
+const INDEX_COMPLETE = '~complete';
 const expiriesIndexed = new WeakMap<object, Promise<void>>();
 function indexExpiries(deps: WorkflowStateDeps): Promise<void> {
   let done = expiriesIndexed.get(deps.store);
   if (!done) {
     done = (async () => {
-      const [indexed, workflows] = await Promise.all([deps.store.collection(WORKFLOW_EXPIRY).count(), deps.store.collection(WORKFLOWS).count()]);
-      if (indexed > 0 || workflows === 0) return;
+      const expiry = deps.store.collection<string>(WORKFLOW_EXPIRY);
+      if ((await expiry.get(INDEX_COMPLETE)) !== undefined) return;
+      const workflows = deps.store.collection<IssuanceWorkflow>(WORKFLOWS);
       const ops: BatchOp[] = [];
-      for (const { value: wf } of await deps.store.collection<IssuanceWorkflow>(WORKFLOWS).list()) {
+      for (const { value: wf } of (await workflows.count()) === 0 ? [] : await workflows.list()) {
         if (!isTerminal(wf.status)) ops.push({ type: 'put', collection: WORKFLOW_EXPIRY, key: expiryKey(wf), value: wf.id });
       }
-      if (ops.length) await deps.store.batch(ops);
+      ops.push({ type: 'put', collection: WORKFLOW_EXPIRY, key: INDEX_COMPLETE, value: '' });
+      await deps.store.batch(ops);
     })();
     done.catch(() => expiriesIndexed.delete(deps.store));
     expiriesIndexed.set(deps.store, done);

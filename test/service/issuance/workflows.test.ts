@@ -111,6 +111,8 @@ describe('issuance workflows', () => {
   it('sweeps by the expiry index: reads the workflows whose time has come, each once, and none of the others', async () => {
     const counted = countingStore(deps.store, WORKFLOWS);
     const d = { ...deps, store: counted.store };
+    // The first sweep over a store marks its (empty) index complete.
+    expect(await expireDue(d)).toBe(0);
     const soon = await Promise.all([1, 2].map(() => createWorkflow(d, { tenantId: TENANT, projectId: PROJECT, datapoints: DATAPOINTS, expiresIn: 60_000 })));
     for (let i = 0; i < 40; i++) await createWorkflow(d, { tenantId: TENANT, projectId: PROJECT, datapoints: DATAPOINTS });
     await markInProgress(d, soon[1]!.id, { didcommThreadId: 'thid-1' });
@@ -127,19 +129,24 @@ describe('issuance workflows', () => {
     deps.clock.advance(60_000);
     expect(await expireDue(d)).toBe(0);
     expect(counted.reads()).toBe(afterDue);
-    expect(await deps.store.collection(WORKFLOW_EXPIRY).count()).toBe(40);
+    expect(await deps.store.collection(WORKFLOW_EXPIRY).count()).toBe(40 + 1);
   });
 
-  it('indexes the workflows of a store written before the expiry index, once, and expires them', async () => {
+  it('indexes the workflows of a store written before the expiry index at its first sweep, and expires them', async () => {
     const wf = await newWorkflow({ expiresIn: 60_000 });
     const index = deps.store.collection(WORKFLOW_EXPIRY);
     for (const e of await index.list()) await index.del(e.key);
-    // A new process over the store: its first sweep indexes what waits.
+    // A new process over the store, where a workflow is created before the first sweep: that
+    // sweep still indexes what waited before.
     const d = { ...deps, store: countingStore(deps.store, WORKFLOWS).store };
+    const later = await createWorkflow(d, { tenantId: TENANT, projectId: PROJECT, datapoints: DATAPOINTS, expiresIn: 120_000 });
     deps.clock.advance(60_000);
     expect(await expireDue(d)).toBe(1);
     expect((await getWorkflow(d, wf.id)).status).toBe('EXPIRED');
-    expect(await index.count()).toBe(0);
+    deps.clock.advance(60_000);
+    expect(await expireDue(d)).toBe(1);
+    expect((await getWorkflow(d, later.id)).status).toBe('EXPIRED');
+    expect((await index.list()).map((e) => e.key)).toEqual(['~complete']);
   });
 
   it('expires after expiresIn measured with the injected clock', async () => {
