@@ -13,6 +13,7 @@ import { httpTransport } from '../didcomm/transport/http.js';
 import type { InboundOutcome } from '../didcomm/transport/media-type.js';
 import { wsTransport } from '../didcomm/transport/ws.js';
 import type { EnvelopeContext, EnvelopeEngine, Transport } from '../didcomm/types.js';
+import { toIdsyncError } from '../errors.js';
 import { connectGuard } from '../net/connect-guard.js';
 import type { AddressPolicy } from '../net/address-policy.js';
 import { guardedFetch } from '../net/guarded-fetch.js';
@@ -48,7 +49,12 @@ export interface MediatorAgentOptions {
   crashPoint?: CrashPoint;
   /** How long message ids are remembered against replays (default 7 days). */
   seenRetentionMs?: number;
+  /** How often messages past the queue's TTL or their own end are deleted (default hourly; also once at start). */
+  pruneEveryMs?: number;
 }
+
+/** A recipient that never comes back would otherwise keep its expired messages on disk: they go by this sweep. */
+export const DEFAULT_MEDIATOR_PRUNE_EVERY_MS = 3600_000;
 
 export interface MediatorAgent {
   readonly did: string;
@@ -117,6 +123,17 @@ export async function createMediatorAgent(options: MediatorAgentOptions): Promis
   });
   router.use(...basicProtocols(), ...mediator.protocols);
 
+  // The queue deletes what expired for a recipient when it next looks at that recipient's queue;
+  // this sweep deletes the rest (Message Pickup 3.0 leaves retention to the mediator).
+  const prune = () =>
+    void mediator.queue.prune().then(
+      (removed) => void (removed && events.emit('queue-pruned', { removed })),
+      (err: unknown) => void events.emit('mediator-error', { what: 'prune queue', code: toIdsyncError(err).code }),
+    );
+  prune();
+  const sweep = setInterval(prune, options.pruneEveryMs ?? DEFAULT_MEDIATOR_PRUNE_EVERY_MS);
+  sweep.unref();
+
   const invitation = mediationInvitation(did, { clock, ids });
   return {
     did,
@@ -136,6 +153,7 @@ export async function createMediatorAgent(options: MediatorAgentOptions): Promis
     },
     idle: () => mediator.idle(),
     async close() {
+      clearInterval(sweep);
       await mediator.idle();
       await outbound!.close();
       await netFetch.close();
