@@ -25,5 +25,10 @@ export const COLLECTIONS = {
   statusAllocations: 'svc-dc-status-allocations',
   /** Credentials whose statusChangeTerms wait for a later workflow (status.ts). */
   statusTerms: 'svc-dc-status-terms',
+  /**
+   * `<tenantId>/<projectId>/u:<userId>\0<credentialId>` and `…/d:<holder's short DID>\0<credentialId>`
+   * → the key in statusTerms: a workflow's trigger reads its user's watched terms only (status.ts).
+   */
+  statusTermsByHolder: 'svc-dc-status-terms-by-holder',
   projectCredentialData: 'svc-project-credential-data',
 } as const;

@@ -147,6 +147,34 @@ export function statusService(core: AgentCore): StatusService {
   const creds = deps.store.collection<IssuedCredentialRecord>(COLLECTIONS.credentials);
   const watched = deps.store.collection<WatchedTerms>(COLLECTIONS.statusTerms);
   const watchKey = (rec: Pick<IssuedCredentialRecord, 'tenantId' | 'projectId' | 'id'>) => `${rec.tenantId}/${rec.projectId ?? ''}/${rec.id}`;
+  const byHolder = deps.store.collection<string>(COLLECTIONS.statusTermsByHolder);
+  /** A project's watched terms of one user (`u:`) or one holder DID (`d:`, short form). */
+  const holderPrefix = (project: string, holder: string) => `${project}/${holder}\u0000`;
+  /** The holder index entries of watched terms `w` under `key` (`<tenantId>/<projectId>/<credentialId>`). */
+  const holderKeys = (key: string, w: WatchedTerms): string[] => {
+    const project = key.slice(0, key.length - w.credentialId.length - 1);
+    return [
+      ...(w.userId !== undefined ? [holderPrefix(project, `u:${w.userId}`) + w.credentialId] : []),
+      holderPrefix(project, `d:${ionShortForm(w.subject)}`) + w.credentialId,
+    ];
+  };
+  // A store written before the holder index has watched terms it lacks: they are indexed at the
+  // first trigger, which then marks the index complete (a key no holder prefix starts with).
+  const INDEX_COMPLETE = '~complete';
+  let indexed: Promise<void> | undefined;
+  const indexHolders = (): Promise<void> =>
+    (indexed ??= (async () => {
+      if ((await byHolder.get(INDEX_COMPLETE)) !== undefined) return;
+      const ops: BatchOp[] = [];
+      for (const { key, value } of (await watched.count()) === 0 ? [] : await watched.list()) {
+        for (const k of holderKeys(key, value)) ops.push({ type: 'put', collection: COLLECTIONS.statusTermsByHolder, key: k, value: key });
+      }
+      ops.push({ type: 'put', collection: COLLECTIONS.statusTermsByHolder, key: INDEX_COMPLETE, value: '' });
+      await deps.store.batch(ops);
+    })().catch((err: unknown) => {
+      indexed = undefined;
+      throw err;
+    }));
   const url = (name: string) => `${deps.publicUrl}/status-lists/${name}`;
 
   async function load(purpose: StatusPurpose): Promise<StatusListRecord> {
@@ -237,7 +265,18 @@ export function statusService(core: AgentCore): StatusService {
         (workflow.userId !== undefined && w.userId !== undefined && workflow.userId === w.userId) ||
         (workflow.userDID !== undefined && ionShortForm(workflow.userDID) === ionShortForm(w.subject));
       const changed: string[] = [];
-      for (const { key, value: w } of await watched.list({ prefix: `${workflow.tenantId}/${workflow.projectId}/` })) {
+      // The watched terms of this workflow's user, found by user id and by holder DID (not every one of the project's).
+      await indexHolders();
+      const project = `${workflow.tenantId}/${workflow.projectId}`;
+      const holders = [
+        ...(workflow.userId !== undefined ? [`u:${workflow.userId}`] : []),
+        ...(workflow.userDID !== undefined ? [`d:${ionShortForm(workflow.userDID)}`] : []),
+      ];
+      const keys = new Set<string>();
+      for (const h of holders) for (const e of await byHolder.list({ prefix: holderPrefix(project, h) })) keys.add(e.value);
+      for (const key of [...keys].sort()) {
+        const w = await watched.get(key);
+        if (!w) continue;
         // Never the credential's own workflow: its terms are about what comes after it.
         if (w.trigger !== trigger || w.workflowId === workflow.id || !sameUser(w)) continue;
         const cred = await creds.get(w.credentialId);
@@ -246,7 +285,10 @@ export function statusService(core: AgentCore): StatusService {
           if (await setBit(cred, true, applied)) changed.push(cred.id);
           else await creds.put(cred.id, { ...((await creds.get(cred.id)) ?? cred), termsApplied: applied });
         }
-        await watched.del(key);
+        await deps.store.batch([
+          { type: 'del', collection: COLLECTIONS.statusTerms, key },
+          ...holderKeys(key, w).map((k): BatchOp => ({ type: 'del', collection: COLLECTIONS.statusTermsByHolder, key: k })),
+        ]);
       }
       return changed;
     },
@@ -263,6 +305,7 @@ export function statusService(core: AgentCore): StatusService {
           ...(rec.userId ? { userId: rec.userId } : {}),
         };
         ops.push({ type: 'put', collection: COLLECTIONS.statusTerms, key: watchKey(rec), value: w });
+        for (const k of holderKeys(watchKey(rec), w)) ops.push({ type: 'put', collection: COLLECTIONS.statusTermsByHolder, key: k, value: watchKey(rec) });
       }
       await deps.store.batch(ops);
     },
