@@ -92,6 +92,11 @@ describe('issuance workflow API', () => {
     const sms = await h.call('GET', `/dev/outbox?to=${encodeURIComponent('+442079460958')}&channel=SMS`, { token: h.all });
     expect(sms.json.entries.map((e: { channel: string }) => e.channel)).toEqual(['SMS']);
     expectProblem(await h.call('GET', '/dev/outbox?channel=fax', { token: h.all }), 400, 'invalid_request');
+    // Filters are looked up by index: a NUL, or a prefix of a real one, matches nothing and breaks nothing.
+    for (const q of ['to=%00', 'workflowId=%00%00', `workflowId=${encodeURIComponent(wf.id.slice(0, 4))}`, 'to=ada@example.co']) {
+      const none = await h.call('GET', `/dev/outbox?${q}`, { token: h.all });
+      expect([none.status, none.json.entries]).toEqual([200, []]);
+    }
     expectProblem(await h.call('GET', '/dev/outbox', { token: await h.token(['send:issuance-workflows']) }), 403, 'insufficient_scope');
   });
 
