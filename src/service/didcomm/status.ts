@@ -31,6 +31,7 @@ import type { AgentCore } from './core.js';
 import { credentialIssuer } from './keys.js';
 import { prepareEvents } from '../webhooks/event-outbox.js';
 import type { ServiceEvent } from '../context.js';
+import { buildIndexOnce } from '../../store/index-once.js';
 
 export interface StatusListRecord {
   name: string;
@@ -158,23 +159,15 @@ export function statusService(core: AgentCore): StatusService {
       holderPrefix(project, `d:${ionShortForm(w.subject)}`) + w.credentialId,
     ];
   };
-  // A store written before the holder index has watched terms it lacks: they are indexed at the
-  // first trigger, which then marks the index complete (a key no holder prefix starts with).
-  const INDEX_COMPLETE = '~complete';
-  let indexed: Promise<void> | undefined;
+  /** The holder index over a store written before it: its watched terms, indexed once (index-once.ts). */
   const indexHolders = (): Promise<void> =>
-    (indexed ??= (async () => {
-      if ((await byHolder.get(INDEX_COMPLETE)) !== undefined) return;
+    buildIndexOnce(deps.store, COLLECTIONS.statusTermsByHolder, async () => {
       const ops: BatchOp[] = [];
       for (const { key, value } of (await watched.count()) === 0 ? [] : await watched.list()) {
         for (const k of holderKeys(key, value)) ops.push({ type: 'put', collection: COLLECTIONS.statusTermsByHolder, key: k, value: key });
       }
-      ops.push({ type: 'put', collection: COLLECTIONS.statusTermsByHolder, key: INDEX_COMPLETE, value: '' });
-      await deps.store.batch(ops);
-    })().catch((err: unknown) => {
-      indexed = undefined;
-      throw err;
-    }));
+      return ops;
+    });
   const url = (name: string) => `${deps.publicUrl}/status-lists/${name}`;
 
   async function load(purpose: StatusPurpose): Promise<StatusListRecord> {

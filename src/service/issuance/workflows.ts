@@ -10,6 +10,7 @@ import { isDid } from './delivery/targets.js';
 import { keyedLock, type KeyedLock } from '../../keyed-lock.js';
 import { timeKey } from '../../store/time-key.js';
 import type { BatchOp } from '../../store/store.js';
+import { buildIndexOnce } from '../../store/index-once.js';
 import { prepareEvents } from '../webhooks/event-outbox.js';
 import { credentialIssuanceEvent, type CredentialIssuanceEvent } from '../webhooks/events.js';
 import { buildWorkflowInvitation, WORKFLOW_INVITATIONS, type WorkflowInvitationRecord } from './invitation.js';
@@ -330,29 +331,16 @@ export async function fail(deps: WorkflowStateDeps, id: string, code: string, me
   );
 }
 
-// A store written before the expiry index holds workflows it lacks: they are indexed at the first
-// sweep over it, which then marks the index complete (a key after every time key, so no sweep
-// reads it). Workflows created meanwhile are indexed twice under the same key.
-const INDEX_COMPLETE = '~complete';
-const expiriesIndexed = new WeakMap<object, Promise<void>>();
+/** The expiry index over a store written before it: its waiting workflows, indexed once (index-once.ts). */
 function indexExpiries(deps: WorkflowStateDeps): Promise<void> {
-  let done = expiriesIndexed.get(deps.store);
-  if (!done) {
-    done = (async () => {
-      const expiry = deps.store.collection<string>(WORKFLOW_EXPIRY);
-      if ((await expiry.get(INDEX_COMPLETE)) !== undefined) return;
-      const workflows = deps.store.collection<IssuanceWorkflow>(WORKFLOWS);
-      const ops: BatchOp[] = [];
-      for (const { value: wf } of (await workflows.count()) === 0 ? [] : await workflows.list()) {
-        if (!isTerminal(wf.status)) ops.push({ type: 'put', collection: WORKFLOW_EXPIRY, key: expiryKey(wf), value: wf.id });
-      }
-      ops.push({ type: 'put', collection: WORKFLOW_EXPIRY, key: INDEX_COMPLETE, value: '' });
-      await deps.store.batch(ops);
-    })();
-    done.catch(() => expiriesIndexed.delete(deps.store));
-    expiriesIndexed.set(deps.store, done);
-  }
-  return done;
+  return buildIndexOnce(deps.store, WORKFLOW_EXPIRY, async () => {
+    const workflows = deps.store.collection<IssuanceWorkflow>(WORKFLOWS);
+    const ops: BatchOp[] = [];
+    for (const { value: wf } of (await workflows.count()) === 0 ? [] : await workflows.list()) {
+      if (!isTerminal(wf.status)) ops.push({ type: 'put', collection: WORKFLOW_EXPIRY, key: expiryKey(wf), value: wf.id });
+    }
+    return ops;
+  });
 }
 
 /**
