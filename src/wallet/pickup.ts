@@ -51,6 +51,42 @@ export class PickupSession {
   constructor(readonly ackDelayMs = 0) {}
   /** Peer → the live deliveries not confirmed yet. */
   readonly ackBatches = new Map<string, AckBatch>();
+  /**
+   * Set when the wallet starts to close: a delivery handled from then on is confirmed at once,
+   * not after ackDelayMs (the socket it would be confirmed on is about to go).
+   */
+  closing = false;
+  /** Deliveries being handled now (their messages go through the router before they are confirmed). */
+  private readonly handling = new Set<Promise<void>>();
+
+  /** Runs `delivery` as one of the deliveries being handled, which settled() waits for. */
+  track(delivery: Promise<void>): Promise<void> {
+    const p = delivery.finally(() => this.handling.delete(p));
+    this.handling.add(p);
+    return p;
+  }
+
+  /**
+   * Resolves once no delivery is being handled (those that start meanwhile included), or after
+   * `withinMs`: true when none is left. A handler that waits on the wallet's own close (a policy
+   * callback that closes it) would otherwise hold the close for ever.
+   */
+  async settled(withinMs: number): Promise<boolean> {
+    if (this.handling.size === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), withinMs);
+    });
+    try {
+      while (this.handling.size > 0) {
+        const all = Promise.allSettled([...this.handling]).then(() => true as const);
+        if (!(await Promise.race([all, late]))) return false;
+      }
+      return true;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   /** Request id → the peer asked and the answer (status or delivery) handled for it. */
   private readonly answers = new Map<string, { peer: string; status?: QueueStatus; delivered?: number }>();
@@ -170,8 +206,11 @@ function acknowledgeLive(ctx: WalletContext, session: PickupSession, peer: strin
       // Left queued at the mediator: delivered again by the next pickup, or on the next live socket.
       ctx.logger('warn', 'confirming live deliveries to the mediator failed', { peer, count: batch.ids.length, code: toIdsyncError(err).code });
     });
-  if (session.ackDelayMs > 0) {
-    batch.timer = setTimeout(run, session.ackDelayMs);
+  // Closing: confirmed now, while the socket is still there. A timer would also keep the whole
+  // wallet (its router, store and keys) in memory until it fired.
+  const delayMs = session.closing ? 0 : session.ackDelayMs;
+  if (delayMs > 0) {
+    batch.timer = setTimeout(run, delayMs);
     batch.timer.unref?.();
   } else setImmediate(run);
 }
@@ -196,7 +235,7 @@ export function walletPickupProtocol(ctx: () => WalletContext, session: PickupSe
         session.lastStatus = status;
         if (h.message.thid) session.answer(h.message.thid, { status });
       },
-      delivery: (h, d) => onDelivery(ctx(), session, h, d.thid, d.messages),
+      delivery: (h, d) => session.track(onDelivery(ctx(), session, h, d.thid, d.messages)),
     },
     ['recipient'],
   );

@@ -46,6 +46,9 @@ import { completeMediation, mediationStore, mediatorDidOf, serviceForMediator, t
 import { startCollector, type MediatorCollector } from './mediator-collect.js';
 import { mediationClientProtocol } from '../protocols/coordinate-mediation.js';
 
+/** How long close() waits for the deliveries being handled before it confirms what was handled. */
+const CLOSE_SETTLE_MS = 10_000;
+
 /** Message ids already processed (router duplicate detection across restarts). */
 export const SEEN_COLLECTION = 'wallet-seen';
 /** Each thread's durable-steps state: its retry deadline, the peer's last message, the ids we sent (router/steps). */
@@ -298,7 +301,12 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     collector: () => collector,
     async close() {
       collector?.close();
-      // Live deliveries handled but not confirmed yet are confirmed while the socket is open.
+      // Deliveries still being handled finish first, and their confirmations join those waiting:
+      // a wallet is often closed as soon as its credential is stored, while the delivery that
+      // brought it is still in the router. Then every live delivery handled but not confirmed
+      // is confirmed while the socket is open (Message Pickup 3.0 §Messages Received).
+      session.closing = true;
+      if (!(await session.settled(CLOSE_SETTLE_MS))) ctx.logger('warn', 'closing while deliveries are still being handled: they will be delivered again', {});
       await flushLiveAcks(ctx, session);
       router!.steps()?.close();
       await transport.close();

@@ -1,7 +1,8 @@
 // How a wallet behind idsync's mediator confirms what is pushed to it live (Message Pickup 3.0
 // §Messages Received), over real sockets on 127.0.0.1: deliveries handled within the wallet's
 // ackDelayMs are confirmed by one messages-received naming them all, they stay queued at the
-// mediator until then, and a wallet that closes first confirms them before its socket goes.
+// mediator until then, and a wallet that closes first confirms them before its socket goes,
+// the delivery it is still handling included.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMediator } from '../../src/mediator/server.js';
 import { PickupSession } from '../../src/wallet/pickup.js';
@@ -54,6 +55,52 @@ describe('live deliveries confirmed together', () => {
     expect(await received).toMatchObject({ removed: 2, queueIds: [expect.any(String), expect.any(String)] });
     expect(acks).toHaveLength(1);
     expect(await m.agent.mediator.queue.count(did)).toBe(0);
+  });
+
+  it('a wallet closed while a live delivery is still in its router confirms that delivery before its socket goes', async () => {
+    const medStore = await openStore();
+    const m = await startMediator({ store: medStore });
+    const walletStore = await openStore();
+    const s = sender();
+    cleanup.push(() => medStore.close(), () => m.close(), () => walletStore.close(), () => s.close());
+    const w = createWallet({ store: walletStore, mediator: m.invitationUrl, mediation: { ackDelayMs: 600_000 } });
+    await w.init();
+    const did = w.did;
+    const acks: string[] = [];
+    m.agent.events.on('inbound', (e: { type?: string; id: string }) => void (e.type === MESSAGES_RECEIVED && acks.push(e.id)));
+    // Closed the moment the ping is logged as received: its delivery is still being handled
+    // (as a fleet wallet is closed when its credential is stored, inside that delivery).
+    const closing = new Promise<void>((resolve, reject) => {
+      w.on('message', (e) => {
+        if (e.direction === 'in' && e.message?.type === TRUST_PING.ping) w.close().then(resolve, reject);
+      });
+    });
+    await s.router.send({ type: TRUST_PING.ping, body: { response_requested: false } }, { to: did });
+    await closing;
+    // Confirmed by the close, not left queued behind a confirmation timer that keeps the wallet.
+    expect(acks).toHaveLength(1);
+    expect(await m.agent.mediator.queue.count(did)).toBe(0);
+  });
+
+  it('settled() waits for deliveries that start while it waits, and gives up after its bound', async () => {
+    const session = new PickupSession();
+    expect(await session.settled(10)).toBe(true);
+    const order: string[] = [];
+    let second: Promise<void> | undefined;
+    void session.track(
+      new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() => {
+        order.push('first');
+        second = session.track(new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() => void order.push('second')));
+      }),
+    );
+    expect(await session.settled(5_000)).toBe(true);
+    expect(order).toEqual(['first', 'second']);
+    await second;
+    // A handler that never ends (one waiting on the wallet's own close) does not hold the close.
+    void session.track(new Promise<void>(() => undefined));
+    const t0 = Date.now();
+    expect(await session.settled(30)).toBe(false);
+    expect(Date.now() - t0).toBeLessThan(2_000);
   });
 
   it('takes the status answering a messages-received of its own even after live mode ended, and forgets the oldest beyond its bound', () => {

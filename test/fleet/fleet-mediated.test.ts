@@ -3,6 +3,8 @@
 // mediator, so every message of the twin to them went through it.
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
+import { startMediator } from '../../src/mediator/server.js';
+import { openStore } from '../../src/store/store.js';
 import { runFleet, type Scenario } from '../../src/fleet/index.js';
 import { syncScenario } from '../../src/fleet/scenarios.js';
 
@@ -31,6 +33,30 @@ describe('runFleet mediated', () => {
     expect(endpoints[0]).toMatch(/^did:peer:2\./);
     expect(unconfirmed).toHaveLength(4);
     expect(Math.max(...unconfirmed)).toBeLessThanOrEqual(1);
+  }, 60_000);
+
+  it('leaves nothing queued at the mediator: each wallet confirms, before it closes, the delivery that brought its credential', async () => {
+    // The flow ends when the credential is stored, inside the delivery that brought it; the
+    // wallet is closed then. A running mediator (its invitation URL), so its queues can be read.
+    const store = await openStore();
+    const m = await startMediator({ store });
+    try {
+      const dids: string[] = [];
+      const scenario: Scenario = {
+        ...syncScenario,
+        async run(ctx) {
+          dids.push(ctx.wallet.did);
+          await syncScenario.run(ctx);
+        },
+      };
+      const r = await runFleet({ scenario, model: { kind: 'closed', wallets: 4, concurrency: 2 }, workers: 1, mediated: m.invitationUrl });
+      expect(r.summary).toMatchObject({ completed: 4, failed: 0 });
+      expect(dids).toHaveLength(4);
+      for (const did of dids) expect(await m.agent.mediator.queue.count(did)).toBe(0);
+    } finally {
+      await m.close();
+      await store.close();
+    }
   }, 60_000);
 
   it('runs in worker threads too', async () => {
