@@ -14,6 +14,13 @@ import type { WalletPool } from './wallet-pool.js';
 import { heapInUse, measureThread, type MemorySample, type ThreadStats } from './thread-stats.js';
 import { flowTimeline, type SecondsData } from './timeline.js';
 
+/**
+ * Idle wallets made at once. Making one is local work for a direct wallet, but a wallet behind a
+ * mediator also asks it for mediation and registers its keys: two round trips to another thread
+ * or process, which one at a time leave both sides waiting on each other.
+ */
+export const PREPARE_LANES = 16;
+
 /** What one thread runs. Indices are global: thread `shard` of `shards` runs i ≡ shard (mod shards). */
 export interface ShardPlan {
   shard: number;
@@ -133,10 +140,12 @@ export async function runShard(
   // live again by their flows.
   const sample = plan.model.kind === 'closed' ? mine : Array.from({ length: plan.idleSample }, (_, k) => plan.shard + k * plan.shards);
   const before = heapBytes();
-  for (const i of sample) {
-    if (signal.aborted) break;
-    await pool.prepare(i);
-  }
+  const toPrepare = sample[Symbol.iterator]();
+  await Promise.all(
+    Array.from({ length: Math.min(PREPARE_LANES, sample.length) }, async () => {
+      for (let next = toPrepare.next(); !next.done && !signal.aborted; next = toPrepare.next()) await pool.prepare(next.value);
+    }),
+  );
   const grown = sample.length ? heapBytes() - before : 0;
   // Garbage of earlier work collected meanwhile can make the difference negative: no figure then.
   const onDisk = pool.idle.onDisk;
