@@ -54,7 +54,8 @@ export interface FleetOptions {
   /**
    * Wallets behind a mediator: idsync's standalone mediator is started for the run (in this
    * thread, on 127.0.0.1, port 0), every wallet's DID names it, the service forwards to it and the
-   * wallets collect live over Message Pickup 3.0. Or the invitation URL / DID of a running one.
+   * wallets collect live over Message Pickup 3.0. Its store is where the embedded twin keeps its
+   * own (serviceStore). Or the invitation URL / DID of a running one.
    */
   mediated?: boolean | string;
   /** Guard for each wait in a flow (default 120 s). */
@@ -153,7 +154,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   const threads = threaded ? workerSetup(options) : undefined;
   const serviceThread =
     embedded && threads ? await startServiceThread({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store, ...threads, entry: workerEntry('service-worker') }, threads.start) : undefined;
-  const mediator = await fleetMediator(options.mediated);
+  const mediator = await fleetMediator(options.mediated, store);
   const target: FleetTarget = options.service
     ? await remoteTarget(options.service.url, options.service.credentials)
     : (serviceThread ?? (await startEmbeddedTarget({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store })));

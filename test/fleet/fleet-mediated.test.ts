@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
 import { startMediator } from '../../src/mediator/server.js';
 import { openStore } from '../../src/store/store.js';
+import { existsSync } from 'node:fs';
 import { runFleet, type Scenario } from '../../src/fleet/index.js';
+import { fleetMediator } from '../../src/fleet/mediator.js';
 import { syncScenario } from '../../src/fleet/scenarios.js';
 
 const MESSAGES_RECEIVED = 'https://didcomm.org/messagepickup/3.0/messages-received';
@@ -57,6 +59,21 @@ describe('runFleet mediated', () => {
       await m.close();
       await store.close();
     }
+  }, 60_000);
+
+  it('starts its mediator on a temporary LevelDB when the twin goes to disk, and removes it at the end', async () => {
+    const onDisk = (await fleetMediator(true, 'disk'))!;
+    expect(onDisk.store?.kind).toBe('disk');
+    const dir = onDisk.store!.dir!;
+    expect(existsSync(dir)).toBe(true);
+    await onDisk.close();
+    expect(existsSync(dir)).toBe(false);
+    const inMemory = (await fleetMediator(true))!;
+    expect(inMemory.store).toEqual({ kind: 'memory' });
+    await inMemory.close();
+    // A whole mediated run with both on disk.
+    const r = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets: 3, concurrency: 3 }, workers: 1, mediated: true, serviceStore: 'disk' });
+    expect(r.summary).toMatchObject({ completed: 3, failed: 0 });
   }, 60_000);
 
   it('runs in worker threads too', async () => {

@@ -13,7 +13,7 @@ function slowPool(prepareMs: number) {
   let running = 0;
   let most = 0;
   const pool: WalletPool = {
-    async prepare(index) {
+    async prepare(index: number) {
       running += 1;
       most = Math.max(most, running);
       await new Promise((resolve) => setTimeout(resolve, prepareMs));
