@@ -17,15 +17,23 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
+/**
+ * idsync's mediator, a sender, and a wallet behind the mediator confirming live deliveries after
+ * a wait far longer than a test, so that only close() sends a confirmation.
+ */
+async function behindMediator() {
+  const medStore = await openStore();
+  const m = await startMediator({ store: medStore });
+  const walletStore = await openStore();
+  const s = sender();
+  cleanup.push(() => medStore.close(), () => m.close(), () => walletStore.close(), () => s.close());
+  const w = createWallet({ store: walletStore, mediator: m.invitationUrl, mediation: { ackDelayMs: 600_000 } });
+  return { m, s, w };
+}
+
 describe('live deliveries confirmed together', () => {
   it('lists every delivery handled within ackDelayMs in one messages-received, kept queued until then, sent when the wallet closes', async () => {
-    const medStore = await openStore();
-    const m = await startMediator({ store: medStore });
-    const walletStore = await openStore();
-    const s = sender();
-    cleanup.push(() => medStore.close(), () => m.close(), () => walletStore.close(), () => s.close());
-    // A wait far longer than the test: only close() sends the confirmation.
-    const w = createWallet({ store: walletStore, mediator: m.invitationUrl, mediation: { ackDelayMs: 600_000 } });
+    const { m, s, w } = await behindMediator();
     let closed = false;
     cleanup.push(async () => void (closed ? undefined : await w.close()));
     await w.init();
@@ -58,12 +66,7 @@ describe('live deliveries confirmed together', () => {
   });
 
   it('a wallet closed while a live delivery is still in its router confirms that delivery before its socket goes', async () => {
-    const medStore = await openStore();
-    const m = await startMediator({ store: medStore });
-    const walletStore = await openStore();
-    const s = sender();
-    cleanup.push(() => medStore.close(), () => m.close(), () => walletStore.close(), () => s.close());
-    const w = createWallet({ store: walletStore, mediator: m.invitationUrl, mediation: { ackDelayMs: 600_000 } });
+    const { m, s, w } = await behindMediator();
     await w.init();
     const did = w.did;
     const acks: string[] = [];
