@@ -138,11 +138,15 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
     return { status: r.status, headers, ...(r.body !== undefined ? { body: r.body } : {}) } satisfies LinkResponse;
   };
 
-  /** A live wallet on `store`: a new DID when the store is empty, else the one it holds. */
-  const make = async (index: number, store: RecordingStore = recordingStore(openLightStore())): Promise<Wallet> => {
+  /**
+   * A live wallet on `store`: a new DID when the store is empty, else the one it holds. `collect`
+   * false: behind a mediator, it registers with it but opens no live socket (a wallet made to be
+   * kept idle has nothing to collect; its flow's wallet goes live).
+   */
+  const make = async (index: number, store: RecordingStore = recordingStore(openLightStore()), collect = true): Promise<Wallet> => {
     const w = createWallet({
       store,
-      ...(options.mediator ? { mediator: options.mediator, mediation: { live: true, ackDelayMs: FLEET_ACK_DELAY_MS } } : { endpoint: `${server.url}/${index}` }),
+      ...(options.mediator ? { mediator: options.mediator, mediation: { live: true, ackDelayMs: FLEET_ACK_DELAY_MS, collect } } : { endpoint: `${server.url}/${index}` }),
       fetch,
       ...(webSocket ? { webSocket } : {}),
       resolver,
@@ -185,7 +189,7 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
     async prepare(index) {
       if (wallets.has(index) || making.has(index) || preparing.has(index) || pages.has(index)) return;
       const paged = (async () => {
-        const w = await make(index);
+        const w = await make(index, undefined, false);
         // Closed, then its store's content kept: the store is quiet once the wallet is closed.
         wallets.delete(index);
         await w.close();

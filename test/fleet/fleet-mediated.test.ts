@@ -8,6 +8,7 @@ import { openStore } from '../../src/store/store.js';
 import { existsSync } from 'node:fs';
 import { runFleet, type Scenario } from '../../src/fleet/index.js';
 import { fleetMediator } from '../../src/fleet/mediator.js';
+import { startWalletPool } from '../../src/fleet/wallet-pool.js';
 import { syncScenario } from '../../src/fleet/scenarios.js';
 
 const MESSAGES_RECEIVED = 'https://didcomm.org/messagepickup/3.0/messages-received';
@@ -74,6 +75,27 @@ describe('runFleet mediated', () => {
     // A whole mediated run with both on disk.
     const r = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets: 3, concurrency: 3 }, workers: 1, mediated: true, serviceStore: 'disk' });
     expect(r.summary).toMatchObject({ completed: 3, failed: 0 });
+  }, 60_000);
+
+  it('makes an idle wallet registered with the mediator but not live; its flow\'s wallet goes live', async () => {
+    const store = await openStore();
+    const m = await startMediator({ store });
+    const pool = await startWalletPool({ mediator: m.invitationUrl });
+    try {
+      const types: string[] = [];
+      m.agent.events.on('inbound', (e: { type?: string }) => void types.push(String(e.type).replace(/^https:\/\/didcomm\.org\//, '')));
+      await pool.prepare(0);
+      // Mediation and the key's registration; no socket and no live-delivery-change for a
+      // wallet that will only be kept as a page.
+      expect(types).toEqual(['coordinate-mediation/2.0/mediate-request', 'coordinate-mediation/2.0/keylist-update']);
+      const w = await pool.wallet(0);
+      expect(w.collecting).toBe('live');
+      expect(types.slice(2)).toEqual(['messagepickup/3.0/live-delivery-change']);
+    } finally {
+      await pool.close();
+      await m.close();
+      await store.close();
+    }
   }, 60_000);
 
   it('runs in worker threads too', async () => {
