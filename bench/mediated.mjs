@@ -2,8 +2,9 @@
 // 1,000) behind idsync's standalone mediator (their DIDs name it, the twin forwards to it, each
 // wallet collects live over Message Pickup 3.0 on its connection to it) and N wallets with endpoints of
 // their own, in alternating rounds (direct, mediated, mediated, direct, ...) so that both see the
-// same machine. Prints per mode the median over rounds of the throughput (flows/s) and of the
-// p50 / p99 of a whole sync, and the ratio mediated / direct of the throughput (target ≥ 0.7).
+// same machine. Prints per mode the median over rounds of the throughput (flows/s), of the
+// p50 / p99 of a whole sync, of the time taken to make the idle wallets before the flows and of
+// their memory each, and the ratio mediated / direct of the throughput (target ≥ 0.7).
 // Runs the compiled package (`npm run bench:mediated` builds first), as `idsync fleet` runs.
 // Options: --wallets N (BENCH_WALLETS), --concurrency C (default 100), --rounds R (default 3),
 // --workers W (default auto), --transport link|http (how the twin and the wallets meet: link,
@@ -53,7 +54,7 @@ async function once(mediated, round) {
     },
   });
   const s = r.summary;
-  return { flowsPerSecond: s.flowsPerSecond, p50Ms: s.steps.total?.p50Ms ?? 0, p99Ms: s.steps.total?.p99Ms ?? 0, completed: s.completed, failed: s.failed, durationMs: s.durationMs, errors: s.errors };
+  return { flowsPerSecond: s.flowsPerSecond, p50Ms: s.steps.total?.p50Ms ?? 0, p99Ms: s.steps.total?.p99Ms ?? 0, completed: s.completed, failed: s.failed, durationMs: s.durationMs, errors: s.errors, setupMs: r.setupMs, memoryPerWalletKB: s.memoryPerWalletKB };
 }
 
 const t0 = performance.now();
@@ -67,6 +68,10 @@ const summary = (list) => ({
   flowsPerSecond: median(list.map((r) => r.flowsPerSecond)),
   p50Ms: median(list.map((r) => r.p50Ms)),
   p99Ms: median(list.map((r) => r.p99Ms)),
+  // Making the idle wallets before the flows (behind a mediator: mediation and key registration
+  // for each), and the memory each then takes; neither counts in the throughput.
+  setupMs: median(list.map((r) => r.setupMs)),
+  memoryPerWalletKB: ((kb) => (kb.length ? median(kb) : null))(list.map((r) => r.memoryPerWalletKB).filter((x) => typeof x === 'number')),
   completed: list.reduce((n, r) => n + r.completed, 0),
   failed: list.reduce((n, r) => n + r.failed, 0),
   rounds: list,
@@ -84,6 +89,8 @@ const lines = [
   `  p50 of a sync        ${ms(direct.p50Ms).padStart(8)}  ${ms(mediated.p50Ms).padStart(10)}`,
   `  p99 of a sync        ${ms(direct.p99Ms).padStart(8)}  ${ms(mediated.p99Ms).padStart(10)}`,
   `  completed / failed   ${`${direct.completed}/${direct.failed}`.padStart(8)}  ${`${mediated.completed}/${mediated.failed}`.padStart(10)}`,
+  `  wallets made in      ${ms(direct.setupMs).padStart(8)}  ${ms(mediated.setupMs).padStart(10)}`,
+  `  KB per idle wallet   ${String(direct.memoryPerWalletKB ?? '-').padStart(8)}  ${String(mediated.memoryPerWalletKB ?? '-').padStart(10)}`,
   '',
   `  throughput ratio mediated / direct: ${ratio} (target ≥ ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? 'meets target' : 'MISSES target'})`,
   `total ${((performance.now() - t0) / 1000).toFixed(0)} s`,
