@@ -111,6 +111,16 @@ export function resendsSince(before: Map<string, number>): Record<string, number
   return out;
 }
 
+/** Runs `fn` over `items` in order, at most `lanes` at once, taking no new item once `signal` is aborted. */
+async function inLanes<T>(items: readonly T[], lanes: number, signal: AbortSignal, fn: (item: T) => Promise<unknown>): Promise<void> {
+  const next = items[Symbol.iterator]();
+  await Promise.all(
+    Array.from({ length: Math.min(lanes, items.length) }, async () => {
+      for (let it = next.next(); !it.done && !signal.aborted; it = next.next()) await fn(it.value);
+    }),
+  );
+}
+
 function heapBytes(): number {
   collect();
   return heapInUse();
@@ -140,12 +150,7 @@ export async function runShard(
   // live again by their flows.
   const sample = plan.model.kind === 'closed' ? mine : Array.from({ length: plan.idleSample }, (_, k) => plan.shard + k * plan.shards);
   const before = heapBytes();
-  const toPrepare = sample[Symbol.iterator]();
-  await Promise.all(
-    Array.from({ length: Math.min(PREPARE_LANES, sample.length) }, async () => {
-      for (let next = toPrepare.next(); !next.done && !signal.aborted; next = toPrepare.next()) await pool.prepare(next.value);
-    }),
-  );
+  await inLanes(sample, PREPARE_LANES, signal, (i) => pool.prepare(i));
   const grown = sample.length ? heapBytes() - before : 0;
   // Garbage of earlier work collected meanwhile can make the difference negative: no figure then.
   const onDisk = pool.idle.onDisk;
@@ -201,13 +206,7 @@ export async function runShard(
   }
   try {
     if (plan.model.kind === 'closed') {
-      const queue = mine[Symbol.iterator]();
-      const lanes = Math.max(1, Math.ceil(plan.model.concurrency / plan.shards));
-      await Promise.all(
-        Array.from({ length: lanes }, async () => {
-          for (let next = queue.next(); !next.done && !signal.aborted; next = queue.next()) await flow(next.value);
-        }),
-      );
+      await inLanes(mine, Math.max(1, Math.ceil(plan.model.concurrency / plan.shards)), signal, flow);
     } else {
       await openArrivals(plan, plan.model, flow, signal);
     }

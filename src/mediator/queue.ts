@@ -169,13 +169,19 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
     changed(recipient, (s) => s.filter((x) => !ids.has(x.id)));
   }
 
+  /** Deletes `recipient`'s messages past the TTL or past their own end; resolves with the slots it looked at. */
+  async function expire(recipient: string, now: number): Promise<readonly QueueSlot[]> {
+    const from = liveFromId(now);
+    const all = await slots(recipient);
+    await drop(recipient, all.filter((s) => s.id < from || ended(s, now)));
+    return all;
+  }
+
   /** `recipient`'s deliverable slots, what has expired deleted on the way. */
   async function current(recipient: string): Promise<QueueSlot[]> {
     const now = deps.clock.now();
     const from = liveFromId(now);
-    const all = await slots(recipient);
-    await drop(recipient, all.filter((s) => s.id < from || ended(s, now)));
-    return all.filter((s) => s.id >= from && due(s, now));
+    return (await expire(recipient, now)).filter((s) => s.id >= from && due(s, now));
   }
 
   /** Messages alive by the TTL (due or not, ended or not: as a listing of the live key range counts them). */
@@ -196,8 +202,7 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
       }
       if (live.length >= max) {
         // What has expired makes room: past the TTL, or past its own end.
-        const from = liveFromId(now);
-        await drop(recipient, (await slots(recipient)).filter((s) => s.id < from || ended(s, now)));
+        await expire(recipient, now);
         now = deps.clock.now();
         live = alive(await slots(recipient), now);
         if (live.length >= max) {
