@@ -6,8 +6,7 @@
 // The one started here can also be reached over the fleet's link (link.ts): the twin's forwards
 // then travel between threads as the direct wallets' messages do, without loopback sockets.
 import { startMediator } from '../mediator/server.js';
-import { openStore } from '../store/store.js';
-import { openTemporaryStore } from '../store/temporary.js';
+import { openRunStore } from '../store/temporary.js';
 import type { LinkHandler, LinkResponse } from './link.js';
 import type { SocketAcceptor } from './link-socket.js';
 import type { ServiceStoreKind } from './target.js';
@@ -28,9 +27,7 @@ export interface FleetMediator {
 export async function fleetMediator(mediated: boolean | string | undefined, kind: ServiceStoreKind = 'memory'): Promise<FleetMediator | undefined> {
   if (!mediated) return undefined;
   if (typeof mediated === 'string') return { invitationUrl: mediated, close: async () => undefined };
-  const temporary = kind === 'disk' ? await openTemporaryStore('idsync-fleet-mediator-') : undefined;
-  const store = temporary?.store ?? (await openStore());
-  const closeStore = () => (temporary ? temporary.close() : store.close());
+  const { store, dir, close: closeStore } = await openRunStore(kind, 'idsync-fleet-mediator-');
   // A fleet's wallets all run on this machine: queues large enough that none refuses under load.
   const running = await startMediator({ store, policy: { maxQueue: 100_000 } }).catch(async (err) => {
     await closeStore();
@@ -45,7 +42,7 @@ export async function fleetMediator(mediated: boolean | string | undefined, kind
   return {
     invitationUrl: running.invitationUrl,
     local: { url: running.url, serve, accept: (socket) => running.attach(socket) },
-    store: { kind, ...(temporary ? { dir: temporary.dir } : {}) },
+    store: { kind, ...(dir !== undefined ? { dir } : {}) },
     async close() {
       await running.close();
       await closeStore();

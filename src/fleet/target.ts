@@ -5,8 +5,7 @@
 // also be reached over the fleet's link (link.ts): requests and messages without sockets.
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
-import { openStore } from '../store/store.js';
-import { openTemporaryStore } from '../store/temporary.js';
+import { openRunStore } from '../store/temporary.js';
 import { appExchange } from '../testing/inject-fetch.js';
 import { startServiceTwin } from '../testing/service-twin.js';
 import type { ServiceCredentials, TargetInfo } from './target-info.js';
@@ -36,9 +35,7 @@ export const SERVICE_STORE_MEMORY_FLOWS = 20_000;
  * nothing of a run needs to outlive it (a folder on disk is removed at close).
  */
 export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEngine; format?: 'ldp' | 'jwt'; link?: boolean; store?: ServiceStoreKind } = {}): Promise<FleetTarget> {
-  const temporary = options.store === 'disk' ? await openTemporaryStore('idsync-fleet-service-') : undefined;
-  const store = temporary?.store ?? (await openStore());
-  const closeStore = () => (temporary ? temporary.close() : store.close());
+  const { store, close: closeStore } = await openRunStore(options.store ?? 'memory', 'idsync-fleet-service-');
   const credentials = { clientId: 'fleet', clientSecret: 'fleet-secret-0123456789', projectId: 'fleet' };
   const wallets = options.link ? walletLinks() : undefined;
   const twin = await startServiceTwin({

@@ -35,3 +35,13 @@ export async function openTemporaryStore(prefix: string): Promise<TemporaryStore
     },
   };
 }
+
+/**
+ * A store for one run's state, nothing of which outlives it: in memory, or (`disk`) in a
+ * temporary folder as above. `dir` is that folder; `close` closes the store and removes it.
+ */
+export async function openRunStore(kind: 'memory' | 'disk', prefix: string): Promise<{ store: Store; dir?: string; close(): Promise<void> }> {
+  if (kind === 'disk') return openTemporaryStore(prefix);
+  const store = await openStore();
+  return { store, close: () => store.close() };
+}
