@@ -5,12 +5,9 @@
 // by side, with their ratio: near 1 when an operation does not grow with the backlog. On LevelDB in
 // a temp folder and in memory, one after the other in one run.
 // Run: npm run bench:queue [-- --messages 1000 --json]; with --json the last line is one JSON document.
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import { join } from 'node:path';
 import { systemClock } from '../src/clock.js';
 import { messageQueue } from '../src/mediator/queue.js';
-import { openStore } from '../src/store/store.js';
+import { openRunStore } from '../src/store/temporary.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string): string | undefined => {
@@ -28,8 +25,7 @@ const median = (xs: number[]) => {
 const ms = (x: number) => +x.toFixed(3);
 
 async function run(kind: 'leveldb' | 'memory') {
-  const dir = kind === 'leveldb' ? await mkdtemp(join(os.tmpdir(), 'idsync-bench-queue-')) : undefined;
-  const store = await openStore(dir ? { path: dir } : {});
+  const { store, close } = await openRunStore(kind === 'leveldb' ? 'disk' : 'memory', 'idsync-bench-queue-');
   let n = 0;
   const queue = messageQueue({ store, clock: systemClock, ids: () => `b${n++}` }, { maxPerRecipient: messages + 10 });
   const did = 'did:example:offline';
@@ -52,8 +48,7 @@ async function run(kind: 'leveldb' | 'memory') {
     await queue.remove(did, batch.map((e) => e.id));
     deliver.push(performance.now() - t);
   }
-  await store.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await close();
   const grow = (xs: number[], end: number[]) => ({ start: ms(median(xs)), end: ms(median(end)), ratio: +(median(end) / median(xs)).toFixed(2) });
   return {
     store: kind,
