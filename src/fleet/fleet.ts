@@ -27,6 +27,7 @@ import { startWorkersWithOldGeneration } from './old-generation.js';
 import { fleetMediator, type FleetMediator } from './mediator.js';
 import { portEnd, type LinkHandler } from './link.js';
 import { directSockets, type SocketAcceptor } from './link-socket.js';
+import { mediatorDidOf } from '../wallet/mediation.js';
 
 export interface FleetOptions {
   /** A built-in ({builtin: 'sync'}), a module of one's own, or (workers: 1 only) a Scenario object. */
@@ -141,6 +142,9 @@ export function resolveWorkers(workers: number | 'auto' | undefined, embedded: b
 
 export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   checkModel(options.model);
+  // A running mediator named for the run is read before any thread starts: a value that is
+  // neither a DID nor an invitation to mediate is refused at once, not by every wallet.
+  if (typeof options.mediated === 'string') await mediatorDidOf(options.mediated);
   exposeGc();
   const embedded = !options.service;
   const workers = resolveWorkers(options.workers, embedded);
@@ -331,6 +335,7 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
   const { entry, eval: isEval } = workerEntry('worker');
   const startAt = Date.now();
   const info: TargetInfo = { url: target.url, did: target.did, credentials: target.credentials, embedded: target.embedded };
+  const started: Worker[] = [];
   const running = plans.map(
     (plan) =>
       new Promise<ShardResult>((resolve, reject) => {
@@ -350,6 +355,7 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
         };
         const transferList = [...(port ? [port] : []), ...(toMediator ? [toMediator.port2] : [])];
         const w = setup.start(entry, { workerData: input, execArgv: setup.execArgv, eval: isEval, resourceLimits: setup.resourceLimits, ...(transferList.length ? { transferList } : {}) });
+        started.push(w);
         w.once('exit', () => mediatorEnd?.close());
         let done = false;
         const onAbort = () => w.postMessage({ type: 'abort' });
@@ -376,7 +382,14 @@ async function inWorkers(plans: ShardPlan[], scenario: ScenarioRef, target: Flee
         });
       }),
   );
-  return Promise.all(running);
+  try {
+    return await Promise.all(running);
+  } catch (err) {
+    // The run has failed: a worker that reported its failure may still hold its ports open, and
+    // the others' results can no longer be merged. Left running, they would keep the process alive.
+    await Promise.all(started.map((w) => w.terminate()));
+    throw err;
+  }
 }
 
 /** This process's options less those a worker thread must not get (its own script, loaders). */

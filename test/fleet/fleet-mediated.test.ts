@@ -10,6 +10,7 @@ import { runFleet, type Scenario } from '../../src/fleet/index.js';
 import { fleetMediator } from '../../src/fleet/mediator.js';
 import { startWalletPool } from '../../src/fleet/wallet-pool.js';
 import { syncScenario } from '../../src/fleet/scenarios.js';
+import { runCliProcess } from '../cli/run-cli.js';
 
 const MESSAGES_RECEIVED = 'https://didcomm.org/messagepickup/3.0/messages-received';
 
@@ -114,4 +115,26 @@ describe('runFleet mediated', () => {
     const lines = stdout.trim().split('\n');
     expect(JSON.parse(lines[lines.length - 1]!)).toMatchObject({ scenario: 'sync', completed: 2, failed: 0 });
   }, 60_000);
+
+  it('refuses a --mediated value that names no mediator before anything starts (exit 2)', async () => {
+    for (const value of ['nope', 'ftp://example.org/x', 'did:']) {
+      let stderr = '';
+      const code = await run(['fleet', '--scenario', 'sync', '--mediated', value, '--wallets', '2', '--no-progress'], {
+        stdout: () => undefined, stderr: (t) => void (stderr += t), readStdin: async () => '',
+      });
+      expect(code, value).toBe(2);
+      expect(stderr, value).toMatch(/^idsync: invalid_argument: --mediated takes a running mediator's DID or its invitation URL/);
+    }
+    // As a library: a URL that is no invitation is refused before a thread starts.
+    await expect(runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets: 2, concurrency: 2 }, workers: 2, mediated: 'https://example.org/no-invitation' })).rejects.toMatchObject({ code: 'invalid_invitation' });
+  });
+
+  it('ends, with one line and a non-zero exit, when the wallets\' thread fails: a DID with no DIDComm endpoint as the mediator', async () => {
+    // The wallets' thread reports its failure and still holds its link's ports; unless the run
+    // stops it, the process never exits.
+    const r = await runCliProcess(['fleet', '--scenario', 'sync', '--mediated', 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', '--wallets', '2', '--workers', '2', '--no-progress']);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^idsync: fleet_worker_failed: worker 0: mediation_failed: /);
+  }, 30_000);
 });

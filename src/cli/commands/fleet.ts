@@ -70,6 +70,16 @@ export function loadModel(o: FleetCliOptions): LoadModel {
   return { kind: 'closed', wallets, concurrency: Math.min(wallets, positiveInt('--concurrency', o.concurrency, Math.min(wallets, 50))) };
 }
 
+/** A DID, or an absolute http(s) URL: what names a running mediator (whether it is one is found out by asking it). */
+function isDidOrUrl(text: string): boolean {
+  if (/^did:[a-z0-9]+:\S+$/.test(text.trim())) return true;
+  try {
+    return ['http:', 'https:'].includes(new URL(text.trim()).protocol);
+  } catch {
+    return false;
+  }
+}
+
 function serviceFrom(url: string | undefined, env: NodeJS.ProcessEnv): FleetOptions['service'] {
   if (!url) return undefined;
   const missing = ['IDSYNC_CLIENT_ID', 'IDSYNC_CLIENT_SECRET'].filter((k) => !env[k]);
@@ -88,6 +98,9 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
   if (embeddedTransport !== 'link' && embeddedTransport !== 'http') throw usageError('invalid_argument', `--embedded-transport must be link or http: ${embeddedTransport}`);
   const serviceStore = o.serviceStore ?? 'auto';
   if (serviceStore !== 'auto' && serviceStore !== 'memory' && serviceStore !== 'disk') throw usageError('invalid_argument', `--service-store must be auto, memory or disk: ${serviceStore}`);
+  if (typeof o.mediated === 'string' && !isDidOrUrl(o.mediated)) {
+    throw usageError('invalid_argument', `--mediated takes a running mediator's DID or its invitation URL (or nothing, for one started for the run): ${o.mediated}`);
+  }
   const out = deps.output(Boolean(o.json));
   const total = model.kind === 'closed' ? model.wallets : undefined;
   const tty = (process.stderr as { isTTY?: boolean }).isTTY === true;
