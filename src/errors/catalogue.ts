@@ -205,6 +205,7 @@ export const ERRORS = {
   file_not_found: { meaning: 'No such file or directory.' },
   file_exists: { meaning: 'The file exists; the CLI does not overwrite key files.' },
   file_unreadable: { meaning: 'The path is a directory or cannot be read.' },
+  folder_unusable: { meaning: 'A folder given for data or reports cannot be made there (a file in the way, no permission, a file system that takes no new folders).' },
   invalid_did_document: { meaning: 'A file does not hold DID documents.' },
   invalid_secrets: { meaning: 'A secrets file entry is not a private JWK with a full key id.' },
   nonconformant: { meaning: 'A message checked by `idsync message check` breaks a MUST of the rule catalogue (docs/rules.md); every result was printed first.' },

@@ -4,11 +4,12 @@
 // charts are inline SVG (report-svg.ts): the latency histogram beside latency over time (p50,
 // p90, p99 of the flows that ended each second), throughput beside flows in flight, errors
 // beside memory (each thread's heap and the process's RSS).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FleetResult } from './fleet.js';
 import { barsSvg, esc, linesSvg } from './report-svg.js';
 import type { SecondFigures } from './timeline.js';
+import { makeDir } from '../make-dir.js';
 
 const ms = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(1)} ms`);
 
@@ -183,7 +184,7 @@ ${charts(doc).join('\n')}
 
 /** Writes report.json and report.html into `dir` (made if missing). */
 export async function writeReport(dir: string, r: FleetResult): Promise<{ json: string; html: string }> {
-  await mkdir(dir, { recursive: true });
+  await makeDir(dir);
   const doc = reportDocument(r);
   const json = join(dir, 'report.json');
   const html = join(dir, 'report.html');

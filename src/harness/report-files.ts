@@ -1,11 +1,12 @@
 // The files of `conformance run --report DIR`: report.json (the whole report), junit.xml (one
 // testcase per case, for CI), report.html (report-html.ts: one self-contained file that opens
 // offline).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { reportHtml } from './report-html.js';
 import { escapeXml } from './sequence.js';
 import type { CaseResult, ConformanceReport } from './types.js';
+import { makeDir } from '../make-dir.js';
 
 export { reportCss, reportHtml } from './report-html.js';
 
@@ -34,7 +35,7 @@ export function junitXml(report: ConformanceReport): string {
 
 /** Writes report.json, junit.xml and report.html into `dir` (created if missing); returns their paths. */
 export async function writeReportFiles(report: ConformanceReport, dir: string): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
+  await makeDir(dir);
   const files: Array<[string, string]> = [
     ['report.json', JSON.stringify(report, null, 2) + '\n'],
     ['junit.xml', junitXml(report)],

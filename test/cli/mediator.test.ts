@@ -1,6 +1,7 @@
 // `idsync mediator`: the banner (DID, invitation URL, then the listening line) or one JSON line,
 // the invitation it serves, flags turned into the mediator's policy, a stop that closes cleanly
 // and keeps the data folder, and usage errors as one line with exit status 2.
+import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { policyOptions, runMediator } from '../../src/cli/commands/mediator.js';
 import type { CliIo } from '../../src/cli/output.js';
@@ -68,4 +69,14 @@ describe('idsync mediator', () => {
       expect(run.stderr).toMatch(/^idsync: invalid_argument: /);
     }
   });
+
+  it.skipIf(!existsSync('/proc/self'))('refuses a --data folder that cannot be made, at once (under /proc a recursive mkdir never returns)', async () => {
+    for (const command of ['mediator', 'service']) {
+      const run = await runCli([command, '--port', '0', '--data', '/proc/idsync-no-such/data']);
+      expect(run.code, command).toBe(1);
+      expect(run.stderr.trim().split('\n'), command).toHaveLength(1);
+      expect(run.stderr, command).toMatch(/^idsync: folder_unusable: cannot use the folder \/proc\/idsync-no-such\/data: .*ENOENT/);
+    }
+  });
 });
+

@@ -2,7 +2,7 @@
 // one after the other, laid out side by side (src/harness/matrix.ts): matrix.html (cases × targets,
 // rules × targets), matrix.json, and each target's own report files. Exit 1 when any target
 // failed, 3 when none failed but one could not be judged, else 0.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { IdsyncError } from '../../errors.js';
@@ -13,6 +13,7 @@ import type { ConformanceReport } from '../../harness/types.js';
 import { usageError } from '../errors.js';
 import { addSharedOptions, caseLine, EXIT_HELP, sharedRunOptions, type SharedRunOpts } from './conformance-options.js';
 import type { CommandDeps } from './did.js';
+import { makeDir } from '../../make-dir.js';
 
 interface MatrixOpts extends SharedRunOpts {
   target: string[];
@@ -54,7 +55,7 @@ export function registerMatrixCommand(conformance: Command, deps: CommandDeps): 
       const m = buildMatrix(reports, links);
       const files: string[] = [];
       if (opts.report) {
-        await mkdir(opts.report, { recursive: true });
+        await makeDir(opts.report);
         await writeFile(join(opts.report, 'matrix.html'), matrixHtml(m));
         await writeFile(join(opts.report, 'matrix.json'), JSON.stringify(m, null, 2) + '\n');
         files.push(join(opts.report, 'matrix.html'), join(opts.report, 'matrix.json'));

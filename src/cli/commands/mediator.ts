@@ -3,7 +3,6 @@
 // finish, and close the store. What a sender was answered 2xx for is on disk before that answer.
 // Prints the mediator's DID and its out-of-band invitation to mediate; the last line (or, with
 // --json, the one JSON line) says where it listens.
-import { mkdir } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { envCrashPoint } from '../../crash-point.js';
 import { toIdsyncError } from '../../errors.js';
@@ -18,6 +17,7 @@ import { usageError } from '../errors.js';
 import { createOutput, processIo, type CliIo } from '../output.js';
 import { parsePort } from '../port.js';
 import { untilSignal } from '../signals.js';
+import { makeDir } from '../../make-dir.js';
 
 export interface MediatorCommandOptions {
   port: string;
@@ -77,7 +77,7 @@ export async function runMediator(opts: MediatorCommandOptions, deps: MediatorRu
     }
   }
   const policy = policyOptions(opts);
-  await mkdir(opts.data, { recursive: true });
+  await makeDir(opts.data);
   const store = await openStore({ path: opts.data });
   // Crash tests: IDSYNC_TEST_CRASH_AT=mediator:forward-queued|mediator:delivered|mediator:received (crash-point.ts).
   const crashPoint = envCrashPoint(deps.io.env ?? {});

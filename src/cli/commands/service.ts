@@ -3,7 +3,7 @@
 // agent (after its work in flight) and the store. Reads IDSYNC_CLIENT_ID / IDSYNC_CLIENT_SECRET /
 // IDSYNC_PROJECT_ID to seed a client (all three, or none); without them a demo tenant is created
 // on first start and its credentials are printed once. The flags map onto createService's options (service/app.ts).
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { openStore } from '../../store/store.js';
 import { createService, type CreateServiceOptions, type Service } from '../../service/app.js';
@@ -21,6 +21,7 @@ import { parseDuration } from '../duration.js';
 export { parseDuration };
 import { untilSignal } from '../signals.js';
 import { processIo, type CliIo } from '../output.js';
+import { makeDir } from '../../make-dir.js';
 
 export interface ServiceCommandOptions {
   port: string;
@@ -153,7 +154,7 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
   const withConsole = opts.console ? await consoleOptions() : undefined;
   const faults = withConsole?.faults;
 
-  await mkdir(opts.data, { recursive: true });
+  await makeDir(opts.data);
   const store = await openStore({ path: opts.data });
   let service;
   try {

@@ -1,7 +1,7 @@
 // Running a wallet for one `idsync wallet` command: opening its folder (LevelDB admits one
 // process), going through the serve process when one runs (wallet-control.ts), running the agent
 // here for the command's duration otherwise, and answering an invitation (accept, approve).
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
@@ -13,6 +13,7 @@ import { createWallet, type Acceptance, type Wallet } from '../../wallet/wallet.
 import type { WalletOptions } from '../../wallet/options.js';
 import type { CliIo, Output } from '../output.js';
 import { credentialView, type AcceptResult } from './wallet-views.js';
+import { makeDir } from '../../make-dir.js';
 
 export interface WalletCommandDeps {
   io: CliIo;
@@ -43,7 +44,7 @@ export function listenOptionsFor(endpoint: string | undefined, host: string, por
 }
 
 export async function openWalletStore(dir: string): Promise<Store> {
-  await mkdir(join(dir, 'store'), { recursive: true });
+  await makeDir(join(dir, 'store'));
   try {
     return await openStore({ path: join(dir, 'store') });
   } catch (err) {

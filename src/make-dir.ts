@@ -1,0 +1,41 @@
+// A folder and the parents it lacks, made one level at a time. Node 20's
+// mkdir(path, { recursive: true }) never settles, at full CPU, for a path on a file system that
+// answers a new entry with ENOENT although its parent exists (e.g. /proc/x): it retries the same
+// call for ever. A --data folder named there hung the command instead of failing; here the first
+// refusal is the answer.
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { IdsyncError } from './errors.js';
+
+/** Makes `path` and its missing parents; refused with folder_unusable, naming the folder and the system's reason. */
+export async function makeDir(path: string): Promise<void> {
+  const missing: string[] = [];
+  let at = resolve(path);
+  for (;;) {
+    try {
+      const s = await stat(at);
+      if (!s.isDirectory()) throw unusable(path, `${at} is not a folder`);
+      break;
+    } catch (err) {
+      if (err instanceof IdsyncError) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') throw unusable(path, `${at}: ${code ?? String(err)}`, err);
+      const up = dirname(at);
+      if (up === at) break;
+      missing.push(at);
+      at = up;
+    }
+  }
+  for (const dir of missing.reverse()) {
+    try {
+      await mkdir(dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') throw unusable(path, `${dir} cannot be made: ${code ?? String(err)}`, err);
+    }
+  }
+}
+
+function unusable(path: string, why: string, cause?: unknown): IdsyncError {
+  return new IdsyncError('folder_unusable', `cannot use the folder ${path}: ${why}`, cause === undefined ? undefined : { cause });
+}
