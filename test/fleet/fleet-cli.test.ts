@@ -37,6 +37,12 @@ describe('idsync fleet', () => {
       ['--channel', 'SMS', '--scenario', 'issuance'],
       ['--embedded-transport', 'udp'],
       ['--service-store', 'cloud'],
+      // Beyond any run: refused, not a crash out of memory or arrivals queued for ever.
+      ['--wallets', '1e12'],
+      ['--rate', '1e12', '--duration', '1s'],
+      ['--workers', '1e12'],
+      // Longer than a timer can wait (it would fire at once).
+      ['--timeout', '30d'],
     ]) {
       const a = io();
       expect(await run(['fleet', ...args], a.cli), args.join(' ')).toBe(2);

@@ -10,6 +10,7 @@ import { DEFAULT_CASE_TIMEOUT_MS, DID_SUITES, INVITATION_SUITES, RUN_MODES, type
 import type { CaseResult, HarnessMode, RunProfile } from '../../harness/types.js';
 import { entryLines } from '../../harness/verbose.js';
 import { usageError } from '../errors.js';
+import { waitMs } from '../duration.js';
 import { envelopeContext } from '../context.js';
 import type { CommandDeps } from './did.js';
 
@@ -68,8 +69,7 @@ export function addSharedOptions(cmd: Command): Command {
 /** Checks the shared options and turns them into run options (resolver, timeouts, expected failures). */
 /** Checks the shared options against the suites and cases the run's kind of target has. */
 export async function sharedRunOptions(opts: SharedRunOpts, deps: CommandDeps, known: { suites: readonly string[]; cases: readonly string[] }): Promise<Omit<RunOptions, 'target' | 'role'>> {
-  const timeoutMs = Number(opts.timeout);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw usageError('invalid_argument', `--timeout must be a positive whole number of milliseconds: ${opts.timeout}`);
+  const timeoutMs = waitMs('--timeout', opts.timeout);
   const suites = opts.suite ? opts.suite.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
   const unknown = (suites ?? []).filter((s) => !known.suites.includes(s));
   if (unknown.length) throw usageError('invalid_argument', `unknown suite ${unknown.join(', ')} (suites: ${known.suites.join(', ')})`);

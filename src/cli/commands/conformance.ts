@@ -9,6 +9,7 @@ import { writeReportFiles } from '../../harness/report-files.js';
 import { CASE_IDS, DID_SUITES, INVITATION_SUITES, reportJson, runConformance } from '../../harness/run.js';
 import type { ConformanceReport } from '../../harness/types.js';
 import { usageError } from '../errors.js';
+import { waitMs } from '../duration.js';
 import { MEDIATOR_CASES, MEDIATOR_SUITES, runMediatorConformance } from '../../harness/run-mediator.js';
 import { registerMatrixCommand } from './conformance-matrix.js';
 import { addSharedOptions, caseLine, EXIT_HELP, readText, sharedRunOptions, type SharedRunOpts } from './conformance-options.js';
@@ -64,8 +65,7 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
       const invitee = /^https?:\/\//i.test(opts.target ?? '');
       // The same rule runConformance applies, checked before anything is printed: a usage error (exit 2).
       if (!holder && !invitee && !opts.target!.startsWith('did:')) throw usageError('invalid_argument', `--target must be a DID or an out-of-band invitation URL: ${opts.target}`);
-      const acceptTimeoutMs = Number(opts.acceptTimeout);
-      if (!Number.isInteger(acceptTimeoutMs) || acceptTimeoutMs < 1) throw usageError('invalid_argument', `--accept-timeout must be a positive whole number of milliseconds: ${opts.acceptTimeout}`);
+      const acceptTimeoutMs = waitMs('--accept-timeout', opts.acceptTimeout);
       const kind = role ?? (invitee ? 'invitation' : 'did');
       const known = mediator
         ? { suites: MEDIATOR_SUITES, cases: MEDIATOR_CASES.map((c) => c.id) }

@@ -13,6 +13,7 @@ import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import type { CliIo, Output } from '../output.js';
 import { parseDuration } from './service.js';
+import { MAX_WAIT_MS } from '../duration.js';
 
 export interface FleetCommandDeps {
   io: CliIo;
@@ -42,15 +43,24 @@ export interface FleetCliOptions {
   json?: boolean;
 }
 
-function positiveInt(flag: string, v: string | undefined, fallback?: number): number {
+/**
+ * Limits far beyond any run this machine class can make, so that a mistyped value is refused
+ * instead of exhausting memory (a flow list of 1e12) or queueing arrivals for ever.
+ */
+const MAX_FLOWS = 1_000_000;
+const MAX_WORKERS = 256;
+
+function positiveInt(flag: string, v: string | undefined, fallback?: number, max = MAX_FLOWS): number {
   if (v === undefined && fallback !== undefined) return fallback;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw usageError('invalid_argument', `${flag} must be a whole number ≥ 1: ${v}`);
+  if (n > max) throw usageError('invalid_argument', `${flag} must be at most ${max}: ${v}`);
   return n;
 }
 
 function duration(flag: string, v: string): number {
-  const ms = parseDuration(flag, v);
+  // Every fleet duration ends up in a timer (the guard of a wait, the arrivals' schedule).
+  const ms = parseDuration(flag, v, MAX_WAIT_MS);
   if (ms === undefined || !(ms >= 0)) throw usageError('invalid_argument', `${flag} must be a duration (30s, 2m, or milliseconds): ${v}`);
   return ms;
 }
@@ -62,6 +72,7 @@ export function loadModel(o: FleetCliOptions): LoadModel {
     const rate = Number(String(o.rate).replace(/\/s$/, ''));
     if (!(rate > 0)) throw usageError('invalid_argument', `--rate must be flows per second > 0: ${o.rate}`);
     const durationMs = duration('--duration', o.duration ?? '30s');
+    if ((rate * durationMs) / 1000 > MAX_FLOWS) throw usageError('invalid_argument', `--rate × --duration must be at most ${MAX_FLOWS} flows: ${o.rate}/s for ${durationMs} ms`);
     if (durationMs <= 0) throw usageError('invalid_argument', '--duration must be > 0');
     return { kind: 'open', ratePerSecond: rate, durationMs, ...(o.ramp ? { rampMs: duration('--ramp', o.ramp) } : {}) };
   }
@@ -91,7 +102,7 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
   if (!o.module && !(BUILTIN_SCENARIOS as readonly string[]).includes(o.scenario)) throw usageError('invalid_argument', `--scenario must be one of ${BUILTIN_SCENARIOS.join(', ')}: ${o.scenario}`);
   const channel = o.channel.toUpperCase();
   if (channel !== 'DIDCOMM' && channel !== 'EMAIL') throw usageError('invalid_argument', `--channel must be DIDCOMM or EMAIL: ${o.channel}`);
-  const workers = o.workers === 'auto' ? 'auto' : positiveInt('--workers', o.workers);
+  const workers = o.workers === 'auto' ? 'auto' : positiveInt('--workers', o.workers, undefined, MAX_WORKERS);
   const model = loadModel(o);
   const service = serviceFrom(o.service, deps.env ?? deps.io.env ?? process.env);
   const embeddedTransport = o.embeddedTransport ?? 'link';

@@ -11,11 +11,11 @@ import { startMediator, type RunningMediator } from '../../mediator/server.js';
 import type { MediatorPolicy } from '../../mediator/policy.js';
 import { openStore } from '../../store/store.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
-import { parseDuration } from '../duration.js';
+import { MAX_WAIT_MS, parseDuration } from '../duration.js';
 import { engineOf, engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import { createOutput, processIo, type CliIo } from '../output.js';
-import { parsePort } from '../port.js';
+import { parsePort, parseHost } from '../port.js';
 import { untilSignal } from '../signals.js';
 import { makeDir } from '../../make-dir.js';
 
@@ -61,7 +61,7 @@ export function policyOptions(opts: MediatorCommandOptions): Partial<MediatorPol
   if (maxQueue !== undefined) out.maxQueue = maxQueue;
   const maxMessageBytes = positiveInt('--max-message-bytes', opts.maxMessageBytes, 64);
   if (maxMessageBytes !== undefined) out.maxMessageBytes = maxMessageBytes;
-  const maxDelayMs = parseDuration('--max-delay', opts.maxDelay);
+  const maxDelayMs = parseDuration('--max-delay', opts.maxDelay, MAX_WAIT_MS);
   if (maxDelayMs !== undefined) out.maxDelayMs = maxDelayMs;
   if (opts.forwardOnwards) out.onwards = true;
   return out;
@@ -123,7 +123,7 @@ export function registerMediatorCommand(program: Command, deps: { io?: CliIo } =
     .command('mediator')
     .description("run idsync's DIDComm v2 mediator: coordinate-mediation 2.0/3.0, routing forward, Message Pickup 3.0 with live mode")
     .option('--port <port>', 'TCP port (0: any free port)', '8090')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--host <host>', 'address to listen on', parseHost, '127.0.0.1')
     .option('--data <dir>', 'LevelDB folder', './.idsync/mediator')
     .option('--public-url <url>', 'URL recipients and senders reach the mediator at; its DID names it (default http://<host>:<port>)')
     .option('--deny <pattern...>', 'answer mediate-request with mediate-deny for requester DIDs matching a pattern (* matches anything), e.g. did:key:*')

@@ -13,6 +13,8 @@ import { createWallet, type MediationOptions, type MediationRecord, type Mediato
 import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
+import { parseHost } from '../port.js';
+import { waitMs } from '../duration.js';
 import { viaServe } from './wallet-control.js';
 import { MESSAGE_FORMATS, messagesDiagram, type MessageFormat } from './wallet-trace.js';
 import { approveWith, declineWith, listPending, pickupWith, type ApproveResult, type PendingView, type PickupView } from './wallet-pending.js';
@@ -48,9 +50,7 @@ async function listMessages(wallet: Wallet, thid: string | undefined): Promise<M
 // --- commands --------------------------------------------------------------------------------
 
 function parseTimeout(value: string): number {
-  const s = Number(value);
-  if (!Number.isFinite(s) || s <= 0) throw usageError('invalid_argument', `--timeout must be a positive number of seconds: ${value}`);
-  return s * 1000;
+  return waitMs('--timeout', value, 1000, 'seconds');
 }
 
 export function registerWalletCommands(program: Command, deps: WalletCommandDeps): void {
@@ -115,7 +115,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .description('run the wallet agent: inbound HTTP and WebSocket endpoint, and a local control API for the other commands')
     .requiredOption('--data <dir>', 'wallet folder (created when empty)')
     .option('--port <port>', "port to listen on (default: the DID endpoint's, else any free port)")
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--host <host>', 'address to listen on', parseHost, '127.0.0.1')
     .option('--auto-accept', 'accept invitations that arrive as DIDComm messages at once (default: they wait for wallet approve)')
     .addOption(engineOption())
     .option('--allow-private-endpoints', 'connect to peers, did:web hosts and status lists at private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)')
