@@ -5,7 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { IdsyncError, asErrorCode, isIdsyncError, toIdsyncError } from '../../errors.js';
+import { IdsyncError, asErrorCode, httpStatusOf, isIdsyncError, toIdsyncError } from '../../errors.js';
 import { parseJsonBounded } from '../../json-depth.js';
 import { listen } from '../../listen.js';
 
@@ -24,7 +24,10 @@ export type ControlRoute = (body: Record<string, unknown>, query: URLSearchParam
 
 /**
  * Serves `routes` (keyed `METHOD /path`) on 127.0.0.1, any free port, to callers that send
- * `Authorization: Bearer <token>`. Failures answer {code, message}: 400 for usage errors, else 500.
+ * `Authorization: Bearer <token>`. Failures answer {code, message}: 400 for usage errors and a body
+ * that is not a JSON object, the catalogue's status for a code that has one (an invitation that
+ * does not parse: 400, a pending item that does not exist: 404), 422 for any other refusal of
+ * what was asked, and 500 only for the wallet's own failures (internal_error).
  */
 export function startControl(token: string, routes: Record<string, ControlRoute>): Promise<Server> {
   const expected = Buffer.from(`Bearer ${token}`);
@@ -40,7 +43,9 @@ export function startControl(token: string, routes: Record<string, ControlRoute>
     req.on('end', () => {
       let body: Record<string, unknown> = {};
       try {
-        body = chunks.length ? (parseJsonBounded(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
+        const parsed = chunks.length ? parseJsonBounded(Buffer.concat(chunks).toString('utf8')) : {};
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return send(400, { code: 'invalid_request', message: 'the request body must be a JSON object' });
+        body = parsed as Record<string, unknown>;
       } catch (err) {
         if (isIdsyncError(err)) return send(400, { code: err.code, message: err.message });
         return send(400, { code: 'invalid_json', message: 'the request body is not JSON' });
@@ -49,12 +54,19 @@ export function startControl(token: string, routes: Record<string, ControlRoute>
         (value) => send(200, value),
         (err) => {
           const e = toIdsyncError(err);
-          send(e.details?.usage ? 400 : 500, { code: e.code, message: e.message });
+          send(controlStatus(e), { code: e.code, message: e.message, ...(e.details?.usage ? { usage: true } : {}) });
         },
       );
     });
   });
   return listen(server, 0, '127.0.0.1').then(() => server);
+}
+
+function controlStatus(e: IdsyncError): number {
+  if (e.details?.usage) return 400;
+  if (e.code === 'internal_error') return 500;
+  const status = httpStatusOf(e.code);
+  return status >= 400 && status < 500 ? status : 422;
 }
 
 /** Closes the control server, dropping open keep-alive connections. */
@@ -95,9 +107,10 @@ export async function viaServe<T>(dir: string, method: string, path: string, bod
   } catch {
     return undefined; // nobody listens: a stale serve.json
   }
-  const value = (await res.json()) as { code?: string; message?: string };
+  const value = (await res.json()) as { code?: string; message?: string; usage?: boolean };
   if (!res.ok) {
-    throw new IdsyncError(asErrorCode(value.code, 'wallet_serve_error'), value.message ?? `wallet serve answered ${res.status}`, res.status === 400 ? { details: { usage: true } } : {});
+    // A usage error here is one there too (exit 2); any other refusal keeps its code (exit 1).
+    throw new IdsyncError(asErrorCode(value.code, 'wallet_serve_error'), value.message ?? `wallet serve answered ${res.status}`, value.usage === true ? { details: { usage: true } } : {});
   }
   return value as T;
 }
