@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { AppliedFault, FaultRule } from '../../testing/fault-plan.js';
 import { startFaultProxy } from '../../testing/fault-proxy.js';
 import { usageError } from '../errors.js';
-import { parsePort } from '../port.js';
+import { parsePort, parseHost } from '../port.js';
 import type { CliIo, Output } from '../output.js';
 import { untilSignal } from '../signals.js';
 
@@ -101,7 +101,7 @@ export function registerProxyCommand(program: Command, deps: ProxyCommandDeps): 
     .description("a fault-injecting proxy in front of a party's DIDComm endpoint (HTTP POST bodies and WebSocket frames)")
     .requiredOption('--listen <port>', 'port to listen on (0: any free port)')
     .requiredOption('--target <url>', 'origin to forward to, e.g. http://127.0.0.1:8080 (requests keep their path)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--host <host>', 'address to listen on', parseHost, '127.0.0.1')
     .option('--drop <p>', 'probability of dropping a DIDComm message (the sender gets 202)')
     .option('--delay <ms[:jitter]>', 'delay every DIDComm message by MS, plus up to JITTER ms')
     .option('--duplicate <p>', 'probability of forwarding a message twice')

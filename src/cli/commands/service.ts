@@ -13,7 +13,7 @@ import type { WorkGateOptions } from '../../service/http/work-gate.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import { addressInUse } from '../../listen.js';
-import { parsePort } from '../port.js';
+import { parsePort, parseHost } from '../port.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import { parseDuration } from '../duration.js';
@@ -212,7 +212,7 @@ export function registerServiceCommand(program: Command, deps: { io?: CliIo } = 
     .command('service')
     .description('run the local twin of the identity data sync and issuance service')
     .option('--port <port>', 'TCP port (0: any free port)', '8080')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--host <host>', 'address to listen on', parseHost, '127.0.0.1')
     .option('--data <dir>', 'LevelDB folder', './.idsync/service')
     .option('--public-url <url>', 'URL clients and wallets reach the service at (default http://<host>:<port>)')
     .option('--fixtures <file>', 'JSON file with tenants, clients, projects and data profiles (see fixtures/service-fixtures.json)')
