@@ -4,10 +4,16 @@ import { Type, type Static } from '@fastify/type-provider-typebox';
 import { DATAPOINT_KEYS } from '../../credentials/datapoints.js';
 import { ID_PATTERN } from '../http/schemas.js';
 
+/**
+ * The longest credential validity taken: a hundred years. An expirationDate is now + validityMs,
+ * and past the largest Date (8.64e15 ms) no credential could be issued at all.
+ */
+export const MAX_VALIDITY_MS = 100 * 365 * 24 * 3600 * 1000;
+
 export const IssuanceSettingsSchema = Type.Object(
   {
     format: Type.Optional(Type.Union([Type.Literal('ldp'), Type.Literal('jwt')], { description: 'ldp: Data Integrity proof; jwt: VC-JWT' })),
-    validityMs: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Credential validity in ms; null: no expirationDate' })),
+    validityMs: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: MAX_VALIDITY_MS }), Type.Null()], { description: 'Credential validity in ms (at most a hundred years); null: no expirationDate' })),
     statusList: Type.Optional(Type.Boolean({ description: 'Give credentials a credentialStatus (revocation/suspension)' })),
   },
   { additionalProperties: false, title: 'IssuanceSettings' },

@@ -52,6 +52,9 @@ describe('admin API', () => {
     expect(settings.json).toEqual({ format: 'jwt', validityMs: expect.any(Number), statusList: false });
     expect((await h.call('GET', '/admin/projects/names/issuance-settings', { token: admin })).json.statusList).toBe(false);
     expectProblem(await h.call('PUT', '/admin/projects/names/issuance-settings', { token: admin, body: { format: 'cbor' } }), 400, 'invalid_request');
+    // A validity whose expirationDate would fall past the largest Date: refused, not stored to fail every issuance.
+    expectProblem(await h.call('PUT', '/admin/projects/names/issuance-settings', { token: admin, body: { validityMs: 1e300 } }), 400, 'invalid_request');
+    expect((await h.call('PUT', '/admin/projects/names/issuance-settings', { token: admin, body: { validityMs: 100 * 365 * 24 * 3600 * 1000 } })).status).toBe(200);
 
     const wf = await h.call('POST', '/api/v1/issuance-workflows', { token: admin, body: { projectId: 'names', datapoints: { firstName: 'Ada', lastName: 'L', nationality: 'GB' } } });
     expectProblem(wf, 400, 'invalid_datapoints');
