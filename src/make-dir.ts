@@ -9,6 +9,8 @@ import { IdsyncError } from './errors.js';
 
 /** Makes `path` and its missing parents; refused with folder_unusable, naming the folder and the system's reason. */
 export async function makeDir(path: string): Promise<void> {
+  // An empty name would resolve to the working folder: data written where nobody asked.
+  if (path.trim() === '') throw new IdsyncError('folder_unusable', 'no folder given: the name is empty');
   const missing: string[] = [];
   let at = resolve(path);
   for (;;) {

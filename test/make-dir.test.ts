@@ -28,6 +28,10 @@ describe('makeDir', () => {
     await makeDir(root);
   });
 
+  it('refuses an empty name instead of using the working folder', async () => {
+    for (const name of ['', '  ']) await expect(makeDir(name)).rejects.toMatchObject({ code: 'folder_unusable', message: expect.stringContaining('empty') });
+  });
+
   it('refuses a path through a file, or onto one, with folder_unusable', async () => {
     const root = await temp();
     const file = join(root, 'f');

@@ -14,6 +14,7 @@ import type { WalletOptions } from '../../wallet/options.js';
 import type { CliIo, Output } from '../output.js';
 import { credentialView, type AcceptResult } from './wallet-views.js';
 import { makeDir } from '../../make-dir.js';
+import { usageError } from '../errors.js';
 
 export interface WalletCommandDeps {
   io: CliIo;
@@ -43,8 +44,14 @@ export function listenOptionsFor(endpoint: string | undefined, host: string, por
   return { http: { host, port: p, path }, ws: true as const };
 }
 
+/** A wallet's folder as given with --data: not empty (join('', 'store') is the working folder's store). */
+export function walletDir(dir: string): string {
+  if (dir.trim() === '') throw usageError('invalid_argument', '--data must name the wallet\'s folder: it is empty');
+  return dir;
+}
+
 export async function openWalletStore(dir: string): Promise<Store> {
-  await makeDir(join(dir, 'store'));
+  await makeDir(join(walletDir(dir), 'store'));
   try {
     return await openStore({ path: join(dir, 'store') });
   } catch (err) {
@@ -62,6 +69,7 @@ export function addressOptions(opts: { allowPrivateEndpoints?: boolean }): Pick<
 
 /** Opens an existing wallet (never creates a DID here: reading a folder must not change it). */
 async function openExisting(dir: string, engine?: EnvelopeEngine, extra: Partial<WalletOptions> = {}): Promise<{ wallet: Wallet; close(): Promise<void> }> {
+  walletDir(dir);
   const exists = await stat(join(dir, 'store')).then(() => true, () => false);
   if (!exists) throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
   const store = await openWalletStore(dir);
@@ -86,6 +94,7 @@ async function openExisting(dir: string, engine?: EnvelopeEngine, extra: Partial
 
 /** Runs `fn` on the wallet's store opened here, without starting its agent (nothing is sent). */
 export async function withStore<T>(dir: string, fn: (store: Store) => Promise<T>): Promise<T> {
+  walletDir(dir);
   const exists = await stat(join(dir, 'store')).then(() => true, () => false);
   if (!exists) throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
   const store = await openWalletStore(dir);
