@@ -213,6 +213,10 @@ describe('pack failures', () => {
       [{ ...message(alice, bob), body: undefined as unknown as Record<string, unknown> }, 'plaintext'],
       [{ ...message(alice, bob), id: '' }, 'plaintext'],
       [message(alice, bob), 'sealed' as EnvelopeMode],
+      // Headers of the wrong type: refused with a code, not a TypeError from deep inside.
+      [{ ...message(alice, bob), to: [5] as unknown as string[] }, 'authcrypt'],
+      [{ ...message(alice, bob), to: bob.did as unknown as string[] }, 'anoncrypt'],
+      [{ ...message(alice, bob), from: 5 as unknown as string }, 'signed'],
     ];
     for (const [m, mode] of cases) expect((await rejects(pack(m, { mode }, ctxA))).code, mode).toBe('didcomm_invalid_argument');
   });

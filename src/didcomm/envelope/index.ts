@@ -76,6 +76,9 @@ function checkMessage(message: PlainMessage): void {
   if (typeof message.id !== 'string' || message.id === '') throw invalid('message.id must be a non-empty string');
   if (typeof message.type !== 'string' || message.type === '') throw invalid('message.type must be a non-empty string');
   if (!message.body || typeof message.body !== 'object' || Array.isArray(message.body)) throw invalid('message.body must be an object');
+  // §Message Headers: `from` is a DID string, `to` an array of DID strings; the envelope reads them.
+  if (message.from !== undefined && typeof message.from !== 'string') throw invalid('message.from must be a DID string');
+  if (message.to !== undefined && (!Array.isArray(message.to) || !message.to.every((t) => typeof t === 'string'))) throw invalid('message.to must be an array of DID strings');
 }
 
 const ENCS = ['A256CBC-HS512', 'A256GCM', 'XC20P'];
