@@ -12,6 +12,12 @@ export interface WaitOptions {
 export const DEFAULT_WAIT_TIMEOUT_MS = 10_000;
 
 /**
+ * The longest wait a timer can hold: Node's setTimeout takes at most 2^31 - 1 ms (24.8 days)
+ * and fires after 1 ms for anything longer, so a larger timeout would end a wait at once.
+ */
+export const MAX_WAIT_MS = 2 ** 31 - 1;
+
+/**
  * The reason waits are stopped with by stopWaits: made once, so that ending the waits that lost
  * a race (a flow's answer came, so its problem and refusal waits are over: several per message
  * exchange) builds no DOMException and no error with a stack each time. Frozen: it is shared.

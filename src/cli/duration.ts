@@ -1,11 +1,6 @@
 // Durations on the command line: milliseconds (`60000`) or a number with a unit (`30d`, `12h`).
+import { MAX_WAIT_MS } from '../wait.js';
 import { usageError } from './errors.js';
-
-/**
- * The longest wait a timer can hold: Node's setTimeout takes at most 2^31 - 1 ms (24.8 days)
- * and fires after 1 ms for anything longer, so a larger timeout would end every wait at once.
- */
-export const MAX_WAIT_MS = 2_147_483_647;
 
 /** The longest duration taken at all: a hundred years, far inside what a Date can hold (an expiry is now + duration). */
 export const MAX_DURATION_MS = 100 * 365 * 86_400_000;
@@ -27,8 +22,8 @@ export function waitMs(flag: string, value: string, unitMs = 1, unit = 'millisec
   const n = Number(value);
   const ms = Math.round(n * unitMs);
   if (value.trim() === '' || !Number.isFinite(n) || ms < 1 || (unitMs === 1 && !Number.isInteger(n))) {
-    throw usageError('invalid_argument', `--${flag.replace(/^--/, '')} must be a positive ${unitMs === 1 ? 'whole ' : ''}number of ${unit}: ${value}`);
+    throw usageError('invalid_argument', `${flag} must be a positive ${unitMs === 1 ? 'whole ' : ''}number of ${unit}: ${value}`);
   }
-  if (ms > MAX_WAIT_MS) throw usageError('invalid_argument', `--${flag.replace(/^--/, '')} must be at most ${MAX_WAIT_MS / unitMs} ${unit} (24.8 days, the longest a timer waits): ${value}`);
+  if (ms > MAX_WAIT_MS) throw usageError('invalid_argument', `${flag} must be at most ${MAX_WAIT_MS / unitMs} ${unit} (24.8 days, the longest a timer waits): ${value}`);
   return ms;
 }

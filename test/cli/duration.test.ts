@@ -1,7 +1,8 @@
 // Durations and waits on the command line: bounded by what a timer can hold (setTimeout fires at
 // once beyond 2^31 - 1 ms) and by what an expiry date can hold, each refusal a usage error.
 import { describe, expect, it } from 'vitest';
-import { MAX_WAIT_MS, parseDuration, waitMs } from '../../src/cli/duration.js';
+import { parseDuration, waitMs } from '../../src/cli/duration.js';
+import { MAX_WAIT_MS } from '../../src/wait.js';
 import { runCli } from './run-cli.js';
 
 describe('durations and waits', () => {

@@ -13,7 +13,7 @@ import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import type { CliIo, Output } from '../output.js';
 import { parseDuration } from './service.js';
-import { MAX_WAIT_MS } from '../duration.js';
+import { MAX_WAIT_MS } from '../../wait.js';
 
 export interface FleetCommandDeps {
   io: CliIo;

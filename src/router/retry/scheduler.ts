@@ -10,6 +10,7 @@
 import type { Clock } from '../../clock.js';
 import { ionShortForm } from '../../did/ion-form.js';
 import { toIdsyncError } from '../../errors.js';
+import { MAX_WAIT_MS } from '../../wait.js';
 import { backoff as makeBackoff, type Backoff, type BackoffOptions, type SendOutcome } from './backoff.js';
 import { DueHeap } from './due-heap.js';
 
@@ -163,7 +164,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       timer = undefined;
       timerAt = Infinity;
       void runDue();
-    }, Math.max(0, Math.min(next.dueAt - clock.now(), 2 ** 31 - 1)));
+    }, Math.max(0, Math.min(next.dueAt - clock.now(), MAX_WAIT_MS)));
     timer.unref();
   }
 
