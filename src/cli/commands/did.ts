@@ -8,6 +8,7 @@ import { createResolver } from '../../did/resolver.js';
 import type { CreatedDid, DIDResolutionResult } from '../../did/types.js';
 import { IdsyncError, type ErrorCode } from '../../errors.js';
 import { usageError } from '../errors.js';
+import { DIDCOMM_SCHEMES, parseUrlOption } from '../url-option.js';
 import { secretsFileContent, writePrivateFile } from '../inputs.js';
 import { pretty, type CliIo, type Output } from '../output.js';
 
@@ -69,7 +70,7 @@ const RESOLUTION_ERRORS: Readonly<Record<string, ErrorCode>> = {
 };
 
 async function createDid(method: DidMethod, endpoint: string | undefined): Promise<CreatedDid> {
-  if (endpoint !== undefined && !isUrl(endpoint)) throw usageError('invalid_argument', `--endpoint is not a URL: ${endpoint}`);
+  if (endpoint !== undefined) parseUrlOption('--endpoint', endpoint, DIDCOMM_SCHEMES);
   switch (method) {
     case 'ion':
       return createIonDid(endpoint ? { endpoint } : {});
@@ -97,13 +98,4 @@ function humanResolution(r: DIDResolutionResult): string {
   lines.push(`document metadata: ${JSON.stringify(r.didDocumentMetadata)}`);
   lines.push(`resolution metadata: ${JSON.stringify(r.didResolutionMetadata)}`);
   return lines.join('\n');
-}
-
-function isUrl(value: string): boolean {
-  try {
-    new URL(value);
-    return true;
-  } catch {
-    return false;
-  }
 }

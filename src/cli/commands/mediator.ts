@@ -15,6 +15,7 @@ import { parseDuration } from '../duration.js';
 import { MAX_WAIT_MS } from '../../wait.js';
 import { engineOf, engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
+import { HTTP_SCHEMES, parseUrlOption } from '../url-option.js';
 import { createOutput, processIo, type CliIo } from '../output.js';
 import { parsePort, parseHost } from '../port.js';
 import { untilSignal } from '../signals.js';
@@ -70,13 +71,7 @@ export function policyOptions(opts: MediatorCommandOptions): Partial<MediatorPol
 
 export async function runMediator(opts: MediatorCommandOptions, deps: MediatorRunDeps): Promise<void> {
   const port = parsePort('--port', opts.port);
-  if (opts.publicUrl !== undefined) {
-    try {
-      new URL(opts.publicUrl);
-    } catch {
-      throw usageError('invalid_argument', `--public-url is not a URL: ${opts.publicUrl}`);
-    }
-  }
+  if (opts.publicUrl !== undefined) parseUrlOption('--public-url', opts.publicUrl, HTTP_SCHEMES);
   const policy = policyOptions(opts);
   await makeDir(opts.data);
   const store = await openStore({ path: opts.data });

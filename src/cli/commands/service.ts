@@ -16,6 +16,7 @@ import { addressInUse } from '../../listen.js';
 import { parsePort, parseHost } from '../port.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
+import { HTTP_SCHEMES, parseUrlOption, SMTP_SCHEMES } from '../url-option.js';
 import { parseDuration } from '../duration.js';
 
 export { parseDuration };
@@ -96,13 +97,8 @@ export function limitOptions(opts: ServiceCommandOptions): Pick<CreateServiceOpt
   return out;
 }
 
-function checkUrl(flag: string, value: string | undefined): void {
-  if (value === undefined) return;
-  try {
-    new URL(value);
-  } catch {
-    throw usageError('invalid_argument', `${flag} is not a URL: ${value}`);
-  }
+function checkUrl(flag: string, value: string | undefined, schemes: readonly string[]): void {
+  if (value !== undefined) parseUrlOption(flag, value, schemes);
 }
 
 async function readFixtures(file: string): Promise<unknown> {
@@ -138,9 +134,9 @@ function localHost(host: string): string {
 
 export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDeps): Promise<void> {
   const port = parsePort('--port', opts.port);
-  checkUrl('--public-url', opts.publicUrl);
-  checkUrl('--smtp', opts.smtp);
-  checkUrl('--sms-gateway', opts.smsGateway);
+  checkUrl('--public-url', opts.publicUrl, HTTP_SCHEMES);
+  checkUrl('--smtp', opts.smtp, SMTP_SCHEMES);
+  checkUrl('--sms-gateway', opts.smsGateway, HTTP_SCHEMES);
   const limits = limitOptions(opts);
   const invitationTtlMs = parseDuration('--invitation-ttl', opts.invitationTtl);
   const fixtures = opts.fixtures ? await readFixtures(opts.fixtures) : undefined;

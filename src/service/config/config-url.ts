@@ -10,5 +10,7 @@ export function configUrl(value: string, what: string, schemes: readonly string[
     throw new IdsyncError('invalid_config', `${what} is not a URL`, { cause });
   }
   if (!schemes.includes(url.protocol)) throw new IdsyncError('invalid_config', `${what} must use ${schemes.join(' or ')}`);
+  // smtp:// parses, and nodemailer would then try localhost at the first e-mail.
+  if (url.hostname === '') throw new IdsyncError('invalid_config', `${what} names no host`);
   return url;
 }
