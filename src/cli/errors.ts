@@ -14,6 +14,22 @@ export function usageError(code: ErrorCode, message: string): IdsyncError {
   return new IdsyncError(code, message, { details: { usage: true } });
 }
 
+/**
+ * Runs `work`, which reads what the command's arguments and options name (files, keys, DID
+ * documents), and makes its refusals usage errors (exit 2). Commands whose exit 1 is a verdict
+ * (`message check`: not conformant; `conformance run`: a case failed) need this, so a script
+ * never reads a missing or malformed input file as a verdict on the message or the agent.
+ */
+export async function asUsage<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const e = toIdsyncError(err);
+    if (e.code === 'internal_error') throw e;
+    throw new IdsyncError(e.code, e.message, { cause: e.cause, details: { ...e.details, usage: true } });
+  }
+}
+
 /** Commander's error codes (commander/lib/command.js) as catalogue codes; any other is `invalid_argument`. */
 const COMMANDER_CODES: Readonly<Record<string, ErrorCode>> = {
   'commander.unknownOption': 'unknown_option',

@@ -9,7 +9,7 @@ import { HARNESS_DID_METHODS, type HarnessDidMethod } from '../../harness/harnes
 import { DEFAULT_CASE_TIMEOUT_MS, DID_SUITES, INVITATION_SUITES, RUN_MODES, type RunOptions } from '../../harness/run.js';
 import type { CaseResult, HarnessMode, RunProfile } from '../../harness/types.js';
 import { entryLines } from '../../harness/verbose.js';
-import { usageError } from '../errors.js';
+import { asUsage, usageError } from '../errors.js';
 import { waitMs } from '../duration.js';
 import { envelopeContext } from '../context.js';
 import type { CommandDeps } from './did.js';
@@ -76,8 +76,9 @@ export async function sharedRunOptions(opts: SharedRunOpts, deps: CommandDeps, k
   const unknownCases = opts.case.filter((id) => !known.cases.includes(id) && id !== 'run/sent-messages');
   if (unknownCases.length) throw usageError('invalid_argument', `unknown case ${unknownCases.join(', ')} (cases: ${known.cases.join(', ')})`);
   let expected: ExpectedFailure[] | undefined;
-  if (opts.expect) expected = parseExpected(await readText(opts.expect, '--expect'), `--expect ${opts.expect}`);
-  const { resolve } = await envelopeContext({ dids: opts.dids }, deps.io);
+  const expectFile = opts.expect;
+  if (expectFile) expected = await asUsage(async () => parseExpected(await readText(expectFile, '--expect'), `--expect ${expectFile}`));
+  const { resolve } = await asUsage(() => envelopeContext({ dids: opts.dids }, deps.io));
   return {
     resolve,
     timeoutMs,

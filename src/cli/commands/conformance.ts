@@ -8,7 +8,7 @@ import { EXIT_FAILED, EXIT_NOT_JUDGED, notJudgedReason, runExitCode } from '../.
 import { writeReportFiles } from '../../harness/report-files.js';
 import { CASE_IDS, DID_SUITES, INVITATION_SUITES, reportJson, runConformance } from '../../harness/run.js';
 import type { ConformanceReport } from '../../harness/types.js';
-import { usageError } from '../errors.js';
+import { asUsage, usageError } from '../errors.js';
 import { waitMs } from '../duration.js';
 import { MEDIATOR_CASES, MEDIATOR_SUITES, runMediatorConformance } from '../../harness/run-mediator.js';
 import { registerMatrixCommand } from './conformance-matrix.js';
@@ -71,7 +71,8 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
         ? { suites: MEDIATOR_SUITES, cases: MEDIATOR_CASES.map((c) => c.id) }
         : { suites: role ? [role] : invitee ? INVITATION_SUITES : DID_SUITES, cases: CASE_IDS[kind] };
       const shared = await sharedRunOptions({ ...opts, verbose }, deps, known);
-      const baseline = opts.baseline ? parseBaseline(await readText(opts.baseline, '--baseline'), `--baseline ${opts.baseline}`) : undefined;
+      const baselineFile = opts.baseline;
+      const baseline = baselineFile ? await asUsage(async () => parseBaseline(await readText(baselineFile, '--baseline'), `--baseline ${baselineFile}`)) : undefined;
       const out = deps.output(Boolean(opts.json));
       out.say(role ? `conformance run: idsync is the ${role === 'holder' ? 'issuer' : 'verifier'}, the agent under test the ${role}` : `conformance run against ${mediator ? 'the mediator ' : ''}${opts.target}`);
       const run = mediator ? runMediatorConformance : runConformance;

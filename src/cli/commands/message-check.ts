@@ -10,6 +10,7 @@ import { ruleOf } from '../../conformance/catalogue.js';
 import { failuresUnder, type ConformanceResult, type Profile, type Severity } from '../../conformance/types.js';
 import { IdsyncError } from '../../errors.js';
 import { envelopeContext } from '../context.js';
+import { asUsage, usageError } from '../errors.js';
 import { readInput } from '../inputs.js';
 import type { CommandDeps } from './did.js';
 
@@ -45,10 +46,10 @@ export function registerMessageCheckCommand(program: Command, deps: CommandDeps)
     .option('--profile <profile>', 'liberal: only a broken MUST fails; strict: a broken SHOULD or advice not followed fails too', 'liberal')
     .option('--json', 'print one JSON document {"ok", "profile", "results": [{rule, ok, severity, detail}], "diagnosis": [{rule, finding}]}')
     .action(async (file: string, opts: { secrets: string[]; dids: string[]; json?: boolean; profile: string }) => {
-      if (!PROFILES.includes(opts.profile as Profile)) throw new IdsyncError('invalid_argument', `--profile must be liberal or strict, not ${opts.profile}`);
+      if (!PROFILES.includes(opts.profile as Profile)) throw usageError('invalid_argument', `--profile must be liberal or strict, not ${opts.profile}`);
       const profile = opts.profile as Profile;
-      const ctx = await envelopeContext(opts, deps.io);
-      const text = (await readInput(file, deps.io)).trim();
+      const ctx = await asUsage(() => envelopeContext(opts, deps.io));
+      const text = (await asUsage(() => readInput(file, deps.io))).trim();
       // Loaded here: the protocol body rules pull in the credential code, which other commands do not need at start-up.
       const { checkMessageText } = await import('../../harness/check.js');
       const checked = await checkMessageText(text, ctx, { canDecrypt: opts.secrets.length > 0, profile });
