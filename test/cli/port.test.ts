@@ -16,7 +16,7 @@ describe('a port on the command line', () => {
       [['service', '--port', '70000', '--data', '/nonexistent/never-created'], '--port'],
       [['mediator', '--port', 'x', '--data', '/nonexistent/never-created'], '--port'],
       [['wallet', 'serve', '--port', '-1', '--data', '/nonexistent/never-created'], '--port'],
-      [['wallet', 'serve', '--console-port', '1e9', '--data', '/nonexistent/never-created'], '--console-port'],
+      [['wallet', 'serve', '--console', '--console-port', '1e9', '--data', '/nonexistent/never-created'], '--console-port'],
       [['proxy', '--listen', '99999', '--target', 'http://127.0.0.1:1'], '--listen'],
     ];
     for (const [args, flag] of runs) {

@@ -92,6 +92,7 @@ function arrivals(wallet: Wallet, json: boolean, write: (line: string) => void, 
 
 export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): Promise<void> {
   const port = opts.port === undefined ? undefined : parsePort('--port', opts.port);
+  if (opts.consolePort !== undefined && !opts.console) throw usageError('invalid_argument', '--console-port needs --console: it is the web console\'s port');
   const consolePort = opts.consolePort === undefined ? 0 : parsePort('--console-port', opts.consolePort);
   await refuseSecondServe(opts.data);
   const store = await openWalletStore(opts.data);

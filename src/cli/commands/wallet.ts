@@ -4,6 +4,8 @@
 // commands on a control API bound to 127.0.0.1 and guarded by that token (wallet-control.ts);
 // without a serve process they open the store themselves and run the agent for their duration
 // (wallet-run.ts). What they print is in wallet-views.ts.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { IdsyncError } from '../../errors.js';
 import { parseInvitationUrl } from '../../protocols/out-of-band.js';
@@ -19,7 +21,7 @@ import { viaServe } from './wallet-control.js';
 import { MESSAGE_FORMATS, messagesDiagram, type MessageFormat } from './wallet-trace.js';
 import { approveWith, declineWith, listPending, pickupWith, type ApproveResult, type PendingView, type PickupView } from './wallet-pending.js';
 import { serveWallet, type ServeOptions } from './wallet-serve.js';
-import { addressOptions, answerInvitation, listenHere, openWalletStore, withStore, withWallet, type WalletCommandDeps } from './wallet-run.js';
+import { addressOptions, answerInvitation, listenHere, openWalletStore, walletDir, withStore, withWallet, type WalletCommandDeps } from './wallet-run.js';
 import { humanWalletStatus, storedWalletStatus, type WalletStatusView } from './wallet-status.js';
 import {
   credentialView,
@@ -68,16 +70,22 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .addOption(engineOption())
     .option('--allow-private-endpoints', 'reach the mediator at a private address')
     .option('--json', 'print {did, shortDid, endpoint, mediator?}')
-    .action(async (opts: { data: string; didMethod: string; endpoint?: string; mediator?: string; mediationVersion: string; mediatorForm: string; engine?: EnvelopeEngine; allowPrivateEndpoints?: boolean; json?: boolean }) => {
+    .action(async (opts: { data: string; didMethod: string; endpoint?: string; mediator?: string; mediationVersion: string; mediatorForm: string; engine?: EnvelopeEngine; allowPrivateEndpoints?: boolean; json?: boolean }, cmd: Command) => {
+      const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';
+      if (!opts.mediator && (given('mediationVersion') || given('mediatorForm'))) {
+        throw usageError('invalid_argument', `--${given('mediatorForm') ? 'mediator-form' : 'mediation-version'} needs --mediator: it says how to sit behind one`);
+      }
       if (!(WALLET_DID_METHODS as readonly string[]).includes(opts.didMethod)) throw usageError('invalid_argument', `--did-method must be ${WALLET_DID_METHODS.join(' or ')}: ${opts.didMethod}`);
       if (opts.endpoint !== undefined && !/^https?:\/\/[^/]/.test(opts.endpoint)) throw usageError('invalid_argument', `--endpoint is not an http(s) URL: ${opts.endpoint}`);
       if (opts.endpoint && opts.mediator) throw usageError('invalid_argument', '--endpoint and --mediator exclude each other: the DID names one inbound route');
       if (!['2.0', '3.0', 'auto'].includes(opts.mediationVersion)) throw usageError('invalid_argument', `--mediation-version must be 2.0, 3.0 or auto: ${opts.mediationVersion}`);
       if (!['did', 'routing-keys'].includes(opts.mediatorForm)) throw usageError('invalid_argument', `--mediator-form must be did or routing-keys: ${opts.mediatorForm}`);
       const store = await openWalletStore(opts.data);
+      let fresh = false;
       try {
         const old = await loadIdentity(didRegistry(store));
         if (old) throw new IdsyncError('wallet_exists', `${opts.data} already holds wallet ${old.shortDid}`);
+        fresh = true;
         const mediation = { version: opts.mediationVersion as MediationOptions['version'], endpointForm: opts.mediatorForm as MediatorEndpointForm, collect: false };
         const w = createWallet({
           store,
@@ -92,6 +100,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
         try {
           id = await w.init();
           m = w.mediation;
+          fresh = false;
         } finally {
           await w.close();
         }
@@ -107,6 +116,9 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
         );
       } finally {
         await store.close();
+        // A create that failed (the mediator refused, or could not be reached) keeps nothing: the
+        // DID it made names that mediator, so the same command, run again, starts over.
+        if (fresh) await rm(join(walletDir(opts.data), 'store'), { recursive: true, force: true });
       }
     });
 
