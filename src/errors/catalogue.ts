@@ -209,6 +209,7 @@ export const ERRORS = {
   invalid_did_document: { meaning: 'A file does not hold DID documents.' },
   invalid_secrets: { meaning: 'A secrets file entry is not a private JWK with a full key id.' },
   nonconformant: { meaning: 'A message checked by `idsync message check` breaks a MUST of the rule catalogue (docs/rules.md); every result was printed first.' },
+  fleet_failed: { meaning: 'An `idsync fleet` run had more failed flows than --max-failed allows (default 0); the report, printed first, gives the failures by step and error.' },
   conformance_failed: { meaning: 'A conformance run had failed cases (the report names the cases and the rules each broke).' },
   conformance_busy: { status: 429, title: 'Too many conformance runs', meaning: 'The console runs one conformance run at a time per tenant (or wallet) with a short queue, and a few at once in all; this one was refused: retry after Retry-After seconds.' },
   conformance_not_judged: { meaning: 'A conformance run judged nothing: the agent was unreachable, nobody accepted the invitation, or no case passed or failed (all blocked, skipped or inconclusive); exit status 3.' },

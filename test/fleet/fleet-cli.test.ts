@@ -1,5 +1,8 @@
 // `idsync fleet` from the command line: in-process for the flags, one child process for a run
 // sharded over two worker threads (the merge across threads), ending with the --json document.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
 import type { CliIo } from '../../src/cli/output.js';
@@ -58,6 +61,29 @@ describe('idsync fleet', () => {
     }
     expect(a.out.stderr).toMatch(/^idsync: invalid_config: .*IDSYNC_CLIENT_ID/);
   });
+
+  it('fails the command (exit 1, fleet_failed) after the report when flows failed, unless --max-failed allows them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'idsync-fleet-'));
+    const module = join(dir, 'half.mjs');
+    // Every other flow fails: a scenario of the user's own, as --module takes it.
+    await writeFile(
+      module,
+      "export const scenario = { name: 'half', steps: ['try'], async run(ctx) { await ctx.step('try', async () => { if (ctx.index % 2 === 1) throw new Error('odd flow'); }); } };\n",
+    );
+    const args = ['fleet', '--module', module, '--wallets', '4', '--workers', '1', '--json', '--no-progress'];
+    const strict = io();
+    expect(await run(args, strict.cli)).toBe(1);
+    const doc = JSON.parse(strict.out.stdout.trim().split('\n').pop()!);
+    expect(doc).toMatchObject({ scenario: 'half', completed: 2, failed: 2, errors: { internal_error: 2 } });
+    expect(strict.out.stderr).toBe('idsync: fleet_failed: 2 of 4 flows failed; most often internal_error (2)\n');
+    const tolerant = io();
+    expect(await run([...args, '--max-failed', '2'], tolerant.cli)).toBe(0);
+    const short = io();
+    expect(await run([...args, '--max-failed', '1'], short.cli)).toBe(1);
+    expect(short.out.stderr).toBe('idsync: fleet_failed: 2 of 4 flows failed (--max-failed 1); most often internal_error (2)\n');
+    const bad = io();
+    expect(await run([...args, '--max-failed', '-1'], bad.cli)).toBe(2);
+  }, 60_000);
 
   it('shards over worker threads and merges their histograms (a child process, two workers)', async () => {
     const r = await runCli(['fleet', '--scenario', 'connect', '--wallets', '4', '--concurrency', '4', '--workers', '2', '--json', '--no-progress'], { process: true });

@@ -10,6 +10,7 @@ import { BUILTIN_SCENARIOS } from '../../fleet/scenarios.js';
 import { SERVICE_STORE_MEMORY_FLOWS } from '../../fleet/target.js';
 import type { LoadModel } from '../../fleet/types.js';
 import { engineOption } from '../engine-option.js';
+import { IdsyncError } from '../../errors.js';
 import { usageError } from '../errors.js';
 import type { CliIo, Output } from '../output.js';
 import { parseDuration } from './service.js';
@@ -38,6 +39,7 @@ export interface FleetCliOptions {
   serviceStore: string;
   timeout: string;
   report?: string;
+  maxFailed?: string;
   engine?: EnvelopeEngine;
   progress?: boolean;
   json?: boolean;
@@ -55,6 +57,14 @@ function positiveInt(flag: string, v: string | undefined, fallback?: number, max
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw usageError('invalid_argument', `${flag} must be a whole number ≥ 1: ${v}`);
   if (n > max) throw usageError('invalid_argument', `${flag} must be at most ${max}: ${v}`);
+  return n;
+}
+
+/** --max-failed: how many failed flows the run tolerates before its exit status says it failed (default 0). */
+function maxFailed(v: string | undefined): number {
+  if (v === undefined) return 0;
+  const n = Number(v);
+  if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n)) throw usageError('invalid_argument', `--max-failed must be a whole number ≥ 0: ${v}`);
   return n;
 }
 
@@ -104,6 +114,7 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
   if (channel !== 'DIDCOMM' && channel !== 'EMAIL') throw usageError('invalid_argument', `--channel must be DIDCOMM or EMAIL: ${o.channel}`);
   const workers = o.workers === 'auto' ? 'auto' : positiveInt('--workers', o.workers, undefined, MAX_WORKERS);
   const model = loadModel(o);
+  const tolerated = maxFailed(o.maxFailed);
   const service = serviceFrom(o.service, deps.env ?? deps.io.env ?? process.env);
   const embeddedTransport = o.embeddedTransport ?? 'link';
   if (embeddedTransport !== 'link' && embeddedTransport !== 'http') throw usageError('invalid_argument', `--embedded-transport must be link or http: ${embeddedTransport}`);
@@ -140,6 +151,15 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
     out.say(`report: ${files.html} and ${files.json}`);
   }
   out.result(result.summary, () => fleetTable(result));
+  // After the report: a run whose flows failed fails the command (exit 1), so a CI job that runs
+  // a fleet sees it; the report, printed first, says which steps and errors.
+  const { failed, completed, errors } = result.summary;
+  if (failed > tolerated) {
+    const commonest = Object.entries(errors).sort((a, b) => b[1] - a[1])[0];
+    throw new IdsyncError('fleet_failed', `${failed} of ${failed + completed} flows failed${tolerated ? ` (--max-failed ${tolerated})` : ''}${commonest ? `; most often ${commonest[0]} (${commonest[1]})` : ''}`, {
+      details: { failed, completed, errors },
+    });
+  }
 }
 
 export function registerFleetCommand(program: Command, deps: FleetCommandDeps): void {
@@ -163,6 +183,7 @@ export function registerFleetCommand(program: Command, deps: FleetCommandDeps): 
     .option('--report <dir>', 'write report.json and report.html (latency histogram and throughput as SVG) into DIR')
     .option('--no-progress', 'no progress line on stderr')
     .addOption(engineOption())
+    .option('--max-failed <n>', 'failed flows the run tolerates; more fail the command (exit 1) after the report (default 0)')
     .option('--json', 'print one JSON document: {scenario, wallets, workers, completed, failed, durationMs, flowsPerSecond, steps, errors, memoryPerWalletKB}')
     .action(async (opts: FleetCliOptions) => runFleetCommand(opts, deps));
 }
