@@ -1,7 +1,7 @@
 // `idsync wallet serve`: the running agent answers the other wallet commands through its control
 // API (DIR/serve.json), receives the sync flow on its endpoint, and on the next start collects
 // what the service queued while it was down.
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
@@ -74,6 +74,22 @@ describe('idsync wallet serve', () => {
       expect(names.some((n) => n.endsWith(`/${step}`))).toBe(true);
     }
     expect(log.filter((m) => m.mode !== 'plaintext').every((m) => m.mode === 'authcrypt')).toBe(true);
+  });
+
+  it('refuses a control request whose timeoutMs no timer can hold (400), instead of giving up at once', async () => {
+    const info = json<{ url: string; token: string }>(await readFile(join(data, 'serve.json'), 'utf8'));
+    await twin.client.putUser('bea');
+    const { invitationUrl } = await twin.client.invite('bea');
+    expect(invitationUrl).toBeTypeOf('string');
+    for (const timeoutMs of [1e12, 0, -5, 1.5, '60000']) {
+      const res = await fetch(`${info.url}/accept`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${info.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: invitationUrl, timeoutMs }),
+      });
+      expect(res.status, String(timeoutMs)).toBe(400);
+      expect(await res.json(), String(timeoutMs)).toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/^timeoutMs must be a whole number of ms, 1 to 2147483647/) });
+    }
   });
 
   it('stops on SIGTERM, removes serve.json, and the store opens directly again', async () => {

@@ -13,6 +13,7 @@ import { addressInUse } from '../../listen.js';
 import { didRegistry } from '../../store/dids.js';
 import { loadIdentity } from '../../wallet/identity.js';
 import { createWallet, type Wallet, type WalletEventMap } from '../../wallet/wallet.js';
+import { MAX_WAIT_MS } from '../../wait.js';
 import { usageError } from '../errors.js';
 import { parsePort } from '../port.js';
 import { untilSignal } from '../signals.js';
@@ -90,6 +91,18 @@ function arrivals(wallet: Wallet, json: boolean, write: (line: string) => void, 
   };
 }
 
+/**
+ * The control API's `timeoutMs`: what `--timeout` is on the command line (default 120 s), and as
+ * bounded: a timer fires at once beyond MAX_WAIT_MS, which would end the wait it guards.
+ */
+function controlTimeout(value: unknown): number {
+  if (value === undefined) return 120_000;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > MAX_WAIT_MS) {
+    throw usageError('invalid_argument', `timeoutMs must be a whole number of ms, 1 to ${MAX_WAIT_MS}: ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
 export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): Promise<void> {
   const port = opts.port === undefined ? undefined : parsePort('--port', opts.port);
   if (opts.consolePort !== undefined && !opts.console) throw usageError('invalid_argument', '--console-port needs --console: it is the web console\'s port');
@@ -116,7 +129,7 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
     }
 
     const token = randomId(24);
-    const timeoutOf = (body: Record<string, unknown>) => (typeof body.timeoutMs === 'number' ? body.timeoutMs : 120_000);
+    const timeoutOf = (body: Record<string, unknown>) => controlTimeout(body.timeoutMs);
     control = await startControl(token, {
       'GET /info': async () => ({ did: wallet.did, shortDid: wallet.shortDid, endpoint: wallet.identity.endpoint ?? null, listening: endpoints }),
       'POST /accept': async (body) => {
