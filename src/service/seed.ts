@@ -28,7 +28,23 @@ export function checkSchema<T>(schema: TSchema, value: unknown, code: ErrorCode,
 }
 
 export function parseFixtures(value: unknown): ServiceFixturesT {
-  return checkSchema<ServiceFixturesT>(ServiceFixtures, value, 'invalid_config', 'invalid fixtures');
+  const fixtures = checkSchema<ServiceFixturesT>(ServiceFixtures, value, 'invalid_config', 'invalid fixtures');
+  // Checked before anything is written: a second entry with the same id would silently replace
+  // the first, and a client listed under two tenants would fail half-way through the file.
+  const once = (what: string, ids: string[]) => {
+    const seen = new Set<string>();
+    for (const id of ids) {
+      if (seen.has(id)) throw new IdsyncError('invalid_config', `invalid fixtures: ${what} ${id} is listed twice`, { details: { duplicate: id } });
+      seen.add(id);
+    }
+  };
+  once('tenant', fixtures.tenants.map((t) => t.id));
+  once('client', fixtures.tenants.flatMap((t) => (t.clients ?? []).map((c) => c.clientId)));
+  for (const t of fixtures.tenants) {
+    once(`tenant ${t.id}: project`, (t.projects ?? []).map((p) => p.id));
+    once(`tenant ${t.id}: data profile`, (t.dataProfiles ?? []).map((p) => p.id));
+  }
+  return fixtures;
 }
 
 export async function putDataProfile(deps: SeedDeps, tenantId: string, input: DataProfileInputT): Promise<void> {

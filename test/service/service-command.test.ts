@@ -78,6 +78,29 @@ describe('idsync service command', () => {
     expect(isIdsyncError(err) && err.code).toBe('invalid_config');
   });
 
+  it('refuses fixtures that list a tenant, client, project or data profile twice, before writing any of them', async () => {
+    const client = (clientId: string) => ({ clientId, clientSecret: 'secret-123' });
+    const cases: Array<[unknown, string]> = [
+      [{ tenants: [{ id: 'acme' }, { id: 'acme', name: 'again' }] }, 'tenant acme is listed twice'],
+      // The same client under two tenants: before, the first tenant was written and the second refused.
+      [{ tenants: [{ id: 'acme', clients: [client('qa')] }, { id: 'other', clients: [client('qa')] }] }, 'client qa is listed twice'],
+      [{ tenants: [{ id: 'acme', projects: [{ id: 'p' }, { id: 'p', name: 'again' }] }] }, 'tenant acme: project p is listed twice'],
+      [{ tenants: [{ id: 'acme', dataProfiles: [{ id: 'd', name: 'D', fields: [{ key: 'firstName', required: true }] }, { id: 'd', name: 'D2', fields: [{ key: 'lastName', required: true }] }] }] }, 'tenant acme: data profile d is listed twice'],
+    ];
+    for (const [fixtures, message] of cases) {
+      const data = join(dir, `dup-${cases.findIndex((c) => c[0] === fixtures)}`);
+      const file = join(dir, 'dup.json');
+      await writeFile(file, JSON.stringify(fixtures));
+      const err = await runService(opts({ fixtures: file, data }), { io: bufferIo(), env: {}, until: Promise.resolve() }).catch((e: unknown) => e);
+      expect(isIdsyncError(err) && err.code, message).toBe('invalid_config');
+      expect((err as Error).message, message).toBe(`invalid fixtures: ${message}`);
+    }
+    // Nothing was written: the same folder then serves the file without the duplicate.
+    const file = join(dir, 'once.json');
+    await writeFile(file, JSON.stringify({ tenants: [{ id: 'other', clients: [client('qa')] }] }));
+    await runService(opts({ fixtures: file, data: join(dir, 'dup-1') }), { io: bufferIo(), env: {}, until: Promise.resolve() });
+  });
+
   it('runs the DIDComm agent and hands --smtp and --sms-gateway to invitation delivery; stopping closes agent and store', async () => {
     const mails: string[] = [];
     const smtp = new SMTPServer({
