@@ -154,14 +154,23 @@ export function resolutionError(did: string, result: DIDResolutionResult, what =
   return new IdsyncError('did_not_resolved', `${what} did not resolve (${detail})`, { details: { did, ...(meta.error ? { error: meta.error } : {}) } });
 }
 
-/** The DocumentResolver the DIDComm layer wants: the document, or null when it cannot be resolved. */
+/**
+ * The DocumentResolver the DIDComm layer wants: the document, or null when it cannot be resolved
+ * now. A DID its method calls invalid (DID Resolution §7.1.2 `invalidDid`: did:key:zzz, a
+ * did:peer:2 whose elements do not decode) never will be: that is thrown as `invalid_did`
+ * (problem code e.p.did.invalid), so a message from such a DID is refused for good instead of
+ * answered "send it again later" as a DID that may resolve on the next try is.
+ */
 export function documentResolver(resolver: Resolvable): DocumentResolver {
   return async (did) => {
+    let result: DIDResolutionResult;
     try {
-      const result = await resolver.resolve(did);
-      return result.didResolutionMetadata.error ? null : result.didDocument;
+      result = await resolver.resolve(did);
     } catch {
       return null;
     }
+    const meta = result.didResolutionMetadata as { error?: string; message?: string };
+    if (meta.error === 'invalidDid') throw new IdsyncError('invalid_did', `${did.length > 120 ? `${did.slice(0, 120)}…` : did} is not a valid DID${meta.message ? ` (${meta.message})` : ''}`, { details: { did } });
+    return meta.error ? null : result.didDocument;
   };
 }

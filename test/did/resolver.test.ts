@@ -91,13 +91,16 @@ describe('did:ion short form and metadata', () => {
 });
 
 describe('documentResolver', () => {
-  it('returns the document, or null when resolution fails', async () => {
+  it('returns the document, or null when resolution fails, and refuses a DID that never will resolve', async () => {
     const resolve = documentResolver(createResolver());
     const created = createPeerDid();
     expect(await resolve(created.did)).toEqual(created.document);
     expect(await resolve('did:example:1')).toBeNull();
-    expect(await resolve('not a did')).toBeNull();
     expect(await resolve(createIonDid().shortDid!)).toBeNull();
+    // DID Resolution §7.1.2 invalidDid: no later attempt can succeed, so it is an error of its own.
+    for (const bad of ['not a did', 'did:key:zzz', 'did:peer:2.garbage']) {
+      await expect(resolve(bad), bad).rejects.toMatchObject({ code: 'invalid_did', details: { did: bad } });
+    }
   });
 });
 

@@ -103,6 +103,30 @@ describe('wallet inbound HTTP endpoint', () => {
     }
   });
 
+  it('answers 400 invalid_did, not 503, to a message from a DID its method calls invalid, every time', async () => {
+    const store = await openStore();
+    open.push(store);
+    const wallet: Wallet = createWallet({ store });
+    open.push(wallet);
+    const { http } = await wallet.listen({ http: { host: '127.0.0.1', port: 0 } });
+    // Neither DID will ever resolve (DID Resolution §7.1.2 invalidDid): asking the sender to send
+    // again later would only repeat the refusal.
+    for (const from of ['did:key:zzz', 'did:peer:2.garbage']) {
+      const ping = { id: `from-${from}`, type: 'https://didcomm.org/trust-ping/2.0/ping', from, to: [wallet.did], body: { response_requested: true } };
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(http!, { method: 'POST', headers: { 'content-type': 'application/didcomm-plain+json' }, body: JSON.stringify(ping) });
+        expect(res.status, from).toBe(400);
+        expect(res.headers.get('retry-after'), from).toBeNull();
+        expect(await res.json(), from).toMatchObject({ code: 'invalid_did', problemCode: 'e.p.did.invalid' });
+      }
+    }
+    // A DID that may resolve later (its host is not reachable now) is still "send it again later".
+    const later = { id: 'from-web', type: 'https://didcomm.org/trust-ping/2.0/ping', from: 'did:web:127.0.0.1%3A1', to: [wallet.did], body: { response_requested: true } };
+    const res = await fetch(http!, { method: 'POST', headers: { 'content-type': 'application/didcomm-plain+json' }, body: JSON.stringify(later) });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).not.toBeNull();
+  });
+
   it('answers 400 json_too_deep to a body nested 5,000 levels deep, and keeps serving', async () => {
     const store = await openStore();
     open.push(store);
