@@ -154,6 +154,12 @@ export function resolutionError(did: string, result: DIDResolutionResult, what =
   return new IdsyncError('did_not_resolved', `${what} did not resolve (${detail})`, { details: { did, ...(meta.error ? { error: meta.error } : {}) } });
 }
 
+/** Characters of a DID an error message repeats: a long form is kilobytes (details keep it whole). */
+const ECHOED_DID_CHARS = 120;
+
+/** `did` as an error message shows it: cut short, saying how long it is, when it is long. */
+export const echoedDid = (did: string): string => (did.length <= ECHOED_DID_CHARS ? did : `${did.slice(0, ECHOED_DID_CHARS)}… (${did.length} characters)`);
+
 /**
  * The DocumentResolver the DIDComm layer wants: the document, or null when it cannot be resolved
  * now. A DID its method calls invalid (DID Resolution §7.1.2 `invalidDid`: did:key:zzz, a
@@ -170,7 +176,7 @@ export function documentResolver(resolver: Resolvable): DocumentResolver {
       return null;
     }
     const meta = result.didResolutionMetadata as { error?: string; message?: string };
-    if (meta.error === 'invalidDid') throw new IdsyncError('invalid_did', `${did.length > 120 ? `${did.slice(0, 120)}…` : did} is not a valid DID${meta.message ? ` (${meta.message})` : ''}`, { details: { did } });
+    if (meta.error === 'invalidDid') throw new IdsyncError('invalid_did', `${echoedDid(did)} is not a valid DID${meta.message ? ` (${meta.message})` : ''}`, { details: { did } });
     return meta.error ? null : result.didDocument;
   };
 }

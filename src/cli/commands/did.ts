@@ -4,7 +4,7 @@ import { createIonDid } from '../../did/ion.js';
 import { createKeyDid } from '../../did/key.js';
 import { createPeerDid } from '../../did/peer.js';
 import { createPeerDid4 } from '../../did/peer4.js';
-import { createResolver } from '../../did/resolver.js';
+import { createResolver, echoedDid } from '../../did/resolver.js';
 import type { CreatedDid, DIDResolutionResult } from '../../did/types.js';
 import { IdsyncError, type ErrorCode } from '../../errors.js';
 import { usageError } from '../errors.js';
@@ -53,14 +53,10 @@ export function registerDidCommand(program: Command, deps: CommandDeps): void {
       if (error) {
         // DID Core §7.1.2: resolution errors are part of the result (printed above); the exit status says so too.
         const detail = typeof result.didResolutionMetadata.message === 'string' ? `: ${result.didResolutionMetadata.message}` : '';
-        throw new IdsyncError(Object.hasOwn(RESOLUTION_ERRORS, error) ? RESOLUTION_ERRORS[error] : 'did_not_resolved', `cannot resolve ${echoed(didArg)} (${error}${detail})`);
+        throw new IdsyncError(Object.hasOwn(RESOLUTION_ERRORS, error) ? RESOLUTION_ERRORS[error] : 'did_not_resolved', `cannot resolve ${echoedDid(didArg)} (${error}${detail})`);
       }
     });
 }
-
-/** Characters of the DID the error line repeats: a long form is kilobytes, and the result above holds it whole. */
-const ECHOED_DID_CHARS = 120;
-const echoed = (did: string): string => (did.length <= ECHOED_DID_CHARS ? did : `${did.slice(0, ECHOED_DID_CHARS)}… (${did.length} characters)`);
 
 /** DID Resolution §7.1.2 error names (and did-resolver's) as catalogue codes; any other is `did_not_resolved`. */
 const RESOLUTION_ERRORS: Readonly<Record<string, ErrorCode>> = {
