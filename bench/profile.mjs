@@ -10,8 +10,10 @@
 // idle, so on a shared machine the milliseconds include time spent waiting for a core.
 // Run: npm run bench:profile   (builds, then node bench/profile.mjs)
 // Options: --wallets N (1000); --concurrency C (50); --steps S (100; 0 skips the second run);
-// --workers auto|N; --quick (200 wallets, 30 flows one at a time); --keep DIR (keep the
-// .cpuprofile files, e.g. to open in Chrome DevTools, with each run's spans and result); --json:
+// --workers auto|N; --mediated (the wallets behind the mediator started for the run, which works
+// in the coordinating thread: its column is the mediator's); --quick (200 wallets, 30 flows one
+// at a time); --keep DIR (keep the .cpuprofile files, e.g. to open in Chrome DevTools, with each
+// run's spans and result); --json:
 // the last line is one JSON document.
 import { execFileSync, spawn } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -30,8 +32,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // --- the child: one fleet run, profiled (started by the parent with --cpu-prof) --------------
 if (argv[0] === '--child') {
   const { runFleet } = await import('../dist/fleet/index.js');
-  const [, out, wallets, concurrency, workers] = argv;
+  const [, out, wallets, concurrency, workers, mode] = argv;
   const r = await runFleet({
+    ...(mode === 'mediated' ? { mediated: true } : {}),
     scenario: { module: SCENARIO },
     model: { kind: 'closed', wallets: Number(wallets), concurrency: Number(concurrency) },
     workers: workers === 'auto' ? 'auto' : Number(workers),
@@ -53,6 +56,7 @@ const stepFlows = Number(arg('steps') ?? (quick ? 30 : 100));
 const workers = arg('workers') ?? 'auto';
 const keep = arg('keep');
 const json = argv.includes('--json');
+const mediated = argv.includes('--mediated');
 
 function commit() {
   try {
@@ -72,7 +76,7 @@ async function profiledRun(label, n, c, gapMs) {
   process.stderr.write(`${label}: ${n} wallets, ${c} at a time, profiling every thread...\n`);
   try {
     await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'prof')}`, fileURLToPath(import.meta.url), '--child', resultFile, String(n), String(c), workers], {
+      const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'prof')}`, fileURLToPath(import.meta.url), '--child', resultFile, String(n), String(c), workers, mediated ? 'mediated' : 'direct'], {
         env: { ...process.env, IDSYNC_PROFILE_SPANS: spansFile, IDSYNC_PROFILE_GAP_MS: String(gapMs) },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
@@ -119,7 +123,7 @@ const lines = [
   '',
   `idsync CPU profile of a fleet: node ${process.version}, ${availableParallelism()} core(s) (${cpus()[0]?.model ?? 'cpu'}), load ${load} at start, commit ${sha}`,
   '',
-  `1. sync scenario, ${s.wallets} wallets, ${concurrency} at a time, ${s.workers} wallets thread(s) + the twin's: ${s.completed} completed, ${s.failed} failed in ${sec(s.durationMs)} (${s.flowsPerSecond} flows/s, p99 ${sec(s.steps.total?.p99Ms ?? 0)}; profiling costs a few %)`,
+  `1. sync scenario${mediated ? ', wallets behind the mediator (its thread: coordinator)' : ''}, ${s.wallets} wallets, ${concurrency} at a time, ${s.workers} wallets thread(s) + the twin's: ${s.completed} completed, ${s.failed} failed in ${sec(s.durationMs)} (${s.flowsPerSecond} flows/s, p99 ${sec(s.steps.total?.p99Ms ?? 0)}; profiling costs a few %)`,
   `   CPU per flow (ms) by layer (self time; inclusive: any frame of the layer on the stack), ${fleetAttribution.windowMs} ms window`,
   layerTable(fleetAttribution),
   '',
@@ -150,6 +154,7 @@ if (json) {
       node: process.version,
       cores: availableParallelism(),
       loadAtStart: Number(load),
+      mediated,
       fleet: { wallets: s.wallets, concurrency, summary: s, threads: fleet.result.threads, cpuPerFlowMs: fleetAttribution },
       ...(steps ? { steps: { flows: steps.run.result.summary.completed, summary: steps.run.result.summary, cpuPerFlowMs: steps.attribution } } : {}),
     }) + '\n',

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { attribute, threadProfile, windowCpu, type FlowSpans } from '../../src/fleet/profile/attribution.js';
 import { inclusiveFunctions, profileSamples, type CpuProfile } from '../../src/fleet/profile/cpu-profile.js';
 import { layerOfFrame } from '../../src/fleet/profile/layers.js';
-import { layerTable, stepTable } from '../../src/fleet/profile/table.js';
+import { hotTable, inclusiveTable, layerTable, stepTable } from '../../src/fleet/profile/table.js';
 import { ROOT } from '../cli/run-cli.js';
 
 const f = (url: string, functionName = 'fn') => ({ url, functionName });
@@ -124,6 +124,22 @@ describe('profile samples and attribution', () => {
     expect(a.bySteps!.after!.self).toMatchObject({ runtime: 1 });
     expect(a.bySteps!.connect!.hot[0]!.where).toMatch(/^store\/light-store\.js:get/);
     expect(stepTable(a, ['connect', 'issue', 'after']).split('\n')[0]).toMatch(/connect +issue +after +total/);
+  });
+
+  it("lists the coordinator's functions only when it does a flow's work (a mediated run's mediator)", () => {
+    const flows: FlowSpans[] = [{ from: 1_002_500, to: 1_007_500, gapTo: 1_007_500, ok: true, steps: [] }];
+    const service = { ...threadProfile(syntheticProfile()), role: 'service' as const };
+    const coordinator = { ...threadProfile(syntheticProfile()), role: 'coordinator' as const };
+    // Busy: 5 ms of samples in the window for one flow.
+    const busy = attribute([service, coordinator], flows, { completed: 1 });
+    expect(hotTable(busy)).toMatch(/ {2}coordinator thread:\n +1\.00 ms +store +store\/light-store\.js:get > parse/);
+    expect(inclusiveTable(busy)).toContain('  coordinator thread:');
+    // Idle but for a trace: under 1 ms per flow, left out as before.
+    const idle = attribute([service, coordinator], flows, { completed: 10 });
+    expect(idle.byThread.coordinator!.totalMs).toBeLessThan(1);
+    expect(hotTable(idle)).not.toContain('coordinator');
+    expect(inclusiveTable(idle)).not.toContain('coordinator');
+    expect(hotTable(idle)).toContain('  service thread:');
   });
 
   it("takes the wallets threads' and the process's CPU over the flows from the spans' marks", () => {

@@ -7,6 +7,15 @@ import { LAYERS, LAYER_LEGEND } from './layers.js';
 const f2 = (v: number) => v.toFixed(2);
 const pct = (part: number, whole: number) => (whole > 0 ? `${((part / whole) * 100).toFixed(1)} %` : '-');
 
+/**
+ * Whether a thread's functions are worth listing: the coordinator only starts and counts flows,
+ * unless it does real work (a mediated run's mediator runs there).
+ */
+function listed(a: Attribution, role: string): boolean {
+  if (role === 'other') return false;
+  return role !== 'coordinator' || (a.byThread.coordinator?.totalMs ?? 0) >= 1;
+}
+
 /** Rows: layers; columns: the service's and the wallets' thread, all threads, share, inclusive. */
 export function layerTable(a: Attribution): string {
   const roles = (['service', 'wallets', 'coordinator'] as const).filter((r) => a.byThread[r]);
@@ -38,7 +47,7 @@ export function stepTable(a: Attribution, order: string[]): string {
 export function hotTable(a: Attribution, top = 12): string {
   const out: string[] = [];
   for (const [role, list] of Object.entries(a.hot)) {
-    if (role === 'coordinator' || role === 'other' || !list) continue;
+    if (!listed(a, role) || !list) continue;
     out.push(`  ${role} thread:`);
     for (const h of list.slice(0, top)) out.push(`    ${f2(h.ms).padStart(7)} ms  ${h.layer.padEnd(12)} ${h.where}`);
   }
@@ -64,7 +73,7 @@ export function stepHotTable(a: Attribution, order: string[], top = 6): string {
 export function inclusiveTable(a: Attribution, top = 20): string {
   const out: string[] = [];
   for (const [role, list] of Object.entries(a.inclusive)) {
-    if (role === 'coordinator' || role === 'other' || !list) continue;
+    if (!listed(a, role) || !list) continue;
     out.push(`  ${role} thread:`);
     for (const h of list.slice(0, top)) out.push(`    ${f2(h.ms).padStart(7)} ms  ${h.where}`);
   }
