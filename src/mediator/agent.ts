@@ -23,7 +23,7 @@ import { createRouter, type Router, type RouterResult } from '../router/router.j
 import { messageLog } from '../store/messages.js';
 import type { Store } from '../store/store.js';
 import { loadMediatorIdentity, wsUrlOf, type MediatorIdentity } from './identity.js';
-import { mediationInvitation, mediationInvitationUrl } from './invitation.js';
+import { loadMediationInvitation, mediationInvitationUrl, mediationShortInvitationUrl } from './invitation.js';
 import { createMediator, type Mediator } from './mediator.js';
 import { mediatorOutbound } from './outbound.js';
 import type { MediatorPolicy } from './policy.js';
@@ -65,6 +65,8 @@ export interface MediatorAgent {
   readonly events: EventEmitter;
   readonly invitation: Invitation;
   readonly invitationUrl: string;
+  /** The same invitation's short URL (`_oobid`), which GET /invitation answers. */
+  readonly shortInvitationUrl: string;
   /** One inbound message; resolves as HTTP wants it answered (retry later, or refused for good with no report sent). */
   receive(packed: string, info: { transport: string; reply?: (packed: string) => Promise<void>; bind?: (key: string) => void; open?: () => boolean }): Promise<void | InboundOutcome>;
   /** Resolves when no live push is running. */
@@ -81,6 +83,7 @@ export async function createMediatorAgent(options: MediatorAgentOptions): Promis
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
   const identity = await loadMediatorIdentity(store, publicUrl);
   const did = identity.did;
+  const invitation = await loadMediationInvitation(store, did, { clock, ids });
   const guard = connectGuard({ ...DEFAULT_ADDRESS_POLICY, ...options.addressPolicy });
   const netFetch = guardedFetch(guard);
   const others = options.resolve ?? documentResolver(createResolver({ fetch: netFetch }));
@@ -134,7 +137,6 @@ export async function createMediatorAgent(options: MediatorAgentOptions): Promis
   const sweep = setInterval(prune, options.pruneEveryMs ?? DEFAULT_MEDIATOR_PRUNE_EVERY_MS);
   sweep.unref();
 
-  const invitation = mediationInvitation(did, { clock, ids });
   return {
     did,
     identity,
@@ -143,6 +145,7 @@ export async function createMediatorAgent(options: MediatorAgentOptions): Promis
     events,
     invitation,
     invitationUrl: mediationInvitationUrl(publicUrl, invitation),
+    shortInvitationUrl: mediationShortInvitationUrl(publicUrl, invitation),
     async receive(packed, info) {
       const result: RouterResult = await router.receive(packed, info);
       events.emit('inbound', { status: result.status, type: result.message?.type, id: result.message?.id, code: result.code, problemCode: result.problemCode, transport: info.transport });

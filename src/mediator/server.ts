@@ -1,7 +1,7 @@
 // The standalone mediator on the network (`idsync mediator`): one node:http server with the
 // DIDComm endpoint POST /didcomm (DIDComm v2.1 §Transports: HTTPS; 202 on receipt, a return-routed
 // answer in a 200 body), the WebSocket endpoint on the same path (live mode), GET /invitation (the
-// out-of-band invitation to mediate, also at its _oob URL), GET /did (the DID and its document)
+// out-of-band invitation to mediate, also at its _oob and _oobid URLs), GET /did (the DID and its document)
 // and GET /health. A forward over the size limit is answered 413 (DIDComm v2.1 §max_receive_bytes:
 // "it is also appropriate to emit an error at the transport level, such as HTTP 413").
 import http from 'node:http';
@@ -31,6 +31,8 @@ export interface RunningMediator {
   readonly publicUrl: string;
   readonly did: string;
   readonly invitationUrl: string;
+  /** The invitation's short URL (`?_oobid=`): GET /invitation answers it with the invitation. */
+  readonly shortInvitationUrl: string;
   readonly agent: MediatorAgent;
   readonly ws: WsEndpoint;
   /**
@@ -112,10 +114,18 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
     return r;
   };
   /** What every route but POST /didcomm answers. */
-  const otherRoute = (method: string | undefined, pathname: string): HttpInboundResponse => {
+  const otherRoute = (method: string | undefined, url: URL): HttpInboundResponse => {
+    const { pathname } = url;
     if (pathname === '/didcomm') return { ...problemResponse('method_not_allowed', 'messages are POSTed'), headers: { allow: 'POST' } };
     if (method !== 'GET') return problemResponse('method_not_allowed', 'only GET here');
-    if (pathname === '/invitation') return json(200, agent!.invitation);
+    if (pathname === '/invitation') {
+      // A short URL names the invitation it stands for: one this mediator did not make is not here.
+      const oobid = url.searchParams.get('_oobid');
+      if (oobid !== null && !url.searchParams.has('_oob') && oobid !== agent!.invitation.id) {
+        return problemResponse('not_found', `no invitation ${oobid.slice(0, 100)} here; this mediator's is ${agent!.shortInvitationUrl}`);
+      }
+      return json(200, agent!.invitation);
+    }
     if (pathname === '/did') return json(200, { did: agent!.did, document: agent!.identity.document });
     if (pathname === '/health') return json(200, { status: 'ok', did: agent!.did });
     return problemResponse('route_not_found', 'the mediator serves POST /didcomm, GET /invitation, GET /did and GET /health');
@@ -125,7 +135,7 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (!agent) return send(res, problemResponse('temporarily_unavailable', 'the mediator is starting'));
-      if (url.pathname !== '/didcomm' || req.method !== 'POST') return send(res, otherRoute(req.method, url.pathname));
+      if (url.pathname !== '/didcomm' || req.method !== 'POST') return send(res, otherRoute(req.method, url));
       const body = await readBody(req, res, maxBytes);
       if (body === undefined) return;
       return send(res, await didcommPost(body, req.headers['content-type']));
@@ -162,11 +172,12 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
     publicUrl,
     did: running.did,
     invitationUrl: running.invitationUrl,
+    shortInvitationUrl: running.shortInvitationUrl,
     agent: running,
     ws,
     async serve(req) {
-      const { pathname } = new URL(req.url, 'http://x');
-      if (pathname !== '/didcomm' || req.method !== 'POST') return otherRoute(req.method, pathname);
+      const url = new URL(req.url, 'http://x');
+      if (url.pathname !== '/didcomm' || req.method !== 'POST') return otherRoute(req.method, url);
       const body = req.body ?? '';
       if (Buffer.byteLength(body) > maxBytes) return problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`);
       return didcommPost(body, req.contentType);

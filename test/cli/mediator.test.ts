@@ -35,12 +35,40 @@ describe('idsync mediator', () => {
     expect(lines[0]).toBe(`DID ${m.did}`);
     expect(lines.at(-1)).toBe(`idsync mediator listening on ${m.url}`);
     expect(out()).toContain(m.invitationUrl);
-    const invitation = (await (await fetch(`${m.url}/invitation`)).json()) as { from: string; body: { goal_code: string } };
+    const invitation = (await (await fetch(`${m.url}/invitation`)).json()) as { id: string; from: string; body: { goal_code: string } };
     expect(invitation).toMatchObject({ from: m.did, body: { goal_code: 'request-mediate' } });
     // The URL form answers with the same invitation.
     expect(await (await fetch(m.invitationUrl)).json()).toEqual(invitation);
+    // And so does the short form printed first: §Short URL Message Retrieval, `_oobid` the invitation's id.
+    expect(lines[1]).toBe(`invitation to mediate: ${m.shortInvitationUrl}`);
+    expect(m.shortInvitationUrl).toBe(`${m.publicUrl}/invitation?_oobid=${invitation.id}`);
+    expect(await (await fetch(m.shortInvitationUrl)).json()).toEqual(invitation);
+    // A short URL for an invitation this mediator did not make is not here.
+    const other = await fetch(`${m.url}/invitation?_oobid=someone-else`);
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { code: string }).code).toBe('not_found');
     await stop();
     expect(out().trim().split('\n').at(-1)).toBe('idsync mediator stopping');
+  });
+
+  it('keeps its invitation across restarts: the URLs it printed still work; another public URL gets another', async () => {
+    dir ??= await tempDir();
+    const data = dir.file('kept');
+    const first = await running({ port: '0', host: '127.0.0.1', data, publicUrl: 'http://127.0.0.1:18999' });
+    const { shortInvitationUrl, invitationUrl, did } = first.m;
+    await first.stop();
+    const again = await running({ port: '0', host: '127.0.0.1', data, publicUrl: 'http://127.0.0.1:18999' });
+    expect(again.m.did).toBe(did);
+    expect(again.m.shortInvitationUrl).toBe(shortInvitationUrl);
+    expect(again.m.invitationUrl).toBe(invitationUrl);
+    const oobid = new URL(shortInvitationUrl).searchParams.get('_oobid');
+    expect(((await (await fetch(`${again.m.url}/invitation?_oobid=${oobid}`)).json()) as { id: string }).id).toBe(oobid);
+    await again.stop();
+    const moved = await running({ port: '0', host: '127.0.0.1', data, publicUrl: 'http://127.0.0.1:18998' });
+    expect(moved.m.did).not.toBe(did);
+    expect(moved.m.shortInvitationUrl).not.toBe(shortInvitationUrl.replace('18999', '18998'));
+    expect(((await (await fetch(`${moved.m.url}/invitation`)).json()) as { from: string }).from).toBe(moved.m.did);
+    await moved.stop();
   });
 
   it('with --json prints exactly one JSON line', async () => {
@@ -48,7 +76,7 @@ describe('idsync mediator', () => {
     const { m, out, stop } = await running({ port: '0', host: '127.0.0.1', data: dir.file('j'), json: true });
     await stop();
     expect(out().trim().split('\n')).toHaveLength(1);
-    expect(JSON.parse(out())).toEqual({ listening: m.url, publicUrl: m.publicUrl, did: m.did, invitationUrl: m.invitationUrl, data: dir.file('j') });
+    expect(JSON.parse(out())).toEqual({ listening: m.url, publicUrl: m.publicUrl, did: m.did, invitationUrl: m.invitationUrl, shortInvitationUrl: m.shortInvitationUrl, data: dir.file('j') });
   });
 
   it('turns --deny, --max-queue, --max-message-bytes, --max-delay and --forward-onwards into the policy', () => {

@@ -35,6 +35,14 @@ describe('idsync wallet create --mediator', () => {
     expect(human.stdout).toContain(`mediator: ${mediator.did} (coordinate-mediation 3.0, its DID as the endpoint)`);
   });
 
+  it('takes the short invitation URL the mediator prints (?_oobid=, fetched with GET)', async () => {
+    const run = await runCli(['wallet', 'create', '--data', dir.file('short'), '--mediator', mediator.shortInvitationUrl, '--json']);
+    expect(run.stderr).toBe('');
+    const created = JSON.parse(run.stdout);
+    expect(created).toMatchObject({ mediator: mediator.did });
+    expect(await mediator.agent.mediator.keylist.lookup(created.did)).toBeDefined();
+  });
+
   it('refuses --endpoint with --mediator, and an unknown version, with one coded line', async () => {
     const both = await runCli(['wallet', 'create', '--data', dir.file('x'), '--mediator', mediator.did, '--endpoint', 'http://127.0.0.1:7/didcomm']);
     expect(both.code).not.toBe(0);
@@ -46,9 +54,11 @@ describe('idsync wallet create --mediator', () => {
 
   it('says why when the mediator cannot be reached, and keeps no wallet half made', async () => {
     const data = dir.file('unreachable');
-    const run = await runCli(['wallet', 'create', '--data', data, '--mediator', 'http://127.0.0.1:9/invitation']);
+    // A short URL on a port nobody listens on: the invitation cannot even be fetched.
+    const run = await runCli(['wallet', 'create', '--data', data, '--mediator', 'http://127.0.0.1:9/invitation?_oobid=x']);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(ERROR_LINE);
+    expect(run.stderr).toContain('could not fetch the short invitation URL');
     const then = await runCli(['wallet', 'create', '--data', data, '--mediator', mediator.did, '--json']);
     expect(then.stderr).toBe('');
     expect(JSON.parse(then.stdout).mediator).toBe(mediator.did);

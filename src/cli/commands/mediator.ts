@@ -97,11 +97,12 @@ export async function runMediator(opts: MediatorCommandOptions, deps: MediatorRu
   try {
     const out = createOutput(deps.io, Boolean(opts.json));
     out.say(`DID ${running.did}`);
-    out.say(`invitation to mediate (also at ${running.publicUrl}/invitation):`);
-    out.say(`  ${running.invitationUrl}`);
+    // The short form first: it is the one a person copies (wallet create --mediator, a QR code).
+    out.say(`invitation to mediate: ${running.shortInvitationUrl}`);
+    out.say(`  in full: ${running.invitationUrl}`);
     out.say(`data in ${opts.data}`);
     // The last line of the banner (or the one JSON document): scripts wait for it.
-    out.result({ listening: running.url, publicUrl: running.publicUrl, did: running.did, invitationUrl: running.invitationUrl, data: opts.data }, () => `idsync mediator listening on ${running.url}`);
+    out.result({ listening: running.url, publicUrl: running.publicUrl, did: running.did, invitationUrl: running.invitationUrl, shortInvitationUrl: running.shortInvitationUrl, data: opts.data }, () => `idsync mediator listening on ${running.url}`);
     deps.onMediator?.(running);
     await deps.until;
     if (!opts.json) deps.io.stdout('idsync mediator stopping\n');
@@ -129,7 +130,7 @@ export function registerMediatorCommand(program: Command, deps: { io?: CliIo } =
     .option('--forward-onwards', 'pass forwards for DIDs nobody registered here on to the endpoint those DIDs name (a mediator in a chain; off: refused)')
     .option('--allow-private-endpoints', 'let the mediator send to endpoints in private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7)')
     .addOption(engineOption())
-    .option('--json', 'print one JSON line once listening: {listening, publicUrl, did, invitationUrl, data}')
+    .option('--json', 'print one JSON line once listening: {listening, publicUrl, did, invitationUrl, shortInvitationUrl, data}')
     .action(async (opts: MediatorCommandOptions) => {
       const io = deps.io ?? processIo;
       await runMediator(opts, { io, until: untilSignal() });
