@@ -30,6 +30,11 @@ export interface WalletEventMap {
   'auto-accept-failed': { item: PendingItem; code: string; message: string };
   /** A live WebSocket to a peer closed (goLive must be called again). */
   'live-ended': { peer: string; endpoint: string };
+  /**
+   * Behind a mediator, the running wallet changed how it collects: 'polling' when its live socket
+   * ended (live mode is tried again on each round), 'live' when it is back.
+   */
+  'collecting-changed': { mediator: string; mode: 'live' | 'polling' };
   /** A DID-auth presentation was sent. */
   'presentation-sent': { thid: string; domain: string; challenge: string };
   /** A thread ended: issuance or proof `done`, or `abandoned` after a problem. */

@@ -33,6 +33,13 @@ export interface CollectorDeps {
 
 export async function startCollector(d: CollectorDeps): Promise<MediatorCollector> {
   let mode: MediatorCollector['mode'] = 'polling';
+  /** Set once the first way of collecting is chosen: changes after it are told (collecting-changed). */
+  let started = false;
+  const become = (next: 'live' | 'polling') => {
+    if (mode === next || mode === 'stopped') return;
+    mode = next;
+    if (started) d.ctx.events.emit('collecting-changed', { mediator: d.mediator, mode: next });
+  };
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<PickupResult> | undefined;
   let again = false;
@@ -73,7 +80,7 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
     try {
       await d.connect(url);
       const status = await liveDeliveryChange(d.ctx, d.session, d.mediator, url, true);
-      mode = 'live';
+      become('live');
       return status ? { status } : {};
     } catch (err) {
       log('live mode with the mediator failed: polling', err);
@@ -83,14 +90,19 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
 
   function poll(): void {
     if (mode === 'stopped') return;
-    mode = 'polling';
+    become('polling');
     timer = setTimeout(() => {
       timer = undefined;
       void (async () => {
         await collect().catch((err) => log('pickup from the mediator failed', err));
-        // A socket that came back ends polling (live mode tried again on every round).
-        if (mode === 'stopped' || (await goLive())) return;
-        poll();
+        if (mode === 'stopped') return;
+        // A socket that came back ends polling (live mode tried again on every round). What was
+        // queued between this round's pickup and live mode is not pushed (§Live Mode: "Messages
+        // already in the queue are not affected by Live Mode"): the status answering the change
+        // counts it, and it is collected now, as at start.
+        const back = await goLive();
+        if (!back) return poll();
+        if (!stopped() && (back.status === undefined || back.status.messageCount > 0)) await collect().catch((err) => log('pickup from the mediator failed', err));
       })();
     }, d.pollIntervalMs);
     timer.unref?.();
@@ -107,6 +119,7 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
   const live = await goLive();
   if (!live || live.status === undefined || live.status.messageCount > 0) await collect().catch((err) => log('pickup from the mediator failed', err));
   if (!live) poll();
+  started = true;
 
   return {
     get mode() {

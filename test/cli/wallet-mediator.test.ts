@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { startServiceTwin, waitForSyncContext, type ServiceTwin } from '../../src/testing/index.js';
-import { startCli, type RunningCli } from '../e2e/processes.js';
+import { freePort, startCli, type RunningCli } from '../e2e/processes.js';
 import { ERROR_LINE, runCli, tempDir } from './run-cli.js';
 
 let mediator: RunningMediator;
@@ -87,6 +87,28 @@ describe('idsync wallet create --mediator', () => {
       await serve?.stop();
       await twin.close();
       await twinStore.close();
+    }
+  }, 60_000);
+
+  it('wallet serve says when live delivery ends with the mediator gone, and when it is live again', async () => {
+    // A mediator of its own on a fixed port: restarted on the same store and port, it keeps its DID.
+    const port = await freePort();
+    const ownStore = await openStore();
+    let own = await startMediator({ store: ownStore, port, host: '127.0.0.1' });
+    const data = dir.file('restarted');
+    let serve: RunningCli | undefined;
+    try {
+      expect((await runCli(['wallet', 'create', '--data', data, '--mediator', own.shortInvitationUrl])).code).toBe(0);
+      serve = startCli(['wallet', 'serve', '--data', data, '--json']);
+      expect(JSON.parse(await serve.line(/^\{/))).toMatchObject({ collecting: 'live' });
+      await own.close();
+      expect(JSON.parse(await serve.line(/collecting-changed/))).toEqual({ event: 'collecting-changed', mediator: own.did, mode: 'polling' });
+      own = await startMediator({ store: ownStore, port, host: '127.0.0.1' });
+      expect(JSON.parse(await serve.line(/"mode":"live"/))).toEqual({ event: 'collecting-changed', mediator: own.did, mode: 'live' });
+    } finally {
+      await serve?.stop();
+      await own.close();
+      await ownStore.close();
     }
   }, 60_000);
 

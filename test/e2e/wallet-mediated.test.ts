@@ -13,12 +13,24 @@ import { createWallet, type Wallet, type WalletOptions } from '../../src/wallet/
 import { FORWARD_TYPE } from '../../src/didcomm/envelope/forward.js';
 import { startFaultProxy } from '../../src/testing/fault-proxy.js';
 import { freePort } from './processes.js';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock, systemClock, uuid } from '../../src/clock.js';
 import { memoryNetwork } from '../../src/didcomm/transport/memory.js';
 import { resolvePeerDid } from '../../src/did/peer.js';
 import { createMediatorAgent } from '../../src/mediator/agent.js';
 import { createServiceAgent } from '../../src/service/didcomm/agent.js';
 import type { InboundInfo } from '../../src/service/didcomm-seam.js';
+import { createPing } from '../../src/protocols/trust-ping.js';
+import { pack } from '../../src/didcomm/envelope/index.js';
+import { memorySecrets } from '../../src/didcomm/secrets.js';
+
+/** Polls `check` every 10 ms until it holds, or fails after `timeoutMs`. */
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 const CLIENT = { clientId: 'qa-client', clientSecret: 'qa-secret-123', projectId: 'qa-project' };
 const DATAPOINTS = { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10', residentialAddressCountry: 'GB' };
@@ -219,6 +231,34 @@ describe('a wallet behind idsync\'s mediator', () => {
     expect(await e.mediator.agent.mediator.queue.count(did)).toBe(0);
     const seenForward = (await again.messages({ direction: 'in' })).some((m) => m.type === FORWARD_TYPE);
     expect(seenForward).toBe(false);
+  });
+
+  it('live again after the mediator restarts, it collects what was queued between its last poll and live mode', async () => {
+    const port = await freePort();
+    const e = await start({ mediatorPublicUrl: `http://127.0.0.1:${port}` });
+    await e.mediator.close();
+    const medStore = e.stores[1]!;
+    e.mediator = await startMediator({ store: medStore, port, host: '127.0.0.1' });
+    const w = await wallet(e, { mediation: { live: true, pollIntervalMs: 30 } });
+    expect(w.collecting).toBe('live');
+
+    // The mediator goes away: the live socket ends and the wallet polls until it is back.
+    await e.mediator.close();
+    await until(() => w.collecting === 'polling', 10_000);
+    e.mediator = await startMediator({ store: medStore, port, host: '127.0.0.1' });
+    // A message queued right after the round's pickup answered, before live mode is on: it is not
+    // pushed (§Live Mode: "Messages already in the queue are not affected by Live Mode").
+    const ping = createPing({ to: w.did, responseRequested: false }, { clock: systemClock, ids: uuid });
+    const { packed } = await pack(ping, { mode: 'anoncrypt', to: w.did, forward: false }, { resolve: async (did) => resolveIonLongForm(did.split('#')[0]!), secrets: memorySecrets([]) });
+    let queued: Promise<unknown> | undefined;
+    e.mediator.agent.events.on('inbound', (ev: { type?: string }) => {
+      if (!queued && ev.type?.endsWith('/status-request')) queued = e.mediator.agent.mediator.queue.enqueue(w.did, packed);
+    });
+    await until(() => w.collecting === 'live' && queued !== undefined, 10_000);
+    await queued;
+    // The status answering the live-delivery-change counted it: the wallet collected it.
+    await until(async () => (await e.mediator.agent.mediator.queue.count(w.did)) === 0, 10_000);
+    expect((await w.messages({ direction: 'in' })).map((m) => m.id)).toContain(ping.id);
   });
 
   it('in process on a memory network: the mediator, the twin and the wallet with no sockets, Data Pipe and sync', async () => {

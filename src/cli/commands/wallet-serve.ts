@@ -82,6 +82,9 @@ function arrivals(wallet: Wallet, json: boolean, write: (line: string) => void, 
     on(event, (e) => emit(event, { item: pendingView(e.item) }, `pending: ${humanPendingItem(pendingView(e.item), dir)}`));
   }
   on('auto-accept-failed', (e) => emit('auto-accept-failed', { item: pendingView(e.item), code: e.code, message: e.message }, `invitation ${e.item.id} not accepted (${e.code}: ${e.message}); it stays pending`));
+  on('collecting-changed', (e) =>
+    emit('collecting-changed', { mediator: e.mediator, mode: e.mode }, e.mode === 'live' ? 'mediator: live delivery on its WebSocket again' : 'mediator: live delivery ended; polling it until its WebSocket is back'),
+  );
   on('problem-received', (e) => emit('problem-received', { code: e.problem.code, text: e.problem.text, pthid: e.problem.pthid }, `problem ${e.problem.code} from ${e.problem.from ?? 'unknown'}: ${e.problem.text}`));
   return {
     open() {
