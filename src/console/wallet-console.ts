@@ -42,7 +42,7 @@ export interface WalletConsole {
 /** Wallet events after which the overview may have changed. */
 const WALLET_EVENTS: (keyof WalletEventMap)[] = [
   'connection-established', 'credential-received', 'credential-status-changed', 'credential-refused', 'offer-received', 'offer-pending',
-  'proof-request-pending', 'invitation-received', 'thread-ended', 'problem-received', 'presentation-sent',
+  'proof-request-pending', 'invitation-received', 'thread-ended', 'problem-received', 'presentation-sent', 'collecting-changed',
 ];
 
 const BEARER = /^Bearer +(\S+) *$/i;

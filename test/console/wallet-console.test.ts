@@ -18,6 +18,26 @@ afterEach(async () => {
 const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers: { accept: 'text/html', ...headers }, redirect: 'manual' });
 
 describe('wallet console', () => {
+  it('shows a wallet behind a mediator: the mediator, the grant, and how it collects', async () => {
+    bed = await startTestbed({ transport: 'http', walletMode: 'mediated' });
+    const wallet = bed.wallets[0]!;
+    web = await startWalletConsole(wallet, { port: 0 });
+    const auth = { authorization: `Bearer ${web.accessCode}` };
+    const overview = await (await get(`${web.url}/overview?fragment=1`, auth)).text();
+    expect(overview).toContain('<th>mediator</th>');
+    expect(overview).toContain(bed.mediator!.did.slice(0, 40));
+    expect(overview).toMatch(/coordinate-mediation 2\.0, <span class="state state-ok">registered<\/span>, its DID as the endpoint; collecting <span class="state state-ok">live<\/span>/);
+    // A direct wallet has no such row.
+    const direct = await startTestbed({ transport: 'http' });
+    const plain = await startWalletConsole(direct.wallets[0]!, { port: 0 });
+    try {
+      expect(await (await get(`${plain.url}/overview?fragment=1`, { authorization: `Bearer ${plain.accessCode}` })).text()).not.toContain('<th>mediator</th>');
+    } finally {
+      await plain.close();
+      await direct.close();
+    }
+  });
+
   it('signs in with the access code only, and shows the flows, messages and threads of the wallet', async () => {
     bed = await startTestbed({ transport: 'http' });
     const wallet = bed.wallets[0]!;

@@ -1,4 +1,5 @@
-// A wallet's flows: its identity, its Data Pipes (connections), its protocol threads with their
+// A wallet's flows: its identity (and, behind a mediator, that mediator and how the wallet
+// collects there: live or polling), its Data Pipes (connections), its protocol threads with their
 // state and a link to their messages, the credentials it holds or refused, and what waits for the
 // user's approval. Live.
 import type { FastifyInstance } from 'fastify';
@@ -13,10 +14,15 @@ async function overview(wallet: Wallet): Promise<Html> {
   const [connections, threads, credentials, rejected, pending] = await Promise.all([
     wallet.connections(), wallet.threads(), wallet.credentials(), wallet.rejectedCredentials(), wallet.pending(),
   ]);
+  const m = wallet.mediation;
+  const collecting = wallet.collecting;
+  const mediation = m
+    ? html`<tr><th>mediator</th><td>${did(m.mediator)}</td><th>mediation</th><td>coordinate-mediation ${m.version ?? '?'}, ${state(m.state, m.state === 'registered' ? 'ok' : 'busy')}, ${m.form === 'did' ? 'its DID as the endpoint' : 'its URI and routing key'}${collecting ? html`; collecting ${state(collecting, collecting === 'live' ? 'ok' : 'busy')}` : ''}</td></tr>`
+    : '';
   const thread = (thid: string) => html`<a href="/console/threads/${encodeURIComponent(thid)}"><code title="${thid}">${shortId(thid)}</code></a>`;
   return html`<table class="facts">
 <tr><th>DID</th><td>${did(wallet.did)}</td><th>endpoint</th><td><code>${wallet.identity.endpoint ?? 'none (pickup and live delivery)'}</code></td></tr>
-</table>
+${mediation}</table>
 <h2>Data Pipes</h2>
 ${connections.length
   ? html`<table><thead><tr><th>with</th><th>state</th><th>thread</th><th>since</th><th>updated</th></tr></thead><tbody>${connections.map((c) => html`<tr><td>${did(c.theirDid)}</td><td>${state(c.state)}</td><td>${thread(c.id)}</td><td>${time(c.createdAt)}</td><td>${time(c.updatedAt)}</td></tr>`)}</tbody></table>`
