@@ -30,6 +30,10 @@ describe('idsync wallet create --mediator', () => {
     const created = JSON.parse(run.stdout);
     expect(created).toMatchObject({ endpoint: mediator.did, mediator: mediator.did, mediationVersion: '2.0' });
     expect(await mediator.agent.mediator.keylist.lookup(created.did)).toBeDefined();
+    // Its status names the mediator and the grant (how it collects only while it runs).
+    const status = JSON.parse((await runCli(['wallet', 'status', '--data', data, '--json'])).stdout);
+    expect(status.mediation).toEqual({ mediator: mediator.did, version: '2.0', state: 'registered', form: 'did' });
+    expect((await runCli(['wallet', 'status', '--data', data])).stdout).toContain(`mediator: ${mediator.did} (coordinate-mediation 2.0, registered)`);
 
     const human = await runCli(['wallet', 'create', '--data', dir.file('mediated-3'), '--mediator', mediator.did, '--mediation-version', '3.0']);
     expect(human.stdout).toContain(`mediator: ${mediator.did} (coordinate-mediation 3.0, its DID as the endpoint)`);
@@ -101,8 +105,10 @@ describe('idsync wallet create --mediator', () => {
       expect((await runCli(['wallet', 'create', '--data', data, '--mediator', own.shortInvitationUrl])).code).toBe(0);
       serve = startCli(['wallet', 'serve', '--data', data, '--json']);
       expect(JSON.parse(await serve.line(/^\{/))).toMatchObject({ collecting: 'live' });
+      expect(JSON.parse((await runCli(['wallet', 'status', '--data', data, '--json'])).stdout).mediation).toMatchObject({ mediator: own.did, collecting: 'live' });
       await own.close();
       expect(JSON.parse(await serve.line(/collecting-changed/))).toEqual({ event: 'collecting-changed', mediator: own.did, mode: 'polling' });
+      expect((await runCli(['wallet', 'status', '--data', data])).stdout).toContain('collecting by polling');
       own = await startMediator({ store: ownStore, port, host: '127.0.0.1' });
       expect(JSON.parse(await serve.line(/"mode":"live"/))).toEqual({ event: 'collecting-changed', mediator: own.did, mode: 'live' });
     } finally {

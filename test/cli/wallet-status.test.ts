@@ -18,7 +18,7 @@ describe('idsync wallet status, not running', () => {
   it('shows the retries its folder holds: the waiting steps due, the given-up ones abandoned', async () => {
     const empty = await runCli(['wallet', 'status', '--data', dir.file('w'), '--json']);
     expect(empty.stderr).toBe('');
-    expect(JSON.parse(empty.stdout)).toMatchObject({ running: false, connections: { established: 0, total: 0 }, credentials: 0, pending: 0, retries: { scheduled: 0, due: 0, retrying: 0, abandoned: 0 } });
+    expect(JSON.parse(empty.stdout)).toMatchObject({ running: false, mediation: null, connections: { established: 0, total: 0 }, credentials: 0, pending: 0, retries: { scheduled: 0, due: 0, retrying: 0, abandoned: 0 } });
 
     const store = await openStore({ path: join(dir.file('w'), 'store') });
     const states = store.collection(RESEND_COLLECTION);

@@ -220,9 +220,9 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
 
   wallet
     .command('status')
-    .description('who the wallet is, what it holds and waits on: connections, credentials, pending items, and its retries (scheduled, due, retrying, abandoned)')
+    .description('who the wallet is, what it holds and waits on: its mediator, connections, credentials, pending items, and its retries (scheduled, due, retrying, abandoned)')
     .requiredOption('--data <dir>', 'wallet folder')
-    .option('--json', 'print one JSON document {did, shortDid, endpoint, running, connections, credentials, pending, retries}')
+    .option('--json', 'print one JSON document {did, shortDid, endpoint, mediation, running, connections, credentials, pending, retries}')
     .action(async (opts: { data: string; json?: boolean }) => {
       const status = (await viaServe<WalletStatusView>(opts.data, 'GET', '/status')) ?? (await withStore(opts.data, (store) => storedWalletStatus(store, opts.data)));
       deps.output(Boolean(opts.json)).result(status, humanWalletStatus);
