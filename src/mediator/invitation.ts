@@ -4,9 +4,12 @@
 // `<public URL>/invitation?_oob=<base64url JSON>` also answers a GET with the invitation, and so
 // does its short form `<public URL>/invitation?_oobid=<invitation id>` (§Short URL Message
 // Retrieval: "the agent must do an HTTP GET to retrieve the associated encoded message"), which
-// is short enough to copy from a terminal or put in a QR code.
+// is short enough to copy from a terminal or put in a QR code. A browser gets a page with both and
+// a QR code of the short one ("the full URL should return human readable instructions when
+// loaded in a browser"); agents get the JSON.
 import { createInvitation, DIDCOMM_V2_PROFILE, encodeInvitationUrl, encodeShortInvitationUrl, type Invitation } from '../protocols/out-of-band.js';
 import type { MessageDeps } from '../didcomm/message.js';
+import { invitationPage } from '../protocols/out-of-band-page.js';
 import type { Store } from '../store/store.js';
 
 export const MEDIATE_GOAL_CODE = 'request-mediate';
@@ -35,4 +38,15 @@ export function mediationInvitationUrl(publicUrl: string, invitation: Invitation
 
 export function mediationShortInvitationUrl(publicUrl: string, invitation: Invitation): string {
   return encodeShortInvitationUrl(`${publicUrl.replace(/\/+$/, '')}/invitation`, invitation.id);
+}
+
+/** What the invitation's URLs show in a browser: the short URL as a QR code and as text, the full one, the invitation. */
+export function mediationPage(m: { invitation: Invitation; invitationUrl: string; shortInvitationUrl: string }): Promise<string> {
+  return invitationPage({
+    heading: 'Invitation to mediate',
+    lead: 'Give it to a wallet that should sit behind this mediator: scan the code, or paste the URL into it (idsync wallet create --mediator URL).',
+    url: m.shortInvitationUrl,
+    invitation: m.invitation,
+    more: [{ label: 'The same invitation in full', url: m.invitationUrl }],
+  });
 }

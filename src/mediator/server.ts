@@ -13,6 +13,8 @@ import { listen, urlHost } from '../listen.js';
 import type { Store } from '../store/store.js';
 import { createMediatorAgent, type MediatorAgent, type MediatorAgentOptions } from './agent.js';
 import { mediatorPolicy } from './policy.js';
+import { mediationPage } from './invitation.js';
+import { wantsHtml } from '../protocols/out-of-band-page.js';
 
 export interface StartMediatorOptions extends Omit<MediatorAgentOptions, 'publicUrl' | 'store' | 'clock' | 'ids'> {
   store: Store;
@@ -114,7 +116,7 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
     return r;
   };
   /** What every route but POST /didcomm answers. */
-  const otherRoute = (method: string | undefined, url: URL): HttpInboundResponse => {
+  const otherRoute = async (method: string | undefined, url: URL, accept?: string): Promise<HttpInboundResponse> => {
     const { pathname } = url;
     if (pathname === '/didcomm') return { ...problemResponse('method_not_allowed', 'messages are POSTed'), headers: { allow: 'POST' } };
     if (method !== 'GET') return problemResponse('method_not_allowed', 'only GET here');
@@ -124,6 +126,8 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
       if (oobid !== null && !url.searchParams.has('_oob') && oobid !== agent!.invitation.id) {
         return problemResponse('not_found', `no invitation ${oobid.slice(0, 100)} here; this mediator's is ${agent!.shortInvitationUrl}`);
       }
+      // A person who opened the URL in a browser gets instructions (§Standard Message Encoding).
+      if (wantsHtml(accept)) return { status: 200, contentType: 'text/html; charset=utf-8', headers: { vary: 'Accept' }, body: await mediationPage(agent!) };
       return json(200, agent!.invitation);
     }
     if (pathname === '/did') return json(200, { did: agent!.did, document: agent!.identity.document });
@@ -135,7 +139,7 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (!agent) return send(res, problemResponse('temporarily_unavailable', 'the mediator is starting'));
-      if (url.pathname !== '/didcomm' || req.method !== 'POST') return send(res, otherRoute(req.method, url));
+      if (url.pathname !== '/didcomm' || req.method !== 'POST') return send(res, await otherRoute(req.method, url, req.headers.accept));
       const body = await readBody(req, res, maxBytes);
       if (body === undefined) return;
       return send(res, await didcommPost(body, req.headers['content-type']));

@@ -43,6 +43,20 @@ describe('idsync mediator', () => {
     expect(lines[1]).toBe(`invitation to mediate: ${m.shortInvitationUrl}`);
     expect(m.shortInvitationUrl).toBe(`${m.publicUrl}/invitation?_oobid=${invitation.id}`);
     expect(await (await fetch(m.shortInvitationUrl)).json()).toEqual(invitation);
+    // Opened in a browser, either URL is a page for a person: the short URL as a QR code and as
+    // text, the full one (DIDComm v2.1 §Standard Message Encoding: "human readable instructions").
+    const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    for (const url of [m.shortInvitationUrl, m.invitationUrl]) {
+      const page = await fetch(url, { headers: { accept: BROWSER } });
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      const html = await page.text();
+      expect(html).toContain('<h1>Invitation to mediate</h1>');
+      expect(html).toContain('<svg');
+      expect(html).toContain(`<code id="invitation-url">${m.shortInvitationUrl}</code>`);
+      expect(html).toContain(m.invitationUrl);
+    }
+    // What a wallet resolving the short URL asks for is the JSON.
+    expect(await (await fetch(m.shortInvitationUrl, { headers: { accept: 'application/json, text/plain;q=0.5, */*;q=0.1' } })).json()).toEqual(invitation);
     // A short URL for an invitation this mediator did not make is not here.
     const other = await fetch(`${m.url}/invitation?_oobid=someone-else`);
     expect(other.status).toBe(404);

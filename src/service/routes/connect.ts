@@ -3,7 +3,6 @@
 // when the invitation is expired or not ours, a page saying so (clients get problem JSON).
 import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import QRCode from 'qrcode';
 import type { App } from '../http/app-types.js';
 import type { ServiceDeps } from '../deps.js';
 import { findInvitation } from '../users/invitations.js';
@@ -14,6 +13,7 @@ import { problemResponses } from '../http/schemas.js';
 import { b64uDecodeText, jcs } from '../../encoding.js';
 import { isIdsyncError } from '../../errors.js';
 import { JSON_TOO_DEEP, parseJsonBounded } from '../../json-depth.js';
+import { escapeHtml, invitationPage, PAGE_STYLE, wantsHtml, wantsJson } from '../../protocols/out-of-band-page.js';
 
 const Query = Type.Object({ _oob: Type.Optional(Type.String({ maxLength: 65536, description: 'base64url JSON out-of-band invitation' })) });
 
@@ -43,24 +43,6 @@ export function decodeOob(oob: string | undefined): Record<string, unknown> {
   return inv;
 }
 
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-
-export function wantsJson(accept: string | undefined): boolean {
-  if (!accept) return false;
-  return /application\/(?:[\w.+-]*\+)?json/i.test(accept) && !/text\/html/i.test(accept);
-}
-
-/**
- * Whether a failure should be a page: browsers name text/html in Accept (RFC 9110 §12.5.1).
- * Clients that do not (curl, fetch, wallets) keep the problem JSON they can act on.
- */
-export function wantsHtmlError(accept: string | undefined): boolean {
-  return /text\/html|application\/xhtml\+xml/i.test(accept ?? '') && !wantsJson(accept);
-}
-
-const PAGE_STYLE = 'body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}';
-
 /** What a person who opened a bad invitation link can do about it, by problem code. */
 const ERROR_ADVICE: Record<string, { heading: string; advice: string }> = {
   invitation_expired: { heading: 'This invitation has expired', advice: 'Ask whoever sent it for a new invitation.' },
@@ -83,26 +65,9 @@ function errorPage(problem: { status: number; title: string; detail: string; cod
 </body></html>`;
 }
 
-async function page(url: string, invitation: Record<string, unknown>): Promise<string> {
-  let qr = '';
-  try {
-    qr = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'L', margin: 2 });
-  } catch {
-    qr = '<p>(The invitation is too long for a QR code.)</p>';
-  }
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Connect your wallet</title>
-<style>${PAGE_STYLE}
-.qr svg{width:18rem;height:18rem}code,pre{word-break:break-all;white-space:pre-wrap;background:#f4f4f4;padding:.5rem;display:block}</style>
-</head><body>
-<h1>Connect your wallet</h1>
-<p>Scan the code with your wallet, or paste the invitation URL into it.</p>
-<div class="qr">${qr}</div>
-<h2>Invitation URL</h2><code id="invitation-url">${escapeHtml(url)}</code>
-<h2>Invitation</h2><pre>${escapeHtml(JSON.stringify(invitation, null, 2))}</pre>
-</body></html>`;
-}
+/** The page an invitation URL opens in a browser (protocols/out-of-band-page.ts). */
+const page = (url: string, invitation: Record<string, unknown>): Promise<string> =>
+  invitationPage({ heading: 'Connect your wallet', lead: 'Scan the code with your wallet, or paste the invitation URL into it.', url, invitation });
 
 /** The latest instant a JavaScript Date can hold (ECMA-262 §21.4.1.1), in epoch seconds. */
 const MAX_EPOCH_SECONDS = 8.64e12;
@@ -170,7 +135,7 @@ export async function connectRoutes(app: App, deps: Pick<ServiceDeps, 'publicUrl
         },
       },
       // Someone who opened a link in a browser gets a page saying what went wrong, not JSON.
-      errorHandler: (err, request, reply) => (wantsHtmlError(request.headers.accept) ? sendErrorPage(request, reply, err) : sendProblem(request, reply, err)),
+      errorHandler: (err, request, reply) => (wantsHtml(request.headers.accept) ? sendErrorPage(request, reply, err) : sendProblem(request, reply, err)),
     },
     async (request, reply) => {
       const decoded = decodeOob(request.query._oob);
