@@ -10,9 +10,9 @@
 import { createInvitation, DIDCOMM_V2_PROFILE, encodeInvitationUrl, encodeShortInvitationUrl, type Invitation } from '../protocols/out-of-band.js';
 import type { MessageDeps } from '../didcomm/message.js';
 import { invitationPage } from '../protocols/out-of-band-page.js';
+import { MEDIATE_GOAL_CODE } from '../protocols/coordinate-mediation.js';
 import type { Store } from '../store/store.js';
 
-export const MEDIATE_GOAL_CODE = 'request-mediate';
 
 export function mediationInvitation(did: string, deps: Partial<MessageDeps> = {}): Invitation {
   return createInvitation({ from: did, goal_code: MEDIATE_GOAL_CODE, goal: 'Request mediation (coordinate-mediation 2.0 or 3.0), then pick up with Message Pickup 3.0', accept: [DIDCOMM_V2_PROFILE] }, deps);

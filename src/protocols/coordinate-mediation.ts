@@ -14,6 +14,12 @@ import { request, type RequestOptions } from './await-reply.js';
 import { assertRules, assertType, draftHeaders, isDid, isPlainObject, parsedProtocol, rule, type HandlersFor, type MessageHeaders } from './protocol-kit.js';
 
 export const COORDINATE_MEDIATION_2_PIURI = 'https://didcomm.org/coordinate-mediation/2.0';
+/**
+ * The goal_code of an out-of-band invitation to mediate: the value the Identus cloud mediator
+ * publishes (no protocol registers one). idsync's mediator uses it, and a wallet told to accept
+ * such an invitation as a connection says what to do with it instead.
+ */
+export const MEDIATE_GOAL_CODE = 'request-mediate';
 export const COORDINATE_MEDIATION_3_PIURI = 'https://didcomm.org/coordinate-mediation/3.0';
 
 export type MediationVersion = '2.0' | '3.0';

@@ -6,6 +6,7 @@ import { resolutionError } from '../did/resolver.js';
 import { epochSeconds } from '../didcomm/message.js';
 import { IdsyncError, problemCodeOf } from '../errors.js';
 import { DATA_PIPE_GOAL_CODE } from '../protocols/data-pipe.js';
+import { MEDIATE_GOAL_CODE } from '../protocols/coordinate-mediation.js';
 import { ISSUE_CREDENTIAL_PIURI, STREAMLINED_VC } from '../protocols/issue-credential.js';
 import type { ParsedProblem } from '../protocols/report-problem.js';
 import { acceptsDidcommV2, parseInvitationUrl, validateInvitation, type FetchLike, type Invitation } from '../protocols/out-of-band.js';
@@ -125,6 +126,10 @@ export async function acceptInvitation(ctx: WalletContext, deps: AcceptDeps, inp
     return { kind: 'issuance', invitation, thid, done };
   }
 
+  if (goal === MEDIATE_GOAL_CODE) {
+    // Mediation is set up when the wallet is made: its DID names the mediator.
+    throw new IdsyncError('unsupported_goal', `this is an invitation to mediate from ${String(invitation.from)}, not a connection: a wallet sits behind a mediator from its creation (idsync wallet create --mediator URL; createWallet({mediator}))`, { details: { goal_code: goal } });
+  }
   throw new IdsyncError('unsupported_goal', `the wallet cannot act on goal_code ${String(goal)}`, { details: { goal_code: goal ?? null } });
 }
 

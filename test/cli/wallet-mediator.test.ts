@@ -39,6 +39,16 @@ describe('idsync wallet create --mediator', () => {
     expect(human.stdout).toContain(`mediator: ${mediator.did} (coordinate-mediation 3.0, its DID as the endpoint)`);
   });
 
+  it('wallet accept given an invitation to mediate says what to do with it instead', async () => {
+    const data = dir.file('accepts-mediation');
+    expect((await runCli(['wallet', 'create', '--data', data])).code).toBe(0);
+    const run = await runCli(['wallet', 'accept', mediator.shortInvitationUrl, '--data', data]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(ERROR_LINE);
+    expect(run.stderr).toContain(`unsupported_goal: this is an invitation to mediate from ${mediator.did}, not a connection`);
+    expect(run.stderr).toContain('idsync wallet create --mediator URL');
+  });
+
   it('takes the short invitation URL the mediator prints (?_oobid=, fetched with GET)', async () => {
     const run = await runCli(['wallet', 'create', '--data', dir.file('short'), '--mediator', mediator.shortInvitationUrl, '--json']);
     expect(run.stderr).toBe('');
