@@ -11,7 +11,7 @@ import type { MessageFeed } from './message-feed.js';
 import { page, type NavItem } from './page.js';
 
 export interface ConsoleContext {
-  kind: 'service' | 'wallet';
+  kind: 'service' | 'wallet' | 'mediator';
   /** Shown in the header: "service twin" or "wallet". */
   label: string;
   nav: readonly NavItem[];

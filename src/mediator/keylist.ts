@@ -43,6 +43,8 @@ export interface Keylist {
   lookup(next: string): Promise<Registration | undefined>;
   /** Every recipient DID the party registered. */
   recipientsOf(party: string): Promise<string[]>;
+  /** The grants made, the first `limit` in key order, and how many there are (the console's overview). */
+  grants(limit: number): Promise<{ grants: Grant[]; total: number }>;
 }
 
 const key = (did: string) => ionShortForm(did);
@@ -107,6 +109,10 @@ export function keylist(deps: { store: Store; clock: Clock }): Keylist {
     },
     async recipientsOf(party) {
       return (await owned.list({ prefix: `${key(party)} ` })).map((e) => e.value.recipientDid);
+    },
+    async grants(limit) {
+      const [page, total] = await Promise.all([grants.list({ limit }), grants.count()]);
+      return { grants: page.map((e) => e.value), total };
     },
   };
 }

@@ -93,6 +93,25 @@ describe('idsync mediator', () => {
     expect(JSON.parse(out())).toEqual({ listening: m.url, publicUrl: m.publicUrl, did: m.did, invitationUrl: m.invitationUrl, shortInvitationUrl: m.shortInvitationUrl, data: dir.file('j') });
   });
 
+  it('with --console serves its web console on a port of its own and prints the URL and access code once', async () => {
+    dir ??= await tempDir();
+    const human = await running({ port: '0', host: '127.0.0.1', data: dir.file('c'), console: true });
+    const line = human.out().split('\n').find((l) => l.startsWith('console '));
+    const [, url, code] = /^console (http:\/\/127\.0\.0\.1:\d+\/console) \(access code (\S+); it is shown only here\)$/.exec(line ?? '') ?? [];
+    expect(url, human.out()).toBeDefined();
+    const overview = await fetch(`${url}/overview?fragment=1`, { headers: { authorization: `Bearer ${code}` } });
+    expect(overview.status).toBe(200);
+    expect(await overview.text()).toContain(human.m.shortInvitationUrl);
+    expect((await fetch(`${url}/overview?fragment=1`)).status).toBe(401);
+    await human.stop();
+    // Stopped with the mediator.
+    await expect(fetch(`${url}/overview`)).rejects.toThrow();
+
+    const json = await running({ port: '0', host: '127.0.0.1', data: dir.file('c'), console: true, json: true });
+    await json.stop();
+    expect(JSON.parse(json.out()).console).toEqual({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/console$/), accessCode: expect.any(String) });
+  });
+
   it('turns --deny, --max-queue, --max-message-bytes, --max-delay and --forward-onwards into the policy', () => {
     expect(policyOptions({ port: '0', host: 'h', data: 'd', deny: ['did:key:*'], maxQueue: '5', maxMessageBytes: '4096', maxDelay: '10m', forwardOnwards: true })).toEqual({
       deny: ['did:key:*'],
@@ -104,7 +123,7 @@ describe('idsync mediator', () => {
   });
 
   it('refuses bad flags with one line and exit status 2', async () => {
-    for (const [flag, value] of [['--max-queue', '0'], ['--max-message-bytes', 'lots'], ['--max-delay', 'soon'], ['--port', '70000'], ['--public-url', 'not a url']]) {
+    for (const [flag, value] of [['--max-queue', '0'], ['--max-message-bytes', 'lots'], ['--max-delay', 'soon'], ['--port', '70000'], ['--public-url', 'not a url'], ['--console-port', '5000']]) {
       const run = await runCli(['mediator', flag, value, '--data', '/nonexistent/never-created']);
       expect(run.code, `${flag} ${value}`).toBe(2);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);

@@ -8,6 +8,7 @@ import { envCrashPoint } from '../../crash-point.js';
 import { toIdsyncError } from '../../errors.js';
 import { addressInUse } from '../../listen.js';
 import { startMediator, type RunningMediator } from '../../mediator/server.js';
+import type { MediatorConsole } from '../../console/mediator-console.js';
 import type { MediatorPolicy } from '../../mediator/policy.js';
 import { openStore } from '../../store/store.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
@@ -34,6 +35,10 @@ export interface MediatorCommandOptions {
   forwardOnwards?: boolean;
   allowPrivateEndpoints?: boolean;
   engine?: EnvelopeEngine;
+  /** --console: the mediator's web console on a port of its own. */
+  console?: boolean;
+  /** --console-port (default: any free port). */
+  consolePort?: string;
   json?: boolean;
 }
 
@@ -71,6 +76,8 @@ export function policyOptions(opts: MediatorCommandOptions): Partial<MediatorPol
 
 export async function runMediator(opts: MediatorCommandOptions, deps: MediatorRunDeps): Promise<void> {
   const port = parsePort('--port', opts.port);
+  if (opts.consolePort !== undefined && !opts.console) throw usageError('invalid_argument', "--console-port needs --console: it is the web console's port");
+  const consolePort = opts.consolePort === undefined ? 0 : parsePort('--console-port', opts.consolePort);
   if (opts.publicUrl !== undefined) parseUrlOption('--public-url', opts.publicUrl, HTTP_SCHEMES);
   const policy = policyOptions(opts);
   await makeDir(opts.data);
@@ -94,20 +101,36 @@ export async function runMediator(opts: MediatorCommandOptions, deps: MediatorRu
     // The hint in the words of this command's flags.
     throw toIdsyncError(err).code === 'address_in_use' ? addressInUse(opts.host, port, 'stop it, or choose another --port', err) : err;
   }
+  let web: MediatorConsole | undefined;
   try {
+    // Loaded only when asked for: a mediator starts without the console's modules.
+    if (opts.console) web = await (await import('../../console/mediator-console.js')).startMediatorConsole(running, { store, host: opts.host, port: consolePort });
     const out = createOutput(deps.io, Boolean(opts.json));
     out.say(`DID ${running.did}`);
     // The short form first: it is the one a person copies (wallet create --mediator, a QR code).
     out.say(`invitation to mediate: ${running.shortInvitationUrl}`);
     out.say(`  in full: ${running.invitationUrl}`);
     out.say(`data in ${opts.data}`);
+    if (web) out.say(`console ${web.url} (access code ${web.accessCode}; it is shown only here)`);
     // The last line of the banner (or the one JSON document): scripts wait for it.
-    out.result({ listening: running.url, publicUrl: running.publicUrl, did: running.did, invitationUrl: running.invitationUrl, shortInvitationUrl: running.shortInvitationUrl, data: opts.data }, () => `idsync mediator listening on ${running.url}`);
+    out.result(
+      {
+        listening: running.url,
+        publicUrl: running.publicUrl,
+        did: running.did,
+        invitationUrl: running.invitationUrl,
+        shortInvitationUrl: running.shortInvitationUrl,
+        data: opts.data,
+        ...(web ? { console: { url: web.url, accessCode: web.accessCode } } : {}),
+      },
+      () => `idsync mediator listening on ${running.url}`,
+    );
     deps.onMediator?.(running);
     await deps.until;
     if (!opts.json) deps.io.stdout('idsync mediator stopping\n');
   } finally {
     try {
+      await web?.close();
       await running.close();
     } finally {
       await store.close();
@@ -128,9 +151,11 @@ export function registerMediatorCommand(program: Command, deps: { io?: CliIo } =
     .option('--max-message-bytes <n>', 'largest forwarded message taken, in bytes (default 262144); larger ones get 413')
     .option('--max-delay <duration>', 'longest delay_milli honoured, e.g. 10m (default 1h); a longer one is refused')
     .option('--forward-onwards', 'pass forwards for DIDs nobody registered here on to the endpoint those DIDs name (a mediator in a chain; off: refused)')
+    .option('--console', "also serve the mediator's web console (parties, queues, messages with their verdicts) on a port of its own; prints its URL and an access code")
+    .option('--console-port <port>', "the console's port (default: any free port)")
     .option('--allow-private-endpoints', 'let the mediator send to endpoints in private ranges (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7)')
     .addOption(engineOption())
-    .option('--json', 'print one JSON line once listening: {listening, publicUrl, did, invitationUrl, shortInvitationUrl, data}')
+    .option('--json', 'print one JSON line once listening: {listening, publicUrl, did, invitationUrl, shortInvitationUrl, data, console?}')
     .action(async (opts: MediatorCommandOptions) => {
       const io = deps.io ?? processIo;
       await runMediator(opts, { io, until: untilSignal() });

@@ -1,0 +1,72 @@
+// The standalone mediator's console on a port of its own: the access code signs in; the overview
+// shows the parties it mediates for (their grant, the DIDs they registered, whether they are live)
+// and what waits in each queue, drawn again as that changes; the message view lists what the
+// mediator received and sent.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startMediatorConsole, type MediatorConsole } from '../../src/console/index.js';
+import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { createWallet, type Wallet } from '../../src/wallet/wallet.js';
+
+const cleanup: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers: { accept: 'text/html', ...headers }, redirect: 'manual' });
+
+async function mediatorWithWallet(): Promise<{ mediator: RunningMediator; store: Store; wallet: Wallet; web: MediatorConsole }> {
+  const store = await openStore();
+  cleanup.push(() => store.close());
+  const mediator = await startMediator({ store, policy: { maxQueue: 7 } });
+  cleanup.push(() => mediator.close());
+  const web = await startMediatorConsole(mediator, { store, port: 0 });
+  cleanup.push(() => web.close());
+  const walletStore = await openStore();
+  cleanup.push(() => walletStore.close());
+  const wallet = createWallet({ store: walletStore, mediator: mediator.shortInvitationUrl });
+  await wallet.init();
+  cleanup.push(() => wallet.close());
+  return { mediator, store, wallet, web };
+}
+
+describe('mediator console', () => {
+  it('signs in with the access code only, and shows the parties, their live state and what waits for them', async () => {
+    const { mediator, wallet, web } = await mediatorWithWallet();
+    expect(web.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/console$/);
+    expect((await get(`${web.url}/overview`)).status).toBe(401);
+    expect((await get(`${web.url}/overview?fragment=1`, { authorization: 'Bearer nope' })).status).toBe(401);
+    const auth = { authorization: `Bearer ${web.accessCode}` };
+
+    const overview = await (await get(`${web.url}/overview?fragment=1`, auth)).text();
+    expect(overview).toContain(mediator.shortInvitationUrl);
+    expect(overview).toContain('queue 7 messages per recipient');
+    // The wallet asked for mediation (2.0), registered its DID, and collects live.
+    expect(overview).toMatch(/<tr><td><code class="did"[^>]*>[^<]*<\/code><\/td><td>2\.0<\/td><td><time[^>]*>[^<]*<\/time><\/td><td>1<\/td><td><span class="state state-ok">live<\/span><\/td><\/tr>/);
+    expect(overview).toContain('Nothing waits');
+
+    // A message queued for the wallet's DID shows in the queue table.
+    await mediator.agent.mediator.queue.enqueue(wallet.did, 'x'.repeat(2048));
+    const queued = await (await get(`${web.url}/overview?fragment=1`, auth)).text();
+    expect(queued).toMatch(/<td>1<\/td><td>2\.0 KB<\/td>/);
+    expect(queued).toContain(`title="${wallet.did}"`);
+
+    // The page itself, and the mediator's messages: the wallet's mediate-request and keylist-update, and the answers.
+    const page = await (await get(`${web.url}/overview`, auth)).text();
+    expect(page).toContain('<h1>Mediator</h1>');
+    expect(page).toContain('Parties and queues');
+    const messages = await (await get(`${web.url}/messages`, auth)).text();
+    for (const type of ['mediate-request', 'mediate-grant', 'keylist-update', 'keylist-update-response', 'live-delivery-change', 'status']) expect(messages).toContain(type);
+  });
+
+  it('says when nobody asked for mediation yet', async () => {
+    const store = await openStore();
+    cleanup.push(() => store.close());
+    const mediator = await startMediator({ store });
+    cleanup.push(() => mediator.close());
+    const web = await startMediatorConsole(mediator, { store, port: 0 });
+    cleanup.push(() => web.close());
+    const overview = await (await get(`${web.url}/overview?fragment=1`, { authorization: `Bearer ${web.accessCode}` })).text();
+    expect(overview).toContain('Nobody asked for mediation yet');
+  });
+});
