@@ -9,7 +9,7 @@ import { setBounded } from '../bounded.js';
 
 /** Who signed in: a service client of a tenant, or the wallet's owner. */
 export interface Principal {
-  /** The client id (service) or 'wallet'. */
+  /** The client id (service), or the party a console on its own port shows ('wallet', 'mediator'). */
   subject: string;
   tenantId?: string;
 }
