@@ -10,6 +10,12 @@ import type { LiveHub } from './live.js';
 import type { MessageFeed } from './message-feed.js';
 import { page, type NavItem } from './page.js';
 
+/** The views every console has (scope.ts registers them): its messages and its threads. */
+export const MESSAGE_NAV: readonly NavItem[] = [
+  { key: 'messages', href: '/console/messages', label: 'Messages' },
+  { key: 'threads', href: '/console/threads', label: 'Threads' },
+];
+
 export interface ConsoleContext {
   kind: 'service' | 'wallet' | 'mediator';
   /** Shown in the header: "service twin" or "wallet". */

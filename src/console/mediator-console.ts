@@ -5,7 +5,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { RunningMediator } from '../mediator/server.js';
 import type { Store } from '../store/store.js';
-import type { ConsoleContext } from './context.js';
+import { MESSAGE_NAV, type ConsoleContext } from './context.js';
 import { liveHub, type LiveOptions } from './live.js';
 import { messageFeed } from './message-feed.js';
 import { startStandaloneConsole, type StandaloneConsole, type StandaloneConsoleOptions } from './standalone.js';
@@ -33,11 +33,7 @@ export async function startMediatorConsole(mediator: RunningMediator, o: Mediato
   const ctx: ConsoleContext = {
     kind: 'mediator',
     label: 'mediator',
-    nav: [
-      { key: 'overview', href: '/console/overview', label: 'Parties and queues' },
-      { key: 'messages', href: '/console/messages', label: 'Messages' },
-      { key: 'threads', href: '/console/threads', label: 'Threads' },
-    ],
+    nav: [{ key: 'overview', href: '/console/overview', label: 'Parties and queues' }, ...MESSAGE_NAV],
     hub,
     feed,
     clock,

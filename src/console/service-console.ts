@@ -17,6 +17,7 @@ import type { Principal } from './sessions.js';
 import { createSessions } from './sessions.js';
 import { registerConformanceViews } from './conformance/register.js';
 import { conformanceRunner } from './conformance/runner.js';
+import { MESSAGE_NAV } from './context.js';
 import { liveHub, type LiveOptions } from './live.js';
 import { messageFeed, type PackedSighting } from './message-feed.js';
 import { installConsoleBasics } from './scope.js';
@@ -105,8 +106,7 @@ export function serviceConsole(o: ServiceConsoleOptions = {}): ServicePlugin {
       nav: [
         { key: 'users', href: '/console/users', label: 'Users' },
         { key: 'workflows', href: '/console/workflows', label: 'Workflows' },
-        { key: 'messages', href: '/console/messages', label: 'Messages' },
-        { key: 'threads', href: '/console/threads', label: 'Threads' },
+        ...MESSAGE_NAV,
         { key: 'outbox', href: '/console/outbox', label: 'Outbox' },
         { key: 'webhooks', href: '/console/webhooks', label: 'Webhooks' },
         { key: 'faults', href: '/console/faults', label: 'Faults' },

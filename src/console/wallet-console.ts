@@ -5,7 +5,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import { createResolver, documentResolver } from '../did/resolver.js';
 import type { Wallet, WalletEventMap } from '../wallet/wallet.js';
-import type { ConsoleContext } from './context.js';
+import { MESSAGE_NAV, type ConsoleContext } from './context.js';
 import { liveHub, type LiveOptions } from './live.js';
 import { messageFeed } from './message-feed.js';
 import { registerConformanceViews } from './conformance/register.js';
@@ -47,8 +47,7 @@ export async function startWalletConsole(wallet: Wallet, o: WalletConsoleOptions
     label: 'wallet',
     nav: [
       { key: 'overview', href: '/console/overview', label: 'Flows' },
-      { key: 'messages', href: '/console/messages', label: 'Messages' },
-      { key: 'threads', href: '/console/threads', label: 'Threads' },
+      ...MESSAGE_NAV,
       { key: 'conformance', href: '/console/conformance', label: 'Conformance' },
     ],
     hub,

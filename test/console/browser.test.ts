@@ -5,62 +5,44 @@
 // watch it end, and open its report, where a click on an arrow opens its message (CSS alone,
 // under the console's CSP). Each step leaves a screenshot in
 // test-results/console-browser/ (git-ignored). Skipped, saying why, where the browser is missing.
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectUser, waitForWorkflowStatus } from '../../src/testing/index.js';
+import { HAVE_CHROMIUM, launchChromium, SKIP_REASON, type Browser } from './chromium.js';
 import { startConsoleBed, type ConsoleBed } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE = existsSync(CHROMIUM);
-const SKIP = HAVE ? '' : ` (skipped: no ${CHROMIUM}; apt-get install chromium)`;
 const SHOTS = fileURLToPath(new URL('../../test-results/console-browser/', import.meta.url));
 // Each browser wait has this guard; a step that needs it has failed.
 const WAIT = { timeout: 15_000 };
 
 let c: ConsoleBed;
+let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let profile: string;
-const problems: string[] = [];
+let problems: string[] = [];
 
 async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
 
-describe.skipIf(!HAVE)(`the console in Chromium${SKIP}`, () => {
+describe.skipIf(!HAVE_CHROMIUM)(`the console in Chromium${SKIP_REASON}`, () => {
   beforeAll(async () => {
     await rm(SHOTS, { recursive: true, force: true });
     await mkdir(SHOTS, { recursive: true });
     // Short retries: a message dropped after the wallet's endpoint took it is sent again within a second.
     c = await startConsoleBed({ testbed: { transport: 'http', retry: { baseDelayMs: 200, maxDelayMs: 400, acceptedDelayMs: 400 } } });
-    profile = await mkdtemp(join(tmpdir(), 'idsync-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-      viewport: { width: 1400, height: 900 },
-    });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(c.bed.service.url).origin });
-    page = context.pages()[0] ?? (await context.newPage());
     // Nothing may be refused by the CSP, throw, or be fetched from anywhere but the twin.
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/status of 401/.test(m.text())) problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    context.on('request', (r) => {
-      if (new URL(r.url()).origin !== new URL(c.bed.service.url).origin) problems.push(`request elsewhere: ${r.url()}`);
-    });
+    browser = await launchChromium(new URL(c.bed.service.url).origin);
+    ({ context, page, problems } = browser);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(c.bed.service.url).origin });
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await c?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
   });
 
   it('opens the console: the login page, then the users view once signed in', async () => {

@@ -4,21 +4,17 @@
 // open the messages view. Nothing may be refused by the CSP, throw, or be fetched from elsewhere.
 // Screenshots go to test-results/mediator-console-browser/ (git-ignored). Skipped, saying why,
 // where the browser is missing.
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMediatorConsole, type MediatorConsole } from '../../src/console/index.js';
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createWallet, type Wallet } from '../../src/wallet/wallet.js';
+import { HAVE_CHROMIUM, launchChromium, SKIP_REASON, type Browser } from './chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE = existsSync(CHROMIUM);
-const SKIP = HAVE ? '' : ` (skipped: no ${CHROMIUM}; apt-get install chromium)`;
 const SHOTS = fileURLToPath(new URL('../../test-results/mediator-console-browser/', import.meta.url));
 const WAIT = { timeout: 15_000 };
 
@@ -26,14 +22,13 @@ let stores: Store[] = [];
 let mediator: RunningMediator;
 let web: MediatorConsole;
 let wallet: Wallet;
-let context: BrowserContext;
+let browser: Browser;
 let page: Page;
-let profile: string;
-const problems: string[] = [];
+let problems: string[] = [];
 
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 
-describe.skipIf(!HAVE)(`the mediator console in Chromium${SKIP}`, () => {
+describe.skipIf(!HAVE_CHROMIUM)(`the mediator console in Chromium${SKIP_REASON}`, () => {
   beforeAll(async () => {
     await rm(SHOTS, { recursive: true, force: true });
     await mkdir(SHOTS, { recursive: true });
@@ -42,30 +37,16 @@ describe.skipIf(!HAVE)(`the mediator console in Chromium${SKIP}`, () => {
     web = await startMediatorConsole(mediator, { store: stores[0]!, port: 0 });
     wallet = createWallet({ store: stores[1]!, mediator: mediator.shortInvitationUrl });
     await wallet.init();
-    profile = await mkdtemp(join(tmpdir(), 'idsync-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-      viewport: { width: 1400, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/status of 401/.test(m.text())) problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    context.on('request', (r) => {
-      if (new URL(r.url()).origin !== new URL(web.url).origin) problems.push(`request elsewhere: ${r.url()}`);
-    });
+    browser = await launchChromium(new URL(web.url).origin);
+    ({ page, problems } = browser);
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await wallet?.close();
     await web?.close();
     await mediator?.close();
     for (const s of stores) await s.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
   });
 
   it('signs in with the access code and shows the wallet mediated for, live', async () => {
