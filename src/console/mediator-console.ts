@@ -43,22 +43,17 @@ export async function startMediatorConsole(mediator: RunningMediator, o: Mediato
   feed.watch(changed);
   const events = mediator.agent.events;
   for (const name of MEDIATOR_EVENTS) events.on(name, changed);
-  const web = await startStandaloneConsole(
+  return startStandaloneConsole(
     {
       ctx,
       home: '/console/overview',
       hint: 'Printed by idsync mediator --console when it started.',
       register: (scope) => registerMediatorOverview(scope, ctx, mediator),
+      onClose: () => {
+        for (const name of MEDIATOR_EVENTS) events.off(name, changed);
+        feed.close();
+      },
     },
     o,
   );
-  return {
-    url: web.url,
-    accessCode: web.accessCode,
-    async close() {
-      for (const name of MEDIATOR_EVENTS) events.off(name, changed);
-      feed.close();
-      await web.close();
-    },
-  };
 }

@@ -58,7 +58,7 @@ export interface StandaloneParts {
   hint: string;
   /** The party's own views. */
   register(scope: FastifyInstance): void;
-  /** Before the server closes (live streams, runners). */
+  /** As the server closes, after the live streams: what the party's views subscribed to, runners. */
   onClose?(): Promise<void> | void;
 }
 

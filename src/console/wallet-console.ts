@@ -59,7 +59,7 @@ export async function startWalletConsole(wallet: Wallet, o: WalletConsoleOptions
   const changed = () => hub.changed();
   feed.watch(changed);
   for (const name of WALLET_EVENTS) wallet.on(name, changed);
-  const web = await startStandaloneConsole(
+  return startStandaloneConsole(
     {
       ctx,
       home: '/console/overview',
@@ -68,17 +68,12 @@ export async function startWalletConsole(wallet: Wallet, o: WalletConsoleOptions
         registerWalletOverview(scope, ctx, wallet);
         registerConformanceViews(scope, ctx);
       },
-      onClose: () => runner.close(),
+      onClose: async () => {
+        for (const name of WALLET_EVENTS) wallet.off(name, changed);
+        feed.close();
+        await runner.close();
+      },
     },
     o,
   );
-  return {
-    url: web.url,
-    accessCode: web.accessCode,
-    async close() {
-      for (const name of WALLET_EVENTS) wallet.off(name, changed);
-      feed.close();
-      await web.close();
-    },
-  };
 }
