@@ -1,4 +1,5 @@
-// One user: consent, Data Pipe and link; its datapoints synced against the latest; its syncs and
+// One user: consent, Data Pipe and link, and how messages reach the wallet (its endpoint, or the
+// mediator its DID names); its datapoints synced against the latest; its syncs and
 // issuance workflows, each with its history on a timeline (state changes, the events it fired,
 // the messages of its threads) and links to every message of the flow. Live.
 import type { FastifyInstance } from 'fastify';
@@ -18,6 +19,25 @@ import { compareDatapoints, datapointTable, syncSummary } from './datapoints.js'
 import { did, shortId, state, time } from './format.js';
 import { liveRegion } from './live-region.js';
 import { timeline, toneOf, type TimelinePoint } from './timeline.js';
+import { createResolver, documentResolver } from '../../did/resolver.js';
+import { peerRoute } from '../../router/peer-route.js';
+
+/**
+ * The wallet DIDs a user links resolve offline (did:ion long form, did:peer), and so do the
+ * mediators they name; a page is never what makes the console fetch a did:web document.
+ */
+const offlineResolve = documentResolver(createResolver({ fetch: async () => Promise.reject(new Error('the console does not fetch DID documents')) }));
+
+/** Where the service sends the wallet's messages: its own endpoint, or a mediator. */
+async function reachedThrough(walletDid: string | undefined): Promise<Html> {
+  if (!walletDid) return html`<span class="muted">–</span>`;
+  const route = await peerRoute(walletDid, offlineResolve).catch(() => undefined);
+  if (!route) return html`<span class="muted">not known (its DID does not resolve offline)</span>`;
+  const where = route.endpoints.length ? html`<code>${route.endpoints[0]!}</code>` : html`<span class="muted">no endpoint: it collects (pickup, live delivery)</span>`;
+  if (route.mediator) return html`the mediator ${did(route.mediator)} at ${where}`;
+  if (route.routingKeys.length) return html`a mediator at ${where} (routing keys)`;
+  return where;
+}
 
 /** Timeline points of the messages of `thids`; `known`: threads the caller has read already. */
 export async function messagePoints(ctx: ServiceConsoleContext, thids: (string | undefined)[], known?: ReadonlyMap<string, LoggedMessage[]>): Promise<TimelinePoint[]> {
@@ -93,6 +113,7 @@ async function userBody(ctx: ServiceConsoleContext, tenantId: string, userId: st
   return html`<table class="facts">
 <tr><th>sync consent</th><td>${state(u.settings.isSyncOn ? 'on' : 'off', u.settings.isSyncOn ? 'ok' : 'busy')}</td><th>Data Pipe</th><td>${state(u.isSessionEstablished ? 'established' : 'none', u.isSessionEstablished ? 'ok' : 'busy')}</td></tr>
 <tr><th>wallet</th><td>${did(u.userDID)}</td><th>linked</th><td>${state(u.isLinked ? 'linked' : 'no', u.isLinked ? 'ok' : 'busy')}</td></tr>
+<tr><th>messages reach it through</th><td colspan="3">${await reachedThrough(u.userDID)}</td></tr>
 <tr><th>logins</th><td>${u.userLogins}${u.userLastLoginAt ? html`, last ${time(u.userLastLoginAt)}` : ''}</td><th>datapoints</th><td>${syncSummary(rows)}${u.pendingSync ? ' (a sync is owed)' : ''}</td></tr>
 </table>
 <p><a href="/console/messages?user=${encodeURIComponent(userId)}">Every message of this user</a></p>
