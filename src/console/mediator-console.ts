@@ -3,7 +3,7 @@
 // mediation, forwards, pickup) live with its verdicts and its threads as sequence diagrams, the
 // same views as the other parties' consoles.
 import { systemClock, type Clock } from '../clock.js';
-import type { RunningMediator } from '../mediator/server.js';
+import type { MediatorAgent } from '../mediator/agent.js';
 import type { Store } from '../store/store.js';
 import { MESSAGE_NAV, type ConsoleContext } from './context.js';
 import { liveHub, type LiveOptions } from './live.js';
@@ -26,7 +26,11 @@ const MEDIATOR_EVENTS = [
   'live-delivery-changed', 'live-pushed', 'queue-pruned', 'message-queued', 'message-delivered', 'message-dropped',
 ] as const;
 
-export async function startMediatorConsole(mediator: RunningMediator, o: MediatorConsoleOptions): Promise<MediatorConsole> {
+/**
+ * `mediator`: the mediator's agent, as `idsync mediator` runs it (startMediator's `agent`) or as the
+ * testbed does (`bed.mediator.agent`, with `bed.mediator.store`).
+ */
+export async function startMediatorConsole(mediator: MediatorAgent, o: MediatorConsoleOptions): Promise<MediatorConsole> {
   const clock = o.clock ?? systemClock;
   const hub = liveHub(o.live);
   const feed = messageFeed({ store: o.store, clock });
@@ -41,7 +45,7 @@ export async function startMediatorConsole(mediator: RunningMediator, o: Mediato
   };
   const changed = () => hub.changed();
   feed.watch(changed);
-  const events = mediator.agent.events;
+  const events = mediator.events;
   for (const name of MEDIATOR_EVENTS) events.on(name, changed);
   return startStandaloneConsole(
     {

@@ -16,6 +16,8 @@ export interface TestbedMediator {
   invitationUrl: string;
   /** The mediator's agent: its queue, keylist and events for assertions. */
   agent: MediatorAgent;
+  /** Its store (its queues, keylists and message log): what startMediatorConsole reads. */
+  store: Store;
   /** Whether its wallets can go live (a WebSocket: http transport only). */
   live: boolean;
   close(): Promise<void>;
@@ -31,7 +33,7 @@ export async function startTestbedMediator(o: {
   const common = { store: o.store, ...(o.clock ? { clock: o.clock } : {}), ...(o.engine ? { engine: o.engine } : {}), ...(o.policy ? { policy: o.policy } : {}) };
   if (!o.network) {
     const running = await startMediator(common);
-    return { did: running.did, invitationUrl: running.invitationUrl, agent: running.agent, live: true, close: () => running.close() };
+    return { did: running.did, invitationUrl: running.invitationUrl, agent: running.agent, store: o.store, live: true, close: () => running.close() };
   }
   const network = o.network;
   const transport = network.transport();
@@ -41,6 +43,7 @@ export async function startTestbedMediator(o: {
     did: agent.did,
     invitationUrl: agent.invitationUrl,
     agent,
+    store: o.store,
     live: false,
     async close() {
       endpoint.close();

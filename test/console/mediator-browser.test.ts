@@ -34,7 +34,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the mediator console in Chromium${SKIP_REASON}`
     await mkdir(SHOTS, { recursive: true });
     stores = [await openStore(), await openStore()];
     mediator = await startMediator({ store: stores[0]! });
-    web = await startMediatorConsole(mediator, { store: stores[0]!, port: 0 });
+    web = await startMediatorConsole(mediator.agent, { store: stores[0]!, port: 0 });
     wallet = createWallet({ store: stores[1]!, mediator: mediator.shortInvitationUrl });
     await wallet.init();
     browser = await launchChromium(new URL(web.url).origin);

@@ -7,6 +7,8 @@ import { startMediatorConsole, type MediatorConsole } from '../../src/console/in
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createWallet, type Wallet } from '../../src/wallet/wallet.js';
+import { connectUser, startTestbed, syncDatapoints } from '../../src/testing/index.js';
+import { ADA } from './helpers.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -20,7 +22,7 @@ async function mediatorWithWallet(): Promise<{ mediator: RunningMediator; store:
   cleanup.push(() => store.close());
   const mediator = await startMediator({ store, policy: { maxQueue: 7 } });
   cleanup.push(() => mediator.close());
-  const web = await startMediatorConsole(mediator, { store, port: 0 });
+  const web = await startMediatorConsole(mediator.agent, { store, port: 0 });
   cleanup.push(() => web.close());
   const walletStore = await openStore();
   cleanup.push(() => walletStore.close());
@@ -59,12 +61,27 @@ describe('mediator console', () => {
     for (const type of ['mediate-request', 'mediate-grant', 'keylist-update', 'keylist-update-response', 'live-delivery-change', 'status']) expect(messages).toContain(type);
   });
 
+  it("serves the testbed's mediator too: the forwards of a sync, in process on the memory network", async () => {
+    const bed = await startTestbed({ walletMode: 'mediated' });
+    cleanup.push(() => bed.close());
+    const wallet = bed.wallets[0]!;
+    const web = await startMediatorConsole(bed.mediator!.agent, { store: bed.mediator!.store, port: 0 });
+    cleanup.push(() => web.close());
+    await connectUser(bed, 'ada', wallet);
+    await syncDatapoints(bed, 'ada', wallet, ADA);
+    const auth = { authorization: `Bearer ${web.accessCode}` };
+    const messages = await (await get(`${web.url}/messages`, auth)).text();
+    expect(messages).toContain('routing/2.0/forward');
+    const overview = await (await get(`${web.url}/overview?fragment=1`, auth)).text();
+    expect(overview).toContain(`title="${wallet.did}"`);
+  });
+
   it('says when nobody asked for mediation yet', async () => {
     const store = await openStore();
     cleanup.push(() => store.close());
     const mediator = await startMediator({ store });
     cleanup.push(() => mediator.close());
-    const web = await startMediatorConsole(mediator, { store, port: 0 });
+    const web = await startMediatorConsole(mediator.agent, { store, port: 0 });
     cleanup.push(() => web.close());
     const overview = await (await get(`${web.url}/overview?fragment=1`, { authorization: `Bearer ${web.accessCode}` })).text();
     expect(overview).toContain('Nobody asked for mediation yet');

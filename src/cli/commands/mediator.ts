@@ -104,7 +104,7 @@ export async function runMediator(opts: MediatorCommandOptions, deps: MediatorRu
   let web: MediatorConsole | undefined;
   try {
     // Loaded only when asked for: a mediator starts without the console's modules.
-    if (opts.console) web = await (await import('../../console/mediator-console.js')).startMediatorConsole(running, { store, host: opts.host, port: consolePort });
+    if (opts.console) web = await (await import('../../console/mediator-console.js')).startMediatorConsole(running.agent, { store, host: opts.host, port: consolePort });
     const out = createOutput(deps.io, Boolean(opts.json));
     out.say(`DID ${running.did}`);
     // The short form first: it is the one a person copies (wallet create --mediator, a QR code).

@@ -4,7 +4,7 @@
 // A mediator may serve thousands of parties (a fleet's wallets): each table shows the first
 // MAX_ROWS and says how many there are.
 import type { FastifyInstance } from 'fastify';
-import type { RunningMediator } from '../../mediator/server.js';
+import type { MediatorAgent } from '../../mediator/agent.js';
 import { sendHtml } from '../auth.js';
 import { renderPage, type ConsoleContext } from '../context.js';
 import { html, type Html } from '../html.js';
@@ -16,8 +16,8 @@ export const MAX_ROWS = 200;
 const iso = (ms: number) => new Date(ms).toISOString();
 const kb = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`);
 
-async function overview(m: RunningMediator): Promise<Html> {
-  const { keylist, queue, live, policy } = m.agent.mediator;
+async function overview(m: MediatorAgent): Promise<Html> {
+  const { keylist, queue, live, policy } = m.mediator;
   const [{ grants, total: grantCount }, recipients] = await Promise.all([keylist.grants(MAX_ROWS), queue.recipients()]);
   const parties = await Promise.all(grants.map(async (grant) => ({ grant, dids: (await keylist.recipientsOf(grant.did)).length, live: live.has(grant.did) })));
   const queues = await Promise.all(
@@ -46,7 +46,7 @@ ${waiting.length
   : html`<p class="muted">Nothing waits: every forwarded message was picked up and confirmed.</p>`}`;
 }
 
-export function registerMediatorOverview(scope: FastifyInstance, ctx: ConsoleContext, m: RunningMediator): void {
+export function registerMediatorOverview(scope: FastifyInstance, ctx: ConsoleContext, m: MediatorAgent): void {
   scope.get('/console/overview', { schema: { hide: true } }, async (request, reply) => {
     const region = liveRegion('overview', '/console/overview?fragment=1', await overview(m));
     if ((request.query as Record<string, unknown>).fragment) return sendHtml(reply, region);
