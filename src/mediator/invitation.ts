@@ -13,7 +13,6 @@ import { invitationPage } from '../protocols/out-of-band-page.js';
 import { MEDIATE_GOAL_CODE } from '../protocols/coordinate-mediation.js';
 import type { Store } from '../store/store.js';
 
-
 export function mediationInvitation(did: string, deps: Partial<MessageDeps> = {}): Invitation {
   return createInvitation({ from: did, goal_code: MEDIATE_GOAL_CODE, goal: 'Request mediation (coordinate-mediation 2.0 or 3.0), then pick up with Message Pickup 3.0', accept: [DIDCOMM_V2_PROFILE] }, deps);
 }

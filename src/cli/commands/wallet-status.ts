@@ -1,6 +1,7 @@
 // `idsync wallet status`: who the wallet is and what it holds and waits on: its DID and endpoint,
-// its mediator (the grant, and how a running wallet collects there), connections, credentials, pending items, and its retries (router/retry): steps waiting for their
-// time, due, being sent again, given up. Through `wallet serve` when it runs (its live scheduler);
+// its mediator (the grant, and how a running wallet collects there), connections, credentials,
+// pending items, and its retries (router/retry): steps waiting for their time, due, being sent
+// again, given up. Through `wallet serve` when it runs (its live scheduler);
 // otherwise read from the folder without starting the agent (a stopped wallet sends nothing, so
 // every step it waits on is due: it goes out at once when the wallet starts).
 import { didRegistry } from '../../store/dids.js';

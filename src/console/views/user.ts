@@ -1,8 +1,11 @@
 // One user: consent, Data Pipe and link, and how messages reach the wallet (its endpoint, or the
-// mediator its DID names); its datapoints synced against the latest; its syncs and
-// issuance workflows, each with its history on a timeline (state changes, the events it fired,
-// the messages of its threads) and links to every message of the flow. Live.
+// mediator its DID names); its datapoints synced against the latest; its syncs and issuance
+// workflows, each with its history on a timeline (state changes, the events it fired, the
+// messages of its threads) and links to every message of the flow. Live.
 import type { FastifyInstance } from 'fastify';
+import { createResolver, documentResolver } from '../../did/resolver.js';
+import type { DocumentResolver } from '../../did/types.js';
+import { peerRoute } from '../../router/peer-route.js';
 import { listSyncOperations } from '../../service/didcomm-seam.js';
 import type { SyncRecord } from '../../service/didcomm/sync.js';
 import { listWorkflows } from '../../service/issuance/list.js';
@@ -19,19 +22,17 @@ import { compareDatapoints, datapointTable, syncSummary } from './datapoints.js'
 import { did, shortId, state, time } from './format.js';
 import { liveRegion } from './live-region.js';
 import { timeline, toneOf, type TimelinePoint } from './timeline.js';
-import { createResolver, documentResolver } from '../../did/resolver.js';
-import { peerRoute } from '../../router/peer-route.js';
 
 /**
  * The wallet DIDs a user links resolve offline (did:ion long form, did:peer), and so do the
  * mediators they name; a page is never what makes the console fetch a did:web document.
  */
-const offlineResolve = documentResolver(createResolver({ fetch: async () => Promise.reject(new Error('the console does not fetch DID documents')) }));
+const offlineResolver = (): DocumentResolver => documentResolver(createResolver({ fetch: async () => Promise.reject(new Error('the console does not fetch DID documents')) }));
 
 /** Where the service sends the wallet's messages: its own endpoint, or a mediator. */
-async function reachedThrough(walletDid: string | undefined): Promise<Html> {
+async function reachedThrough(walletDid: string | undefined, resolve: DocumentResolver): Promise<Html> {
   if (!walletDid) return html`<span class="muted">–</span>`;
-  const route = await peerRoute(walletDid, offlineResolve).catch(() => undefined);
+  const route = await peerRoute(walletDid, resolve).catch(() => undefined);
   if (!route) return html`<span class="muted">not known (its DID does not resolve offline)</span>`;
   const where = route.endpoints.length ? html`<code>${route.endpoints[0]!}</code>` : html`<span class="muted">no endpoint: it collects (pickup, live delivery)</span>`;
   if (route.mediator) return html`the mediator ${did(route.mediator)} at ${where}`;
@@ -100,7 +101,7 @@ ${timeline(await workflowPoints(ctx, wf))}
 </article>`;
 }
 
-async function userBody(ctx: ServiceConsoleContext, tenantId: string, userId: string): Promise<Html> {
+async function userBody(ctx: ServiceConsoleContext, resolve: DocumentResolver, tenantId: string, userId: string): Promise<Html> {
   const u = await ctx.deps.users.get({ tenantId, userId });
   if (!u) throw problem('user_not_found', `no user ${userId}`);
   const rows = compareDatapoints(u.datapoints, u.datapointsSynced);
@@ -113,7 +114,7 @@ async function userBody(ctx: ServiceConsoleContext, tenantId: string, userId: st
   return html`<table class="facts">
 <tr><th>sync consent</th><td>${state(u.settings.isSyncOn ? 'on' : 'off', u.settings.isSyncOn ? 'ok' : 'busy')}</td><th>Data Pipe</th><td>${state(u.isSessionEstablished ? 'established' : 'none', u.isSessionEstablished ? 'ok' : 'busy')}</td></tr>
 <tr><th>wallet</th><td>${did(u.userDID)}</td><th>linked</th><td>${state(u.isLinked ? 'linked' : 'no', u.isLinked ? 'ok' : 'busy')}</td></tr>
-<tr><th>messages reach it through</th><td colspan="3">${await reachedThrough(u.userDID)}</td></tr>
+<tr><th>messages reach it through</th><td colspan="3">${await reachedThrough(u.userDID, resolve)}</td></tr>
 <tr><th>logins</th><td>${u.userLogins}${u.userLastLoginAt ? html`, last ${time(u.userLastLoginAt)}` : ''}</td><th>datapoints</th><td>${syncSummary(rows)}${u.pendingSync ? ' (a sync is owed)' : ''}</td></tr>
 </table>
 <p><a href="/console/messages?user=${encodeURIComponent(userId)}">Every message of this user</a></p>
@@ -129,10 +130,11 @@ ${workflows.length ? await Promise.all(workflows.slice(0, 20).map((wf) => workfl
 }
 
 export function registerUserView(scope: FastifyInstance, ctx: ServiceConsoleContext): void {
+  const resolve = offlineResolver();
   scope.get('/console/users/:userId', { schema: { hide: true } }, async (request, reply) => {
     const tenantId = principalOf(request).tenantId ?? '';
     const { userId } = request.params as { userId: string };
-    const region = liveRegion('user', `/console/users/${encodeURIComponent(userId)}?fragment=1`, await userBody(ctx, tenantId, userId));
+    const region = liveRegion('user', `/console/users/${encodeURIComponent(userId)}?fragment=1`, await userBody(ctx, resolve, tenantId, userId));
     if ((request.query as Record<string, unknown>).fragment) return sendHtml(reply, region);
     const body = html`<h1>User <code>${userId}</code></h1>${region}`;
     return sendHtml(reply, renderPage(ctx, request, { title: `User ${userId}`, active: 'users', stream: '/console/stream/changes', body }));
