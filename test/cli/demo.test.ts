@@ -23,6 +23,19 @@ describe('idsync demo', () => {
     expect(result.issuance.credentialId).not.toBe(result.sync.credentialId);
   });
 
+  it('with --mediated runs both flows with the wallet behind the mediator: every message to it forwarded, nothing left waiting', async () => {
+    const c = capture(false);
+    const result = await runDemo(c.out, { mediated: true });
+    expect(c.text()).toMatch(/^ {3}wallet {2}did:ion:\S+ \(did:ion long form\), behind the mediator: coordinate-mediation 2\.0, .*collecting live$/m);
+    expect(result.sync).toMatchObject({ isLinked: true, verified: true });
+    expect(result.issuance).toMatchObject({ status: 'COMPLETED', verified: true });
+    // established, request-presentation, ack, offer and issue of the sync; offer and issue of the issuance.
+    // (More only if the twin had to send one again on a slow machine.)
+    expect(result.mediator).toEqual({ did: expect.stringMatching(/^did:peer:2\./), forwards: expect.any(Number), waiting: 0 });
+    expect(result.mediator!.forwards).toBeGreaterThanOrEqual(7);
+    expect(c.text()).toMatch(/the twin's \d+ messages to the wallet went through the mediator as forwards, each delivered live and confirmed; 0 wait there/);
+  });
+
   it('prints only the result with --json, and no private keys', async () => {
     const c = capture(true);
     await runDemo(c.out);

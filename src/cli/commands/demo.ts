@@ -4,6 +4,8 @@
 //             datapoints → DID authentication → credential issued, verified, stored → linked;
 //   issuance: workflow → invitation sent by e-mail (the outbox) → the wallet accepts the URL →
 //             WACI streamlined-vc → workflow COMPLETED.
+// With --mediated the wallet sits behind idsync's mediator: its DID names the mediator, the twin
+// forwards to it, and the wallet collects live over Message Pickup 3.0; the same two flows run.
 // With --json only the result is printed: {sync: {…}, issuance: {…}}. With --console the twin
 // serves its web console, the flows start once someone signs in to it, and the twin keeps running
 // afterwards (until SIGINT/SIGTERM) so that both flows can be followed and looked at in the browser.
@@ -19,10 +21,14 @@ import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import type { CliIo, Output } from '../output.js';
 import { untilSignal } from '../signals.js';
+import type { TestbedMediator } from '../../testing/testbed-mediator.js';
+import { stopWaits, waitForEvent } from '../../wait.js';
 
 export interface DemoResult {
   sync: { userId: string; userDID: string; isLinked: boolean; credentialId: string; verified: boolean };
   issuance: { workflowId: string; status: string; credentialId: string; verified: boolean };
+  /** With --mediated: the mediator, the forwards it queued for the wallet, and what still waits there. */
+  mediator?: { did: string; forwards: number; waiting: number };
 }
 
 const USER = 'demo-user';
@@ -53,6 +59,8 @@ export interface DemoOptions {
   engine?: EnvelopeEngine;
   /** Serve the web console, start the flows at the first sign-in, keep running afterwards. */
   console?: DemoConsole;
+  /** The wallet behind idsync's mediator (the testbed's, on 127.0.0.1). */
+  mediated?: boolean;
 }
 
 /** The testbed options of the console mode: the console on the twin, a fault switch, a sign-in that starts the flows. */
@@ -82,13 +90,27 @@ export async function runDemo(out: Output, o: DemoOptions = {}): Promise<DemoRes
   const withConsole = o.console ? consoleSetup(() => bedRef) : undefined;
   // Listened for from the start: Ctrl-C while waiting for a sign-in stops the demo too.
   const until = o.console ? (o.console.until ?? untilSignal()) : Promise.resolve();
-  const bed: Testbed = await startTestbed({ transport: 'http', storage: 'temp', ...(o.engine ? { envelopeEngine: o.engine } : {}), ...withConsole?.options });
+  const bed: Testbed = await startTestbed({
+    transport: 'http',
+    storage: 'temp',
+    ...(o.engine ? { envelopeEngine: o.engine } : {}),
+    ...(o.mediated ? { walletMode: 'mediated' as const } : {}),
+    ...withConsole?.options,
+  });
   bedRef = bed;
   try {
     const { client } = bed.service;
     const [wallet] = bed.wallets;
     detail(`service ${bed.service.url}, DID ${bed.service.did}`);
-    detail(`wallet  ${wallet.shortDid} (did:ion long form, ${wallet.did.length} characters), endpoint ${wallet.identity.endpoint}`);
+    let forwards = 0;
+    const mediator = bed.mediator;
+    if (mediator) {
+      mediator.agent.events.on('forward-queued', () => void forwards++);
+      detail(`mediator ${shorten(mediator.did)} (idsync's, on 127.0.0.1), invitation ${mediator.agent.shortInvitationUrl}`);
+      detail(`wallet  ${wallet.shortDid} (did:ion long form), behind the mediator: coordinate-mediation ${wallet.mediation?.version ?? '?'}, its DID registered there, its DID's endpoint the mediator's DID; collecting ${wallet.collecting ?? '?'}`);
+    } else {
+      detail(`wallet  ${wallet.shortDid} (did:ion long form, ${wallet.did.length} characters), endpoint ${wallet.identity.endpoint}`);
+    }
     if (withConsole) {
       const info = { url: `${bed.service.url}/console`, clientId: bed.service.credentials.clientId, clientSecret: withConsole.clientSecret };
       detail(`console ${info.url}`);
@@ -136,9 +158,12 @@ export async function runDemo(out: Output, o: DemoOptions = {}): Promise<DemoRes
     detail(`credential ${c2.id} (${c2.format}), verified by the wallet: ${c2.verified}; workflow ${done.status}`);
 
     const context = await client.syncContext(USER);
+    const waiting = mediator ? await confirmedAtMediator(mediator, wallet.did) : 0;
+    if (mediator) detail(`the twin's ${forwards} messages to the wallet went through the mediator as forwards, each delivered live and confirmed; ${waiting} wait there`);
     const result: DemoResult = {
       sync: { userId: USER, userDID, isLinked: context.isLinked, credentialId: c1.id, verified: c1.verified },
       issuance: { workflowId: workflow.id, status: done.status, credentialId: c2.id, verified: c2.verified },
+      ...(mediator ? { mediator: { did: mediator.did, forwards, waiting } } : {}),
     };
     out.result(result, (r) =>
       `Done: both credentials verified by the wallet (${r.sync.verified && r.issuance.verified}); the user is linked (${r.sync.isLinked}); the workflow is ${r.issuance.status}.`,
@@ -153,6 +178,26 @@ export async function runDemo(out: Output, o: DemoOptions = {}): Promise<DemoRes
   }
 }
 
+/**
+ * What still waits at the mediator for `did` once the wallet's last confirmation arrived: the
+ * wallet confirms a live delivery just after handling it, so the flow can end before the mediator
+ * heard (an event wait, guarded, not a sleep).
+ */
+async function confirmedAtMediator(m: TestbedMediator, did: string): Promise<number> {
+  const stop = new AbortController();
+  try {
+    for (;;) {
+      const confirmed = waitForEvent(m.agent.events, 'pickup-received', undefined, { timeoutMs: 10_000, signal: stop.signal });
+      confirmed.catch(() => undefined);
+      const waiting = await m.agent.mediator.queue.count(did);
+      if (waiting === 0) return 0;
+      if (!(await confirmed.then(() => true, () => false))) return m.agent.mediator.queue.count(did);
+    }
+  } finally {
+    stopWaits(stop);
+  }
+}
+
 function shorten(value: string): string {
   return value.length > 100 ? `${value.slice(0, 70)}…${value.slice(-20)}` : value;
 }
@@ -162,10 +207,11 @@ export function registerDemoCommand(program: Command, deps: { io: CliIo; output(
     .command('demo')
     .description('run the service twin and a wallet in one process through the sync flow and an e-mailed issuance, step by step')
     .addOption(engineOption())
-    .option('--json', 'print only the result: {sync: {…}, issuance: {…}}')
+    .option('--mediated', "the wallet behind idsync's mediator: the twin forwards to it, the wallet collects live (Message Pickup 3.0)")
+    .option('--json', 'print only the result: {sync: {…}, issuance: {…}} (and mediator: {did, forwards, waiting} with --mediated)')
     .option('--console', 'serve the web console on the twin; the flows start when you sign in, and the twin keeps running after them until Ctrl-C')
-    .action(async (opts: { json?: boolean; engine?: EnvelopeEngine; console?: boolean }) => {
+    .action(async (opts: { json?: boolean; engine?: EnvelopeEngine; console?: boolean; mediated?: boolean }) => {
       if (opts.console && opts.json) throw usageError('invalid_argument', '--console prints where to sign in: it cannot be combined with --json');
-      await runDemo(deps.output(Boolean(opts.json)), { engine: opts.engine, ...(opts.console ? { console: {} } : {}) });
+      await runDemo(deps.output(Boolean(opts.json)), { engine: opts.engine, ...(opts.console ? { console: {} } : {}), ...(opts.mediated ? { mediated: true } : {}) });
     });
 }
