@@ -11,6 +11,14 @@ export function urlHost(host: string): string {
 }
 
 /**
+ * The host of a URL that reaches a server listening on `host`: a wildcard bind address is not
+ * something clients can reach, so the loopback is named instead.
+ */
+export function reachableUrlHost(host: string): string {
+  return urlHost(host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
+}
+
+/**
  * The OS's refusal to listen on host:port as a coded error: `address_in_use` (EADDRINUSE: another
  * process listens there) and `address_not_available` (EADDRNOTAVAIL: no such local address), each
  * with what to do. Anything else comes back as it was.

@@ -18,7 +18,7 @@ export const MESSAGE_NAV: readonly NavItem[] = [
 
 export interface ConsoleContext {
   kind: 'service' | 'wallet' | 'mediator';
-  /** Shown in the header: "service twin" or "wallet". */
+  /** Shown in the header: "service twin", "wallet" or "mediator". */
   label: string;
   nav: readonly NavItem[];
   hub: LiveHub;

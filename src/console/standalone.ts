@@ -6,7 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { randomId, sha256 } from '../encoding.js';
-import { listenError } from '../listen.js';
+import { listenError, reachableUrlHost } from '../listen.js';
 import { bearerChallenge } from '../service/http/bearer-challenge.js';
 import { problem } from '../service/http/problem.js';
 import { installProblemHandlers } from '../service/http/problem-handlers.js';
@@ -82,6 +82,5 @@ export async function startStandaloneConsole(parts: StandaloneParts, o: Standalo
   });
   const addr = app.server.address();
   const bound = typeof addr === 'object' && addr ? addr.port : port;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  return { url: `http://${shown}:${bound}/console`, accessCode, close: () => app.close() };
+  return { url: `http://${reachableUrlHost(host)}:${bound}/console`, accessCode, close: () => app.close() };
 }

@@ -9,7 +9,7 @@ import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
 import { handleHttpInbound, problemResponse, type HttpInboundResponse } from '../didcomm/transport/http.js';
 import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
 import { checkInboundMessage, DEFAULT_MAX_BYTES } from '../didcomm/transport/media-type.js';
-import { listen, urlHost } from '../listen.js';
+import { listen, reachableUrlHost } from '../listen.js';
 import type { Store } from '../store/store.js';
 import { createMediatorAgent, type MediatorAgent, type MediatorAgentOptions } from './agent.js';
 import { mediatorPolicy } from './policy.js';
@@ -160,7 +160,7 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
     await ws.close();
     throw err;
   }
-  const url = `http://${urlHost(host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host)}:${port}`;
+  const url = `http://${reachableUrlHost(host)}:${port}`;
   const publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
   try {
     agent = await createMediatorAgent({ ...options, clock: options.clock ?? systemClock, ids: options.ids ?? uuid, publicUrl });

@@ -12,7 +12,7 @@ import type { RateLimitOptions } from '../../service/http/rate-limit.js';
 import type { WorkGateOptions } from '../../service/http/work-gate.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
-import { addressInUse } from '../../listen.js';
+import { addressInUse, reachableUrlHost } from '../../listen.js';
 import { parsePort, parseHost } from '../port.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
@@ -126,12 +126,6 @@ async function consoleOptions() {
   return { faults, options };
 }
 
-function localHost(host: string): string {
-  // A wildcard bind address is not something clients can reach; name the loopback instead.
-  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
-  return host.includes(':') ? `[${host}]` : host;
-}
-
 export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDeps): Promise<void> {
   const port = parsePort('--port', opts.port);
   checkUrl('--public-url', opts.publicUrl, HTTP_SCHEMES);
@@ -140,7 +134,7 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
   const limits = limitOptions(opts);
   const invitationTtlMs = parseDuration('--invitation-ttl', opts.invitationTtl);
   const fixtures = opts.fixtures ? await readFixtures(opts.fixtures) : undefined;
-  const publicUrl = opts.publicUrl ?? (port !== 0 ? `http://${localHost(opts.host)}:${port}` : undefined);
+  const publicUrl = opts.publicUrl ?? (port !== 0 ? `http://${reachableUrlHost(opts.host)}:${port}` : undefined);
   const env: EnvSeed = { clientId: deps.env.IDSYNC_CLIENT_ID, clientSecret: deps.env.IDSYNC_CLIENT_SECRET, projectId: deps.env.IDSYNC_PROJECT_ID };
   // Before the data folder is touched: a partial set must not leave a demo tenant behind.
   checkEnvSeed(env);
