@@ -154,6 +154,7 @@ export const ERRORS = {
   forward_unknown_recipient: { problem: 'e.p.req.not-enrolled', meaning: 'A forward names (body.next) a DID or key no recipient registered with this mediator, and no hop beyond it is allowed or known.' },
   forward_too_large: { problem: 'e.p.msg.too-large', meaning: 'A forwarded message is larger than the mediator takes (--max-message-bytes).' },
   forward_delay_refused: { problem: 'e.p.msg.delay-too-long', meaning: 'A forward asks (delay_milli) for a delay longer than the mediator holds messages back.' },
+  live_connection_closed: { meaning: 'A live push (Message Pickup 3.0 §Live Mode) found the recipient\'s connection closed: the message stays queued for its next pickup.' },
   forward_onwards_failed: { problem: 'e.p.xfer.cant-use-endpoint', meaning: 'A forward for a party beyond this mediator could not be handed to that party\'s endpoint (sent again later, it may pass).' },
 
   // DIDs, keys and encodings

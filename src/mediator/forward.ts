@@ -12,7 +12,7 @@ import { ionShortForm } from '../did/ion-form.js';
 import { toIdsyncError } from '../errors.js';
 import { protocolError } from '../protocols/protocol-kit.js';
 import { parseForwardMessage, ROUTING_PIURI, ROUTING_RULES } from '../protocols/routing.js';
-import type { HandlerContext, ProtocolModule } from '../router/router.js';
+import type { HandlerContext, ProtocolModule, Router } from '../router/router.js';
 import type { MediatorCore } from './core.js';
 import type { Pickup } from './pickup.js';
 import type { QueuedMessage } from './queue.js';
@@ -39,10 +39,10 @@ export function mediatorRouting(core: MediatorCore, pickup: Pickup): ProtocolMod
   }
 
   /** Pushes now, or once the delay is over (a timer: nothing is lost if the process stops first, it stays queued). */
-  function pushWhenDue(owner: string, entries: QueuedMessage[]): void {
+  function pushWhenDue(router: Router, owner: string, entries: QueuedMessage[]): void {
     const now = core.clock.now();
     const wait = Math.max(0, ...entries.map((e) => (e.notBefore ?? now) - now));
-    const push = () => core.background('live push', async () => void (await pickup.pushLive(owner, entries)));
+    const push = () => core.background('live push', async () => void (await pickup.pushLive(router, owner, entries)));
     if (wait === 0) return push();
     setTimeout(push, wait).unref();
   }
@@ -79,7 +79,7 @@ export function mediatorRouting(core: MediatorCore, pickup: Pickup): ProtocolMod
     }
     core.crashPoint?.('mediator:forward-queued');
     core.events.emit('forward-queued', { to: ionShortForm(reg.recipientDid), owner: ionShortForm(reg.owner), queueIds: entries.map((e) => e.id), id: ctx.message.id });
-    if (core.live.has(reg.owner)) pushWhenDue(reg.owner, entries);
+    if (core.live.has(reg.owner)) pushWhenDue(ctx.router, reg.owner, entries);
   }
 
   return { piuri: ROUTING_PIURI, roles: ['mediator'], rules: ROUTING_RULES, handlers: { forward: onForward } };

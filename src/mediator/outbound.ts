@@ -70,6 +70,7 @@ export function mediatorOutbound(d: MediatorOutboundDeps): MediatorOutbound {
 
   return {
     async pack(message, options, ctx) {
+      if (options.forward === false) return packEnvelope(message, options, ctx);
       const to = options.to ?? message.to?.[0];
       const r = to ? await route(to).catch(() => undefined) : undefined;
       // A party behind this mediator gets its messages from the queue: no forward to ourselves.

@@ -10,12 +10,11 @@
 // them; the Identus SDK handles nothing else arriving on the socket) and stay queued until
 // messages-received: a push the connection lost is delivered again by the next delivery-request.
 import { sameDid } from '../didcomm/message.js';
-import { pack } from '../didcomm/envelope/index.js';
 import { ionShortForm } from '../did/ion-form.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, isIdsyncError } from '../errors.js';
 import { buildDelivery, buildStatus, messagePickupProtocol } from '../protocols/message-pickup.js';
 import { protocolError } from '../protocols/protocol-kit.js';
-import type { HandlerContext, ProtocolModule } from '../router/router.js';
+import type { HandlerContext, ProtocolModule, Router } from '../router/router.js';
 import type { MediatorCore } from './core.js';
 import type { QueuedMessage } from './queue.js';
 
@@ -34,8 +33,11 @@ interface Scope {
 
 export interface Pickup {
   protocol: ProtocolModule;
-  /** Pushes `entries` (queued for DIDs of `party`) on its live connection, inside a delivery; false when it has none. */
-  pushLive(party: string, entries: QueuedMessage[]): Promise<boolean>;
+  /**
+   * Pushes `entries` (queued for DIDs of `party`) on its live connection, inside a delivery sent
+   * through `router` (the one the mediator is mounted on); false when it has none.
+   */
+  pushLive(router: Router, party: string, entries: QueuedMessage[]): Promise<boolean>;
 }
 
 export function mediatorPickup(core: MediatorCore): Pickup {
@@ -156,16 +158,25 @@ export function mediatorPickup(core: MediatorCore): Pickup {
 
   return {
     protocol,
-    async pushLive(party, entries) {
+    async pushLive(router, party, entries) {
       if (!core.live.has(party) || entries.length === 0) return false;
       const delivery = buildDelivery(
         { thid: liveThreads.get(ionShortForm(party)) ?? entries[0]!.id, to: party, messages: entries.map((e) => ({ id: e.id, packed: e.packed })) },
         deps,
       );
-      const { packed } = await pack(delivery, { mode: 'anoncrypt', to: party, forward: false }, core.envelope);
-      const pushed = await core.live.push(party, packed);
-      if (pushed) core.events.emit('live-pushed', { to: ionShortForm(party), queueIds: entries.map((e) => e.id) });
-      return pushed;
+      // Through the router like every message the mediator sends: checked against the rules and
+      // kept in its message log; on the party's own connection, never wrapped in a forward.
+      const prepared = await router.prepare(delivery, { mode: 'anoncrypt', to: party, forward: false, untracked: true });
+      try {
+        await router.deliver(prepared, async (packed) => {
+          if (!(await core.live.push(party, packed))) throw new IdsyncError('live_connection_closed', 'the live connection closed before the delivery could be pushed on it');
+        });
+      } catch (err) {
+        if (isIdsyncError(err) && err.code === 'live_connection_closed') return false;
+        throw err;
+      }
+      core.events.emit('live-pushed', { to: ionShortForm(party), queueIds: entries.map((e) => e.id) });
+      return true;
     },
   };
 }

@@ -88,8 +88,8 @@ function outgoingChecks(core: RouterCore, message: PlainMessage, unchecked?: boo
  * `message` is one just made for this send: what stores it next (its step, the message log) copies
  * the text that went into the envelope (json-text.ts), the message as sent.
  */
-async function packFor(core: RouterCore, message: PlainMessage, to: string, mode: EnvelopeMode, senderKid?: string): Promise<PackResult> {
-  const packed = await core.pack(message, { mode, to, from: senderKid ?? message.from, signBy: message.from }, core.options.envelope);
+async function packFor(core: RouterCore, message: PlainMessage, to: string, mode: EnvelopeMode, senderKid?: string, forward?: boolean): Promise<PackResult> {
+  const packed = await core.pack(message, { mode, to, from: senderKid ?? message.from, signBy: message.from, ...(forward === false ? { forward } : {}) }, core.options.envelope);
   if (packed.plaintext !== undefined) keepJsonText(message, packed.plaintext);
   return packed;
 }
@@ -135,7 +135,7 @@ export async function prepareMessage(core: RouterCore, draft: MessageDraft, opts
   const from = (draft.from as string | undefined) ?? opts.from ?? (mode === 'anoncrypt' || mode === 'plaintext' ? undefined : core.myDids[0]);
   const message = createMessage({ ...draft, to: (draft.to as string[] | undefined) ?? [to], from }, { clock, ids }, { expiresInMs: opts.expiresInMs });
   const results = outgoingChecks(core, message, opts.unchecked);
-  const packed = await packFor(core, message, to, mode, senderKid);
+  const packed = await packFor(core, message, to, mode, senderKid, opts.forward);
   if (!options.send) throw new IdsyncError('no_outbound', 'the router has no outbound delivery function (options.send)');
   const returnRoute = message.return_route === 'all' || message.return_route === 'thread';
   const endpoint = opts.via ?? packed.serviceEndpoint;
@@ -151,9 +151,12 @@ async function storeStep(core: RouterCore, message: PlainMessage, to: string, mo
   if (ops.length) throw new IdsyncError('invalid_argument', 'store ops sent with a message need the durable steps (RouterOptions.steps)');
 }
 
-/** The second half of Router.send: delivers a prepared message and handles its return-routed replies. */
-export async function deliverPrepared(core: RouterCore, p: PreparedSend): Promise<SendResult> {
-  const send = core.options.send!;
+/**
+ * The second half of Router.send: delivers a prepared message and handles its return-routed
+ * replies; through `outbound` instead of the router's own delivery function when given.
+ */
+export async function deliverPrepared(core: RouterCore, p: PreparedSend, outbound?: Outbound): Promise<SendResult> {
+  const send = outbound ?? core.options.send!;
   const { message, packed, to } = p;
   let replies: string[] | void;
   try {

@@ -366,7 +366,7 @@ export function createRouter(options: RouterOptions): Router {
     pruneSeen: () => seen.prune(),
     steps: () => steps,
     prepare: (draft, o) => prepareMessage(core, draft, o),
-    deliver: (prepared) => deliverPrepared(core, prepared),
+    deliver: (prepared, outbound) => deliverPrepared(core, prepared, outbound),
     waitFor<T>(event: string, predicate?: (data: T) => boolean, o?: { timeoutMs?: number; signal?: AbortSignal }) {
       return waitForEvent(events, event, predicate, o);
     },

@@ -81,6 +81,11 @@ export interface SendOptions {
   mode?: EnvelopeMode;
   /** An endpoint to deliver to instead of the one in the recipient's DID document. */
   via?: string;
+  /**
+   * false: never wrapped in routing forwards, whatever mediators the recipient's DID names (a
+   * message pushed on the connection the recipient itself opened). Default: as the packer decides.
+   */
+  forward?: boolean;
   from?: string;
   expiresInMs?: number;
   /** Skip the outgoing conformance check (to send deliberately bad messages in tests). */
@@ -263,7 +268,11 @@ export interface Router {
    * between: a reply may come back inside the delivery.
    */
   prepare(draft: MessageDraft, options?: SendOptions): Promise<PreparedSend>;
-  deliver(prepared: PreparedSend): Promise<SendResult>;
+  /**
+   * Sends a prepared message, logged as any other. `outbound` takes the place of the router's own
+   * delivery function for this message: one that must travel on a given connection (a live push).
+   */
+  deliver(prepared: PreparedSend, outbound?: Outbound): Promise<SendResult>;
   /** Deletes seen message ids older than `seenRetentionMs` now (also done every `seenPruneEvery` writes). */
   pruneSeen(): Promise<number>;
   /** The durable-steps engine when `options.steps` was given (start(), runDue(), cancel()). */

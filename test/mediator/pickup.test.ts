@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { pack } from '../../src/didcomm/envelope/index.js';
-import { buildMessagesReceived } from '../../src/protocols/message-pickup.js';
+import { buildLiveDeliveryChange, buildMessagesReceived } from '../../src/protocols/message-pickup.js';
 import { requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
 import { TRUST_PING } from '../../src/protocols/trust-ping.js';
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
@@ -127,6 +127,46 @@ describe('forward and pickup', () => {
     expect((await open(r, d.messages[0]!.packed)).id).toBe(pingId);
     expect(await m.agent.mediator.queue.count(a)).toBe(1);
     expect(await messagesReceived(r, m.did, [d.messages[0]!.id], wsEndpoint)).toMatchObject({ messageCount: 0 });
+  });
+
+  it('logs each live delivery it pushes, checked against the rules as any message it sends', async () => {
+    const { m, r, s, a, store } = await setup();
+    const wsEndpoint = `${m.url.replace(/^http/, 'ws')}/didcomm`;
+    await goLive(r, m.did, wsEndpoint);
+    const pushed = nextPush(r);
+    await ping(s, a);
+    const d = await pushed;
+    await m.agent.idle();
+    const log = await messageLog(store, systemClock).list({ direction: 'out', type: 'https://didcomm.org/messagepickup/3.0/delivery' });
+    expect(log).toHaveLength(1);
+    const [rec] = log;
+    expect(rec).toMatchObject({ result: 'sent', mode: 'anoncrypt', to: [r.did] });
+    expect(rec!.conformance!.length).toBeGreaterThan(0);
+    expect(rec!.conformance!.filter((c) => !c.ok)).toEqual([]);
+    // The message as it went on the socket: its attachment is the queued message, by queue id.
+    expect((rec!.message.attachments as { id: string }[]).map((x) => x.id)).toEqual([d.messages[0]!.id]);
+  });
+
+  it('logs a live push the connection lost as failed (live_connection_closed), and keeps the message queued', async () => {
+    const { m, r, s, a, store } = await setup();
+    // Live mode turned on over a connection that answers once (the status) and is gone by the push.
+    let frames = 0;
+    const change = buildLiveDeliveryChange({ from: r.did, to: m.did, liveDelivery: true }, { clock: systemClock });
+    const { packed } = await pack(change, { mode: 'authcrypt', forward: false }, r.envelope);
+    await m.agent.receive(packed, {
+      transport: 'ws',
+      reply: async () => {
+        if (frames++ > 0) throw new Error('socket closed');
+      },
+    });
+    expect(m.agent.mediator.live.has(r.did)).toBe(true);
+    await ping(s, a);
+    await m.agent.idle();
+    expect(m.agent.mediator.live.has(r.did)).toBe(false);
+    expect(await m.agent.mediator.queue.count(a)).toBe(1);
+    const log = await messageLog(store, systemClock).list({ direction: 'out', type: 'https://didcomm.org/messagepickup/3.0/delivery' });
+    expect(log.map((rec) => [rec.result, rec.errorCode])).toEqual([['failed', 'live_connection_closed']]);
+    expect((await status(r, m.did)).status.messageCount).toBe(1);
   });
 
   it('removes what a recipient confirms as it disconnects, and builds no status for the closed socket', async () => {

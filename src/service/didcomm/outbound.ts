@@ -160,6 +160,7 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
     outcome: (id) => outcomes.get(id),
     undelivered: (id) => failed.get(id),
     async pack(message, options, ctx) {
+      if (options.forward === false) return packEnvelope(message, options, ctx);
       const to = options.to ?? message.to?.[0];
       const r = to ? await route(to).catch(() => undefined) : undefined;
       return packEnvelope(message, { ...options, forward: r?.kind === 'remote' }, ctx);
