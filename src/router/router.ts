@@ -150,6 +150,10 @@ export function createRouter(options: RouterOptions): Router {
       const result: RouterResult = { status: 'undecryptable', code: error.code, conformance, replies, error };
       // Our own store failing while looking up keys says nothing about the message: retry it.
       if (error.code.startsWith('store_')) result.retryable = true;
+      // The envelope opened, but what it holds breaks a plaintext rule (attachments that are no
+      // list, say): refused for good like a message a rule refuses after opening, so a transport
+      // that can answer says so (HTTP 400). One it could not open at all stays taken (202).
+      else if (refused?.layer === 'plaintext') result.refusal = { code: error.code, message: error.message };
       log('warn', 'message could not be unpacked', { code: error.code, ...(rule ? { rule } : {}) });
       await record(undecryptableRecord(packed, `undecryptable-${ids()}`, outerMode(packed), result.conformance, info, { code: error.code, ...(rule ? { rule } : {}) }));
       events.emit('result', result, packed);

@@ -45,6 +45,32 @@ async function forward(m: RunningMediator, s: Party, to: string, o: { expiresTim
 const isDelivery = (d: unknown): d is Delivered => Array.isArray((d as Delivered).messages);
 
 describe('mediator limits and routing headers', () => {
+  it('refuses with 400 a forward that opens but whose attachments are no list (plaintext.attachments), and keeps nothing', async () => {
+    const { m, r, s, a } = await setup();
+    const post = async (body: string, contentType: string) => {
+      const res = await fetch(`${m.url}/didcomm`, { method: 'POST', headers: { 'content-type': contentType }, body });
+      return { status: res.status, problem: JSON.parse(await res.text()) as { code?: string; title?: string } };
+    };
+    const inner = { protected: 'e30', iv: 'aXY', ciphertext: 'Y3Q', tag: 'dGFn', recipients: [{ header: { kid: `${a}#key-2` }, encrypted_key: 'ZWs' }] };
+    for (const attachments of [{ data: { json: inner } }, [null]]) {
+      const fwd = { id: crypto.randomUUID(), type: 'https://didcomm.org/routing/2.0/forward', to: [m.did], body: { next: a }, attachments };
+      // Anoncrypted to the mediator as a sender would: the envelope is sound, its plaintext is not.
+      const { packed } = await pack(fwd as never, { mode: 'anoncrypt', to: m.did, forward: false }, s.envelope);
+      const anon = await post(packed, MEDIA_TYPES.encrypted);
+      expect(anon.status).toBe(400);
+      expect(anon.problem).toMatchObject({ code: 'didcomm_malformed' });
+      expect(anon.problem.title).toMatch(/plaintext\.attachments/);
+      // The same as a plaintext message.
+      expect(await post(JSON.stringify(fwd), MEDIA_TYPES.plaintext)).toMatchObject({ status: 400, problem: { code: 'didcomm_malformed' } });
+    }
+    // An envelope it cannot open at all is still taken (202), as before, and nothing is queued.
+    const { packed } = await wrapForMediator(JSON.stringify(inner), { next: a, mediator: m.did }, s.envelope, { clock: systemClock });
+    const jwe = JSON.parse(packed) as { ciphertext: string };
+    jwe.ciphertext = (jwe.ciphertext.startsWith('A') ? 'B' : 'A') + jwe.ciphertext.slice(1);
+    expect((await fetch(`${m.url}/didcomm`, { method: 'POST', headers: { 'content-type': MEDIA_TYPES.encrypted }, body: JSON.stringify(jwe) })).status).toBe(202);
+    expect((await status(r, m.did)).status.messageCount).toBe(0);
+  });
+
   it('answers a forward over --max-message-bytes with 413 and keeps nothing', async () => {
     const { m, r, s, a } = await setup({ policy: { maxMessageBytes: 8192 } });
     expect(await forward(m, s, a)).toMatchObject({ status: 202 });
