@@ -106,8 +106,12 @@ export interface FleetResult {
   setupMs: number;
   /** Idle wallets made before the flows (kept as pages, wallet-pages.ts), and how many of them went to disk. */
   idle: { wallets: number; onDisk: number };
-  /** The service: its URL, and for the embedded twin where it kept its state. */
-  target: { url: string; embedded: boolean; store?: ServiceStoreKind };
+  /**
+   * The service: its URL, and for the embedded twin where it kept its state; in a mediated run the
+   * mediator the wallets sat behind (its invitation URL or DID), and whether it was started for the
+   * run (in the coordinating thread) or already running.
+   */
+  target: { url: string; embedded: boolean; store?: ServiceStoreKind; mediator?: { url: string; startedForRun: boolean } };
   /** The wallets ran in worker threads (false: in the calling thread, beside an embedded service). */
   threaded: boolean;
   /**
@@ -182,7 +186,8 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     if (!threads) {
       const result = await inThread(plans[0]!, scenario, target, { ...options, ...med }, progress);
       const all = [{ stats: result.thread, memory: result.memory }];
-      return { ...merge([result], scenario, options.model, workers, target, setupStarted, {}, all, store), threaded: false, threads: [result.thread] };
+      const merged = merge([result], scenario, options.model, workers, target, setupStarted, {}, all, store);
+      return { ...merged, target: withMediator(merged.target, mediator), threaded: false, threads: [result.thread] };
     }
     const measured = measureThread('coordinator', { rss: true });
     const results = await inWorkers(plans, options.scenario as ScenarioRef, target, serviceThread, { ...options, ...med }, progress, threads);
@@ -190,8 +195,10 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     // The twin's thread counted its own resends.
     const service = await serviceThread?.stats();
     const all = [{ stats: coordinator, memory: coordinatorMemory }, ...(service ? [{ stats: service.thread, memory: service.memory }] : []), ...results.map((r) => ({ stats: r.thread, memory: r.memory }))];
+    const merged = merge(results, scenario, options.model, workers, target, setupStarted, service?.resends ?? {}, all, store);
     return {
-      ...merge(results, scenario, options.model, workers, target, setupStarted, service?.resends ?? {}, all, store),
+      ...merged,
+      target: withMediator(merged.target, mediator),
       threaded: true,
       threads: all.map((t) => t.stats),
     };
@@ -200,6 +207,11 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     await target.close();
     await mediator?.close();
   }
+}
+
+/** The run's target, with the mediator its wallets sat behind when they did. */
+function withMediator(target: FleetResult['target'], mediator: FleetMediator | undefined): FleetResult['target'] {
+  return mediator ? { ...target, mediator: { url: mediator.invitationUrl, startedForRun: mediator.store !== undefined } } : target;
 }
 
 /**

@@ -20,9 +20,12 @@ function modelLine(r: FleetResult): string {
     : `open model: ${m.ratePerSecond}/s for ${(m.durationMs / 1000).toFixed(0)} s${m.rampMs ? `, ramp ${(m.rampMs / 1000).toFixed(0)} s` : ''}`;
 }
 
-/** The service: the embedded twin (its state on disk, when it was), or its URL. */
+/** The service: the embedded twin (its state on disk, when it was), or its URL; and the mediator of a mediated run. */
 function targetLine(t: FleetResult['target']): string {
-  return t.embedded ? `embedded twin${t.store === 'disk' ? ' (state on disk)' : ''}` : t.url;
+  const service = t.embedded ? `embedded twin${t.store === 'disk' ? ' (state on disk)' : ''}` : t.url;
+  if (!t.mediator) return service;
+  // The mediator started for the run works in the coordinating thread: its figures are the coordinator's.
+  return `${service}; wallets behind ${t.mediator.startedForRun ? "idsync's mediator, started for the run in the coordinating thread" : `the mediator ${t.mediator.url}`}`;
 }
 
 /** Where the wallets ran: worker threads (beside an embedded service in a thread of its own) or this thread. */

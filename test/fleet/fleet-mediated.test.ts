@@ -8,6 +8,7 @@ import { openStore } from '../../src/store/store.js';
 import { existsSync } from 'node:fs';
 import { runFleet, type Scenario } from '../../src/fleet/index.js';
 import { fleetMediator } from '../../src/fleet/mediator.js';
+import { fleetTable, reportDocument, reportHtml } from '../../src/fleet/report.js';
 import { startWalletPool } from '../../src/fleet/wallet-pool.js';
 import { syncScenario } from '../../src/fleet/scenarios.js';
 import { runCliProcess } from '../cli/run-cli.js';
@@ -37,6 +38,11 @@ describe('runFleet mediated', () => {
     expect(endpoints[0]).toMatch(/^did:peer:2\./);
     expect(unconfirmed).toHaveLength(4);
     expect(Math.max(...unconfirmed)).toBeLessThanOrEqual(1);
+    // The report says the wallets were mediated, and where the mediator's figures are.
+    expect(r.target.mediator).toEqual({ url: expect.stringMatching(/\/invitation\?_oob=/), startedForRun: true });
+    const said = "embedded twin; wallets behind idsync's mediator, started for the run in the coordinating thread";
+    expect(fleetTable(r).split('\n')[0]).toContain(said);
+    expect(reportHtml(reportDocument(r))).toContain(said);
   }, 60_000);
 
   it('leaves nothing queued at the mediator: each wallet confirms, before it closes, the delivery that brought its credential', async () => {
@@ -57,6 +63,8 @@ describe('runFleet mediated', () => {
       expect(r.summary).toMatchObject({ completed: 4, failed: 0 });
       expect(dids).toHaveLength(4);
       for (const did of dids) expect(await m.agent.mediator.queue.count(did)).toBe(0);
+      expect(r.target.mediator).toEqual({ url: m.invitationUrl, startedForRun: false });
+      expect(fleetTable(r).split('\n')[0]).toContain(`; wallets behind the mediator ${m.invitationUrl}`);
     } finally {
       await m.close();
       await store.close();
