@@ -9,12 +9,14 @@ import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
 import { handleHttpInbound, problemResponse, type HttpInboundResponse } from '../didcomm/transport/http.js';
 import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
 import { checkInboundMessage, DEFAULT_MAX_BYTES } from '../didcomm/transport/media-type.js';
+import { b64uDecodeText } from '../encoding.js';
+import { parseJsonBounded } from '../json-depth.js';
 import { listen, reachableUrlHost } from '../listen.js';
 import type { Store } from '../store/store.js';
 import { createMediatorAgent, type MediatorAgent, type MediatorAgentOptions } from './agent.js';
 import { mediatorPolicy } from './policy.js';
 import { mediationPage } from './invitation.js';
-import { wantsHtml } from '../protocols/out-of-band-page.js';
+import { problemPage, wantsHtml } from '../protocols/out-of-band-page.js';
 
 export interface StartMediatorOptions extends Omit<MediatorAgentOptions, 'publicUrl' | 'store' | 'clock' | 'ids'> {
   store: Store;
@@ -121,10 +123,15 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
     if (pathname === '/didcomm') return { ...problemResponse('method_not_allowed', 'messages are POSTed'), headers: { allow: 'POST' } };
     if (method !== 'GET') return problemResponse('method_not_allowed', 'only GET here');
     if (pathname === '/invitation') {
-      // A short URL names the invitation it stands for: one this mediator did not make is not here.
-      const oobid = url.searchParams.get('_oobid');
-      if (oobid !== null && !url.searchParams.has('_oob') && oobid !== agent!.invitation.id) {
-        return problemResponse('not_found', `no invitation ${oobid.slice(0, 100)} here; this mediator's is ${agent!.shortInvitationUrl}`);
+      // A URL names the invitation it stands for (_oob: the invitation itself; _oobid: a short
+      // URL's id): one this mediator did not make (or no longer offers) is not here. Without
+      // either, the path alone answers with this mediator's own.
+      const named = invitationIdIn(url.searchParams);
+      if (named !== undefined && named !== agent!.invitation.id) {
+        const detail = `no such invitation here (${named === null ? 'the _oob parameter holds no out-of-band invitation' : `id ${named.slice(0, 100)}`}); this mediator's is ${agent!.shortInvitationUrl}`;
+        if (!wantsHtml(accept)) return problemResponse('not_found', detail);
+        const advice = `To be mediated by it, give a wallet ${agent!.shortInvitationUrl}`;
+        return { status: 404, contentType: 'text/html; charset=utf-8', headers: { vary: 'Accept' }, body: problemPage({ status: 404, code: 'not_found', detail, heading: 'This mediator has no such invitation', advice }) };
       }
       // A person who opened the URL in a browser gets instructions (§Standard Message Encoding).
       if (wantsHtml(accept)) return { status: 200, contentType: 'text/html; charset=utf-8', headers: { vary: 'Accept' }, body: await mediationPage(agent!) };
@@ -219,4 +226,21 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
       await running.close();
     },
   };
+}
+
+/**
+ * The id of the invitation a URL's query names: `_oob`'s (null when it holds no invitation), else
+ * `_oobid`; undefined when it names none.
+ */
+function invitationIdIn(query: URLSearchParams): string | null | undefined {
+  const oob = query.get('_oob');
+  if (oob !== null) {
+    try {
+      const inv = parseJsonBounded(b64uDecodeText(oob)) as { id?: unknown } | null;
+      return inv && typeof inv === 'object' && typeof inv.id === 'string' ? inv.id : null;
+    } catch {
+      return null;
+    }
+  }
+  return query.get('_oobid') ?? undefined;
 }

@@ -57,3 +57,26 @@ export async function invitationPage(p: InvitationPage): Promise<string> {
 ${more}<h2>Invitation</h2><pre>${escapeHtml(JSON.stringify(p.invitation, null, 2))}</pre>
 </body></html>`;
 }
+
+/** A problem a person met opening a URL (RFC 9457's status, code and detail), with what to do about it. */
+export interface ProblemPage {
+  status: number;
+  code: string;
+  detail: string;
+  heading: string;
+  advice: string;
+}
+
+/** The page a browser gets instead of problem JSON: the same status, code and detail, for a person. */
+export function problemPage(p: ProblemPage): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(p.heading)}</title>
+<style>${PAGE_STYLE}</style>
+</head><body>
+<h1>${escapeHtml(p.heading)}</h1>
+<p id="detail">${escapeHtml(p.detail)}</p>
+<p>${escapeHtml(p.advice)}</p>
+<p><small>HTTP ${p.status} · <code id="code">${escapeHtml(p.code)}</code></small></p>
+</body></html>`;
+}

@@ -61,6 +61,21 @@ describe('idsync mediator', () => {
     const other = await fetch(`${m.url}/invitation?_oobid=someone-else`);
     expect(other.status).toBe(404);
     expect(((await other.json()) as { code: string }).code).toBe('not_found');
+    // Nor is a full URL holding another invitation, or none: it is not shown as this mediator's.
+    const foreign = Buffer.from(JSON.stringify({ ...invitation, id: 'another-one' })).toString('base64url');
+    for (const oob of [foreign, 'not-base64-json', '']) {
+      const res = await fetch(`${m.url}/invitation?_oob=${oob}`);
+      expect(res.status, oob).toBe(404);
+      expect(((await res.json()) as { code: string; title: string }).title).toContain(m.shortInvitationUrl);
+    }
+    // A person who opened such a URL gets a page saying so, with the URL that works.
+    const page = await fetch(`${m.url}/invitation?_oobid=someone-else`, { headers: { accept: BROWSER } });
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await page.text();
+    expect(html).toContain('<h1>This mediator has no such invitation</h1>');
+    expect(html).toContain(`give a wallet ${m.shortInvitationUrl}`);
+    expect(html).toContain('<code id="code">not_found</code>');
     await stop();
     expect(out().trim().split('\n').at(-1)).toBe('idsync mediator stopping');
   });

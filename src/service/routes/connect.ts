@@ -13,7 +13,7 @@ import { problemResponses } from '../http/schemas.js';
 import { b64uDecodeText, jcs } from '../../encoding.js';
 import { isIdsyncError } from '../../errors.js';
 import { JSON_TOO_DEEP, parseJsonBounded } from '../../json-depth.js';
-import { escapeHtml, invitationPage, PAGE_STYLE, wantsHtml, wantsJson } from '../../protocols/out-of-band-page.js';
+import { invitationPage, problemPage, wantsHtml, wantsJson } from '../../protocols/out-of-band-page.js';
 
 const Query = Type.Object({ _oob: Type.Optional(Type.String({ maxLength: 65536, description: 'base64url JSON out-of-band invitation' })) });
 
@@ -53,16 +53,7 @@ const ERROR_ADVICE: Record<string, { heading: string; advice: string }> = {
 /** The page a browser gets instead of problem JSON: the same status, code and detail, for a person. */
 function errorPage(problem: { status: number; title: string; detail: string; code: string }): string {
   const { heading, advice } = ERROR_ADVICE[problem.code] ?? { heading: problem.title, advice: 'Ask whoever sent the invitation for a new one.' };
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(heading)}</title>
-<style>${PAGE_STYLE}</style>
-</head><body>
-<h1>${escapeHtml(heading)}</h1>
-<p id="detail">${escapeHtml(problem.detail)}</p>
-<p>${escapeHtml(advice)}</p>
-<p><small>HTTP ${problem.status} · <code id="code">${escapeHtml(problem.code)}</code></small></p>
-</body></html>`;
+  return problemPage({ status: problem.status, code: problem.code, detail: problem.detail, heading, advice });
 }
 
 /** The page an invitation URL opens in a browser (protocols/out-of-band-page.ts). */
