@@ -42,6 +42,15 @@ function causeCode(err: unknown): string | undefined {
   return undefined;
 }
 
+/** The message of the last error in the cause chain: undici's "fetch failed" says why only in its cause ("bad port", …). */
+function innermostMessage(err: unknown): string | undefined {
+  let message: string | undefined;
+  for (let e = err as { message?: unknown; cause?: unknown } | undefined, i = 0; e && typeof e === 'object' && i < 5; e = e.cause as typeof e, i++) {
+    if (typeof e.message === 'string' && e.message) message = e.message;
+  }
+  return message;
+}
+
 /**
  * A fetch of `url` that threw, as a coded error: `transport_timeout` when no answer came in time,
  * else `transport_unreachable` with the socket's reason (ECONNREFUSED, ENOTFOUND, …). Details:
@@ -54,7 +63,7 @@ export function networkError(err: unknown, url: string): IdsyncError {
   if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
     return new IdsyncError('transport_timeout', `no answer from ${url} in time`, { details: { endpoint: url, reason: code ?? 'timeout' }, cause: err });
   }
-  const why = code && NETWORK_CODES.has(code) ? code : ((err as Error)?.message ?? 'network error');
+  const why = code && NETWORK_CODES.has(code) ? code : (innermostMessage(err) ?? 'network error');
   return new IdsyncError('transport_unreachable', `cannot reach ${url} (${why})`, { details: { endpoint: url, reason: code }, cause: err });
 }
 

@@ -9,6 +9,7 @@ import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText, b64uEncode } from '../encoding.js';
 import { parseJsonBounded } from '../json-depth.js';
 import { IdsyncError, isIdsyncError } from '../errors.js';
+import { networkError } from '../http-fetch.js';
 import { uuid } from '../clock.js';
 
 export const OUT_OF_BAND_PIURI = 'https://didcomm.org/out-of-band/2.0';
@@ -110,7 +111,8 @@ async function fetchShort(url: string, fetchFn: FetchLike, hopsLeft: number): Pr
   try {
     res = await fetchFn(url, { redirect: 'manual', headers: { accept: 'application/json, text/plain;q=0.5, */*;q=0.1' } });
   } catch (err) {
-    throw invalid(`could not fetch the short invitation URL: ${(err as Error)?.message ?? String(err)}`, { reason: 'fetch_failed' }, err);
+    // The socket's reason (ECONNREFUSED, ENOTFOUND, a timeout), not undici's bare "fetch failed".
+    throw invalid(`could not fetch the short invitation URL: ${networkError(err, url).message}`, { reason: 'fetch_failed' }, err);
   }
   if (res.status >= 300 && res.status < 400) {
     const location = res.headers.get('location');

@@ -68,11 +68,12 @@ describe('idsync wallet create --mediator', () => {
 
   it('says why when the mediator cannot be reached, and keeps no wallet half made', async () => {
     const data = dir.file('unreachable');
-    // A short URL on a port nobody listens on: the invitation cannot even be fetched.
+    // A short URL on a port fetch refuses to use (WHATWG Fetch §Port blocking): the invitation cannot even be fetched.
     const run = await runCli(['wallet', 'create', '--data', data, '--mediator', 'http://127.0.0.1:9/invitation?_oobid=x']);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(ERROR_LINE);
-    expect(run.stderr).toContain('could not fetch the short invitation URL');
+    // The socket's reason, not a bare "fetch failed".
+    expect(run.stderr).toContain('could not fetch the short invitation URL: cannot reach http://127.0.0.1:9/invitation?_oobid=x (bad port)');
     const then = await runCli(['wallet', 'create', '--data', data, '--mediator', mediator.did, '--json']);
     expect(then.stderr).toBe('');
     expect(JSON.parse(then.stdout).mediator).toBe(mediator.did);
