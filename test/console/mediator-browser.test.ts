@@ -1,7 +1,8 @@
 // The standalone mediator's console in a real browser (playwright-core driving Debian's
 // /usr/bin/chromium): sign in with the access code; see the wallet behind the mediator live; watch
 // a queued message appear in the queue table without a reload, and go when the wallet collects it;
-// open the messages view. Nothing may be refused by the CSP, throw, or be fetched from elsewhere.
+// open the messages view, and see the delivery it pushes when a message comes for the wallet.
+// Nothing may be refused by the CSP, throw, or be fetched from elsewhere.
 // Screenshots go to test-results/mediator-console-browser/ (git-ignored). Skipped, saying why,
 // where the browser is missing.
 import { mkdir, rm } from 'node:fs/promises';
@@ -14,6 +15,8 @@ import { startMediator, type RunningMediator } from '../../src/mediator/server.j
 import { openStore, type Store } from '../../src/store/store.js';
 import { createWallet, type Wallet } from '../../src/wallet/wallet.js';
 import { HAVE_CHROMIUM, launchChromium, SKIP_REASON, type Browser } from './chromium.js';
+import { TRUST_PING } from '../../src/protocols/trust-ping.js';
+import { sender } from '../mediator/parties.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-results/mediator-console-browser/', import.meta.url));
 const WAIT = { timeout: 15_000 };
@@ -86,5 +89,23 @@ describe.skipIf(!HAVE_CHROMIUM)(`the mediator console in Chromium${SKIP_REASON}`
     expect(types).toEqual(expect.arrayContaining(['mediate-request', 'mediate-grant', 'keylist-update', 'keylist-update-response']));
     await shot('03-messages');
     expect(problems).toEqual([]);
+  });
+
+  it('shows, without a reload, the delivery it pushes on the live wallet\'s socket, checked like its other messages', async () => {
+    // Someone sends the wallet a ping: its DID names the mediator, so the ping comes as a forward
+    // and goes on in a delivery pushed on the wallet's WebSocket.
+    const s = sender();
+    try {
+      const pushed = new Promise((resolve) => mediator.agent.events.once('live-pushed', resolve));
+      await s.router.send({ type: TRUST_PING.ping, body: { response_requested: false } }, { to: wallet.did });
+      await pushed;
+      const row = page.locator('#message-rows .msg[data-type$="/messagepickup/3.0/delivery"]').first();
+      await row.waitFor(WAIT);
+      await expect(row.textContent()).resolves.toMatch(/sent[\s\S]*pass/i);
+      await shot('04-delivery');
+      expect(problems).toEqual([]);
+    } finally {
+      await s.close();
+    }
   });
 });
