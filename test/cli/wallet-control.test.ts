@@ -1,5 +1,6 @@
 // The control API of `wallet serve` bounds JSON nesting like every other JSON entry point, takes
-// only a JSON object as a body, and answers a refusal of what was asked with a 4xx, not a 500.
+// only a JSON object as a body of at most 1 MiB, and answers a refusal of what was asked with a
+// 4xx, not a 500, as RFC 9457 problem details.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
@@ -50,9 +51,24 @@ describe('wallet serve control API', () => {
       const res = await fetch(`${url}/fail`, { method: 'POST', headers: { authorization: 'Bearer t0k3n' }, body: JSON.stringify({ kind }) });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
-    expect(await fail('usage')).toEqual({ status: 400, body: { code: 'invalid_argument', message: 'accept needs a url', usage: true } });
+    expect(await fail('usage')).toEqual({ status: 400, body: { type: 'about:blank', title: 'accept needs a url', status: 400, code: 'invalid_argument', usage: true } });
     expect(await fail('missing')).toMatchObject({ status: 404, body: { code: 'not_found' } });
     expect(await fail('refused')).toMatchObject({ status: 422, body: { code: 'mediation_failed' } });
     expect(await fail('bug')).toMatchObject({ status: 500, body: { code: 'internal_error' } });
+  });
+
+  it('answers every failure as RFC 9457 problem details; a 401 names its scheme; a body over 1 MiB is 413', async () => {
+    const unauthorized = await fetch(`${url}/echo`, { method: 'POST', body: '{}' });
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.headers.get('www-authenticate')).toBe('Bearer');
+    expect(unauthorized.headers.get('content-type')).toBe('application/problem+json');
+    expect(await unauthorized.json()).toEqual({ type: 'about:blank', title: 'wrong or missing control token', status: 401, code: 'unauthorized' });
+    const missing = await fetch(`${url}/nothing`, { headers: { authorization: 'Bearer t0k3n' } });
+    expect(missing.headers.get('content-type')).toBe('application/problem+json');
+    expect(await missing.json()).toMatchObject({ status: 404, code: 'not_found', title: 'GET /nothing' });
+    const big = await post(JSON.stringify({ url: 'x'.repeat(1024 * 1024) }));
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ status: 413, code: 'payload_too_large' });
+    expect(seen).toEqual([{ a: [1] }]);
   });
 });

@@ -88,7 +88,7 @@ describe('idsync wallet serve', () => {
         body: JSON.stringify({ url: invitationUrl, timeoutMs }),
       });
       expect(res.status, String(timeoutMs)).toBe(400);
-      expect(await res.json(), String(timeoutMs)).toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/^timeoutMs must be a whole number of ms, 1 to 2147483647/) });
+      expect(await res.json(), String(timeoutMs)).toMatchObject({ code: 'invalid_argument', title: expect.stringMatching(/^timeoutMs must be a whole number of ms, 1 to 2147483647/) });
     }
   });
 

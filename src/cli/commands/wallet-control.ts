@@ -24,43 +24,55 @@ export type ControlRoute = (body: Record<string, unknown>, query: URLSearchParam
 
 /**
  * Serves `routes` (keyed `METHOD /path`) on 127.0.0.1, any free port, to callers that send
- * `Authorization: Bearer <token>`. Failures answer {code, message}: 400 for usage errors and a body
- * that is not a JSON object, the catalogue's status for a code that has one (an invitation that
- * does not parse: 400, a pending item that does not exist: 404), 422 for any other refusal of
- * what was asked, and 500 only for the wallet's own failures (internal_error).
+ * `Authorization: Bearer <token>`. Failures answer RFC 9457 problem details ({type, title, status,
+ * code}, and `usage: true` for a usage error): 400 for usage errors and a body that is not a JSON
+ * object, the catalogue's status for a code that has one (an invitation that does not parse: 400,
+ * a pending item that does not exist: 404), 422 for any other refusal of what was asked, and 500
+ * only for the wallet's own failures (internal_error).
  */
 export function startControl(token: string, routes: Record<string, ControlRoute>): Promise<Server> {
   const expected = Buffer.from(`Bearer ${token}`);
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const send = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    const problem = (status: number, code: string, title: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+      res.writeHead(status, { 'content-type': 'application/problem+json', ...headers }).end(JSON.stringify({ type: 'about:blank', title, status, code, ...extra }));
     const given = Buffer.from(req.headers.authorization ?? '');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return send(401, { code: 'unauthorized', message: 'wrong or missing control token' });
+    // RFC 9110 §11.6.1: a 401 names the scheme it wants.
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return problem(401, 'unauthorized', 'wrong or missing control token', {}, { 'www-authenticate': 'Bearer' });
     const url = new URL(req.url ?? '/', 'http://control');
     const handler = routes[`${req.method} ${url.pathname}`];
-    if (!handler) return send(404, { code: 'not_found', message: `${req.method} ${url.pathname}` });
+    if (!handler) return problem(404, 'not_found', `${req.method} ${url.pathname}`);
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_CONTROL_BODY) chunks.push(c);
+    });
     req.on('end', () => {
+      if (size > MAX_CONTROL_BODY) return problem(413, 'payload_too_large', `a request body may have at most ${MAX_CONTROL_BODY} bytes`);
       let body: Record<string, unknown> = {};
       try {
         const parsed = chunks.length ? parseJsonBounded(Buffer.concat(chunks).toString('utf8')) : {};
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return send(400, { code: 'invalid_request', message: 'the request body must be a JSON object' });
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return problem(400, 'invalid_request', 'the request body must be a JSON object');
         body = parsed as Record<string, unknown>;
       } catch (err) {
-        if (isIdsyncError(err)) return send(400, { code: err.code, message: err.message });
-        return send(400, { code: 'invalid_json', message: 'the request body is not JSON' });
+        if (isIdsyncError(err)) return problem(400, err.code, err.message);
+        return problem(400, 'invalid_json', 'the request body is not JSON');
       }
       handler(body, url.searchParams).then(
         (value) => send(200, value),
         (err) => {
           const e = toIdsyncError(err);
-          send(controlStatus(e), { code: e.code, message: e.message, ...(e.details?.usage ? { usage: true } : {}) });
+          problem(controlStatus(e), e.code, e.message, e.details?.usage ? { usage: true } : {});
         },
       );
     });
   });
   return listen(server, 0, '127.0.0.1').then(() => server);
 }
+
+/** What a control request may carry: its bodies are a URL or a few ids. */
+const MAX_CONTROL_BODY = 1024 * 1024;
 
 function controlStatus(e: IdsyncError): number {
   if (e.details?.usage) return 400;
@@ -107,10 +119,10 @@ export async function viaServe<T>(dir: string, method: string, path: string, bod
   } catch {
     return undefined; // nobody listens: a stale serve.json
   }
-  const value = (await res.json()) as { code?: string; message?: string; usage?: boolean };
+  const value = (await res.json()) as { code?: string; title?: string; usage?: boolean };
   if (!res.ok) {
     // A usage error here is one there too (exit 2); any other refusal keeps its code (exit 1).
-    throw new IdsyncError(asErrorCode(value.code, 'wallet_serve_error'), value.message ?? `wallet serve answered ${res.status}`, value.usage === true ? { details: { usage: true } } : {});
+    throw new IdsyncError(asErrorCode(value.code, 'wallet_serve_error'), value.title ?? `wallet serve answered ${res.status}`, value.usage === true ? { details: { usage: true } } : {});
   }
   return value as T;
 }
