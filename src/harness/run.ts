@@ -5,7 +5,7 @@
 // when a prerequisite was refused, skipped when the case does not apply, inconclusive when an
 // awaited answer did not come in time; expected when it failed only as the user said it would.
 import type { DocumentResolver } from '../did/types.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, isIdsyncError } from '../errors.js';
 import type { CaseContext, CaseDefinition } from './case-kit.js';
 import { startCounterpart, type Counterpart, type HarnessTransport } from './counterpart.js';
 import { unseenExpected, type ExpectedFailure } from './expected.js';
@@ -24,7 +24,7 @@ import { VERIFIER_ROLE_CASES, verifierInvitation } from './suites/verifier-role.
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { parseJsonBounded } from '../json-depth.js';
-import { readBounded } from '../http-fetch.js';
+import { networkError, readBounded } from '../http-fetch.js';
 import { CASE_STATUSES, type CaseResult, type ConformanceReport, type ConformanceSummary, type ExchangedMessage, type HarnessMode, type RunProfile } from './types.js';
 
 /** An `_oobid` invitation is one small message; more than this is not an invitation. */
@@ -104,9 +104,24 @@ export async function readInvitation(url: string): Promise<{ url: string; messag
   let results = inspected.results;
   if (invitation === undefined && inspected.oobid) {
     // The user named this URL, so any host is fair; the body is still read within a bound.
-    const res = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
+    let res: Response;
+    try {
+      res = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
+    } catch (err) {
+      throw new IdsyncError('invalid_invitation', `could not fetch the short invitation URL: ${networkError(err, url).message}`, { details: { reason: 'fetch_failed' }, cause: err });
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new IdsyncError('invalid_invitation', `the short invitation URL answered HTTP ${res.status}`, { details: { reason: 'http_status', status: res.status } });
+    }
     const tooLarge = () => new IdsyncError('response_too_large', `the invitation at ${url} is larger than ${MAX_INVITATION_BYTES} bytes`, { details: { maxBytes: MAX_INVITATION_BYTES } });
-    invitation = parseJsonBounded((await readBounded(res, MAX_INVITATION_BYTES, tooLarge)).toString('utf8'));
+    const text = (await readBounded(res, MAX_INVITATION_BYTES, tooLarge)).toString('utf8');
+    try {
+      invitation = parseJsonBounded(text);
+    } catch (err) {
+      if (isIdsyncError(err)) throw err;
+      throw new IdsyncError('invalid_invitation', 'the short invitation URL answered with something that is not JSON', { details: { reason: 'not_json' } });
+    }
     results = [...results, ...checkInvitation(invitation)];
   }
   const m = invitation as PlainMessage | undefined;

@@ -1,6 +1,8 @@
 // `idsync conformance run` from the command line: in process against the wrong agent (exit status,
 // --json shape, the three report files), and once across processes against `idsync service`.
 import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
@@ -70,6 +72,26 @@ describe('idsync conformance run', () => {
     expect(r.err).toMatch(/^idsync: invalid_argument: unknown suite nope/);
     const junk = await cli(['conformance', 'run', '--target', 'junk']);
     expect(junk).toEqual({ code: 2, out: '', err: 'idsync: invalid_argument: --target must be a DID or an out-of-band invitation URL: junk\n' });
+  });
+
+  it('says why a short invitation URL given as --target cannot be read, with one coded line (exit 1)', async () => {
+    // Nobody listens there: the socket's reason, not a bare "fetch failed" as an internal error.
+    const server = http.createServer((_req, res) => res.writeHead(404, { 'content-type': 'application/problem+json' }).end('{"status":404}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      for (const role of [[], ['--role', 'mediator']]) {
+        const gone = await cli(['conformance', 'run', ...role, '--target', 'http://127.0.0.1:9/invitation?_oobid=x']);
+        expect(gone.code).toBe(1);
+        expect(gone.err).toBe('idsync: invalid_invitation: could not fetch the short invitation URL: cannot reach http://127.0.0.1:9/invitation?_oobid=x (bad port)\n');
+        // A server that answers with an error is not an invitation either.
+        const missing = await cli(['conformance', 'run', ...role, '--target', `http://127.0.0.1:${port}/invitation?_oobid=x`]);
+        expect(missing.code).toBe(1);
+        expect(missing.err).toBe('idsync: invalid_invitation: the short invitation URL answered HTTP 404\n');
+      }
+    } finally {
+      server.close();
+    }
   });
 
   it('across processes: `idsync service` passes every case run by another `idsync` process', async () => {
