@@ -5,6 +5,7 @@
 // also be reached over the fleet's link (link.ts): requests and messages without sockets.
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
+import { networkError } from '../http-fetch.js';
 import { openRunStore } from '../store/temporary.js';
 import { appExchange } from '../testing/inject-fetch.js';
 import { startServiceTwin } from '../testing/service-twin.js';
@@ -74,7 +75,9 @@ export async function remoteTarget(url: string, credentials: ServiceCredentials,
     did = ((await res.json()) as { id?: unknown }).id;
   } catch (err) {
     if (err instanceof IdsyncError) throw err;
-    throw new IdsyncError('service_unreachable', `cannot reach ${base}: ${(err as Error).message}`, { cause: err });
+    // What was wrong with the answer, or the socket's reason (ECONNREFUSED, ENOTFOUND, …).
+    const why = err instanceof SyntaxError ? `${base}/.well-known/did.json is not JSON (${err.message})` : networkError(err, base).message;
+    throw new IdsyncError('service_unreachable', why, { cause: err });
   }
   if (typeof did !== 'string' || !did.startsWith('did:')) throw new IdsyncError('service_unreachable', `${base}/.well-known/did.json names no DID`);
   return { url: base, did, credentials, embedded: false, close: async () => {} };
