@@ -28,3 +28,16 @@ export function parseUrlOption(flag: string, value: string, schemes: readonly st
   if (url.hostname === '') throw usageError('invalid_argument', `${flag} names no host: ${value}`);
   return url;
 }
+
+/**
+ * `value` as the public base URL of a server idsync runs (the service, the mediator): what its
+ * paths are appended to (`/didcomm`, `/invitation`, `/.well-known/did.json`), so no query, no
+ * fragment and no user name or password, which would end up inside those URLs and the DID.
+ */
+export function parseBaseUrlOption(flag: string, value: string, schemes: readonly string[]): URL {
+  const url = parseUrlOption(flag, value, schemes);
+  if (url.search !== '' || value.includes('?')) throw usageError('invalid_argument', `${flag} is a base URL, without a query: ${value}`);
+  if (url.hash !== '' || value.includes('#')) throw usageError('invalid_argument', `${flag} is a base URL, without a fragment: ${value}`);
+  if (url.username !== '' || url.password !== '') throw usageError('invalid_argument', `${flag} must not carry a user name or password (not repeated here)`);
+  return url;
+}

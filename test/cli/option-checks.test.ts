@@ -36,6 +36,16 @@ describe('URL options', () => {
     await usage(['service', '--port', '0', '--public-url', 'ftp://x', '--data', NOWHERE], /--public-url must be a URL of http, https: ftp:\/\/x/);
     await usage(['service', '--port', '0', '--sms-gateway', 'mailto:a@b', '--data', NOWHERE], /--sms-gateway must be a URL of http, https/);
     await usage(['mediator', '--port', '0', '--public-url', 'ftp://x', '--data', NOWHERE], /^idsync: invalid_argument: --public-url must be a URL of http, https: ftp:\/\/x$/m);
+    // A public URL is a base the servers append their paths to: a query, a fragment or a password
+    // would end up inside every URL and DID they print (…/path?q%2Finvitation=&_oobid=…).
+    for (const cmd of ['service', 'mediator']) {
+      await usage([cmd, '--port', '0', '--public-url', 'http://127.0.0.1:1/path?q', '--data', NOWHERE], /^idsync: invalid_argument: --public-url is a base URL, without a query: http:\/\/127\.0\.0\.1:1\/path\?q$/m);
+      await usage([cmd, '--port', '0', '--public-url', 'http://127.0.0.1:1/#x', '--data', NOWHERE], /^idsync: invalid_argument: --public-url is a base URL, without a fragment/m);
+      const secret = await runCli([cmd, '--port', '0', '--public-url', 'http://me:secret@127.0.0.1:1', '--data', NOWHERE]);
+      expect(secret.code).toBe(2);
+      expect(secret.stderr).toMatch(/^idsync: invalid_argument: --public-url must not carry a user name or password/m);
+      expect(secret.stderr).not.toContain('secret');
+    }
     // DIDComm v2.1 §Service Endpoint: the uri "MUST contain a URI for a transport specified in the [transports] section".
     await usage(['did', 'create', '--method', 'peer', '--endpoint', 'ftp://x'], /^idsync: invalid_argument: --endpoint must be a URL of http, https, ws, wss: ftp:\/\/x$/m);
     const ws = await runCli(['did', 'create', '--method', 'peer', '--endpoint', 'wss://mediator.example/ws', '--json']);

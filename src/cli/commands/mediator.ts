@@ -16,7 +16,7 @@ import { parseDuration } from '../duration.js';
 import { MAX_WAIT_MS } from '../../wait.js';
 import { engineOf, engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
-import { HTTP_SCHEMES, parseUrlOption } from '../url-option.js';
+import { HTTP_SCHEMES, parseBaseUrlOption } from '../url-option.js';
 import { createOutput, processIo, type CliIo } from '../output.js';
 import { parsePort, parseHost } from '../port.js';
 import { untilSignal } from '../signals.js';
@@ -78,7 +78,7 @@ export async function runMediator(opts: MediatorCommandOptions, deps: MediatorRu
   const port = parsePort('--port', opts.port);
   if (opts.consolePort !== undefined && !opts.console) throw usageError('invalid_argument', "--console-port needs --console: it is the web console's port");
   const consolePort = opts.consolePort === undefined ? 0 : parsePort('--console-port', opts.consolePort);
-  if (opts.publicUrl !== undefined) parseUrlOption('--public-url', opts.publicUrl, HTTP_SCHEMES);
+  if (opts.publicUrl !== undefined) parseBaseUrlOption('--public-url', opts.publicUrl, HTTP_SCHEMES);
   const policy = policyOptions(opts);
   await makeDir(opts.data);
   const store = await openStore({ path: opts.data });

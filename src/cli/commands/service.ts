@@ -16,7 +16,7 @@ import { addressInUse, reachableUrlHost } from '../../listen.js';
 import { parsePort, parseHost } from '../port.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
-import { HTTP_SCHEMES, parseUrlOption, SMTP_SCHEMES } from '../url-option.js';
+import { HTTP_SCHEMES, parseBaseUrlOption, parseUrlOption, SMTP_SCHEMES } from '../url-option.js';
 import { parseDuration } from '../duration.js';
 
 export { parseDuration };
@@ -128,7 +128,7 @@ async function consoleOptions() {
 
 export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDeps): Promise<void> {
   const port = parsePort('--port', opts.port);
-  checkUrl('--public-url', opts.publicUrl, HTTP_SCHEMES);
+  if (opts.publicUrl !== undefined) parseBaseUrlOption('--public-url', opts.publicUrl, HTTP_SCHEMES);
   checkUrl('--smtp', opts.smtp, SMTP_SCHEMES);
   checkUrl('--sms-gateway', opts.smsGateway, HTTP_SCHEMES);
   const limits = limitOptions(opts);
