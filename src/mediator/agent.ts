@@ -99,7 +99,6 @@ export async function createMediatorAgent(options: MediatorAgentOptions): Promis
     store,
     clock,
     ids,
-    envelope,
     did: () => did,
     events,
     ...(options.policy ? { policy: options.policy } : {}),

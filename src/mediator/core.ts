@@ -4,8 +4,6 @@
 import type { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../clock.js';
 import type { CrashPoint } from '../crash-point.js';
-import type { DocumentResolver } from '../did/types.js';
-import type { EnvelopeContext } from '../didcomm/types.js';
 import type { Store } from '../store/store.js';
 import type { Keylist } from './keylist.js';
 import type { LiveRoutes } from './live.js';
@@ -22,9 +20,6 @@ export interface MediatorCore {
   keylist: Keylist;
   live: LiveRoutes;
   policy: MediatorPolicy;
-  /** Packs what the mediator pushes on a live connection (a `delivery`). */
-  envelope: EnvelopeContext;
-  resolve: DocumentResolver;
   /** The mediator's DID now (the twin's follows the URL it listens on). */
   did(): string;
   /** Sends a packed message to `did`'s own DIDComm endpoint (a forward passed onwards); throws when it cannot. */

@@ -5,7 +5,6 @@
 import { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../clock.js';
 import type { CrashPoint } from '../crash-point.js';
-import type { EnvelopeContext } from '../didcomm/types.js';
 import { toIdsyncError } from '../errors.js';
 import type { ProtocolModule } from '../router/router.js';
 import type { Store } from '../store/store.js';
@@ -22,7 +21,6 @@ export interface MediatorDeps {
   store: Store;
   clock: Clock;
   ids: IdGenerator;
-  envelope: EnvelopeContext;
   /** The mediator's DID now: the routing DID of its grants. */
   did(): string;
   policy?: Partial<MediatorPolicy>;
@@ -65,8 +63,6 @@ export function createMediator(deps: MediatorDeps): Mediator {
     keylist: keylist(deps),
     live: deps.live ?? liveRoutes(),
     policy,
-    envelope: deps.envelope,
-    resolve: deps.envelope.resolve,
     did: deps.did,
     ...(deps.relay ? { relay: deps.relay } : {}),
     ...(deps.crashPoint ? { crashPoint: deps.crashPoint } : {}),

@@ -232,7 +232,6 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     store: deps.store,
     clock: deps.clock,
     ids: deps.ids,
-    envelope,
     did: () => deps.serviceDid,
     queue,
     live,
