@@ -34,6 +34,17 @@ async function setup(): Promise<{ m: RunningMediator; r: Party; s: Party; a: str
 
 const isDelivery = (d: unknown): d is Delivered => Array.isArray((d as Delivered).messages);
 
+/** The setup, live mode on the WebSocket, and one ping for `a` pushed to the recipient. */
+async function livePush() {
+  const parties = await setup();
+  const { m, r, s, a } = parties;
+  const wsEndpoint = `${m.url.replace(/^http/, 'ws')}/didcomm`;
+  const live = await goLive(r, m.did, wsEndpoint);
+  const pushed = nextPush(r);
+  const pingId = await ping(s, a);
+  return { ...parties, wsEndpoint, live, pingId, d: await pushed };
+}
+
 async function ping(s: Party, to: string): Promise<string> {
   const sent = await s.router.send({ type: TRUST_PING.ping, body: { response_requested: false } }, { to });
   return sent.message.id;
@@ -118,24 +129,15 @@ describe('forward and pickup', () => {
   });
 
   it('in live mode pushes a forward inside a delivery on the WebSocket, and keeps it until messages-received', async () => {
-    const { m, r, s, a } = await setup();
-    const wsEndpoint = `${m.url.replace(/^http/, 'ws')}/didcomm`;
-    expect(await goLive(r, m.did, wsEndpoint)).toMatchObject({ messageCount: 0, liveDelivery: true });
-    const pushed = nextPush(r);
-    const pingId = await ping(s, a);
-    const d = await pushed;
+    const { m, r, a, wsEndpoint, live, pingId, d } = await livePush();
+    expect(live).toMatchObject({ messageCount: 0, liveDelivery: true });
     expect((await open(r, d.messages[0]!.packed)).id).toBe(pingId);
     expect(await m.agent.mediator.queue.count(a)).toBe(1);
     expect(await messagesReceived(r, m.did, [d.messages[0]!.id], wsEndpoint)).toMatchObject({ messageCount: 0 });
   });
 
   it('logs each live delivery it pushes, checked against the rules as any message it sends', async () => {
-    const { m, r, s, a, store } = await setup();
-    const wsEndpoint = `${m.url.replace(/^http/, 'ws')}/didcomm`;
-    await goLive(r, m.did, wsEndpoint);
-    const pushed = nextPush(r);
-    await ping(s, a);
-    const d = await pushed;
+    const { m, r, store, d } = await livePush();
     await m.agent.idle();
     const log = await messageLog(store, systemClock).list({ direction: 'out', type: 'https://didcomm.org/messagepickup/3.0/delivery' });
     expect(log).toHaveLength(1);
@@ -170,12 +172,7 @@ describe('forward and pickup', () => {
   });
 
   it('removes what a recipient confirms as it disconnects, and builds no status for the closed socket', async () => {
-    const { m, r, s, a, store } = await setup();
-    const wsEndpoint = `${m.url.replace(/^http/, 'ws')}/didcomm`;
-    await goLive(r, m.did, wsEndpoint);
-    const pushed = nextPush(r);
-    await ping(s, a);
-    const d = await pushed;
+    const { m, r, a, store, d } = await livePush();
     const received = new Promise<{ removed: number }>((resolve) => m.agent.events.once('pickup-received', resolve));
     // The confirmation as it comes off a socket that closed meanwhile (a wallet that confirms at
     // close): handed to the mediator as its WebSocket endpoint does, the socket's state read as closed.
