@@ -16,7 +16,7 @@ import { headerDeviations, openLeniently, type Deviation } from '../didcomm/enve
 import { unpack } from '../didcomm/envelope/index.js';
 import type { EnvelopeContext, PlainMessage, UnpackMetadata } from '../didcomm/types.js';
 import { isIdsyncError, toIdsyncError } from '../errors.js';
-import { parseJsonBounded } from '../json-depth.js';
+import { JSON_TOO_DEEP, parseJsonBounded } from '../json-depth.js';
 import { addIdsyncRules } from '../protocols/idsync-rules.js';
 
 /** Something found in the message and the rule it breaks (or, for an allowed form, concerns). */
@@ -105,8 +105,10 @@ export async function checkMessageText(text: string, ctx: EnvelopeContext, optio
   let value: unknown;
   try {
     value = parseJsonBounded(text);
-  } catch {
-    return judged([fail('envelope', 'envelope.json', 'the message is not JSON')], { opened: false });
+  } catch (err) {
+    // JSON nested past what idsync reads is said as such, not as no JSON at all.
+    const why = isIdsyncError(err) && err.code === JSON_TOO_DEEP ? `the message is not read: ${err.message}` : 'the message is not JSON';
+    return judged([fail('envelope', 'envelope.json', why)], { opened: false });
   }
   const inner = typeof value === 'string' ? twiceEncoded(value) : undefined;
   if (inner) {

@@ -90,6 +90,13 @@ describe('with the recipient keys, what the strict unpack refuses is diagnosed',
     expect(c.opened).toBe(false);
     expect(c.notOpened).toMatch(/no key is held for any recipient/);
   });
+
+  it('tells JSON nested too deeply to read from text that is not JSON', async () => {
+    const deep = await checkMessageText('['.repeat(10_000) + ']'.repeat(10_000), bobCtx);
+    expect(deep.results).toEqual([expect.objectContaining({ rule: 'envelope.json', ok: false, detail: 'the message is not read: JSON may nest at most 64 levels deep' })]);
+    const junk = await checkMessageText('{oops', bobCtx);
+    expect(junk.results).toEqual([expect.objectContaining({ rule: 'envelope.json', ok: false, detail: 'the message is not JSON' })]);
+  });
 });
 
 describe('a message JSON-encoded twice (a JSON string holding it, as Veramo 7 answers a return route)', () => {
