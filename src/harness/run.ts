@@ -24,7 +24,8 @@ import { VERIFIER_ROLE_CASES, verifierInvitation } from './suites/verifier-role.
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { parseJsonBounded } from '../json-depth.js';
-import { networkError, readBounded } from '../http-fetch.js';
+import { readBounded } from '../http-fetch.js';
+import { fetchShortUrl } from '../protocols/out-of-band.js';
 import { CASE_STATUSES, type CaseResult, type ConformanceReport, type ConformanceSummary, type ExchangedMessage, type HarnessMode, type RunProfile } from './types.js';
 
 /** An `_oobid` invitation is one small message; more than this is not an invitation. */
@@ -104,16 +105,7 @@ export async function readInvitation(url: string): Promise<{ url: string; messag
   let results = inspected.results;
   if (invitation === undefined && inspected.oobid) {
     // The user named this URL, so any host is fair; the body is still read within a bound.
-    let res: Response;
-    try {
-      res = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
-    } catch (err) {
-      throw new IdsyncError('invalid_invitation', `could not fetch the short invitation URL: ${networkError(err, url).message}`, { details: { reason: 'fetch_failed' }, cause: err });
-    }
-    if (!res.ok) {
-      await res.body?.cancel();
-      throw new IdsyncError('invalid_invitation', `the short invitation URL answered HTTP ${res.status}`, { details: { reason: 'http_status', status: res.status } });
-    }
+    const res = await fetchShortUrl(url, fetch, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
     const tooLarge = () => new IdsyncError('response_too_large', `the invitation at ${url} is larger than ${MAX_INVITATION_BYTES} bytes`, { details: { maxBytes: MAX_INVITATION_BYTES } });
     const text = (await readBounded(res, MAX_INVITATION_BYTES, tooLarge)).toString('utf8');
     try {

@@ -104,22 +104,34 @@ function fromUrl(input: string): { invitation?: Invitation; oobid?: string } {
   return { invitation: inspection.invitation as Invitation };
 }
 
+/**
+ * GET of a short invitation URL (§Short URL Message Retrieval): a 2xx answer, or a redirect for the
+ * caller to follow. What no answer came for is invalid_invitation with the socket's reason
+ * (ECONNREFUSED, ENOTFOUND, a timeout), not undici's bare "fetch failed"; so is any other status.
+ */
+export async function fetchShortUrl(url: string, fetchFn: FetchLike, init: RequestInit): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetchFn(url, init);
+  } catch (err) {
+    throw invalid(`could not fetch the short invitation URL: ${networkError(err, url).message}`, { reason: 'fetch_failed' }, err);
+  }
+  if (res.status < 200 || res.status >= 400) {
+    await res.body?.cancel();
+    throw invalid(`the short invitation URL answered HTTP ${res.status}`, { reason: 'http_status', status: res.status });
+  }
+  return res;
+}
+
 /** A fetched short URL answers with the invitation JSON, a URL holding `_oob`, or a redirect to one. */
 async function fetchShort(url: string, fetchFn: FetchLike, hopsLeft: number): Promise<Invitation> {
   if (hopsLeft < 0) throw invalid('too many redirects resolving the short invitation URL', { reason: 'redirects' });
-  let res: Response;
-  try {
-    res = await fetchFn(url, { redirect: 'manual', headers: { accept: 'application/json, text/plain;q=0.5, */*;q=0.1' } });
-  } catch (err) {
-    // The socket's reason (ECONNREFUSED, ENOTFOUND, a timeout), not undici's bare "fetch failed".
-    throw invalid(`could not fetch the short invitation URL: ${networkError(err, url).message}`, { reason: 'fetch_failed' }, err);
-  }
-  if (res.status >= 300 && res.status < 400) {
+  const res = await fetchShortUrl(url, fetchFn, { redirect: 'manual', headers: { accept: 'application/json, text/plain;q=0.5, */*;q=0.1' } });
+  if (res.status >= 300) {
     const location = res.headers.get('location');
     if (!location) throw invalid(`redirect ${res.status} without Location`, { reason: 'redirect' });
     return resolveUrl(new URL(location, url).toString(), fetchFn, hopsLeft - 1);
   }
-  if (!res.ok) throw invalid(`the short invitation URL answered HTTP ${res.status}`, { reason: 'http_status', status: res.status });
   const text = (await res.text()).trim();
   let json: unknown;
   try {
