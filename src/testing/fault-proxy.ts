@@ -18,6 +18,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { isDidcommMediaType } from '../didcomm/transport/media-type.js';
 import { IdsyncError } from '../errors.js';
+import { problemDocument } from '../problem-details.js';
 import { delayOf, faultInjector, peekMessage, tamper, type FaultInjector, type FaultKind, type FaultPlan } from './fault-plan.js';
 import { pipeWebSockets } from './fault-proxy-ws.js';
 
@@ -108,7 +109,7 @@ export async function startFaultProxy(o: FaultProxyOptions): Promise<FaultProxy>
     if (has('fail503')) {
       const seconds = has('fail503')!.spec.retryAfterSeconds ?? 1;
       note('fail503');
-      const body = Buffer.from(JSON.stringify({ type: 'about:blank', title: 'fault injected', status: 503, code: 'temporarily_unavailable', retryAfter: seconds }));
+      const body = Buffer.from(JSON.stringify(problemDocument(503, 'temporarily_unavailable', 'fault injected', { retryAfter: seconds })));
       answer(res, { status: 503, headers: { 'content-type': 'application/problem+json', 'retry-after': String(seconds) }, body });
       return;
     }

@@ -66,7 +66,10 @@ describe('idsync mediator', () => {
     for (const oob of [foreign, 'not-base64-json', '']) {
       const res = await fetch(`${m.url}/invitation?_oob=${oob}`);
       expect(res.status, oob).toBe(404);
-      expect(((await res.json()) as { code: string; title: string }).title).toContain(m.shortInvitationUrl);
+      const body = (await res.json()) as { code: string; title: string; detail: string };
+      // RFC 9457 §4.2.1: with type about:blank the title is the status phrase; the specifics are the detail.
+      expect(body.title).toBe('Not Found');
+      expect(body.detail).toContain(m.shortInvitationUrl);
     }
     // A person who opened such a URL gets a page saying so, with the URL that works.
     const page = await fetch(`${m.url}/invitation?_oobid=someone-else`, { headers: { accept: BROWSER } });

@@ -51,7 +51,7 @@ describe('wallet serve control API', () => {
       const res = await fetch(`${url}/fail`, { method: 'POST', headers: { authorization: 'Bearer t0k3n' }, body: JSON.stringify({ kind }) });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
-    expect(await fail('usage')).toEqual({ status: 400, body: { type: 'about:blank', title: 'accept needs a url', status: 400, code: 'invalid_argument', usage: true } });
+    expect(await fail('usage')).toEqual({ status: 400, body: { type: 'about:blank', title: 'Bad Request', status: 400, detail: 'accept needs a url', code: 'invalid_argument', usage: true } });
     expect(await fail('missing')).toMatchObject({ status: 404, body: { code: 'not_found' } });
     expect(await fail('refused')).toMatchObject({ status: 422, body: { code: 'mediation_failed' } });
     expect(await fail('bug')).toMatchObject({ status: 500, body: { code: 'internal_error' } });
@@ -62,10 +62,10 @@ describe('wallet serve control API', () => {
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.headers.get('www-authenticate')).toBe('Bearer');
     expect(unauthorized.headers.get('content-type')).toBe('application/problem+json');
-    expect(await unauthorized.json()).toEqual({ type: 'about:blank', title: 'wrong or missing control token', status: 401, code: 'unauthorized' });
+    expect(await unauthorized.json()).toEqual({ type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'wrong or missing control token', code: 'unauthorized' });
     const missing = await fetch(`${url}/nothing`, { headers: { authorization: 'Bearer t0k3n' } });
     expect(missing.headers.get('content-type')).toBe('application/problem+json');
-    expect(await missing.json()).toMatchObject({ status: 404, code: 'not_found', title: 'GET /nothing' });
+    expect(await missing.json()).toMatchObject({ status: 404, code: 'not_found', title: 'Not Found', detail: 'GET /nothing' });
     const big = await post(JSON.stringify({ url: 'x'.repeat(1024 * 1024) }));
     expect(big.status).toBe(413);
     expect(await big.json()).toMatchObject({ status: 413, code: 'payload_too_large' });

@@ -67,6 +67,13 @@ describe('idsync wallet serve', () => {
     });
   });
 
+  it("says what the serve process refused, in its own words: the problem's detail", async () => {
+    const run = await runCli(['wallet', 'accept', 'http://127.0.0.1:9/connect?x=1', '--data', data]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/^idsync: invalid_invitation: .*_oob/);
+  });
+
   it('lists the message log through the serve process', async () => {
     const log = json<Array<{ direction: string; type: string; mode: string }>>((await runCli(['wallet', 'messages', '--data', data, '--json'])).stdout);
     const names = log.map((m) => m.type.split('/').slice(-2).join('/'));
@@ -88,7 +95,7 @@ describe('idsync wallet serve', () => {
         body: JSON.stringify({ url: invitationUrl, timeoutMs }),
       });
       expect(res.status, String(timeoutMs)).toBe(400);
-      expect(await res.json(), String(timeoutMs)).toMatchObject({ code: 'invalid_argument', title: expect.stringMatching(/^timeoutMs must be a whole number of ms, 1 to 2147483647/) });
+      expect(await res.json(), String(timeoutMs)).toMatchObject({ code: 'invalid_argument', title: 'Bad Request', detail: expect.stringMatching(/^timeoutMs must be a whole number of ms, 1 to 2147483647/) });
     }
   });
 

@@ -49,7 +49,7 @@ describe('mediator limits and routing headers', () => {
     const { m, r, s, a } = await setup();
     const post = async (body: string, contentType: string) => {
       const res = await fetch(`${m.url}/didcomm`, { method: 'POST', headers: { 'content-type': contentType }, body });
-      return { status: res.status, problem: JSON.parse(await res.text()) as { code?: string; title?: string } };
+      return { status: res.status, problem: JSON.parse(await res.text()) as { code?: string; title?: string; detail?: string } };
     };
     const inner = { protected: 'e30', iv: 'aXY', ciphertext: 'Y3Q', tag: 'dGFn', recipients: [{ header: { kid: `${a}#key-2` }, encrypted_key: 'ZWs' }] };
     for (const attachments of [{ data: { json: inner } }, [null]]) {
@@ -59,7 +59,7 @@ describe('mediator limits and routing headers', () => {
       const anon = await post(packed, MEDIA_TYPES.encrypted);
       expect(anon.status).toBe(400);
       expect(anon.problem).toMatchObject({ code: 'didcomm_malformed' });
-      expect(anon.problem.title).toMatch(/plaintext\.attachments/);
+      expect(anon.problem).toMatchObject({ title: 'Bad Request', detail: expect.stringMatching(/plaintext\.attachments/) });
       // The same as a plaintext message.
       expect(await post(JSON.stringify(fwd), MEDIA_TYPES.plaintext)).toMatchObject({ status: 400, problem: { code: 'didcomm_malformed' } });
     }

@@ -83,6 +83,7 @@ describe('fault proxy over HTTP', () => {
     const refused = await post(p.url, msg(1));
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('4');
+    expect(await refused.json()).toEqual({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'fault injected', code: 'temporarily_unavailable', retryAfter: 4 });
     const noReply = await post(p.url, msg(2));
     expect(noReply.status).toBe(202);
     expect(await noReply.text()).toBe('');

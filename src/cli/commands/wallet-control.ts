@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { IdsyncError, asErrorCode, httpStatusOf, isIdsyncError, toIdsyncError } from '../../errors.js';
 import { parseJsonBounded } from '../../json-depth.js';
 import { listen } from '../../listen.js';
+import { problemDocument } from '../../problem-details.js';
 
 /** What DIR/serve.json holds while `wallet serve` runs (mode 0600: the token guards the wallet). */
 export interface ServeInfo {
@@ -25,7 +26,7 @@ export type ControlRoute = (body: Record<string, unknown>, query: URLSearchParam
 /**
  * Serves `routes` (keyed `METHOD /path`) on 127.0.0.1, any free port, to callers that send
  * `Authorization: Bearer <token>`. Failures answer RFC 9457 problem details ({type, title, status,
- * code}, and `usage: true` for a usage error): 400 for usage errors and a body that is not a JSON
+ * detail, code}, and `usage: true` for a usage error): 400 for usage errors and a body that is not a JSON
  * object, the catalogue's status for a code that has one (an invitation that does not parse: 400,
  * a pending item that does not exist: 404), 422 for any other refusal of what was asked, and 500
  * only for the wallet's own failures (internal_error).
@@ -34,8 +35,8 @@ export function startControl(token: string, routes: Record<string, ControlRoute>
   const expected = Buffer.from(`Bearer ${token}`);
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const send = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-    const problem = (status: number, code: string, title: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-      res.writeHead(status, { 'content-type': 'application/problem+json', ...headers }).end(JSON.stringify({ type: 'about:blank', title, status, code, ...extra }));
+    const problem = (status: number, code: string, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+      res.writeHead(status, { 'content-type': 'application/problem+json', ...headers }).end(JSON.stringify(problemDocument(status, code, detail, extra)));
     const given = Buffer.from(req.headers.authorization ?? '');
     // RFC 9110 §11.6.1: a 401 names the scheme it wants.
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return problem(401, 'unauthorized', 'wrong or missing control token', {}, { 'www-authenticate': 'Bearer' });
@@ -119,10 +120,10 @@ export async function viaServe<T>(dir: string, method: string, path: string, bod
   } catch {
     return undefined; // nobody listens: a stale serve.json
   }
-  const value = (await res.json()) as { code?: string; title?: string; usage?: boolean };
+  const value = (await res.json()) as { code?: string; detail?: string; usage?: boolean };
   if (!res.ok) {
     // A usage error here is one there too (exit 2); any other refusal keeps its code (exit 1).
-    throw new IdsyncError(asErrorCode(value.code, 'wallet_serve_error'), value.title ?? `wallet serve answered ${res.status}`, value.usage === true ? { details: { usage: true } } : {});
+    throw new IdsyncError(asErrorCode(value.code, 'wallet_serve_error'), value.detail ?? `wallet serve answered ${res.status}`, value.usage === true ? { details: { usage: true } } : {});
   }
   return value as T;
 }

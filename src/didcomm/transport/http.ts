@@ -12,6 +12,7 @@ import { httpStatusOf, IdsyncError, isIdsyncError, type ErrorCode } from '../../
 import { inProcessExchange, networkError } from '../../http-fetch.js';
 import { plainReply, replyOutcome, responseReply, withTimeout, type Reply } from './http-reply.js';
 import { listen, urlHost } from '../../listen.js';
+import { problemDocument } from '../../problem-details.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
 import type { InboundHandler, Transport } from '../types.js';
 import {
@@ -103,7 +104,8 @@ export interface HttpInboundResponse {
 
 export interface InboundProblem {
   code: ErrorCode;
-  title: string;
+  /** What went wrong with this message (the body's `detail`). */
+  detail: string;
   /** 503: seconds after which the sender should send the message again. */
   retryAfterSeconds?: number;
   /** 400 for a message refused for good: the DIDComm problem code of the refusal. */
@@ -126,20 +128,20 @@ export interface HttpInboundOptions {
  * An RFC 9457 problem details response; the status is the catalogue's unless a handler's error
  * named another 4xx (statusForHandlerError). `problemCode` is an extension member (RFC 9457 §3.2).
  */
-export function problemResponse(code: ErrorCode, title: string, status: number = httpStatusOf(code), problemCode?: string): HttpInboundResponse {
+export function problemResponse(code: ErrorCode, detail: string, status: number = httpStatusOf(code), problemCode?: string): HttpInboundResponse {
   const extra = problemCode ? { problemCode } : {};
-  return { status, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title, status, code, ...extra }), problem: { code, title, ...extra } };
+  return { status, contentType: 'application/problem+json', body: JSON.stringify(problemDocument(status, code, detail, extra)), problem: { code, detail, ...extra } };
 }
 
 /** 503 with Retry-After (RFC 9110 §10.2.3, §15.6.4): the message was not processed; send it again. */
 export function retryLaterResponse(retryAfterSeconds: number): HttpInboundResponse {
-  const title = 'the message could not be processed now; send it again later';
+  const detail = 'the message could not be processed now; send it again later';
   return {
     status: 503,
     contentType: 'application/problem+json',
-    body: JSON.stringify({ type: 'about:blank', title, status: 503, code: RETRY_LATER_CODE, retryAfter: retryAfterSeconds }),
+    body: JSON.stringify(problemDocument(503, RETRY_LATER_CODE, detail, { retryAfter: retryAfterSeconds })),
     headers: { 'retry-after': String(retryAfterSeconds) },
-    problem: { code: RETRY_LATER_CODE, title, retryAfterSeconds },
+    problem: { code: RETRY_LATER_CODE, detail, retryAfterSeconds },
   };
 }
 

@@ -80,13 +80,13 @@ type InboundHandle = ReturnType<typeof inboundHandler>;
 async function answerMessage(handle: InboundHandle, body: string, contentType: string | undefined): Promise<{ status: number; body?: string; contentType?: string }> {
   const res = await handleHttpInbound({ body, contentType }, (packed, info) => handle(packed, { transport: 'http', reply: info.reply, parsed: info.parsed }));
   if (res.status >= 400) {
-    const p = res.problem ?? { code: 'invalid_request', title: 'the message was refused' };
+    const p = res.problem ?? { code: 'invalid_request', detail: 'the message was refused' };
     // 503 temporarily_unavailable: Retry-After header and the `retryAfter` member, as for 429.
     const retryAfter = p.retryAfterSeconds;
     const headers = retryAfter !== undefined ? { 'Retry-After': String(retryAfter) } : undefined;
     // 400 for a message refused for good: its DIDComm problem code as the `problemCode` member.
     const extra = retryAfter !== undefined ? { retryAfter } : p.problemCode ? { problemCode: p.problemCode } : undefined;
-    throw problemWithStatus(p.code, res.status, p.title, extra, headers);
+    throw problemWithStatus(p.code, res.status, p.detail, extra, headers);
   }
   return res.body === undefined ? { status: res.status } : { status: res.status, body: res.body, contentType: res.contentType ?? MEDIA_TYPES.encrypted };
 }

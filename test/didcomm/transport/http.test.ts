@@ -113,7 +113,7 @@ describe('http transport', () => {
     for (const junk of ['{}', '{"hello":"world"}', '{"ciphertext":"x"}', '{"payload":"x"}', '{"id":"1"}']) {
       const r = await post(junk, ENC);
       expect(r.status, junk).toBe(400);
-      expect(await r.json()).toMatchObject({ code: 'invalid_message', title: expect.stringContaining('no DIDComm message') });
+      expect(await r.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', code: 'invalid_message', detail: expect.stringContaining('no DIDComm message') });
     }
     const r413 = await post(JSON.stringify({ ciphertext: 'x'.repeat(2000) }), ENC);
     expect(r413.status).toBe(413);
