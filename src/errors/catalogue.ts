@@ -152,6 +152,7 @@ export const ERRORS = {
   mediation_denied: { meaning: 'The mediator answered the wallet\'s mediate-request with mediate-deny (its policy refuses this DID).' },
   mediation_failed: { meaning: 'The wallet could not set up mediation: the mediator named no usable DID or endpoint, its grant could not be read in either version, or it routes through a DID other than the one the wallet\'s DID names.' },
   forward_unknown_recipient: { problem: 'e.p.req.not-enrolled', meaning: 'A forward names (body.next) a DID or key no recipient registered with this mediator, and no hop beyond it is allowed or known.' },
+  keylist_full: { problem: 'e.p.req.keylist-full', meaning: 'A keylist-update (recipient-update) would leave the party more recipient DIDs than the mediator keeps for one party (--max-keys); nothing in it was applied.' },
   forward_too_large: { problem: 'e.p.msg.too-large', meaning: 'A forwarded message is larger than the mediator takes (--max-message-bytes).' },
   forward_delay_refused: { problem: 'e.p.msg.delay-too-long', meaning: 'A forward asks (delay_milli) for a delay longer than the mediator holds messages back.' },
   live_connection_closed: { meaning: 'A live push (Message Pickup 3.0 §Live Mode) found the recipient\'s connection closed: the message stays queued for its next pickup.' },

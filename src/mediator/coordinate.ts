@@ -1,7 +1,7 @@
 // The mediator side of Coordinate Mediation 2.0 and 3.0: mediate-request answered with a grant
 // (routing_did: this mediator's DID; one string in 2.0, a list in 3.0) or, when the policy's deny
 // rules match the requester, a mediate-deny; keylist-update / recipient-update applied for a
-// granted party; keylist-query / recipient-query answered with its DIDs, one page when asked.
+// granted party, up to the policy's number of recipient DIDs per party; keylist-query / recipient-query answered with its DIDs, one page when asked.
 // Every request must be authcrypted: the party is the DID the envelope proves.
 import { ionShortForm } from '../did/ion-form.js';
 import { IdsyncError } from '../errors.js';
@@ -48,6 +48,12 @@ function versionProtocol(core: MediatorCore, v: MediationVersion): ProtocolModul
       },
       update: async (ctx, parsed) => {
         const party = await grantedParty(core, ctx);
+        // The policy's limit on a party's keylist: a request that would pass it is refused whole
+        // (nothing applied), with a problem report that names the limit.
+        const after = await core.keylist.countAfter(party, parsed.updates);
+        if (after > core.policy.maxKeys) {
+          throw protocolError('keylist_full', `this mediator keeps at most ${core.policy.maxKeys} recipient DIDs per party; the update would leave ${after}`, { maxKeys: core.policy.maxKeys });
+        }
         const updated = await core.keylist.update(party, parsed.updates);
         core.events.emit('keylist-updated', { party: ionShortForm(party), updated, version: v });
         await ctx.reply(buildRecipientUpdateResponse(v, { thid: ctx.thid, updated }, deps));

@@ -43,6 +43,11 @@ export interface Keylist {
   lookup(next: string): Promise<Registration | undefined>;
   /** Every recipient DID the party registered. */
   recipientsOf(party: string): Promise<string[]>;
+  /**
+   * How many recipient DIDs the party would hold after `updates`, each add of a DID not yet its
+   * own counted as applied (one another party holds would be refused, so this may count one too many).
+   */
+  countAfter(party: string, updates: RecipientUpdate[]): Promise<number>;
   /** The grants made, the first `limit` in key order, and how many there are (the console's overview). */
   grants(limit: number): Promise<{ grants: Grant[]; total: number }>;
 }
@@ -109,6 +114,15 @@ export function keylist(deps: { store: Store; clock: Clock }): Keylist {
     },
     async recipientsOf(party) {
       return (await owned.list({ prefix: `${key(party)} ` })).map((e) => e.value.recipientDid);
+    },
+    async countAfter(party, updates) {
+      const held = new Set((await owned.list({ prefix: `${key(party)} ` })).map((e) => key(e.value.recipientDid)));
+      for (const u of updates) {
+        if (!isRecipientDid(u.recipientDid)) continue;
+        if (u.action === 'add') held.add(key(u.recipientDid));
+        else if (u.action === 'remove') held.delete(key(u.recipientDid));
+      }
+      return held.size;
     },
     async grants(limit) {
       const [page, total] = await Promise.all([grants.list({ limit }), grants.count()]);

@@ -1,7 +1,7 @@
-// What the mediator accepts, as options (`idsync mediator --deny … --max-queue … --max-message-bytes …`):
-// who may not get mediation, how many messages wait per recipient, how large a forwarded message
-// may be, how long a forward may ask to be held back (routing 2.0 delay_milli), and whether a
-// forward for a party beyond this mediator is passed on. Each refusal has its own coded error
+// What the mediator accepts, as options (`idsync mediator --deny … --max-keys … --max-queue …`):
+// who may not get mediation, how many recipient DIDs a party may register, how many messages wait
+// per recipient, how large a forwarded message may be, how long a forward may ask to be held back
+// (routing 2.0 delay_milli), and whether a forward for a party beyond this mediator is passed on. Each refusal has its own coded error
 // (src/errors/catalogue.ts) and so its own problem code.
 import { matchesPattern } from '../protocols/registry.js';
 import { DEFAULT_QUEUE_MAX_PER_RECIPIENT } from './queue.js';
@@ -9,6 +9,12 @@ import { DEFAULT_QUEUE_MAX_PER_RECIPIENT } from './queue.js';
 export interface MediatorPolicy {
   /** Requester DIDs that get mediate-deny: patterns where `*` matches any run of characters (`did:key:*`). */
   deny: string[];
+  /**
+   * Recipient DIDs one party may register (default 1000). Each pickup request without
+   * recipient_did reaches every one of them, so an unbounded keylist would let one party make
+   * each of its requests as costly as it likes.
+   */
+  maxKeys: number;
   /** Messages one recipient may have waiting (default 1000). */
   maxQueue: number;
   /** Largest forwarded message, in bytes of its packed form (default 256 KiB). */
@@ -24,12 +30,14 @@ export interface MediatorPolicy {
   onwards: boolean;
 }
 
+export const DEFAULT_MAX_KEYS = 1000;
 export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
 export const DEFAULT_MAX_DELAY_MS = 3600 * 1000;
 
 export function mediatorPolicy(given: Partial<MediatorPolicy> = {}): MediatorPolicy {
   return {
     deny: [...(given.deny ?? [])],
+    maxKeys: given.maxKeys ?? DEFAULT_MAX_KEYS,
     maxQueue: given.maxQueue ?? DEFAULT_QUEUE_MAX_PER_RECIPIENT,
     maxMessageBytes: given.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     maxDelayMs: given.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,

@@ -130,9 +130,10 @@ describe('idsync mediator', () => {
     expect(JSON.parse(json.out()).console).toEqual({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/console$/), accessCode: expect.any(String) });
   });
 
-  it('turns --deny, --max-queue, --max-message-bytes, --max-delay and --forward-onwards into the policy', () => {
-    expect(policyOptions({ port: '0', host: 'h', data: 'd', deny: ['did:key:*'], maxQueue: '5', maxMessageBytes: '4096', maxDelay: '10m', forwardOnwards: true })).toEqual({
+  it('turns --deny, --max-keys, --max-queue, --max-message-bytes, --max-delay and --forward-onwards into the policy', () => {
+    expect(policyOptions({ port: '0', host: 'h', data: 'd', deny: ['did:key:*'], maxKeys: '3', maxQueue: '5', maxMessageBytes: '4096', maxDelay: '10m', forwardOnwards: true })).toEqual({
       deny: ['did:key:*'],
+      maxKeys: 3,
       maxQueue: 5,
       maxMessageBytes: 4096,
       maxDelayMs: 600_000,
@@ -141,7 +142,7 @@ describe('idsync mediator', () => {
   });
 
   it('refuses bad flags with one line and exit status 2', async () => {
-    for (const [flag, value] of [['--max-queue', '0'], ['--max-message-bytes', 'lots'], ['--max-delay', 'soon'], ['--port', '70000'], ['--public-url', 'not a url'], ['--console-port', '5000']]) {
+    for (const [flag, value] of [['--max-keys', '-1'], ['--max-queue', '0'], ['--max-message-bytes', 'lots'], ['--max-delay', 'soon'], ['--port', '70000'], ['--public-url', 'not a url'], ['--console-port', '5000']]) {
       const run = await runCli(['mediator', flag, value, '--data', '/nonexistent/never-created']);
       expect(run.code, `${flag} ${value}`).toBe(2);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../src/clock.js';
 import { pack } from '../../src/didcomm/envelope/index.js';
 import { MEDIA_TYPES } from '../../src/didcomm/types.js';
-import { requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
+import { queryRecipients, requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
 import { wrapForMediator } from '../../src/protocols/routing.js';
 import { TRUST_PING } from '../../src/protocols/trust-ping.js';
 import { startMediator, type RunningMediator, type StartMediatorOptions } from '../../src/mediator/server.js';
@@ -91,6 +91,24 @@ describe('mediator limits and routing headers', () => {
     expect((await status(r, m.did)).status.messageCount).toBe(1);
     expect(await m.serve({ method: 'GET', url: `${m.url}/didcomm` })).toMatchObject({ status: 405, headers: { allow: 'POST' } });
     expect(JSON.parse((await m.serve({ method: 'GET', url: `${m.url}/health` })).body!)).toMatchObject({ status: 'ok', did: m.did });
+  });
+
+  it('refuses a keylist update that would pass --max-keys, whole and with a problem report, and takes one that stays within it', async () => {
+    const { m, r } = await setup({ policy: { maxKeys: 3 } });
+    const [b, c, d] = [extraDid(r, m.did).did, extraDid(r, m.did).did, extraDid(r, m.did).did];
+    const add = (did: string) => ({ recipientDid: did, action: 'add' as const });
+    // One registered (setup) and three more would make four.
+    const refused = await updateRecipients(r.router, m.did, [add(b), add(c), add(d)]).then(() => undefined, (err: unknown) => err);
+    expect(refused).toMatchObject({ details: { problem: { code: 'e.p.req.keylist-full', args: [expect.stringMatching(/at most 3 recipient DIDs per party; the update would leave 4/)] } } });
+    expect((await queryRecipients(r.router, m.did)).dids).toHaveLength(1);
+    // Within the limit: two more, then one out and one in (still three).
+    expect((await updateRecipients(r.router, m.did, [add(b), add(c)])).map((u) => u.result)).toEqual(['success', 'success']);
+    const swapped = await updateRecipients(r.router, m.did, [{ recipientDid: c, action: 'remove' }, add(d)]);
+    expect(swapped.map((u) => u.result)).toEqual(['success', 'success']);
+    const held = (await queryRecipients(r.router, m.did)).dids;
+    expect(held).toHaveLength(3);
+    expect(held).toEqual(expect.arrayContaining([b, d]));
+    expect(held).not.toContain(c);
   });
 
   it('answers a forward beyond --max-queue with 503 and Retry-After, keeping what waits', async () => {

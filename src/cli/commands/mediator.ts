@@ -28,6 +28,7 @@ export interface MediatorCommandOptions {
   data: string;
   publicUrl?: string;
   deny?: string[];
+  maxKeys?: string;
   maxQueue?: string;
   maxMessageBytes?: string;
   maxDelay?: string;
@@ -64,6 +65,8 @@ export function policyOptions(opts: MediatorCommandOptions): Partial<MediatorPol
     for (const d of opts.deny) if (!d.trim()) throw usageError('invalid_argument', '--deny needs a DID pattern such as did:key:*');
     out.deny = opts.deny;
   }
+  const maxKeys = positiveInt('--max-keys', opts.maxKeys);
+  if (maxKeys !== undefined) out.maxKeys = maxKeys;
   const maxQueue = positiveInt('--max-queue', opts.maxQueue);
   if (maxQueue !== undefined) out.maxQueue = maxQueue;
   const maxMessageBytes = positiveInt('--max-message-bytes', opts.maxMessageBytes, 64);
@@ -147,6 +150,7 @@ export function registerMediatorCommand(program: Command, deps: { io?: CliIo } =
     .option('--data <dir>', 'LevelDB folder', './.idsync/mediator')
     .option('--public-url <url>', 'URL recipients and senders reach the mediator at; its DID names it (default http://<host>:<port>)')
     .option('--deny <pattern...>', 'answer mediate-request with mediate-deny for requester DIDs matching a pattern (* matches anything), e.g. did:key:*')
+    .option('--max-keys <n>', 'recipient DIDs one party may register; an update that would pass it is refused whole (default 1000)')
     .option('--max-queue <n>', 'messages one recipient may have waiting; one more is refused (default 1000)')
     .option('--max-message-bytes <n>', 'largest forwarded message taken, in bytes (default 262144); larger ones get 413')
     .option('--max-delay <duration>', 'longest delay_milli honoured, e.g. 10m (default 1h); a longer one is refused')

@@ -30,7 +30,7 @@ async function overview(m: MediatorAgent): Promise<Html> {
   const more = (shown: number, total: number, what: string) => (total > shown ? html`<p class="muted">The first ${shown} of ${total} ${what}.</p>` : '');
   return html`<table class="facts">
 <tr><th>DID</th><td>${did(m.did)}</td><th>invitation</th><td><a href="${m.shortInvitationUrl}"><code>${m.shortInvitationUrl}</code></a></td></tr>
-<tr><th>limits</th><td colspan="3">queue ${policy.maxQueue} messages per recipient · messages up to ${kb(policy.maxMessageBytes)} · delay_milli up to ${Math.round(policy.maxDelayMs / 1000)} s · forwards onwards ${policy.onwards ? 'on' : 'off'}${policy.deny.length ? html` · denied: ${policy.deny.map((d) => html`<code>${d}</code> `)}` : ''}</td></tr>
+<tr><th>limits</th><td colspan="3">${policy.maxKeys} recipient DIDs per party · queue ${policy.maxQueue} messages per recipient · messages up to ${kb(policy.maxMessageBytes)} · delay_milli up to ${Math.round(policy.maxDelayMs / 1000)} s · forwards onwards ${policy.onwards ? 'on' : 'off'}${policy.deny.length ? html` · denied: ${policy.deny.map((d) => html`<code>${d}</code> `)}` : ''}</td></tr>
 </table>
 <h2>Parties mediated for</h2>
 ${parties.length
