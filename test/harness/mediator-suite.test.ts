@@ -25,7 +25,7 @@ async function mediator(policy: Parameters<typeof startMediator>[0]['policy']): 
 let strict: RunningMediator;
 let open: RunningMediator;
 beforeAll(async () => {
-  strict = await mediator({ deny: ['did:key:*'], maxQueue: 20, maxMessageBytes: 65_536, maxDelayMs: 60_000 });
+  strict = await mediator({ deny: ['did:key:*'], maxKeys: 30, maxQueue: 20, maxMessageBytes: 65_536, maxDelayMs: 60_000 });
   open = await mediator({});
 });
 afterAll(async () => {
@@ -53,6 +53,7 @@ describe('conformance run --role mediator', () => {
     const skippedCases = Object.fromEntries(report.cases.filter((c) => c.status === 'skipped').map((c) => [c.id, c.detail]));
     expect(skippedCases['mediation/deny']).toMatch(/--deny/);
     expect(skippedCases['limits/queue']).toMatch(/--max-queue/);
+    expect(skippedCases['limits/keylist']).toMatch(/took 25 more DIDs .*--max-keys/);
     // Its default delay limit (1 h) refuses a 10-day delay; its size limit (1 MiB request) a 600 KiB message.
     expect(report.cases.find((c) => c.id === 'limits/delay')?.status).toBe('passed');
   }, 60_000);
@@ -63,6 +64,19 @@ describe('conformance run --role mediator', () => {
     expect(grant.messages.find((m) => m.direction === 'sent')).toMatchObject({ mode: 'anoncrypt' });
     expect(grant.status).toBe('skipped');
     expect(grant.detail).toMatch(/problem-report e\.p\.trust/);
+  }, 60_000);
+
+  it('names coordinate-mediation.update-result (advice: the sentence has no RFC 2119 keyword) for a mediator whose keylist holds DIDs its update answered with an error', async () => {
+    const sloppy = await mediator({});
+    // Every DID is registered, and every one answered client_error.
+    const keylist = sloppy.agent.mediator.keylist;
+    const update = keylist.update.bind(keylist);
+    keylist.update = async (party, updates) => (await update(party, updates)).map((u) => ({ ...u, result: 'client_error' as const }));
+    const report = await runMediatorConformance({ target: sloppy.did, resolve, timeoutMs: 3000, cases: ['limits/keylist'] });
+    const probe = report.cases.find((c) => c.id === 'limits/keylist')!;
+    expect(probe.status).toBe('passed');
+    expect(probe.advice).toEqual(['coordinate-mediation.update-result']);
+    expect(probe.broken).toEqual([expect.objectContaining({ rule: 'coordinate-mediation.update-result', severity: 'advice', detail: '25 DIDs answered with no success are listed all the same' })]);
   }, 60_000);
 
   it('fails a mediator that answers forwards 202 and keeps nothing, naming routing.forward.receipt', async () => {

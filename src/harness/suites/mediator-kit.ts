@@ -89,9 +89,15 @@ export async function register(c: CaseContext, r: Recipient, action: 'add' | 're
 
 /** Whether the keylist (2.0) or recipient list (3.0) the mediator returns names `r`. */
 export async function listed(c: CaseContext, r: Recipient, v: MediationVersion = '2.0'): Promise<boolean> {
+  return (await listing(c, v)).dids?.includes(r.did) === true;
+}
+
+/** The recipient DIDs the mediator's keylist (2.0) or recipient list (3.0) names; `dids` undefined when it gave no list. */
+export async function listing(c: CaseContext, v: MediationVersion = '2.0'): Promise<Exchange & { dids?: string[] }> {
   const ex = await exchange(c, c.cp.draft(mediationTypes(v).query, {}), `the ${v === '2.0' ? 'keylist' : 'recipient'}-query`);
   const entries = ex.answer?.message?.type === mediationTypes(v).list ? ex.answer.message.body[v === '2.0' ? 'keys' : 'dids'] : undefined;
-  return Array.isArray(entries) && entries.some((k) => (k as { recipient_did?: unknown })?.recipient_did === r.did);
+  if (!Array.isArray(entries)) return ex;
+  return { ...ex, dids: entries.map((k) => (k as { recipient_did?: unknown })?.recipient_did).filter((d): d is string => typeof d === 'string') };
 }
 
 /** Why a recipient DID could not be registered with each coordinate-mediation version in this run (each tried once). */
@@ -104,7 +110,7 @@ const unregistrable = new WeakMap<object, Map<MediationVersion, string>>();
  * whose answer does not say success for the DID still counts when the mediator's own list (the
  * query of the same version) names it: the mediation cases judge the answer, these the pickup.
  */
-export async function enrolled(c: CaseContext): Promise<{ recipient: Recipient; broken: BrokenRule[] } | { why: string; broken: BrokenRule[] }> {
+export async function enrolled(c: CaseContext): Promise<{ recipient: Recipient; version: MediationVersion; broken: BrokenRule[] } | { why: string; broken: BrokenRule[] }> {
   let failed = unregistrable.get(c.cp);
   if (!failed) unregistrable.set(c.cp, (failed = new Map()));
   for (const v of ['2.0', '3.0'] as const) {
@@ -116,7 +122,7 @@ export async function enrolled(c: CaseContext): Promise<{ recipient: Recipient; 
     }
     const recipient = newRecipient(c);
     const reg = await register(c, recipient, 'add', v);
-    if (reg.result === 'success' || (reg.answer?.message?.type === mediationTypes(v).updateResponse && (await listed(c, recipient, v)))) return { recipient, broken: [] };
+    if (reg.result === 'success' || (reg.answer?.message?.type === mediationTypes(v).updateResponse && (await listed(c, recipient, v)))) return { recipient, version: v, broken: [] };
     failed.set(v, `registering a recipient DID with ${v} gave ${reg.result ?? reg.answer?.message?.type ?? 'no answer'}`);
   }
   return { why: [...failed.values()].join('; '), broken: [] };

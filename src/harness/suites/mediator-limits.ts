@@ -1,17 +1,25 @@
 // The mediator suite, limits and routing headers: whatever limits a mediator has, a forward it
 // answers 2xx must be held (never taken and dropped), one over its size or queue limit refused
 // clearly (HTTP 413/429/503 or a problem report), an expired one not acted on, and one asking for
-// a delay either refused or held back, never delivered early. idsync's mediator shows them with
-// small limits: --max-message-bytes 65536 --max-queue 20 --max-delay 1m.
-import { ok, skipped, type CaseDefinition } from '../case-kit.js';
+// a delay either refused or held back, never delivered early; and a keylist update past the
+// number of DIDs it keeps for a party refused clearly, its list saying what its answer said.
+// idsync's mediator shows them with small limits: --max-keys 30 --max-message-bytes 65536
+// --max-queue 20 --max-delay 1m (each case registers a DID of its own, and the keylist probe 25
+// more, so a whole run passes 30 by the time it probes).
+import { mediationTypes } from '../../protocols/coordinate-mediation.js';
+import { inconclusive, ok, skipped, type CaseDefinition } from '../case-kit.js';
 import type { BrokenRule } from '../types.js';
-import { accepted, broke, drain, enrolled, forward, problemCode, ROUTING_SECTION, ROUTING_URL, statusRequest } from './mediator-kit.js';
+import {
+  accepted, broke, CM_URL, drain, enrolled, exchange, forward, isProblem, listing, newRecipient, noAnswer, problemCode, ROUTING_SECTION, ROUTING_URL, statusRequest,
+} from './mediator-kit.js';
 
 const SUITE = 'limits';
 const base = { suite: SUITE, section: ROUTING_SECTION, url: ROUTING_URL };
 
 /** Forwards the harness sends for one recipient looking for the queue limit; more is not tried. */
 export const QUEUE_PROBE = 25;
+/** DIDs one keylist update adds looking for the keylist limit. */
+export const KEYS_PROBE = 25;
 /** The size of the message that looks for the size limit. */
 export const LARGE_MESSAGE_BYTES = 600 * 1024;
 
@@ -63,6 +71,69 @@ export const MEDIATOR_LIMIT_CASES: CaseDefinition[] = [
       if (!refusal) return broken.length ? { broken } : skipped(`the target took ${QUEUE_PROBE} messages for one recipient without refusing: its queue limit, if any, is higher (idsync mediator --max-queue 20 shows one)`);
       if (refusal.outcome.status !== undefined && refusal.outcome.status >= 500 && refusal.outcome.status !== 503) broken.push(broke('transport.no-server-error', `a forward beyond the queue limit was answered HTTP ${refusal.outcome.status}`, refusal.outcome.entry.seq));
       return { broken };
+    },
+  },
+  {
+    ...base,
+    id: 'limits/keylist',
+    section: 'Coordinate Mediation 2.0 §Keylist Update Response (3.0 §Recipient Update Response)',
+    url: CM_URL,
+    title: `One update adding ${KEYS_PROBE} DIDs is refused clearly past the mediator's keylist limit (a problem report, or an error result per DID), and its list then holds exactly the DIDs answered success`,
+    steps: [
+      'register a new DID (mediation granted)',
+      `send one keylist-update (recipient-update) adding ${KEYS_PROBE} new DIDs`,
+      'a problem report (nothing applied), or a result per DID',
+      'the keylist-query (recipient-query) lists every DID answered success and none refused',
+      'the DIDs added are removed again',
+    ],
+    async run(c) {
+      const e = await enrolled(c);
+      if ('why' in e) return skipped(e.why);
+      const v = e.version;
+      const what = `the ${v === '2.0' ? 'keylist' : 'recipient'}-update adding ${KEYS_PROBE} DIDs`;
+      const dids = Array.from({ length: KEYS_PROBE }, () => newRecipient(c).did);
+      const ex = await exchange(c, c.cp.draft(mediationTypes(v).update, { updates: dids.map((d) => ({ recipient_did: d, action: 'add' })) }), what);
+      const broken: BrokenRule[] = [...ex.broken];
+      if (!ex.answer) return inconclusive(noAnswer(what, c), broken);
+      const refusedWhole = isProblem(ex.answer);
+      if (!refusedWhole && ex.answer.message?.type !== mediationTypes(v).updateResponse) {
+        return { broken: [...broken, broke('coordinate-mediation.answered', `${what} was answered with ${String(ex.answer.message?.type)}, neither its response nor a problem report`, ex.answer.entry.seq)] };
+      }
+      const updated = refusedWhole ? undefined : ex.answer.message!.body.updated;
+      // A response without its list of results (its message rules say so) tells nothing per DID:
+      // only the mediator's own list can say what it took.
+      const results = Array.isArray(updated);
+      const resultOf = new Map<string, string>();
+      if (results) for (const u of updated as Array<{ recipient_did?: unknown; result?: unknown }>) if (typeof u?.recipient_did === 'string') resultOf.set(u.recipient_did, String(u.result));
+      const took = dids.filter((d) => resultOf.get(d) === 'success');
+      const list = await listing(c, v);
+      const listedNow = list.dids ? dids.filter((d) => list.dids!.includes(d)) : [];
+      try {
+        if (!results && !refusedWhole) {
+          if (!list.dids) return inconclusive(`the response to ${what} gives no result per DID, and the query gave no list`, broken);
+          if (listedNow.length === KEYS_PROBE) {
+            return broken.length ? { broken } : skipped(`the target took ${KEYS_PROBE} more DIDs for one party in one update (its response gives no result per DID; its list names them all): its keylist limit, if any, is higher`);
+          }
+          return inconclusive(`the response to ${what} gives no result per DID, and the list names ${listedNow.length} of them`, broken);
+        }
+        if (list.dids) {
+          // §Keylist Update Response: "result … describes the resulting state of the keylist update".
+          const wrongly = listedNow.filter((d) => !took.includes(d));
+          if (wrongly.length) broken.push(broke('coordinate-mediation.update-result', `${wrongly.length} DIDs ${refusedWhole ? 'of an update refused with a problem report' : 'answered with no success'} are listed all the same`, list.answer?.entry.seq));
+          const paged = Number((list.answer?.message?.body.pagination as { remaining?: unknown } | undefined)?.remaining ?? 0) > 0;
+          const missing = took.filter((d) => !list.dids!.includes(d));
+          if (missing.length && !paged) broken.push(broke('coordinate-mediation.keylist-current', `${missing.length} DIDs answered success are not listed`, list.answer?.entry.seq));
+        }
+        if (broken.length) return { broken };
+        if (took.length === KEYS_PROBE) {
+          const held = list.dids ? `, the harness's party then holding ${list.dids.length}` : '';
+          return skipped(`the target took ${KEYS_PROBE} more DIDs for one party in one update${held}: its keylist limit, if any, is higher (idsync mediator --max-keys 30 shows one in a whole run)`);
+        }
+        return ok();
+      } finally {
+        const added = [...new Set([...took, ...listedNow])];
+        if (added.length) await exchange(c, c.cp.draft(mediationTypes(v).update, { updates: added.map((d) => ({ recipient_did: d, action: 'remove' })) }), `the ${v === '2.0' ? 'keylist' : 'recipient'}-update removing the DIDs added`).catch(() => undefined);
+      }
     },
   },
   {
