@@ -20,7 +20,7 @@ const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { 
 async function mediatorWithWallet(): Promise<{ mediator: RunningMediator; store: Store; wallet: Wallet; web: MediatorConsole }> {
   const store = await openStore();
   cleanup.push(() => store.close());
-  const mediator = await startMediator({ store, policy: { maxQueue: 7 } });
+  const mediator = await startMediator({ store, policy: { maxKeys: 12, maxQueue: 7 } });
   cleanup.push(() => mediator.close());
   const web = await startMediatorConsole(mediator.agent, { store, port: 0 });
   cleanup.push(() => web.close());
@@ -42,7 +42,7 @@ describe('mediator console', () => {
 
     const overview = await (await get(`${web.url}/overview?fragment=1`, auth)).text();
     expect(overview).toContain(mediator.shortInvitationUrl);
-    expect(overview).toContain('queue 7 messages per recipient');
+    expect(overview).toContain('12 recipient DIDs per party · queue 7 messages per recipient');
     // The wallet asked for mediation (2.0), registered its DID, and collects live.
     expect(overview).toMatch(/<tr><td><code class="did"[^>]*>[^<]*<\/code><\/td><td>2\.0<\/td><td><time[^>]*>[^<]*<\/time><\/td><td>1<\/td><td><span class="state state-ok">live<\/span><\/td><\/tr>/);
     expect(overview).toContain('Nothing waits');
