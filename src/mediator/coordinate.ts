@@ -1,7 +1,8 @@
 // The mediator side of Coordinate Mediation 2.0 and 3.0: mediate-request answered with a grant
 // (routing_did: this mediator's DID; one string in 2.0, a list in 3.0) or, when the policy's deny
 // rules match the requester, a mediate-deny; keylist-update / recipient-update applied for a
-// granted party, up to the policy's number of recipient DIDs per party; keylist-query / recipient-query answered with its DIDs, one page when asked.
+// granted party, up to the policy's number of recipient DIDs per party; keylist-query /
+// recipient-query answered with its DIDs, one page when asked.
 // Every request must be authcrypted: the party is the DID the envelope proves.
 import { ionShortForm } from '../did/ion-form.js';
 import { IdsyncError } from '../errors.js';

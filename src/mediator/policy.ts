@@ -1,8 +1,8 @@
 // What the mediator accepts, as options (`idsync mediator --deny … --max-keys … --max-queue …`):
 // who may not get mediation, how many recipient DIDs a party may register, how many messages wait
 // per recipient, how large a forwarded message may be, how long a forward may ask to be held back
-// (routing 2.0 delay_milli), and whether a forward for a party beyond this mediator is passed on. Each refusal has its own coded error
-// (src/errors/catalogue.ts) and so its own problem code.
+// (routing 2.0 delay_milli), and whether a forward for a party beyond this mediator is passed on.
+// Each refusal has its own coded error (src/errors/catalogue.ts) and so its own problem code.
 import { matchesPattern } from '../protocols/registry.js';
 import { DEFAULT_QUEUE_MAX_PER_RECIPIENT } from './queue.js';
 
