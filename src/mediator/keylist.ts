@@ -62,6 +62,8 @@ export function keylist(deps: { store: Store; clock: Clock }): Keylist {
   const owned = deps.store.collection<{ recipientDid: string }>(KEYLIST_COLLECTIONS.owned);
   const now = () => new Date(deps.clock.now()).toISOString();
 
+  const recipientsOf = async (party: string): Promise<string[]> => (await owned.list({ prefix: `${key(party)} ` })).map((e) => e.value.recipientDid);
+
   async function one(party: string, u: RecipientUpdate): Promise<RecipientUpdated> {
     if (!isRecipientDid(u.recipientDid) || (u.action !== 'add' && u.action !== 'remove')) return { ...u, result: 'client_error' };
     try {
@@ -104,7 +106,7 @@ export function keylist(deps: { store: Store; clock: Clock }): Keylist {
       return out;
     },
     async list(party, paginate) {
-      const all = (await owned.list({ prefix: `${key(party)} ` })).map((e) => e.value.recipientDid);
+      const all = await recipientsOf(party);
       const dids = paginate ? all.slice(paginate.offset, paginate.offset + paginate.limit) : all;
       return { dids, total: all.length };
     },
@@ -112,11 +114,9 @@ export function keylist(deps: { store: Store; clock: Clock }): Keylist {
       if (!isRecipientDid(next)) return undefined;
       return (await recipients.get(key(next))) ?? (next.includes('#') ? recipients.get(key(didOf(next))) : undefined);
     },
-    async recipientsOf(party) {
-      return (await owned.list({ prefix: `${key(party)} ` })).map((e) => e.value.recipientDid);
-    },
+    recipientsOf,
     async countAfter(party, updates) {
-      const held = new Set((await owned.list({ prefix: `${key(party)} ` })).map((e) => key(e.value.recipientDid)));
+      const held = new Set((await recipientsOf(party)).map(key));
       for (const u of updates) {
         if (!isRecipientDid(u.recipientDid)) continue;
         if (u.action === 'add') held.add(key(u.recipientDid));

@@ -9,8 +9,7 @@ import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
 import { handleHttpInbound, problemResponse, type HttpInboundResponse } from '../didcomm/transport/http.js';
 import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
 import { checkInboundMessage, DEFAULT_MAX_BYTES } from '../didcomm/transport/media-type.js';
-import { b64uDecodeText } from '../encoding.js';
-import { parseJsonBounded } from '../json-depth.js';
+import { inspectInvitationUrl } from '../conformance/oob-url.js';
 import { listen, reachableUrlHost } from '../listen.js';
 import type { Store } from '../store/store.js';
 import { createMediatorAgent, type MediatorAgent, type MediatorAgentOptions } from './agent.js';
@@ -126,7 +125,7 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
       // A URL names the invitation it stands for (_oob: the invitation itself; _oobid: a short
       // URL's id): one this mediator did not make (or no longer offers) is not here. Without
       // either, the path alone answers with this mediator's own.
-      const named = invitationIdIn(url.searchParams);
+      const named = invitationIdIn(url);
       if (named !== undefined && named !== agent!.invitation.id) {
         const detail = `no such invitation here (${named === null ? 'the _oob parameter holds no out-of-band invitation' : `id ${named.slice(0, 100)}`}); this mediator's is ${agent!.shortInvitationUrl}`;
         if (!wantsHtml(accept)) return problemResponse('not_found', detail);
@@ -229,18 +228,11 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
 }
 
 /**
- * The id of the invitation a URL's query names: `_oob`'s (null when it holds no invitation), else
+ * The id of the invitation a URL names: `_oob`'s (null when it holds no invitation), else
  * `_oobid`; undefined when it names none.
  */
-function invitationIdIn(query: URLSearchParams): string | null | undefined {
-  const oob = query.get('_oob');
-  if (oob !== null) {
-    try {
-      const inv = parseJsonBounded(b64uDecodeText(oob)) as { id?: unknown } | null;
-      return inv && typeof inv === 'object' && typeof inv.id === 'string' ? inv.id : null;
-    } catch {
-      return null;
-    }
-  }
-  return query.get('_oobid') ?? undefined;
+function invitationIdIn(url: URL): string | null | undefined {
+  if (!url.searchParams.has('_oob')) return url.searchParams.get('_oobid') ?? undefined;
+  const id = (inspectInvitationUrl(url.href).invitation as { id?: unknown } | null | undefined)?.id;
+  return typeof id === 'string' ? id : null;
 }
