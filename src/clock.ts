@@ -13,6 +13,21 @@ export function isoNow(clock: Clock): string {
   return new Date(clock.now()).toISOString();
 }
 
+/**
+ * Epoch seconds from a peer (DIDComm's created_time and expires_time, a JWT's nbf and exp) as an
+ * ISO 8601 UTC timestamp; undefined when no Date holds that time (beyond ±8.64e12 seconds, or not a
+ * finite number), where toISOString() would throw a RangeError.
+ */
+export function isoOfEpochSeconds(seconds: number): string | undefined {
+  const d = new Date(seconds * 1000);
+  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+}
+
+/** Epoch seconds as words for a message: the ISO time, or the number itself when no Date holds it. */
+export function describeEpochSeconds(seconds: number): string {
+  return isoOfEpochSeconds(seconds) ?? `${seconds} (seconds since 1970, beyond any date)`;
+}
+
 /** A clock that only moves when told to: for tests of expiry and back-off. */
 export class ManualClock implements Clock {
   constructor(private t = Date.UTC(2026, 0, 1)) {}

@@ -6,6 +6,7 @@
 // tokens are the ones jose makes, byte for byte (test/credentials/vc-jwt-jose.test.ts).
 // Algorithms are pinned: a token with any other `alg` ('none', HS256, …) is refused before its
 // signature is looked at.
+import { isoOfEpochSeconds } from '../clock.js';
 import { b64uDecodeText, b64uEncode } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
 import { sign, verify } from '../keys.js';
@@ -98,11 +99,13 @@ export function decodeVcJwt(jwt: string): DecodedVcJwt {
   }
   agree('jti', payload.jti, vc.id, () => (vc.id = payload.jti as string));
   if (typeof payload.nbf === 'number') {
-    const nbf = new Date(payload.nbf * 1000).toISOString().replace('.000Z', 'Z');
+    const nbf = isoOfEpochSeconds(payload.nbf)?.replace('.000Z', 'Z');
+    if (nbf === undefined) throw malformed('JWT claim nbf is beyond any date');
     agree('nbf', payload.nbf, vc.issuanceDate === undefined ? undefined : seconds(vc.issuanceDate), () => (vc.issuanceDate = nbf));
   }
   if (typeof payload.exp === 'number') {
-    const exp = new Date(payload.exp * 1000).toISOString().replace('.000Z', 'Z');
+    const exp = isoOfEpochSeconds(payload.exp)?.replace('.000Z', 'Z');
+    if (exp === undefined) throw malformed('JWT claim exp is beyond any date');
     agree('exp', payload.exp, vc.expirationDate === undefined ? undefined : seconds(vc.expirationDate), () => (vc.expirationDate = exp));
   }
   return { header: header as DecodedVcJwt['header'], payload: payload as VcJwtPayload, credential: vc };

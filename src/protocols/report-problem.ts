@@ -1,6 +1,7 @@
 // Report Problem 2.0 (DIDComm v2 §Problem Reports): building and parsing problem reports,
 // turning an error into the problem its code has in the error catalogue (src/errors/catalogue.ts),
 // and the protocol module that lets the router answer failures with problem reports.
+import { describeEpochSeconds } from '../clock.js';
 import { PROBLEM_CODE } from '../conformance/protocol-rules.js';
 import { createMessage, threadId, type MessageDeps, type MessageDraft } from '../didcomm/message.js';
 import type { ProblemReporter, ProtocolModule } from '../router/router.js';
@@ -92,7 +93,7 @@ export function problemFromError(err: unknown): Problem {
   if (!e || descriptors[0] === 'me') return { code, comment: commentFor(code) };
   if (code === problemCodeOf('unsupported_message_type')) return { code, comment: commentFor(code), args: [String(e.details?.type ?? '?')] };
   if (code === problemCodeOf('message_expired') && typeof e.details?.expires_time === 'number') {
-    return { code, comment: commentFor(code), args: [new Date(e.details.expires_time * 1000).toISOString()] };
+    return { code, comment: commentFor(code), args: [describeEpochSeconds(e.details.expires_time)] };
   }
   // An error may give the args of its code's own comment (details.problemArgs), so that a peer
   // reads them one by one (§Problem Reports `args`) instead of parsing a sentence.

@@ -5,7 +5,7 @@
 // A message id counts as seen once its outcome is final (seen.ts): a handler failure
 // that may pass leaves it free for the sender's retry. What the log keeps: records.ts.
 import { EventEmitter } from 'node:events';
-import { uuid } from '../clock.js';
+import { describeEpochSeconds, uuid } from '../clock.js';
 import { checkEnvelope, outerMode } from '../conformance/envelope.js';
 import { createRuleRegistry } from '../conformance/registry.js';
 import { fail, refusalsOf, type ConformanceResult } from '../conformance/types.js';
@@ -267,7 +267,7 @@ export function createRouter(options: RouterOptions): Router {
       // DIDComm v2 §Message Headers expires_time: the sender considers it invalid after that time.
       if (isExpired(message, clock.now())) {
         final = true;
-        return (outcome = await refuse('expired', new IdsyncError('message_expired', `message expired at ${new Date(message.expires_time! * 1000).toISOString()}`, {
+        return (outcome = await refuse('expired', new IdsyncError('message_expired', `message expired at ${describeEpochSeconds(message.expires_time!)}`, {
           details: { expires_time: message.expires_time },
         })));
       }

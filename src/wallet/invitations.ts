@@ -1,6 +1,7 @@
 // Accepting an out-of-band invitation (DIDComm v2 §Out Of Band Messages) is the user's consent:
 // by goal code, it opens a Data Pipe (docs/protocols.md "Data Pipe 1.0") or starts a WACI
 // `streamlined-vc` issuance with propose-credential (pthid = the invitation id).
+import { describeEpochSeconds } from '../clock.js';
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
 import { resolutionError } from '../did/resolver.js';
 import { epochSeconds } from '../didcomm/message.js';
@@ -68,7 +69,7 @@ async function readInvitation(input: string | Invitation, log: MessageLog, fetch
 
 async function checkUsable(ctx: WalletContext, invitation: Invitation, canReach: (peer: string) => boolean): Promise<void> {
   if (typeof invitation.expires_time === 'number' && invitation.expires_time < epochSeconds(ctx.clock.now())) {
-    throw new IdsyncError('invalid_invitation', `the invitation expired at ${new Date(invitation.expires_time * 1000).toISOString()}`, { details: { reason: 'expired' } });
+    throw new IdsyncError('invalid_invitation', `the invitation expired at ${describeEpochSeconds(invitation.expires_time)}`, { details: { reason: 'expired' } });
   }
   if (!acceptsDidcommV2(invitation)) throw new IdsyncError('didcomm_unsupported', 'the invitation does not accept DIDComm v2 answers');
   // The answer goes to the service endpoint of the inviter's DID document (did:web: fetched).

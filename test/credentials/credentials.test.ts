@@ -231,6 +231,18 @@ describe('JWT algorithm pinning', () => {
     const r = await verifyCredential([h, b64uEncode(JSON.stringify(body)), s].join('.'), { resolve, clock });
     expect(failures(r)).toEqual(['malformed_credential']);
   });
+
+  it.each([['nbf', 1e300], ['exp', -1e300]])('refuses as malformed a JWT whose %s no date holds (%d seconds)', async (claim, seconds) => {
+    const issued = await issue('jwt', clock);
+    const [h, p, s] = (issued.credential as JwtCredential).jwt.split('.');
+    const body = JSON.parse(Buffer.from(p, 'base64url').toString());
+    body[claim] = seconds;
+    const r = await verifyCredential([h, b64uEncode(JSON.stringify(body)), s].join('.'), { resolve, clock });
+    expect(r.verified).toBe(false);
+    expect(failures(r)).toEqual(['malformed_credential']);
+    // Named as what it is, not as Date's own "Invalid time value".
+    expect(r.checks.find((c) => !c.ok)?.detail).toBe(`JWT claim ${claim} is beyond any date`);
+  });
 });
 
 describe('bad input never throws', () => {

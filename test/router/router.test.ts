@@ -122,6 +122,16 @@ describe('router', () => {
     expect(handler).toHaveBeenCalledTimes(1);
   });
 
+  it('refuses as expired, coded, a message whose expires_time is a number no date holds', async () => {
+    // -1e308 seconds is an integer in the past; new Date() of it is invalid, and its toISOString() throws.
+    const { clock } = pair();
+    const sent: string[] = [];
+    const router = createRouter({ envelope: stubContext, pack: stubPack, unpack: stubUnpack, clock, send: async (p) => void sent.push(p) }).use(...basicProtocols());
+    const late = await router.receive(plain({ id: 'long-ago', type: TRUST_PING.ping, expires_time: -1e308 }));
+    expect(late).toMatchObject({ status: 'expired', code: 'message_expired', problemCode: 'e.m.req.time.expired' });
+    expect((JSON.parse(sent[0]) as PlainMessage).body.args).toEqual(['-1e+308 (seconds since 1970, beyond any date)']);
+  });
+
   it('turns an IdsyncError thrown by a handler into a problem report with the mapped code', async () => {
     const { a, b, results } = pair();
     b.use({

@@ -60,9 +60,16 @@ describe('wallet data pipe', () => {
 
   it('refuses an invitation it cannot act on', async () => {
     t = await setup();
-    const { createInvitation } = await import('../../src/protocols/out-of-band.js');
+    const { createInvitation, parseInvitationUrl } = await import('../../src/protocols/out-of-band.js');
     await expect(t.wallet.acceptInvitation(createInvitation({ from: t.service.did, goal_code: 'something-else' }))).rejects.toMatchObject({ code: 'unsupported_goal' });
     await expect(t.wallet.acceptInvitation('https://issuer.example/connect?_oob=notjson')).rejects.toMatchObject({ code: 'invalid_invitation' });
+    // Expired so long ago that no date holds it: still refused as expired, not as a failure of the wallet's own.
+    const { url } = t.service.invitationUrl();
+    const longAgo = { ...(await parseInvitationUrl(url)), expires_time: -1e308 };
+    await expect(t.wallet.acceptInvitation(longAgo)).rejects.toMatchObject({
+      code: 'invalid_invitation',
+      details: { reason: 'expired' },
+    });
   });
 
   it('answers a trust ping', async () => {
