@@ -1,18 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATAPOINT_KEYS } from '../../src/credentials/datapoints.js';
+import { prng } from '../fuzz-kit.js';
 import { startService, type Harness } from './http-helpers.js';
-
-// A small seeded PRNG (mulberry32) so that a failure replays exactly.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('fuzzing the HTTP API', () => {
   let h: Harness;
