@@ -123,8 +123,9 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
   const prefix = (recipient: string) => `${ionShortForm(recipient)}/`;
   /** Queue ids at or after this one are still alive (id = queueing time's timeKey + …). */
   const liveFromId = (now: number) => timeKey(now - ttl);
-  const ended = (e: QueueMeta, now: number) => e.expiresAt !== undefined && e.expiresAt <= now;
-  const due = (e: QueueMeta, now: number) => !ended(e, now) && (e.notBefore === undefined || e.notBefore <= now);
+  // A number, not merely present: a time stored as null (JSON's Infinity) is no end, and no wait.
+  const ended = (e: QueueMeta, now: number) => typeof e.expiresAt === 'number' && e.expiresAt <= now;
+  const due = (e: QueueMeta, now: number) => !ended(e, now) && (typeof e.notBefore !== 'number' || e.notBefore <= now);
   // Within one millisecond, a counter keeps arrival order.
   let last = 0;
   let seq = 0;
