@@ -1,7 +1,7 @@
 // The rule registry: plaintext and sender rules for every message, body rules by message
 // type. Later protocols (issue-credential, present-proof, ...) add their body rules here,
 // and the router checks every message it sees against one registry.
-import { parseMessageType } from '../didcomm/message.js';
+import { parseMessageType, withBody } from '../didcomm/message.js';
 import type { PlainMessage, UnpackMetadata } from '../didcomm/types.js';
 import { checkEnvelope, envelopeNotes, senderRules } from './envelope.js';
 import { plaintextRules, isPlainObject } from './plaintext.js';
@@ -68,10 +68,14 @@ export function createRuleRegistry(options: RuleRegistryOptions = {}): RuleRegis
       if (!isPlainObject(message)) return [fail('plaintext', 'plaintext.json-object', 'a plaintext message is a JSON object')];
       const m = message as PlainMessage;
       const rules = [...general, ...(typeof m.type === 'string' ? registry.rulesFor(m.type) : [])];
+      // The general rules judge the message as it came (plaintext.body-present among them); a
+      // protocol's body rules read it as its protocol does, an absent body as an empty one.
+      const read = withBody(m);
       const out: ConformanceResult[] = [];
-      for (const rule of rules) {
+      for (let i = 0; i < rules.length; i++) {
+        const rule = rules[i]!;
         try {
-          out.push(...rule(m, context));
+          out.push(...rule(i < general.length ? m : read, context));
         } catch (err) {
           // A broken rule is reported, not thrown: conformance checking never stops a flow.
           out.push(fail('protocol', 'conformance.rule-crashed', `a rule threw: ${(err as Error)?.message ?? String(err)}`));

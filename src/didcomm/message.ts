@@ -52,6 +52,16 @@ export function createMessage(draft: MessageDraft, deps: MessageDeps, options: C
   return message;
 }
 
+/**
+ * The message as protocols read it: DIDComm v2.1 §Plaintext Message Structure makes `body` OPTIONAL,
+ * so a message without one is read as having an empty one. A new object when `body` is absent (the
+ * message itself stays as it arrived, for its log record and its kept text); else the message.
+ */
+export function withBody(message: PlainMessage): PlainMessage {
+  // The type says body is always there; a received message may still lack it.
+  return (message as { body?: unknown }).body === undefined ? { ...message, body: {} } : message;
+}
+
 /** DIDComm v2 §Threading: without `thid` the message's own id is its thread id. */
 export function threadId(message: Pick<PlainMessage, 'id' | 'thid'>): string {
   return message.thid ?? message.id;

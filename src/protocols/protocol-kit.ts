@@ -4,7 +4,7 @@
 // "URIs, builders, parsers, state, module".
 import { isPlainObject } from '../conformance/plaintext.js';
 import { check, fail, refusalsOf, type ConformanceResult, type MessageRule } from '../conformance/types.js';
-import { parseMessageType } from '../didcomm/message.js';
+import { parseMessageType, withBody } from '../didcomm/message.js';
 import type { HandlerContext, ProtocolModule } from '../router/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText, b64uEncode } from '../encoding.js';
@@ -27,7 +27,8 @@ export function protocolError(code: ErrorCode, message: string, details: Record<
  * parser accepts exactly what the conformance rules and that local policy accept.
  */
 export function assertRules(message: PlainMessage, rules: MessageRule[]): void {
-  const failures = refusalsOf(rules.flatMap((r) => r(message, {})));
+  const read = withBody(message);
+  const failures = refusalsOf(rules.flatMap((r) => r(read, {})));
   if (failures.length === 0) return;
   throw new IdsyncError('message_invalid_body', `${message.type}: ${failures.map((f) => `${f.rule}: ${f.detail}`).join('; ')}`, {
     details: { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) },

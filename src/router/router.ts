@@ -12,7 +12,7 @@ import { fail, refusalsOf, type ConformanceResult } from '../conformance/types.j
 import { IdsyncError, isIdsyncError, toIdsyncError } from '../errors.js';
 import { keepJsonText } from '../json-text.js';
 import type { UnpackResult } from '../didcomm/types.js';
-import { isExpired, parseMessageType, parsePiuri, threadId } from '../didcomm/message.js';
+import { isExpired, parseMessageType, parsePiuri, threadId, withBody } from '../didcomm/message.js';
 import { addressedDid, senderOf } from './addressing.js';
 import { deliverPrepared, prepareMessage, prepareReply, problemCodeFor, refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
 import { loggedConformance, receivedRecord, refusedByRule, refusingRule, undecryptableRecord } from './records.js';
@@ -280,7 +280,8 @@ export function createRouter(options: RouterOptions): Router {
       }
 
       const ctx: HandlerContext = {
-        message, metadata, me: inc.me, sender: senderOf(metadata), thid: threadId(message), router, received: inc.info,
+        // Handlers read the body as their protocol does: an absent one (OPTIONAL in v2.1) as empty.
+        message: withBody(message), metadata, me: inc.me, sender: senderOf(metadata), thid: threadId(message), router, received: inc.info,
         reply: (draft, o) => replyTo(core, inc, draft, o?.mode, true, o?.ops),
         prepareReply: (draft, o) => prepareReply(core, inc, draft, o?.mode, true, o?.ops),
         send: (draft, o) => sendMessage(core, draft, o),
