@@ -58,7 +58,17 @@ export function validateInvitation(value: unknown): Invitation {
   if (failures.length) {
     throw invalid(`invalid invitation: ${failures.map((f) => f.detail).join('; ')}`, { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) });
   }
-  return value as Invitation;
+  return asInvitation(value);
+}
+
+/**
+ * An invitation whose checks passed, as it is read. It is a plaintext message, whose body is
+ * OPTIONAL (DIDComm v2.1 §Plaintext Message Structure): an absent one is read as empty (no
+ * goal_code, every profile accepted).
+ */
+function asInvitation(value: unknown): Invitation {
+  const invitation = value as Invitation;
+  return (invitation as { body?: unknown }).body === undefined ? { ...invitation, body: {} } : invitation;
 }
 
 function baseUrl(base: string): URL {
@@ -101,7 +111,7 @@ function fromUrl(input: string): { invitation?: Invitation; oobid?: string } {
   if (failures.length) {
     throw invalid(`invalid invitation URL: ${failures.map((f) => f.detail).join('; ')}`, { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) });
   }
-  return { invitation: inspection.invitation as Invitation };
+  return { invitation: asInvitation(inspection.invitation) };
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   encodeShortInvitationUrl,
   outOfBandProtocol,
   parseInvitationUrl,
+  validateInvitation,
   type Invitation,
 } from '../../src/protocols/out-of-band.js';
 import { testNetwork, type Network } from './parties.js';
@@ -102,6 +103,16 @@ describe('out-of-band 2.0', () => {
   it('accepts the invitation JSON or its base64url directly', async () => {
     expect(await parseInvitationUrl(JSON.stringify(invitation))).toEqual(invitation);
     expect(await parseInvitationUrl(b64uEncode(JSON.stringify(invitation)))).toEqual(invitation);
+  });
+
+  it('reads an invitation without a body (OPTIONAL in v2.1) as one with an empty body, in every form', async () => {
+    const { body: _body, ...bodiless } = invitation;
+    const url = `https://issuer.example/connect?_oob=${b64uEncode(JSON.stringify(bodiless))}`;
+    for (const read of [validateInvitation(bodiless), await parseInvitationUrl(url), await parseInvitationUrl(JSON.stringify(bodiless))]) {
+      expect(read).toEqual({ ...bodiless, body: {} });
+      // No accept list: every profile is accepted.
+      expect(acceptsDidcommV2(read)).toBe(true);
+    }
   });
 
   it('resolves an _oobid short URL that returns the invitation JSON', async () => {
