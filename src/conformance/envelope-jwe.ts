@@ -7,6 +7,7 @@ import { b64uDecodeText } from '../encoding.js';
 import { ANONCRYPT_ALG, AUTHCRYPT_ALG, decodeHeader, isBase64url, isObject } from './envelope-shape.js';
 import { KEY_ID, sameMediaType } from './plaintext.js';
 import { check, fail, note, pass, type ConformanceResult } from './types.js';
+import { ownEntry } from '../own-entry.js';
 
 const L = 'envelope' as const;
 
@@ -71,7 +72,7 @@ function epkRules(h: Record<string, unknown>): ConformanceResult[] {
   const epk = h.epk;
   if (!isObject(epk)) return [fail(L, 'envelope.jwe-epk', 'the protected header has no epk')];
   if ('d' in epk) return [fail(L, 'envelope.jwe-epk', 'the epk carries a private key')];
-  const curves = AGREEMENT_CURVES[String(epk.kty)];
+  const curves = ownEntry(AGREEMENT_CURVES, String(epk.kty));
   if (!curves?.includes(String(epk.crv))) return [fail(L, 'envelope.jwe-epk', `epk kty ${String(epk.kty)} crv ${String(epk.crv)} is not a key agreement curve of DIDComm (X25519, P-256, P-384, P-521)`)];
   const out = [pass(L, 'envelope.jwe-epk')];
   if (epk.crv === 'P-384' || epk.crv === 'P-521') out.push(note(L, 'envelope.jwe-curve', `key agreement on ${String(epk.crv)}: agents that agree keys only on X25519 and P-256 cannot read it`));

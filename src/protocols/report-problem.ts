@@ -7,6 +7,7 @@ import { createMessage, threadId, type MessageDeps, type MessageDraft } from '..
 import type { ProblemReporter, ProtocolModule } from '../router/router.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { IdsyncError, isIdsyncError, problemCodeOf } from '../errors.js';
+import { ownEntry } from '../own-entry.js';
 
 export const REPORT_PROBLEM_PIURI = 'https://didcomm.org/report-problem/2.0';
 export const PROBLEM_REPORT = `${REPORT_PROBLEM_PIURI}/problem-report`;
@@ -70,10 +71,11 @@ export function interpolate(comment: string, args: unknown[] = []): string {
 
 /** The comment for a code: ours, else the most specific defined descriptor's. */
 export function commentFor(code: string): string | undefined {
-  if (CODE_COMMENTS[code]) return CODE_COMMENTS[code];
+  const own = ownEntry(CODE_COMMENTS, code);
+  if (own) return own;
   const descriptors = code.split('.').slice(2);
   for (let n = descriptors.length; n > 0; n--) {
-    const c = DESCRIPTOR_COMMENTS[descriptors.slice(0, n).join('.')];
+    const c = ownEntry(DESCRIPTOR_COMMENTS, descriptors.slice(0, n).join('.'));
     if (c) return c;
   }
   return undefined;
@@ -97,7 +99,7 @@ export function problemFromError(err: unknown): Problem {
   }
   // An error may give the args of its code's own comment (details.problemArgs), so that a peer
   // reads them one by one (§Problem Reports `args`) instead of parsing a sentence.
-  const own = CODE_COMMENTS[code];
+  const own = ownEntry(CODE_COMMENTS, code);
   if (own && Array.isArray(e.details?.problemArgs)) return { code, comment: own, args: e.details.problemArgs.map(String) };
   const base = commentFor(code) ?? 'Problem:';
   const comment = base.includes('{1}') ? base : `${base} {1}`;

@@ -13,6 +13,7 @@ import { OUT_OF_BAND } from './out-of-band.js';
 import { ISSUE_CREDENTIAL_PIURI } from './issue-credential.js';
 import { PRESENT_PROOF_PIURI } from './present-proof.js';
 import { REPORT_PROBLEM_PIURI } from './report-problem.js';
+import { ownEntry } from '../own-entry.js';
 
 const KINDS: Record<string, StepKind> = {
   [`${DATA_PIPE_PIURI}/request`]: 'retry',
@@ -31,5 +32,5 @@ const KINDS: Record<string, StepKind> = {
 };
 
 export function resendKind(message: PlainMessage): StepKind | undefined {
-  return KINDS[String(message.type)];
+  return ownEntry(KINDS, String(message.type));
 }

@@ -13,7 +13,7 @@ const SRC = join(ROOT, 'src');
 /** Bottom first. A module may import its own folder and any lower layer, never a layer above or beside it. */
 const SRC_LAYERS: string[][] = [
   ['errors'],
-  ['encoding', 'bounded', 'deep-freeze', 'clock', 'keyed-lock', 'wait', 'http-fetch', 'listen', 'json-depth', 'json-text', 'net', 'crash-point', 'make-dir', 'problem-details'],
+  ['encoding', 'bounded', 'deep-freeze', 'clock', 'keyed-lock', 'wait', 'http-fetch', 'listen', 'json-depth', 'json-text', 'net', 'crash-point', 'make-dir', 'problem-details', 'own-entry'],
   ['crypto'],
   ['keys'],
   ['did'],

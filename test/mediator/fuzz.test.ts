@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { pack } from '../../src/didcomm/envelope/index.js';
 import { MEDIA_TYPES, type PlainMessage } from '../../src/didcomm/types.js';
+import { b64uDecodeText, b64uEncode } from '../../src/encoding.js';
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
 import { queryRecipients, requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
 import { wrapForMediator } from '../../src/protocols/routing.js';
@@ -173,6 +174,19 @@ describe('fuzzing the mediator with sound envelopes', () => {
     ws.close();
     await m.agent.idle();
     expect(uncoded).toEqual([]);
+  });
+
+  it("takes an envelope whose epk names a member every object inherits (kty 'constructor') without a 500", async () => {
+    // The envelope rules looked the kty up in a plain object: "constructor" found Object's, and threw.
+    for (const kty of ['constructor', 'toString', '__proto__']) {
+      const packedPing = await packed({ id: crypto.randomUUID(), type: TRUST_PING.ping, body: {} } as unknown as PlainMessage);
+      const jwe = JSON.parse(packedPing) as { protected: string };
+      const header = JSON.parse(b64uDecodeText(jwe.protected)) as { epk: Record<string, unknown> };
+      header.epk.kty = kty;
+      jwe.protected = b64uEncode(JSON.stringify(header));
+      const res = await fetch(`${m.url}/didcomm`, { method: 'POST', headers: { 'content-type': MEDIA_TYPES.encrypted }, body: JSON.stringify(jwe) });
+      expect(res.status).toBeLessThan(500);
+    }
   });
 
   it('still queues, counts and delivers a well-formed forward, and keeps the registration', async () => {

@@ -52,6 +52,17 @@ describe('report-problem 2.0', () => {
     expect(() => parseProblemReport({ ...m, type: 'https://x.example/p/1.0/a' })).toThrow(expect.objectContaining({ code: 'invalid_problem_report' }));
   });
 
+  it('reads a code whose descriptors name members every object inherits as a code it has no comment for', () => {
+    // A lookup in a plain object would find Object.prototype's constructor, a valid descriptor.
+    expect(commentFor('e.p.req.constructor')).toBe(commentFor('e.p.req'));
+    for (const code of ['e.p.constructor', 'w.m.constructor']) {
+      const m = createProblemReport({ code, pthid: 't' }, deps);
+      expect(commentFor(code)).toBeUndefined();
+      expect(parseProblemReport(m)).toMatchObject({ code, text: code });
+    }
+    for (const code of ['e.p.toString', 'e.p.__proto__', 'e.p.hasOwnProperty']) expect(commentFor(code)).toBeUndefined();
+  });
+
   it('maps error codes to problem codes from the error catalogue, all of them valid codes', () => {
     for (const entry of Object.values(ERRORS) as ErrorEntry[]) if (entry.problem !== undefined) expect(entry.problem).toMatch(PROBLEM_CODE);
     expect(problemFromError(new IdsyncError('did_not_resolved', 'no DID doc for did:example:x'))).toEqual({

@@ -9,6 +9,7 @@ import { fromMultikey, publicJwk, type KeyType } from '../../keys.js';
 import type { SecretsSource } from '../types.js';
 import { boundedMemo } from './memo.js';
 import { setBounded } from '../../bounded.js';
+import { ownEntry } from '../../own-entry.js';
 
 /** A verification method as didcomm-node reads it (JsonWebKey2020 is all we hand it). */
 export interface LibVerificationMethod {
@@ -87,7 +88,7 @@ const multikeyJwk = boundedMemo(2048, (multibase: string): Readonly<Record<strin
 
 /** The JWK of a raw 32-byte key of one of RAW_KEY_TYPES, else null. */
 function rawKeyJwk(vmType: string, raw: Uint8Array): Record<string, unknown> | null {
-  const type = RAW_KEY_TYPES[vmType];
+  const type = ownEntry(RAW_KEY_TYPES, vmType);
   return type && raw.length === 32 ? { ...publicJwk({ type, publicKey: raw }) } : null;
 }
 
