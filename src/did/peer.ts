@@ -13,6 +13,7 @@ import {
 import { keyDidDocument } from './key.js';
 import { peer4LongDocument, resolvePeer4 } from './peer4.js';
 import type { CreatedDid, DIDDocument, DIDResolutionResult, DidRegistry, Service } from './types.js';
+import { ownEntry } from '../own-entry.js';
 
 /** §Method 2 purpose codes; S marks a service. */
 export type PeerPurposeCode = 'A' | 'E' | 'V' | 'I' | 'D';
@@ -32,7 +33,11 @@ function transform(value: unknown, names: Record<string, string>, types: Record<
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[names[k] ?? k] = k === typeKey && typeof v === 'string' ? (types[v] ?? v) : transform(v, names, types, typeKey);
+    // A DID's service is anyone's JSON: a name such as "constructor" is no abbreviation, and a
+    // member named "__proto__" stays a member (as JSON.parse made it), not the object's prototype.
+    const name = ownEntry(names, k) ?? k;
+    const member = k === typeKey && typeof v === 'string' ? (ownEntry(types, v) ?? v) : transform(v, names, types, typeKey);
+    Object.defineProperty(out, name, { value: member, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

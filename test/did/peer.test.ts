@@ -28,6 +28,15 @@ describe('did:peer:2', () => {
     expect(expandService(abbreviated)).toEqual(spec.method2.inputService);
   });
 
+  it("expands a service's names by the spec's abbreviations only, never by what every object inherits", () => {
+    // A did:peer:2 service is the DID author's JSON: "constructor" is no abbreviation, "__proto__" a member like any other.
+    expect(expandService({ t: 'constructor', s: 'https://x.example', constructor: 1 })).toEqual({ type: 'constructor', serviceEndpoint: 'https://x.example', constructor: 1 });
+    const expanded = expandService(JSON.parse('{"t":"dm","__proto__":{"s":"https://elsewhere.example"}}') as Record<string, unknown>);
+    expect(Object.getPrototypeOf(expanded)).toBe(Object.prototype);
+    expect(Object.keys(expanded)).toEqual(['type', '__proto__']);
+    expect((expanded as { serviceEndpoint?: unknown }).serviceEndpoint).toBeUndefined();
+  });
+
   it('encodes the spec example DID from its keys and services', () => {
     const services = spec.method2.document.service.map(({ id: _id, ...s }: any) => s);
     const did = encodePeerDid2({
