@@ -19,8 +19,14 @@ export function isoNow(clock: Clock): string {
  * finite number), where toISOString() would throw a RangeError.
  */
 export function isoOfEpochSeconds(seconds: number): string | undefined {
-  const d = new Date(seconds * 1000);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  const ms = epochSecondsMs(seconds);
+  return ms === undefined ? undefined : new Date(ms).toISOString();
+}
+
+/** Epoch seconds from a peer in milliseconds; undefined when no Date holds that time (as isoOfEpochSeconds). */
+export function epochSecondsMs(seconds: number): number | undefined {
+  const ms = seconds * 1000;
+  return Number.isNaN(new Date(ms).getTime()) ? undefined : ms;
 }
 
 /** Epoch seconds as words for a message: the ISO time, or the number itself when no Date holds it. */

@@ -57,7 +57,7 @@ export function createMessage(draft: MessageDraft, deps: MessageDeps, options: C
  * so a message without one is read as having an empty one. A new object when `body` is absent (the
  * message itself stays as it arrived, for its log record and its kept text); else the message.
  */
-export function withBody(message: PlainMessage): PlainMessage {
+export function withBody<M extends PlainMessage>(message: M): M {
   // The type says body is always there; a received message may still lack it.
   return (message as { body?: unknown }).body === undefined ? { ...message, body: {} } : message;
 }

@@ -7,7 +7,7 @@
 // `delay_milli` (held back from delivery until then; negative: a random delay up to its absolute
 // value), up to the policy's maximum; a longer delay is refused rather than shortened.
 import { createHash } from 'node:crypto';
-import { isoOfEpochSeconds } from '../clock.js';
+import { epochSecondsMs } from '../clock.js';
 import { didOf, sameDid } from '../didcomm/message.js';
 import { ionShortForm } from '../did/ion-form.js';
 import { toIdsyncError } from '../errors.js';
@@ -69,7 +69,7 @@ export function mediatorRouting(core: MediatorCore, pickup: Pickup): ProtocolMod
     if (!reg) return relay(ctx, parsed.next, parsed.packed);
     // An expires_time beyond any date is no end: in milliseconds it may be Infinity, which the store's
     // JSON keeps as null, read back as an end long passed (an acknowledged message dropped).
-    const expiresAt = parsed.expiresTime !== undefined && isoOfEpochSeconds(parsed.expiresTime) !== undefined ? parsed.expiresTime * 1000 : undefined;
+    const expiresAt = parsed.expiresTime !== undefined ? epochSecondsMs(parsed.expiresTime) : undefined;
     const entries: QueuedMessage[] = [];
     for (const p of parsed.packed) {
       entries.push(

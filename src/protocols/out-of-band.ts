@@ -3,7 +3,7 @@
 // and validation with one error code, 'invalid_invitation'.
 import { inspectInvitationUrl, checkInvitation } from '../conformance/oob-url.js';
 import { refusalsOf } from '../conformance/types.js';
-import { epochSeconds, type MessageDeps } from '../didcomm/message.js';
+import { epochSeconds, withBody, type MessageDeps } from '../didcomm/message.js';
 import type { ProtocolModule } from '../router/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText, b64uEncode } from '../encoding.js';
@@ -58,17 +58,8 @@ export function validateInvitation(value: unknown): Invitation {
   if (failures.length) {
     throw invalid(`invalid invitation: ${failures.map((f) => f.detail).join('; ')}`, { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) });
   }
-  return asInvitation(value);
-}
-
-/**
- * An invitation whose checks passed, as it is read. It is a plaintext message, whose body is
- * OPTIONAL (DIDComm v2.1 §Plaintext Message Structure): an absent one is read as empty (no
- * goal_code, every profile accepted).
- */
-function asInvitation(value: unknown): Invitation {
-  const invitation = value as Invitation;
-  return (invitation as { body?: unknown }).body === undefined ? { ...invitation, body: {} } : invitation;
+  // A plaintext message: an absent body (OPTIONAL in v2.1) is read as empty (no goal_code, every profile accepted).
+  return withBody(value as Invitation);
 }
 
 function baseUrl(base: string): URL {
@@ -111,7 +102,7 @@ function fromUrl(input: string): { invitation?: Invitation; oobid?: string } {
   if (failures.length) {
     throw invalid(`invalid invitation URL: ${failures.map((f) => f.detail).join('; ')}`, { failures: failures.map((f) => ({ rule: f.rule, detail: f.detail })) });
   }
-  return { invitation: asInvitation(inspection.invitation) };
+  return { invitation: withBody(inspection.invitation as Invitation) };
 }
 
 /**
