@@ -66,6 +66,53 @@ describe('a link on a MessagePort', () => {
     await expect(a.call({ method: 'GET', url: 'http://b/x', headers: {} })).rejects.toMatchObject({ code: 'transport_unreachable' });
     await expect(b.call({ method: 'GET', url: 'http://a/x', headers: {} })).rejects.toMatchObject({ code: 'transport_unreachable' });
   });
+
+  it('gathers what one turn sends into a few posts, in order, a hello before the requests after it', async () => {
+    const { port1, port2 } = new MessageChannel();
+    const posts: unknown[] = [];
+    const post = port1.postMessage.bind(port1);
+    port1.postMessage = (m: unknown) => {
+      posts.push(m);
+      post(m);
+    };
+    const served: string[] = [];
+    const seen: string[] = [];
+    const a = portEnd(port1, async () => ({ status: 200, headers: {}, body: '' }));
+    portEnd(
+      port2,
+      async (req) => {
+        served.push(req.url);
+        return { status: 200, headers: {}, body: req.url };
+      },
+      (prefix) => seen.push(`hello ${prefix}`),
+    );
+    a.hello('http://127.0.0.1:1/w/');
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => a.call({ method: 'GET', url: `http://b/${i}`, headers: {} })));
+    expect(answers.map((r) => r.body)).toEqual(Array.from({ length: 20 }, (_, i) => `http://b/${i}`));
+    expect(served).toEqual(Array.from({ length: 20 }, (_, i) => `http://b/${i}`));
+    expect(seen).toEqual(['hello http://127.0.0.1:1/w/']);
+    // 21 messages in three posts of at most 8, sent as arrays, none of them alone.
+    expect(posts.map((p) => (Array.isArray(p) ? p.length : 1))).toEqual([8, 8, 5]);
+    // A call after the turn goes on its own, at the end of its turn.
+    await a.call({ method: 'GET', url: 'http://b/late', headers: {} });
+    expect(posts.at(-1)).toMatchObject({ t: 'req', req: { url: 'http://b/late' } });
+    a.close();
+  });
+
+  it('sends what waits for the end of the turn before the port closes', async () => {
+    const { port1, port2 } = new MessageChannel();
+    const served: string[] = [];
+    const a = portEnd(port1, async () => ({ status: 200, headers: {}, body: '' }));
+    portEnd(port2, async (req) => {
+      served.push(req.url);
+      return { status: 200, headers: {}, body: '' };
+    });
+    const owed = a.call({ method: 'POST', url: 'http://b/last', headers: {}, body: 'x' });
+    a.close();
+    await expect(owed).rejects.toMatchObject({ code: 'transport_unreachable' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(served).toEqual(['http://b/last']);
+  });
 });
 
 describe('the wallets\' end', () => {
