@@ -103,7 +103,16 @@ export function portEnd(port: MessagePort, serve: LinkHandler, onHello?: (prefix
   const pending = new Map<number, { resolve: (r: LinkResponse) => void; reject: (e: Error) => void }>();
   let next = 0;
   let closed = false;
-  const post = gatheredPost(port);
+  // A message the port cannot copy (a value no structured clone takes) fails alone: a request is
+  // refused to its caller, an answer becomes the error the other end's caller gets.
+  const post = gatheredPost(port, (m, err) => {
+    const why = err instanceof Error ? err.message : String(err);
+    if (m.t === 'req') {
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      p?.reject(new IdsyncError('transport_error', `the fleet link could not send the request: ${why}`));
+    } else if (m.t === 'res') port.postMessage({ t: 'res', id: m.id, error: `its answer could not be sent: ${why}` } satisfies Wire);
+  });
   const sockets = linkSockets((m) => post.send(m satisfies Wire), accept);
   port.on('message', (m: Wire | Wire[]) => {
     if (Array.isArray(m)) for (const one of m) receive(one);
@@ -172,13 +181,25 @@ const POST_BATCH = 8;
  * cost; one post per message deferred to the turn's end saved nothing (docs/performance.md).
  * Order is kept: one queue, flushed whole, read back in order.
  */
-function gatheredPost(port: MessagePort): { send(m: Wire): void; flush(): void } {
+function gatheredPost(port: MessagePort, unsent: (m: Wire, err: unknown) => void): { send(m: Wire): void; flush(): void } {
   let queue: Wire[] | undefined;
+  const alone = (m: Wire): void => {
+    try {
+      port.postMessage(m);
+    } catch (err) {
+      unsent(m, err);
+    }
+  };
   const flush = (): void => {
     const q = queue;
     if (!q) return;
     queue = undefined;
-    port.postMessage(q.length === 1 ? q[0] : q);
+    try {
+      port.postMessage(q.length === 1 ? q[0] : q);
+    } catch {
+      // Nothing of a batch is sent when one member cannot be copied: each goes alone instead.
+      for (const m of q) alone(m);
+    }
   };
   return {
     send(m) {

@@ -99,6 +99,27 @@ describe('a link on a MessagePort', () => {
     a.close();
   });
 
+  it('fails only the message a port cannot copy: its caller is told, the rest of the turn arrives', async () => {
+    const { port1, port2 } = new MessageChannel();
+    const a = portEnd(port1, async () => ({ status: 200, headers: {}, body: '' }));
+    const b = portEnd(port2, async (req) =>
+      req.url.endsWith('/odd') ? { status: 200, headers: { 'x-odd': (() => 'no') as unknown as string }, body: '' } : { status: 200, headers: {}, body: req.url },
+    );
+    const [before, badRequest, badAnswer, after] = await Promise.allSettled([
+      a.call({ method: 'GET', url: 'http://b/1', headers: {} }),
+      a.call({ method: 'GET', url: 'http://b/2', headers: { 'x-fn': (() => 'no') as unknown as string } }),
+      a.call({ method: 'GET', url: 'http://b/odd', headers: {} }),
+      a.call({ method: 'GET', url: 'http://b/3', headers: {} }),
+    ]);
+    expect(before).toMatchObject({ status: 'fulfilled', value: { body: 'http://b/1' } });
+    expect(badRequest).toMatchObject({ status: 'rejected', reason: { code: 'transport_error', message: expect.stringContaining('could not send the request') } });
+    expect(badAnswer).toMatchObject({ status: 'rejected', reason: { code: 'transport_error', message: expect.stringContaining('could not be sent') } });
+    expect(after).toMatchObject({ status: 'fulfilled', value: { body: 'http://b/3' } });
+    // The link still carries what comes next, both ways.
+    expect(await b.call({ method: 'GET', url: 'http://a/x', headers: {} })).toMatchObject({ status: 200 });
+    a.close();
+  });
+
   it('sends what waits for the end of the turn before the port closes', async () => {
     const { port1, port2 } = new MessageChannel();
     const served: string[] = [];
