@@ -168,8 +168,8 @@ export function portEnd(port: MessagePort, serve: LinkHandler, onHello?: (prefix
 /**
  * Messages gathered into one post at most. Flushing only at the end of a turn made the two threads
  * take turns (one works while the other waits for its batch); a few messages at a time keep both
- * busy. 3,000 wallets, `--workers auto`: 4 to 16 took 15.2-15.9 s, 2 and 32 17.3 s, one post per
- * message 19.5 s (docs/performance.md "Messages gathered between threads").
+ * busy. 3,000 wallets, `--workers auto`: 4 to 16 took 15.2-16.5 s, 2 and 32 17.3 s, one post per
+ * message 19.5-20.4 s (docs/performance.md "Messages gathered between threads").
  */
 const POST_BATCH = 8;
 
