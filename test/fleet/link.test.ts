@@ -102,7 +102,7 @@ describe('a link on a MessagePort', () => {
   it('fails only the message a port cannot copy: its caller is told, the rest of the turn arrives', async () => {
     const { port1, port2 } = new MessageChannel();
     const a = portEnd(port1, async () => ({ status: 200, headers: {}, body: '' }));
-    const b = portEnd(port2, async (req) =>
+    const b = portEnd(port2, async (req): Promise<LinkResponse> =>
       req.url.endsWith('/odd') ? { status: 200, headers: { 'x-odd': (() => 'no') as unknown as string }, body: '' } : { status: 200, headers: {}, body: req.url },
     );
     const [before, badRequest, badAnswer, after] = await Promise.allSettled([
