@@ -23,6 +23,7 @@ import { harnessIdentity, type HarnessDidMethod } from './harness-did.js';
 import { envelopeModeOf, flattenJws, HARNESS_ANON_ENC, mediaTypeOf } from './modes.js';
 import type { ExchangedMessage, HarnessMode } from './types.js';
 import { kept, openedSummary, protectedHeadersOf } from './wire.js';
+import { requestUrl } from '../net/request-target.js';
 
 export type { HarnessTransport } from './endpoint.js';
 export type { PostOutcome, Received } from './agent-link.js';
@@ -105,7 +106,8 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
   let wellKnown: string | undefined;
   const server = http.createServer((req, res) => {
     if (req.method === 'GET') {
-      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+      const url = requestUrl(req.url);
+      if (!url) return void res.writeHead(400).end();
       if (url.pathname === '/.well-known/did.json' && wellKnown) return void res.writeHead(200, { 'content-type': 'application/did+json' }).end(wellKnown);
       const answer = api?.onGet?.(url);
       if (!answer) return void res.writeHead(404).end();

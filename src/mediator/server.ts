@@ -11,6 +11,7 @@ import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
 import { checkInboundMessage, DEFAULT_MAX_BYTES } from '../didcomm/transport/media-type.js';
 import { inspectInvitationUrl } from '../conformance/oob-url.js';
 import { listen, reachableUrlHost } from '../listen.js';
+import { requestUrl } from '../net/request-target.js';
 import type { Store } from '../store/store.js';
 import { createMediatorAgent, type MediatorAgent, type MediatorAgentOptions } from './agent.js';
 import { mediatorPolicy } from './policy.js';
@@ -143,7 +144,9 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
 
   const server = http.createServer((req, res) => {
     void (async () => {
-      const url = new URL(req.url ?? '/', 'http://x');
+      const url = requestUrl(req.url);
+      // RFC 9112 §3.2: a request-target that is not a path or an absolute URL is a bad request.
+      if (!url) return send(res, problemResponse('invalid_request', 'the request target is not a path'));
       if (!agent) return send(res, problemResponse('temporarily_unavailable', 'the mediator is starting'));
       if (url.pathname !== '/didcomm' || req.method !== 'POST') return send(res, await otherRoute(req.method, url, req.headers.accept));
       const body = await readBody(req, res, maxBytes);
@@ -186,7 +189,8 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
     agent: running,
     ws,
     async serve(req) {
-      const url = new URL(req.url, 'http://x');
+      const url = requestUrl(req.url);
+      if (!url) return problemResponse('invalid_request', 'the request target is not a path');
       if (url.pathname !== '/didcomm' || req.method !== 'POST') return otherRoute(req.method, url);
       const body = req.body ?? '';
       if (Buffer.byteLength(body) > maxBytes) return problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`);

@@ -18,6 +18,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { isDidcommMediaType } from '../didcomm/transport/media-type.js';
 import { IdsyncError } from '../errors.js';
+import { requestUrl } from '../net/request-target.js';
 import { problemDocument } from '../problem-details.js';
 import { delayOf, faultInjector, peekMessage, tamper, type FaultInjector, type FaultKind, type FaultPlan } from './fault-plan.js';
 import { pipeWebSockets } from './fault-proxy-ws.js';
@@ -207,9 +208,17 @@ export async function startFaultProxy(o: FaultProxyOptions): Promise<FaultProxy>
   // WebSocket: each client socket gets its own socket to the target; frames are faulted both ways.
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBytes });
   server.on('upgrade', (req, socket, head) => {
+    // The target is always this proxy's own: only the path and query of what was asked go on.
+    const url = requestUrl(req.url);
+    if (!url) {
+      socket.on('error', () => {});
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    const path = url.pathname + url.search;
     wss.handleUpgrade(req, socket, head, (client) => {
-      const upstream = new WebSocket(`ws://${target.host}${req.url ?? '/'}`, { maxPayload: maxBytes });
-      pipeWebSockets(client, upstream, injector, { sleep, holdMs, path: req.url ?? '/' });
+      const upstream = new WebSocket(`ws://${target.host}${path}`, { maxPayload: maxBytes });
+      pipeWebSockets(client, upstream, injector, { sleep, holdMs, path });
     });
   });
 

@@ -12,6 +12,7 @@ import { httpStatusOf, IdsyncError, isIdsyncError, type ErrorCode } from '../../
 import { inProcessExchange, networkError } from '../../http-fetch.js';
 import { plainReply, replyOutcome, responseReply, withTimeout, type Reply } from './http-reply.js';
 import { listen, urlHost } from '../../listen.js';
+import { requestUrl } from '../../net/request-target.js';
 import { problemDocument } from '../../problem-details.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
 import type { InboundHandler, Transport } from '../types.js';
@@ -242,7 +243,10 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
 
   const server = http.createServer((req, res) => {
-    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    const url = requestUrl(req.url);
+    // RFC 9112 §3.2: a request-target that is not a path or an absolute URL is a bad request.
+    if (!url) return send(res, problemResponse('invalid_request', 'the request target is not a path'));
+    const pathname = url.pathname;
     const handler = pathname === path ? options.handler : options.handlerFor && pathname.startsWith(`${path}/`) ? options.handlerFor(pathname.slice(path.length + 1)) : undefined;
     if (!handler) return send(res, problemResponse('not_found', `messages go to ${path}`));
     if (req.method !== 'POST') return send(res, problemResponse('method_not_allowed', 'messages are POSTed'), { allow: 'POST' });

@@ -16,6 +16,7 @@ import { IdsyncError, isIdsyncError, toIdsyncError } from '../../errors.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
 import { ENDPOINT_REFUSED, refusedError, type ConnectGuard } from '../../net/connect-guard.js';
 import { listen, urlHost } from '../../listen.js';
+import { requestPath } from '../../net/request-target.js';
 import type { InboundHandler, Transport } from '../types.js';
 import { checkInboundMessage, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, schemeOf } from './media-type.js';
 
@@ -326,7 +327,7 @@ export function attachWsEndpoint(server: http.Server, options: WsEndpointOptions
   }
 
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    const pathname = requestPath(req.url);
     if (pathname !== path) {
       // Another endpoint on the same server may own this path; refuse only when none does.
       if (server.listenerCount('upgrade') === 1) {

@@ -10,6 +10,7 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WsConnection, WsInboundHandler } from '../../didcomm/transport/ws.js';
+import { requestPath } from '../../net/request-target.js';
 import { addressKey, type RateLimiter } from './rate-limit.js';
 
 /** RFC 6455 §7.4.1: 1008, the endpoint received a message that violates its policy. */
@@ -27,7 +28,7 @@ export function connectionKey(conn: Pick<WsConnection, 'id' | 'remoteAddress'>):
 
 export function limitWsInbound(server: http.Server, o: { path: string; limiter: RateLimiter; logger: { warn(obj: unknown, msg?: string): void } }): WsInboundLimits {
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex) => {
-    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    const pathname = requestPath(req.url);
     if (pathname !== o.path) {
       // No other endpoint shares this server: the same 404 the endpoint would give.
       if (server.listenerCount('upgrade') <= 2) {
