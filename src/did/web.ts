@@ -177,7 +177,8 @@ export async function fetchBounded(start: URL, o: BoundedFetchOptions): Promise<
     }
     await discard(res);
     if (hops >= MAX_REDIRECTS) throw new IdsyncError('fetch_refused', `too many redirects fetching ${start.href}`);
-    const next = new URL(location, url);
+    const next = URL.parse(location, url.href);
+    if (!next) throw new IdsyncError('fetch_refused', `a redirect from ${url.href} to a Location that is not a URL`);
     const refusal = redirectRefusal(start, next);
     if (refusal) throw new IdsyncError('fetch_refused', refusal);
     url = next;

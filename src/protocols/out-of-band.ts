@@ -131,7 +131,9 @@ async function fetchShort(url: string, fetchFn: FetchLike, hopsLeft: number): Pr
   if (res.status >= 300) {
     const location = res.headers.get('location');
     if (!location) throw invalid(`redirect ${res.status} without Location`, { reason: 'redirect' });
-    return resolveUrl(new URL(location, url).toString(), fetchFn, hopsLeft - 1);
+    const next = URL.parse(location, url);
+    if (!next) throw invalid(`redirect ${res.status} to a Location that is not a URL`, { reason: 'redirect' });
+    return resolveUrl(next.toString(), fetchFn, hopsLeft - 1);
   }
   const text = (await res.text()).trim();
   let json: unknown;
@@ -142,7 +144,8 @@ async function fetchShort(url: string, fetchFn: FetchLike, hopsLeft: number): Pr
   }
   if (typeof json === 'object' && json !== null) return validateInvitation(json);
   const target = typeof json === 'string' ? json : text;
-  if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return resolveUrl(new URL(target, url).toString(), fetchFn, hopsLeft - 1);
+  const named = /^[a-z][a-z0-9+.-]*:/i.test(target) ? URL.parse(target, url) : null;
+  if (named) return resolveUrl(named.toString(), fetchFn, hopsLeft - 1);
   // A fetch that followed redirects itself leaves the final URL in res.url.
   if (res.url && res.url !== url && new URL(res.url).searchParams.has('_oob')) return resolveUrl(res.url, fetchFn, hopsLeft - 1);
   throw invalid('the short invitation URL did not return an invitation', { reason: 'not_an_invitation' });

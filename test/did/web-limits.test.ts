@@ -42,6 +42,11 @@ describe('did:web redirects', () => {
     expect(seen.every((u) => u.startsWith('https:'))).toBe(true);
   });
 
+  it('refuses a redirect to a Location that is not a URL, as the DID not found', async () => {
+    const result = await resolveWeb('did:web:example.com', { fetch: fakeFetch({ 'https://example.com/.well-known/did.json': { location: 'https://[::1' } }) });
+    expect(result.didResolutionMetadata).toMatchObject({ error: 'notFound', message: expect.stringContaining('a Location that is not a URL') });
+  });
+
   it('refuses a redirect from local http to another port', () => {
     expect(redirectRefusal(new URL('http://127.0.0.1:8080/did.json'), new URL('http://127.0.0.1:9090/did.json'))).toContain('another host');
     expect(redirectRefusal(new URL('http://127.0.0.1:8080/a'), new URL('http://127.0.0.1:8080/b'))).toBeUndefined();

@@ -44,6 +44,10 @@ beforeAll(async () => {
         return send(303, 'text/plain', '', { location: '/i?_oobid=json' });
       case 'loop':
         return send(302, 'text/plain', '', { location: '/i?_oobid=loop' });
+      case 'bad-location':
+        return send(302, 'text/plain', '', { location: 'http://[::1' });
+      case 'text-bad-url':
+        return send(200, 'text/plain', 'http://[::1');
       case 'text-url':
         return send(200, 'text/plain', encodeInvitationUrl('https://example.org/connect', invitation));
       case 'html':
@@ -162,6 +166,11 @@ describe('out-of-band 2.0', () => {
     ['JSON that is not an invitation', 'not-invitation'],
   ])('refuses a short URL answering %s with invalid_invitation', async (_, id) => {
     await expect(parseInvitationUrl(`${base}/i?_oobid=${id}`)).rejects.toMatchObject({ code: 'invalid_invitation' });
+  });
+
+  it('says which answer of a short URL was no URL: a redirect Location, or the text it returned', async () => {
+    await expect(parseInvitationUrl(`${base}/i?_oobid=bad-location`)).rejects.toMatchObject({ code: 'invalid_invitation', details: { reason: 'redirect' } });
+    await expect(parseInvitationUrl(`${base}/i?_oobid=text-bad-url`)).rejects.toMatchObject({ code: 'invalid_invitation', details: { reason: 'not_an_invitation' } });
   });
 
   it('refuses a short URL nobody answers with invalid_invitation', async () => {
