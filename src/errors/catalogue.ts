@@ -23,7 +23,7 @@ export interface ErrorEntry {
 
 export const ERRORS = {
   // Requests in general (REST API and the DIDComm HTTP endpoint)
-  invalid_request: { status: 400, title: 'Invalid request', meaning: 'The body, query or path breaks the schema, or a cursor or URL is not one the service accepts.' },
+  invalid_request: { status: 400, title: 'Invalid request', meaning: 'The body, query or path breaks the schema, a cursor or URL is not one the service accepts, or the request-target is neither a path nor an absolute URL (RFC 9112 §3.2).' },
   malformed_json: { status: 400, title: 'Malformed JSON body', meaning: 'The body is not JSON, is empty, or has __proto__ / constructor.prototype keys.' },
   json_too_deep: { status: 400, title: 'JSON nested too deeply', problem: 'e.m.msg.malformed', meaning: 'A JSON body (REST, DIDComm over HTTP or WebSocket, an _oob invitation, a fetched document) nests objects and arrays more than 64 levels deep; refused before parsing (RFC 8259 §9).' },
   route_not_found: { status: 404, title: 'Route not found', meaning: 'No route has this method and path.' },
