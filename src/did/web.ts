@@ -37,7 +37,12 @@ export function didWebFromUrl(url: string): string {
   }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new IdsyncError('invalid_argument', 'did:web needs an http(s) URL');
   const path = u.pathname.replace(/\/(\.well-known\/)?did\.json$/, '').replace(/\/\.well-known\/?$/, '');
-  const segments = path.split('/').filter(Boolean).map((s) => encodeURIComponent(decodeURIComponent(s)));
+  let segments: string[];
+  try {
+    segments = path.split('/').filter(Boolean).map((s) => encodeURIComponent(decodeURIComponent(s)));
+  } catch (err) {
+    throw new IdsyncError('invalid_argument', 'bad percent-encoding in the URL path', { cause: err });
+  }
   const host = encodeURIComponent(u.hostname) + (u.port ? `%3A${u.port}` : '');
   return ['did:web', host, ...segments].join(':');
 }
@@ -61,7 +66,9 @@ export function didWebUrl(input: string, allowHttpHosts: string[] = DEFAULT_HTTP
   if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('/'))) {
     throw new IdsyncError('invalid_did', 'a did:web path segment is empty or not a single segment');
   }
-  const hostname = new URL(`https://${host}`).hostname;
+  // The pattern above admits what no URL can hold ("[::::]", a port over 65535).
+  const hostname = URL.parse(`https://${host}`)?.hostname;
+  if (hostname === undefined) throw new IdsyncError('invalid_did', 'the did:web host is not a valid host and port');
   const scheme = allowHttpHosts.includes(hostname) ? 'http' : 'https';
   const path = segments.length ? `/${segments.map(encodeURIComponent).join('/')}/did.json` : '/.well-known/did.json';
   return `${scheme}://${host}${path}`;

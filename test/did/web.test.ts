@@ -27,6 +27,14 @@ describe('did:web identifiers', () => {
       expect(() => didWebUrl(bad), bad).toThrow(expect.objectContaining({ code: 'invalid_did' }));
     }
   });
+
+  it('refuses, coded, a host its pattern admits but no URL holds, and a URL path with bad percent-encoding', () => {
+    // An IPv6 literal of colons only, and a port over 65535.
+    for (const bad of ['did:web:%5B%3A%3A%3A%3A%3A%3A%5D', 'did:web:%5B1.2.3%5D', 'did:web:example.com%3A99999']) {
+      expect(() => didWebUrl(bad), bad).toThrow(expect.objectContaining({ code: 'invalid_did' }));
+    }
+    expect(() => didWebFromUrl('https://example.com/%zz')).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+  });
 });
 
 describe('did:web resolution over HTTP on 127.0.0.1', () => {
