@@ -107,7 +107,7 @@ export const ERRORS = {
   transport_retry_later: { meaning: 'The endpoint answered 503 or 429: send again later (details.retryAfterSeconds).' },
   transport_reply_unavailable: { meaning: 'The connection cannot carry a return-routed reply (any more).' },
   transport_unhandled: { meaning: 'A message arrived on a transport that has no inbound handler.' },
-  unsupported_scheme: { meaning: 'No transport sends to this endpoint’s URL scheme.' },
+  unsupported_scheme: { problem: 'e.p.did.unusable-endpoint', meaning: 'No transport sends to this endpoint’s URL scheme. Told to a peer whose DID names only such endpoints (its answer cannot be sent), it is final: sending the message again changes nothing.' },
   address_in_use: { meaning: 'A server cannot listen: another process listens on that address and port (details: host, port, hint).' },
   address_not_available: { meaning: 'A server cannot listen: the host is not an address of this machine.' },
   no_endpoint: { problem: 'e.p.xfer', meaning: 'The recipient’s DID document names no usable DIDComm endpoint.' },

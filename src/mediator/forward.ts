@@ -30,8 +30,9 @@ export function mediatorRouting(core: MediatorCore, pickup: Pickup): ProtocolMod
       for (const p of packed) await core.relay(didOf(next), p);
     } catch (err) {
       const e = toIdsyncError(err);
-      // Nothing to pass it to: as unknown as any other DID nobody registered.
-      if (e.code === 'no_endpoint' || e.code === 'did_not_resolved' || e.code === 'invalid_did' || e.code === 'unsupported_did') {
+      // Nothing to pass it to (no endpoint, or only endpoints no transport takes): as unknown as
+      // any other DID nobody registered. Sent again, it would fail the same way.
+      if (e.code === 'no_endpoint' || e.code === 'unsupported_scheme' || e.code === 'did_not_resolved' || e.code === 'invalid_did' || e.code === 'unsupported_did') {
         throw protocolError('forward_unknown_recipient', `no recipient registered ${next.slice(0, 200)} here, and it names no endpoint of its own`, { next: next.slice(0, 200) });
       }
       throw protocolError('forward_onwards_failed', `the endpoint of ${next.slice(0, 200)} did not take the message (${e.code})`, { next: next.slice(0, 200), cause: e.code });

@@ -5,7 +5,9 @@
 // another mediator is passed on to it; queues and keylists survive a restart on the same folder.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../src/clock.js';
+import { encodePeerDid2 } from '../../src/did/peer.js';
 import { pack } from '../../src/didcomm/envelope/index.js';
+import { generateKeyPair, toMultikey } from '../../src/keys.js';
 import { MEDIA_TYPES } from '../../src/didcomm/types.js';
 import { queryRecipients, requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
 import { wrapForMediator } from '../../src/protocols/routing.js';
@@ -155,6 +157,14 @@ describe('mediator limits and routing headers', () => {
     await queued;
     expect((await status(second.r, second.m.did)).status.messageCount).toBe(1);
     expect((await status(first.r, first.m.did)).status.messageCount).toBe(0);
+  });
+
+  it('refuses to pass a forward on, for good, to a DID whose only endpoint no transport takes', async () => {
+    const first = await setup({ policy: { onwards: true } });
+    const keys = [{ purpose: 'E' as const, publicKeyMultibase: toMultikey(generateKeyPair('X25519')) }, { purpose: 'V' as const, publicKeyMultibase: toMultikey(generateKeyPair('Ed25519')) }];
+    const next = encodePeerDid2({ keys, services: [{ type: 'DIDCommMessaging', serviceEndpoint: { uri: 'mailto:a@example.com' } }] });
+    // As for a DID that names no endpoint: 400, not a 503 asking for a resend that would fail the same way.
+    expect(await forward(first.m, first.s, next)).toMatchObject({ status: 400, retryAfter: null, problem: { code: 'forward_unknown_recipient' } });
   });
 
   it('refuses to pass a forward on when onwards forwarding is off (the default)', async () => {

@@ -4,8 +4,8 @@
 // DID or the sender's, URLs of other schemes, objects and lists where strings belong, routing keys
 // that are no keys) and sends an authcrypted trust-ping asking for an answer, with no return route,
 // to the mediator over HTTP and to the service twin's agent. Nothing answers 500 (an answer that
-// could not be delivered is a coded 503 with Retry-After), no handler fails uncoded, no answer
-// loops, and both still answer a well-formed ping afterwards.
+// could not be delivered yet is a coded 503 with Retry-After; one no transport can carry, a 400),
+// no handler fails uncoded, no answer loops, and both still answer a well-formed ping afterwards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secretFor } from '../../src/did/document.js';
 import { encodePeerDid2, resolvePeerDid } from '../../src/did/peer.js';
@@ -104,6 +104,31 @@ describe("fuzzing with the sender's own did:peer:2", () => {
     await h.agent.idle();
     expect(sent).toBeGreaterThan(40);
     expect(uncoded).toEqual([]);
+  });
+
+  it('the mediator refuses for good a ping whose answer no transport can carry: 400 and the same again, not 503 for ever', async () => {
+    // DIDComm v2.1 §Problem Codes: `did` is "DID is unusable ... its DID doc lacks required data";
+    // a DID naming only endpoints of a scheme no transport takes stays so, whatever is resent.
+    // (The twin keeps such an answer for the sender to pick up, and takes the ping: 202.)
+    const agree = generateKeyPair('X25519');
+    const auth = generateKeyPair('Ed25519');
+    const did = encodePeerDid2({
+      keys: [{ purpose: 'E', publicKeyMultibase: toMultikey(agree) }, { purpose: 'V', publicKeyMultibase: toMultikey(auth) }],
+      services: [{ type: 'DIDCommMessaging', serviceEndpoint: { uri: 'mailto:a@example.com' } }],
+    });
+    const document = resolvePeerDid(did);
+    const envelope: EnvelopeContext = {
+      resolve: async (d) => (d === did ? document : d === h.service.deps.serviceDid ? h.service.deps.identity.document : plain.envelope.resolve(d)),
+      secrets: memorySecrets([secretFor(`${did}#key-1`, agree), secretFor(`${did}#key-2`, auth)]),
+    };
+    const ping = { id: crypto.randomUUID(), type: TRUST_PING.ping, from: did, to: [m.did], body: { response_requested: true } } as PlainMessage;
+    const packed = (await pack(ping, { mode: 'authcrypt', to: m.did, forward: false }, envelope)).packed;
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${m.url}/didcomm`, { method: 'POST', headers: { 'content-type': MEDIA_TYPES.encrypted }, body: packed });
+      expect(res.status, `attempt ${i + 1}`).toBe(400);
+      expect(res.headers.get('retry-after')).toBeNull();
+      expect(await res.json()).toMatchObject({ code: 'unsupported_scheme', problemCode: 'e.p.did.unusable-endpoint' });
+    }
   });
 
   it('both still answer a well-formed ping', async () => {
