@@ -18,7 +18,8 @@
 // profiles merged into one .cpuprofile; --json: the last line is one JSON document
 // {"flow": {"<engine>": {medianMs, p90Ms, cryptoFloorMs, …}}, "concurrent": [...]}.
 import type { EventEmitter } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import { setFlagsFromString } from 'node:v8';
@@ -269,6 +270,12 @@ function flowProfiler() {
 }
 const profiler = profileFile ? flowProfiler() : undefined;
 
+/** Writes a merged profile, making its folder first: a run of minutes should not end in ENOENT. */
+function writeProfile(file: string, profile: Profile): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(profile));
+}
+
 // --- progress on stderr ----------------------------------------------------------------------
 function progress(label: string, total: number) {
   const tty = process.stderr.isTTY === true;
@@ -458,7 +465,7 @@ async function concurrentFlows(n: number) {
     bar.end();
     watch?.end();
     if (profiling) {
-      writeFileSync(profileWalletsFile!, JSON.stringify(profiling.merged()));
+      writeProfile(profileWalletsFile!, profiling.merged());
       profiling.close();
     }
     const after = memory();
@@ -480,7 +487,7 @@ async function concurrentFlows(n: number) {
 const t0 = performance.now();
 const single = await singleFlows();
 if (profiler) {
-  writeFileSync(profileFile!, JSON.stringify(profiler.merged()));
+  writeProfile(profileFile!, profiler.merged());
   profiler.close();
 }
 const concurrent = [];
