@@ -4,6 +4,12 @@
 // belongs to one party: registering a DID another party holds is a client_error, so nobody can
 // have another's messages routed to themselves (the spec's "Future Considerations" name the risk).
 // Each change is one batch (the DID and the party's index of its DIDs together).
+//
+// A DID its owner removes while messages for it still wait is not let go at once: forwards for it
+// are refused from then on (it is no longer registered), but what was acknowledged before stays
+// the owner's to collect, and no other party can register the DID, and so collect or confirm
+// those messages, until they are gone. The spec says nothing of queued messages at removal;
+// idsync keeps what it acknowledged.
 import { ionShortForm } from '../did/ion-form.js';
 import { didOf } from '../didcomm/message.js';
 import type { Clock } from '../clock.js';
@@ -18,6 +24,8 @@ export const KEYLIST_COLLECTIONS = {
   recipients: 'med-recipients',
   /** `<party> <recipient>`: a party's recipient DIDs in one key range (DIDs hold no spaces). */
   owned: 'med-owned',
+  /** `<party> <recipient>`: DIDs the party removed while messages for them still waited. */
+  retired: 'med-retired',
 } as const;
 
 export interface Grant {
@@ -30,6 +38,8 @@ export interface Registration {
   recipientDid: string;
   owner: string;
   addedAt: string;
+  /** Removed by its owner while messages for it still waited: no forwards, but the owner collects what waits. */
+  removedAt?: string;
 }
 
 export interface Keylist {
@@ -39,8 +49,12 @@ export interface Keylist {
   update(party: string, updates: RecipientUpdate[]): Promise<RecipientUpdated[]>;
   /** The party's recipient DIDs, in key order; one page with `paginate`. */
   list(party: string, paginate?: Paginate): Promise<{ dids: string[]; total: number }>;
-  /** The registration a forward's `next` names: the DID or key id itself, else (a key id) its DID. */
+  /** The registration a forward's `next` names: the DID or key id itself, else (a key id) its DID. A removed DID has none. */
   lookup(next: string): Promise<Registration | undefined>;
+  /** Whose messages for `did` are: its registration, or its owner's claim on what still waits after removing it. */
+  holding(did: string): Promise<Registration | undefined>;
+  /** DIDs the party removed while messages for them waited; those whose messages are gone are let go on the way. */
+  retiredOf(party: string): Promise<string[]>;
   /** Every recipient DID the party registered. */
   recipientsOf(party: string): Promise<string[]>;
   /**
@@ -56,11 +70,27 @@ const key = (did: string) => ionShortForm(did);
 const ownedKey = (party: string, recipient: string) => `${key(party)} ${key(recipient)}`;
 const isRecipientDid = (v: unknown): v is string => typeof v === 'string' && v.length <= 8192 && /^did:[a-z0-9]+:\S+$/.test(v);
 
-export function keylist(deps: { store: Store; clock: Clock }): Keylist {
+/**
+ * `waiting`: how many messages are kept for a DID, due or held back (the mediator's queue); a
+ * removed DID stays its owner's while any do. Without it, a removal lets the DID go at once.
+ */
+export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: string) => Promise<number> }): Keylist {
   const grants = deps.store.collection<Grant>(KEYLIST_COLLECTIONS.grants);
   const recipients = deps.store.collection<Registration>(KEYLIST_COLLECTIONS.recipients);
   const owned = deps.store.collection<{ recipientDid: string }>(KEYLIST_COLLECTIONS.owned);
+  const retired = deps.store.collection<{ recipientDid: string }>(KEYLIST_COLLECTIONS.retired);
   const now = () => new Date(deps.clock.now()).toISOString();
+  const waiting = async (did: string) => (deps.waiting ? deps.waiting(did) : 0);
+  /** The record of `did` (or of a key id's DID), removed or not. */
+  const record = async (did: string): Promise<Registration | undefined> => {
+    if (!isRecipientDid(did)) return undefined;
+    return (await recipients.get(key(did))) ?? (did.includes('#') ? recipients.get(key(didOf(did))) : undefined);
+  };
+  /** Ends the claim a removed DID's owner kept (its messages are gone): the DID is free again. */
+  const release = (reg: Registration): BatchOp[] => [
+    { type: 'del', collection: KEYLIST_COLLECTIONS.recipients, key: key(reg.recipientDid) },
+    { type: 'del', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(reg.owner, reg.recipientDid) },
+  ];
 
   const recipientsOf = async (party: string): Promise<string[]> => (await owned.list({ prefix: `${key(party)} ` })).map((e) => e.value.recipientDid);
 
@@ -70,21 +100,34 @@ export function keylist(deps: { store: Store; clock: Clock }): Keylist {
       const held = await recipients.get(key(u.recipientDid));
       const mine = held !== undefined && key(held.owner) === key(party);
       if (u.action === 'add') {
-        if (mine) return { ...u, result: 'no_change' };
-        if (held) return { ...u, result: 'client_error' };
+        if (mine && held.removedAt === undefined) return { ...u, result: 'no_change' };
+        const ops: BatchOp[] = [];
+        if (held && !mine) {
+          // Another party's DID, or one it removed while messages for it wait: those stay its own.
+          if (held.removedAt === undefined || (await waiting(held.recipientDid)) > 0) return { ...u, result: 'client_error' };
+          ops.push(...release(held));
+        }
+        // Its owner registers a removed DID again: the claim becomes a registration.
+        if (mine) ops.push({ type: 'del', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(party, u.recipientDid) });
         const reg: Registration = { recipientDid: u.recipientDid, owner: party, addedAt: now() };
-        const ops: BatchOp[] = [
+        ops.push(
           { type: 'put', collection: KEYLIST_COLLECTIONS.recipients, key: key(u.recipientDid), value: reg },
           { type: 'put', collection: KEYLIST_COLLECTIONS.owned, key: ownedKey(party, u.recipientDid), value: { recipientDid: u.recipientDid } },
-        ];
+        );
         await deps.store.batch(ops);
         return { ...u, result: 'success' };
       }
-      if (!mine) return { ...u, result: 'no_change' };
-      await deps.store.batch([
-        { type: 'del', collection: KEYLIST_COLLECTIONS.recipients, key: key(u.recipientDid) },
-        { type: 'del', collection: KEYLIST_COLLECTIONS.owned, key: ownedKey(party, u.recipientDid) },
-      ]);
+      if (!mine || held.removedAt !== undefined) return { ...u, result: 'no_change' };
+      const unlisted: BatchOp = { type: 'del', collection: KEYLIST_COLLECTIONS.owned, key: ownedKey(party, u.recipientDid) };
+      if ((await waiting(held.recipientDid)) > 0) {
+        await deps.store.batch([
+          unlisted,
+          { type: 'put', collection: KEYLIST_COLLECTIONS.recipients, key: key(u.recipientDid), value: { ...held, removedAt: now() } },
+          { type: 'put', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(party, u.recipientDid), value: { recipientDid: held.recipientDid } },
+        ]);
+      } else {
+        await deps.store.batch([unlisted, { type: 'del', collection: KEYLIST_COLLECTIONS.recipients, key: key(u.recipientDid) }]);
+      }
       return { ...u, result: 'success' };
     } catch (err) {
       // §Keylist Update Response: server_error says the mediator, not the request, failed.
@@ -111,8 +154,20 @@ export function keylist(deps: { store: Store; clock: Clock }): Keylist {
       return { dids, total: all.length };
     },
     async lookup(next) {
-      if (!isRecipientDid(next)) return undefined;
-      return (await recipients.get(key(next))) ?? (next.includes('#') ? recipients.get(key(didOf(next))) : undefined);
+      const reg = await record(next);
+      return reg?.removedAt === undefined ? reg : undefined;
+    },
+    holding: record,
+    async retiredOf(party) {
+      const out: string[] = [];
+      for (const { value } of await retired.list({ prefix: `${key(party)} ` })) {
+        if ((await waiting(value.recipientDid)) > 0) out.push(value.recipientDid);
+        else {
+          const reg = await recipients.get(key(value.recipientDid));
+          await deps.store.batch(reg && reg.removedAt !== undefined && key(reg.owner) === key(party) ? release(reg) : [{ type: 'del', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(party, value.recipientDid) }]);
+        }
+      }
+      return out;
     },
     recipientsOf,
     async countAfter(party, updates) {

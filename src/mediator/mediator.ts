@@ -54,13 +54,15 @@ export function createMediator(deps: MediatorDeps): Mediator {
   const policy = mediatorPolicy(deps.policy);
   const events = deps.events ?? new EventEmitter();
   const pending = new Set<Promise<void>>();
+  const queue = deps.queue ?? messageQueue(deps, { maxPerRecipient: policy.maxQueue, ...deps.queueOptions });
   const core: MediatorCore = {
     store: deps.store,
     clock: deps.clock,
     ids: deps.ids,
     events,
-    queue: deps.queue ?? messageQueue(deps, { maxPerRecipient: policy.maxQueue, ...deps.queueOptions }),
-    keylist: keylist(deps),
+    queue,
+    // A DID removed while messages for it wait stays its owner's until they are gone (keylist.ts).
+    keylist: keylist({ store: deps.store, clock: deps.clock, waiting: (did) => queue.kept(did) }),
     live: deps.live ?? liveRoutes(),
     policy,
     did: deps.did,

@@ -56,11 +56,12 @@ export function mediatorPickup(core: MediatorCore): Pickup {
     const party = ctx.sender;
     if (recipientDid === undefined) {
       // A party that registered its own DID (idsync's wallet does) holds it once: each DID's queue is read once.
-      const dids = [party, ...(await core.keylist.recipientsOf(party))];
+      // With the DIDs it removed while messages for them waited: those are still its to collect.
+      const dids = [party, ...(await core.keylist.recipientsOf(party)), ...(await core.keylist.retiredOf(party))];
       return { party, dids: [...new Map(dids.map((d) => [ionShortForm(d), d])).values()] };
     }
     if (sameDid(recipientDid, party)) return { party, dids: [party] };
-    const reg = await core.keylist.lookup(recipientDid);
+    const reg = await core.keylist.holding(recipientDid);
     if (!reg) throw protocolError('mediation_required', `no recipient registered ${recipientDid.slice(0, 200)} here`, { recipientDid: recipientDid.slice(0, 200) });
     if (!sameDid(reg.owner, party)) throw protocolError('forbidden', 'a recipient may only collect its own messages');
     return { party, dids: [reg.recipientDid] };

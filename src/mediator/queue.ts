@@ -60,6 +60,8 @@ export interface MessageQueue {
   /** One message by queue id while it waits (not collected, removed or past its end). */
   get(recipient: string, id: string): Promise<QueuedMessage | undefined>;
   count(recipient: string): Promise<number>;
+  /** How many messages are kept for this recipient, due or held back (delay_milli); what has expired is deleted on the way. */
+  kept(recipient: string): Promise<number>;
   /** Removes the given queue ids of this recipient in one write; unknown ids are ignored. Returns how many went. */
   remove(recipient: string, ids: string[]): Promise<number>;
   /** Recipients with at least one queued message. */
@@ -245,6 +247,11 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
     async count(recipient) {
       const now = deps.clock.now();
       return alive(await slots(recipient), now).filter((s) => due(s, now)).length;
+    },
+    async kept(recipient) {
+      const now = deps.clock.now();
+      const from = liveFromId(now);
+      return (await expire(recipient, now)).filter((s) => s.id >= from && !ended(s, now)).length;
     },
     async remove(recipient, ids) {
       const named = new Set(ids.filter(validId));

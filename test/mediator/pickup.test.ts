@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { pack } from '../../src/didcomm/envelope/index.js';
 import { buildLiveDeliveryChange, buildMessagesReceived } from '../../src/protocols/message-pickup.js';
-import { requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
+import { queryRecipients, requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
 import { TRUST_PING } from '../../src/protocols/trust-ping.js';
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
 import { messageLog } from '../../src/store/messages.js';
@@ -102,6 +102,50 @@ describe('forward and pickup', () => {
     const one = await deliveryRequest(r, m.did, 1);
     if (!isDelivery(one)) throw new Error('expected a delivery');
     expect(one.messages).toHaveLength(1);
+  });
+
+  it('keeps what waits for a DID its owner removes: no more forwards, the owner collects the rest, and nobody else takes the DID meanwhile', async () => {
+    const { m, r, s, a } = await setup();
+    const queued = new Promise((resolve) => m.agent.events.once('forward-queued', resolve));
+    const pingId = await ping(s, a);
+    await queued;
+    expect(await updateRecipients(r.router, m.did, [{ recipientDid: a, action: 'remove' }])).toEqual([{ recipientDid: a, action: 'remove', result: 'success' }]);
+    expect((await queryRecipients(r.router, m.did)).dids).not.toContain(a);
+
+    // Forwards for it are refused from now on (routing 2.0: the mediator accepts forwards for registered keys).
+    const refused: unknown[] = [];
+    m.agent.events.on('inbound', (e: { code?: string }) => void (e.code === 'forward_unknown_recipient' && refused.push(e)));
+    await ping(s, a).catch(() => undefined);
+    expect(refused).toHaveLength(1);
+
+    // Another party cannot register it while the owner's message waits: it could collect or confirm it.
+    const other = party();
+    cleanup.push(() => other.close());
+    await requestMediation(other.router, m.did, '2.0');
+    await expect(updateRecipients(other.router, m.did, [{ recipientDid: a, action: 'add' }])).rejects.toMatchObject({ code: 'mediation_update_failed', message: expect.stringMatching(/client_error$/) });
+
+    // The owner still collects it, with or without recipient_did.
+    expect((await status(r, m.did)).status.messageCount).toBe(1);
+    expect((await status(r, m.did, a)).status).toMatchObject({ messageCount: 1, recipientDid: a });
+    const d = await deliveryRequest(r, m.did, 10);
+    if (!isDelivery(d)) throw new Error('expected a delivery');
+    expect((await open(r, d.messages[0]!.packed)).id).toBe(pingId);
+    expect(await messagesReceived(r, m.did, [d.messages[0]!.id])).toMatchObject({ messageCount: 0 });
+
+    // Collected: the DID is free, and the other party may have it.
+    expect(await updateRecipients(other.router, m.did, [{ recipientDid: a, action: 'add' }])).toEqual([{ recipientDid: a, action: 'add', result: 'success' }]);
+  });
+
+  it('registers again, for its owner, a DID removed while messages for it waited, and lets nothing go', async () => {
+    const { m, r, s, a } = await setup();
+    await ping(s, a);
+    await updateRecipients(r.router, m.did, [{ recipientDid: a, action: 'remove' }]);
+    expect(await updateRecipients(r.router, m.did, [{ recipientDid: a, action: 'add' }])).toEqual([{ recipientDid: a, action: 'add', result: 'success' }]);
+    expect((await queryRecipients(r.router, m.did)).dids).toContain(a);
+    const queued = new Promise((resolve) => m.agent.events.once('forward-queued', resolve));
+    await ping(s, a);
+    await queued;
+    expect((await status(r, m.did, a)).status.messageCount).toBe(2);
   });
 
   it("refuses another party's recipient_did (e.p.trust.forbidden) and an unregistered one (e.p.req.not-enrolled)", async () => {
