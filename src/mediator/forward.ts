@@ -66,22 +66,29 @@ export function mediatorRouting(core: MediatorCore, pickup: Pickup): ProtocolMod
       }
       notBefore = now + (parsed.delayMilli < 0 ? Math.floor(Math.random() * asked) : asked);
     }
-    const reg = await core.keylist.lookup(parsed.next);
-    if (!reg) return relay(ctx, parsed.next, parsed.packed);
     // An expires_time beyond any date is no end: in milliseconds it may be Infinity, which the store's
     // JSON keeps as null, read back as an end long passed (an acknowledged message dropped).
     const expiresAt = parsed.expiresTime !== undefined ? epochSecondsMs(parsed.expiresTime) : undefined;
-    const entries: QueuedMessage[] = [];
-    for (const p of parsed.packed) {
-      entries.push(
-        await core.queue.enqueue(reg.recipientDid, p, {
-          messageId: digest(p),
-          type: 'forwarded',
-          ...(expiresAt !== undefined ? { expiresAt } : {}),
-          ...(notBefore !== undefined ? { notBefore } : {}),
-        }),
-      );
-    }
+    // Looked up and queued with the registration held still: a removal meanwhile would count
+    // nothing waiting and let the DID go, leaving this message for nobody (keylist.ts).
+    const queued = await core.keylist.withRecipient(parsed.next, async () => {
+      const reg = await core.keylist.lookup(parsed.next);
+      if (!reg) return undefined;
+      const entries: QueuedMessage[] = [];
+      for (const p of parsed.packed) {
+        entries.push(
+          await core.queue.enqueue(reg.recipientDid, p, {
+            messageId: digest(p),
+            type: 'forwarded',
+            ...(expiresAt !== undefined ? { expiresAt } : {}),
+            ...(notBefore !== undefined ? { notBefore } : {}),
+          }),
+        );
+      }
+      return { reg, entries };
+    });
+    if (!queued) return relay(ctx, parsed.next, parsed.packed);
+    const { reg, entries } = queued;
     core.crashPoint?.('mediator:forward-queued');
     core.events.emit('forward-queued', { to: ionShortForm(reg.recipientDid), owner: ionShortForm(reg.owner), queueIds: entries.map((e) => e.id), id: ctx.message.id });
     if (core.live.has(reg.owner)) pushWhenDue(ctx.router, reg.owner, entries);

@@ -15,6 +15,7 @@ import { didOf } from '../didcomm/message.js';
 import type { Clock } from '../clock.js';
 import { toIdsyncError } from '../errors.js';
 import type { MediationVersion, Paginate, RecipientUpdate, RecipientUpdated } from '../protocols/coordinate-mediation.js';
+import { keyedLock } from '../keyed-lock.js';
 import type { BatchOp, Store } from '../store/store.js';
 
 export const KEYLIST_COLLECTIONS = {
@@ -55,6 +56,11 @@ export interface Keylist {
   holding(did: string): Promise<Registration | undefined>;
   /** DIDs the party removed while messages for them waited; those whose messages are gone are let go on the way. */
   retiredOf(party: string): Promise<string[]>;
+  /**
+   * Runs `fn` while no update changes `did`'s registration (the DID of a key id): a forward looks
+   * its recipient up and queues for it under this, so a removal counting what waits cannot miss it.
+   */
+  withRecipient<T>(did: string, fn: () => Promise<T>): Promise<T>;
   /** Every recipient DID the party registered. */
   recipientsOf(party: string): Promise<string[]>;
   /**
@@ -81,6 +87,8 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
   const retired = deps.store.collection<{ recipientDid: string }>(KEYLIST_COLLECTIONS.retired);
   const now = () => new Date(deps.clock.now()).toISOString();
   const waiting = async (did: string) => (deps.waiting ? deps.waiting(did) : 0);
+  const lock = keyedLock();
+  const withRecipient = <T>(did: string, fn: () => Promise<T>): Promise<T> => lock(key(didOf(did)), fn);
   /** The record of `did` (or of a key id's DID), removed or not. */
   const record = async (did: string): Promise<Registration | undefined> => {
     if (!isRecipientDid(did)) return undefined;
@@ -145,7 +153,7 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
     granted: (party) => grants.get(key(party)),
     async update(party, updates) {
       const out: RecipientUpdated[] = [];
-      for (const u of updates) out.push(await one(party, u));
+      for (const u of updates) out.push(isRecipientDid(u.recipientDid) ? await withRecipient(u.recipientDid, () => one(party, u)) : await one(party, u));
       return out;
     },
     async list(party, paginate) {
@@ -158,6 +166,7 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
       return reg?.removedAt === undefined ? reg : undefined;
     },
     holding: record,
+    withRecipient,
     async retiredOf(party) {
       const out: string[] = [];
       for (const { value } of await retired.list({ prefix: `${key(party)} ` })) {
