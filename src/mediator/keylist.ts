@@ -170,11 +170,15 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
     async retiredOf(party) {
       const out: string[] = [];
       for (const { value } of await retired.list({ prefix: `${key(party)} ` })) {
-        if ((await waiting(value.recipientDid)) > 0) out.push(value.recipientDid);
-        else {
+        // Under the DID's lock: an update of it meanwhile (its owner adding it again) is not undone.
+        const kept = await withRecipient(value.recipientDid, async () => {
+          if ((await waiting(value.recipientDid)) > 0) return true;
           const reg = await recipients.get(key(value.recipientDid));
-          await deps.store.batch(reg && reg.removedAt !== undefined && key(reg.owner) === key(party) ? release(reg) : [{ type: 'del', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(party, value.recipientDid) }]);
-        }
+          const claim = reg && reg.removedAt !== undefined && key(reg.owner) === key(party);
+          await deps.store.batch(claim ? release(reg) : [{ type: 'del', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(party, value.recipientDid) }]);
+          return false;
+        });
+        if (kept) out.push(value.recipientDid);
       }
       return out;
     },
