@@ -6,7 +6,7 @@
 // "it is also appropriate to emit an error at the transport level, such as HTTP 413").
 import http from 'node:http';
 import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
-import { handleHttpInbound, problemResponse, type HttpInboundResponse } from '../didcomm/transport/http.js';
+import { badTargetResponse, handleHttpInbound, problemResponse, type HttpInboundResponse } from '../didcomm/transport/http.js';
 import { attachWsEndpoint, type WsEndpoint } from '../didcomm/transport/ws.js';
 import { checkInboundMessage, DEFAULT_MAX_BYTES } from '../didcomm/transport/media-type.js';
 import { inspectInvitationUrl } from '../conformance/oob-url.js';
@@ -145,8 +145,7 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
   const server = http.createServer((req, res) => {
     void (async () => {
       const url = requestUrl(req.url);
-      // RFC 9112 §3.2: a request-target that is not a path or an absolute URL is a bad request.
-      if (!url) return send(res, problemResponse('invalid_request', 'the request target is not a path'));
+      if (!url) return send(res, badTargetResponse());
       if (!agent) return send(res, problemResponse('temporarily_unavailable', 'the mediator is starting'));
       if (url.pathname !== '/didcomm' || req.method !== 'POST') return send(res, await otherRoute(req.method, url, req.headers.accept));
       const body = await readBody(req, res, maxBytes);
@@ -190,7 +189,7 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
     ws,
     async serve(req) {
       const url = requestUrl(req.url);
-      if (!url) return problemResponse('invalid_request', 'the request target is not a path');
+      if (!url) return badTargetResponse();
       if (url.pathname !== '/didcomm' || req.method !== 'POST') return otherRoute(req.method, url);
       const body = req.body ?? '';
       if (Buffer.byteLength(body) > maxBytes) return problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`);

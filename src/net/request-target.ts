@@ -19,6 +19,9 @@ export function requestUrl(target: string | undefined): URL | undefined {
   }
 }
 
+/** The detail of the 400 `invalid_request` a server answers when requestUrl gives undefined (RFC 9112 §3.2). */
+export const NOT_A_PATH = 'the request target is not a path';
+
 /** The request's path; '' when its target has none (no route matches it). */
 export function requestPath(target: string | undefined): string {
   return requestUrl(target)?.pathname ?? '';

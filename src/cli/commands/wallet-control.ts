@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { IdsyncError, asErrorCode, httpStatusOf, isIdsyncError, toIdsyncError } from '../../errors.js';
 import { parseJsonBounded } from '../../json-depth.js';
 import { listen } from '../../listen.js';
-import { requestUrl } from '../../net/request-target.js';
+import { NOT_A_PATH, requestUrl } from '../../net/request-target.js';
 import { problemDocument } from '../../problem-details.js';
 
 /** What DIR/serve.json holds while `wallet serve` runs (mode 0600: the token guards the wallet). */
@@ -42,8 +42,7 @@ export function startControl(token: string, routes: Record<string, ControlRoute>
     // RFC 9110 §11.6.1: a 401 names the scheme it wants.
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return problem(401, 'unauthorized', 'wrong or missing control token', {}, { 'www-authenticate': 'Bearer' });
     const url = requestUrl(req.url);
-    // RFC 9112 §3.2: a request-target that is not a path or an absolute URL is a bad request.
-    if (!url) return problem(400, 'invalid_request', 'the request target is not a path');
+    if (!url) return problem(400, 'invalid_request', NOT_A_PATH);
     const handler = routes[`${req.method} ${url.pathname}`];
     if (!handler) return problem(404, 'not_found', `${req.method} ${url.pathname}`);
     const chunks: Buffer[] = [];

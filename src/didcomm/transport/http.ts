@@ -12,7 +12,7 @@ import { httpStatusOf, IdsyncError, isIdsyncError, type ErrorCode } from '../../
 import { inProcessExchange, networkError } from '../../http-fetch.js';
 import { plainReply, replyOutcome, responseReply, withTimeout, type Reply } from './http-reply.js';
 import { listen, urlHost } from '../../listen.js';
-import { requestUrl } from '../../net/request-target.js';
+import { NOT_A_PATH, requestUrl } from '../../net/request-target.js';
 import { problemDocument } from '../../problem-details.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
 import type { InboundHandler, Transport } from '../types.js';
@@ -134,6 +134,11 @@ export function problemResponse(code: ErrorCode, detail: string, status: number 
   return { status, contentType: 'application/problem+json', body: JSON.stringify(problemDocument(status, code, detail, extra)), problem: { code, detail, ...extra } };
 }
 
+/** 400 for a request-target that is neither a path nor an absolute URL (RFC 9112 §3.2: requestUrl gave none). */
+export function badTargetResponse(): HttpInboundResponse {
+  return problemResponse('invalid_request', NOT_A_PATH);
+}
+
 /** 503 with Retry-After (RFC 9110 §10.2.3, §15.6.4): the message was not processed; send it again. */
 export function retryLaterResponse(retryAfterSeconds: number): HttpInboundResponse {
   const detail = 'the message could not be processed now; send it again later';
@@ -244,8 +249,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
 
   const server = http.createServer((req, res) => {
     const url = requestUrl(req.url);
-    // RFC 9112 §3.2: a request-target that is not a path or an absolute URL is a bad request.
-    if (!url) return send(res, problemResponse('invalid_request', 'the request target is not a path'));
+    if (!url) return send(res, badTargetResponse());
     const pathname = url.pathname;
     const handler = pathname === path ? options.handler : options.handlerFor && pathname.startsWith(`${path}/`) ? options.handlerFor(pathname.slice(path.length + 1)) : undefined;
     if (!handler) return send(res, problemResponse('not_found', `messages go to ${path}`));
