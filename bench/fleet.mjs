@@ -4,8 +4,9 @@
 //      worker thread of its own, the wallets on a worker thread for each other core, linked
 //      without sockets);
 //   2. open model at 80 % of the larger measured throughput, with a ramp: p99 of the whole sync;
-// and prints each figure beside its target: 1,000 wallets syncing in ≤ 8 s (10,000 in ≤ 60 s),
-// p99 ≤ 1 s at 80 % of the maximum rate, memory per idle wallet ≤ 50 KB; and the time, p99 and
+// and prints each figure beside its target: 1,000 wallets syncing in ≤ 8 s (10,000 in ≤ 60 s;
+// beyond 10,000 the target is no time but every flow completed), p99 ≤ 1 s at 80 % of the maximum
+// rate, memory per idle wallet ≤ 50 KB; and the time, p99 and
 // peak memory (the process's RSS, each thread's heap) of each run. Runs the compiled package
 // (dist/: `npm run build` first, which `npm run bench:fleet` does), as users run `idsync fleet`.
 // Options (argv or env): --quick (BENCH_QUICK=1: 200 wallets, a 10 s open run); --wallets N
@@ -36,9 +37,12 @@ for (const r of runs) if (!['one', 'auto', 'open'].includes(r)) throw new Error(
 const json = argv.includes('--json');
 const cores = availableParallelism();
 
-// 1,000 wallets in 8 s, 10,000 in 60 s: per flow, 8 ms up to 1,000 wallets and 6 ms from 10,000.
-const fleetTargetMs = (n) => (n <= 1000 ? 8 : n >= 10_000 ? 6 : 8 - (2 * (n - 1000)) / 9000) * n;
-const TARGETS = { fleetSeconds: Math.round(fleetTargetMs(wallets) / 100) / 10, p99AtEightyMs: 1000, memoryPerWalletKB: 50 };
+// 1,000 wallets in 8 s, 10,000 in 60 s: per flow, 8 ms up to 1,000 wallets and 6 ms at 10,000.
+// Larger runs have no time to meet, only every flow completed (100,000 "completes in one run with
+// no failures"): a time drawn on from 10,000's would be a target nobody set.
+const fleetTargetMs = (n) => (n > 10_000 ? null : (n <= 1000 ? 8 : 8 - (2 * (n - 1000)) / 9000) * n);
+const targetMs = fleetTargetMs(wallets);
+const TARGETS = { fleetSeconds: targetMs === null ? null : Math.round(targetMs / 100) / 10, p99AtEightyMs: 1000, memoryPerWalletKB: 50 };
 
 let lastProgress = 0;
 const progress = (label) => (p) => {
@@ -89,6 +93,9 @@ const busy = (r, role) => {
 const peak = (r) => (r ? `${r.peakMemoryMB.rss ?? '?'} MB / ${Math.max(0, ...Object.values(r.peakMemoryMB.heap))} MB` : '-');
 const col = (r, f) => (r ? f(r) : '-');
 const best = closedRuns.length ? Math.min(...closedRuns.map((r) => r.durationMs)) : Infinity;
+const allComplete = closedRuns.every((r) => r.completed === wallets && r.failed === 0);
+const timeVerdict = () =>
+  TARGETS.fleetSeconds === null ? `target: every flow completes: ${verdict(allComplete)}` : `target ≤ ${TARGETS.fleetSeconds} s: ${verdict(best <= TARGETS.fleetSeconds * 1000)}`;
 const memory = Math.max(0, ...closedRuns.map((r) => r.memoryPerWalletKB ?? 0));
 const row = (label, a, b, note = '') => `  ${label.padEnd(44)}${String(a).padStart(16)}${String(b).padStart(22)}${note ? `   ${note}` : ''}`;
 const lines = [
@@ -96,7 +103,7 @@ const lines = [
   `idsync fleet benchmark: node ${process.version}, ${cores} core(s) (${cpus()[0]?.model ?? 'cpu'}), sync scenario, embedded twin, compiled package`,
   '',
   row(`closed model, ${wallets} wallets, ${concurrency} at a time`, '1 thread', `auto (${perCore?.workers ?? '-'} + service)`),
-  row('wall time of the flows', col(one, (r) => s(r.durationMs)), col(perCore, (r) => s(r.durationMs)), closedRuns.length ? `target ≤ ${TARGETS.fleetSeconds} s: ${verdict(best <= TARGETS.fleetSeconds * 1000)}` : ''),
+  row('wall time of the flows', col(one, (r) => s(r.durationMs)), col(perCore, (r) => s(r.durationMs)), closedRuns.length ? timeVerdict() : ''),
   row('idle wallets made before (setup)', col(one, (r) => s(r.setupMs)), col(perCore, (r) => s(r.setupMs))),
   row('flows per second', col(one, (r) => r.flowsPerSecond), col(perCore, (r) => r.flowsPerSecond)),
   row('p50 / p99 of a whole sync', col(one, (r) => `${s(r.steps.total.p50Ms)} / ${s(r.steps.total.p99Ms)}`), col(perCore, (r) => `${s(r.steps.total.p50Ms)} / ${s(r.steps.total.p99Ms)}`)),
@@ -128,7 +135,8 @@ if (json) {
       open: open ? { ratePerSecond: rate, maxRatePerSecond: maxRate, workers: openWorkers, summary: open } : null,
       targets: TARGETS,
       meets: {
-        fleetSeconds: closedRuns.length ? best <= TARGETS.fleetSeconds * 1000 : null,
+        fleetSeconds: closedRuns.length && TARGETS.fleetSeconds !== null ? best <= TARGETS.fleetSeconds * 1000 : null,
+        allComplete: closedRuns.length ? allComplete : null,
         p99AtEighty: open ? (open.steps.total?.p99Ms ?? Infinity) <= TARGETS.p99AtEightyMs : null,
         memoryPerWallet: closedRuns.length ? memory <= TARGETS.memoryPerWalletKB : null,
       },
