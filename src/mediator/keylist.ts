@@ -50,7 +50,7 @@ export interface Keylist {
   update(party: string, updates: RecipientUpdate[]): Promise<RecipientUpdated[]>;
   /** The party's recipient DIDs, in key order; one page with `paginate`. */
   list(party: string, paginate?: Paginate): Promise<{ dids: string[]; total: number }>;
-  /** The registration a forward's `next` names: the DID or key id itself, else (a key id) its DID. A removed DID has none. */
+  /** The registration a forward's `next` names: the DID or key id itself, else (a key id) its DID. Removed ones do not count. */
   lookup(next: string): Promise<Registration | undefined>;
   /** Whose messages for `did` are: its registration, or its owner's claim on what still waits after removing it. */
   holding(did: string): Promise<Registration | undefined>;
@@ -162,8 +162,14 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
       return { dids, total: all.length };
     },
     async lookup(next) {
-      const reg = await record(next);
-      return reg?.removedAt === undefined ? reg : undefined;
+      if (!isRecipientDid(next)) return undefined;
+      const own = await recipients.get(key(next));
+      if (own && own.removedAt === undefined) return own;
+      // A key id its owner removed (its waiting messages still theirs) no longer routes, but the
+      // key's DID may still be registered, and a DID's registration takes forwards for its keys.
+      if (!next.includes('#')) return undefined;
+      const byDid = await recipients.get(key(didOf(next)));
+      return byDid?.removedAt === undefined ? byDid : undefined;
     },
     holding: record,
     withRecipient,

@@ -57,4 +57,26 @@ describe('keylist', () => {
     expect(await k.update('did:example:other', [{ recipientDid: DID, action: 'add' }])).toEqual([{ recipientDid: DID, action: 'add', result: 'success' }]);
     await store.close();
   });
+
+  it('routes a key id its owner removed, messages still waiting, by the registration of its DID', async () => {
+    const store = await openStore();
+    const k = keylist({ store, clock: systemClock, waiting: async () => 1 });
+    const KID = `${DID}#key-2`;
+    await k.grant(PARTY, '2.0');
+    await k.update(PARTY, [
+      { recipientDid: DID, action: 'add' },
+      { recipientDid: KID, action: 'add' },
+    ]);
+    expect(await k.lookup(KID)).toMatchObject({ recipientDid: KID });
+    await k.update(PARTY, [{ recipientDid: KID, action: 'remove' }]);
+    // The key id's claim holds what waits for it; new forwards to it go by the DID.
+    expect(await k.holding(KID)).toMatchObject({ recipientDid: KID, removedAt: expect.any(String) });
+    expect(await k.lookup(KID)).toMatchObject({ recipientDid: DID, owner: PARTY });
+    expect((await k.lookup(KID))?.removedAt).toBeUndefined();
+    // With the DID removed as well, nothing routes it.
+    await k.update(PARTY, [{ recipientDid: DID, action: 'remove' }]);
+    expect(await k.lookup(KID)).toBeUndefined();
+    expect(await k.lookup(DID)).toBeUndefined();
+    await store.close();
+  });
 });
