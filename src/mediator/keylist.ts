@@ -2,8 +2,12 @@
 // Mediation §Mediate Grant) and the recipient DIDs each registered (§Keylist Update / §Recipient
 // Update), "in order for the mediator to start accepting Forward Message for those DIDs". A DID
 // belongs to one party: registering a DID another party holds is a client_error, so nobody can
-// have another's messages routed to themselves (the spec's "Future Considerations" name the risk).
-// Each change is one batch (the DID and the party's index of its DIDs together).
+// have another's messages routed to themselves (the spec's "Future Considerations" name the risk:
+// "a malicious party registers a key for another party at the same mediator, and before the other
+// party"). That holds across a DID and its key ids (a forward's `next` may name either, Routing
+// 2.0 §Forward), and a party DID that was granted mediation is its own party's alone: it proved
+// control of that DID, so its grant ends any registration of it (or of its keys) another party
+// made first. Each change is one batch (the DID and the party's index of its DIDs together).
 //
 // A DID its owner removes while messages for it still wait is not let go at once: forwards for it
 // are refused from then on (it is no longer registered), but what was acknowledged before stays
@@ -11,7 +15,7 @@
 // those messages, until they are gone. The spec says nothing of queued messages at removal;
 // idsync keeps what it acknowledged.
 import { ionShortForm } from '../did/ion-form.js';
-import { didOf } from '../didcomm/message.js';
+import { didOf, sameDid } from '../didcomm/message.js';
 import type { Clock } from '../clock.js';
 import { toIdsyncError } from '../errors.js';
 import type { MediationVersion, Paginate, RecipientUpdate, RecipientUpdated } from '../protocols/coordinate-mediation.js';
@@ -99,6 +103,24 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
     { type: 'del', collection: KEYLIST_COLLECTIONS.recipients, key: key(reg.recipientDid) },
     { type: 'del', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(reg.owner, reg.recipientDid) },
   ];
+  /** Ends a registration whatever its state (a granted party takes its own DID back): its owner's index too. */
+  const revoke = (reg: Registration): BatchOp[] => [...release(reg), { type: 'del', collection: KEYLIST_COLLECTIONS.owned, key: ownedKey(reg.owner, reg.recipientDid) }];
+  /**
+   * The other records of `recipient`'s DID: the DID itself (for a key id) and every DID URL of it
+   * (key ids, and paths or queries, which DID syntax starts with '/' and '?'), keyed `<DID><sep>…`.
+   */
+  const kin = async (recipient: string): Promise<Registration[]> => {
+    const did = didOf(recipient);
+    const found: Registration[] = [];
+    if (did !== recipient) {
+      const reg = await recipients.get(key(did));
+      if (reg) found.push(reg);
+    }
+    for (const sep of ['#', '/', '?']) {
+      for (const e of await recipients.list({ prefix: key(did) + sep })) if (e.key !== key(recipient)) found.push(e.value);
+    }
+    return found;
+  };
 
   const recipientsOf = async (party: string): Promise<string[]> => (await owned.list({ prefix: `${key(party)} ` })).map((e) => e.value.recipientDid);
 
@@ -109,11 +131,16 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
       const mine = held !== undefined && key(held.owner) === key(party);
       if (u.action === 'add') {
         if (mine && held.removedAt === undefined) return { ...u, result: 'no_change' };
+        // Another granted party's own DID (or a key of it): only that party registers it.
+        const did = didOf(u.recipientDid);
+        if (!sameDid(did, party) && (await grants.get(key(did))) !== undefined) return { ...u, result: 'client_error' };
         const ops: BatchOp[] = [];
-        if (held && !mine) {
-          // Another party's DID, or one it removed while messages for it wait: those stay its own.
-          if (held.removedAt === undefined || (await waiting(held.recipientDid)) > 0) return { ...u, result: 'client_error' };
-          ops.push(...release(held));
+        // The DID, or a key id of the same DID, held by another party: the DID is theirs.
+        for (const other of held && !mine ? [held, ...(await kin(u.recipientDid))] : await kin(u.recipientDid)) {
+          if (key(other.owner) === key(party)) continue;
+          // Another party's, or one it removed while messages for it wait: those stay its own.
+          if (other.removedAt === undefined || (await waiting(other.recipientDid)) > 0) return { ...u, result: 'client_error' };
+          ops.push(...release(other));
         }
         // Its owner registers a removed DID again: the claim becomes a registration.
         if (mine) ops.push({ type: 'del', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(party, u.recipientDid) });
@@ -146,9 +173,16 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
 
   return {
     async grant(party, version) {
-      const grant: Grant = { did: party, version, grantedAt: (await grants.get(key(party)))?.grantedAt ?? now() };
-      await grants.put(key(party), grant);
-      return grant;
+      // Under the DID's lock, so no add of it slips in between: from the grant on, update() refuses it to others.
+      return withRecipient(party, async () => {
+        const grant: Grant = { did: party, version, grantedAt: (await grants.get(key(party)))?.grantedAt ?? now() };
+        // Registrations of the party's DID or its keys another party made first are let go: the
+        // party's messages are its own to collect (its pickups read its DID's queue).
+        const exact = await recipients.get(key(party));
+        const taken = [...(exact ? [exact] : []), ...(await kin(party))].filter((r) => key(r.owner) !== key(party));
+        await deps.store.batch([{ type: 'put', collection: KEYLIST_COLLECTIONS.grants, key: key(party), value: grant }, ...taken.flatMap(revoke)]);
+        return grant;
+      });
     },
     granted: (party) => grants.get(key(party)),
     async update(party, updates) {

@@ -9,7 +9,7 @@
 // Live pushes travel inside a `delivery` (threaded to the live-delivery-change that asked for
 // them; the Identus SDK handles nothing else arriving on the socket) and stay queued until
 // messages-received: a push the connection lost is delivered again by the next delivery-request.
-import { sameDid } from '../didcomm/message.js';
+import { didOf, sameDid } from '../didcomm/message.js';
 import { ionShortForm } from '../did/ion-form.js';
 import { IdsyncError, isIdsyncError } from '../errors.js';
 import { buildDelivery, buildStatus, messagePickupProtocol } from '../protocols/message-pickup.js';
@@ -23,6 +23,15 @@ const PERSISTENT = new Set(['ws', 'memory', 'link']);
 
 /** At most this many messages in one delivery, whatever the limit asked. */
 export const MAX_DELIVERY = 100;
+
+/**
+ * At most this many bytes of packed messages in one delivery (one message always goes, however
+ * large). Each may be up to the policy's maxMessageBytes (256 KiB), and a delivery carries them
+ * base64-encoded and is then encrypted: ten large ones make a reply over 1 MiB, more than idsync's
+ * wallet (and others) take in, and as the same oldest messages come first every time, pickup
+ * would stall for good. §Delivery Request: `limit` is the most to deliver, so fewer may go.
+ */
+export const MAX_DELIVERY_BYTES = 512 * 1024;
 
 interface Scope {
   /** The authenticated requester. */
@@ -58,26 +67,40 @@ export function mediatorPickup(core: MediatorCore): Pickup {
       // A party that registered its own DID (idsync's wallet does) holds it once: each DID's queue is read once.
       // With the DIDs it removed while messages for them waited: those are still its to collect.
       const dids = [party, ...(await core.keylist.recipientsOf(party)), ...(await core.keylist.retiredOf(party))];
-      return { party, dids: [...new Map(dids.map((d) => [ionShortForm(d), d])).values()] };
+      const unique = [...new Map(dids.map((d) => [ionShortForm(d), d])).values()];
+      const mine: string[] = [];
+      for (const d of unique) if (!(await anotherParty(d, party))) mine.push(d);
+      return { party, dids: mine };
     }
     if (sameDid(recipientDid, party)) return { party, dids: [party] };
+    if (await anotherParty(recipientDid, party)) throw protocolError('forbidden', 'a recipient may only collect its own messages');
     const reg = await core.keylist.holding(recipientDid);
     if (!reg) throw protocolError('mediation_required', `no recipient registered ${recipientDid.slice(0, 200)} here`, { recipientDid: recipientDid.slice(0, 200) });
     if (!sameDid(reg.owner, party)) throw protocolError('forbidden', 'a recipient may only collect its own messages');
     return { party, dids: [reg.recipientDid] };
   }
 
+  /**
+   * Whether `did` (or the DID of a key id) is another party's own, granted mediation: its queue is
+   * that party's alone, whatever registration another party made of it (keylist.ts lets those go
+   * at the grant and refuses new ones; one kept from before is not read through).
+   */
+  async function anotherParty(did: string, party: string): Promise<boolean> {
+    return !sameDid(did, party) && (await core.keylist.granted(didOf(did))) !== undefined;
+  }
+
   /** The oldest deliverable messages across `dids` (queue ids sort by arrival), at most `limit`. */
-  async function oldest(dids: string[], limit?: number): Promise<QueuedMessage[]> {
-    const all = (await Promise.all(dids.map((d) => core.queue.list(d)))).flat().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return limit === undefined ? all : all.slice(0, limit);
+  async function oldest(dids: string[], limit: number): Promise<QueuedMessage[]> {
+    // Each DID's oldest `limit` hold the oldest `limit` of all: the rest are not read.
+    const all = (await Promise.all(dids.map((d) => core.queue.list(d, limit)))).flat().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return all.slice(0, limit);
   }
 
   async function status(ctx: HandlerContext, scope: Scope, recipientDid?: string): Promise<void> {
     // Counted from what the queue keeps of each message: none is read.
     const entries = (await Promise.all(scope.dids.map((d) => core.queue.waiting(d)))).flat();
     const now = core.clock.now();
-    const times = entries.map((e) => e.queuedAt);
+    const span = timeSpan(entries);
     await ctx.reply(
       buildStatus(
         {
@@ -85,11 +108,11 @@ export function mediatorPickup(core: MediatorCore): Pickup {
           messageCount: entries.length,
           // "If a recipient_did was specified in the status-request message, the matching value MUST be specified".
           ...(recipientDid !== undefined ? { recipientDid } : {}),
-          ...(entries.length
+          ...(span
             ? {
-                longestWaitedSeconds: Math.max(0, Math.floor((now - Math.min(...times)) / 1000)),
-                oldestReceivedTime: Math.floor(Math.min(...times) / 1000),
-                newestReceivedTime: Math.floor(Math.max(...times) / 1000),
+                longestWaitedSeconds: Math.max(0, Math.floor((now - span.oldest) / 1000)),
+                oldestReceivedTime: Math.floor(span.oldest / 1000),
+                newestReceivedTime: Math.floor(span.newest / 1000),
                 totalBytes: entries.reduce((n, e) => n + e.size, 0),
               }
             : {}),
@@ -106,7 +129,7 @@ export function mediatorPickup(core: MediatorCore): Pickup {
 
       'delivery-request': async (ctx, parsed) => {
         const scope = await scopeOf(ctx, parsed.recipientDid);
-        const entries = await oldest(scope.dids, Math.min(parsed.limit, MAX_DELIVERY));
+        const entries = withinBytes(await oldest(scope.dids, Math.min(parsed.limit, MAX_DELIVERY)), MAX_DELIVERY_BYTES);
         // §Delivery Request: "If no messages are available to be sent, a status message MUST be sent immediately."
         if (entries.length === 0) return status(ctx, scope, parsed.recipientDid);
         const delivery = buildDelivery(
@@ -194,4 +217,32 @@ export async function takeOne(core: Pick<MediatorCore, 'queue' | 'events'>, did:
   await core.queue.remove(did, [entry.id]);
   core.events.emit('message-delivered', { to: ionShortForm(did), messageId: entry.messageId, type: entry.type, via: 'return-route', queueId: entry.id });
   return true;
+}
+
+/**
+ * The oldest and newest queueing times (ms) of `entries`, or undefined when there are none. A
+ * loop, not Math.min(...times): spread into a call, a queue of some 120,000 messages (any number of
+ * recipient DIDs times maxPerRecipient) overflows the call stack, and every status would fail.
+ */
+export function timeSpan(entries: ReadonlyArray<{ queuedAt: number }>): { oldest: number; newest: number } | undefined {
+  if (entries.length === 0) return undefined;
+  let oldest = Infinity;
+  let newest = -Infinity;
+  for (const e of entries) {
+    if (e.queuedAt < oldest) oldest = e.queuedAt;
+    if (e.queuedAt > newest) newest = e.queuedAt;
+  }
+  return { oldest, newest };
+}
+
+/** The first of `entries` whose packed messages together take at most `maxBytes`, and always the first one (MAX_DELIVERY_BYTES). */
+export function withinBytes<T extends { packed: string }>(entries: readonly T[], maxBytes: number): T[] {
+  const out: T[] = [];
+  let bytes = 0;
+  for (const e of entries) {
+    bytes += Buffer.byteLength(e.packed);
+    if (out.length > 0 && bytes > maxBytes) break;
+    out.push(e);
+  }
+  return out;
 }

@@ -197,9 +197,11 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
     async enqueue(recipient, packed, meta = {}) {
       let now = deps.clock.now();
       let live = alive(await slots(recipient), now);
-      // The same message again (a sender retrying an unanswered send) waits once.
+      // The same message again (a sender retrying an unanswered send) waits once. A copy past its
+      // own end (a forward's expires_time, DIDComm v2.1 §Message Headers) is no longer delivered, though not yet
+      // deleted: the message is queued anew, with the headers it came with this time.
       if (meta.messageId !== undefined) {
-        const same = live.find((s) => s.messageId === meta.messageId);
+        const same = live.find((s) => s.messageId === meta.messageId && !ended(s, now));
         const kept = same && (await col.get(prefix(recipient) + same.id));
         if (kept) return kept;
       }

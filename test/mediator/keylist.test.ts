@@ -79,4 +79,51 @@ describe('keylist', () => {
     expect(await k.lookup(DID)).toBeUndefined();
     await store.close();
   });
+
+  it('keeps a DID and its key ids with one party: a key id of another\'s DID, or a DID another holds a key id of, is refused', async () => {
+    const store = await openStore();
+    const k = keylist({ store, clock: systemClock });
+    const OTHER = 'did:example:other';
+    const add = (party: string, recipientDid: string) => k.update(party, [{ recipientDid, action: 'add' }]).then((r) => r[0]!.result);
+    await k.grant(PARTY, '2.0');
+    await k.grant(OTHER, '2.0');
+    // The other party holds the DID: none of its keys may be added by this one.
+    expect(await add(OTHER, DID)).toBe('success');
+    expect(await add(PARTY, `${DID}#key-2`)).toBe('client_error');
+    expect(await k.lookup(`${DID}#key-2`)).toMatchObject({ recipientDid: DID, owner: OTHER });
+    // The other party holds only a key id of a DID: neither the DID nor another of its keys may be added.
+    const BOB = 'did:example:bob';
+    expect(await add(OTHER, `${BOB}#key-1`)).toBe('success');
+    expect(await add(PARTY, BOB)).toBe('client_error');
+    expect(await add(PARTY, `${BOB}#key-3`)).toBe('client_error');
+    expect(await k.lookup(`${BOB}#key-3`)).toBeUndefined();
+    // The party holding them adds the rest of the DID.
+    expect(await add(OTHER, BOB)).toBe('success');
+    expect(await add(OTHER, `${DID}#key-2`)).toBe('success');
+    expect(await k.recipientsOf(PARTY)).toEqual([]);
+    await store.close();
+  });
+
+  it('keeps a granted party\'s own DID its own: another may not add it or its keys, and a grant ends what another added first', async () => {
+    const store = await openStore();
+    const k = keylist({ store, clock: systemClock });
+    const OTHER = 'did:example:other';
+    const add = (party: string, recipientDid: string) => k.update(party, [{ recipientDid, action: 'add' }]).then((r) => r[0]!.result);
+    await k.grant(PARTY, '2.0');
+    await k.grant(OTHER, '2.0');
+    expect(await add(OTHER, PARTY)).toBe('client_error');
+    expect(await add(OTHER, `${PARTY}#key-1`)).toBe('client_error');
+    expect(await add(PARTY, PARTY)).toBe('success');
+    // Registered before its owner asked for mediation: the grant lets it go.
+    const LATE = 'did:example:late';
+    expect(await add(OTHER, LATE)).toBe('success');
+    expect(await add(OTHER, `${LATE}#key-1`)).toBe('success');
+    await k.grant(LATE, '2.0');
+    expect(await k.recipientsOf(OTHER)).toEqual([]);
+    expect(await k.holding(LATE)).toBeUndefined();
+    expect(await k.lookup(`${LATE}#key-1`)).toBeUndefined();
+    expect(await add(LATE, LATE)).toBe('success');
+    expect(await add(LATE, `${LATE}#key-1`)).toBe('success');
+    await store.close();
+  });
 });

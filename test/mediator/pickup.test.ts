@@ -9,6 +9,8 @@ import { pack } from '../../src/didcomm/envelope/index.js';
 import { buildLiveDeliveryChange, buildMessagesReceived } from '../../src/protocols/message-pickup.js';
 import { queryRecipients, requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
 import { TRUST_PING } from '../../src/protocols/trust-ping.js';
+import { KEYLIST_COLLECTIONS } from '../../src/mediator/keylist.js';
+import { MAX_DELIVERY_BYTES, timeSpan } from '../../src/mediator/pickup.js';
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
 import { messageLog } from '../../src/store/messages.js';
 import { openStore, type Store } from '../../src/store/store.js';
@@ -162,6 +164,48 @@ describe('forward and pickup', () => {
     expect(problems).toEqual(['e.p.trust.forbidden', 'e.p.req.not-enrolled']);
   });
 
+  it("never reads another granted party's own DID through a registration of it another party holds", async () => {
+    const { m, store } = await setup();
+    const a = party();
+    const b = party();
+    cleanup.push(() => a.close(), () => b.close());
+    await requestMediation(b.router, m.did, '2.0');
+    await requestMediation(a.router, m.did, '2.0');
+    // A registration of b's DID by a, as kept in the store from before a grant let such go.
+    await store.batch([
+      { type: 'put', collection: KEYLIST_COLLECTIONS.recipients, key: b.did, value: { recipientDid: b.did, owner: a.did, addedAt: new Date().toISOString() } },
+      { type: 'put', collection: KEYLIST_COLLECTIONS.owned, key: `${a.did} ${b.did}`, value: { recipientDid: b.did } },
+    ]);
+    const queued = await m.agent.mediator.queue.enqueue(b.did, JSON.stringify({ protected: 'p', ciphertext: 'for b' }));
+    expect((await status(a, m.did)).status.messageCount).toBe(0);
+    expect(await messagesReceived(a, m.did, [queued.id])).toMatchObject({ messageCount: 0 });
+    const problems: string[] = [];
+    a.router.events.on('received', (e: { message: { type: string; body: { code?: string } } }) => {
+      if (e.message.type.endsWith('/problem-report')) problems.push(String(e.message.body.code));
+    });
+    await a.router.send({ type: 'https://didcomm.org/messagepickup/3.0/status-request', body: { recipient_did: b.did }, return_route: 'all' }, { to: m.did });
+    expect(problems).toEqual(['e.p.trust.forbidden']);
+    expect((await status(b, m.did)).status.messageCount).toBe(1);
+  });
+
+  it('delivers large messages in deliveries of bounded size, fewer than the limit, until all are collected', async () => {
+    const { m, r, a } = await setup();
+    // Six of about 200 KB: within the 256 KiB a forward may carry, 1.6 MB base64-encoded in one delivery.
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await m.agent.mediator.queue.enqueue(a, JSON.stringify({ protected: `p${i}`, ciphertext: 'c'.repeat(200_000) }))).id);
+    const collected: string[] = [];
+    for (let round = 0; round < 6 && collected.length < ids.length; round++) {
+      const d = await deliveryRequest(r, m.did, 10);
+      if (!isDelivery(d)) throw new Error('expected a delivery');
+      expect(d.messages.length).toBeLessThan(10);
+      expect(d.messages.reduce((n, x) => n + x.packed.length, 0)).toBeLessThanOrEqual(MAX_DELIVERY_BYTES);
+      collected.push(...d.messages.map((x) => x.id));
+      await messagesReceived(r, m.did, d.messages.map((x) => x.id));
+    }
+    expect(collected).toEqual(ids);
+    expect(await deliveryRequest(r, m.did)).toMatchObject({ status: { messageCount: 0 } });
+  });
+
   it('refuses a forward to a DID nobody registered, and keeps nothing', async () => {
     const { m, r, s } = await setup();
     const unknown = extraDid(r, m.did).did;
@@ -239,5 +283,14 @@ describe('forward and pickup', () => {
     await r.router.send({ type: 'https://didcomm.org/messagepickup/3.0/live-delivery-change', body: { live_delivery: true }, return_route: 'all' }, { to: m.did });
     expect((await problem).message.body.code).toBe('e.m.live-mode-not-supported');
     expect((await status(r, m.did)).status.liveDelivery).toBe(false);
+  });
+});
+
+describe('status over a long queue', () => {
+  it('finds the oldest and newest of more queueing times than a call takes arguments', () => {
+    const t0 = Date.UTC(2026, 0, 1);
+    const entries = Array.from({ length: 300_000 }, (_, i) => ({ queuedAt: t0 + ((i * 7919) % 300_000) }));
+    expect(timeSpan(entries)).toEqual({ oldest: t0, newest: t0 + 299_999 });
+    expect(timeSpan([])).toBeUndefined();
   });
 });

@@ -140,4 +140,19 @@ describe('the mediator queue', () => {
       expect((await queue.list(did)).map((e) => e.id), `step ${step}`).toEqual(expected);
     }
   });
+
+  it('queues anew a message sent again after an earlier copy passed its own end, though that copy is not yet deleted', async () => {
+    const inner = await openStore();
+    cleanup.push(() => inner.close());
+    const clock = new ManualClock();
+    const queue = messageQueue({ store: inner, clock, ids: sequentialIds('q') });
+    const did = 'did:example:alice';
+    await queue.enqueue(did, packedOf(10), { messageId: 'sha256:P', expiresAt: clock.now() + 2000 });
+    // The first copy's end passes; nobody looked at the queue since, so it is still stored.
+    clock.advance(5000);
+    const again = await queue.enqueue(did, packedOf(10), { messageId: 'sha256:P' });
+    expect(again.expiresAt).toBeUndefined();
+    expect(await queue.count(did)).toBe(1);
+    expect((await queue.list(did)).map((e) => e.id)).toEqual([again.id]);
+  });
 });
