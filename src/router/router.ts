@@ -196,7 +196,7 @@ export function createRouter(options: RouterOptions): Router {
    * and, when its sender is authenticated, answered with e.p.msg.duplicate (pthid = its thread) —
    * unless duplicates are expected (`reportDuplicates: false`, or a receive marked `redelivery`).
    */
-  async function refuseDuplicate(inc: Incoming, results: ConformanceResult[]): Promise<RouterResult> {
+  async function refuseDuplicate(inc: Incoming, results: ConformanceResult[], handling = false): Promise<RouterResult> {
     const { message, metadata, replies } = inc;
     const id = String(message.id);
     // idsync's replay protection (docs/protocols.md, idsync profile); the spec obliges no receiver to.
@@ -210,6 +210,7 @@ export function createRouter(options: RouterOptions): Router {
     const problemCode = report ? await sendProblem(core, inc, error) : undefined;
     log('info', 'duplicate message dropped', { id: message.id, ...(problemCode ? { problemCode } : {}) });
     const result: RouterResult = { message, metadata, replies, conformance: [...results, broken], status: 'duplicate', code: error.code, problemCode, error };
+    if (handling) result.otherCopyHandling = true;
     // A copy of a message refused for good without a report is refused the same way again (its
     // sender may be retrying because the first answer was lost), never accepted as if taken.
     const refusal = await seen.refusalOf(seenKey(message.id, senderOf(metadata) ?? message.from));
@@ -253,7 +254,8 @@ export function createRouter(options: RouterOptions): Router {
     if (core.strict && failures.length) return refuse('rejected', refusalFor(failures));
 
     const key = seenKey(message.id, senderOf(metadata) ?? message.from);
-    if (!(await seen.claim(key))) return refuseDuplicate(inc, results);
+    const claim = await seen.claim(key);
+    if (claim !== 'claimed') return refuseDuplicate(inc, results, claim === 'handling');
     // Handled before, though its id was never marked seen (the process stopped while handling
     // it, after its answer was stored): a replay all the same (steps/engine.ts).
     if (steps && senderOf(metadata) !== undefined && (await steps.answerFor(message).catch(() => undefined))) {

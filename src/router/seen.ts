@@ -42,8 +42,11 @@ export function isTransientProblem(code: string): boolean {
 }
 
 export interface SeenTracker {
-  /** Claims `key` for handling; false when a copy is being handled or was seen within the window. */
-  claim(key: string): Promise<boolean>;
+  /**
+   * Claims `key` for handling: 'claimed'; else 'handling' while another copy is being handled
+   * (its outcome not known yet), or 'seen' when a copy's outcome was final within the window.
+   */
+  claim(key: string): Promise<'claimed' | 'handling' | 'seen'>;
   /** Ends handling of a claimed key; with `type`, marks it seen first (with the refusal, if any). Never throws. */
   finish(key: string, mark?: { type: unknown; refusal?: InboundRefusal }): Promise<void>;
   /** The refusal a seen key was marked with, if any (a copy of that message gets it too). Never throws. */
@@ -113,15 +116,15 @@ export function seenTracker(
   return {
     async claim(key) {
       // Synchronously, before any await: a second copy arriving meanwhile finds the key taken.
-      if (inFlight.has(key)) return false;
+      if (inFlight.has(key)) return 'handling';
       inFlight.add(key);
       try {
         const rec = await seen.get(key);
         if (rec !== undefined && !stale(rec, clock.now())) {
           inFlight.delete(key);
-          return false;
+          return 'seen';
         }
-        return true;
+        return 'claimed';
       } catch (err) {
         inFlight.delete(key);
         throw err;

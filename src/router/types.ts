@@ -68,6 +68,11 @@ export interface RouterResult {
    */
   retryable?: boolean;
   /**
+   * A duplicate refused while another copy of the message is still being handled: that copy's
+   * outcome (handled, or a failure that may pass) is not known yet.
+   */
+  otherCopyHandling?: boolean;
+  /**
    * Refused for good (the id is marked seen) and no problem report told the sender: it has no
    * sender to answer (anoncrypt, plaintext without `from`), or the report could not be delivered.
    * A transport that can answer says so instead (HTTP 400 with the code), never "retry later".

@@ -35,6 +35,11 @@ export interface WalletEventMap {
    * ended (live mode is tried again on each round), 'live' when it is back.
    */
   'collecting-changed': { mediator: string; mode: 'live' | 'polling' };
+  /**
+   * Messages a pickup delivered were left queued at `peer`, not confirmed: their handling failed
+   * in a way that may pass, or another copy was still being handled. A later pickup brings them again.
+   */
+  'pickup-left-queued': { peer: string; count: number };
   /** A DID-auth presentation was sent. */
   'presentation-sent': { thid: string; domain: string; challenge: string };
   /** A thread ended: issuance or proof `done`, or `abandoned` after a problem. */

@@ -55,10 +55,19 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
     running = (async () => {
       try {
         let result = await pickup(d.ctx, d.session, d.mediator);
-        while (again && !stopped()) {
+        // `more`: the pickup stopped at its round guard with messages still queued and every
+        // round confirming some. What was queued before live mode is not pushed (§Live Mode), so
+        // nothing else would bring the rest.
+        while ((again || result.more) && !stopped()) {
           again = false;
           const more = await pickup(d.ctx, d.session, d.mediator);
-          result = { ...more, received: result.received + more.received, rounds: result.rounds + more.rounds, results: [...result.results, ...more.results] };
+          result = {
+            ...more,
+            received: result.received + more.received,
+            rounds: result.rounds + more.rounds,
+            results: [...result.results, ...more.results],
+            leftQueued: result.leftQueued + more.leftQueued,
+          };
         }
         return result;
       } finally {
@@ -114,6 +123,20 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
   };
   d.ctx.events.on('live-ended', onLiveEnded);
 
+  // Messages delivered but left queued (their handling failed in a way that may pass): polling
+  // brings them again on its next round; live mode pushes only new arrivals, so they are asked
+  // for once more after the poll interval.
+  let retry: NodeJS.Timeout | undefined;
+  const onLeftQueued = (e: { peer: string }) => {
+    if (e.peer !== d.mediator || mode !== 'live' || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (mode === 'live') void collect().catch((err) => log('pickup from the mediator failed', err));
+    }, d.pollIntervalMs);
+    retry.unref?.();
+  };
+  d.ctx.events.on('pickup-left-queued', onLeftQueued);
+
   // Live first: new messages are pushed from then on, and the status answering the change counts
   // what was queued before (§Live Mode: those are not pushed), collected only when there is some.
   const live = await goLive();
@@ -130,7 +153,10 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
       mode = 'stopped';
       if (timer) clearTimeout(timer);
       timer = undefined;
+      if (retry) clearTimeout(retry);
+      retry = undefined;
       d.ctx.events.off('live-ended', onLiveEnded);
+      d.ctx.events.off('pickup-left-queued', onLeftQueued);
     },
   };
 }

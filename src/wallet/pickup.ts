@@ -23,6 +23,13 @@ export interface PickupResult {
   results: RouterResult[];
   /** The last queue status the service reported. */
   status?: QueueStatus;
+  /**
+   * Delivered but left queued, not confirmed: a failure that may pass, or a copy of a message
+   * still being handled. Delivered again by a later pickup.
+   */
+  leftQueued: number;
+  /** Stopped at maxRounds while every round still confirmed messages and more were queued. */
+  more: boolean;
 }
 
 export interface PickupOptions {
@@ -40,6 +47,14 @@ interface AckBatch {
   ids: string[];
   timer?: NodeJS.Timeout | undefined;
   flush(): Promise<void>;
+}
+
+/** What came back for a request: the queue's status, or how many messages a delivery held and how many of them were confirmed. */
+interface Answer {
+  peer: string;
+  status?: QueueStatus;
+  delivered?: number;
+  confirmed?: number;
 }
 
 /** What the pickup handlers and the loops share: outstanding request ids and what came back. */
@@ -89,7 +104,7 @@ export class PickupSession {
   }
 
   /** Request id → the peer asked and the answer (status or delivery) handled for it. */
-  private readonly answers = new Map<string, { peer: string; status?: QueueStatus; delivered?: number }>();
+  private readonly answers = new Map<string, Answer>();
   readonly results: RouterResult[] = [];
   /** Peers (short DIDs) pushing to us on a live socket. */
   readonly live = new Set<string>();
@@ -128,11 +143,11 @@ export class PickupSession {
   peerOf(thid: string): string | undefined {
     return this.answers.get(thid)?.peer;
   }
-  answer(thid: string, patch: { status?: QueueStatus; delivered?: number }): void {
+  answer(thid: string, patch: Partial<Omit<Answer, 'peer'>>): void {
     const a = this.answers.get(thid);
     if (a) Object.assign(a, patch);
   }
-  take(id: string): { peer: string; status?: QueueStatus; delivered?: number } | undefined {
+  take(id: string): Answer | undefined {
     const a = this.answers.get(id);
     this.answers.delete(id);
     return a;
@@ -149,15 +164,22 @@ async function onDelivery(ctx: WalletContext, session: PickupSession, h: Handler
   if (!peer) {
     throw protocolError('unknown_thread', `delivery ${h.message.id} answers no delivery request of ours`, { thid });
   }
-  // Each queued message is handled as if it had just arrived; whatever the outcome (handled,
-  // refused, duplicate) it has been received, so it is acknowledged and not delivered again.
+  // Each queued message is handled as if it had just arrived. One whose outcome is final
+  // (handled, refused, a copy of one already handled) is confirmed and not delivered again. One
+  // whose handling failed in a way that may pass (a store error: the router left its id unseen,
+  // as its HTTP endpoint answers 503 for a retry), or a copy refused while another copy is still
+  // being handled, stays queued: §Messages Received lets the mediator delete what is listed, and
+  // "Delivered messages MUST NOT be deleted until delivery is acknowledged".
+  const ids: string[] = [];
   for (const m of messages) {
     const result = await ctx.router.receive(m.packed, { transport: 'pickup', redelivery: true });
     // Kept for the pickup() that asked; a live push has no one to hand its results to.
     if (requested) session.results.push(result);
+    if (!result.retryable && !result.otherCopyHandling) ids.push(m.id);
   }
-  session.answer(thid, { delivered: messages.length });
-  const ids = messages.map((m) => m.id);
+  session.answer(thid, { delivered: messages.length, confirmed: ids.length });
+  if (ids.length < messages.length) ctx.events.emit('pickup-left-queued', { peer, count: messages.length - ids.length });
+  if (ids.length === 0) return;
   // A live push is confirmed on its socket (no new HTTP request per delivery); its status answer
   // comes back on the socket later, which live mode expects.
   const via = session.live.has(peer) ? session.liveUrls.get(peer) : undefined;
@@ -259,6 +281,8 @@ export async function pickup(ctx: WalletContext, session: PickupSession, peer: s
   if (!status) throw new IdsyncError('pickup_unanswered', `${peer} did not answer the status-request on the return route`);
 
   let rounds = 0;
+  let leftQueued = 0;
+  let stalled = false;
   while (status.messageCount > 0 && rounds < maxRounds) {
     rounds += 1;
     const request = buildDeliveryRequest({ ...headers, limit }, deps(ctx));
@@ -270,11 +294,19 @@ export async function pickup(ctx: WalletContext, session: PickupSession, peer: s
       continue;
     }
     if (!answer?.delivered) throw new IdsyncError('pickup_unanswered', `${peer} did not answer the delivery-request on the return route`);
+    const confirmed = answer.confirmed ?? answer.delivered;
+    leftQueued += answer.delivered - confirmed;
+    // Nothing confirmed: the next request would bring the same messages back (oldest first).
+    // They stay queued for a later pickup.
+    if (confirmed === 0) {
+      stalled = true;
+      break;
+    }
     // The messages-received answer (a status) tells what is left, new arrivals included.
     status = session.lastStatus ?? { messageCount: 0 };
   }
   const results = session.results.splice(first);
-  return { received: results.length, rounds, results, status };
+  return { received: results.length, rounds, results, status, leftQueued, more: !stalled && rounds >= maxRounds && status.messageCount > 0 };
 }
 
 /**

@@ -49,6 +49,23 @@ describe('router duplicates', () => {
     expect(sent[0].body.args).toEqual(['Message m-7 was already received.']);
   });
 
+  it('says whether a duplicate was refused while its first copy is still being handled (outcome not known yet) or after it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { router, handler } = bob();
+    handler.mockImplementationOnce(() => gate);
+    const packed = fromAlice({ id: 'm-held' });
+    const first = router.receive(packed);
+    await vi.waitFor(() => expect(handler).toHaveBeenCalledTimes(1));
+    const during = await router.receive(packed);
+    expect(during).toMatchObject({ status: 'duplicate', otherCopyHandling: true });
+    release();
+    expect((await first).status).toBe('handled');
+    const after = await router.receive(packed);
+    expect(after.status).toBe('duplicate');
+    expect(after.otherCopyHandling).toBeUndefined();
+  });
+
   it('uses the message id as the thread of a replayed message without thid', async () => {
     const { router, sent } = bob();
     await router.receive(fromAlice({ id: 'first' }));

@@ -128,7 +128,8 @@ export async function pickupWith(wallet: Wallet, from: string | undefined): Prom
             ...(r.message?.thid ? { thid: r.message.thid } : {}), ...(r.message?.from ? { from: r.message.from } : {}), ...(r.problemCode ? { problemCode: r.problemCode } : {}),
           });
         }
-        if (result.received === 0) break;
+        // Nothing came, or nothing that came could be confirmed (left queued for a later pickup).
+        if (result.received === result.leftQueued) break;
       }
     }
   } finally {
