@@ -197,13 +197,19 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
     },
     async lookup(next) {
       if (!isRecipientDid(next)) return undefined;
+      // A registration of a granted party's own DID (or of its keys) by another party, kept from
+      // a store written before such adds were refused, never routes: the grant makes it that party's.
+      const routes = async (reg: Registration | undefined) => {
+        if (!reg || reg.removedAt !== undefined) return undefined;
+        const did = didOf(reg.recipientDid);
+        return sameDid(did, reg.owner) || (await grants.get(key(did))) === undefined ? reg : undefined;
+      };
       const own = await recipients.get(key(next));
-      if (own && own.removedAt === undefined) return own;
+      if (own && own.removedAt === undefined) return routes(own);
       // A key id its owner removed (its waiting messages still theirs) no longer routes, but the
       // key's DID may still be registered, and a DID's registration takes forwards for its keys.
       if (!next.includes('#')) return undefined;
-      const byDid = await recipients.get(key(didOf(next)));
-      return byDid?.removedAt === undefined ? byDid : undefined;
+      return routes(await recipients.get(key(didOf(next))));
     },
     holding: record,
     withRecipient,

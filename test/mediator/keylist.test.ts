@@ -4,7 +4,7 @@
 // count and the write (which would leave its message queued for a DID nobody holds).
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { keylist } from '../../src/mediator/keylist.js';
+import { KEYLIST_COLLECTIONS, keylist } from '../../src/mediator/keylist.js';
 import { openStore } from '../../src/store/store.js';
 
 const PARTY = 'did:example:party';
@@ -124,6 +124,22 @@ describe('keylist', () => {
     expect(await k.lookup(`${LATE}#key-1`)).toBeUndefined();
     expect(await add(LATE, LATE)).toBe('success');
     expect(await add(LATE, `${LATE}#key-1`)).toBe('success');
+    await store.close();
+  });
+
+  it('routes no forward by another party\'s registration of a granted party\'s own DID kept from an older store', async () => {
+    const store = await openStore();
+    const OTHER = 'did:example:other';
+    const OWNER = 'did:example:owner';
+    // As a store written before such adds were refused holds it: OWNER's DID registered by OTHER.
+    await store.batch([
+      { type: 'put', collection: KEYLIST_COLLECTIONS.grants, key: OWNER, value: { did: OWNER, version: '2.0', grantedAt: new Date(0).toISOString() } },
+      { type: 'put', collection: KEYLIST_COLLECTIONS.recipients, key: OWNER, value: { recipientDid: OWNER, owner: OTHER, addedAt: new Date(0).toISOString() } },
+      { type: 'put', collection: KEYLIST_COLLECTIONS.owned, key: `${OTHER} ${OWNER}`, value: { recipientDid: OWNER } },
+    ]);
+    const k = keylist({ store, clock: systemClock });
+    expect(await k.lookup(OWNER)).toBeUndefined();
+    expect(await k.lookup(`${OWNER}#key-1`)).toBeUndefined();
     await store.close();
   });
 });
