@@ -10,6 +10,18 @@ import { openStore } from '../../src/store/store.js';
 const PARTY = 'did:example:party';
 const DID = 'did:example:alice';
 
+const OTHER = 'did:example:other';
+
+/** A keylist with PARTY and OTHER granted mediation, and an add that gives its result. */
+async function twoParties() {
+  const store = await openStore();
+  const k = keylist({ store, clock: systemClock });
+  const add = (party: string, recipientDid: string) => k.update(party, [{ recipientDid, action: 'add' }]).then((r) => r[0]!.result);
+  await k.grant(PARTY, '2.0');
+  await k.grant(OTHER, '2.0');
+  return { store, k, add };
+}
+
 describe('keylist', () => {
   it('runs a lookup under withRecipient after a removal under way, and it sees the removal', async () => {
     const store = await openStore();
@@ -81,12 +93,7 @@ describe('keylist', () => {
   });
 
   it('keeps a DID and its key ids with one party: a key id of another\'s DID, or a DID another holds a key id of, is refused', async () => {
-    const store = await openStore();
-    const k = keylist({ store, clock: systemClock });
-    const OTHER = 'did:example:other';
-    const add = (party: string, recipientDid: string) => k.update(party, [{ recipientDid, action: 'add' }]).then((r) => r[0]!.result);
-    await k.grant(PARTY, '2.0');
-    await k.grant(OTHER, '2.0');
+    const { store, k, add } = await twoParties();
     // The other party holds the DID: none of its keys may be added by this one.
     expect(await add(OTHER, DID)).toBe('success');
     expect(await add(PARTY, `${DID}#key-2`)).toBe('client_error');
@@ -105,12 +112,7 @@ describe('keylist', () => {
   });
 
   it('keeps a granted party\'s own DID its own: another may not add it or its keys, and a grant ends what another added first', async () => {
-    const store = await openStore();
-    const k = keylist({ store, clock: systemClock });
-    const OTHER = 'did:example:other';
-    const add = (party: string, recipientDid: string) => k.update(party, [{ recipientDid, action: 'add' }]).then((r) => r[0]!.result);
-    await k.grant(PARTY, '2.0');
-    await k.grant(OTHER, '2.0');
+    const { store, k, add } = await twoParties();
     expect(await add(OTHER, PARTY)).toBe('client_error');
     expect(await add(OTHER, `${PARTY}#key-1`)).toBe('client_error');
     expect(await add(PARTY, PARTY)).toBe('success');
@@ -129,7 +131,6 @@ describe('keylist', () => {
 
   it('routes no forward by another party\'s registration of a granted party\'s own DID kept from an older store', async () => {
     const store = await openStore();
-    const OTHER = 'did:example:other';
     const OWNER = 'did:example:owner';
     // As a store written before such adds were refused holds it: OWNER's DID registered by OTHER.
     await store.batch([
