@@ -141,6 +141,9 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     onError: (err) => logger('warn', 'WebSocket transport error', { code: err.code }),
     onClose: (endpoint) => {
       for (const peer of [...session.live]) {
+        // Live mode ends with the socket it was turned on over, not with any other socket of ours.
+        const url = session.liveUrls.get(peer);
+        if (url !== undefined && url !== endpoint) continue;
         session.live.delete(peer);
         for (const [thid, p] of session.liveThreads) if (p === peer) session.liveThreads.delete(thid);
         session.liveUrls.delete(peer);

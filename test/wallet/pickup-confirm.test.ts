@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IdsyncError } from '../../src/errors.js';
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
+import { wsTransport, type WsTransportOptions } from '../../src/didcomm/transport/ws.js';
 import { openStore, type Collection, type Store } from '../../src/store/store.js';
 import { createWallet } from '../../src/wallet/wallet.js';
 import { sender } from '../mediator/parties.js';
@@ -110,6 +111,40 @@ describe('a wallet behind a mediator confirms only what it settled', () => {
     await handled;
     await vi.waitFor(async () => expect(await m.agent.mediator.queue.count(w.did)).toBe(0));
     expect(w.collecting).toBe('live');
+  });
+
+  it('stays live with its mediator when another WebSocket of its own closes', async () => {
+    const m = await mediator();
+    const store = await openStore();
+    let socketOptions!: WsTransportOptions;
+    const w = createWallet({
+      store,
+      mediator: m.invitationUrl,
+      mediation: { pollIntervalMs: 600_000 },
+      webSocket: (o) => {
+        socketOptions = o;
+        return wsTransport(o);
+      },
+    });
+    open.push(store, w);
+    await w.init();
+    expect(w.collecting).toBe('live');
+    const ended: unknown[] = [];
+    w.on('live-ended', (e) => ended.push(e));
+    // A socket to some other peer closes (a service's WebSocket endpoint the wallet answered over).
+    socketOptions.onClose?.('ws://127.0.0.1:9/didcomm', 1000);
+    expect(ended).toEqual([]);
+    expect(w.collecting).toBe('live');
+    // The mediator still pushes, and what it pushes is taken.
+    const s = sender();
+    open.push(s);
+    const handled = new Promise<void>((resolve) =>
+      w.on('message', (e) => {
+        if (e.direction === 'in' && e.message?.type === PING && e.status === 'handled') resolve();
+      }),
+    );
+    await s.router.send(ping('ping-after-close'), { to: w.did });
+    await handled;
   });
 
   it('collects a backlog larger than one pickup takes when it comes back live', async () => {
