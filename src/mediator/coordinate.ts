@@ -14,6 +14,7 @@ import { protocolError } from '../protocols/protocol-kit.js';
 import type { HandlerContext, ProtocolModule } from '../router/router.js';
 import type { MediatorCore } from './core.js';
 import { deniedBy } from './policy.js';
+import { keyedLock, type KeyedLock } from '../keyed-lock.js';
 
 function partyOf(ctx: HandlerContext): string {
   if (!ctx.sender || !ctx.metadata.authenticated) {
@@ -30,7 +31,7 @@ async function grantedParty(core: MediatorCore, ctx: HandlerContext): Promise<st
   return party;
 }
 
-function versionProtocol(core: MediatorCore, v: MediationVersion): ProtocolModule {
+function versionProtocol(core: MediatorCore, v: MediationVersion, updates: KeyedLock): ProtocolModule {
   const deps = { clock: core.clock, ids: core.ids };
   return coordinateMediationProtocol(
     v,
@@ -50,12 +51,16 @@ function versionProtocol(core: MediatorCore, v: MediationVersion): ProtocolModul
       update: async (ctx, parsed) => {
         const party = await grantedParty(core, ctx);
         // The policy's limit on a party's keylist: a request that would pass it is refused whole
-        // (nothing applied), with a problem report that names the limit.
-        const after = await core.keylist.countAfter(party, parsed.updates);
-        if (after > core.policy.maxKeys) {
-          throw protocolError('keylist_full', `this mediator keeps at most ${core.policy.maxKeys} recipient DIDs per party; the update would leave ${after}`, { maxKeys: core.policy.maxKeys });
-        }
-        const updated = await core.keylist.update(party, parsed.updates);
+        // (nothing applied), with a problem report that names the limit. Counted and applied with
+        // the party's other updates held back: two at once would each count the keylist before
+        // the other's adds, and together pass the limit.
+        const updated = await updates(ionShortForm(party), async () => {
+          const after = await core.keylist.countAfter(party, parsed.updates);
+          if (after > core.policy.maxKeys) {
+            throw protocolError('keylist_full', `this mediator keeps at most ${core.policy.maxKeys} recipient DIDs per party; the update would leave ${after}`, { maxKeys: core.policy.maxKeys });
+          }
+          return core.keylist.update(party, parsed.updates);
+        });
         core.events.emit('keylist-updated', { party: ionShortForm(party), updated, version: v });
         await ctx.reply(buildRecipientUpdateResponse(v, { thid: ctx.thid, updated }, deps));
       },
@@ -73,5 +78,7 @@ function versionProtocol(core: MediatorCore, v: MediationVersion): ProtocolModul
 
 /** The mediator's modules for both versions (router.use). */
 export function mediatorCoordination(core: MediatorCore): ProtocolModule[] {
-  return MEDIATION_VERSIONS.map((v) => versionProtocol(core, v));
+  // One party's keylist updates one at a time, in either version.
+  const updates = keyedLock();
+  return MEDIATION_VERSIONS.map((v) => versionProtocol(core, v, updates));
 }

@@ -145,8 +145,8 @@ export function mediatorPickup(core: MediatorCore): Pickup {
       'messages-received': async (ctx, parsed) => {
         const scope = await scopeOf(ctx);
         // "Delivered messages MUST NOT be deleted until delivery is acknowledged by a messages-received message."
-        let removed = 0;
-        for (const did of scope.dids) removed += await core.queue.remove(did, parsed.messageIds);
+        // Across all the party's DIDs in one write (queue.ts remove()).
+        const removed = await core.queue.remove(scope.dids, parsed.messageIds);
         core.crashPoint?.('mediator:received');
         core.events.emit('pickup-received', { to: ionShortForm(scope.party), removed, queueIds: parsed.messageIds });
         // "The mediator SHOULD send an updated status message reflecting the changes to the queue."

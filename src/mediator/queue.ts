@@ -62,8 +62,11 @@ export interface MessageQueue {
   count(recipient: string): Promise<number>;
   /** How many messages are kept for this recipient, due or held back (delay_milli); what has expired is deleted on the way. */
   kept(recipient: string): Promise<number>;
-  /** Removes the given queue ids of this recipient in one write; unknown ids are ignored. Returns how many went. */
-  remove(recipient: string, ids: string[]): Promise<number>;
+  /**
+   * Removes the given queue ids of this recipient (or of these recipients: a party confirming
+   * what it collected for several DIDs) in one write; unknown ids are ignored. Returns how many went.
+   */
+  remove(recipients: string | readonly string[], ids: string[]): Promise<number>;
   /** Recipients with at least one queued message. */
   recipients(): Promise<string[]>;
   /** Deletes every message older than the TTL or past its own end; resolves with how many went. */
@@ -255,13 +258,21 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
       const from = liveFromId(now);
       return (await expire(recipient, now)).filter((s) => s.id >= from && !ended(s, now)).length;
     },
-    async remove(recipient, ids) {
+    async remove(recipients, ids) {
       const named = new Set(ids.filter(validId));
       if (named.size === 0) return 0;
-      const gone = (await slots(recipient)).filter((s) => named.has(s.id));
-      // One write: a crash leaves either every confirmed message or none of them.
-      await drop(recipient, gone);
-      return gone.length;
+      const each = typeof recipients === 'string' ? [recipients] : [...new Map(recipients.map((r) => [ionShortForm(r), r])).values()];
+      const gone = await Promise.all(each.map(async (r) => ({ recipient: r, slots: (await slots(r)).filter((s) => named.has(s.id)) })));
+      const ops = gone.flatMap((g) => g.slots.map((s) => ({ type: 'del' as const, collection: name, key: prefix(g.recipient) + s.id })));
+      if (ops.length === 0) return 0;
+      // One write across every recipient: a crash leaves either every confirmed message or none of
+      // them, so nothing confirmed is delivered again.
+      await deps.store.batch(ops);
+      for (const g of gone) {
+        const ids = new Set(g.slots.map((s) => s.id));
+        if (ids.size) changed(g.recipient, (s) => s.filter((x) => !ids.has(x.id)));
+      }
+      return ops.length;
     },
     async recipients() {
       const out = new Set<string>();

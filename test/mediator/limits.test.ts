@@ -13,7 +13,8 @@ import { queryRecipients, requestMediation, updateRecipients } from '../../src/p
 import { wrapForMediator } from '../../src/protocols/routing.js';
 import { TRUST_PING } from '../../src/protocols/trust-ping.js';
 import { startMediator, type RunningMediator, type StartMediatorOptions } from '../../src/mediator/server.js';
-import { openStore, type Store } from '../../src/store/store.js';
+import { openStore, type ListOptions, type Store } from '../../src/store/store.js';
+import { KEYLIST_COLLECTIONS } from '../../src/mediator/keylist.js';
 import { tempDir } from '../cli/run-cli.js';
 import { deliveryRequest, extraDid, open, party, sender, status, type Delivered, type Party } from './parties.js';
 
@@ -111,6 +112,50 @@ describe('mediator limits and routing headers', () => {
     expect(held).toHaveLength(3);
     expect(held).toEqual(expect.arrayContaining([b, d]));
     expect(held).not.toContain(c);
+  });
+
+  it('holds --max-keys against two updates of one party at once', async () => {
+    // The party's keylist listing (what the limit counts) is held until a second listing starts,
+    // or 200 ms at most: two updates counted at once would see the keylist before either's add.
+    const inner = await openStore();
+    cleanup.push(() => inner.close());
+    let armed = false;
+    let first: (() => void) | undefined;
+    const store: Store = {
+      location: inner.location,
+      batch: (ops) => inner.batch(ops),
+      close: () => inner.close(),
+      collection<T>(name: string) {
+        const c = inner.collection<T>(name);
+        if (name !== KEYLIST_COLLECTIONS.owned) return c;
+        return {
+          name: c.name, get: c.get.bind(c), put: c.put.bind(c), del: c.del.bind(c), count: c.count.bind(c),
+          list: async (o?: ListOptions) => {
+            const out = await c.list(o);
+            if (!armed) return out;
+            if (first) {
+              armed = false;
+              first();
+            } else {
+              await new Promise<void>((resolve) => {
+                first = resolve;
+                setTimeout(resolve, 200);
+              });
+            }
+            return out;
+          },
+        };
+      },
+    };
+    const { m, r } = await setup({ policy: { maxKeys: 2 } }, store);
+    armed = true;
+    const [b, c] = [extraDid(r, m.did).did, extraDid(r, m.did).did];
+    // One registered (setup): either update alone fits, both together would make three.
+    const outcomes = await Promise.all(
+      [b, c].map((did) => updateRecipients(r.router, m.did, [{ recipientDid: did, action: 'add' }]).then((u) => u[0]!.result, (err: { details?: { problem?: { code?: string } } }) => err.details?.problem?.code)),
+    );
+    expect(outcomes.sort()).toEqual(['e.p.req.keylist-full', 'success']);
+    expect((await queryRecipients(r.router, m.did)).dids).toHaveLength(2);
   });
 
   it('answers a forward beyond --max-queue with 503 and Retry-After, keeping what waits', async () => {

@@ -141,6 +141,22 @@ describe('the mediator queue', () => {
     }
   });
 
+  it('removes what one confirmation names for several recipients in one write', async () => {
+    const store = await openStore();
+    const batches: number[] = [];
+    const counted = { ...store, location: store.location, collection: store.collection.bind(store), close: () => store.close(), batch: (ops: Parameters<typeof store.batch>[0]) => (batches.push(ops.length), store.batch(ops)) };
+    const queue = messageQueue({ store: counted, clock: new ManualClock(), ids: sequentialIds('q') });
+    const a = await queue.enqueue('did:example:a', packedOf(10));
+    const b = await queue.enqueue('did:example:b', packedOf(11));
+    await queue.enqueue('did:example:b', packedOf(12));
+    batches.length = 0;
+    expect(await queue.remove(['did:example:a', 'did:example:b'], [a.id, b.id, 'unknown'])).toBe(2);
+    expect(batches).toEqual([2]);
+    expect(await queue.count('did:example:a')).toBe(0);
+    expect(await queue.count('did:example:b')).toBe(1);
+    await store.close();
+  });
+
   it('queues anew a message sent again after an earlier copy passed its own end, though that copy is not yet deleted', async () => {
     const inner = await openStore();
     cleanup.push(() => inner.close());
