@@ -6,7 +6,6 @@ import { createMessage, type MessageDeps } from '../didcomm/message.js';
 import type { ProtocolModule } from '../router/router.js';
 import type { Attachment, PlainMessage } from '../didcomm/types.js';
 import { b64uDecodeText } from '../encoding.js';
-import { IdsyncError } from '../errors.js';
 import { assertRules, assertType, base64Data, draftHeaders, isPlainObject, isString, isStringArray, parsedProtocol, rule, type HandlersFor, type MessageHeaders } from './protocol-kit.js';
 
 export const MESSAGE_PICKUP_PIURI = 'https://didcomm.org/messagepickup/3.0';
@@ -111,16 +110,30 @@ const deliveryRequestRules: MessageRule[] = [
   recipientRule('delivery-request'),
   (m) => [rule(`${M}.delivery-request.limit`, Number.isInteger(m.body.limit) && (m.body.limit as number) > 0, 'body.limit is required: a positive integer')],
 ];
+/** An attachment whose data is a packed message as idsync reads it: base64(url) text or a JSON object. */
+const usableAttachment = (a: Attachment | undefined): boolean =>
+  isString(a?.id) && isPlainObject(a.data) && (typeof a.data.base64 === 'string' || isPlainObject(a.data.json));
 const deliveryRules: MessageRule[] = [
   recipientRule('delivery'),
   (m) => {
     const list = Array.isArray(m.attachments) ? m.attachments : [];
-    const bad = list.filter((a) => !isString(a?.id) || !isPlainObject(a.data) || (typeof a.data.base64 !== 'string' && !isPlainObject(a.data.json)));
     return [
       rule(`${M}.delivery.thid`, isString(m.thid), 'a delivery must carry thid = the delivery-request id'),
-      rule(`${M}.delivery.attachments`, list.length > 0 && bad.length === 0, 'a delivery needs attachments, each with an id and data.base64 or data.json of a packed message'),
+      rule(`${M}.delivery.attachments`, list.length > 0 && list.every(usableAttachment), 'a delivery needs attachments, each with an id and data.base64 or data.json of a packed message'),
     ];
   },
+];
+/**
+ * What a recipient needs to act on a delivery at all (its thread, at least one attachment): an
+ * attachment it cannot read is set apart (parseDelivery's `unusable`), not a reason to refuse the
+ * others beside it, which would come back in every delivery, oldest first, for ever.
+ */
+const deliveryShapeRules: MessageRule[] = [
+  recipientRule('delivery'),
+  (m) => [
+    rule(`${M}.delivery.thid`, isString(m.thid), 'a delivery must carry thid = the delivery-request id'),
+    rule(`${M}.delivery.attachments`, Array.isArray(m.attachments) && m.attachments.some((a) => isString(a?.id)), 'a delivery needs attachments, each with an id and data.base64 or data.json of a packed message'),
+  ],
 ];
 const receivedRules: MessageRule[] = [
   (m) => [rule(`${M}.messages-received.message_id_list`, isStringArray(m.body.message_id_list), 'body.message_id_list must be an array of attachment ids')],
@@ -160,18 +173,36 @@ export function parseDeliveryRequest(message: PlainMessage): { limit: number; re
   return { limit: message.body.limit as number, ...optRecipientOf(message) };
 }
 
-/** The queued messages of a delivery, as packed strings ready for unpack. */
-export function parseDelivery(message: PlainMessage): { thid: string; recipientDid?: string; messages: QueuedMessage[] } {
+/** An attachment of a delivery that holds no message idsync can read, and why. */
+export interface UnusableAttachment {
+  id: string;
+  reason: string;
+}
+
+/**
+ * The queued messages of a delivery, as packed strings ready for unpack; attachments with an id
+ * but no readable message (data.links, a JSON array, text that is not base64url) are `unusable`,
+ * and those without an id are left out (nothing could confirm them). §Message Delivery: "The ONLY
+ * valid type of attachment for this message is a DIDComm v2 Message in encrypted form."
+ */
+export function parseDelivery(message: PlainMessage): { thid: string; recipientDid?: string; messages: QueuedMessage[]; unusable: UnusableAttachment[] } {
   assertType(message, MESSAGE_PICKUP.delivery);
-  assertRules(message, deliveryRules);
-  const messages = (message.attachments ?? []).map((a) => {
-    try {
-      return { id: a.id as string, packed: typeof a.data.base64 === 'string' ? b64uDecodeText(a.data.base64) : JSON.stringify(a.data.json) };
-    } catch (cause) {
-      throw new IdsyncError('message_invalid_body', `delivery attachment ${String(a.id)} is not base64url`, { cause });
+  assertRules(message, deliveryShapeRules);
+  const messages: QueuedMessage[] = [];
+  const unusable: UnusableAttachment[] = [];
+  for (const a of message.attachments ?? []) {
+    if (!isString(a?.id)) continue;
+    if (!usableAttachment(a)) {
+      unusable.push({ id: a.id, reason: 'its data is neither base64 text nor a JSON object of a packed message' });
+      continue;
     }
-  });
-  return { thid: message.thid as string, messages, ...optRecipientOf(message) };
+    try {
+      messages.push({ id: a.id, packed: typeof a.data.base64 === 'string' ? b64uDecodeText(a.data.base64) : JSON.stringify(a.data.json) });
+    } catch {
+      unusable.push({ id: a.id, reason: 'its data.base64 is not base64url' });
+    }
+  }
+  return { thid: message.thid as string, messages, unusable, ...optRecipientOf(message) };
 }
 
 export function parseMessagesReceived(message: PlainMessage): { messageIds: string[] } {

@@ -8,7 +8,7 @@ import type { HandlerContext, ProtocolModule, RouterResult } from '../router/rou
 import { IdsyncError, toIdsyncError } from '../errors.js';
 import {
   buildDeliveryRequest, buildLiveDeliveryChange, buildMessagesReceived, buildStatusRequest, messagePickupProtocol,
-  type QueuedMessage, type QueueStatus,
+  type QueuedMessage, type QueueStatus, type UnusableAttachment,
 } from '../protocols/message-pickup.js';
 import { protocolError } from '../protocols/protocol-kit.js';
 import { outgoingHeaders, type WalletContext } from './context.js';
@@ -158,7 +158,7 @@ function deps(ctx: WalletContext) {
   return { clock: ctx.clock, ids: ctx.ids };
 }
 
-async function onDelivery(ctx: WalletContext, session: PickupSession, h: HandlerContext, thid: string, messages: QueuedMessage[]): Promise<void> {
+async function onDelivery(ctx: WalletContext, session: PickupSession, h: HandlerContext, thid: string, messages: QueuedMessage[], unusable: UnusableAttachment[] = []): Promise<void> {
   const requested = session.peerOf(thid);
   const peer = requested ?? session.liveThreads.get(thid) ?? (session.live.size > 0 ? h.sender : undefined);
   if (!peer) {
@@ -170,15 +170,19 @@ async function onDelivery(ctx: WalletContext, session: PickupSession, h: Handler
   // as its HTTP endpoint answers 503 for a retry), or a copy refused while another copy is still
   // being handled, stays queued: §Messages Received lets the mediator delete what is listed, and
   // "Delivered messages MUST NOT be deleted until delivery is acknowledged".
-  const ids: string[] = [];
+  // An attachment holding no message the wallet can read never will: it is confirmed (and
+  // logged), so the mediator stops bringing it back before everything queued after it.
+  const ids: string[] = unusable.map((u) => u.id);
+  for (const u of unusable) ctx.logger('warn', 'a delivered attachment holds no readable message: confirmed, not handled', { peer, id: u.id, reason: u.reason });
   for (const m of messages) {
     const result = await ctx.router.receive(m.packed, { transport: 'pickup', redelivery: true });
     // Kept for the pickup() that asked; a live push has no one to hand its results to.
     if (requested) session.results.push(result);
     if (!result.retryable && !result.otherCopyHandling) ids.push(m.id);
   }
-  session.answer(thid, { delivered: messages.length, confirmed: ids.length });
-  if (ids.length < messages.length) ctx.events.emit('pickup-left-queued', { peer, count: messages.length - ids.length });
+  const delivered = messages.length + unusable.length;
+  session.answer(thid, { delivered, confirmed: ids.length });
+  if (ids.length < delivered) ctx.events.emit('pickup-left-queued', { peer, count: delivered - ids.length });
   if (ids.length === 0) return;
   // A live push is confirmed on its socket (no new HTTP request per delivery); its status answer
   // comes back on the socket later, which live mode expects.
@@ -257,7 +261,7 @@ export function walletPickupProtocol(ctx: () => WalletContext, session: PickupSe
         session.lastStatus = status;
         if (h.message.thid) session.answer(h.message.thid, { status });
       },
-      delivery: (h, d) => session.track(onDelivery(ctx(), session, h, d.thid, d.messages)),
+      delivery: (h, d) => session.track(onDelivery(ctx(), session, h, d.thid, d.messages, d.unusable)),
     },
     ['recipient'],
   );

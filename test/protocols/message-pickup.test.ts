@@ -87,7 +87,26 @@ describe('message pickup 3.0 messages', () => {
     for (const [fn, rule] of bad) {
       expect(fn).toThrow(expect.objectContaining({ code: 'message_invalid_body', details: { failures: [expect.objectContaining({ rule })] } }));
     }
-    expect(() => parseDelivery({ ...delivery, attachments: [{ id: 'q-1', data: { base64: '!!' } }] })).toThrow(expect.objectContaining({ code: 'message_invalid_body' }));
+  });
+
+  it('sets apart the attachments of a delivery it cannot read, and reads those beside them', () => {
+    const delivery = buildDelivery({ thid: 'dr-1', messages: [{ id: 'q-1', packed: packed(1) }] }, deps);
+    const good = delivery.attachments![0]!;
+    const d = {
+      ...delivery,
+      attachments: [
+        { id: 'q-0', data: { links: ['https://example.org/m'], hash: 'x' } },
+        good,
+        { id: 'q-2', data: { json: [1, 2] } },
+        { id: 'q-3', data: { base64: '!!' } },
+        { data: { base64: good.data.base64 } },
+      ],
+    } as typeof delivery;
+    // Still judged as it is: attachments that are not packed messages break a MUST.
+    expect(errorsOf(check(d))).not.toEqual([]);
+    const parsed = parseDelivery(d);
+    expect(parsed.messages.map((m) => m.id)).toEqual(['q-1']);
+    expect(parsed.unusable.map((u) => u.id)).toEqual(['q-0', 'q-2', 'q-3']);
   });
 
   it('advises, without refusing, on a request without return_route', () => {
