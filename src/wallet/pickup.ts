@@ -272,7 +272,7 @@ export function walletPickupProtocol(ctx: () => WalletContext, session: PickupSe
  * when given, else to the peer's DIDComm endpoint. Resolves when the queue reports empty.
  */
 export async function pickup(ctx: WalletContext, session: PickupSession, peer: string, endpoint?: string, options: PickupOptions = {}): Promise<PickupResult> {
-  const limit = options.limit ?? 10;
+  let limit = options.limit ?? 10;
   const maxRounds = options.maxRounds ?? 50;
   const first = session.results.length;
   const via = endpoint ? { via: endpoint } : {};
@@ -291,7 +291,16 @@ export async function pickup(ctx: WalletContext, session: PickupSession, peer: s
     rounds += 1;
     const request = buildDeliveryRequest({ ...headers, limit }, deps(ctx));
     session.expect(request.id, peer);
-    await ctx.router.send(request, { to: peer, ...via });
+    try {
+      await ctx.router.send(request, { to: peer, ...via });
+    } catch (err) {
+      session.take(request.id);
+      // A delivery larger than the transport takes (many large messages at once): fewer per
+      // request, down to one (§Delivery Request: `limit` is the most the mediator sends).
+      if (!replyTooLarge(err) || limit === 1) throw err;
+      limit = Math.max(1, Math.floor(limit / 2));
+      continue;
+    }
     const answer = session.take(request.id);
     if (answer?.status && !answer.delivered) {
       status = answer.status; // §Delivery Request: an empty queue is answered with a status
@@ -311,6 +320,12 @@ export async function pickup(ctx: WalletContext, session: PickupSession, peer: s
   }
   const results = session.results.splice(first);
   return { received: results.length, rounds, results, status, leftQueued, more: !stalled && rounds >= maxRounds && status.messageCount > 0 };
+}
+
+/** The transport refused an answer for its size (http-reply.ts: transport_rejected with maxBytes). */
+function replyTooLarge(err: unknown): boolean {
+  const e = toIdsyncError(err);
+  return e.code === 'transport_rejected' && typeof (e.details as { maxBytes?: unknown } | undefined)?.maxBytes === 'number';
 }
 
 /**

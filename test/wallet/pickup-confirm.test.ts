@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IdsyncError } from '../../src/errors.js';
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
 import { wsTransport, type WsTransportOptions } from '../../src/didcomm/transport/ws.js';
+import { httpTransport } from '../../src/didcomm/transport/http.js';
 import { openStore, type Collection, type Store } from '../../src/store/store.js';
 import { createWallet } from '../../src/wallet/wallet.js';
 import { sender } from '../mediator/parties.js';
@@ -145,6 +146,21 @@ describe('a wallet behind a mediator confirms only what it settled', () => {
     );
     await s.router.send(ping('ping-after-close'), { to: w.did });
     await handled;
+  });
+
+  it('asks for fewer messages at a time when a delivery is larger than its transport takes', async () => {
+    const m = await mediator();
+    const store = await openStore();
+    // Replies over 400 KB refused: a delivery of several 120 KB messages is, one alone is not.
+    const w = createWallet({ store, mediator: m.invitationUrl, mediation: { live: false, pollIntervalMs: 600_000 }, transports: [httpTransport({ maxReplyBytes: 400_000 })] });
+    const s = sender();
+    open.push(store, w, s);
+    await w.init();
+    for (let i = 0; i < 4; i++) await s.router.send({ type: PING, body: { response_requested: false, pad: 'x'.repeat(120_000) } }, { to: w.did });
+    await s.router.send(ping('small-behind'), { to: w.did });
+    const r = await w.pickup();
+    expect(r.results.map((x) => x.status)).toEqual(['handled', 'handled', 'handled', 'handled', 'handled']);
+    expect(await m.agent.mediator.queue.count(w.did)).toBe(0);
   });
 
   it('collects a backlog larger than one pickup takes when it comes back live', async () => {
