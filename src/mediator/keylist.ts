@@ -179,7 +179,7 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
         // Registrations of the party's DID or its keys another party made first are let go: the
         // party's messages are its own to collect (its pickups read its DID's queue).
         const exact = await recipients.get(key(party));
-        const taken = [...(exact ? [exact] : []), ...(await kin(party))].filter((r) => key(r.owner) !== key(party));
+        const taken = [...(exact ? [exact] : []), ...(await kin(party))].filter((r) => !sameDid(r.owner, party));
         await deps.store.batch([{ type: 'put', collection: KEYLIST_COLLECTIONS.grants, key: key(party), value: grant }, ...taken.flatMap(revoke)]);
         return grant;
       });

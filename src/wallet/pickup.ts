@@ -13,6 +13,7 @@ import {
 import { protocolError } from '../protocols/protocol-kit.js';
 import { outgoingHeaders, type WalletContext } from './context.js';
 import { stopWaits } from '../wait.js';
+import { setBounded } from '../bounded.js';
 
 export interface PickupResult {
   /** Messages delivered and processed. */
@@ -55,6 +56,8 @@ interface Answer {
   status?: QueueStatus;
   delivered?: number;
   confirmed?: number;
+  /** The pickup's queue ids left queued so far: brought again, they are passed over, not handled again. */
+  left?: Set<string>;
 }
 
 /** What the pickup handlers and the loops share: outstanding request ids and what came back. */
@@ -66,6 +69,8 @@ export class PickupSession {
   constructor(readonly ackDelayMs = 0) {}
   /** Peer → the live deliveries not confirmed yet. */
   readonly ackBatches = new Map<string, AckBatch>();
+  /** `<peer> <queue id>` → how many times the message was delivered and left queued (leaveQueued). */
+  readonly leftQueued = new Map<string, number>();
   /**
    * Set when the wallet starts to close: a delivery handled from then on is confirmed at once,
    * not after ackDelayMs (the socket it would be confirmed on is about to go).
@@ -133,8 +138,12 @@ export class PickupSession {
     return thid !== undefined && this.acks.delete(thid);
   }
 
-  expect(id: string, peer: string): void {
-    this.answers.set(id, { peer });
+  expect(id: string, peer: string, left?: Set<string>): void {
+    this.answers.set(id, left ? { peer, left } : { peer });
+  }
+  /** The queue ids the pickup that sent request `thid` left queued (passed over if brought again). */
+  leftBy(thid: string): Set<string> | undefined {
+    return this.answers.get(thid)?.left;
   }
   isExpected(thid: string | undefined): boolean {
     return thid !== undefined && this.answers.has(thid);
@@ -158,27 +167,61 @@ function deps(ctx: WalletContext) {
   return { clock: ctx.clock, ids: ctx.ids };
 }
 
+/** How many times a message whose handling failed on the wallet's side is left queued before it is confirmed all the same. */
+export const MAX_LEFT_QUEUED = 3;
+/** Messages left queued, and how often, at most this many (the oldest are forgotten first). */
+const MAX_LEFT_TRACKED = 1024;
+
+/**
+ * Whether a delivered message stays queued at the mediator instead of being confirmed:
+ * - a copy refused while another copy is still being handled (a live push and a delivery-request
+ *   bringing the same message): that copy's outcome decides;
+ * - a failure of the wallet's own store (the router left the id unseen, as its HTTP endpoint
+ *   answers 503 for a retry), up to MAX_LEFT_QUEUED deliveries: a store that stays broken must
+ *   not hold the queue behind it for the mediator's whole retention.
+ * Any other outcome, a failure on the peer's side included (its endpoint unreachable for a
+ * reply), is final here: kept queued, it would be handled again at every delivery, and the
+ * messages behind it would wait.
+ */
+function leaveQueued(ctx: WalletContext, session: PickupSession, peer: string, id: string, result: RouterResult): boolean {
+  if (result.otherCopyHandling) return true;
+  const key = `${peer} ${id}`;
+  if (!result.retryable || !result.code?.startsWith('store_')) {
+    session.leftQueued.delete(key);
+    return false;
+  }
+  const times = (session.leftQueued.get(key) ?? 0) + 1;
+  if (times >= MAX_LEFT_QUEUED) {
+    session.leftQueued.delete(key);
+    ctx.logger('warn', 'a delivered message kept failing in the wallet\'s store: confirmed, not handled', { peer, id, code: result.code, times });
+    return false;
+  }
+  setBounded(session.leftQueued, key, times, MAX_LEFT_TRACKED);
+  return true;
+}
+
 async function onDelivery(ctx: WalletContext, session: PickupSession, h: HandlerContext, thid: string, messages: QueuedMessage[], unusable: UnusableAttachment[] = []): Promise<void> {
   const requested = session.peerOf(thid);
   const peer = requested ?? session.liveThreads.get(thid) ?? (session.live.size > 0 ? h.sender : undefined);
   if (!peer) {
     throw protocolError('unknown_thread', `delivery ${h.message.id} answers no delivery request of ours`, { thid });
   }
-  // Each queued message is handled as if it had just arrived. One whose outcome is final
-  // (handled, refused, a copy of one already handled) is confirmed and not delivered again. One
-  // whose handling failed in a way that may pass (a store error: the router left its id unseen,
-  // as its HTTP endpoint answers 503 for a retry), or a copy refused while another copy is still
-  // being handled, stays queued: §Messages Received lets the mediator delete what is listed, and
-  // "Delivered messages MUST NOT be deleted until delivery is acknowledged".
+  // Each queued message is handled as if it had just arrived, and confirmed unless keeping it
+  // queued may still help (leaveQueued). §Messages Received lets the mediator delete what is
+  // listed, and "Delivered messages MUST NOT be deleted until delivery is acknowledged".
   // An attachment holding no message the wallet can read never will: it is confirmed (and
   // logged), so the mediator stops bringing it back before everything queued after it.
   const ids: string[] = unusable.map((u) => u.id);
   for (const u of unusable) ctx.logger('warn', 'a delivered attachment holds no readable message: confirmed, not handled', { peer, id: u.id, reason: u.reason });
+  const left = session.leftBy(thid);
   for (const m of messages) {
+    // Left queued earlier in the same pickup: what failed then is left for a later one.
+    if (left?.has(m.id)) continue;
     const result = await ctx.router.receive(m.packed, { transport: 'pickup', redelivery: true });
     // Kept for the pickup() that asked; a live push has no one to hand its results to.
     if (requested) session.results.push(result);
-    if (!result.retryable && !result.otherCopyHandling) ids.push(m.id);
+    if (!leaveQueued(ctx, session, peer, m.id, result)) ids.push(m.id);
+    else left?.add(m.id);
   }
   const delivered = messages.length + unusable.length;
   session.answer(thid, { delivered, confirmed: ids.length });
@@ -285,12 +328,12 @@ export async function pickup(ctx: WalletContext, session: PickupSession, peer: s
   if (!status) throw new IdsyncError('pickup_unanswered', `${peer} did not answer the status-request on the return route`);
 
   let rounds = 0;
-  let leftQueued = 0;
   let stalled = false;
+  const left = new Set<string>();
   while (status.messageCount > 0 && rounds < maxRounds) {
     rounds += 1;
     const request = buildDeliveryRequest({ ...headers, limit }, deps(ctx));
-    session.expect(request.id, peer);
+    session.expect(request.id, peer, left);
     try {
       await ctx.router.send(request, { to: peer, ...via });
     } catch (err) {
@@ -307,11 +350,9 @@ export async function pickup(ctx: WalletContext, session: PickupSession, peer: s
       continue;
     }
     if (!answer?.delivered) throw new IdsyncError('pickup_unanswered', `${peer} did not answer the delivery-request on the return route`);
-    const confirmed = answer.confirmed ?? answer.delivered;
-    leftQueued += answer.delivered - confirmed;
-    // Nothing confirmed: the next request would bring the same messages back (oldest first).
-    // They stay queued for a later pickup.
-    if (confirmed === 0) {
+    // Nothing confirmed: the next request would bring the same messages back (oldest first),
+    // all of them left queued already. They stay queued for a later pickup.
+    if ((answer.confirmed ?? answer.delivered) === 0) {
       stalled = true;
       break;
     }
@@ -319,7 +360,7 @@ export async function pickup(ctx: WalletContext, session: PickupSession, peer: s
     status = session.lastStatus ?? { messageCount: 0 };
   }
   const results = session.results.splice(first);
-  return { received: results.length, rounds, results, status, leftQueued, more: !stalled && rounds >= maxRounds && status.messageCount > 0 };
+  return { received: results.length, rounds, results, status, leftQueued: left.size, more: !stalled && rounds >= maxRounds && status.messageCount > 0 };
 }
 
 /** The transport refused an answer for its size (http-reply.ts: transport_rejected with maxBytes). */

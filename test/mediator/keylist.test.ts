@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { KEYLIST_COLLECTIONS, keylist } from '../../src/mediator/keylist.js';
+import { encodePeerDid4 } from '../../src/did/peer4.js';
 import { openStore } from '../../src/store/store.js';
 
 const PARTY = 'did:example:party';
@@ -126,6 +127,18 @@ describe('keylist', () => {
     expect(await k.lookup(`${LATE}#key-1`)).toBeUndefined();
     expect(await add(LATE, LATE)).toBe('success');
     expect(await add(LATE, `${LATE}#key-1`)).toBe('success');
+    await store.close();
+  });
+
+  it('keeps a party\'s own registration when it asks for mediation again under the other form of its did:peer:4', async () => {
+    const store = await openStore();
+    const k = keylist({ store, clock: systemClock });
+    const { long, short } = encodePeerDid4({ '@context': ['https://www.w3.org/ns/did/v1'], verificationMethod: [] });
+    await k.grant(long, '2.0');
+    expect((await k.update(long, [{ recipientDid: short, action: 'add' }]))[0]!.result).toBe('success');
+    // DID Peer 4: the long form first, the short form after it; the same party either way.
+    await k.grant(short, '2.0');
+    expect(await k.lookup(short)).toMatchObject({ recipientDid: short, owner: long });
     await store.close();
   });
 

@@ -12,7 +12,8 @@ import { wsTransport, type WsTransportOptions } from '../../src/didcomm/transpor
 import { httpTransport } from '../../src/didcomm/transport/http.js';
 import { openStore, type Collection, type Store } from '../../src/store/store.js';
 import { createWallet } from '../../src/wallet/wallet.js';
-import { sender } from '../mediator/parties.js';
+import { MAX_LEFT_QUEUED } from '../../src/wallet/pickup.js';
+import { party, sender } from '../mediator/parties.js';
 
 /**
  * A store whose `name` collection, for keys starting with `prefix`, can be held at a gate and then
@@ -82,6 +83,41 @@ describe('a wallet behind a mediator confirms only what it settled', () => {
     const second = await w.pickup();
     expect(second.results.map((r) => [r.status, r.message?.type])).toEqual([['handled', PING]]);
     expect(second.leftQueued).toBe(0);
+    expect(await m.agent.mediator.queue.count(w.did)).toBe(0);
+  });
+
+  it('confirms a message its store kept failing on after a few deliveries, and collects what waits behind it', async () => {
+    const m = await mediator();
+    const inner = await openStore();
+    const { store, state } = faultyStore(inner, 'wallet-seen', 'ping-stuck|');
+    const w = createWallet({ store, mediator: m.invitationUrl, mediation: { live: false, pollIntervalMs: 600_000 } });
+    const s = sender();
+    open.push(inner, w, s);
+    await w.init();
+    await s.router.send(ping('ping-stuck'), { to: w.did });
+    await s.router.send(ping('ping-behind'), { to: w.did });
+    state.fail = true;
+    const outcomes: string[] = [];
+    for (let i = 0; i < MAX_LEFT_QUEUED; i++) {
+      const r = await w.pickup();
+      outcomes.push(r.results.map((x) => `${String(x.message?.id)}:${x.status}`).join(','));
+    }
+    // Left queued twice, confirmed at the third failure; the message behind it handled at once.
+    expect(outcomes).toEqual(['ping-stuck:failed,ping-behind:handled', 'ping-stuck:failed', 'ping-stuck:failed']);
+    expect(await m.agent.mediator.queue.count(w.did)).toBe(0);
+  });
+
+  it('confirms a message whose handling failed on its sender\'s side (a reply it could not deliver)', async () => {
+    const m = await mediator();
+    const store = await openStore();
+    const w = createWallet({ store, mediator: m.invitationUrl, mediation: { live: false, pollIntervalMs: 600_000 } });
+    const dead = party({ endpoint: 'http://127.0.0.1:9/didcomm' });
+    open.push(store, w, dead);
+    await w.init();
+    await dead.router.send({ id: 'answer-me', type: PING, body: { response_requested: true } }, { to: w.did });
+    const r = await w.pickup();
+    expect(r.results.map((x) => [x.status, x.retryable])).toEqual([['failed', true]]);
+    expect(r.leftQueued).toBe(0);
     expect(await m.agent.mediator.queue.count(w.did)).toBe(0);
   });
 

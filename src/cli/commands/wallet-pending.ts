@@ -128,8 +128,9 @@ export async function pickupWith(wallet: Wallet, from: string | undefined): Prom
             ...(r.message?.thid ? { thid: r.message.thid } : {}), ...(r.message?.from ? { from: r.message.from } : {}), ...(r.problemCode ? { problemCode: r.problemCode } : {}),
           });
         }
-        // Nothing came, or nothing that came could be confirmed (left queued for a later pickup).
-        if (result.received === result.leftQueued) break;
+        // A pickup collects until the queue is empty or what is left could not be confirmed;
+        // it stops short only at its round guard (`more`).
+        if (!result.more) break;
       }
     }
   } finally {
