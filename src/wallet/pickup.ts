@@ -25,8 +25,8 @@ export interface PickupResult {
   /** The last queue status the service reported. */
   status?: QueueStatus;
   /**
-   * Delivered but left queued, not confirmed: a failure that may pass, or a copy of a message
-   * still being handled. Delivered again by a later pickup.
+   * Delivered but left queued, not confirmed: the wallet's own store failed on it, or another copy
+   * of it was still being handled. Delivered again by a later pickup.
    */
   leftQueued: number;
   /** Stopped at maxRounds while every round still confirmed messages and more were queued. */
@@ -167,7 +167,7 @@ function deps(ctx: WalletContext) {
   return { clock: ctx.clock, ids: ctx.ids };
 }
 
-/** How many times a message whose handling failed on the wallet's side is left queued before it is confirmed all the same. */
+/** The delivery at which a message the wallet's own store keeps failing on is confirmed all the same (left queued at those before). */
 export const MAX_LEFT_QUEUED = 3;
 /** Messages left queued, and how often, at most this many (the oldest are forgotten first). */
 const MAX_LEFT_TRACKED = 1024;
