@@ -177,10 +177,28 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
       return withRecipient(party, async () => {
         const grant: Grant = { did: party, version, grantedAt: (await grants.get(key(party)))?.grantedAt ?? now() };
         // Registrations of the party's DID or its keys another party made first are let go: the
-        // party's messages are its own to collect (its pickups read its DID's queue).
+        // party's messages are its own to collect (its pickups read its DID's queue). Messages
+        // already waiting for one of its key ids become its claim, as if it had registered the key
+        // and removed it (retiredOf): it collects them, and no forward is routed by the claim.
         const exact = await recipients.get(key(party));
         const taken = [...(exact ? [exact] : []), ...(await kin(party))].filter((r) => !sameDid(r.owner, party));
-        await deps.store.batch([{ type: 'put', collection: KEYLIST_COLLECTIONS.grants, key: key(party), value: grant }, ...taken.flatMap(revoke)]);
+        const ops: BatchOp[] = [{ type: 'put', collection: KEYLIST_COLLECTIONS.grants, key: key(party), value: grant }];
+        for (const reg of taken) {
+          // The party's DID itself: its queue is the party's already (pickup.ts scopeOf).
+          const itself = didOf(reg.recipientDid) === reg.recipientDid && sameDid(reg.recipientDid, party);
+          if (itself || (await waiting(reg.recipientDid)) === 0) {
+            ops.push(...revoke(reg));
+            continue;
+          }
+          const claim: Registration = { recipientDid: reg.recipientDid, owner: party, addedAt: reg.addedAt, removedAt: now() };
+          ops.push(
+            { type: 'del', collection: KEYLIST_COLLECTIONS.owned, key: ownedKey(reg.owner, reg.recipientDid) },
+            { type: 'del', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(reg.owner, reg.recipientDid) },
+            { type: 'put', collection: KEYLIST_COLLECTIONS.recipients, key: key(reg.recipientDid), value: claim },
+            { type: 'put', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(party, reg.recipientDid), value: { recipientDid: reg.recipientDid } },
+          );
+        }
+        await deps.store.batch(ops);
         return grant;
       });
     },

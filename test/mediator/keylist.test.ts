@@ -130,6 +130,26 @@ describe('keylist', () => {
     await store.close();
   });
 
+  it('gives a granted party what already waits for its key ids under another party\'s registration', async () => {
+    const store = await openStore();
+    const LATE = 'did:example:late';
+    const KEY = `${LATE}#key-1`;
+    const k = keylist({ store, clock: systemClock, waiting: async (did) => (did === KEY ? 1 : 0) });
+    await k.grant(OTHER, '2.0');
+    expect((await k.update(OTHER, [{ recipientDid: KEY, action: 'add' }]))[0]!.result).toBe('success');
+    await k.grant(LATE, '2.0');
+    // The message waiting for the key is the party's to collect; nothing is routed by the claim.
+    expect(await k.holding(KEY)).toMatchObject({ recipientDid: KEY, owner: LATE, removedAt: expect.any(String) });
+    expect(await k.retiredOf(LATE)).toEqual([KEY]);
+    expect(await k.retiredOf(OTHER)).toEqual([]);
+    expect(await k.recipientsOf(OTHER)).toEqual([]);
+    expect(await k.lookup(KEY)).toBeUndefined();
+    // Registered by the party itself, it routes again.
+    expect((await k.update(LATE, [{ recipientDid: KEY, action: 'add' }]))[0]!.result).toBe('success');
+    expect(await k.lookup(KEY)).toMatchObject({ recipientDid: KEY, owner: LATE });
+    await store.close();
+  });
+
   it('keeps a party\'s own registration when it asks for mediation again under the other form of its did:peer:4', async () => {
     const store = await openStore();
     const k = keylist({ store, clock: systemClock });
