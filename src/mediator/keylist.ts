@@ -103,6 +103,11 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
     { type: 'del', collection: KEYLIST_COLLECTIONS.recipients, key: key(reg.recipientDid) },
     { type: 'del', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(reg.owner, reg.recipientDid) },
   ];
+  /** Makes `claim` (removedAt set) its owner's hold on what waits for its DID: no forwards, collected by retiredOf. */
+  const retire = (claim: Registration): BatchOp[] => [
+    { type: 'put', collection: KEYLIST_COLLECTIONS.recipients, key: key(claim.recipientDid), value: claim },
+    { type: 'put', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(claim.owner, claim.recipientDid), value: { recipientDid: claim.recipientDid } },
+  ];
   /** Ends a registration whatever its state (a granted party takes its own DID back): its owner's index too. */
   const revoke = (reg: Registration): BatchOp[] => [...release(reg), { type: 'del', collection: KEYLIST_COLLECTIONS.owned, key: ownedKey(reg.owner, reg.recipientDid) }];
   /**
@@ -155,11 +160,7 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
       if (!mine || held.removedAt !== undefined) return { ...u, result: 'no_change' };
       const unlisted: BatchOp = { type: 'del', collection: KEYLIST_COLLECTIONS.owned, key: ownedKey(party, u.recipientDid) };
       if ((await waiting(held.recipientDid)) > 0) {
-        await deps.store.batch([
-          unlisted,
-          { type: 'put', collection: KEYLIST_COLLECTIONS.recipients, key: key(u.recipientDid), value: { ...held, removedAt: now() } },
-          { type: 'put', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(party, u.recipientDid), value: { recipientDid: held.recipientDid } },
-        ]);
+        await deps.store.batch([unlisted, ...retire({ ...held, removedAt: now() })]);
       } else {
         await deps.store.batch([unlisted, { type: 'del', collection: KEYLIST_COLLECTIONS.recipients, key: key(u.recipientDid) }]);
       }
@@ -190,12 +191,10 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
             ops.push(...revoke(reg));
             continue;
           }
-          const claim: Registration = { recipientDid: reg.recipientDid, owner: party, addedAt: reg.addedAt, removedAt: now() };
           ops.push(
             { type: 'del', collection: KEYLIST_COLLECTIONS.owned, key: ownedKey(reg.owner, reg.recipientDid) },
             { type: 'del', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(reg.owner, reg.recipientDid) },
-            { type: 'put', collection: KEYLIST_COLLECTIONS.recipients, key: key(reg.recipientDid), value: claim },
-            { type: 'put', collection: KEYLIST_COLLECTIONS.retired, key: ownedKey(party, reg.recipientDid), value: { recipientDid: reg.recipientDid } },
+            ...retire({ recipientDid: reg.recipientDid, owner: party, addedAt: reg.addedAt, removedAt: now() }),
           );
         }
         await deps.store.batch(ops);

@@ -113,28 +113,28 @@ const deliveryRequestRules: MessageRule[] = [
 /** An attachment whose data is a packed message as idsync reads it: base64(url) text or a JSON object. */
 const usableAttachment = (a: Attachment | undefined): boolean =>
   isString(a?.id) && isPlainObject(a.data) && (typeof a.data.base64 === 'string' || isPlainObject(a.data.json));
-const deliveryRules: MessageRule[] = [
+/**
+ * A delivery's thread and attachments. Judged (`every`), each attachment must be a packed message
+ * idsync reads; to act on a delivery at all (parseDelivery), one attachment with an id is enough:
+ * one it cannot read is set apart (`unusable`), not a reason to refuse the others beside it, which
+ * would come back in every delivery, oldest first, for ever.
+ */
+const deliveryRulesFor = (every: boolean): MessageRule[] => [
   recipientRule('delivery'),
   (m) => {
     const list = Array.isArray(m.attachments) ? m.attachments : [];
     return [
       rule(`${M}.delivery.thid`, isString(m.thid), 'a delivery must carry thid = the delivery-request id'),
-      rule(`${M}.delivery.attachments`, list.length > 0 && list.every(usableAttachment), 'a delivery needs attachments, each with an id and data.base64 or data.json of a packed message'),
+      rule(
+        `${M}.delivery.attachments`,
+        every ? list.length > 0 && list.every(usableAttachment) : list.some((a) => isString(a?.id)),
+        'a delivery needs attachments, each with an id and data.base64 or data.json of a packed message',
+      ),
     ];
   },
 ];
-/**
- * What a recipient needs to act on a delivery at all (its thread, at least one attachment): an
- * attachment it cannot read is set apart (parseDelivery's `unusable`), not a reason to refuse the
- * others beside it, which would come back in every delivery, oldest first, for ever.
- */
-const deliveryShapeRules: MessageRule[] = [
-  recipientRule('delivery'),
-  (m) => [
-    rule(`${M}.delivery.thid`, isString(m.thid), 'a delivery must carry thid = the delivery-request id'),
-    rule(`${M}.delivery.attachments`, Array.isArray(m.attachments) && m.attachments.some((a) => isString(a?.id)), 'a delivery needs attachments, each with an id and data.base64 or data.json of a packed message'),
-  ],
-];
+const deliveryRules = deliveryRulesFor(true);
+const deliveryShapeRules = deliveryRulesFor(false);
 const receivedRules: MessageRule[] = [
   (m) => [rule(`${M}.messages-received.message_id_list`, isStringArray(m.body.message_id_list), 'body.message_id_list must be an array of attachment ids')],
 ];

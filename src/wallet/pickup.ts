@@ -69,8 +69,8 @@ export class PickupSession {
   constructor(readonly ackDelayMs = 0) {}
   /** Peer → the live deliveries not confirmed yet. */
   readonly ackBatches = new Map<string, AckBatch>();
-  /** `<peer> <queue id>` → how many times the message was delivered and left queued (leaveQueued). */
-  readonly leftQueued = new Map<string, number>();
+  /** `<peer> <queue id>` → how many times the wallet's store failed on the message as delivered (leaveQueued). */
+  readonly storeFailures = new Map<string, number>();
   /**
    * Set when the wallet starts to close: a delivery handled from then on is confirmed at once,
    * not after ackDelayMs (the socket it would be confirmed on is about to go).
@@ -187,16 +187,16 @@ function leaveQueued(ctx: WalletContext, session: PickupSession, peer: string, i
   if (result.otherCopyHandling) return true;
   const key = `${peer} ${id}`;
   if (!result.retryable || !result.code?.startsWith('store_')) {
-    session.leftQueued.delete(key);
+    session.storeFailures.delete(key);
     return false;
   }
-  const times = (session.leftQueued.get(key) ?? 0) + 1;
+  const times = (session.storeFailures.get(key) ?? 0) + 1;
   if (times >= MAX_LEFT_QUEUED) {
-    session.leftQueued.delete(key);
+    session.storeFailures.delete(key);
     ctx.logger('warn', 'a delivered message kept failing in the wallet\'s store: confirmed, not handled', { peer, id, code: result.code, times });
     return false;
   }
-  setBounded(session.leftQueued, key, times, MAX_LEFT_TRACKED);
+  setBounded(session.storeFailures, key, times, MAX_LEFT_TRACKED);
   return true;
 }
 
