@@ -58,11 +58,12 @@ export async function putDataProfile(deps: SeedDeps, tenantId: string, input: Da
 
 /** Creates or updates a project; its data profile must exist (default: the whole vocabulary). */
 export async function putProject(deps: SeedDeps, tenantId: string, input: ProjectInputT): Promise<ProjectRecord> {
-  const dataProfileId = input.dataProfileId ?? DEFAULT_PROFILE_ID;
+  const existing = await deps.config.getProject(tenantId, input.id);
+  // An omitted member keeps its value, as name and issuance do; a new project gets the default.
+  const dataProfileId = input.dataProfileId ?? existing?.dataProfileId ?? DEFAULT_PROFILE_ID;
   if (!(await deps.config.getDataProfile(tenantId, dataProfileId))) {
     throw new IdsyncError('invalid_config', `project ${input.id}: no data profile ${dataProfileId}`);
   }
-  const existing = await deps.config.getProject(tenantId, input.id);
   const now = isoNow(deps.clock);
   const project: ProjectRecord = {
     id: input.id,

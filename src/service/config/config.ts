@@ -6,6 +6,7 @@ import { setBounded } from '../../bounded.js';
 import type { DataProfile } from '../../credentials/manifest.js';
 import { problem } from '../http/problem.js';
 import { deepFreeze } from '../../deep-freeze.js';
+import { keyedLock } from '../../keyed-lock.js';
 
 export type { DataProfile };
 
@@ -69,6 +70,12 @@ export interface ServiceConfig {
   defaultProject(tenantId: string): Promise<ProjectRecord | undefined>;
   /** Changes with every write through this config, before and after it (projectSettings keeps reads until then). */
   revision(): number;
+  /**
+   * Runs `fn` while no other `exclusive` call of the tenant runs: a change that reads before it
+   * writes (create unless it exists, delete a profile no project uses, update what is still there)
+   * holds, in this process, against another such change made at the same time. Not re-entrant.
+   */
+  exclusive<T>(tenantId: string, fn: () => Promise<T>): Promise<T>;
 }
 
 // Keys are `<tenantId>/<id>` so a tenant's records list by prefix; ids never contain '/'.
@@ -80,6 +87,7 @@ export function createServiceConfig(store: Store): ServiceConfig {
   const projects = store.collection<ProjectRecord>('svc-projects');
   const profiles = store.collection<DataProfile>('svc-data-profiles');
   let revision = 0;
+  const tenantLock = keyedLock();
   // Counted as it starts and as it ends: a read that overlapped a write is never kept as current.
   const write = async (w: () => Promise<void>): Promise<void> => {
     revision++;
@@ -124,6 +132,7 @@ export function createServiceConfig(store: Store): ServiceConfig {
       return (await projects.list({ prefix: `${tenantId}/`, limit: 1 }))[0]?.value;
     },
     revision: () => revision,
+    exclusive: (tenantId, fn) => tenantLock(tenantId, fn),
   };
   return config;
 }

@@ -3,6 +3,7 @@
 // itself and the provider's own organisation are partners of every tenant by default; those
 // two can be edited but not deleted. Collection `partners`, key `<tenantId>/<id>`.
 import { isoNow } from '../../clock.js';
+import { keyedLock } from '../../keyed-lock.js';
 import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
@@ -103,6 +104,10 @@ export function partnerRepo(deps: PartnerDeps): PartnerRepo {
   const col = deps.store.collection<Partner>(PARTNERS);
   const key = (tenantId: string, id: string) => `${tenantId}/${id}`;
   const now = () => isoNow(deps.clock);
+  // Every change reads before it writes (is the id or the DID taken, is the partner still there):
+  // one at a time per tenant, so a delete answered 204 is never undone by an update that read
+  // before it, and two creates cannot both take one id or DID.
+  const lock = keyedLock();
 
   async function ensureDefaults(tenantId: string): Promise<void> {
     const at = now();
@@ -142,6 +147,41 @@ export function partnerRepo(deps: PartnerDeps): PartnerRepo {
       .sort((a, b) => rank(a) - rank(b) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
+  async function create(tenantId: string, input: PartnerInput): Promise<Partner> {
+    const { errors, value } = check(input, false);
+    const id = input.id === undefined ? deps.ids() : input.id;
+    if (typeof id !== 'string' || !/^[A-Za-z0-9._~-]{1,128}$/.test(id)) errors.push({ field: 'body/id', code: 'invalid_value', message: 'must be 1..128 URL-safe characters' });
+    if (errors.length) throw invalid(errors);
+    await ensureDefaults(tenantId);
+    if (await col.get(key(tenantId, id as string))) throw new IdsyncError('already_exists', `partner ${String(id)} exists`);
+    const others = (await list(tenantId)).filter((p) => !p.builtIn && p.did === value.did);
+    if (others.length) throw new IdsyncError('already_exists', `partner ${others[0].id} already has DID ${value.did}`);
+    const at = now();
+    const p: Partner = { id: id as string, tenantId, name: value.name!, did: value.did!, status: value.status ?? 'Active', roles: value.roles!, createdAt: at, updatedAt: at };
+    await col.put(key(tenantId, p.id), p);
+    return p;
+  }
+
+  async function update(tenantId: string, id: string, patch: PartnerInput): Promise<Partner> {
+    const old = await get(tenantId, id);
+    const { errors, value } = check(patch, true);
+    if (patch.id !== undefined && patch.id !== id) errors.push({ field: 'body/id', code: 'read_only', message: 'cannot be changed' });
+    if (errors.length) throw invalid(errors);
+    // A DID names one partner, as at create.
+    const others = value.did === undefined ? [] : (await list(tenantId)).filter((p) => !p.builtIn && p.id !== id && p.did === value.did);
+    if (others.length) throw new IdsyncError('already_exists', `partner ${others[0].id} already has DID ${value.did}`);
+    const next: Partner = { ...old, ...value, updatedAt: now() };
+    if (value.did !== undefined) delete next.didFollowsService;
+    await col.put(key(tenantId, id), next);
+    return next;
+  }
+
+  async function remove(tenantId: string, id: string): Promise<void> {
+    const p = await get(tenantId, id);
+    if (p.builtIn) throw new IdsyncError('conflict', `partner ${id} is a default partner; set its status to Inactive instead`);
+    await col.del(key(tenantId, id));
+  }
+
   return {
     ensureDefaults,
     list,
@@ -149,34 +189,8 @@ export function partnerRepo(deps: PartnerDeps): PartnerRepo {
     async findByDid(tenantId, did) {
       return (await list(tenantId)).filter((p) => p.did === did);
     },
-    async create(tenantId, input) {
-      const { errors, value } = check(input, false);
-      const id = input.id === undefined ? deps.ids() : input.id;
-      if (typeof id !== 'string' || !/^[A-Za-z0-9._~-]{1,128}$/.test(id)) errors.push({ field: 'body/id', code: 'invalid_value', message: 'must be 1..128 URL-safe characters' });
-      if (errors.length) throw invalid(errors);
-      await ensureDefaults(tenantId);
-      if (await col.get(key(tenantId, id as string))) throw new IdsyncError('already_exists', `partner ${String(id)} exists`);
-      const others = (await list(tenantId)).filter((p) => !p.builtIn && p.did === value.did);
-      if (others.length) throw new IdsyncError('already_exists', `partner ${others[0].id} already has DID ${value.did}`);
-      const at = now();
-      const p: Partner = { id: id as string, tenantId, name: value.name!, did: value.did!, status: value.status ?? 'Active', roles: value.roles!, createdAt: at, updatedAt: at };
-      await col.put(key(tenantId, p.id), p);
-      return p;
-    },
-    async update(tenantId, id, patch) {
-      const old = await get(tenantId, id);
-      const { errors, value } = check(patch, true);
-      if (patch.id !== undefined && patch.id !== id) errors.push({ field: 'body/id', code: 'read_only', message: 'cannot be changed' });
-      if (errors.length) throw invalid(errors);
-      const next: Partner = { ...old, ...value, updatedAt: now() };
-      if (value.did !== undefined) delete next.didFollowsService;
-      await col.put(key(tenantId, id), next);
-      return next;
-    },
-    async remove(tenantId, id) {
-      const p = await get(tenantId, id);
-      if (p.builtIn) throw new IdsyncError('conflict', `partner ${id} is a default partner; set its status to Inactive instead`);
-      await col.del(key(tenantId, id));
-    },
+    create: (tenantId, input) => lock(tenantId, () => create(tenantId, input)),
+    update: (tenantId, id, patch) => lock(tenantId, () => update(tenantId, id, patch)),
+    remove: (tenantId, id) => lock(tenantId, () => remove(tenantId, id)),
   };
 }

@@ -53,9 +53,12 @@ export async function adminRoutes(app: App, deps: ServiceDeps): Promise<void> {
     { preHandler: admin, schema: { tags, summary: 'Create a project', description: 'dataProfileId defaults to idsync-kyc-default. 409 already_exists.', body: ProjectInput, response: responses({ 201: ProjectSchema }, [409]) } },
     async (request, reply) => {
       const { tenantId } = authOf(request);
-      if (await deps.config.getProject(tenantId, request.body.id)) throw problem('already_exists', `project ${request.body.id} exists`);
-      reply.code(201);
-      return projectView(await putProject(deps, tenantId, request.body));
+      return deps.config.exclusive(tenantId, async () => {
+        if (await deps.config.getProject(tenantId, request.body.id)) throw problem('already_exists', `project ${request.body.id} exists`);
+        const created = projectView(await putProject(deps, tenantId, request.body));
+        reply.code(201);
+        return created;
+      });
     },
   );
 
@@ -68,20 +71,25 @@ export async function adminRoutes(app: App, deps: ServiceDeps): Promise<void> {
     '/admin/projects/:projectId',
     {
       preHandler: admin,
-      schema: { tags, summary: 'Create or replace a project', params: ProjectParams, body: Type.Omit(ProjectInput, ['id']), response: responses({ 200: ProjectSchema, 201: ProjectSchema }) },
+      schema: { tags, summary: 'Create or update a project', description: 'Omitted members keep their value (a new project: dataProfileId idsync-kyc-default).', params: ProjectParams, body: Type.Omit(ProjectInput, ['id']), response: responses({ 200: ProjectSchema, 201: ProjectSchema }) },
     },
     async (request, reply) => {
       const { tenantId } = authOf(request);
-      const existed = await deps.config.getProject(tenantId, request.params.projectId);
-      reply.code(existed ? 200 : 201);
-      return projectView(await putProject(deps, tenantId, { ...request.body, id: request.params.projectId }));
+      return deps.config.exclusive(tenantId, async () => {
+        const existed = await deps.config.getProject(tenantId, request.params.projectId);
+        const put = projectView(await putProject(deps, tenantId, { ...request.body, id: request.params.projectId }));
+        reply.code(existed ? 200 : 201);
+        return put;
+      });
     },
   );
 
   app.delete('/admin/projects/:projectId', { preHandler: admin, schema: { tags, summary: 'Delete a project', params: ProjectParams, response: responses({ 204: { description: 'Deleted' } }, [404]) } }, async (request, reply) => {
     const { tenantId } = authOf(request);
-    await deps.config.requireProject(tenantId, request.params.projectId);
-    await deps.config.deleteProject(tenantId, request.params.projectId);
+    await deps.config.exclusive(tenantId, async () => {
+      await deps.config.requireProject(tenantId, request.params.projectId);
+      await deps.config.deleteProject(tenantId, request.params.projectId);
+    });
     return reply.code(204).send();
   });
 
@@ -100,9 +108,12 @@ export async function adminRoutes(app: App, deps: ServiceDeps): Promise<void> {
     },
     async (request) => {
       const { tenantId } = authOf(request);
-      const p = await deps.config.requireProject(tenantId, request.params.projectId);
-      const next = await putProject(deps, tenantId, { id: p.id, name: p.name, dataProfileId: p.dataProfileId, issuance: { ...p.issuance, ...request.body } });
-      return next.issuance;
+      // Under the tenant's lock: a project deleted meanwhile stays deleted (404 here).
+      return deps.config.exclusive(tenantId, async () => {
+        const p = await deps.config.requireProject(tenantId, request.params.projectId);
+        const next = await putProject(deps, tenantId, { id: p.id, name: p.name, dataProfileId: p.dataProfileId, issuance: { ...p.issuance, ...request.body } });
+        return next.issuance;
+      });
     },
   );
 
@@ -117,10 +128,12 @@ export async function adminRoutes(app: App, deps: ServiceDeps): Promise<void> {
     { preHandler: admin, schema: { tags, summary: 'Create a data profile', description: 'Builds its DIF Credential Manifest. 409 already_exists.', body: DataProfileInput, response: responses({ 201: DataProfileSchema }, [409]) } },
     async (request, reply) => {
       const { tenantId } = authOf(request);
-      if (await deps.config.getDataProfile(tenantId, request.body.id)) throw problem('already_exists', `data profile ${request.body.id} exists`);
-      await putDataProfile(deps, tenantId, request.body);
-      reply.code(201);
-      return deps.config.getDataProfile(tenantId, request.body.id);
+      return deps.config.exclusive(tenantId, async () => {
+        if (await deps.config.getDataProfile(tenantId, request.body.id)) throw problem('already_exists', `data profile ${request.body.id} exists`);
+        await putDataProfile(deps, tenantId, request.body);
+        reply.code(201);
+        return deps.config.getDataProfile(tenantId, request.body.id);
+      });
     },
   );
 
@@ -135,10 +148,12 @@ export async function adminRoutes(app: App, deps: ServiceDeps): Promise<void> {
     { preHandler: admin, schema: { tags, summary: 'Create or replace a data profile', params: ProfileParams, body: Type.Omit(DataProfileInput, ['id']), response: responses({ 200: DataProfileSchema, 201: DataProfileSchema }) } },
     async (request, reply) => {
       const { tenantId } = authOf(request);
-      const existed = await deps.config.getDataProfile(tenantId, request.params.profileId);
-      await putDataProfile(deps, tenantId, { ...request.body, id: request.params.profileId });
-      reply.code(existed ? 200 : 201);
-      return deps.config.getDataProfile(tenantId, request.params.profileId);
+      return deps.config.exclusive(tenantId, async () => {
+        const existed = await deps.config.getDataProfile(tenantId, request.params.profileId);
+        await putDataProfile(deps, tenantId, { ...request.body, id: request.params.profileId });
+        reply.code(existed ? 200 : 201);
+        return deps.config.getDataProfile(tenantId, request.params.profileId);
+      });
     },
   );
 
@@ -148,10 +163,13 @@ export async function adminRoutes(app: App, deps: ServiceDeps): Promise<void> {
     async (request, reply) => {
       const { tenantId } = authOf(request);
       const id = request.params.profileId;
-      if (!(await deps.config.getDataProfile(tenantId, id))) throw problem('data_profile_not_found', `no data profile ${id}`);
-      const users = (await deps.config.listProjects(tenantId)).filter((p) => p.dataProfileId === id).map((p) => p.id);
-      if (users.length) throw problem('conflict', `data profile ${id} is used by project(s) ${users.join(', ')}`, { projects: users });
-      await deps.config.deleteDataProfile(tenantId, id);
+      // Under the tenant's lock: no project takes the profile between the check and the delete.
+      await deps.config.exclusive(tenantId, async () => {
+        if (!(await deps.config.getDataProfile(tenantId, id))) throw problem('data_profile_not_found', `no data profile ${id}`);
+        const users = (await deps.config.listProjects(tenantId)).filter((p) => p.dataProfileId === id).map((p) => p.id);
+        if (users.length) throw problem('conflict', `data profile ${id} is used by project(s) ${users.join(', ')}`, { projects: users });
+        await deps.config.deleteDataProfile(tenantId, id);
+      });
       return reply.code(204).send();
     },
   );

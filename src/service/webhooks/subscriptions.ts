@@ -1,5 +1,6 @@
 // Webhook subscriptions, kept in the store (collection `webhook-subscriptions`).
 import { isoNow } from '../../clock.js';
+import { keyedLock } from '../../keyed-lock.js';
 import type { Clock, IdGenerator } from '../../clock.js';
 import { IdsyncError } from '../../errors.js';
 import type { Store } from '../../store/store.js';
@@ -81,6 +82,9 @@ export interface SubscriptionRepo {
 export function subscriptionRepo(deps: { store: Store; clock: Clock; ids: IdGenerator; resolveHost?: HostResolver }): SubscriptionRepo {
   const col = deps.store.collection<WebhookSubscription>(SUBSCRIPTIONS);
   const now = () => isoNow(deps.clock);
+  // Each change reads the subscription, then writes: one at a time per id, so an update never
+  // writes back one a delete answered 204 for, and two creates of one id cannot both succeed.
+  const lock = keyedLock();
 
   function checkSecret(secret: unknown): string {
     if (typeof secret !== 'string' || !isValidWebhookSecret(secret)) {
@@ -89,44 +93,52 @@ export function subscriptionRepo(deps: { store: Store; clock: Clock; ids: IdGene
     return secret;
   }
 
+  async function create(id: string, input: SubscriptionInput): Promise<WebhookSubscription> {
+    if (await col.get(id)) throw new IdsyncError('already_exists', `webhook subscription ${id} exists`);
+    const at = now();
+    const sub: WebhookSubscription = {
+      id,
+      url: await checkUrl(input.url, deps.resolveHost),
+      secret: input.secret === undefined ? generateWebhookSecret() : checkSecret(input.secret),
+      enabled: input.enabled ?? true,
+      createdAt: at,
+      updatedAt: at,
+    };
+    const events = checkEvents(input.events);
+    if (events) sub.events = events;
+    if (input.tenantId !== undefined) sub.tenantId = input.tenantId;
+    if (input.description !== undefined) sub.description = input.description;
+    await col.put(id, sub);
+    return sub;
+  }
+
+  async function update(id: string, patch: SubscriptionPatch): Promise<WebhookSubscription> {
+    const sub = await col.get(id);
+    if (!sub) throw new IdsyncError('webhook_not_found', `no webhook subscription ${id}`);
+    const next: WebhookSubscription = { ...sub, updatedAt: now() };
+    if (patch.url !== undefined) next.url = await checkUrl(patch.url, deps.resolveHost);
+    if (patch.secret !== undefined) next.secret = checkSecret(patch.secret);
+    if (patch.events !== undefined) next.events = checkEvents(patch.events);
+    if (patch.enabled !== undefined) next.enabled = patch.enabled;
+    if (patch.description !== undefined) next.description = patch.description;
+    await col.put(id, next);
+    return next;
+  }
+
+  async function remove(id: string): Promise<boolean> {
+    if (!(await col.get(id))) return false;
+    await col.del(id);
+    return true;
+  }
+
   return {
-    async create(input) {
+    create: (input) => {
       const id = input.id ?? deps.ids();
-      if (await col.get(id)) throw new IdsyncError('already_exists', `webhook subscription ${id} exists`);
-      const at = now();
-      const sub: WebhookSubscription = {
-        id,
-        url: await checkUrl(input.url, deps.resolveHost),
-        secret: input.secret === undefined ? generateWebhookSecret() : checkSecret(input.secret),
-        enabled: input.enabled ?? true,
-        createdAt: at,
-        updatedAt: at,
-      };
-      const events = checkEvents(input.events);
-      if (events) sub.events = events;
-      if (input.tenantId !== undefined) sub.tenantId = input.tenantId;
-      if (input.description !== undefined) sub.description = input.description;
-      await col.put(id, sub);
-      return sub;
+      return lock(id, () => create(id, input));
     },
     get: (id) => col.get(id),
-    async update(id, patch) {
-      const sub = await col.get(id);
-      if (!sub) throw new IdsyncError('webhook_not_found', `no webhook subscription ${id}`);
-      const next: WebhookSubscription = { ...sub, updatedAt: now() };
-      if (patch.url !== undefined) next.url = await checkUrl(patch.url, deps.resolveHost);
-      if (patch.secret !== undefined) next.secret = checkSecret(patch.secret);
-      if (patch.events !== undefined) next.events = checkEvents(patch.events);
-      if (patch.enabled !== undefined) next.enabled = patch.enabled;
-      if (patch.description !== undefined) next.description = patch.description;
-      await col.put(id, next);
-      return next;
-    },
-    async remove(id) {
-      if (!(await col.get(id))) return false;
-      await col.del(id);
-      return true;
-    },
+    update: (id, patch) => lock(id, () => update(id, patch)),
+    remove: (id) => lock(id, () => remove(id)),
     async list() {
       return (await col.list()).map((e) => e.value).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
     },

@@ -60,7 +60,9 @@ describe('admin API', () => {
     expectProblem(wf, 400, 'invalid_datapoints');
 
     expectProblem(await h.call('DELETE', '/admin/data-profiles/names-only', { token: admin }), 409, 'conflict');
-    expect((await h.call('PUT', '/admin/projects/names', { token: admin, body: { name: 'Renamed' } })).json).toMatchObject({ name: 'Renamed', dataProfileId: 'idsync-kyc-default' });
+    // A PUT keeps what it does not name; the profile is let go by naming another.
+    expect((await h.call('PUT', '/admin/projects/names', { token: admin, body: { name: 'Renamed' } })).json).toMatchObject({ name: 'Renamed', dataProfileId: 'names-only' });
+    expect((await h.call('PUT', '/admin/projects/names', { token: admin, body: { dataProfileId: 'idsync-kyc-default' } })).json).toMatchObject({ name: 'Renamed', dataProfileId: 'idsync-kyc-default' });
     expect((await h.call('DELETE', '/admin/data-profiles/names-only', { token: admin })).status).toBe(204);
     expect((await h.call('DELETE', '/admin/projects/names', { token: admin })).status).toBe(204);
     expectProblem(await h.call('GET', '/admin/projects/names', { token: admin }), 404, 'project_not_found');
