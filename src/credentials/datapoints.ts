@@ -148,7 +148,9 @@ export const MAX_DATAPOINT_LENGTH = 1024;
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const SLASH_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
-const EMAIL = /^[^\s@]{1,64}@[^\s@.]+(\.[^\s@.]+)+$/;
+// No white space and no control characters (C0, DEL, C1: RFC 5322 atext and RFC 6532 UTF-8
+// leave them out), which would otherwise reach the credential and any terminal that prints it.
+const EMAIL = /^[^\s@\u0000-\u001f\u007f-\u009f]{1,64}@[^\s@.\u0000-\u001f\u007f-\u009f]+(\.[^\s@.\u0000-\u001f\u007f-\u009f]+)+$/;
 // E.164: '+', country code starting 1-9, at most 15 digits in all.
 const E164 = /^\+[1-9]\d{6,14}$/;
 
@@ -189,7 +191,8 @@ export function normalizeValue(key: DatapointKey, raw: string): { value: string 
       return { value: `${String(y).padStart(4, '0')}-${pad2(m)}-${pad2(d)}` };
     }
     case 'country': {
-      const code = value.toUpperCase();
+      // ASCII letters only, checked before upper-casing: 'ß'.toUpperCase() is 'SS' (South Sudan).
+      const code = /^[A-Za-z]{2}$/.test(value) ? value.toUpperCase() : '';
       if (!isCountryCode(code)) return { code: 'invalid_country', message: `${key} must be an ISO 3166-1 alpha-2 country code` };
       return { value: code };
     }

@@ -96,6 +96,17 @@ describe('normalizeFlat', () => {
       ['residentialAddressCountry', 'invalid_country'],
     ]);
     expect(codes({ emailAddress: 'not-an-email' })).toEqual([['emailAddress', 'invalid_email']]);
+    // Letters that upper-case to two ASCII letters are not codes: 'ß' → 'SS', 'ﬆ' → 'ST'.
+    expect(codes({ nationality: 'ß', residentialAddressCountry: '\ufb06' })).toEqual([
+      ['nationality', 'invalid_country'],
+      ['residentialAddressCountry', 'invalid_country'],
+    ]);
+    expect(normalizeFlat({ nationality: 'gb' }).datapoints).toEqual({ nationality: 'GB' });
+    // Control characters (C0, DEL, C1) are not part of an address, in either half.
+    for (const email of ['a\u0000lice@example.com', 'alice@exa\u0001mple.com', 'a\u001b[31m@example.com', 'a\u007f@example.com', 'a@ex\u0085ample.com']) {
+      expect(codes({ emailAddress: email })).toEqual([['emailAddress', 'invalid_email']]);
+    }
+    expect(normalizeFlat({ emailAddress: 'zoë@example.com' }).datapoints).toEqual({ emailAddress: 'zoë@example.com' });
     expect(codes({ phoneNumber: '+1******89' })).toEqual([['phoneNumber', 'invalid_phone']]);
     expect(codes({ phoneNumber: '0123456' })).toEqual([['phoneNumber', 'invalid_phone']]);
     expect(normalizeFlat({ phoneNumber: '0044 (20) 7123-4567', emailAddress: 'Ada@EXAMPLE.com' }).datapoints).toEqual({
