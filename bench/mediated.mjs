@@ -71,7 +71,7 @@ const summary = (list) => ({
   // Making the idle wallets before the flows (behind a mediator: mediation and key registration
   // for each), and the memory each then takes; neither counts in the throughput.
   setupMs: median(list.map((r) => r.setupMs)),
-  memoryPerWalletKB: ((kb) => (kb.length ? median(kb) : null))(list.map((r) => r.memoryPerWalletKB).filter((x) => typeof x === 'number')),
+  memoryPerWalletKB: ((kb) => (kb.length ? Math.round(median(kb) * 10) / 10 : null))(list.map((r) => r.memoryPerWalletKB).filter((x) => typeof x === 'number')),
   completed: list.reduce((n, r) => n + r.completed, 0),
   failed: list.reduce((n, r) => n + r.failed, 0),
   rounds: list,
