@@ -29,6 +29,7 @@ export const ERRORS = {
   route_not_found: { status: 404, title: 'Route not found', meaning: 'No route has this method and path.' },
   method_not_allowed: { status: 405, title: 'Method not allowed', meaning: 'The DIDComm HTTP endpoint takes POST only.' },
   payload_too_large: { status: 413, title: 'Payload too large', meaning: 'The body is larger than the endpoint accepts (1 MiB by default).' },
+  headers_too_large: { status: 431, title: 'Request header fields too large', meaning: 'The request line and headers are larger than the server accepts (Node\'s 16 KiB; RFC 6585 §5).' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', meaning: 'The Content-Type is not JSON (REST) or not a DIDComm v2 media type (/didcomm).' },
   rate_limited: { status: 429, title: 'Too many requests', meaning: 'The client or address has used its request budget; retry after Retry-After seconds.' },
   busy: { meaning: 'Too many requests of this kind are being handled at once (the token route answers 429).' },

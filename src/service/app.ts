@@ -4,7 +4,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { systemClock, uuid, type Clock, type IdGenerator } from '../clock.js';
 import { listenError } from '../listen.js';
 import type { Store } from '../store/store.js';
@@ -19,6 +19,8 @@ import { createServiceConfig } from './config/config.js';
 import { silentLogger, type EventSink, type ServiceLogger } from './context.js';
 import type { ServiceDeps } from './deps.js';
 import { installProblemHandlers, sendProblem } from './http/problem-handlers.js';
+import { answerClientError } from './http/client-error.js';
+import { strictStringsCompiler } from './http/strict-strings.js';
 import { loadServiceIdentity } from './identity.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { createRateLimiter, DEFAULT_DIDCOMM_ADDRESS_LIMIT, DEFAULT_RATE_LIMIT, DEFAULT_TOKEN_ADDRESS_LIMIT, type RateLimitOptions } from './http/rate-limit.js';
@@ -131,6 +133,7 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
     // Long-form did:ion DIDs in paths are ~1-2 KB.
     routerOptions: { maxParamLength: 8192 },
     frameworkErrors: (err, request, reply) => sendProblem(request as FastifyRequest, reply as FastifyReply, err),
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   const logger: ServiceLogger = options.logger ? app.log : silentLogger;
@@ -182,8 +185,9 @@ export async function createService(options: CreateServiceOptions): Promise<Serv
   app.decorate('idsyncAuth', createAuthenticator({ deps, tokens, limiter }));
   app.decorateRequest('auth', null as AuthContext | null);
 
-  // TypeBox validates: JSON bodies as sent (no type coercion), path and query strings converted.
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // TypeBox validates: JSON bodies as sent (no type coercion), path and query strings converted
+  // once they are written as what they convert to (strict-strings.ts).
+  app.setValidatorCompiler(strictStringsCompiler);
   installJsonParsers(app);
   installProblemHandlers(app);
   const scopedRoutes = scopeDocumentation(app);

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { ERRORS } from '../../src/errors.js';
@@ -17,6 +18,37 @@ describe('problem details for every failure', () => {
     const p = expectProblem(await h.call('GET', '/api/v1/nothing-here'), 404, 'route_not_found');
     expect(p.instance).toBe('/api/v1/nothing-here');
     expectProblem(await h.call('DELETE', '/api/v1/provider/users', { token }), 404, 'route_not_found');
+  });
+
+  it('answers what the HTTP parser refuses as problem details too, and lives on', async () => {
+    /** Sends `raw` on a new connection and reads until the server closes it. */
+    const exchange = (raw: string) =>
+      new Promise<string>((resolve, reject) => {
+        const u = new URL(h.url);
+        const socket = connect(Number(u.port), u.hostname, () => socket.end(raw));
+        let got = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (d: string) => (got += d));
+        socket.on('close', () => resolve(got));
+        socket.on('error', reject);
+      });
+    const answerOf = (text: string) => {
+      const [head, body] = text.split('\r\n\r\n');
+      return { status: Number(head!.split(' ')[1]), contentType: /content-type: ([^\r]+)/i.exec(head!)?.[1], json: JSON.parse(body!) };
+    };
+    for (const raw of [
+      'GET api/v1/provider/users HTTP/1.1\r\nHost: x\r\n\r\n', // no leading slash
+      'FOO / HTTP/1.1\r\nHost: x\r\n\r\n', // an unknown method
+      'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab', // two lengths
+      'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', // a bad chunk
+    ]) {
+      const a = answerOf(await exchange(raw));
+      expect(a, raw).toMatchObject({ status: 400, contentType: 'application/problem+json', json: { type: '/problems/invalid_request', status: 400, code: 'invalid_request' } });
+    }
+    const big = answerOf(await exchange(`GET /api/v1/provider/users/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    expect(big).toMatchObject({ status: 431, contentType: 'application/problem+json', json: { type: '/problems/headers_too_large', title: 'Request header fields too large', status: 431, code: 'headers_too_large' } });
+    expect((await h.call('GET', big.json.type)).json).toMatchObject({ code: 'headers_too_large', status: 431 });
+    expect((await h.call('GET', '/health')).status).toBe(200);
   });
 
   it('answers malformed JSON with 400 malformed_json', async () => {
@@ -49,6 +81,16 @@ describe('problem details for every failure', () => {
     expect(res.status).toBe(200);
   });
 
+  it('reads numbers in a query string as written: 1.5, true, 0x10 or 1e2 are no page size', async () => {
+    for (const limit of ['1.5', 'true', '0x10', '0b11', '1e2', '+5', ' 5', '']) {
+      const p = expectProblem(await h.call('GET', `/api/v1/provider/users?limit=${encodeURIComponent(limit)}`, { token }), 400, 'invalid_request');
+      expect(p.errors, limit).toEqual([expect.objectContaining({ field: 'querystring/limit' })]);
+    }
+    const page = await h.call('GET', '/api/v1/provider/users?limit=5', { token });
+    expect(page.status).toBe(200);
+    expect(JSON.stringify(page.json)).toMatch(/"limit":5\b/);
+  });
+
   it('answers a bad path parameter with 400 invalid_request', async () => {
     expectProblem(await h.call('GET', `/api/v1/provider/users/${'a'.repeat(300)}`, { token }), 400, 'invalid_request');
     expectProblem(await h.call('GET', '/api/v1/provider/users/%E0%A4%A', { token }), 400, 'invalid_request');
@@ -64,8 +106,14 @@ describe('problem details for every failure', () => {
   it('describes a problem type from the error catalogue, with its report-problem code', async () => {
     const forbidden = await h.call('GET', '/problems/forbidden');
     expect(forbidden.json).toEqual({ code: 'forbidden', status: 403, title: 'Forbidden', meaning: ERRORS.forbidden.meaning, problemCode: 'e.p.trust.forbidden' });
-    // A code no HTTP response carries (it has no status) is no problem type.
-    expectProblem(await h.call('GET', '/problems/store_locked'), 404, 'not_found');
+    // A code relayed from the DIDComm side has no status of its own, and a title all the same.
+    expect((await h.call('GET', '/problems/sender_not_authenticated')).json).toEqual({
+      code: 'sender_not_authenticated',
+      title: 'Sender not authenticated',
+      meaning: ERRORS.sender_not_authenticated.meaning,
+      problemCode: 'e.p.trust',
+    });
+    // A name the catalogue lacks is no problem type.
     expectProblem(await h.call('GET', '/problems/no_such_code'), 404, 'not_found');
   });
 

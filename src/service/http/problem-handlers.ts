@@ -76,6 +76,9 @@ export function toHttpProblem(err: unknown): unknown {
   if (e && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     if (e.statusCode === 413) return problem('payload_too_large', e.message);
     if (e.statusCode === 415) return problem('unsupported_media_type', e.message);
+    // A status the catalogue has a code for gets that code (a plugin's 403 is forbidden, not invalid_request).
+    if (e.statusCode === 403) return problem('forbidden', e.message);
+    if (e.statusCode === 404) return problem('not_found', e.message);
     return problemWithStatus('invalid_request', e.statusCode, e.message);
   }
   return err;

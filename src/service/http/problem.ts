@@ -44,6 +44,18 @@ export interface ProblemBody {
   [extension: string]: unknown;
 }
 
+/**
+ * The problem type's title (RFC 9457 §3.1.3: it "SHOULD NOT change from occurrence to
+ * occurrence"): the catalogue's, else the code in words. A code without a catalogue status is
+ * relayed from the DIDComm side (POST /didcomm) and is a problem type all the same.
+ */
+export function problemTitle(code: ErrorCode): string {
+  const given = errorEntry(code).title;
+  if (given) return given;
+  const words = code.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 /** Problem type URIs are relative references (RFC 9457 §3.1.1) the service resolves: GET /problems/<code>. */
 export function problemType(code: ErrorCode): string {
   return `/problems/${code}`;
@@ -70,7 +82,7 @@ export function toProblem(err: unknown, instance: string): { status: number; bod
     detail = err.message;
     extra = err.details;
   }
-  const title = errorEntry(code).title ?? (status >= 500 ? 'Internal server error' : 'Error');
+  const title = problemTitle(code);
   const body: ProblemBody = { type: problemType(code), title, status, detail, instance, code };
   if (extra) for (const [k, v] of Object.entries(extra)) if (!RESERVED.has(k)) body[k] = v;
   return { status, body, headers };

@@ -1,10 +1,11 @@
 // GET /problems/:code: what a problem `type` URI points at (RFC 9457 §3.1.1 "type" SHOULD be
-// dereferenceable): the code's status, title and meaning from the error catalogue, and the
-// report-problem code a DIDComm peer gets for it when it has one.
+// dereferenceable): the code's title and meaning from the error catalogue, its status when the
+// catalogue fixes one (codes relayed from the DIDComm side by POST /didcomm take the status of
+// the answer they came in), and the report-problem code a DIDComm peer gets for it when it has one.
 import { Type } from '@fastify/type-provider-typebox';
 import { errorEntry, isErrorCode } from '../../errors.js';
 import type { App } from '../http/app-types.js';
-import { problem } from '../http/problem.js';
+import { problem, problemTitle } from '../http/problem.js';
 import { problemResponses } from '../http/schemas.js';
 
 export async function problemRoutes(app: App): Promise<void> {
@@ -18,7 +19,7 @@ export async function problemRoutes(app: App): Promise<void> {
         response: {
           200: Type.Object({
             code: Type.String(),
-            status: Type.Integer(),
+            status: Type.Optional(Type.Integer({ description: 'absent: the status is the answer\'s own' })),
             title: Type.String(),
             meaning: Type.String(),
             problemCode: Type.Optional(Type.String({ description: 'the DIDComm report-problem 2.0 code of the same error' })),
@@ -29,10 +30,10 @@ export async function problemRoutes(app: App): Promise<void> {
     },
     async (request) => {
       const { code } = request.params;
-      // Only codes an HTTP response can carry are problem types.
-      const entry = isErrorCode(code) ? errorEntry(code) : undefined;
-      if (!entry?.status || !entry.title) throw problem('not_found', `no problem type ${code}`);
-      return { code, status: entry.status, title: entry.title, meaning: entry.meaning, ...(entry.problem ? { problemCode: entry.problem } : {}) };
+      // Every code of the catalogue: POST /didcomm relays what the DIDComm side answers, whatever its code.
+      if (!isErrorCode(code)) throw problem('not_found', `no problem type ${code}`);
+      const entry = errorEntry(code);
+      return { code, ...(entry.status ? { status: entry.status } : {}), title: problemTitle(code), meaning: entry.meaning, ...(entry.problem ? { problemCode: entry.problem } : {}) };
     },
   );
 }
