@@ -14,6 +14,22 @@ describe('problem details for every failure', () => {
   });
   afterAll(() => h.close());
 
+  /** Sends `raw` on a new connection and reads until the server closes it. */
+  const exchange = (raw: string) =>
+    new Promise<string>((resolve, reject) => {
+      const u = new URL(h.url);
+      const socket = connect(Number(u.port), u.hostname, () => socket.end(raw));
+      let got = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (d: string) => (got += d));
+      socket.on('close', () => resolve(got));
+      socket.on('error', reject);
+    });
+  const answerOf = (text: string) => {
+    const [head, body] = text.split('\r\n\r\n');
+    return { status: Number(head!.split(' ')[1]), contentType: /content-type: ([^\r]+)/i.exec(head!)?.[1], json: JSON.parse(body!) };
+  };
+
   it('answers an unknown route with 404 route_not_found', async () => {
     const p = expectProblem(await h.call('GET', '/api/v1/nothing-here'), 404, 'route_not_found');
     expect(p.instance).toBe('/api/v1/nothing-here');
@@ -21,21 +37,6 @@ describe('problem details for every failure', () => {
   });
 
   it('answers what the HTTP parser refuses as problem details too, and lives on', async () => {
-    /** Sends `raw` on a new connection and reads until the server closes it. */
-    const exchange = (raw: string) =>
-      new Promise<string>((resolve, reject) => {
-        const u = new URL(h.url);
-        const socket = connect(Number(u.port), u.hostname, () => socket.end(raw));
-        let got = '';
-        socket.setEncoding('latin1');
-        socket.on('data', (d: string) => (got += d));
-        socket.on('close', () => resolve(got));
-        socket.on('error', reject);
-      });
-    const answerOf = (text: string) => {
-      const [head, body] = text.split('\r\n\r\n');
-      return { status: Number(head!.split(' ')[1]), contentType: /content-type: ([^\r]+)/i.exec(head!)?.[1], json: JSON.parse(body!) };
-    };
     for (const raw of [
       'GET api/v1/provider/users HTTP/1.1\r\nHost: x\r\n\r\n', // no leading slash
       'FOO / HTTP/1.1\r\nHost: x\r\n\r\n', // an unknown method
@@ -49,6 +50,11 @@ describe('problem details for every failure', () => {
     expect(big).toMatchObject({ status: 431, contentType: 'application/problem+json', json: { type: '/problems/headers_too_large', title: 'Request header fields too large', status: 431, code: 'headers_too_large' } });
     expect((await h.call('GET', big.json.type)).json).toMatchObject({ code: 'headers_too_large', status: 431 });
     expect((await h.call('GET', '/health')).status).toBe(200);
+  });
+
+  it('answers a static file outside the docs folder with 403 forbidden, the code its status has', async () => {
+    const a = answerOf(await exchange('GET /docs/static/../../package.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+    expect(a).toMatchObject({ status: 403, json: { type: '/problems/forbidden', code: 'forbidden' } });
   });
 
   it('answers malformed JSON with 400 malformed_json', async () => {
