@@ -4,7 +4,7 @@ import type { EventEmitter } from 'node:events';
 import type { Clock, IdGenerator } from '../clock.js';
 import type { RuleRegistry } from '../conformance/registry.js';
 import { refusalsOf, type ConformanceResult } from '../conformance/types.js';
-import { IdsyncError, toIdsyncError, type ErrorCode } from '../errors.js';
+import { IdsyncError, isIdsyncError, toIdsyncError, type ErrorCode } from '../errors.js';
 import type { MessageRecord } from '../store/messages.js';
 import { createMessage, sameDid, threadId, type MessageDraft } from '../didcomm/message.js';
 import { replySenderKid, senderOf } from './addressing.js';
@@ -227,8 +227,33 @@ export async function prepareReply(core: RouterCore, inc: Incoming, draft: Messa
       },
     };
   }
-  const prepared = await prepareMessage(core, base, { to, mode: replyMode, ...(track ? {} : { untracked: true }), ...(ops ? { ops } : {}) }, senderKid);
-  return { message: prepared.message, deliver: async () => (await deliverPrepared(core, prepared)).message };
+  let prepared: PreparedSend;
+  try {
+    prepared = await prepareMessage(core, base, { to, mode: replyMode, ...(track ? {} : { untracked: true }), ...(ops ? { ops } : {}) }, senderKid);
+  } catch (err) {
+    throw noReplyRoute(err, to);
+  }
+  return {
+    message: prepared.message,
+    deliver: async () => {
+      try {
+        return (await deliverPrepared(core, prepared)).message;
+      } catch (err) {
+        throw noReplyRoute(err, to);
+      }
+    },
+  };
+}
+
+/**
+ * A reply to a sender whose DID names no DIDComm endpoint, to a message that asked for no return
+ * route, can never be delivered: like a message without a sender, it has no reply address
+ * (final, e.p.req.no-reply-address), where no_endpoint (e.p.xfer) would ask the sender to send
+ * it again, and it would fail the same way every time.
+ */
+function noReplyRoute(err: unknown, to: string): unknown {
+  if (!isIdsyncError(err) || err.code !== 'no_endpoint') return err;
+  return new IdsyncError('no_reply_address', `the sender ${to.slice(0, 120)} names no DIDComm endpoint and asked for no return route: a reply cannot reach it`, { cause: err });
 }
 
 /**

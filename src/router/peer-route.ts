@@ -16,6 +16,11 @@ export interface PeerRoute {
   mediator?: string;
   /** Routing keys the peer's service names (DIDComm v2.1 §Service Endpoint `routingKeys`). */
   routingKeys: string[];
+  /**
+   * A DID whose document did not resolve on the way (the peer's, or the mediator's it names): no
+   * endpoint now, but maybe later, where a document that names none never will have one.
+   */
+  unresolved?: string;
 }
 
 const isDid = (s: string): boolean => /^did:[a-z0-9]+:/.test(s);
@@ -49,18 +54,21 @@ export function serviceUris(doc: DIDDocument | null | undefined): string[] {
  * to name further hops, which the envelope refuses (it would loop), so they are not followed here.
  */
 export async function peerRoute(did: string, resolve: DocumentResolver): Promise<PeerRoute> {
-  const list = entries(await resolve(didOf(did)));
+  const doc = await resolve(didOf(did));
+  let unresolved = doc ? undefined : didOf(did);
   const endpoints: string[] = [];
   const routingKeys: string[] = [];
   let mediator: string | undefined;
-  for (const e of list) {
+  for (const e of entries(doc)) {
     routingKeys.push(...e.routingKeys);
     if (!isDid(e.uri)) {
       endpoints.push(e.uri);
       continue;
     }
     mediator ??= e.uri;
-    for (const m of entries(await resolve(didOf(e.uri)))) if (!isDid(m.uri)) endpoints.push(m.uri);
+    const theirs = await resolve(didOf(e.uri));
+    if (!theirs) unresolved ??= didOf(e.uri);
+    for (const m of entries(theirs)) if (!isDid(m.uri)) endpoints.push(m.uri);
   }
-  return { endpoints: [...new Set(endpoints)], routingKeys, ...(mediator ? { mediator } : {}) };
+  return { endpoints: [...new Set(endpoints)], routingKeys, ...(mediator ? { mediator } : {}), ...(unresolved ? { unresolved } : {}) };
 }

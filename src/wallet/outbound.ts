@@ -58,7 +58,10 @@ export function walletOutbound(o: { resolve: DocumentResolver; transport: Transp
   return async (packed, target) => {
     // target.endpoint is the router's `via`, else the first service of the peer's document.
     const given = target.endpoint && chooseEndpoint([target.endpoint], o.transport.schemes);
-    const endpoint = o.routes.get(target.to) ?? given ?? chooseEndpoint((await peerRoute(target.to, o.resolve)).endpoints, o.transport.schemes);
+    const known = o.routes.get(target.to) ?? given;
+    const route = known ? undefined : await peerRoute(target.to, o.resolve);
+    const endpoint = known ?? chooseEndpoint(route!.endpoints, o.transport.schemes);
+    if (!endpoint && route?.unresolved) throw new IdsyncError('did_not_resolved', `${route.unresolved.slice(0, 120)} did not resolve: no endpoint to deliver to for now`, { details: { did: route.unresolved } });
     if (!endpoint) throw new IdsyncError('no_endpoint', `${target.to} names no DIDComm endpoint the wallet can reach`, { details: { to: target.to } });
     return o.transport.send(endpoint, packed, { returnRoute: target.returnRoute, messageType: target.message.type, ...(target.mediaType ? { mediaType: target.mediaType } : {}) });
   };

@@ -103,6 +103,29 @@ describe('wallet inbound HTTP endpoint', () => {
     }
   });
 
+  it('answers 400 no_reply_address, not 503, to an authcrypted ping asking for a response from a DID with no endpoint, and logs it once', async () => {
+    const store = await openStore();
+    open.push(store);
+    const wallet: Wallet = createWallet({ store });
+    open.push(wallet);
+    const { http } = await wallet.listen({ http: { host: '127.0.0.1', port: 0 } });
+    // A did:peer:2 without services: nowhere a reply could go, and the ping asks no return route.
+    const sender = createPeerDid();
+    const resolve = documentResolver(createResolver({ cache: false }));
+    const ctx = { resolve: async (did: string) => (did.startsWith(sender.did) ? sender.document : resolve(did)), secrets: memorySecrets(sender.secrets) };
+    const ping = { id: 'no-route-1', type: 'https://didcomm.org/trust-ping/2.0/ping', from: sender.did, to: [wallet.did], body: { response_requested: true } };
+    const packed = (await pack(ping, { mode: 'authcrypt', to: wallet.did }, ctx)).packed;
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(http!, { method: 'POST', headers: { 'content-type': 'application/didcomm-encrypted+json' }, body: packed });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('retry-after')).toBeNull();
+      expect(await res.json()).toMatchObject({ code: 'no_reply_address', problemCode: 'e.p.req.no-reply-address' });
+    }
+    // The ping is handled once; the copies after it are duplicates of a final refusal, not new work.
+    const logged = (await wallet.messages()).filter((m) => m.id === 'no-route-1' && m.direction === 'in');
+    expect(logged.filter((m) => m.result === 'failed')).toHaveLength(1);
+  });
+
   it('answers 400 invalid_did, not 503, to a message from a DID its method calls invalid, every time', async () => {
     const store = await openStore();
     open.push(store);
@@ -123,7 +146,7 @@ describe('wallet inbound HTTP endpoint', () => {
     // A DID that may resolve later (its host is not reachable now) is still "send it again later".
     const later = { id: 'from-web', type: 'https://didcomm.org/trust-ping/2.0/ping', from: 'did:web:127.0.0.1%3A1', to: [wallet.did], body: { response_requested: true } };
     const res = await fetch(http!, { method: 'POST', headers: { 'content-type': 'application/didcomm-plain+json' }, body: JSON.stringify(later) });
-    expect(res.status).toBe(503);
+    expect(res.status, await res.clone().text()).toBe(503);
     expect(res.headers.get('retry-after')).not.toBeNull();
   });
 
