@@ -20,14 +20,18 @@ export function reachableUrlHost(host: string): string {
 
 /**
  * The OS's refusal to listen on host:port as a coded error: `address_in_use` (EADDRINUSE: another
- * process listens there) and `address_not_available` (EADDRNOTAVAIL: no such local address), each
- * with what to do. Anything else comes back as it was.
+ * process listens there) and `address_not_available` (EADDRNOTAVAIL: no such local address;
+ * ENOTFOUND: a name that does not resolve), each with what to do. Anything else comes back as it was.
  */
 export function listenError(err: unknown, host: string, port: number, hint = 'stop it, or listen on another port'): unknown {
   const code = (err as { code?: unknown })?.code;
   if (code === 'EADDRINUSE') return addressInUse(host, port, hint, err);
   if (code === 'EADDRNOTAVAIL') {
     return new IdsyncError('address_not_available', `${host} is not an address of this machine: listen on one of its addresses (127.0.0.1, or 0.0.0.0 for all)`, { details: { host, port }, cause: err });
+  }
+  // A host name that does not resolve (getaddrinfo): no address to listen on either.
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new IdsyncError('address_not_available', `${host} does not resolve to an address of this machine: listen on one of its addresses (127.0.0.1, or 0.0.0.0 for all)`, { details: { host, port }, cause: err });
   }
   return err;
 }

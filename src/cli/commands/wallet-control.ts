@@ -92,11 +92,27 @@ export function stopControl(server: Server): Promise<void> {
   });
 }
 
+/**
+ * DIR/serve.json while its process lives. A serve killed with -9 leaves the file behind, and its
+ * port may be someone else's by now: the token (and an invitation URL, a bearer link to the
+ * user's consent) must not go there, and the wallet's store is free to open instead.
+ */
 async function readServeInfo(dir: string): Promise<ServeInfo | undefined> {
+  let info: ServeInfo;
   try {
-    return JSON.parse(await readFile(join(dir, 'serve.json'), 'utf8')) as ServeInfo;
+    info = JSON.parse(await readFile(join(dir, 'serve.json'), 'utf8')) as ServeInfo;
   } catch {
     return undefined;
+  }
+  return Number.isSafeInteger(info?.pid) && info.pid > 0 && processLives(info.pid) ? info : undefined;
+}
+
+function processLives(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
   }
 }
 
@@ -122,7 +138,13 @@ export async function viaServe<T>(dir: string, method: string, path: string, bod
   } catch {
     return undefined; // nobody listens: a stale serve.json
   }
-  const value = (await res.json()) as { code?: string; detail?: string; usage?: boolean };
+  let value: { code?: string; detail?: string; usage?: boolean };
+  try {
+    value = (await res.json()) as typeof value;
+  } catch {
+    return undefined; // not JSON: not a wallet serve answering (its process's pid was taken again)
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
   if (!res.ok) {
     // A usage error here is one there too (exit 2); any other refusal keeps its code (exit 1).
     throw new IdsyncError(asErrorCode(value.code, 'wallet_serve_error'), value.detail ?? `wallet serve answered ${res.status}`, value.usage === true ? { details: { usage: true } } : {});

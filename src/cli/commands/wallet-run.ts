@@ -110,9 +110,15 @@ export async function withWallet<T>(dir: string, remote: () => Promise<T | undef
   const answered = await remote();
   if (answered !== undefined) return answered;
   const opened = await openExisting(dir, engine, extra);
+  // The wallet's own waits (a reply's timeout, the retry scheduler) are unref'd timers, so that a
+  // library user's process can end while a wallet idles. A command waits for its answer: with
+  // nothing else open (no endpoint to listen on, the inviter unreachable) Node would otherwise
+  // end the process mid-wait, silently, with exit 13 (an unsettled top-level await).
+  const alive = setInterval(() => undefined, 2 ** 30);
   try {
     return await local(opened.wallet);
   } finally {
+    clearInterval(alive);
     await opened.close();
   }
 }

@@ -16,6 +16,7 @@ import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { engineOption } from '../engine-option.js';
 import { usageError } from '../errors.js';
 import { parseHost } from '../port.js';
+import { HTTP_SCHEMES, parseUrlOption } from '../url-option.js';
 import { waitMs } from '../duration.js';
 import { viaServe } from './wallet-control.js';
 import { MESSAGE_FORMATS, messagesDiagram, type MessageFormat } from './wallet-trace.js';
@@ -76,7 +77,11 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
         throw usageError('invalid_argument', `--${given('mediatorForm') ? 'mediator-form' : 'mediation-version'} needs --mediator: it says how to sit behind one`);
       }
       if (!(WALLET_DID_METHODS as readonly string[]).includes(opts.didMethod)) throw usageError('invalid_argument', `--did-method must be ${WALLET_DID_METHODS.join(' or ')}: ${opts.didMethod}`);
-      if (opts.endpoint !== undefined && !/^https?:\/\/[^/]/.test(opts.endpoint)) throw usageError('invalid_argument', `--endpoint is not an http(s) URL: ${opts.endpoint}`);
+      // Parsed as a URL here: one that only looks like one (port 99999, 'http://[::1') would be
+      // written into the DID for good, and every later serve or accept fail on it.
+      if (opts.endpoint !== undefined) parseUrlOption('--endpoint', opts.endpoint, HTTP_SCHEMES);
+      // An empty value (an unset shell variable) is a mistake, not "no mediator".
+      if (opts.mediator !== undefined && opts.mediator.trim() === '') throw usageError('invalid_argument', '--mediator is empty: give its invitation URL or its DID');
       if (opts.endpoint && opts.mediator) throw usageError('invalid_argument', '--endpoint and --mediator exclude each other: the DID names one inbound route');
       if (!['2.0', '3.0', 'auto'].includes(opts.mediationVersion)) throw usageError('invalid_argument', `--mediation-version must be 2.0, 3.0 or auto: ${opts.mediationVersion}`);
       if (!['did', 'routing-keys'].includes(opts.mediatorForm)) throw usageError('invalid_argument', `--mediator-form must be did or routing-keys: ${opts.mediatorForm}`);

@@ -1,0 +1,92 @@
+// The wallet commands meeting what goes wrong on a user's machine: an inviter that cannot be
+// reached by a wallet with nothing else open, options that only look right, a serve.json left by
+// a `wallet serve` killed with -9 whose port another program now holds.
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPeerDid } from '../../src/did/peer.js';
+import { ERROR_LINE, runCli, tempDir } from './run-cli.js';
+
+let dir: Awaited<ReturnType<typeof tempDir>>;
+
+beforeAll(async () => {
+  dir = await tempDir();
+  expect((await runCli(['wallet', 'create', '--data', dir.file('w')])).code).toBe(0);
+});
+afterAll(() => dir.remove());
+
+const b64u = (s: string) => Buffer.from(s).toString('base64url');
+
+describe('wallet commands and what goes wrong around them', () => {
+  it('accept waits out --timeout and says so when the inviter cannot be reached, with nothing else keeping the process alive', async () => {
+    // Nothing listens on port 1; the wallet has no endpoint of its own to listen on.
+    const inviter = createPeerDid({ endpoint: 'http://127.0.0.1:1/didcomm' });
+    const url = `http://x/?_oob=${b64u(JSON.stringify({ type: 'https://didcomm.org/out-of-band/2.0/invitation', id: 'dead-1', from: inviter.did, body: { goal_code: 'idsync.data-pipe', accept: ['didcomm/v2'] } }))}`;
+    const started = Date.now();
+    const run = await runCli(['wallet', 'accept', url, '--data', dir.file('w'), '--timeout', '2', '--json'], { process: true });
+    // Node ended such a run at once with exit 13 (an unsettled top-level await) and printed nothing.
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(ERROR_LINE);
+    expect(run.stderr).toMatch(/^idsync: timeout: /);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+  }, 30_000);
+
+  it('create refuses an endpoint that is no URL, and an empty --mediator, as usage errors', async () => {
+    for (const endpoint of ['http://127.0.0.1:99999/x', 'http://[::1', 'http://a b/x', 'http://x:-1/', 'ftp://x/']) {
+      const run = await runCli(['wallet', 'create', '--data', dir.file(`e-${endpoint.length}`), '--endpoint', endpoint]);
+      expect(run.code, endpoint).toBe(2);
+      expect(run.stderr, endpoint).toMatch(/^idsync: invalid_argument: --endpoint /);
+    }
+    const empty = await runCli(['wallet', 'create', '--data', dir.file('m'), '--mediator', '']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^idsync: invalid_argument: --mediator is empty/);
+  });
+
+  it('serve --host with a name that does not resolve is address_not_available, not an internal error', async () => {
+    const run = await runCli(['wallet', 'serve', '--data', dir.file('w'), '--host', 'no-such-host.invalid', '--port', '0']);
+    expect(run.stderr).toMatch(/^idsync: address_not_available: no-such-host\.invalid does not resolve/);
+    expect(run.code).not.toBe(0);
+  });
+
+  describe('a serve.json left by a serve killed with -9', () => {
+    let other: Server;
+    let requests = 0;
+    beforeAll(async () => {
+      // Another program now holds the port the dead serve listened on, and answers HTML.
+      other = createServer((req, res) => {
+        requests++;
+        req.resume();
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html><p>not a wallet</p>');
+      });
+      await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    });
+    afterAll(() => new Promise<void>((r) => other.close(() => r())));
+
+    it('is stale: the commands open the store, and neither the token nor the invitation goes to that port', async () => {
+      const dead = spawn(process.execPath, ['-e', '']);
+      const pid = dead.pid!;
+      await new Promise((r) => dead.on('exit', r));
+      const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      await writeFile(join(dir.file('w'), 'serve.json'), JSON.stringify({ pid, url, token: 'secret-token' }), { mode: 0o600 });
+      const run = await runCli(['wallet', 'credentials', '--data', dir.file('w'), '--json']);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual([]);
+      expect(requests).toBe(0);
+    });
+
+    it('is stale too when a live process answers there with something that is not a wallet serve', async () => {
+      // Our own pid is alive: only the answer tells the file is stale.
+      const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      await writeFile(join(dir.file('w'), 'serve.json'), JSON.stringify({ pid: process.pid, url, token: 'secret-token' }), { mode: 0o600 });
+      const run = await runCli(['wallet', 'credentials', '--data', dir.file('w'), '--json']);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual([]);
+    });
+  });
+});
