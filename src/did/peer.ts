@@ -137,6 +137,17 @@ function decodeServices(body: string): { services: Record<string, unknown>[]; li
 }
 
 /** §Method 2 "Resolving a did:peer:2", with `id` as the document id (the did:peer:3 alias when given). */
+/** Longer than any public key a multikey holds (an RSA-4096 one is about 730 characters). */
+const MULTIKEY_MAX = 2048;
+/** Multicodec varint prefix → key length: ed25519-pub (0xed) and x25519-pub (0xec), 32 bytes each (RFC 8032, RFC 7748). */
+const KEY_BYTES: ReadonlyMap<string, number> = new Map([['237,1', 32], ['236,1', 32]]);
+
+/** A key of a codec whose length is known must have that length; other codecs pass (their keys go unused). */
+function checkKeyLength(bytes: Uint8Array): void {
+  const expected = KEY_BYTES.get(`${bytes[0]},${bytes[1]}`);
+  if (expected !== undefined && bytes.length !== expected + 2) throw invalid(`a did:peer:2 ${bytes[0] === 0xed ? 'Ed25519' : 'X25519'} key is ${bytes.length - 2} bytes, not ${expected}`);
+}
+
 function peer2Document(peer2: string, id: string, alsoKnownAs?: string[]): { document: DIDDocument; warnings: ResolutionWarning[] } {
   const elements = peer2.slice('did:peer:2'.length).split('.');
   if (elements.shift() !== '' || elements.length === 0) throw invalid('a did:peer:2 is did:peer:2.<element>[.<element>…]');
@@ -157,8 +168,8 @@ function peer2Document(peer2: string, id: string, alsoKnownAs?: string[]): { doc
         services.push({ ...svc, id: absoluteId(id, ref) } as Service);
       }
     } else if (code in PURPOSES) {
-      if (!/^z[1-9A-HJ-NP-Za-km-z]{46,}$/.test(body)) throw invalid('a did:peer:2 key is not a base58btc multikey');
-      base58btcDecode(body.slice(1));
+      if (!/^z[1-9A-HJ-NP-Za-km-z]{46,}$/.test(body) || body.length > MULTIKEY_MAX) throw invalid('a did:peer:2 key is not a base58btc multikey');
+      checkKeyLength(base58btcDecode(body.slice(1)));
       keys.push({
         method: { id: `${id}#key-${keys.length + 1}`, type: 'Multikey', controller: id, publicKeyMultibase: body },
         purposes: [PURPOSES[code as PeerPurposeCode]],

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { b64uDecodeText } from '../../src/encoding.js';
+import { b64uDecodeText, base58btcEncode } from '../../src/encoding.js';
 import { absoluteId } from '../../src/did/document.js';
 import {
   abbreviateService, createPeerDid, encodePeerDid2, expandService, peerDid3, resolvePeer, resolvePeerDid,
@@ -103,7 +103,10 @@ describe('did:peer:2', () => {
   });
 
   it('rejects malformed did:peer:2 DIDs with invalidDid', async () => {
-    for (const bad of ['did:peer:2', 'did:peer:2.X123', 'did:peer:2.Vnotbase58!', 'did:peer:2.S!!!', `did:peer:2.S${Buffer.from('[1]').toString('base64url')}`]) {
+    // An X25519 (0xec01) or Ed25519 (0xed01) key of another length than 32 bytes, and a key longer than any.
+    const wrongLength = (codec: number, n: number) => `z${base58btcEncode(new Uint8Array([codec, 0x01, ...new Uint8Array(n).fill(7)]))}`;
+    const wrongKeys = [`did:peer:2.E${wrongLength(0xec, 40)}`, `did:peer:2.V${wrongLength(0xed, 31)}`, `did:peer:2.Ez6LS${'a'.repeat(5000)}`];
+    for (const bad of ['did:peer:2', 'did:peer:2.X123', 'did:peer:2.Vnotbase58!', 'did:peer:2.S!!!', `did:peer:2.S${Buffer.from('[1]').toString('base64url')}`, ...wrongKeys]) {
       const result = await resolvePeer(bad);
       expect(result.didResolutionMetadata.error, bad).toBe('invalidDid');
       expect(result.didDocument).toBeNull();
