@@ -35,6 +35,12 @@ function storeError(err: unknown, what: string): IdsyncError {
   if (code === 'LEVEL_LOCKED' || causeCode === 'LEVEL_LOCKED') {
     return new IdsyncError('store_locked', `${what}: the store is already open (another process or another openStore on the same folder)`, { cause: err });
   }
+  // Opening failed for a reason of its own (LEVEL_CORRUPTION, LEVEL_IO_ERROR: a damaged or
+  // missing file): that reason, not "closed", which sent users looking for who closed it.
+  const reason = (err as { cause?: { message?: unknown } })?.cause?.message;
+  if (code === 'LEVEL_DATABASE_NOT_OPEN' && causeCode !== undefined && typeof reason === 'string') {
+    return new IdsyncError('store_error', `${what}: the store cannot be opened (${causeCode}): ${reason}`, { cause: err });
+  }
   if (code === 'LEVEL_DATABASE_NOT_OPEN') return new IdsyncError('store_closed', `${what}: the store is closed`, { cause: err });
   return new IdsyncError('store_error', `${what}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
 }
