@@ -107,6 +107,10 @@ export function liveHub(options: LiveOptions = {}): LiveHub {
       // The response closes when the browser goes away (or the server ends it).
       res.on('close', end);
       res.on('error', end);
+      // A client that left while the route still awaited (its session check, its filter) closed
+      // the response before these listeners existed: 'close' will not come again, and the stream
+      // (its heartbeat, its feed) would stay for good.
+      if (request.raw?.destroyed === true || res.destroyed === true || res.socket?.destroyed === true) return end();
       // The retry delay the browser waits before reconnecting (ms).
       res.write('retry: 1000\n\n');
       stop = start(stream);
