@@ -16,3 +16,23 @@ export function redact(value: unknown, depth = 0): unknown {
   }
   return out;
 }
+
+const PRIVATE_MEMBER = /"(d|p|q|dp|dq|qi|oth|k|private[-_]?key[^"]*|secret|client[-_]?secret|secret[-_]?key|password|seed|mnemonic)"(\s*:\s*)"(?:[^"\\]|\\.)*(?:"|$)/gi;
+
+/**
+ * `redact` for a value kept as text: a packed message as it travelled, or the first bytes of one
+ * only a digest was kept of (a prefix that may not parse). Text that parses is redacted as its
+ * value and given back unchanged when it holds nothing to withhold (so `message check` reads the
+ * very bytes); text that does not parse has every string member named as a private member or a
+ * secret replaced, JWK or not (a prefix cannot say which object a member is in).
+ */
+export function redactText(text: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text.replace(PRIVATE_MEMBER, (_m, name: string, colon: string) => `"${name}"${colon}"${WITHHELD}"`);
+  }
+  const kept = redact(value);
+  return JSON.stringify(kept) === JSON.stringify(value) ? text : JSON.stringify(kept);
+}

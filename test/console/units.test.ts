@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { cookieValue } from '../../src/console/auth.js';
-import { redact } from '../../src/console/redact.js';
+import { redact, redactText } from '../../src/console/redact.js';
 import { createSessions } from '../../src/console/sessions.js';
 import { ruleView, verdictOf, worstVerdict } from '../../src/console/verdicts.js';
 import { checkCommand } from '../../src/console/views/message.js';
@@ -54,6 +54,16 @@ describe('what the console withholds', () => {
       body: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'pub', d: '(withheld)' }, { kty: 'oct', k: '(withheld)' }] },
       clientSecret: '(withheld)', nested: { privateKeyMultibase: '(withheld)', secret: '(withheld)', d: 'not a jwk member' },
     });
+  });
+});
+
+describe('what the console withholds of a value kept as text', () => {
+  it('gives text that holds nothing private back byte for byte, and withholds in text that parses or is cut short', () => {
+    const clean = '{ "protected": "e30",  "ciphertext": "x" }';
+    expect(redactText(clean)).toBe(clean);
+    expect(JSON.parse(redactText('{"recipients":[{"header":{"kid":"x","kty":"OKP","d":"SECRET"}}]}'))).toEqual({ recipients: [{ header: { kid: 'x', kty: 'OKP', d: '(withheld)' } }] });
+    // The first bytes of a message only a digest was kept of: no JSON, so every such member goes.
+    expect(redactText('{"body":{"k":{"kty":"OKP","d":"SECRET","x":"pub"},"password": "hunt')).toBe('{"body":{"k":{"kty":"OKP","d":"(withheld)","x":"pub"},"password": "(withheld)"');
   });
 });
 

@@ -105,6 +105,24 @@ describe('messages', () => {
     expect((await c.call('GET', '/console/messages/..%2F..')).statusCode).toBe(404);
   });
 
+  it('withholds private key members in what it shows of a message only a digest was kept of, and in its packed form', async () => {
+    // An unauthenticated plaintext whose body carries a private JWK, and an envelope whose header does.
+    const plain = { id: 'leak-plain-1', typ: 'application/didcomm-plain+json', type: 'https://didcomm.org/trust-ping/2.0/ping', body: { k: { kty: 'OKP', crv: 'Ed25519', x: 'AAAA', d: 'PLAINSECRETdddd' } } };
+    const jwe = { protected: 'eyJhbGciOiJFQ0RILUVTK0EyNTZLVyJ9', recipients: [{ header: { kid: 'x', kty: 'OKP', d: 'RAWSECRET3' }, encrypted_key: 'AA' }], iv: 'AA', ciphertext: 'AA', tag: 'AA' };
+    for (const [body, ct] of [[plain, 'application/didcomm-plain+json'], [jwe, 'application/didcomm-encrypted+json']] as const) {
+      const posted = await c.app.inject({ method: 'POST', url: '/didcomm', headers: { 'content-type': ct }, payload: JSON.stringify(body) });
+      expect(posted.statusCode).toBeLessThan(500);
+    }
+    const logged = (await messageLog(c.bed.service.deps.store, systemClock).list()).filter((m) => m.id === 'leak-plain-1' || m.result === 'undecryptable');
+    expect(logged.length).toBeGreaterThanOrEqual(2);
+    for (const m of logged) {
+      const page = await c.call('GET', `/console/messages/${m.seq}`);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toContain('PLAINSECRET');
+      expect(page.body).not.toContain('RAWSECRET');
+    }
+  });
+
   it('groups threads and draws each as a sequence diagram', async () => {
     const res = await c.call('GET', '/console/threads');
     expect(res.body.match(/<svg[^>]*class="sequence"/g)?.length).toBeGreaterThanOrEqual(3);

@@ -7,7 +7,7 @@ import { problem } from '../../service/http/problem.js';
 import { sendHtml } from '../auth.js';
 import { renderPage, type ConsoleContext } from '../context.js';
 import { html, prettyJson, type Html } from '../html.js';
-import { redact } from '../redact.js';
+import { redact, redactText } from '../redact.js';
 import { verdictOf, worstVerdict, type CheckedRule } from '../verdicts.js';
 import { badge, did, jsonBlock, state, time } from './format.js';
 import { faultBadge } from './message-row.js';
@@ -67,14 +67,14 @@ ${results.length
 <h2>Plaintext</h2>
 ${plaintext !== undefined
   ? html`<pre class="json" id="plaintext">${plaintext}</pre>`
-  : html`<p class="muted">Only a digest was kept of this message (its sender was not authenticated, or it was too large)${m.digest ? `: ${m.digest.hash}, ${m.digest.size} bytes` : ''}.</p>${m.digest ? html`<pre class="json">${m.digest.head}</pre>` : ''}`}
+  : html`<p class="muted">Only a digest was kept of this message (its sender was not authenticated, or it was too large)${m.digest ? `: ${m.digest.hash}, ${m.digest.size} bytes` : ''}.</p>${m.digest ? html`<pre class="json">${redactText(m.digest.head)}</pre>` : ''}`}
 <h2>Packed</h2>
 ${packed !== undefined
   ? jsonBlock(safeParse(packed), 'packed message')
   : html`<p class="muted">The console did not see this message travel (it started after, or the form was dropped to keep memory bounded).</p>`}
 <h2>Check it yourself</h2>
 ${plaintext !== undefined ? copyBlock('check-plaintext', 'the plaintext', plaintext) : ''}
-${packed !== undefined ? copyBlock('check-packed', 'the packed form', packed) : ''}
+${packed !== undefined ? copyBlock('check-packed', 'the packed form', redactText(packed)) : ''}
 <p class="hint">Without the recipient's keys, <code>message check</code> judges a packed message by its envelope; the plaintext is checked against the header and protocol rules.</p>`;
     return sendHtml(reply, renderPage(ctx, request, { title: `Message ${m.id}`, active: 'messages', body }));
   });
