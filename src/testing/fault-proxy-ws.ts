@@ -7,7 +7,11 @@ import { delayOf, peekMessage, tamper, type FaultInjector } from './fault-plan.j
 export function pipeWebSockets(client: WebSocket, upstream: WebSocket, injector: FaultInjector, o: { sleep: (ms: number) => Promise<void>; holdMs: number; path: string }): void {
   const { sleep, holdMs } = o;
   const pending: string[] = [];
-  upstream.on('open', () => pending.splice(0).forEach((p) => upstream.send(p)));
+  upstream.on('open', () => {
+    // The client may have gone while the target's handshake was under way: nothing to pipe for.
+    if (client.readyState !== WebSocket.OPEN) return upstream.close(1000);
+    pending.splice(0).forEach((p) => upstream.send(p));
+  });
   const pipe = (from: WebSocket, to: WebSocket, direction: string, queue?: string[]) => {
     const heldFrames: string[] = [];
     const deliver = (text: string) => {
@@ -69,6 +73,8 @@ export function pipeWebSockets(client: WebSocket, upstream: WebSocket, injector:
     const c = code && code >= 1000 && code < 5000 && code !== 1005 && code !== 1006 ? code : 1000;
     if (client.readyState === WebSocket.OPEN) client.close(c);
     if (upstream.readyState === WebSocket.OPEN) upstream.close(c);
+    // A target still in its handshake is given up (its socket would otherwise stay open for good).
+    else if (upstream.readyState === WebSocket.CONNECTING) upstream.terminate();
   };
   client.on('close', (code) => closeBoth(code));
   upstream.on('close', (code) => closeBoth(code));

@@ -20,6 +20,7 @@ import { isDidcommMediaType } from '../didcomm/transport/media-type.js';
 import { IdsyncError } from '../errors.js';
 import { requestUrl } from '../net/request-target.js';
 import { problemDocument } from '../problem-details.js';
+import { listenError } from '../listen.js';
 import { delayOf, faultInjector, peekMessage, tamper, type FaultInjector, type FaultKind, type FaultPlan } from './fault-plan.js';
 import { pipeWebSockets } from './fault-proxy-ws.js';
 
@@ -91,6 +92,11 @@ export async function startFaultProxy(o: FaultProxyOptions): Promise<FaultProxy>
     for (const [k, v] of Object.entries(f.headers ?? {})) if (!HOP_BY_HOP.has(k) && v !== undefined) headers[k] = v;
     headers['content-length'] = f.body?.length ?? 0;
     res.writeHead(f.status, headers).end(f.body);
+  }
+
+  /** The proxy's own refusals (not a fault it injects): problem details with a code, as the twin's. */
+  function problemAnswer(status: number, code: string, detail: string): { status: number; headers: http.IncomingHttpHeaders; body: Buffer } {
+    return { status, headers: { 'content-type': 'application/problem+json' }, body: Buffer.from(JSON.stringify(problemDocument(status, code, detail))) };
   }
 
   const OUT: readonly FaultKind[] = ['drop', 'delay', 'duplicate', 'reorder', 'tamper', 'fail503', 'disconnect'];
@@ -190,12 +196,12 @@ export async function startFaultProxy(o: FaultProxyOptions): Promise<FaultProxy>
       else chunks.push(c);
     });
     req.on('end', () => {
-      if (tooBig) return answer(res, { status: 413 });
+      if (tooBig) return answer(res, problemAnswer(413, 'payload_too_large', `a body may have at most ${maxBytes} bytes here`));
       const body = Buffer.concat(chunks);
       const didcomm = req.method === 'POST' && isDidcommMediaType(req.headers['content-type']);
       const work = didcomm ? handleDidcomm(req, res, body.toString('utf8')) : forward(req, body).then((f) => answer(res, f));
       work.catch(() => {
-        if (!res.headersSent) answer(res, { status: 502 });
+        if (!res.headersSent) answer(res, problemAnswer(502, 'transport_unreachable', `the target ${target.origin} did not answer`));
         else res.destroy();
       });
     });
@@ -223,9 +229,12 @@ export async function startFaultProxy(o: FaultProxyOptions): Promise<FaultProxy>
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // A port taken, an address not this machine's, a name that does not resolve: coded, as the
+    // service and the mediator say them.
+    const failed = (err: unknown) => reject(listenError(err, o.host ?? '127.0.0.1', o.listen, 'stop it, or choose another --listen port'));
+    server.once('error', failed);
     server.listen(o.listen, o.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

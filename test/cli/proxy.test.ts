@@ -52,6 +52,9 @@ describe('idsync proxy', () => {
     for (const args of [
       ['--listen', '0', '--target', target, '--drop', '1.5'],
       ['--listen', '0', '--target', target, '--delay', 'soon'],
+      // Past what a timer holds (2^31 - 1 ms), Node fires it at once.
+      ['--listen', '0', '--target', target, '--delay', '99999999999999999999'],
+      ['--listen', '0', '--target', target, '--delay', '86400000:1'],
       ['--listen', '70000', '--target', target],
       ['--listen', '0', '--target', 'not a url'],
     ]) {

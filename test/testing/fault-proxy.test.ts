@@ -131,6 +131,49 @@ describe('fault proxy over WebSocket', () => {
   });
 });
 
+describe("the proxy's own answers and what it lets go", () => {
+  it('closes its socket to the target when the client leaves during the target handshake', async () => {
+    // The target takes its time to accept, so the proxy's socket to it is still connecting when
+    // the client goes: that socket used to open later and stay open for good.
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, verifyClient: (_info, done) => void setTimeout(() => done(true), 100) });
+    await once(wss, 'listening');
+    cleanup.push(() => new Promise((r) => wss.close(r)));
+    const p = await proxyTo(`http://127.0.0.1:${(wss.address() as AddressInfo).port}`, { rules: [] });
+    for (let i = 0; i < 10; i++) {
+      const client = new WebSocket(`${p.url.replace('http', 'ws')}/didcomm`);
+      await once(client, 'open');
+      client.close();
+      await once(client, 'close');
+    }
+    const deadline = Date.now() + 5000;
+    while (wss.clients.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300)); // any handshake still pending completes by now
+    expect(wss.clients.size).toBe(0);
+  });
+
+  it('answers a target that is down and a body too large as problem details', async () => {
+    const dead = http.createServer();
+    dead.listen(0, '127.0.0.1');
+    await once(dead, 'listening');
+    const url = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
+    await new Promise((r) => dead.close(r));
+    const p = await proxyTo(url, { rules: [] });
+    const down = await fetch(`${p.url}/health`);
+    expect(down.status).toBe(502);
+    expect(down.headers.get('content-type')).toBe('application/problem+json');
+    expect(await down.json()).toMatchObject({ status: 502, code: 'transport_unreachable' });
+    const big = await fetch(`${p.url}/didcomm`, { method: 'POST', headers: { 'content-type': ENC }, body: 'x'.repeat(3 * 1024 * 1024) });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ status: 413, code: 'payload_too_large' });
+  });
+
+  it('says address_in_use for a port another process holds', async () => {
+    const { url } = await target();
+    const taken = Number(new URL(url).port);
+    await expect(startFaultProxy({ listen: taken, target: url, plan: { rules: [] } })).rejects.toMatchObject({ code: 'address_in_use' });
+  });
+});
+
 describe('a whole flow through the proxy', () => {
   it('completes a Data Pipe and a sync with every message from the wallet to the service duplicated', async () => {
     // The service's public URL (its did:web and endpoints) is the proxy's address.

@@ -9,6 +9,9 @@ import { parsePort, parseHost } from '../port.js';
 import type { CliIo, Output } from '../output.js';
 import { untilSignal } from '../signals.js';
 
+/** The longest --delay (with its jitter) taken: a day, far longer than any test waits. */
+const MAX_DELAY_MS = 86_400_000;
+
 export interface ProxyCommandDeps {
   io: CliIo;
   output(json: boolean): Output;
@@ -51,6 +54,8 @@ export function proxyRules(o: ProxyOptions): FaultRule[] {
   if (o.delay !== undefined) {
     const m = /^(\d+)(?::(\d+))?$/.exec(o.delay.trim());
     if (!m) throw usageError('invalid_argument', `--delay must be MS or MS:JITTER (milliseconds): ${o.delay}`);
+    // Node's timers hold at most 2^31 - 1 ms (about 24.8 days); a longer one fires at once.
+    if (Number(m[1]) + Number(m[2] ?? 0) > MAX_DELAY_MS) throw usageError('invalid_argument', `--delay with its jitter must be at most ${MAX_DELAY_MS} ms (a day): ${o.delay}`);
     rules.push({ fault: 'delay', delayMs: Number(m[1]), ...(m[2] ? { jitterMs: Number(m[2]) } : {}) });
   }
   return rules;
