@@ -3,6 +3,7 @@
 // anything else, sign-in, and the message, thread and stream routes.
 import type { FastifyInstance } from 'fastify';
 import { problemFor } from '../service/http/problem-handlers.js';
+import { problem } from '../service/http/problem.js';
 import { installAuth, sendHtml, wantsPage, type GuardOptions } from './auth.js';
 import { readAsset } from './assets.js';
 import { renderPage, type ConsoleContext } from './context.js';
@@ -35,7 +36,7 @@ export function installConsoleBasics(scope: FastifyInstance, ctx: ConsoleContext
 
   scope.get('/console/assets/:name', { schema: { hide: true } }, async (request, reply) => {
     const asset = await readAsset((request.params as { name: string }).name);
-    if (!asset) return reply.code(404).type('text/plain').send('no such asset');
+    if (!asset) throw problem('not_found', 'no such asset');
     return reply.header('cache-control', 'no-cache').type(asset.type).send(asset.body);
   });
   scope.get('/console', { schema: { hide: true } }, async (_request, reply) => reply.code(303).header('location', home).send());

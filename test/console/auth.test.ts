@@ -149,7 +149,10 @@ describe('console access', () => {
       expect(res.statusCode, name).toBe(200);
       expect(res.headers['content-type'], name).toContain(type);
     }
-    expect((await c.app.inject({ method: 'GET', url: '/console/assets/..%2Fpackage.json' })).statusCode).toBe(404);
+    const none = await c.app.inject({ method: 'GET', url: '/console/assets/..%2Fpackage.json', headers: { accept: 'application/json' } });
+    expect(none.statusCode).toBe(404);
+    expect(none.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(none.json()).toMatchObject({ code: 'not_found' });
   });
 
   it('never shows a client secret or a private key', async () => {
