@@ -3,8 +3,8 @@
 // answers a new entry with ENOENT although its parent exists (e.g. /proc/x): it retries the same
 // call for ever. A --data folder named there hung the command instead of failing; here the first
 // refusal is the answer.
-import { mkdir, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { IdsyncError } from './errors.js';
 
 /** Makes `path` and its missing parents; refused with folder_unusable, naming the folder and the system's reason. */
@@ -36,6 +36,22 @@ export async function makeDir(path: string): Promise<void> {
       if (code !== 'EEXIST') throw unusable(path, `${dir} cannot be made: ${code ?? String(err)}`, err);
     }
   }
+}
+
+/**
+ * makeDir, and a file written there and removed: for a folder whose files come at the end of a
+ * long run (a fleet's report, a conformance run's), checked before the run so that a folder
+ * nothing can be written to is said at once, not after the run, its results lost.
+ */
+export async function makeWritableDir(path: string): Promise<void> {
+  await makeDir(path);
+  const probe = join(resolve(path), `.idsync-write-check-${process.pid}`);
+  try {
+    await writeFile(probe, '');
+  } catch (err) {
+    throw unusable(path, `files cannot be written there: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, err);
+  }
+  await rm(probe, { force: true });
 }
 
 function unusable(path: string, why: string, cause?: unknown): IdsyncError {

@@ -160,14 +160,21 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   const link = (options.embeddedTransport ?? 'link') === 'link';
   const store = serviceStoreFor(options);
   const threads = threaded ? workerSetup(options) : undefined;
-  const serviceThread =
-    embedded && threads ? await startServiceThread({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store, ...threads, entry: workerEntry('service-worker') }, threads.start) : undefined;
-  const mediator = await fleetMediator(options.mediated, store);
-  const target: FleetTarget = options.service
-    ? await remoteTarget(options.service.url, options.service.credentials)
-    : (serviceThread ?? (await startEmbeddedTarget({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store })));
-  const mediatorLink = link && !options.service ? linkMediator(mediator, serviceThread, target) : undefined;
+  // What the run starts is stopped however it ends, a start that fails half-way included: a
+  // service that cannot be reached after the mediator started left the mediator listening (the
+  // process never ended) and its folder behind.
+  let serviceThread: Awaited<ReturnType<typeof startServiceThread>> | undefined;
+  let mediator: FleetMediator | undefined;
+  let target: FleetTarget | undefined;
+  let mediatorLink: (() => void) | undefined;
   try {
+    serviceThread =
+      embedded && threads ? await startServiceThread({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store, ...threads, entry: workerEntry('service-worker') }, threads.start) : undefined;
+    mediator = await fleetMediator(options.mediated, store);
+    target = options.service
+      ? await remoteTarget(options.service.url, options.service.credentials)
+      : (serviceThread ?? (await startEmbeddedTarget({ ...(options.envelopeEngine ? { envelopeEngine: options.envelopeEngine } : {}), link, store })));
+    mediatorLink = link && !options.service ? linkMediator(mediator, serviceThread, target) : undefined;
     const scenario = isObject ? (options.scenario as Scenario) : await loadScenario(options.scenario as ScenarioRef);
     const runId = randomUUID().slice(0, 8);
     const setupStarted = Date.now();
@@ -204,7 +211,8 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     };
   } finally {
     mediatorLink?.();
-    await target.close();
+    // The twin's thread is the target when there is one; before the target was set, it is closed alone.
+    await (target ?? serviceThread)?.close();
     await mediator?.close();
   }
 }

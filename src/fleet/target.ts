@@ -5,7 +5,7 @@
 // also be reached over the fleet's link (link.ts): requests and messages without sockets.
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
-import { networkError } from '../http-fetch.js';
+import { networkError, readBounded } from '../http-fetch.js';
 import { openRunStore } from '../store/temporary.js';
 import { appExchange } from '../testing/inject-fetch.js';
 import { startServiceTwin } from '../testing/service-twin.js';
@@ -66,13 +66,20 @@ export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEn
 }
 
 /** A service elsewhere: its DID from /.well-known/did.json, the credentials given. */
+/** How long the service's DID document may take, and how large it may be (the did:web resolver's 256 KiB). */
+const SERVICE_DID_TIMEOUT_MS = 10_000;
+const SERVICE_DID_MAX_BYTES = 256 * 1024;
+
 export async function remoteTarget(url: string, credentials: ServiceCredentials, fetchFn: typeof fetch = fetch): Promise<FleetTarget> {
   const base = url.replace(/\/+$/, '');
   let did: unknown;
   try {
-    const res = await fetchFn(`${base}/.well-known/did.json`);
+    // Bounded in time and in size: a host that never answers, or answers a stream without end,
+    // would otherwise hold the run before it starts (no --timeout applies yet) or fill memory.
+    const res = await fetchFn(`${base}/.well-known/did.json`, { signal: AbortSignal.timeout(SERVICE_DID_TIMEOUT_MS) });
     if (!res.ok) throw new IdsyncError('service_unreachable', `${base}/.well-known/did.json answered ${res.status}`);
-    did = ((await res.json()) as { id?: unknown }).id;
+    const text = await readBounded(res, SERVICE_DID_MAX_BYTES, () => new IdsyncError('service_unreachable', `${base}/.well-known/did.json is larger than ${SERVICE_DID_MAX_BYTES} bytes: not a DID document`));
+    did = (JSON.parse(text.toString('utf8')) as { id?: unknown } | null)?.id;
   } catch (err) {
     if (err instanceof IdsyncError) throw err;
     // What was wrong with the answer, or the socket's reason (ECONNREFUSED, ENOTFOUND, …).

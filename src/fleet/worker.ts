@@ -26,8 +26,9 @@ async function main(input: WorkerInput): Promise<void> {
   parentPort!.on('message', (m: { type?: string }) => {
     if (m?.type === 'abort') stop.abort();
   });
+  let result: Awaited<ReturnType<typeof runShard>>;
   try {
-    const result = await runShard(input.plan, {
+    result = await runShard(input.plan, {
       scenario,
       pool,
       client: clientFor(input.target, pool.fetch),
@@ -35,12 +36,14 @@ async function main(input: WorkerInput): Promise<void> {
       signal: stop.signal,
       onProgress: (p) => parentPort!.postMessage({ type: 'progress', progress: p }),
     });
-    parentPort!.postMessage({ type: 'result', result });
   } finally {
     await pool.close();
     link?.close();
     mediatorLink?.close();
   }
+  // Sent once the pool is closed: the coordinator ends this thread when the result comes, which
+  // before the close left the pages' temporary folder (idle wallets paged out to disk) behind.
+  parentPort!.postMessage({ type: 'result', result });
 }
 
 main(workerData as WorkerInput).catch((err) => {

@@ -6,6 +6,7 @@ import { IdsyncError } from '../../errors.js';
 import { diffBaseline, parseBaseline, type BaselineDiff } from '../../harness/baseline.js';
 import { EXIT_FAILED, EXIT_NOT_JUDGED, notJudgedReason, runExitCode } from '../../harness/exit-code.js';
 import { writeReportFiles } from '../../harness/report-files.js';
+import { makeWritableDir } from '../../make-dir.js';
 import { CASE_IDS, DID_SUITES, INVITATION_SUITES, reportJson, runConformance } from '../../harness/run.js';
 import type { ConformanceReport } from '../../harness/types.js';
 import { asUsage, usageError } from '../errors.js';
@@ -73,6 +74,9 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
       const shared = await sharedRunOptions({ ...opts, verbose }, deps, known);
       const baselineFile = opts.baseline;
       const baseline = baselineFile ? await asUsage(async () => parseBaseline(await readText(baselineFile, '--baseline'), `--baseline ${baselineFile}`)) : undefined;
+      // The report's folder is checked before the run: one nothing can be written to fails now
+      // (exit 2), not after the run with its results lost.
+      if (opts.report) await asUsage(() => makeWritableDir(opts.report!));
       const out = deps.output(Boolean(opts.json));
       out.say(role ? `conformance run: idsync is the ${role === 'holder' ? 'issuer' : 'verifier'}, the agent under test the ${role}` : `conformance run against ${mediator ? 'the mediator ' : ''}${opts.target}`);
       const run = mediator ? runMediatorConformance : runConformance;

@@ -11,7 +11,9 @@ import { SERVICE_STORE_MEMORY_FLOWS } from '../../fleet/target.js';
 import type { LoadModel } from '../../fleet/types.js';
 import { engineOption } from '../engine-option.js';
 import { IdsyncError } from '../../errors.js';
-import { usageError } from '../errors.js';
+import { asUsage, usageError } from '../errors.js';
+import { makeWritableDir } from '../../make-dir.js';
+import { STOP_SIGNALS } from '../signals.js';
 import type { CliIo, Output } from '../output.js';
 import { parseDuration } from './service.js';
 import { MAX_WAIT_MS } from '../../wait.js';
@@ -123,11 +125,26 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
   if (typeof o.mediated === 'string' && !isDidOrUrl(o.mediated)) {
     throw usageError('invalid_argument', `--mediated takes a running mediator's DID or its invitation URL (or nothing, for one started for the run): ${o.mediated}`);
   }
+  // The report's folder is checked before the load: one nothing can be written to would
+  // otherwise be found only after the run, its results lost.
+  if (o.report) await asUsage(() => makeWritableDir(o.report!));
   const out = deps.output(Boolean(o.json));
   const total = model.kind === 'closed' ? model.wallets : undefined;
   const tty = (process.stderr as { isTTY?: boolean }).isTTY === true;
   let lastLine = 0;
+  // Ctrl-C or SIGTERM stops the run the way its end does (no new flows; the threads, the
+  // mediator and the temporary folders closed and removed), where the process dying at once left
+  // the folders behind. A second signal, the listeners gone, ends the process as usual.
+  const stop = new AbortController();
+  let stoppedBy: string | undefined;
+  const stopListeners = STOP_SIGNALS.map((signal) => [signal, () => {
+    stoppedBy = signal;
+    deps.io.stderr(`\n${signal}: stopping the fleet (again to end it at once)\n`);
+    stop.abort();
+  }] as const);
+  for (const [signal, listener] of stopListeners) process.once(signal, listener);
   const result = await runFleet({
+    signal: stop.signal,
     scenario: o.module ? { module: o.module } : { builtin: o.scenario, channel },
     model,
     workers,
@@ -144,6 +161,8 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
         deps.io.stderr(progressLine(p, total) + '\n');
       }
     },
+  }).finally(() => {
+    for (const [signal, listener] of stopListeners) process.off(signal, listener);
   });
   if (tty && o.progress !== false) deps.io.stderr('\n');
   if (o.report) {
@@ -154,6 +173,7 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
   // After the report: a run whose flows failed fails the command (exit 1), so a CI job that runs
   // a fleet sees it; the report, printed first, says which steps and errors.
   const { failed, completed, errors } = result.summary;
+  if (stoppedBy) throw new IdsyncError('aborted', `stopped by ${stoppedBy} after ${completed} completed and ${failed} failed flows; the run's threads and temporary folders are gone`);
   if (failed > tolerated) {
     const commonest = Object.entries(errors).sort((a, b) => b[1] - a[1])[0];
     throw new IdsyncError('fleet_failed', `${failed} of ${failed + completed} flows failed${tolerated ? ` (--max-failed ${tolerated})` : ''}${commonest ? `; most often ${commonest[0]} (${commonest[1]})` : ''}`, {
