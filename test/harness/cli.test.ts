@@ -1,6 +1,6 @@
 // `idsync conformance run` from the command line: in process against the wrong agent (exit status,
 // --json shape, the three report files), and once across processes against `idsync service`.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -72,6 +72,19 @@ describe('idsync conformance run', () => {
     expect(r.err).toMatch(/^idsync: invalid_argument: unknown suite nope/);
     const junk = await cli(['conformance', 'run', '--target', 'junk']);
     expect(junk).toEqual({ code: 2, out: '', err: 'idsync: invalid_argument: --target must be a DID or an out-of-band invitation URL: junk\n' });
+    // A --report folder nothing can be written to is said before the run (exit 2), not after it
+    // as exit 1, which means "a case failed".
+    const dir = await tempDir();
+    try {
+      const file = dir.file('a-file');
+      await writeFile(file, 'x');
+      const blocked = await cli(['conformance', 'run', '--target', 'did:example:x', '--report', file]);
+      expect(blocked.code).toBe(2);
+      expect(blocked.err).toMatch(/^idsync: folder_unusable: /);
+      expect(blocked.out).toBe('');
+    } finally {
+      await dir.remove();
+    }
   });
 
   it('says why a short invitation URL given as --target cannot be read, with one coded line (exit 1)', async () => {
