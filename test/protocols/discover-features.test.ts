@@ -22,6 +22,20 @@ describe('feature registry', () => {
     // '.' and '?' are literal.
     expect(matchesPattern('a.c', 'abc')).toBe(false);
     expect(matchesPattern('a?c', 'abc')).toBe(false);
+    // Pieces in order, not overlapping the ends.
+    expect(matchesPattern('a*b*c', 'aXbYc')).toBe(true);
+    expect(matchesPattern('a*b*c', 'acb')).toBe(false);
+    expect(matchesPattern('ab*ba', 'aba')).toBe(false);
+    expect(matchesPattern('**', '')).toBe(true);
+    expect(matchesPattern('a**', 'a')).toBe(true);
+  });
+
+  it('matches a pattern of many wildcards at once (a regular expression of it backtracked for minutes)', () => {
+    const started = performance.now();
+    const id = 'https://didcomm.org/messagepickup/3.0'.repeat(20);
+    expect(matchesPattern('*'.repeat(5000) + 'x', id)).toBe(false);
+    expect(matchesPattern('********x', 'https://didcomm.org/trust-ping/2.0')).toBe(false);
+    expect(performance.now() - started).toBeLessThan(500);
   });
 
   it('merges roles when a feature is added twice', () => {
