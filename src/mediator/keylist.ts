@@ -72,6 +72,12 @@ export interface Keylist {
    * own counted as applied (one another party holds would be refused, so this may count one too many).
    */
   countAfter(party: string, updates: RecipientUpdate[]): Promise<number>;
+  /**
+   * Whether `did` is a party of its own here: granted mediation, or one that collects its own
+   * messages without a grant (`reserved`: the twin's users' wallets). Nobody else registers it
+   * or collects what waits for it.
+   */
+  ownParty(did: string): Promise<boolean>;
   /** The grants made, the first `limit` in key order, and how many there are (the console's overview). */
   grants(limit: number): Promise<{ grants: Grant[]; total: number }>;
 }
@@ -84,13 +90,14 @@ const isRecipientDid = (v: unknown): v is string => typeof v === 'string' && v.l
  * `waiting`: how many messages are kept for a DID, due or held back (the mediator's queue); a
  * removed DID stays its owner's while any do. Without it, a removal lets the DID go at once.
  */
-export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: string) => Promise<number> }): Keylist {
+export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: string) => Promise<number>; reserved?: (did: string) => Promise<boolean> }): Keylist {
   const grants = deps.store.collection<Grant>(KEYLIST_COLLECTIONS.grants);
   const recipients = deps.store.collection<Registration>(KEYLIST_COLLECTIONS.recipients);
   const owned = deps.store.collection<{ recipientDid: string }>(KEYLIST_COLLECTIONS.owned);
   const retired = deps.store.collection<{ recipientDid: string }>(KEYLIST_COLLECTIONS.retired);
   const now = () => new Date(deps.clock.now()).toISOString();
   const waiting = async (did: string) => (deps.waiting ? deps.waiting(did) : 0);
+  const ownParty = async (did: string) => (await grants.get(key(did))) !== undefined || (deps.reserved ? await deps.reserved(did) : false);
   const lock = keyedLock();
   const withRecipient = <T>(did: string, fn: () => Promise<T>): Promise<T> => lock(key(didOf(did)), fn);
   /** The record of `did` (or of a key id's DID), removed or not. */
@@ -136,9 +143,9 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
       const mine = held !== undefined && key(held.owner) === key(party);
       if (u.action === 'add') {
         if (mine && held.removedAt === undefined) return { ...u, result: 'no_change' };
-        // Another granted party's own DID (or a key of it): only that party registers it.
+        // Another party's own DID (or a key of it): granted, or reserved: only that party registers it.
         const did = didOf(u.recipientDid);
-        if (!sameDid(did, party) && (await grants.get(key(did))) !== undefined) return { ...u, result: 'client_error' };
+        if (!sameDid(did, party) && (await ownParty(did))) return { ...u, result: 'client_error' };
         const ops: BatchOp[] = [];
         // The DID, or a key id of the same DID, held by another party: the DID is theirs.
         for (const other of held && !mine ? [held, ...(await kin(u.recipientDid))] : await kin(u.recipientDid)) {
@@ -202,6 +209,7 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
       });
     },
     granted: (party) => grants.get(key(party)),
+    ownParty,
     async update(party, updates) {
       const out: RecipientUpdated[] = [];
       for (const u of updates) out.push(isRecipientDid(u.recipientDid) ? await withRecipient(u.recipientDid, () => one(party, u)) : await one(party, u));

@@ -31,6 +31,11 @@ export interface MediatorDeps {
   /** Live connections (the twin shares its own); default a new set. */
   live?: LiveRoutes;
   events?: EventEmitter;
+  /**
+   * DIDs that collect their own messages here without asking for mediation (the twin's users'
+   * wallets): like a granted party's DID, nobody else may register them or collect for them.
+   */
+  reserved?(did: string): Promise<boolean>;
   /** Sends a packed message to a DID's own endpoint (forwards for parties beyond this mediator). */
   relay?(did: string, packed: string): Promise<void>;
   crashPoint?: CrashPoint;
@@ -62,7 +67,7 @@ export function createMediator(deps: MediatorDeps): Mediator {
     events,
     queue,
     // A DID removed while messages for it wait stays its owner's until they are gone (keylist.ts).
-    keylist: keylist({ store: deps.store, clock: deps.clock, waiting: (did) => queue.kept(did) }),
+    keylist: keylist({ store: deps.store, clock: deps.clock, waiting: (did) => queue.kept(did), ...(deps.reserved ? { reserved: deps.reserved } : {}) }),
     live: deps.live ?? liveRoutes(),
     policy,
     did: deps.did,

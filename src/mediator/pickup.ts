@@ -86,7 +86,7 @@ export function mediatorPickup(core: MediatorCore): Pickup {
    * at the grant and refuses new ones; one kept from before is not read through).
    */
   async function anotherParty(did: string, party: string): Promise<boolean> {
-    return !sameDid(did, party) && (await core.keylist.granted(didOf(did))) !== undefined;
+    return !sameDid(did, party) && (await core.keylist.ownParty(didOf(did)));
   }
 
   /** The oldest deliverable messages across `dids` (queue ids sort by arrival), at most `limit`. */

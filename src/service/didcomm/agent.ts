@@ -236,6 +236,16 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     queue,
     live,
     events,
+    // The service queues its own messages for wallets without an endpoint, which collect them
+    // without asking for mediation: a linked user's wallet, and any DID something waits for that
+    // no party registered (a thread's peer). Another party registering such a DID would collect
+    // and delete what waits for it (Coordinate Mediation 2.0, "Future Considerations": "a
+    // malicious party registers a key for another party at the same mediator").
+    reserved: async (did) => {
+      if ((await queue.kept(did)) > 0 && !(await mediator.keylist.holding(did))) return true;
+      for (const tenant of await deps.config.listTenants()) if (await deps.users.findByDid(tenant.id, did)) return true;
+      return false;
+    },
     ...(options.mediation ? { policy: options.mediation } : {}),
     ...(crashHook ? { crashPoint: (step: string) => crashHook(step) } : {}),
   });
