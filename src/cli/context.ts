@@ -1,6 +1,6 @@
 // The resolver and secrets a CLI command works with: every DID method we implement, plus DID
 // documents the user supplied (--dids) so that DIDs like did:example from the spec resolve too.
-import { createResolver, documentResolver } from '../did/resolver.js';
+import { createResolver, documentResolver, failuresOf } from '../did/resolver.js';
 import type { DIDDocument, DocumentResolver } from '../did/types.js';
 import { memorySecrets } from '../didcomm/secrets.js';
 import type { EnvelopeContext } from '../didcomm/types.js';
@@ -10,7 +10,7 @@ import type { CliIo } from './output.js';
 /** Supplied documents win over method resolution (they are what the user asked us to believe). */
 export function withLocalDocuments(documents: DIDDocument[], fallback: DocumentResolver): DocumentResolver {
   const byDid = new Map(documents.map((doc) => [doc.id, doc]));
-  return async (did) => byDid.get(did) ?? fallback(did);
+  return failuresOf(async (did: string) => byDid.get(did) ?? fallback(did), fallback);
 }
 
 export function methodResolver(): DocumentResolver {

@@ -168,15 +168,46 @@ export const echoedDid = (did: string): string => (did.length <= ECHOED_DID_CHAR
  * answered "send it again later" as a DID that may resolve on the next try is.
  */
 export function documentResolver(resolver: Resolvable): DocumentResolver {
-  return async (did) => {
+  const failures = new Map<string, string>();
+  const failed = (did: string, why: string) => {
+    failures.delete(did);
+    failures.set(did, why.slice(0, 500));
+    if (failures.size > FAILURES_KEPT) failures.delete(failures.keys().next().value as string);
+  };
+  const resolve: DocumentResolver = async (did) => {
     let result: DIDResolutionResult;
     try {
       result = await resolver.resolve(did);
-    } catch {
+    } catch (err) {
+      failed(did, (err as Error)?.message ?? String(err));
       return null;
     }
     const meta = result.didResolutionMetadata as { error?: string; message?: string };
     if (meta.error === 'invalidDid') throw new IdsyncError('invalid_did', `${echoedDid(did)} is not a valid DID${meta.message ? ` (${meta.message})` : ''}`, { details: { did } });
+    if (meta.error) failed(did, meta.message ? `${meta.error}: ${meta.message}` : meta.error);
+    else failures.delete(did);
     return meta.error ? null : result.didDocument;
   };
+  failureReasons.set(resolve, failures);
+  return resolve;
+}
+
+/** Why each resolver of documentResolver last failed to resolve a DID, for the few DIDs that failed last. */
+const failureReasons = new WeakMap<DocumentResolver, Map<string, string>>();
+const FAILURES_KEPT = 64;
+
+/**
+ * Why `resolve` (made by documentResolver) last answered null for `did`: the resolution error and
+ * its message (notFound: ECONNREFUSED, an answer that is not JSON, one too large, …), which the
+ * null answer leaves out. Undefined for any other resolver, or a DID that did not fail.
+ */
+export function resolutionFailure(resolve: DocumentResolver, did: string): string | undefined {
+  return failureReasons.get(resolve)?.get(did);
+}
+
+/** `wrapper` answers with `inner`'s documents where it has none of its own: resolutionFailure of it reads `inner`'s reasons. */
+export function failuresOf<T extends DocumentResolver>(wrapper: T, inner: DocumentResolver): T {
+  const reasons = failureReasons.get(inner);
+  if (reasons) failureReasons.set(wrapper, reasons);
+  return wrapper;
 }

@@ -69,7 +69,9 @@ export function agentLink(options: AgentLinkOptions): AgentLink {
   const sockets = new Set<WebSocket>();
   const openSocket = (uri: string): Promise<WebSocket> => {
     socket ??= new Promise<WebSocket>((resolveWs, rejectWs) => {
-      const ws = new WebSocket(uri);
+      // Frames within the same bound as an HTTP answer: a larger one closes the socket (1009)
+      // instead of being buffered whole (ws takes 100 MiB by default).
+      const ws = new WebSocket(uri, { maxPayload: options.maxAnswerBytes });
       sockets.add(ws);
       ws.on('open', () => resolveWs(ws));
       ws.on('error', (err) => {

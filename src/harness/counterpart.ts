@@ -9,6 +9,7 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { ruleOf } from '../conformance/catalogue.js';
 import type { DocumentResolver } from '../did/types.js';
+import { resolutionFailure } from '../did/resolver.js';
 import { pack } from '../didcomm/envelope/index.js';
 import { anoncrypt, authcrypt } from '../didcomm/envelope/native-encrypt.js';
 import { NativeCall } from '../didcomm/envelope/native-call.js';
@@ -138,7 +139,10 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
   let targetEndpoint: { uri: string; transport: HarnessTransport } | undefined;
   async function setTarget(did: string): Promise<void> {
     const doc = await resolve(did);
-    if (!doc) throw new IdsyncError('did_not_resolved', `cannot resolve the target ${did}`);
+    if (!doc) {
+      const why = resolutionFailure(options.resolve, did);
+      throw new IdsyncError('did_not_resolved', `cannot resolve the target ${did}${why ? ` (${why})` : ''}`, { details: { did, ...(why ? { reason: why } : {}) } });
+    }
     target = did;
     targetEndpoint = didcommEndpointOf(doc, options.transport);
   }

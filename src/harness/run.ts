@@ -24,7 +24,7 @@ import { VERIFIER_ROLE_CASES, verifierInvitation } from './suites/verifier-role.
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { parseJsonBounded } from '../json-depth.js';
-import { readBounded } from '../http-fetch.js';
+import { networkError, readBounded } from '../http-fetch.js';
 import { fetchShortUrl } from '../protocols/out-of-band.js';
 import { CASE_STATUSES, type CaseResult, type ConformanceReport, type ConformanceSummary, type ExchangedMessage, type HarnessMode, type RunProfile } from './types.js';
 
@@ -107,7 +107,10 @@ export async function readInvitation(url: string): Promise<{ url: string; messag
     // The user named this URL, so any host is fair; the body is still read within a bound.
     const res = await fetchShortUrl(url, fetch, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
     const tooLarge = () => new IdsyncError('response_too_large', `the invitation at ${url} is larger than ${MAX_INVITATION_BYTES} bytes`, { details: { maxBytes: MAX_INVITATION_BYTES } });
-    const text = (await readBounded(res, MAX_INVITATION_BYTES, tooLarge)).toString('utf8');
+    // A body cut short or stalled is the network's failure (transport_unreachable, transport_timeout), not ours.
+    const text = (await readBounded(res, MAX_INVITATION_BYTES, tooLarge).catch((err: unknown) => {
+      throw networkError(err, url);
+    })).toString('utf8');
     try {
       invitation = parseJsonBounded(text);
     } catch (err) {

@@ -1,0 +1,75 @@
+// What `conformance run` meets in agents that misbehave on the wire: a WebSocket answer larger
+// than any answer to one message, a short invitation URL whose body breaks off, and a target DID
+// that does not resolve (the report says why).
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
+import { agentLink } from '../../src/harness/agent-link.js';
+import { readInvitation } from '../../src/harness/run.js';
+import type { ExchangedMessage } from '../../src/harness/types.js';
+import { createResolver, documentResolver, failuresOf, resolutionFailure } from '../../src/did/resolver.js';
+import { runCli } from '../cli/run-cli.js';
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+const entry = (): ExchangedMessage => ({ seq: 1, direction: 'sent', atMs: 0, via: 'http-post', mode: 'unreadable' }) as ExchangedMessage;
+
+describe('conformance run against hostile targets', () => {
+  it('does not take a WebSocket frame larger than an answer may be: the socket is closed instead', async () => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await once(wss, 'listening');
+    cleanup.push(() => new Promise((r) => wss.close(r)));
+    const closedWith: number[] = [];
+    wss.on('connection', (s) => {
+      s.on('close', (code) => closedWith.push(code));
+      s.on('message', () => s.send('x'.repeat(2 * 1024 * 1024)));
+    });
+    const taken: string[] = [];
+    const link = agentLink({
+      endpoint: () => ({ uri: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, transport: 'ws' }),
+      unreachable: () => undefined,
+      postTimeoutMs: 5000,
+      maxAnswerBytes: 1024 * 1024,
+      take: async (text) => {
+        taken.push(text);
+        return {} as never;
+      },
+      onAnswered: () => undefined,
+    });
+    cleanup.push(async () => link.close());
+    await link.send('{"id":"1"}', 'application/didcomm-plain+json', entry());
+    const deadline = Date.now() + 5000;
+    while (closedWith.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // RFC 6455 §7.4.1: 1009, "a message that is too big for it to process".
+    expect(closedWith).toEqual([1009]);
+    expect(taken).toEqual([]);
+  });
+
+  it('says transport_unreachable when a short invitation URL answer breaks off mid-body', async () => {
+    const server = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"type":"https://didcomm.org/out-of-band/2.0/invitation"');
+      setTimeout(() => res.destroy(), 20);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanup.push(() => new Promise((r) => server.close(r)));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/?_oobid=abc`;
+    await expect(readInvitation(url)).rejects.toMatchObject({ code: 'transport_unreachable' });
+  });
+
+  it('names why the target DID did not resolve', async () => {
+    const resolve = documentResolver(createResolver({}));
+    const wrapped = failuresOf(async (did: string) => resolve(did), resolve);
+    expect(await wrapped('did:web:127.0.0.1%3A1')).toBeNull();
+    expect(resolutionFailure(wrapped, 'did:web:127.0.0.1%3A1')).toMatch(/^notFound: .*127\.0\.0\.1:1/);
+    const run = await runCli(['conformance', 'run', '--target', 'did:web:127.0.0.1%3A1']);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/cannot resolve the target did:web:127\.0\.0\.1%3A1 \(notFound: could not fetch http:\/\/127\.0\.0\.1:1\/\.well-known\/did\.json/);
+  });
+});
