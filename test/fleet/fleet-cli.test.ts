@@ -46,6 +46,9 @@ describe('idsync fleet', () => {
       ['--workers', '1e12'],
       // Longer than a timer can wait (it would fire at once).
       ['--timeout', '30d'],
+      // No http(s) URL: the user's mistake, not a service that is down.
+      ['--service', 'notaurl'],
+      ['--service', 'ftp://127.0.0.1/'],
     ]) {
       const a = io();
       expect(await run(['fleet', ...args], a.cli), args.join(' ')).toBe(2);

@@ -87,7 +87,7 @@ describe('idsync conformance run', () => {
     }
   });
 
-  it('says why a short invitation URL given as --target cannot be read, with one coded line (exit 1)', async () => {
+  it('says why a short invitation URL given as --target cannot be read, with one coded line (exit 3 unreachable, 2 no invitation)', async () => {
     // Nobody listens there: the socket's reason, not a bare "fetch failed" as an internal error.
     const server = http.createServer((_req, res) => res.writeHead(404, { 'content-type': 'application/problem+json' }).end('{"status":404}'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -95,13 +95,18 @@ describe('idsync conformance run', () => {
     try {
       for (const role of [[], ['--role', 'mediator']]) {
         const gone = await cli(['conformance', 'run', ...role, '--target', 'http://127.0.0.1:9/invitation?_oobid=x']);
-        expect(gone.code).toBe(1);
+        // Nobody answers: the agent cannot be reached (exit 3, as for a DID that does not resolve); exit 1 is "a case failed".
+        expect(gone.code).toBe(3);
         expect(gone.err).toBe('idsync: invalid_invitation: could not fetch the short invitation URL: cannot reach http://127.0.0.1:9/invitation?_oobid=x (bad port)\n');
         // A server that answers with an error is not an invitation either.
         const missing = await cli(['conformance', 'run', ...role, '--target', `http://127.0.0.1:${port}/invitation?_oobid=x`]);
-        expect(missing.code).toBe(1);
+        expect(missing.code).toBe(2);
         expect(missing.err).toBe('idsync: invalid_invitation: the short invitation URL answered HTTP 404\n');
       }
+      // An _oob that is no invitation is the user's input: a usage error.
+      const junk = await cli(['conformance', 'run', '--target', 'http://127.0.0.1:9/?_oob=%25%25%25%25']);
+      expect(junk.code).toBe(2);
+      expect(junk.err).toMatch(/^idsync: invalid_invitation: /);
     } finally {
       server.close();
     }

@@ -2,7 +2,7 @@
 // agent under test (src/harness/) and judges it case by case against the rule catalogue. Exit 0
 // only when a case passed and none failed, 1 when one failed, 3 when nothing could be judged.
 import type { Command } from 'commander';
-import { IdsyncError } from '../../errors.js';
+import { IdsyncError, toIdsyncError } from '../../errors.js';
 import { diffBaseline, parseBaseline, type BaselineDiff } from '../../harness/baseline.js';
 import { EXIT_FAILED, EXIT_NOT_JUDGED, notJudgedReason, runExitCode } from '../../harness/exit-code.js';
 import { writeReportFiles } from '../../harness/report-files.js';
@@ -33,6 +33,21 @@ function baselineLines(d: BaselineDiff): string[] {
 }
 
 /** Throws the error that gives the run's exit status (1 or 3); returns for 0. */
+/**
+ * A run that could not start on the target given: an invitation URL that holds no invitation is
+ * the user's input (a usage error, exit 2); a short invitation URL nobody answers is an agent
+ * that cannot be reached (exit 3, as for a DID that does not resolve). Exit 1 stays "a case failed".
+ */
+function targetError(err: unknown): unknown {
+  const e = toIdsyncError(err);
+  const unreachable = e.code === 'transport_unreachable' || e.code === 'transport_timeout' || (e.code === 'invalid_invitation' && e.details?.reason === 'fetch_failed');
+  if (unreachable) return new IdsyncError(e.code, e.message, { cause: e.cause, details: { ...e.details, exitCode: EXIT_NOT_JUDGED } });
+  if (e.code === 'invalid_invitation' || e.code === 'json_too_deep' || e.code === 'response_too_large') {
+    return new IdsyncError(e.code, e.message, { cause: e.cause, details: { ...e.details, usage: true } });
+  }
+  return err;
+}
+
 export function finish(report: ConformanceReport): void {
   const code = runExitCode(report);
   if (code === EXIT_FAILED) {
@@ -87,6 +102,8 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
         onCase: (c) => out.say(caseLine(c)),
         // With --json stdout is one JSON document, so the URL to accept goes to stderr.
         onInvitation: (url) => (opts.json ? deps.io.stderr(`invitation: ${url}\n`) : out.say(`accept this invitation with the agent under test (also served as JSON at /connect):\n${url}`)),
+      }).catch((err: unknown) => {
+        throw targetError(err);
       });
       const files = opts.report ? await writeReportFiles(report, opts.report) : [];
       const diff = baseline ? diffBaseline(baseline, report) : undefined;

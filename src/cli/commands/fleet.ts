@@ -14,6 +14,7 @@ import { IdsyncError } from '../../errors.js';
 import { asUsage, usageError } from '../errors.js';
 import { makeWritableDir } from '../../make-dir.js';
 import { STOP_SIGNALS } from '../signals.js';
+import { HTTP_SCHEMES, parseBaseUrlOption } from '../url-option.js';
 import type { CliIo, Output } from '../output.js';
 import { parseDuration } from './service.js';
 import { MAX_WAIT_MS } from '../../wait.js';
@@ -105,6 +106,8 @@ function isDidOrUrl(text: string): boolean {
 
 function serviceFrom(url: string | undefined, env: NodeJS.ProcessEnv): FleetOptions['service'] {
   if (!url) return undefined;
+  // A value that is no http(s) URL is the user's mistake (exit 2), not a service that is down.
+  parseBaseUrlOption('--service', url, HTTP_SCHEMES);
   const missing = ['IDSYNC_CLIENT_ID', 'IDSYNC_CLIENT_SECRET'].filter((k) => !env[k]);
   if (missing.length) throw usageError('invalid_config', `--service needs client credentials: set ${missing.join(' and ')} (and IDSYNC_PROJECT_ID for issuance)`);
   return { url, credentials: { clientId: env.IDSYNC_CLIENT_ID!, clientSecret: env.IDSYNC_CLIENT_SECRET!, ...(env.IDSYNC_PROJECT_ID ? { projectId: env.IDSYNC_PROJECT_ID } : {}) } };
