@@ -10,6 +10,7 @@ import { agentLink } from '../../src/harness/agent-link.js';
 import { readInvitation } from '../../src/harness/run.js';
 import type { ExchangedMessage } from '../../src/harness/types.js';
 import { createResolver, documentResolver, failuresOf, resolutionFailure } from '../../src/did/resolver.js';
+import { createPeerDid } from '../../src/did/peer.js';
 import { runCli } from '../cli/run-cli.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -61,6 +62,21 @@ describe('conformance run against hostile targets', () => {
     cleanup.push(() => new Promise((r) => server.close(r)));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/?_oobid=abc`;
     await expect(readInvitation(url)).rejects.toMatchObject({ code: 'transport_unreachable' });
+  });
+
+  it('does not pass transport/junk on an endpoint that only redirects: it was not seen, so inconclusive', async () => {
+    // §Transports HTTPS: "HTTPS Redirects SHOULD be followed. Only temporary redirects (307) are acceptable."
+    const server = http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(307, { location: '/didcomm' }).end();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanup.push(() => new Promise((r) => server.close(r)));
+    const target = createPeerDid({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}/didcomm` });
+    const run = await runCli(['conformance', 'run', '--target', target.did, '--case', 'transport/junk', '--json', '--timeout', '1000']);
+    const doc = JSON.parse(run.stdout) as { cases: { id: string; status: string; detail?: string }[] };
+    expect(doc.cases.find((c) => c.id === 'transport/junk')).toMatchObject({ status: 'inconclusive', detail: expect.stringMatching(/redirected instead of answering \(not JSON: HTTP 307/) });
   });
 
   it('names why the target DID did not resolve', async () => {
