@@ -154,8 +154,13 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
         // Only the linked wallet may close its own pipe.
         const entry = ctx.sender === undefined ? undefined : await pipeOn(parsed.thid, ctx.sender);
         if (!entry) throw protocolError('unknown_thread', `no data pipe ${parsed.thid.slice(0, 200)} with this DID`);
-        await pipes.put(entry.key, { ...entry.value, closedAt: core.now(), ...(parsed.reason ? { closeReason: parsed.reason } : {}) });
-        core.events.emit('data-pipe-closed', { tenantId: entry.value.tenantId, userId: entry.value.userId, thid: parsed.thid, by: 'wallet' });
+        // The pipe and the user's session end in one write: the user's isSessionEstablished is
+        // true only while the pipe is established (docs/protocols.md "States"), so that a new
+        // invitation can link a wallet again and a sync is refused until then.
+        const closed: PipeRecord = { ...entry.value, closedAt: core.now(), ...(parsed.reason ? { closeReason: parsed.reason } : {}) };
+        const ref = { tenantId: entry.value.tenantId, userId: entry.value.userId };
+        await deps.users.endSession(ref, entry.value.shortDid, (ops) => deps.store.batch([{ type: 'put', collection: COLLECTIONS.pipes, key: entry.key, value: closed }, ...ops]));
+        core.events.emit('data-pipe-closed', { ...ref, thid: parsed.thid, by: 'wallet' });
       },
     },
     ['responder'],
@@ -197,7 +202,8 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
     async close(ref, reason) {
       const pipe = await pipes.get(userKey(ref));
       if (!pipe || pipe.closedAt) return;
-      await pipes.put(userKey(ref), { ...pipe, closedAt: core.now(), ...(reason ? { closeReason: reason } : {}) });
+      const closed: PipeRecord = { ...pipe, closedAt: core.now(), ...(reason ? { closeReason: reason } : {}) };
+      await deps.users.endSession(ref, pipe.shortDid, (ops) => deps.store.batch([{ type: 'put', collection: COLLECTIONS.pipes, key: userKey(ref), value: closed }, ...ops]));
       await core.send(buildDataPipeClose({ from: deps.serviceDid, to: pipe.shortDid, thid: pipe.thid, ...(reason ? { reason } : {}) }, { clock: deps.clock, ids: deps.ids }), pipe.shortDid);
     },
   };

@@ -90,6 +90,12 @@ export interface UserStore {
    * own: the Data Pipe step stores them in one batch with its answer.
    */
   linkWallet(ref: UserRef, dids: LinkedDids, write?: (ops: BatchOp[]) => Promise<void>): Promise<UserRecord>;
+  /**
+   * The Data Pipe with the wallet `shortDid` closed: the user's session is no longer established
+   * (a new invitation links a wallet again). Nothing changes when the user's session is with
+   * another wallet or already ended. `write` as for linkWallet.
+   */
+  endSession(ref: UserRef, shortDid: string, write?: (ops: BatchOp[]) => Promise<void>): Promise<void>;
   recordLogin(ref: UserRef): Promise<UserRecord>;
   markSynced(ref: UserRef, datapoints: FlatDatapoints): Promise<UserRecord>;
   findByDid(tenantId: string, did: string): Promise<UserRecord | undefined>;
@@ -194,6 +200,18 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
           await save(user);
         }
         return deps.agent.requestSync(ref, 'manual');
+      });
+    },
+
+    endSession: async (ref, shortDid, write = (ops) => deps.store.batch(ops)) => {
+      await locked(ref, async () => {
+        const u = await deps.store.collection<UserRecord>(USERS).get(userKey(ref));
+        const ends = u !== undefined && u.isSessionEstablished && u.shortUserDID === ionShortForm(shortDid);
+        if (ends) {
+          u.isSessionEstablished = false;
+          u.updatedAt = isoNow(deps.clock);
+        }
+        await write(ends ? [{ type: 'put', collection: USERS, key: userKey(u), value: u }] : []);
       });
     },
 

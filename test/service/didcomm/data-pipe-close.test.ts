@@ -43,6 +43,24 @@ describe("a wallet's Data Pipe close", () => {
     expect(listings()).toBe(0);
   });
 
+  it("ends the user's session with the pipe: sync refused, a new invitation links a wallet again", async () => {
+    h = await memoryHarness();
+    const ref = await h.user('u1');
+    const holder = h.holder({ name: 'leaver' });
+    const request = await holder.acceptDataPipe(await h.invitation(ref));
+    expect((await h.service.deps.users.get(ref))?.isSessionEstablished).toBe(true);
+    const closed = h.agent.waitFor('data-pipe-closed');
+    await holder.send(buildDataPipeClose({ from: holder.from(), to: String(request.to?.[0]), thid: request.id }, { clock: h.clock, ids: () => 'close-s' }));
+    await closed;
+    // docs/protocols.md "States": isSessionEstablished is true in `established` only.
+    expect((await h.service.deps.users.get(ref))?.isSessionEstablished).toBe(false);
+    await expect(h.service.deps.users.startSync(ref)).rejects.toMatchObject({ code: 'session_not_established' });
+    // The same wallet (or another) answers a new invitation: established again.
+    const again = await holder.acceptDataPipe(await h.invitation(ref));
+    expect(again.id).not.toBe(request.id);
+    expect((await h.service.deps.users.get(ref))?.isSessionEstablished).toBe(true);
+  });
+
   it("refuses a close on another wallet's pipe, and on a thread nobody has, with e.p.msg.unknown-thread", async () => {
     h = await memoryHarness();
     const ref = await h.user('u1');
