@@ -170,8 +170,11 @@ export const problemReporter: ProblemReporter = {
 };
 
 export interface ReportProblemOptions {
-  /** Called with each problem report received (also emitted as the router event 'problem'). */
-  onProblem?: (problem: ParsedProblem, message: PlainMessage) => void | Promise<void>;
+  /**
+   * Called with each problem report received (also emitted as the router event 'problem'), and the
+   * sender its envelope proves (undefined when it proves none: its `from` is only a claim).
+   */
+  onProblem?: (problem: ParsedProblem, message: PlainMessage, sender: string | undefined) => void | Promise<void>;
 }
 
 /** Receives problem reports (event 'problem') and lets the router send them. */
@@ -185,7 +188,7 @@ export function reportProblemProtocol(options: ReportProblemOptions = {}): Proto
         const problem = parseProblemReport(ctx.message);
         ctx.log(problem.sorter === 'error' ? 'warn' : 'info', 'problem report received', { code: problem.code, pthid: problem.pthid });
         ctx.emit('problem', { problem, message: ctx.message });
-        await options.onProblem?.(problem, ctx.message);
+        await options.onProblem?.(problem, ctx.message, ctx.metadata.authenticated ? ctx.sender : undefined);
       },
     },
   };

@@ -133,9 +133,12 @@ export function advanceThread<S extends string>(
   if (thid !== record.thid) {
     throw protocolError('unknown_thread', `message ${message.id} is not on thread ${record.thid}`, { thid: thid ?? null });
   }
-  const from = sender ?? message.from;
-  if (direction === 'receive' && record.peer && !sameDid(from, record.peer)) {
-    throw protocolError('unknown_thread', `thread ${record.thid} is with another DID than ${String(from)}`, { thid });
+  // Only a sender the envelope proves (authcrypt, or a signature) is the thread's peer: a `from`
+  // header anyone can write moves nothing (DIDComm v2.1 §Message Encryption: "Only authcrypt
+  // provides direct assurances of who the sender is"). A stranger naming the peer in `from`
+  // could otherwise end the peer's threads with a report, or answer for it.
+  if (direction === 'receive' && record.peer && !sameDid(sender, record.peer)) {
+    throw protocolError('unknown_thread', `thread ${record.thid} is with another DID than ${sender === undefined ? 'an unauthenticated sender' : sender}`, { thid });
   }
   // A message this thread already took (its id is recorded: a copy redelivered after a crash kept
   // its id from being marked seen) is a replay, not a message out of order: e.p.msg.duplicate,

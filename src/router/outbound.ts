@@ -202,8 +202,13 @@ export async function prepareReply(core: RouterCore, inc: Incoming, draft: Messa
   const proven = senderOf(inc.metadata);
   const to = proven && !sameDid(proven, inc.message.from) ? proven : inc.message.from ?? proven;
   if (!to) throw new IdsyncError('no_reply_address', 'the message has no sender to reply to');
-  const replyMode = mode ?? options.replyMode ?? (inc.metadata.mode === 'plaintext' ? 'plaintext' : inc.me ? 'authcrypt' : 'anoncrypt');
   const isProblem = core.reporter()?.isReport(draft as PlainMessage) ?? false;
+  // A problem report answering a message whose sender the envelope does not prove goes
+  // anoncrypted: authcrypted, it would carry our word, on the thread the message named, to a DID
+  // that only claimed to send it, and end our thread with that DID there (a stranger writing the
+  // peer's DID in `from` could so end any thread it knows the id of).
+  const unproven = isProblem && !inc.metadata.authenticated;
+  const replyMode = mode ?? options.replyMode ?? (inc.metadata.mode === 'plaintext' ? 'plaintext' : inc.me && !unproven ? 'authcrypt' : 'anoncrypt');
   const base: MessageDraft = { ...draft, to: [to], from: (draft.from as string | undefined) ?? (replyMode === 'anoncrypt' ? undefined : inc.me) };
   // DIDComm v2 §Threading: replies carry the thread id; a problem report starts a child thread (pthid).
   if (!isProblem && base.thid === undefined) base.thid = threadId(inc.message);

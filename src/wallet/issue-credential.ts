@@ -173,6 +173,8 @@ function refusal(ctx: WalletContext, h: HandlerContext, thread: WalletThread, ra
 type IssueOutcome = { accepted: Array<{ credential: StoredCredential; retire?: StoredCredential }> } | { refused: { failedCheck: string; code?: string; rejected: RejectedCredential } };
 
 async function onIssue(ctx: WalletContext, h: HandlerContext, issue: ParsedIssueCredential): Promise<void> {
+  // As for an offer: a credential is taken only from a sender the envelope proves.
+  requireAuthenticatedSender(h);
   let outcome: IssueOutcome | undefined;
   // The credential received, verified, stored and acknowledged (or refused): one step, one write.
   const { thread } = await answerStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, h.sender, {}, async (t) => {

@@ -18,16 +18,17 @@ const MACHINES: Record<string, StateMachine> = {
   [ISSUE_CREDENTIAL_PIURI]: ISSUE_CREDENTIAL_HOLDER as StateMachine,
 };
 
-export async function onProblemReceived(ctx: WalletContext, problem: ParsedProblem, message: PlainMessage): Promise<void> {
+export async function onProblemReceived(ctx: WalletContext, problem: ParsedProblem, message: PlainMessage, sender: string | undefined): Promise<void> {
   try {
     const thread = await ctx.threads.get(problem.pthid);
     const machine = thread ? MACHINES[thread.protocol] : undefined;
     // "Your message arrived twice" or a warning is no failure of the thread.
     const endsThread = problemEndsThread(message);
     if (thread && machine && endsThread && !isFinal(machine, thread.state)) {
-      // Checks the reporter is the thread's peer; a stranger's report changes nothing. The thread,
-      // its connection refused and its pending item taken: one step, one write.
-      await receiveStep(ctx, machine, message, message.from, {
+      // Checks the reporter is the thread's peer, as the envelope proves it (not its `from`
+      // header); a stranger's report changes nothing. The thread, its connection refused and its
+      // pending item taken: one step, one write.
+      await receiveStep(ctx, machine, message, sender, {
         also: async () => [
           ...(thread.protocol === DATA_PIPE_PIURI ? await dataPipeRefusedOps(ctx, String(thread.data.connectionId ?? thread.thid), problem.code) : []),
           ...((await ctx.pending.get(thread.thid)) !== undefined ? [ctx.pending.removeOp(thread.thid)] : []),

@@ -188,7 +188,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   ctxRef = ctx;
 
   router.use(
-    ...basicProtocols({ reportProblem: { onProblem: (problem, message) => onProblemReceived(ctx, problem, message) } }).map((m) => withWalletFrom(() => ctx, m)),
+    ...basicProtocols({ reportProblem: { onProblem: (problem, message, sender) => onProblemReceived(ctx, problem, message, sender) } }).map((m) => withWalletFrom(() => ctx, m)),
     outOfBandProtocol({
       // The wallet takes invitations; it issues none.
       roles: ['receiver'],

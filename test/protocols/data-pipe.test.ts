@@ -22,9 +22,13 @@ import {
   parseEstablished,
 } from '../../src/protocols/data-pipe.js';
 import { problemFromError, type ParsedProblem } from '../../src/protocols/report-problem.js';
-import { advanceThread, nextState, startThread } from '../../src/protocols/thread-state.js';
+import { advanceThread as advance, nextState, startThread } from '../../src/protocols/thread-state.js';
 import { testNetwork, type Network } from './parties.js';
 import { stubContext, stubPack, stubUnpack } from './stub-envelope.js';
+
+/** In these tests every message received comes from the DID its envelope proved: its own `from`. */
+const advanceThread: typeof advance = (machine, record, direction, message, sender) =>
+  advance(machine, record, direction, message, sender ?? (direction === 'receive' ? message.from : undefined));
 
 const clock = new ManualClock(Date.parse('2025-03-01T10:00:00Z'));
 const deps = { clock, ids: sequentialIds('dp') };

@@ -39,7 +39,11 @@ import {
   previewFromDatapoints,
   wireCredential,
 } from '../../src/protocols/issue-credential.js';
-import { advanceThread, startThread, type ThreadRecord } from '../../src/protocols/thread-state.js';
+import { advanceThread as advance, startThread, type ThreadRecord } from '../../src/protocols/thread-state.js';
+
+/** In these tests every message received comes from the DID its envelope proved: its own `from`. */
+const advanceThread: typeof advance = (machine, record, direction, message, sender) =>
+  advance(machine, record, direction, message, sender ?? (direction === 'receive' ? message.from : undefined));
 
 const vector = (name: string): PlainMessage => JSON.parse(readFileSync(new URL(`../../fixtures/waci-didcomm/issuance/${name}`, import.meta.url), 'utf8'));
 const clock = new ManualClock(Date.parse('2025-03-01T10:00:00Z'));

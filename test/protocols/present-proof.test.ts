@@ -29,7 +29,11 @@ import {
   presentProofProtocol,
   verifyDidAuth,
 } from '../../src/protocols/present-proof.js';
-import { advanceThread, startThread } from '../../src/protocols/thread-state.js';
+import { advanceThread as advance, startThread } from '../../src/protocols/thread-state.js';
+
+/** In these tests every message received comes from the DID its envelope proved: its own `from`. */
+const advanceThread: typeof advance = (machine, record, direction, message, sender) =>
+  advance(machine, record, direction, message, sender ?? (direction === 'receive' ? message.from : undefined));
 
 const vector = (name: string): PlainMessage =>
   JSON.parse(readFileSync(new URL(`../../fixtures/waci-didcomm/presentation/${name}`, import.meta.url), 'utf8'));

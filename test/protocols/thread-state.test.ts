@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PlainMessage } from '../../src/didcomm/types.js';
 import {
-  advanceThread,
+  advanceThread as advance,
   eventOf,
   nextState,
   problemEndsThread,
@@ -10,6 +10,10 @@ import {
   type StateMachine,
   type ThreadRecord,
 } from '../../src/protocols/thread-state.js';
+
+/** In these tests every message received comes from the DID its envelope proved: its own `from`. */
+const advanceThread: typeof advance = (machine, record, direction, message, sender) =>
+  advance(machine, record, direction, message, sender ?? (direction === 'receive' ? message.from : undefined));
 
 const PIURI = 'https://example.org/order/1.0';
 const PEER = 'did:example:shop';
@@ -40,6 +44,14 @@ function ordered(): ThreadRecord<S> {
 }
 
 describe('thread state and problem reports', () => {
+  it('moves a thread only for the sender its envelope proves, not for a from header naming the peer', () => {
+    // No sender proven (plaintext or anoncrypt): the report's from is only a claim.
+    expect(() => advance(BUYER, ordered(), 'receive', problem('e.p.req.declined'))).toThrow(expect.objectContaining({ code: 'unknown_thread' }));
+    expect(() => advance(BUYER, ordered(), 'receive', msg('deliver', { thid: 'order-1', from: PEER }), undefined)).toThrow(expect.objectContaining({ code: 'unknown_thread' }));
+    expect(() => advance(BUYER, ordered(), 'receive', msg('deliver', { thid: 'order-1', from: PEER }), 'did:example:other')).toThrow(expect.objectContaining({ code: 'unknown_thread' }));
+    expect(advance(BUYER, ordered(), 'receive', msg('deliver', { thid: 'order-1', from: PEER }), PEER).state).toBe('done');
+  });
+
   it('abandons an unfinished thread on an error problem report, received or sent', () => {
     expect(advanceThread(BUYER, ordered(), 'receive', problem('e.p.req.declined')).state).toBe('abandoned');
     expect(advanceThread(BUYER, ordered(), 'send', problem('e.p.msg.credential-invalid', { from: ME, to: [PEER] })).state).toBe('abandoned');

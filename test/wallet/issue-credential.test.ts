@@ -5,6 +5,10 @@ import { attachmentJson, attachmentsOf } from '../../src/protocols/protocol-kit.
 import { APPLICATION_FORMAT, ISSUE_CREDENTIAL } from '../../src/protocols/issue-credential.js';
 import { parsePresentation, verifyDidAuth } from '../../src/protocols/present-proof.js';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
+import { pack } from '../../src/didcomm/envelope/index.js';
+import { createMessage } from '../../src/didcomm/message.js';
+import { memorySecrets } from '../../src/didcomm/secrets.js';
+import { buildIssueCredential } from '../../src/protocols/issue-credential.js';
 import { connect, setup, type TestSetup } from './setup.js';
 import { tamperJwt } from './fake-service.js';
 
@@ -79,6 +83,32 @@ describe('wallet sync flow', () => {
     });
     expect(await t.wallet.credentials()).toHaveLength(1);
     expect((await t.wallet.threads({ state: 'done' })).map((x) => x.thid)).toContain(offer.id);
+  });
+
+  it("lets nobody but the issuer move its thread: a problem report or an issue whose from only claims the issuer's DID changes nothing", async () => {
+    t = await setup();
+    await connect(t);
+    const { offer } = await offerAndRequest(t);
+    // A party holding none of the issuer's keys writes the issuer's DID in `from`, the thread in
+    // pthid/thid: plaintext, and anoncrypted (DIDComm v2.1: "Only authcrypt provides direct
+    // assurances of who the sender is").
+    const report = createMessage({ type: 'https://didcomm.org/report-problem/2.0/problem-report', from: t.service.did, to: [t.wallet.did], pthid: offer.id, body: { code: 'e.p.xfer.cant-use-endpoint', comment: 'spoofed' } }, { clock: t.clock });
+    const forged = buildIssueCredential({ from: t.service.did, to: t.wallet.shortDid, thid: offer.id, manifestId: 'idsync-kyc-default', credential: 'not.a.jwt', format: 'jwt_vc' }, { clock: t.clock });
+    const anon = async (m: object) => (await pack(m as never, { mode: 'anoncrypt', to: t!.wallet.did }, { resolve: offline, secrets: memorySecrets([]) })).packed;
+    for (const packed of [JSON.stringify(report), await anon({ ...report, id: 'spoof-2' }), await anon(forged)]) {
+      await t.network.transport().send('memory://wallet', packed).catch(() => undefined);
+    }
+    expect((await t.wallet.threads()).find((x) => x.thid === offer.id)?.state).toBe('request-sent');
+    // What the issuer may hear of it does not carry the wallet's authentication (it would end the
+    // issuer's thread): no report from the wallet that the issuer's router counts as authenticated.
+    const reports = (await t.wallet.messages()).filter((m) => m.direction === 'out' && m.type.endsWith('/problem-report'));
+    expect(reports.length).toBeGreaterThan(0);
+    expect(reports.filter((m) => m.mode !== 'anoncrypt')).toEqual([]);
+    // The genuine credential is still taken.
+    const received = t.wallet.waitForCredential({ thid: offer.id });
+    await t.service.issue(t.wallet.shortDid, offer.id, await t.service.credential(t.wallet.shortDid, DATAPOINTS));
+    await t.service.next('ack', (m) => m.thid === offer.id);
+    expect((await received).verified).toBe(true);
   });
 
   it('verifies an ldp credential (eddsa-rdfc-2022) issued to its long form', async () => {
