@@ -145,6 +145,10 @@ export async function verifyDataIntegrityProof(
 ): Promise<{ ok: true; proof: DataIntegrityProof } | ProofFailure> {
   const read = readProof(secured, { cryptosuite: CRYPTOSUITE, malformed: 'malformed_credential', incomplete: 'proof lacks proofValue or verificationMethod' });
   if (!read.ok) return read;
+  // JSON-LD processing skips a member named __proto__ (JSON.parse makes it an own member), so the
+  // signature would cover a document without it, and one proof verify two documents: refused.
+  const hidden = protoMemberPath(secured);
+  if (hidden !== undefined) return { ok: false, code: 'malformed_credential', detail: `a member named __proto__ at ${hidden} is not signed by the proof (JSON-LD skips it)` };
   const { signature, unsecured } = read;
   const proof = read.proof as DataIntegrityProof;
   const memo = loader === undefined ? verifiedKey(secured, publicKey) : undefined;
@@ -162,6 +166,17 @@ export async function verifyDataIntegrityProof(
     if (VERIFIED.size > VERIFIED_MAX) VERIFIED.delete(VERIFIED.values().next().value as string);
   }
   return { ok: true, proof };
+}
+
+/** The path of the first own member named __proto__ in a JSON value, or undefined. */
+function protoMemberPath(value: unknown, path = '', depth = 0): string | undefined {
+  if (value === null || typeof value !== 'object' || depth > 256) return undefined;
+  if (!Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, '__proto__')) return `${path}/__proto__`;
+  for (const [k, v] of Object.entries(value)) {
+    const found = protoMemberPath(v, `${path}/${k}`, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 // Proofs already verified in this process, by the SHA-256 of the secured document's JCS form and

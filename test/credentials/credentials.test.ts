@@ -60,6 +60,21 @@ describe.each(['ldp', 'jwt'] as const)('%s credentials', (format) => {
     expect(failures(r)).toEqual(['invalid_proof']);
   });
 
+  it('refuses an ldp credential with a member named __proto__ its proof does not cover', async () => {
+    if (format !== 'ldp') return; // a JWT's signature covers its bytes
+    const clock = new ManualClock();
+    const issued = await issue(format, clock);
+    const text = JSON.stringify(issued.credential);
+    // JSON.parse makes __proto__ an own member; JSON-LD processing skips it, so the signature
+    // verified with it added, at the top and in the subject.
+    for (const wire of [JSON.parse(`{"__proto__":{"role":"admin"},${text.slice(1)}`), JSON.parse(text.replace('"credentialSubject":{', '"credentialSubject":{"__proto__":1,'))]) {
+      const r = await verifyCredential(wire, { resolve, clock });
+      expect(r.verified).toBe(false);
+      expect(failures(r)).toEqual(['malformed_credential']);
+    }
+    expect((await verifyCredential(JSON.parse(text), { resolve, clock })).verified).toBe(true);
+  });
+
   it('refuses a credential signed with a key outside assertionMethod', async () => {
     const clock = new ManualClock();
     const issued = await issueCredential({
