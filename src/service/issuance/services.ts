@@ -65,7 +65,7 @@ export function createIssuanceServices(o: IssuanceServicesOptions): IssuanceRunt
   const invitations = createInvitationSender({
     outbox,
     ...(email ? { email } : {}),
-    ...(o.smsGatewayUrl ? { sms: createSmsSender({ gatewayUrl: o.smsGatewayUrl }) } : {}),
+    ...(o.smsGatewayUrl ? { sms: createSmsSender({ gatewayUrl: o.smsGatewayUrl, ...(o.resolveHost ? { resolveHost: o.resolveHost } : {}) }) } : {}),
     ...(o.didcomm ? { didcomm: o.didcomm } : {}),
     ...(o.logger ? { logger: o.logger } : {}),
   });

@@ -57,6 +57,8 @@ async function checkUrl(url: unknown, resolver?: HostResolver): Promise<string> 
     throw fieldError('url', 'must be an absolute URL');
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw fieldError('url', 'must be http or https');
+  // fetch refuses a URL with a user name or password: every delivery would fail at once.
+  if (u.username !== '' || u.password !== '') throw fieldError('url', 'must not carry a user name or password (deliveries are signed: Standard Webhooks)');
   // Link-local (169.254/16, fe80::/10) and cloud metadata hosts: never a subscriber (SSRF).
   const refused = endpointRefusal(u.toString(), WEBHOOK_ENDPOINT_POLICY) ?? (await resolvedEndpointRefusal(u.toString(), WEBHOOK_ENDPOINT_POLICY, resolver));
   if (refused) throw fieldError('url', refused);

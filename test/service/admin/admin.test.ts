@@ -76,6 +76,12 @@ describe('admin API', () => {
     expect((await h.call('DELETE', `/admin/webhooks/${sub.json.id}`, { token: admin })).status).toBe(204);
   });
 
+  it('refuses a webhook URL with a user name or password: fetch would refuse every delivery', async () => {
+    const res = await h.call('POST', '/admin/webhooks', { token: admin, body: { url: 'http://hook:pw@127.0.0.1:9/h' } });
+    const p = expectProblem(res, 400, 'invalid_request');
+    expect(JSON.stringify(p.errors)).toContain('user name or password');
+  });
+
   it('subscribes a webhook and delivers signed issuance events to it', async () => {
     const res = await h.call('POST', '/admin/webhooks', { token: admin, body: { url: receiver.url, events: ['CREDENTIAL_ISSUANCE'] } });
     expect(res.status).toBe(201);

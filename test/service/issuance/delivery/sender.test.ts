@@ -131,6 +131,8 @@ describe('invitation delivery', () => {
       [() => createEmailSender({ smtpUrl: 'http://127.0.0.1:25' }), 'smtp URL must use smtp: or smtps:'],
       [() => createSmsSender({ gatewayUrl: '::' }), 'SMS gateway URL is not a URL'],
       [() => createSmsSender({ gatewayUrl: 'smtp://127.0.0.1:25' }), 'SMS gateway URL must use http: or https:'],
+      // fetch refuses such a URL: every SMS would fail as "unreachable".
+      [() => createSmsSender({ gatewayUrl: 'http://user:key@127.0.0.1:9/sms' }), 'SMS gateway URL must not carry a user name or password (give an API key as a header instead)'],
     ] as const) {
       expect(make).toThrow(expect.objectContaining({ code: 'invalid_config', message }));
     }
@@ -160,6 +162,41 @@ describe('invitation delivery', () => {
       { invitation, invitationUrl: url },
     );
     expect(r).toMatchObject({ status: 'failed', error: { code: 'sms_send_failed' } });
+  });
+
+  it('reads a gateway answer within a bound, and follows no redirect (to a metadata address or anywhere)', async () => {
+    const hits: string[] = [];
+    const server = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      req.resume();
+      if (req.url === '/endless') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const pump = () => {
+          while (res.write(chunk)) if (res.destroyed) return;
+          res.once('drain', pump);
+        };
+        res.on('close', () => res.removeAllListeners('drain'));
+        return pump();
+      }
+      if (req.url === '/to-metadata') return res.writeHead(307, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+      if (req.url === '/to-elsewhere') return res.writeHead(307, { location: '/elsewhere' }).end();
+      res.writeHead(200).end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanup.push(() => {
+      server.closeAllConnections();
+      return new Promise<void>((r) => server.close(() => r()));
+    });
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const before = process.memoryUsage().rss;
+    // Taken (2xx): the SMS is sent, its id is only not known.
+    expect(await createSmsSender({ gatewayUrl: `${base}/endless` }).send({ to: '+15551234567', text: 'x' })).toEqual({});
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
+    for (const path of ['/to-metadata', '/to-elsewhere']) {
+      await expect(createSmsSender({ gatewayUrl: `${base}${path}` }).send({ to: '+15551234567', text: 'x' })).rejects.toMatchObject({ code: 'sms_send_failed', message: 'SMS gateway answered HTTP 307' });
+    }
+    expect(hits).toEqual(['/endless', '/to-metadata', '/to-elsewhere']);
   });
 
   it('hands DIDCOMM destinations to the DIDComm delivery', async () => {
