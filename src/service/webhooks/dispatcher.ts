@@ -409,24 +409,64 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
     return true;
   }
 
-  async function pass(): Promise<number> {
+  // Attempts under way, by delivery id. A pass starts what is due without waiting for attempts
+  // started before: one subscriber that never answers (each attempt then takes the whole
+  // timeout) held every other subscriber's deliveries behind it, a chunk at a time. Each
+  // subscription has at most `perSubscription` attempts under way, so it cannot take all of them.
+  const underway = new Map<string, { subscriptionId: string; done: Promise<boolean> }>();
+  const perSubscription = Math.max(1, Math.floor(concurrency / 2));
+  // Delivery ids are `<event id>:<subscription id>`; event ids hold no ':'.
+  const subscriptionOf = (deliveryId: string) => deliveryId.slice(deliveryId.indexOf(':') + 1);
+
+  function startAttempt(key: string, deliveryId: string): Promise<boolean> {
+    const done = attempt(key, deliveryId)
+      .catch((err) => {
+        options.logger?.error({ err, deliveryId }, 'webhook delivery pass failed');
+        return false;
+      })
+      .finally(() => underway.delete(deliveryId));
+    underway.set(deliveryId, { subscriptionId: subscriptionOf(deliveryId), done });
+    return done;
+  }
+
+  /** Starts the due deliveries the limits allow; resolves with the attempts it started (not their end). */
+  async function startDue(): Promise<Promise<boolean>[]> {
     await sequencePending();
     // Keys sort by due time; everything strictly before `now + 1 ms` is due.
     const list = await due.list({ lt: timeKey(clock.now() + 1) });
-    let made = 0;
-    for (let i = 0; i < list.length; i += concurrency) {
-      const chunk = list.slice(i, i + concurrency);
-      const results = await Promise.all(
-        chunk.map((e) =>
-          attempt(e.key, e.value).catch((err) => {
-            options.logger?.error({ err, deliveryId: e.value }, 'webhook delivery pass failed');
-            return false;
-          }),
-        ),
-      );
-      made += results.filter(Boolean).length;
+    const bySubscription = new Map<string, number>();
+    for (const u of underway.values()) bySubscription.set(u.subscriptionId, (bySubscription.get(u.subscriptionId) ?? 0) + 1);
+    const started: Promise<boolean>[] = [];
+    // Checked and marked with no await in between: two passes never start one delivery twice.
+    for (const e of list) {
+      if (underway.size >= concurrency) break;
+      if (underway.has(e.value)) continue;
+      const sub = subscriptionOf(e.value);
+      const n = bySubscription.get(sub) ?? 0;
+      if (n >= perSubscription) continue;
+      bySubscription.set(sub, n + 1);
+      started.push(startAttempt(e.key, e.value));
     }
-    return made;
+    return started;
+  }
+
+  /** Delivers what is due now, as many rounds as it takes, each attempt started as soon as a place is free. */
+  async function pass(): Promise<number> {
+    let made = 0;
+    const mine = new Set<Promise<boolean>>();
+    for (;;) {
+      for (const p of await startDue()) {
+        mine.add(p);
+        void p.then((ok) => {
+          if (ok) made++;
+          mine.delete(p);
+        });
+      }
+      if (mine.size === 0) return made;
+      await Promise.race(mine);
+      // Let the finished attempt's own bookkeeping (made, mine) run before looking again.
+      await Promise.resolve();
+    }
   }
 
   function deliverDue(): Promise<number> {
@@ -438,7 +478,8 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
   function schedule(): void {
     if (!running) return;
     timer = setTimeout(() => {
-      deliverDue()
+      // The loop starts what is due and goes on: attempts under way finish in their own time.
+      startDue()
         .catch((err) => options.logger?.error({ err }, 'webhook delivery loop failed'))
         .finally(schedule);
     }, pollMs);
@@ -464,6 +505,7 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
       if (timer) clearTimeout(timer);
       timer = undefined;
       await chain;
+      await Promise.allSettled([...underway.values()].map((u) => u.done));
     },
     async attempts(eventId) {
       return (await deliveries.list({ prefix: `${eventId}:` })).map((e) => e.value);

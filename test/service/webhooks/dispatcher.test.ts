@@ -219,3 +219,32 @@ describe('webhook dispatcher', () => {
     await dispatcher.stop();
   });
 });
+
+describe('webhook dispatcher and a subscriber that never answers', () => {
+  it("does not hold other subscribers' deliveries behind the broken one's attempts", async () => {
+    const store = await openStore();
+    cleanup.push(() => store.close());
+    const healthy = await startReceiver();
+    cleanup.push(() => healthy.close());
+    // Takes the request and never answers: each attempt lasts the whole timeout.
+    const { createServer } = await import('node:http');
+    const silent = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    cleanup.push(() => {
+      silent.closeAllConnections();
+      return new Promise<void>((r) => silent.close(() => r()));
+    });
+    const dispatcher = createWebhookDispatcher({ store, clock: new ManualClock(Date.now()), ids: sequentialIds('hol'), timeoutMs: 3_000, random: () => 0.5 });
+    cleanup.push(() => dispatcher.stop());
+    await dispatcher.subscribe({ url: `http://127.0.0.1:${(silent.address() as { port: number }).port}/never` });
+    await dispatcher.subscribe({ url: healthy.url });
+    // Sixteen users: sixteen subjects, each delivered to both subscriptions.
+    for (let i = 1; i <= 16; i++) await dispatcher.emit(dataPipeStatusUpdate('DATA_PIPE_ESTABLISHED', { thid: `t-${i}`, userId: `u-${i}` }));
+    const started = Date.now();
+    dispatcher.start();
+    while (healthy.received.length < 16 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 20));
+    expect(healthy.received).toHaveLength(16);
+    // In chunks of eight, each waiting for its slowest attempt, this took a timeout per chunk.
+    expect(Date.now() - started).toBeLessThan(2_500);
+  }, 30_000);
+});
