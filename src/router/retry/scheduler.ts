@@ -163,7 +163,11 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     timer = setTimeout(() => {
       timer = undefined;
       timerAt = Infinity;
-      void runDue();
+      // Not behind a pass still under way: a job popped by one pass is not seen by another, and
+      // attempt() skips one that runs or was moved, so none is sent twice. Behind it, every
+      // other peer's retry waited for that pass's slowest send (a timeout, for an endpoint that
+      // never answers).
+      void pass().catch((err) => log('warn', 'a retry pass failed', { code: toIdsyncError(err).code }));
     }, Math.max(0, Math.min(next.dueAt - clock.now(), MAX_WAIT_MS)));
     timer.unref();
   }
@@ -217,6 +221,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       heap.pop();
       due.push([e, e.version]);
     }
+    // The next job's timer now, not once this pass's sends have all ended.
+    arm();
     let sent = 0;
     let next = 0;
     const worker = async () => {
