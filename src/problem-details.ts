@@ -2,6 +2,7 @@
 // mediator, a wallet's DIDComm endpoint and control API, the fault proxy); the service twin's
 // REST API has its own, dereferenceable ones (service/http/problem.ts).
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /**
  * An RFC 9457 problem details document with no problem type of its own (`about:blank`): §4.2.1
@@ -11,4 +12,25 @@ import http from 'node:http';
  */
 export function problemDocument(status: number, code: string, detail: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { type: 'about:blank', title: http.STATUS_CODES[status] ?? 'Error', status, detail, code, ...extra };
+}
+
+/**
+ * What a Node HTTP server answers a request its parser refuses ('clientError': an unknown
+ * method, a malformed request line or header, two Content-Lengths, a header block over 16 KiB),
+ * as problem details with a code, where Node's own answer is a bare 400 with no body. Nothing is
+ * written to a connection that was reset or timed out idle (nobody waits for an answer).
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify(
+    tooLarge
+      ? problemDocument(431, 'headers_too_large', 'the request line and headers are larger than this server accepts (16 KiB)')
+      : problemDocument(400, 'invalid_request', 'the request is not valid HTTP/1.1 (RFC 9112): its request line, a header or its framing is malformed'),
+  );
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

@@ -12,6 +12,7 @@ import { checkInboundMessage, DEFAULT_MAX_BYTES } from '../didcomm/transport/med
 import { inspectInvitationUrl } from '../conformance/oob-url.js';
 import { listen, reachableUrlHost } from '../listen.js';
 import { requestUrl } from '../net/request-target.js';
+import { answerClientError } from '../problem-details.js';
 import type { Store } from '../store/store.js';
 import { createMediatorAgent, type MediatorAgent, type MediatorAgentOptions } from './agent.js';
 import { mediatorPolicy } from './policy.js';
@@ -153,6 +154,8 @@ export async function startMediator(options: StartMediatorOptions): Promise<Runn
       return send(res, await didcommPost(body, req.headers['content-type']));
     })().catch(() => send(res, problemResponse('internal_error', 'the request could not be handled')));
   });
+  // What the parser refuses gets problem details too, not Node's bare 400.
+  server.on('clientError', answerClientError);
 
   const ws = attachWsEndpoint(server, {
     path: '/didcomm',

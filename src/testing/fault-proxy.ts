@@ -19,7 +19,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { isDidcommMediaType } from '../didcomm/transport/media-type.js';
 import { IdsyncError } from '../errors.js';
 import { requestUrl } from '../net/request-target.js';
-import { problemDocument } from '../problem-details.js';
+import { answerClientError, problemDocument } from '../problem-details.js';
 import { listenError } from '../listen.js';
 import { delayOf, faultInjector, peekMessage, tamper, type FaultInjector, type FaultKind, type FaultPlan } from './fault-plan.js';
 import { pipeWebSockets } from './fault-proxy-ws.js';
@@ -206,6 +206,8 @@ export async function startFaultProxy(o: FaultProxyOptions): Promise<FaultProxy>
       });
     });
   });
+  // What the parser refuses gets problem details too, not Node's bare 400.
+  server.on('clientError', answerClientError);
   server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));

@@ -9,7 +9,7 @@ import { IdsyncError, asErrorCode, httpStatusOf, isIdsyncError, toIdsyncError } 
 import { parseJsonBounded } from '../../json-depth.js';
 import { listen } from '../../listen.js';
 import { NOT_A_PATH, requestUrl } from '../../net/request-target.js';
-import { problemDocument } from '../../problem-details.js';
+import { answerClientError, problemDocument } from '../../problem-details.js';
 
 /** What DIR/serve.json holds while `wallet serve` runs (mode 0600: the token guards the wallet). */
 export interface ServeInfo {
@@ -71,6 +71,8 @@ export function startControl(token: string, routes: Record<string, ControlRoute>
       );
     });
   });
+  // What the parser refuses gets problem details too, not Node's bare 400.
+  server.on('clientError', answerClientError);
   return listen(server, 0, '127.0.0.1').then(() => server);
 }
 

@@ -13,7 +13,7 @@ import { inProcessExchange, networkError } from '../../http-fetch.js';
 import { plainReply, replyOutcome, responseReply, withTimeout, type Reply } from './http-reply.js';
 import { listen, urlHost } from '../../listen.js';
 import { NOT_A_PATH, requestUrl } from '../../net/request-target.js';
-import { problemDocument } from '../../problem-details.js';
+import { answerClientError, problemDocument } from '../../problem-details.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
 import type { InboundHandler, Transport } from '../types.js';
 import {
@@ -285,6 +285,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
         .catch(() => send(res, problemResponse('internal_error', 'the message could not be processed')));
     });
   });
+  // What the parser refuses gets problem details too, not Node's bare 400.
+  server.on('clientError', answerClientError);
 
   const port = await listen(server, options.port ?? 0, host);
   return {
