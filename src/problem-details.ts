@@ -14,13 +14,16 @@ export function problemDocument(status: number, code: string, detail: string, ex
   return { type: 'about:blank', title: http.STATUS_CODES[status] ?? 'Error', status, detail, code, ...extra };
 }
 
+/** The body of a parser refusal: the endpoints' own problemDocument, or the service's typed one. */
+export type ClientErrorDocument = (status: 400 | 431, code: 'invalid_request' | 'headers_too_large', detail: string) => Record<string, unknown>;
+
 /**
  * What a Node HTTP server answers a request its parser refuses ('clientError': an unknown
  * method, a malformed request line or header, two Content-Lengths, a header block over 16 KiB),
  * as problem details with a code, where Node's own answer is a bare 400 with no body. Nothing is
  * written to a connection that was reset or timed out idle (nobody waits for an answer).
  */
-export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+export function answerClientError(err: Error & { code?: string }, socket: Duplex, document: ClientErrorDocument = problemDocument): void {
   if (err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
     socket.destroy();
     return;
@@ -29,8 +32,8 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   const status = tooLarge ? 431 : 400;
   const body = JSON.stringify(
     tooLarge
-      ? problemDocument(431, 'headers_too_large', 'the request line and headers are larger than this server accepts (16 KiB)')
-      : problemDocument(400, 'invalid_request', 'the request is not valid HTTP/1.1 (RFC 9112): its request line, a header or its framing is malformed'),
+      ? document(431, 'headers_too_large', 'the request line and headers are larger than this server accepts (16 KiB)')
+      : document(400, 'invalid_request', 'the request is not valid HTTP/1.1 (RFC 9112): its request line, a header or its framing is malformed'),
   );
   socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

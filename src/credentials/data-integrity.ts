@@ -145,14 +145,15 @@ export async function verifyDataIntegrityProof(
 ): Promise<{ ok: true; proof: DataIntegrityProof } | ProofFailure> {
   const read = readProof(secured, { cryptosuite: CRYPTOSUITE, malformed: 'malformed_credential', incomplete: 'proof lacks proofValue or verificationMethod' });
   if (!read.ok) return read;
-  // JSON-LD processing skips a member named __proto__ (JSON.parse makes it an own member), so the
-  // signature would cover a document without it, and one proof verify two documents: refused.
-  const hidden = protoMemberPath(secured);
-  if (hidden !== undefined) return { ok: false, code: 'malformed_credential', detail: `a member named __proto__ at ${hidden} is not signed by the proof (JSON-LD skips it)` };
   const { signature, unsecured } = read;
   const proof = read.proof as DataIntegrityProof;
   const memo = loader === undefined ? verifiedKey(secured, publicKey) : undefined;
   if (memo !== undefined && VERIFIED.has(memo)) return { ok: true, proof };
+  // JSON-LD processing skips a member named __proto__ (JSON.parse makes it an own member), so the
+  // signature would cover a document without it, and one proof verify two documents: refused.
+  // (After the memo: only documents that passed this check are in it.)
+  const hidden = protoMemberPath(secured);
+  if (hidden !== undefined) return { ok: false, code: 'malformed_credential', detail: `a member named __proto__ at ${hidden} is not signed by the proof (JSON-LD skips it)` };
   let data: Uint8Array;
   try {
     data = await hashData(unsecured, proofConfiguration(unsecured, proof), loader);

@@ -170,9 +170,8 @@ export const echoedDid = (did: string): string => (did.length <= ECHOED_DID_CHAR
 export function documentResolver(resolver: Resolvable): DocumentResolver {
   const failures = new Map<string, string>();
   const failed = (did: string, why: string) => {
-    failures.delete(did);
-    failures.set(did, why.slice(0, 500));
-    if (failures.size > FAILURES_KEPT) failures.delete(failures.keys().next().value as string);
+    failures.delete(did); // set again as the newest
+    setBounded(failures, did, why.slice(0, 500), FAILURES_KEPT);
   };
   const resolve: DocumentResolver = async (did) => {
     let result: DIDResolutionResult;
@@ -185,7 +184,7 @@ export function documentResolver(resolver: Resolvable): DocumentResolver {
     const meta = result.didResolutionMetadata as { error?: string; message?: string };
     if (meta.error === 'invalidDid') throw new IdsyncError('invalid_did', `${echoedDid(did)} is not a valid DID${meta.message ? ` (${meta.message})` : ''}`, { details: { did } });
     if (meta.error) failed(did, meta.message ? `${meta.error}: ${meta.message}` : meta.error);
-    else failures.delete(did);
+    else if (failures.size) failures.delete(did);
     return meta.error ? null : result.didDocument;
   };
   failureReasons.set(resolve, failures);

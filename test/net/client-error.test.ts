@@ -2,33 +2,17 @@
 // API (which has its own problem types): a wallet's DIDComm endpoint, the mediator, the fault
 // proxy. Problem details with a code, where Node's own answer is a bare 400 with no body; and
 // the server answers the next request as before.
-import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHttpEndpoint } from '../../src/didcomm/transport/http.js';
 import { startMediator } from '../../src/mediator/server.js';
 import { openStore } from '../../src/store/store.js';
 import { startFaultProxy } from '../../src/testing/fault-proxy.js';
+import { rawExchange as exchange } from './raw-exchange.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
-
-/** Sends `raw` on a new connection and reads until the server closes it. */
-function exchange(url: string, raw: string): Promise<{ status: number; contentType?: string; json: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(url);
-    const socket = connect(Number(u.port), u.hostname, () => socket.end(raw));
-    let got = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => (got += d));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [head, body] = got.split('\r\n\r\n');
-      resolve({ status: Number(head!.split(' ')[1]), contentType: /content-type: ([^\r]+)/i.exec(head!)?.[1], json: JSON.parse(body!) as Record<string, unknown> });
-    });
-  });
-}
 
 async function servers(): Promise<Array<[string, string]>> {
   const endpoint = await startHttpEndpoint({ port: 0, handler: async () => undefined });

@@ -1,7 +1,7 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { ERRORS } from '../../src/errors.js';
+import { rawExchange } from '../net/raw-exchange.js';
 import { expectProblem, startService, type Harness } from './http-helpers.js';
 
 describe('problem details for every failure', () => {
@@ -13,22 +13,6 @@ describe('problem details for every failure', () => {
     await h.call('PUT', '/api/v1/provider/users/e1', { token, body: {} });
   });
   afterAll(() => h.close());
-
-  /** Sends `raw` on a new connection and reads until the server closes it. */
-  const exchange = (raw: string) =>
-    new Promise<string>((resolve, reject) => {
-      const u = new URL(h.url);
-      const socket = connect(Number(u.port), u.hostname, () => socket.end(raw));
-      let got = '';
-      socket.setEncoding('latin1');
-      socket.on('data', (d: string) => (got += d));
-      socket.on('close', () => resolve(got));
-      socket.on('error', reject);
-    });
-  const answerOf = (text: string) => {
-    const [head, body] = text.split('\r\n\r\n');
-    return { status: Number(head!.split(' ')[1]), contentType: /content-type: ([^\r]+)/i.exec(head!)?.[1], json: JSON.parse(body!) };
-  };
 
   it('answers an unknown route with 404 route_not_found', async () => {
     const p = expectProblem(await h.call('GET', '/api/v1/nothing-here'), 404, 'route_not_found');
@@ -43,17 +27,17 @@ describe('problem details for every failure', () => {
       'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab', // two lengths
       'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', // a bad chunk
     ]) {
-      const a = answerOf(await exchange(raw));
+      const a = await rawExchange(h.url, raw);
       expect(a, raw).toMatchObject({ status: 400, contentType: 'application/problem+json', json: { type: '/problems/invalid_request', status: 400, code: 'invalid_request' } });
     }
-    const big = answerOf(await exchange(`GET /api/v1/provider/users/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    const big = await rawExchange(h.url, `GET /api/v1/provider/users/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(big).toMatchObject({ status: 431, contentType: 'application/problem+json', json: { type: '/problems/headers_too_large', title: 'Request header fields too large', status: 431, code: 'headers_too_large' } });
-    expect((await h.call('GET', big.json.type)).json).toMatchObject({ code: 'headers_too_large', status: 431 });
+    expect((await h.call('GET', String(big.json.type))).json).toMatchObject({ code: 'headers_too_large', status: 431 });
     expect((await h.call('GET', '/health')).status).toBe(200);
   });
 
   it('answers a static file outside the docs folder with 403 forbidden, the code its status has', async () => {
-    const a = answerOf(await exchange('GET /docs/static/../../package.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+    const a = await rawExchange(h.url, 'GET /docs/static/../../package.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(a).toMatchObject({ status: 403, json: { type: '/problems/forbidden', code: 'forbidden' } });
   });
 

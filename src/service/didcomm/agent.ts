@@ -38,6 +38,7 @@ import type { DidcommDelivery } from '../issuance/delivery/didcomm.js';
 import type { ServiceDeps } from '../deps.js';
 import type { InboundInfo, ServiceAgent } from '../didcomm-seam.js';
 import type { SyncReason, UserRef } from '../users/users.js';
+import { isUsersWallet } from '../users/users.js';
 import type { IssuanceWorkflow } from '../issuance/workflows.js';
 import { wsUrl } from '../identity.js';
 import type { AgentCore, AgentOptions } from './core.js';
@@ -243,8 +244,7 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     // malicious party registers a key for another party at the same mediator").
     reserved: async (did) => {
       if ((await queue.kept(did)) > 0 && !(await mediator.keylist.holding(did))) return true;
-      for (const tenant of await deps.config.listTenants()) if (await deps.users.findByDid(tenant.id, did)) return true;
-      return false;
+      return isUsersWallet(deps, did);
     },
     ...(options.mediation ? { policy: options.mediation } : {}),
     ...(crashHook ? { crashPoint: (step: string) => crashHook(step) } : {}),

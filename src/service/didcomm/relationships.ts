@@ -14,6 +14,7 @@ import { sameDid } from '../../didcomm/message.js';
 import type { PlainMessage } from '../../didcomm/types.js';
 import type { ServiceDeps } from '../deps.js';
 import type { ThreadStore } from './threads.js';
+import { isUsersWallet } from '../users/users.js';
 
 export type RelationshipReason = 'service-initiated' | 'linked-user' | 'thread';
 
@@ -49,10 +50,7 @@ export function relationships(deps: Pick<ServiceDeps, 'config' | 'users'>, threa
         const thread = await threads.get(thid);
         if (thread && sameDid(thread.peer, did)) return 'thread';
       }
-      for (const tenant of await deps.config.listTenants()) {
-        if (await deps.users.findByDid(tenant.id, did)) return 'linked-user';
-      }
-      return undefined;
+      return (await isUsersWallet(deps, did)) ? 'linked-user' : undefined;
     },
   };
 }

@@ -205,7 +205,7 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
 
     endSession: async (ref, shortDid, write = (ops) => deps.store.batch(ops)) => {
       await locked(ref, async () => {
-        const u = await deps.store.collection<UserRecord>(USERS).get(userKey(ref));
+        const u = await users.get(userKey(ref));
         const ends = u !== undefined && u.isSessionEstablished && u.shortUserDID === ionShortForm(shortDid);
         if (ends) {
           u.isSessionEstablished = false;
@@ -293,6 +293,12 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
 // Module-level entry points for the DIDComm side (they only need deps).
 
 /** Links the wallet that answered the user's invitation: sets userDID/shortUserDID and isSessionEstablished. */
+/** Whether `did` is a user's wallet DID in any tenant (the service keeps messages for it, and it collects them itself). */
+export async function isUsersWallet(deps: { config: { listTenants(): Promise<Array<{ id: string }>> }; users: Pick<UserStore, 'findByDid'> }, did: string): Promise<boolean> {
+  for (const tenant of await deps.config.listTenants()) if (await deps.users.findByDid(tenant.id, did)) return true;
+  return false;
+}
+
 export function linkWallet(deps: { users: UserStore }, ref: UserRef, dids: LinkedDids): Promise<UserRecord> {
   return deps.users.linkWallet(ref, dids);
 }
