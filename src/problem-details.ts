@@ -3,6 +3,7 @@
 // REST API has its own, dereferenceable ones (service/http/problem.ts).
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { HttpErrorCode } from './errors.js';
 
 /**
  * An RFC 9457 problem details document with no problem type of its own (`about:blank`): §4.2.1
@@ -15,7 +16,12 @@ export function problemDocument(status: number, code: string, detail: string, ex
 }
 
 /** The body of a parser refusal: the endpoints' own problemDocument, or the service's typed one. */
-export type ClientErrorDocument = (status: 400 | 431, code: 'invalid_request' | 'headers_too_large', detail: string) => Record<string, unknown>;
+export type ClientErrorDocument = (status: number, code: HttpErrorCode, detail: string) => Record<string, unknown>;
+
+const PARSER_REFUSALS: Readonly<Record<'overflow' | 'malformed', { status: number; code: HttpErrorCode; detail: string }>> = {
+  overflow: { status: 431, code: 'headers_too_large', detail: 'the request line and headers are larger than this server accepts (16 KiB)' },
+  malformed: { status: 400, code: 'invalid_request', detail: 'the request is not valid HTTP/1.1 (RFC 9112): its request line, a header or its framing is malformed' },
+};
 
 /**
  * What a Node HTTP server answers a request its parser refuses ('clientError': an unknown
@@ -28,12 +34,8 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
     socket.destroy();
     return;
   }
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify(
-    tooLarge
-      ? document(431, 'headers_too_large', 'the request line and headers are larger than this server accepts (16 KiB)')
-      : document(400, 'invalid_request', 'the request is not valid HTTP/1.1 (RFC 9112): its request line, a header or its framing is malformed'),
-  );
+  const refusal = PARSER_REFUSALS[err.code === 'HPE_HEADER_OVERFLOW' ? 'overflow' : 'malformed'];
+  const { status } = refusal;
+  const body = JSON.stringify(document(status, refusal.code, refusal.detail));
   socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
