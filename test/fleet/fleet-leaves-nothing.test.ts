@@ -35,6 +35,15 @@ describe('idsync fleet leaves nothing behind', () => {
     expect(await ours(tmp)).toEqual([]);
   }, 30_000);
 
+  it('removes the folders of a mediated run on disk in worker threads, the mediator\'s included', async () => {
+    const tmp = await ownTmp();
+    const run = await runCli(['fleet', '--mediated', '--service-store', 'disk', '--wallets', '2', '--workers', 'auto', '--no-progress'], { process: true, env: { ...CREDENTIALS, TMPDIR: tmp } });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/2 completed, 0 failed/);
+    expect(await ours(tmp)).toEqual([]);
+  }, 60_000);
+
   it('does not wait for ever on a service that never answers', async () => {
     const silent: Server = createServer(() => undefined); // takes requests, answers none
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));

@@ -107,10 +107,15 @@ describe('runFleet mediated', () => {
     }
   }, 60_000);
 
-  it('runs in worker threads too', async () => {
-    const r = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets: 4, concurrency: 4 }, workers: 2, mediated: true });
-    expect(r.summary).toMatchObject({ completed: 4, failed: 0 });
-  }, 60_000);
+  it('runs in worker threads too, over the link and over HTTP', async () => {
+    for (const embeddedTransport of ['link', 'http'] as const) {
+      const r = await runFleet({ scenario: { builtin: 'sync' }, model: { kind: 'closed', wallets: 4, concurrency: 4 }, workers: 2, mediated: true, embeddedTransport });
+      expect(r.summary, embeddedTransport).toMatchObject({ completed: 4, failed: 0 });
+      expect(r.target.mediator, embeddedTransport).toMatchObject({ startedForRun: true });
+      // Every flow went through it: its deliveries were confirmed (nothing left failed or resent).
+      expect(r.summary.errors, embeddedTransport).toEqual({});
+    }
+  }, 90_000);
 
   it('idsync fleet --scenario sync --mediated prints the --json document', async () => {
     let stdout = '';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attribute, threadProfile, windowCpu, type FlowSpans } from '../../src/fleet/profile/attribution.js';
-import { inclusiveFunctions, profileSamples, type CpuProfile } from '../../src/fleet/profile/cpu-profile.js';
+import { inclusiveFunctions, profileSamples, threadRole, type CpuProfile } from '../../src/fleet/profile/cpu-profile.js';
 import { layerOfFrame } from '../../src/fleet/profile/layers.js';
 import { hotTable, inclusiveTable, layerTable, stepTable } from '../../src/fleet/profile/table.js';
 import { ROOT } from '../cli/run-cli.js';
@@ -140,6 +140,23 @@ describe('profile samples and attribution', () => {
     expect(hotTable(idle)).not.toContain('coordinator');
     expect(inclusiveTable(idle)).not.toContain('coordinator');
     expect(hotTable(idle)).toContain('  service thread:');
+  });
+
+  it("tells the threads apart by the modules their samples caught, the twin's without its entry module", () => {
+    const profile = (...urls: string[]): CpuProfile => ({
+      nodes: urls.map((url, i) => ({ id: i + 1, callFrame: { functionName: 'f', url, lineNumber: 0, columnNumber: 0 } })),
+      startTime: 0,
+      endTime: 0,
+      samples: [],
+      timeDeltas: [],
+    });
+    expect(threadRole(profile('file:///w/dist/fleet/service-worker.js', 'file:///w/dist/fleet/link.js'))).toBe('service');
+    // A mediated run's twin thread: its entry module ran once, before any sample caught it.
+    expect(threadRole(profile('file:///w/dist/fleet/link.js', 'file:///w/dist/fleet/target.js', 'file:///w/dist/fleet/link-service.js'))).toBe('service');
+    expect(threadRole(profile('file:///w/dist/fleet/link.js', 'file:///w/dist/fleet/worker.js', 'file:///w/dist/fleet/runner.js'))).toBe('wallets');
+    // One thread running runFleet, the twin and the wallets (workers: 1) is the coordinator.
+    expect(threadRole(profile('file:///w/dist/fleet/fleet.js', 'file:///w/dist/fleet/target.js'))).toBe('coordinator');
+    expect(threadRole(profile('node:internal/modules/esm/hooks'))).toBe('other');
   });
 
   it("takes the wallets threads' and the process's CPU over the flows from the spans' marks", () => {

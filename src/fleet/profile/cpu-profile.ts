@@ -151,15 +151,20 @@ export function inclusiveFunctions(samples: Sample[], from = -Infinity, to = Inf
 /**
  * Which thread of a fleet run a profile is, from the modules it ran: the embedded twin's worker
  * ('service'), a wallets worker ('wallets'), the thread that ran runFleet ('coordinator'), or
- * another (e.g. the module loader's hooks thread when running from sources).
+ * another (e.g. the module loader's hooks thread when running from sources). A profile holds
+ * only the frames its samples caught: the twin's worker module runs once, at start, and is often
+ * not among them, so a thread that ran the twin's end of the link and neither a wallets worker
+ * nor runFleet is the twin's too.
  */
 export function threadRole(p: CpuProfile): 'service' | 'wallets' | 'coordinator' | 'other' {
   let role: 'service' | 'wallets' | 'coordinator' | 'other' = 'other';
+  let twin = false;
   for (const n of p.nodes) {
     const url = n.callFrame.url;
     if (/\/fleet\/service-worker\.[jt]s$/.test(url)) return 'service';
     if (/\/fleet\/worker\.[jt]s$/.test(url)) role = 'wallets';
     else if (role === 'other' && /\/fleet\/fleet\.[jt]s$/.test(url)) role = 'coordinator';
+    else if (/\/fleet\/(link-service|target)\.[jt]s$/.test(url)) twin = true;
   }
-  return role;
+  return role === 'other' && twin ? 'service' : role;
 }
