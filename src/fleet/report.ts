@@ -59,7 +59,9 @@ export function fleetTable(r: FleetResult): string {
 /** Heap per idle wallet (made before the flows and kept as a page), and how many pages went to disk. */
 export function idleLine(r: Pick<FleetResult, 'summary' | 'idle'>): string {
   const kb = r.summary.memoryPerWalletKB;
-  if (kb === null) return "memory per idle wallet: not measured (no forced GC in this run's threads)";
+  // No figure when the heap did not grow across making them: a few wallets are lost in what the
+  // thread's other garbage does meanwhile, and without a forced GC nothing is measured at all.
+  if (kb === null) return "memory per idle wallet: not measured (the heap did not grow measurably: too few idle wallets, or no forced GC in this run's threads)";
   const disk = r.idle?.onDisk ?? 0;
   return `memory per idle wallet: ${kb} KB${disk ? ` (${disk} of ${r.idle.wallets} idle wallets paged out to disk, ${Math.round((kb * r.idle.wallets) / Math.max(1, r.idle.wallets - disk) * 10) / 10} KB each of those kept in memory)` : ''}`;
 }

@@ -51,7 +51,7 @@ export interface FleetSummary {
   flowsPerSecond: number;
   steps: Record<string, StepFigures>;
   errors: Record<string, number>;
-  /** Heap per idle wallet; null when no thread could measure it (no forced GC available there). */
+  /** Heap per idle wallet; null when no thread measured a growth (too few idle wallets for the heap's noise, or no forced GC there). */
   memoryPerWalletKB: number | null;
   /** Peak memory: the process's resident set (null: not measured) and each thread's heap (used + external), in MB. */
   peakMemoryMB: { rss: number | null; heap: Record<string, number> };

@@ -21,7 +21,8 @@ describe('idsync fleet', () => {
     expect(await run(['fleet', '--scenario', 'connect', '--wallets', '2', '--workers', '1', '--embedded-transport', 'http'], a.cli)).toBe(0);
     expect(a.out.stdout).toMatch(/^fleet connect: closed model: 2 wallets, 2 at a time, wallets and service in one thread, embedded twin/);
     expect(a.out.stdout).toMatch(/\n {2}connect +[\d.]+ m?s/);
-    expect(a.out.stdout).toMatch(/memory per idle wallet: [\d.]+ KB/);
+    // Two wallets beside the twin in one thread can be lost in the heap's noise: then it says so.
+    expect(a.out.stdout).toMatch(/memory per idle wallet: ([\d.]+ KB|not measured \(the heap did not grow measurably)/);
     const b = io();
     expect(await run(['fleet', '--scenario', 'sync', '--wallets', '2', '--workers', '1', '--json', '--no-progress'], b.cli)).toBe(0);
     const lines = b.out.stdout.trim().split('\n');
