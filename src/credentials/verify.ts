@@ -144,6 +144,9 @@ export async function verifyCredential(input: unknown, o: VerifyCredentialOption
   return done(credential, format);
 }
 
+/** The most status lists one credential's credentialStatus may name (each is a fetch and a proof to verify). */
+export const MAX_STATUS_LISTS = 16;
+
 async function statusCheck(
   credential: W3cCredential,
   issuer: string,
@@ -153,24 +156,38 @@ async function statusCheck(
 ): Promise<void> {
   if (o.skipStatus) return pass('status', 'not checked (skipStatus)');
   const entries = Array.isArray(credential.credentialStatus) ? credential.credentialStatus : [credential.credentialStatus];
+  const urls = new Set<string>();
   for (const entry of entries) {
     const url = isObject(entry) ? entry.statusListCredential : undefined;
     if (typeof url !== 'string') return fail('status', 'status_list_invalid', 'credentialStatus has no statusListCredential');
-    if (!o.statusList) return fail('status', 'status_unavailable', 'no status list source given');
-    let listInput: unknown;
-    try {
-      listInput = await o.statusList(url);
-    } catch (err) {
-      return fail('status', 'status_unavailable', `fetching ${url} failed: ${(err as Error).message}`.slice(0, 300));
+    urls.add(url);
+  }
+  // Each list is fetched and verified at most once per credential, and a credential naming more
+  // lists than any issuer needs is refused before any is fetched: its issuer could otherwise make
+  // the verifier fetch and verify a list per entry (hundreds of requests for one credential).
+  if (urls.size > MAX_STATUS_LISTS) return fail('status', 'status_list_invalid', `credentialStatus names ${urls.size} status lists; at most ${MAX_STATUS_LISTS} are read`);
+  if (!o.statusList) return fail('status', 'status_unavailable', 'no status list source given');
+  const lists = new Map<string, W3cCredential>();
+  for (const entry of entries) {
+    const url = (entry as unknown as { statusListCredential: string }).statusListCredential;
+    let listCredential = lists.get(url);
+    if (!listCredential) {
+      let listInput: unknown;
+      try {
+        listInput = await o.statusList(url);
+      } catch (err) {
+        return fail('status', 'status_unavailable', `fetching ${url} failed: ${(err as Error).message}`.slice(0, 300));
+      }
+      if (listInput === undefined || listInput === null) return fail('status', 'status_unavailable', `status list ${url} not found`);
+      // The list is itself a credential: same issuer, valid proof, in its validity period.
+      const list = await verifyCredential(listInput, { ...o, expectedIssuer: issuer, expectedSubject: undefined, expectedClaims: undefined, skipStatus: true });
+      if (!list.verified || !list.credential) {
+        const bad = list.checks.find((c) => !c.ok);
+        return fail('status', 'status_list_invalid', `status list credential: ${bad?.code ?? 'invalid'} ${bad?.detail ?? ''}`.trim());
+      }
+      lists.set(url, (listCredential = list.credential));
     }
-    if (listInput === undefined || listInput === null) return fail('status', 'status_unavailable', `status list ${url} not found`);
-    // The list is itself a credential: same issuer, valid proof, in its validity period.
-    const list = await verifyCredential(listInput, { ...o, expectedIssuer: issuer, expectedSubject: undefined, expectedClaims: undefined, skipStatus: true });
-    if (!list.verified || !list.credential) {
-      const bad = list.checks.find((c) => !c.ok);
-      return fail('status', 'status_list_invalid', `status list credential: ${bad?.code ?? 'invalid'} ${bad?.detail ?? ''}`.trim());
-    }
-    const r = checkStatus(entry, list.credential);
+    const r = checkStatus(entry, listCredential);
     if (!r.ok) return fail('status', r.code, r.detail);
     if (r.set) return fail('status', r.purpose === 'revocation' ? 'revoked' : 'suspended', `status list ${url} index ${String(entry?.statusListIndex)}`);
   }

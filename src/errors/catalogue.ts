@@ -178,7 +178,7 @@ export const ERRORS = {
   context_not_bundled: { meaning: 'A JSON-LD context is not bundled; contexts are never fetched.' },
   credential_refused: { meaning: 'The wallet refused a received credential that failed a check.' },
   status_list_full: { meaning: 'A status list has no free index.' },
-  status_list_invalid: { meaning: 'A status list credential’s encodedList is unreadable.' },
+  status_list_invalid: { meaning: 'A credential’s status entries cannot be checked: an entry names no list or more lists than are read (16), or a status list credential does not verify or its encodedList is unreadable.' },
   invalid_status_change_terms: { meaning: 'statusChangeTerms lacks a valid status or trigger.' },
 
   // The store

@@ -17,7 +17,7 @@ import {
   type StatusList,
 } from '../../src/credentials/status-list.js';
 import type { CredentialFormat, JwtCredential, VerificationResult, W3cCredential } from '../../src/credentials/types.js';
-import { verifyCredential } from '../../src/credentials/verify.js';
+import { MAX_STATUS_LISTS, verifyCredential } from '../../src/credentials/verify.js';
 import { exampleDid, mapResolver } from './helpers.js';
 
 const issuer = exampleDid('issuer', 1);
@@ -166,6 +166,35 @@ describe.each(['ldp', 'jwt'] as const)('status checks (%s)', (format: Credential
     const result = await t.verify();
     expect(failures(result)).toEqual(['status_list_invalid']);
     expect(result.checks.find((c) => c.check === 'status')?.detail).toContain('invalid_proof');
+  });
+
+  it('fetches and verifies each status list once, however many entries name it, and refuses a credential naming too many lists before fetching any', async () => {
+    const t = await setup();
+    // 300 entries on the revocation list: one fetch; the one whose bit is set is found among them.
+    let revocation = t.revocation;
+    const entries = [];
+    for (let i = 0; i < 300; i++) {
+      const a = allocateIndex(revocation);
+      revocation = a.list;
+      entries.push(statusListEntry(revocation, a.index));
+    }
+    await t.publish(setStatus(revocation, Number(entries[299]!.statusListIndex), true));
+    const many = await issueCredential({ format, issuer: issuer.issuer, subjectDid: holder.did, claims: { firstName: 'Ada' }, credentialStatus: entries, clock: t.clock });
+    const fetched: string[] = [];
+    const statusList = async (url: string) => {
+      fetched.push(url);
+      return t.published.get(url);
+    };
+    expect(failures(await verifyCredential(wire(many.credential), { resolve, clock: t.clock, statusList }))).toEqual(['revoked']);
+    expect(fetched).toEqual([LIST_URL]);
+    // One list more than MAX_STATUS_LISTS: refused as it is, nothing fetched.
+    const lists = Array.from({ length: MAX_STATUS_LISTS + 1 }, (_, i) => statusListEntry(createStatusList({ id: `${LIST_URL}/${i}`, issuer: issuer.did, purpose: 'revocation' }), 1));
+    const spread = await issueCredential({ format, issuer: issuer.issuer, subjectDid: holder.did, claims: { firstName: 'Ada' }, credentialStatus: lists, clock: t.clock });
+    fetched.length = 0;
+    const result = await verifyCredential(wire(spread.credential), { resolve, clock: t.clock, statusList });
+    expect(failures(result)).toEqual(['status_list_invalid']);
+    expect(result.checks.find((c) => c.check === 'status')?.detail).toBe(`credentialStatus names ${MAX_STATUS_LISTS + 1} status lists; at most ${MAX_STATUS_LISTS} are read`);
+    expect(fetched).toEqual([]);
   });
 
   it('fails closed without a status source, or when the list is missing', async () => {
