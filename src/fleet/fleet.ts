@@ -489,12 +489,14 @@ function merge(
   const errorSamples: Record<string, string> = {};
   let completed = 0;
   let failed = 0;
+  let stopped = 0;
   let idleWallets = 0;
   let idleBytes = 0;
   let idleOnDisk = 0;
   for (const r of results) {
     completed += r.completed;
     failed += r.failed;
+    stopped += r.stopped ?? 0;
     for (const [step, enc] of Object.entries(r.histograms)) (histograms[step] ??= latencyHistogram()).add(decodeHistogram(enc));
     for (const [code, n] of Object.entries(r.errors)) errors[code] = (errors[code] ?? 0) + n;
     for (const [step, n] of Object.entries(r.resends)) resends[step] = (resends[step] ?? 0) + n;
@@ -529,6 +531,7 @@ function merge(
     workers,
     completed,
     failed,
+    ...(stopped ? { stopped } : {}),
     durationMs: Math.round(durationMs),
     flowsPerSecond: round1(completed / Math.max(0.001, durationMs / 1000)),
     steps,

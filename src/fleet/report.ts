@@ -40,7 +40,7 @@ export function fleetTable(r: FleetResult): string {
   const s = r.summary;
   const lines = [
     `fleet ${s.scenario}: ${modelLine(r)}, ${threadsLine(r)}, ${targetLine(r.target)}`,
-    `${s.completed} completed, ${s.failed} failed in ${(s.durationMs / 1000).toFixed(1)} s: ${s.flowsPerSecond} flows/s (idle wallets made in ${(r.setupMs / 1000).toFixed(1)} s before)`,
+    `${s.completed} completed, ${s.failed} failed${s.stopped ? `, ${s.stopped} cut short by the stop` : ''} in ${(s.durationMs / 1000).toFixed(1)} s: ${s.flowsPerSecond} flows/s (idle wallets made in ${(r.setupMs / 1000).toFixed(1)} s before)`,
     '',
     `  ${'step'.padEnd(14)}${'p50'.padStart(11)}${'p90'.padStart(11)}${'p99'.padStart(11)}${'max'.padStart(11)}`,
     ...Object.entries(s.steps).map(([step, f]) => `  ${step.padEnd(14)}${ms(f.p50Ms).padStart(11)}${ms(f.p90Ms).padStart(11)}${ms(f.p99Ms).padStart(11)}${ms(f.maxMs).padStart(11)}`),
@@ -176,7 +176,7 @@ export function reportHtml(doc: ReportDocument): string {
 <style>body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 1em 1em 0;display:inline-table;vertical-align:top}td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}td:first-child,th:first-child{text-align:left}.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(600px,1fr));gap:1em}.charts svg{max-width:100%;height:auto}</style>
 </head><body>
 <h1>idsync fleet: ${esc(s.scenario)}</h1>
-<p>${s.completed} completed, ${s.failed} failed in ${(s.durationMs / 1000).toFixed(1)} s (${s.flowsPerSecond} flows/s); ${s.workers} worker(s); ${doc.model.kind} model; idle wallets made in ${(doc.setupMs / 1000).toFixed(1)} s before; memory per idle wallet ${s.memoryPerWalletKB === null ? 'not measured' : `${s.memoryPerWalletKB} KB`}; ${esc(targetLine(doc.target))}.</p>
+<p>${s.completed} completed, ${s.failed} failed${s.stopped ? `, ${s.stopped} cut short by the stop` : ''} in ${(s.durationMs / 1000).toFixed(1)} s (${s.flowsPerSecond} flows/s); ${s.workers} worker(s); ${doc.model.kind} model; idle wallets made in ${(doc.setupMs / 1000).toFixed(1)} s before; memory per idle wallet ${s.memoryPerWalletKB === null ? 'not measured' : `${s.memoryPerWalletKB} KB`}; ${esc(targetLine(doc.target))}.</p>
 <table><tr><th>step</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr>${rows}</table>
 ${memoryRows ? `<table><tr><th>peak memory</th><th></th></tr>${memoryRows}</table>` : ''}
 ${errors ? `<h2>Errors by code</h2><table><tr><th>code</th><th>flows</th><th>first message</th></tr>${errors}</table>` : '<p>No errors.</p>'}

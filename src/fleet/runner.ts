@@ -47,6 +47,8 @@ export interface ShardProgress {
 export interface ShardResult {
   completed: number;
   failed: number;
+  /** Flows in flight when the run was stopped (its signal aborted): cut short, neither completed nor failed. */
+  stopped: number;
   /** Encoded HDR histograms by step, `total` included. */
   histograms: Record<string, string>;
   errors: Record<string, number>;
@@ -139,6 +141,7 @@ export async function runShard(
   const timeline = flowTimeline(plan.startAt);
   let completed = 0;
   let failed = 0;
+  let stopped = 0;
   let firstStartAt = Infinity;
   let lastEndAt = 0;
 
@@ -184,6 +187,12 @@ export async function runShard(
       completed += 1;
       timeline.ended(Date.now(), ms, true);
     } catch (err) {
+      // Cut short by the run's stop (Ctrl-C): not a failure of the service or the flow.
+      if (signal.aborted) {
+        stopped += 1;
+        timeline.dropped(startedAt);
+        return;
+      }
       const e = toIdsyncError(err);
       const reason = (e.details as { reason?: unknown } | undefined)?.reason;
       const code = typeof reason === 'string' && e.code === 'fleet_flow_failed' ? `${e.code}:${reason}` : e.code;
@@ -217,6 +226,7 @@ export async function runShard(
   return {
     completed,
     failed,
+    stopped,
     histograms: Object.fromEntries([...hist].map(([k, h]) => [k, h.encode()])),
     errors,
     errorSamples,

@@ -36,6 +36,8 @@ export interface FlowTimeline {
   started(at: number): void;
   /** A flow ended at `at` (epoch ms), after `ms`; only completed flows' latency is kept. */
   ended(at: number, ms: number, ok: boolean): void;
+  /** A flow started at `at` was cut short by the run's stop: it neither completed nor failed, and no longer counts as started. */
+  dropped(at: number): void;
   data(): SecondsData;
 }
 
@@ -52,6 +54,10 @@ export function flowTimeline(zero: number): FlowTimeline {
   };
   return {
     started: (at) => bump(started, second(at)),
+    dropped(at) {
+      const s = second(at);
+      if ((started[s] ?? 0) > 0) started[s]! -= 1;
+    },
     ended(at, ms, ok) {
       const s = second(at);
       bump(ok ? completed : failed, s);

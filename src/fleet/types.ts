@@ -47,6 +47,8 @@ export interface FleetSummary {
   workers: number;
   completed: number;
   failed: number;
+  /** Present when the run was stopped (Ctrl-C): the flows then in flight, counted neither completed nor failed. */
+  stopped?: number;
   durationMs: number;
   flowsPerSecond: number;
   steps: Record<string, StepFigures>;

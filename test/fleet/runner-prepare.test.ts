@@ -52,4 +52,27 @@ describe('runShard: idle wallets', () => {
     expect(p.prepared.length).toBeGreaterThan(0);
     expect(p.prepared.length).toBeLessThan(1_000);
   });
+
+  it('counts the flows in flight when the run stops as cut short, neither failed nor completed', async () => {
+    const p = slowPool(0);
+    const ac = new AbortController();
+    let inFlight = 0;
+    // Two flows fail on their own, then four wait on the stop (the scenario ends them with it).
+    const waiting: Scenario = {
+      name: 'waits',
+      steps: ['step'],
+      run: async (ctx) => {
+        if (ctx.index < 2) throw new Error('a real failure');
+        inFlight += 1;
+        if (inFlight === 4) setTimeout(() => ac.abort(), 10);
+        await new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
+      },
+    };
+    const r = await runShard(plan(100), { scenario: waiting, pool: p.pool, client: {} as ServiceClient, serviceDid: 'did:example:svc', signal: ac.signal });
+    expect([r.completed, r.failed, r.stopped]).toEqual([0, 2, 4]);
+    expect(Object.values(r.errors).reduce((a, b) => a + b, 0)).toBe(2);
+    // Nothing is left in flight in the run's timeline.
+    const t = r.seconds;
+    expect(t.started.reduce((a, b) => a + b, 0)).toBe(2);
+  });
 });

@@ -23,6 +23,15 @@ describe('flow timeline', () => {
     expect(f[2]!.p99Ms).toBeNull();
   });
 
+  it('takes a flow cut short by the run\'s stop back out of the second it started in: it is not left in flight', () => {
+    const t = flowTimeline(0);
+    t.started(100);
+    t.started(200);
+    t.ended(900, 800, true);
+    t.dropped(200);
+    expect(secondFigures(t.data()).map((x) => [x.started, x.completed, x.failed, x.inFlight])).toEqual([[1, 1, 0, 0]]);
+  });
+
   it('gives percentiles within 1 %, and merging threads equals one timeline of all their flows', () => {
     const whole = flowTimeline(0);
     const a = flowTimeline(0);

@@ -176,7 +176,10 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
   // After the report: a run whose flows failed fails the command (exit 1), so a CI job that runs
   // a fleet sees it; the report, printed first, says which steps and errors.
   const { failed, completed, errors } = result.summary;
-  if (stoppedBy) throw new IdsyncError('aborted', `stopped by ${stoppedBy} after ${completed} completed and ${failed} failed flows; the run's threads and temporary folders are gone`);
+  if (stoppedBy) {
+    const cut = result.summary.stopped ? `, ${result.summary.stopped} in flight cut short` : '';
+    throw new IdsyncError('aborted', `stopped by ${stoppedBy} after ${completed} completed and ${failed} failed flows${cut}; the run's threads and temporary folders are gone`);
+  }
   if (failed > tolerated) {
     const commonest = Object.entries(errors).sort((a, b) => b[1] - a[1])[0];
     throw new IdsyncError('fleet_failed', `${failed} of ${failed + completed} flows failed${tolerated ? ` (--max-failed ${tolerated})` : ''}${commonest ? `; most often ${commonest[0]} (${commonest[1]})` : ''}`, {
