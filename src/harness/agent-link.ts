@@ -28,8 +28,31 @@ export interface PostOutcome {
   error?: string;
   /** What kind of failure `error` is: no answer in time, or no connection at all. */
   errorKind?: 'timeout' | 'network';
+  /** The temporary redirects (307) followed before the answer in `status`, in order. */
+  redirects?: { status: number; location: string }[];
+  /** Where the answer in `status` redirected to, when it is a redirect the harness did not follow. */
+  location?: string;
   received: Received[];
   entry: ExchangedMessage;
+}
+
+/**
+ * DIDComm v2.1 §Transports (HTTPS): "HTTPS Redirects SHOULD be followed. Only temporary redirects
+ * (307) are acceptable." The harness, as a sender, follows a 307 (the same POST again at its
+ * Location) this many times; another redirect is the answer it records and judges.
+ */
+export const MAX_REDIRECTS = 3;
+
+/** A redirect's Location as an absolute http(s) URL, read against the URL that answered. */
+function locationOf(res: Response, from: string): string | undefined {
+  const raw = res.headers.get('location');
+  if (!raw) return undefined;
+  try {
+    const url = new URL(raw, from);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface AgentLinkOptions {
@@ -51,6 +74,8 @@ export interface AgentLink {
   /** Drops every WebSocket ever opened (no close handshake to wait for). */
   close(): void;
 }
+
+const redirectNotes = (redirects: { status: number; location: string }[]) => redirects.map((r) => `redirected (HTTP ${r.status}) to ${r.location}`);
 
 /** A JSON object with the members of a JWE, a JWS or a plaintext message. */
 function looksLikeMessage(body: string): boolean {
@@ -112,14 +137,28 @@ export function agentLink(options: AgentLinkOptions): AgentLink {
       }
     }
     let res: Response;
+    const redirects: { status: number; location: string }[] = [];
+    const followed = () => (redirects.length ? { redirects } : {});
+    // One time limit for the POST and the redirects it follows.
+    const signal = AbortSignal.timeout(options.postTimeoutMs);
+    let uri = targetEndpoint.uri;
     try {
-      res = await fetch(targetEndpoint.uri, { method: 'POST', headers: { 'content-type': contentType }, body: text, signal: AbortSignal.timeout(options.postTimeoutMs), redirect: 'manual' });
+      for (;;) {
+        res = await fetch(uri, { method: 'POST', headers: { 'content-type': contentType }, body: text, signal, redirect: 'manual' });
+        const next = res.status === 307 && redirects.length < MAX_REDIRECTS ? locationOf(res, uri) : undefined;
+        if (!next) break;
+        await res.body?.cancel().catch(() => undefined);
+        redirects.push({ status: res.status, location: next });
+        uri = next;
+      }
     } catch (err) {
       const error = (err as Error)?.message ?? String(err);
       const code = ((err as { cause?: { code?: unknown } })?.cause?.code as string | undefined) ?? undefined;
-      e.note = [e.note, `POST failed: ${error}${code ? ` (${code})` : ''}`].filter(Boolean).join('; ');
-      return done({ transport: 'http', error: code ? `${error} (${code})` : error, errorKind: (err as Error)?.name === 'TimeoutError' ? 'timeout' : 'network', received: [], entry: e });
+      e.note = [e.note, ...redirectNotes(redirects), `POST failed: ${error}${code ? ` (${code})` : ''}`].filter(Boolean).join('; ');
+      return done({ transport: 'http', error: code ? `${error} (${code})` : error, errorKind: (err as Error)?.name === 'TimeoutError' ? 'timeout' : 'network', ...followed(), received: [], entry: e });
     }
+    if (redirects.length) e.note = [e.note, ...redirectNotes(redirects)].filter(Boolean).join('; ');
+    const location = res.status >= 300 && res.status < 400 ? (locationOf(res, uri) ?? res.headers.get('location') ?? undefined) : undefined;
     e.httpStatus = res.status;
     const type = res.headers.get('content-type') ?? undefined;
     let body: string;
@@ -127,7 +166,7 @@ export function agentLink(options: AgentLinkOptions): AgentLink {
       body = (await readBounded(res, options.maxAnswerBytes, () => new Error(`larger than ${options.maxAnswerBytes} bytes`))).toString('utf8');
     } catch (err) {
       e.http = { status: res.status, ...(type ? { contentType: type } : {}), body: `(body not read: ${(err as Error).message})` };
-      return done({ transport: 'http', status: res.status, received: [], entry: e });
+      return done({ transport: 'http', status: res.status, ...followed(), ...(location ? { location } : {}), received: [], entry: e });
     }
     // DIDComm v2.1 §Transports (HTTPS): a 2xx acknowledges receipt. Its body is a DIDComm message
     // only when it says so by its media type, or when the harness asked for a return route and the
@@ -139,7 +178,7 @@ export function agentLink(options: AgentLinkOptions): AgentLink {
     e.http = { status: res.status, ...(type ? { contentType: type } : {}), body: k.text, ...(k.truncated ? { truncated: true } : {}), ...(readAsMessage ? { readAsMessage: true } : {}) };
     const out: Received[] = [];
     if (readAsMessage) out.push(await options.take(body));
-    return done({ transport: 'http', status: res.status, received: out, entry: e });
+    return done({ transport: 'http', status: res.status, ...followed(), ...(location ? { location } : {}), received: out, entry: e });
   }
 
   return {

@@ -101,8 +101,12 @@ export function messageRules(r: Received | undefined, what: string): BrokenRule[
 /** A 5xx answer to a POST breaks transport.no-server-error; a POST that got no answer at all, transport.reachable. */
 export function transportRules(o: PostOutcome, what: string): BrokenRule[] {
   if (o.error !== undefined || (o.transport === 'http' && o.status === undefined)) return [broke('transport.reachable', `${what} could not be sent: ${o.error ?? 'no answer'}`, o.entry.seq)];
+  if (o.status !== undefined && NOT_TEMPORARY.has(o.status)) return [broke('transport.redirect-temporary', `${what} was answered HTTP ${o.status}${o.location ? ` to ${o.location}` : ''}; only 307 is followed`, o.entry.seq)];
   return o.status !== undefined && o.status >= 500 ? [broke('transport.no-server-error', `${what} was answered HTTP ${o.status}`, o.entry.seq)] : [];
 }
+
+/** Redirects of a POST that DIDComm v2.1 §Transports (HTTPS) does not accept: permanent, or ones that may turn it into a GET. */
+const NOT_TEMPORARY = new Set([301, 302, 303, 308]);
 
 /**
  * Records a refusal in the context (so later cases needing the same thing are blocked at once)

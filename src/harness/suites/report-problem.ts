@@ -7,6 +7,7 @@
 import { createPeerDid } from '../../did/peer.js';
 import type { PlainMessage } from '../../didcomm/types.js';
 import { MEDIA_TYPES } from '../../didcomm/types.js';
+import { MAX_REDIRECTS } from '../agent-link.js';
 import type { PostOutcome, RawMode } from '../counterpart.js';
 import { isEncrypted } from '../modes.js';
 import {
@@ -156,19 +157,19 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
     }),
   { ...rp('transport/junk', 'Junk posted to the endpoint is refused with a 4xx, not a 5xx',
     ['POST a body that is not JSON with the encrypted media type', 'POST a JSON object that is no DIDComm message', 'POST an empty body', 'each is answered 2xx or 4xx'],
-    ['transport.no-server-error'],
+    ['transport.no-server-error', 'transport.redirect-temporary'],
     async (c) => {
       const broken = [];
       const redirected: string[] = [];
       for (const [text, note] of [['this is not a DIDComm message', 'not JSON'], ['{"hello":"world"}', 'JSON, not DIDComm'], ['', 'empty body']] as const) {
         const outcome = await c.cp.post(text, MEDIA_TYPES.encrypted, { note });
         broken.push(...transportRules(outcome, `junk (${note})`));
-        if (outcome.status !== undefined && outcome.status >= 300 && outcome.status < 400) redirected.push(`${note}: HTTP ${outcome.status}`);
+        if (outcome.status !== undefined && outcome.status >= 300 && outcome.status < 400) redirected.push(`${note}: HTTP ${outcome.status}${outcome.redirects?.length ? ` after ${outcome.redirects.length} redirects followed` : ''}`);
       }
-      if (broken.length) return { broken };
-      // A redirect is neither the refusal the case looks for nor a fault (§Transports HTTPS:
-      // "HTTPS Redirects SHOULD be followed"); the harness does not follow them, so the endpoint's
-      // handling of junk was not seen.
-      return redirected.length ? inconclusive(`the endpoint redirected instead of answering (${redirected.join('; ')}); the harness does not follow redirects`) : ok();
+      if (broken.some((b) => b.rule !== 'transport.redirect-temporary')) return { broken };
+      // A redirect the harness does not follow (§Transports HTTPS: "HTTPS Redirects SHOULD be
+      // followed. Only temporary redirects (307) are acceptable."; it follows a 307) is neither
+      // the refusal the case looks for nor a fault: the endpoint's handling of junk was not seen.
+      return redirected.length ? inconclusive(`the endpoint redirected instead of answering (${redirected.join('; ')}); the harness follows a 307 up to ${MAX_REDIRECTS} times, and no other redirect`, broken) : ok();
     }, []), suite: 'transport' },
 ];
