@@ -51,6 +51,8 @@ export const PROTOCOL_ROWS = [
 
   row('transport.reachable', TRANSPORTS('HTTPS'), 'MUST', 'A successful message receipt MUST return a code in the 2xx HTTPS Status Code range.',
     'The DIDComm endpoint of the DID document answers an HTTP POST of a packed message (2xx on receipt).'),
+  row('transport.redirect-followed', TRANSPORTS('HTTPS'), 'SHOULD', 'HTTPS Redirects SHOULD be followed.',
+    'A sender whose POST of a message is answered 307 Temporary Redirect POSTs the same message again to the Location.'),
   row('transport.redirect-temporary', TRANSPORTS('HTTPS'), null, 'Only temporary redirects (307) are acceptable.',
     'An endpoint that redirects a POSTed message answers 307 Temporary Redirect, not 301, 302, 303 or 308 (a permanent move belongs in the DID document).'),
   row('transport.no-server-error', IDSYNC_PROFILE('idsync profile'), null, 'An endpoint answers input it cannot accept with a 4xx status, never a 5xx: a 5xx says that the receiver itself failed.',

@@ -70,7 +70,25 @@ export interface Counterpart {
   post(text: string, contentType: string, entry: Partial<ExchangedMessage>): Promise<PostOutcome>;
   /** The first received message (already in, or arriving within timeoutMs) that `match` accepts. */
   waitFor(match: (r: Received) => boolean, timeoutMs: number): Promise<Received | undefined>;
+  /**
+   * Answers the next POST to the harness's endpoint with 307 Temporary Redirect to a path of its
+   * own (DIDComm v2.1 §Transports HTTPS: "HTTPS Redirects SHOULD be followed"), without reading
+   * it; the same bytes POSTed at that Location are read as any message.
+   */
+  redirectNext(): Redirect;
   close(): Promise<void>;
+}
+
+/** A one-shot redirect of the harness's endpoint (redirectNext). */
+export interface Redirect {
+  /** The absolute URL the 307 names. */
+  location: string;
+  /** The entry of the POST answered 307, once one was. */
+  answered(): ExchangedMessage | undefined;
+  /** Whether the POST answered 307 came again, the same bytes, at the Location (waits up to timeoutMs). */
+  followed(timeoutMs?: number): Promise<boolean>;
+  /** Disarms it (a POST not yet answered 307 is taken as usual). */
+  cancel(): void;
 }
 
 /** The envelopes raw bytes can be sent in. */
@@ -105,6 +123,8 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
 
   let api!: Counterpart;
   let wellKnown: string | undefined;
+  /** The armed one-shot redirect: its path, the POST it answered 307 (entry and bytes), whether they came again there. */
+  let redirect: { path: string; location: string; body?: string; entry?: ExchangedMessage; came?: boolean } | undefined;
   const server = http.createServer((req, res) => {
     if (req.method === 'GET') {
       const url = requestUrl(req.url);
@@ -122,8 +142,22 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
       if (size <= MAX_ANSWER_BYTES) chunks.push(c);
     });
     req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const r = redirect;
+      if (r && !r.body) {
+        r.body = body;
+        res.writeHead(307, { location: r.location }).end();
+        void redirected(r, body);
+        return;
+      }
+      const again = r?.body !== undefined && requestUrl(req.url)?.pathname === r.path && body === r.body;
       res.writeHead(202).end();
-      void take(Buffer.concat(chunks).toString('utf8'), 'endpoint');
+      // Followed once it is read: what it brought counts in the case that redirected it.
+      void take(body, 'endpoint').finally(() => {
+        if (!again) return;
+        r!.came = true;
+        events.emit('redirect-followed');
+      });
     });
   });
   const host = options.host ?? '127.0.0.1';
@@ -163,6 +197,26 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
     log.push(full);
     return full;
   };
+
+  /**
+   * Records the POST answered 307: opened to say what it was, not judged and not taken (the same
+   * bytes POSTed at the Location are).
+   */
+  async function redirected(r: NonNullable<typeof redirect>, packed: string): Promise<void> {
+    const m = await checkMessageText(packed, ctx, { registry }).then(
+      (c) => ({ mode: (c.metadata?.mode ?? (c.message ? 'plaintext' : 'unreadable')) as ExchangedMessage['mode'], message: c.message }),
+      () => ({ mode: 'unreadable' as const, message: undefined }),
+    );
+    const wire = kept(packed);
+    r.entry = entry({
+      direction: 'received', via: 'endpoint', mode: m.mode, httpStatus: 307,
+      ...(m.message ? { type: String(m.message.type), id: String(m.message.id), ...(m.message.thid ? { thid: m.message.thid } : {}) } : {}),
+      note: `answered 307 Temporary Redirect to ${r.location}; judged when it comes again there`,
+      wire: wire.truncated ? `${wire.text}…` : wire.text,
+    });
+    options.onEntry?.(r.entry, 'received');
+    events.emit('redirect-answered');
+  }
 
   async function take(packed: string, via: Received['via']): Promise<Received> {
     const check = await checkMessageText(packed, ctx, { registry });
@@ -268,6 +322,31 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
         }, timeoutMs);
         events.on('received', onReceived);
       });
+    },
+    redirectNext() {
+      const path = `/didcomm/moved/${randomUUID()}`;
+      const r: NonNullable<typeof redirect> = { path, location: `${baseUrl}${path}` };
+      redirect = r;
+      return {
+        location: r.location,
+        answered: () => r.entry,
+        followed(timeoutMs = 0) {
+          if (r.came || timeoutMs <= 0) return Promise.resolve(r.came === true);
+          return new Promise<boolean>((resolve) => {
+            const done = () => {
+              clearTimeout(timer);
+              events.off('redirect-followed', done);
+              resolve(r.came === true);
+            };
+            const timer = setTimeout(done, timeoutMs);
+            events.on('redirect-followed', done);
+          });
+        },
+        cancel() {
+          // Its Location keeps being read as the endpoint: a late re-POST is still a message.
+          if (r.body === undefined) redirect = undefined;
+        },
+      };
     },
     close: () => new Promise<void>((resolve) => {
       // Every connection ever opened goes at once (no close handshake to wait for).

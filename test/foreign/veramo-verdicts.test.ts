@@ -72,6 +72,7 @@ describe('conformance run against Veramo 7 (default options)', () => {
       // The run's mode is authcrypt, which Veramo refuses: blocked at once, with the mode to use.
       'trust-ping/response': 'blocked',
       'trust-ping/no-response': 'blocked',
+      'transport/redirect-followed': 'blocked',
       'discover-features/disclose': 'blocked',
       'discover-features/disclosed-supported': 'blocked',
       'report-problem/unknown-type': 'blocked',

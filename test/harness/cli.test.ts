@@ -33,15 +33,15 @@ describe('idsync conformance run', () => {
       expect(r.code).toBe(1);
       const doc = JSON.parse(r.out) as { target: string; cases: Array<Record<string, unknown>>; summary: Record<string, number> };
       expect(doc.target).toBe(agent.did);
-      expect(doc.summary).toEqual({ passed: 3, failed: 1, expected: 0, blocked: 0, skipped: 0, inconclusive: 0 });
-      expect(doc.cases.map((c) => c.id)).toEqual(['trust-ping/response', 'trust-ping/no-response', 'transport/junk', 'run/sent-messages']);
+      expect(doc.summary).toEqual({ passed: 4, failed: 1, expected: 0, blocked: 0, skipped: 0, inconclusive: 0 });
+      expect(doc.cases.map((c) => c.id)).toEqual(['trust-ping/response', 'trust-ping/no-response', 'transport/redirect-followed', 'transport/junk', 'run/sent-messages']);
       for (const c of doc.cases) expect(Object.keys(c)).toEqual(expect.arrayContaining(['id', 'title', 'status', 'failedRules', 'messages']));
       expect(doc.cases[0]).toMatchObject({ status: 'failed', failedRules: ['trust-ping.response-thid'] });
 
       const report = JSON.parse(await readFile(join(dir.path, 'report.json'), 'utf8')) as { cases: unknown[] };
-      expect(report.cases).toHaveLength(4);
+      expect(report.cases).toHaveLength(5);
       const junit = await readFile(join(dir.path, 'junit.xml'), 'utf8');
-      expect(junit).toMatch(/<testsuites name="idsync conformance [^"]+" tests="4" failures="1" errors="0" skipped="0"/);
+      expect(junit).toMatch(/<testsuites name="idsync conformance [^"]+" tests="5" failures="1" errors="0" skipped="0"/);
       expect(junit).toContain('<failure type="trust-ping.response-thid"');
       const html = await readFile(join(dir.path, 'report.html'), 'utf8');
       expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg" class="sequence"');

@@ -9,7 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPeerDid } from '../../src/did/peer.js';
 import { agentLink, MAX_REDIRECTS } from '../../src/harness/agent-link.js';
 import type { ExchangedMessage } from '../../src/harness/types.js';
+import { createResolver, documentResolver } from '../../src/did/resolver.js';
+import { runConformance } from '../../src/harness/run.js';
 import { runCli } from '../cli/run-cli.js';
+import { startWrongAgent } from './wrong-agent.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -86,5 +89,30 @@ describe('redirects of the agent under test', () => {
     expect(c.failedRules).toEqual([]);
     // Each POST once: a 308 is not followed.
     expect(ep.posts.map((p) => p.path)).toEqual(['/didcomm', '/didcomm', '/didcomm']);
+  });
+
+  describe('transport/redirect-followed: the agent as a sender', () => {
+    const runCase = async (faults: Parameters<typeof startWrongAgent>[0]) => {
+      const agent = await startWrongAgent(faults);
+      cleanup.push(() => agent.close());
+      const report = await runConformance({ target: agent.did, resolve: documentResolver(createResolver({})), cases: ['transport/redirect-followed'], timeoutMs: 1500 });
+      return report.cases.find((c) => c.id === 'transport/redirect-followed')!;
+    };
+
+    it('passes an agent whose POST answered 307 comes again, the same bytes, at the Location (fetch follows a 307 keeping method and body)', async () => {
+      const c = await runCase([]);
+      expect(c).toMatchObject({ status: 'passed', failedRules: [], warnings: [] });
+      const redirected = c.messages.find((m) => m.httpStatus === 307)!;
+      expect(redirected).toMatchObject({ direction: 'received', via: 'endpoint', type: 'https://didcomm.org/trust-ping/2.0/ping-response' });
+      expect(redirected.note).toMatch(/^answered 307 Temporary Redirect to http:\/\/127\.0\.0\.1:\d+\/didcomm\/moved\//);
+      // The same message, read once: when it came again at the Location.
+      expect(c.messages.filter((m) => m.direction === 'received' && m.id === redirected.id && m.httpStatus === undefined)).toHaveLength(1);
+    });
+
+    it('warns on an agent that does not follow it: "HTTPS Redirects SHOULD be followed"', async () => {
+      const c = await runCase(['no-redirects']);
+      expect(c).toMatchObject({ status: 'passed', failedRules: [], warnings: ['transport.redirect-followed'] });
+      expect(c.broken[0]!.detail).toMatch(/^the POST answered 307 did not come again at http:\/\/127\.0\.0\.1:\d+\/didcomm\/moved\/\S+ within 1500 ms$/);
+    });
   });
 });

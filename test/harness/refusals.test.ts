@@ -34,7 +34,7 @@ describe('an agent that answers HTTP 400 to authcrypt', () => {
     const blocked = r.cases.filter((c) => c.status === 'blocked');
     expect(blocked.map((c) => c.id)).toEqual([
       'envelope/authcrypt-signed',
-      'trust-ping/response', 'trust-ping/no-response', 'discover-features/disclose', 'discover-features/disclosed-supported',
+      'trust-ping/response', 'trust-ping/no-response', 'transport/redirect-followed', 'discover-features/disclose', 'discover-features/disclosed-supported',
       'report-problem/unknown-type', 'report-problem/missing-header', 'report-problem/expired', 'report-problem/replayed-id', 'report-problem/tampered', 'report-problem/wrong-recipient',
     ]);
     for (const c of blocked.slice(1)) {
@@ -102,7 +102,7 @@ describe('an agent that answers HTTP 500 to authcrypt', () => {
   it('fails envelope/authcrypt (a mode recipients must process, not processed; the server error is listed as advice) and blocks the rest at once', async () => {
     const r = await run(['authcrypt-500']);
     expect(r.cases[0]).toMatchObject({ id: 'envelope/authcrypt', status: 'failed', failedRules: ['envelope.authcrypt-supported'], advice: ['transport.no-server-error'] });
-    expect(r.cases.filter((c) => c.status === 'blocked' && c.id !== 'envelope/authcrypt-signed').map((c) => c.detail)).toEqual(Array(10).fill('the agent refuses authcrypt messages: HTTP 500 (application/json): {"error":"Internal Server Error"}; it answered pings in signed: --mode signed runs this case'));
+    expect(r.cases.filter((c) => c.status === 'blocked' && c.id !== 'envelope/authcrypt-signed').map((c) => c.detail)).toEqual(Array(11).fill('the agent refuses authcrypt messages: HTTP 500 (application/json): {"error":"Internal Server Error"}; it answered pings in signed: --mode signed runs this case'));
     expect(r.cases.filter((c) => c.status === 'inconclusive')).toEqual([]);
   }, 20_000);
 });
@@ -173,7 +173,7 @@ describe('a refusal that says "unsupported message type" without naming one', ()
     const c = r.cases[0]!;
     expect(c).toMatchObject({ id: 'envelope/authcrypt', status: 'failed', failedRules: ['envelope.authcrypt-supported'] });
     expect(c.messages.filter((m) => m.direction === 'sent').map((m) => `${m.type?.split('/').pop()} ${m.httpStatus}`)).toEqual(['ping 400', 'queries 400']);
-    expect(r.cases.filter((x) => x.status === 'blocked').length).toBe(11);
+    expect(r.cases.filter((x) => x.status === 'blocked').length).toBe(12);
   }, 20_000);
 
   it('of pings only is a refusal of trust-ping: the envelope cases cannot judge by a ping, the cases that need pings are blocked', async () => {

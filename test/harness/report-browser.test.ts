@@ -51,7 +51,7 @@ describe('report.html in headless Chromium', () => {
   it.skipIf(!HAVE)(`renders offline with a sequence diagram per case and failed rules linked to their spec sections${SKIP}`, async () => {
     const dom = await chromium(['--dump-dom', `file://${join(dir, 'report.html')}`]);
     // The browser parsed the cases that exchanged messages, each with its SVG diagram of arrows.
-    expect(dom.match(/<svg[^>]*class="sequence"/g)).toHaveLength(3);
+    expect(dom.match(/<svg[^>]*class="sequence"/g)).toHaveLength(4);
     expect(dom.match(/<g class="arrow bad[^"]*">/g)?.length).toBeGreaterThanOrEqual(1);
     expect(dom).toContain('<a class="rule" href="https://identity.foundation/didcomm-messaging/spec/v2.1/#threads"');
     expect(dom).toContain('<tr id="rule-trust-ping-response-thid">');

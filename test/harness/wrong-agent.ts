@@ -30,6 +30,8 @@
 //   offer-mismatch     as a WACI streamlined-vc issuer, it issues a credential whose claims are not
 //                      the ones its offer's preview announced
 //   wrong-challenge    as a streamlined-vp prover, it signs its presentation for another challenge
+//   no-redirects       it does not follow a redirect of its own POSTs (fetch's redirect: 'manual');
+//                      without it, fetch follows a 307 with the same method and body
 // Without no-flattened it turns a flattened JWS into the general form before didcomm-node reads it
 // (didcomm-node 0.4 refuses the flattened form, which DIDComm v2.1 §DIDComm Signed Messages says
 // recipients "MUST be able to process"). It resolves did:peer:2 and did:peer:4 (long form) with
@@ -50,7 +52,7 @@ import { fromMultikey, generateKeyPair, publicJwk, toMultikey, type KeyPair } fr
 
 export type WrongAgentFault =
   | 'ping-thid' | 'disclose-refuse' | 'disclose-refuse-400' | 'junk-5xx' | 'plaintext-reply' | 'authcrypt-400' | 'authcrypt-500' | 'authcrypt-unsupported' | 'no-trust-ping' | 'no-flattened' | 'no-disclose' | 'one-layer' | 'broken-reply'
-  | 'tampered-reply' | 'reuse-id' | 'json-200' | 'propose-400' | 'silent' | 'no-problem-reports' | 'pickup-return-route' | 'pickup-json-receipt' | 'offer-mismatch' | 'wrong-challenge';
+  | 'tampered-reply' | 'reuse-id' | 'json-200' | 'propose-400' | 'silent' | 'no-problem-reports' | 'pickup-return-route' | 'pickup-json-receipt' | 'offer-mismatch' | 'wrong-challenge' | 'no-redirects';
 
 export interface WrongAgent {
   did: string;
@@ -205,7 +207,7 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
     if (has('silent') || (has('no-problem-reports') && message.type === PROBLEM)) return;
     const packed = await pack(to, message, authenticated);
     const endpoint = await endpointOf(to);
-    if (endpoint) await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/didcomm-encrypted+json' }, body: packed });
+    if (endpoint) await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/didcomm-encrypted+json' }, body: packed, ...(has('no-redirects') ? { redirect: 'manual' as const } : {}) });
   }
 
   const problem = (pthid: string, code: string, comment: string) => ({ type: PROBLEM, pthid, body: { code, comment } });

@@ -48,4 +48,36 @@ export const TRUST_PING_CASES: CaseDefinition[] = [
       return broken.length ? { broken } : ok();
     },
   },
+  {
+    id: 'transport/redirect-followed',
+    suite: 'transport',
+    title: 'A message the harness answers with 307 Temporary Redirect is POSTed again to the Location',
+    section: 'DIDComm Messaging v2.1 §Transports (HTTPS)',
+    url: 'https://identity.foundation/didcomm-messaging/spec/v2.1/#https',
+    steps: [
+      'answer the next POST to the harness\'s endpoint with 307 and a Location on the same server, without reading it',
+      'send a ping in the run\'s mode, response_requested true',
+      'the POST answered 307 comes again at the Location, the same bytes',
+    ],
+    judges: ['transport.redirect-followed'],
+    needs: ['mode', 'ping'],
+    async run(c) {
+      const redirect = c.cp.redirectNext();
+      try {
+        const { message, outcome } = await ping(c, { note: 'the next POST to the harness is answered 307' });
+        await ordinary(c, outcome, message, 'the ping');
+        const broken = transportRules(outcome, 'the ping');
+        if (await redirect.followed(c.timeoutMs)) return broken.length ? { broken } : ok();
+        const answered = redirect.answered();
+        if (!answered) {
+          return inconclusive(outcome.received.length ? 'the agent answered on the return route: it POSTed nothing to redirect' : `no POST from the agent within ${c.timeoutMs} ms: nothing was redirected`, broken);
+        }
+        // It dropped what got the 307, or sent it again where it first went.
+        const again = c.cp.received.some((r) => r.via === 'endpoint' && r.entry.seq > answered.seq);
+        return { broken: [...broken, broke('transport.redirect-followed', `the POST answered 307 did not come again at ${redirect.location} within ${c.timeoutMs} ms${again ? '; the agent went on POSTing to the endpoint it first used' : ''}`, answered.seq)] };
+      } finally {
+        redirect.cancel();
+      }
+    },
+  },
 ];
