@@ -60,4 +60,30 @@ describe('an issuance invitation accepted a second time', () => {
     expect(err).toMatchObject({ code: 'invitation_used', message: 'the invitation was already used by another wallet (its issuance is IN_PROGRESS)' });
     expect((await bed.service.client.getWorkflow(wf.id)).status).toBe('IN_PROGRESS');
   });
+
+  it.each(['memory', 'temp'] as const)('accepted by two wallets at the same moment issues one credential, and refuses the other wallet (%s store)', async (storage) => {
+    bed = await startTestbed({ wallets: 2, storage });
+    const [a, b] = bed.wallets as [NonNullable<Testbed['wallets'][0]>, NonNullable<Testbed['wallets'][0]>];
+    for (let round = 0; round < 3; round++) {
+      const wf = await bed.service.client.createWorkflow({ datapoints: GRACE });
+      const outcome = async (w: typeof a) => {
+        const r = await w.acceptInvitation(wf.invitationUrl);
+        return (r.kind === 'issuance' ? r.done : Promise.reject(new Error('not an issuance'))).then(
+          (c) => ({ wallet: w, credentialId: c.id }),
+          (e: { code?: string }) => ({ wallet: w, refused: e.code }),
+        );
+      };
+      const results = await Promise.all([outcome(a), outcome(b)]);
+      const issued = results.filter((r) => 'credentialId' in r);
+      expect(issued, `round ${round}`).toHaveLength(1);
+      expect(results.filter((r) => 'refused' in r).map((r) => (r as { refused?: string }).refused), `round ${round}`).toEqual(['invitation_used']);
+      // The workflow names the wallet that got the credential, and that credential.
+      const done = await waitForWorkflowStatus(bed.service.client, wf.id, 'COMPLETED');
+      const winner = issued[0] as { wallet: typeof a; credentialId: string };
+      expect(done.userDID).toBe(winner.wallet.did);
+      expect(done.credentialId).toBe(winner.credentialId);
+    }
+    // Three workflows, three credentials in all.
+    expect((await a.credentials()).length + (await b.credentials()).length).toBe(3);
+  }, 60_000);
 });

@@ -140,17 +140,20 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     }
     // Answered before, on another thread (in progress, completed, or failed after the answer):
     // its own outcome, coded, saying whether it was this DID, so that a wallet can tell "I did
-    // that already" from "someone else has my invitation".
-    if (wf.didcommThreadId && wf.didcommThreadId !== parsed.thid && wf.status !== 'CREATED' && wf.status !== 'INVITATION_SENT') {
-      const byProposer = wf.userDID !== undefined && sameDid(wf.userDID, proposer);
-      throw new IdsyncError('invitation_used', `invitation ${inv.invitationId} of issuance workflow ${wf.id} was already used by ${byProposer ? 'this DID' : 'another DID'} (${wf.status})`, {
-        details: { workflowId: wf.id, problemArgs: [inv.invitationId, byProposer ? 'this DID' : 'another DID', wf.status] },
-      });
-    }
+    // that already" from "someone else has my invitation". Checked here, and again under the
+    // workflow's lock when the offer is stored: two answers on two threads at once both pass
+    // this first look.
+    const claim = (stored: IssuanceWorkflow) => {
+      if (stored.didcommThreadId && stored.didcommThreadId !== parsed.thid && stored.status !== 'CREATED' && stored.status !== 'INVITATION_SENT') {
+        const byProposer = stored.userDID !== undefined && sameDid(stored.userDID, proposer);
+        throw new IdsyncError('invitation_used', `invitation ${inv.invitationId} of issuance workflow ${stored.id} was already used by ${byProposer ? 'this DID' : 'another DID'} (${stored.status})`, {
+          details: { workflowId: stored.id, problemArgs: [inv.invitationId, byProposer ? 'this DID' : 'another DID', stored.status] },
+        });
+      }
+      if (stored.userDID && !sameDid(stored.userDID, proposer)) throw new IdsyncError('forbidden', `issuance workflow ${stored.id} is for another DID`);
+    };
+    if (!isTerminal(wf.status) || (wf.didcommThreadId && wf.didcommThreadId !== parsed.thid)) claim(wf);
     if (isTerminal(wf.status)) throw new IdsyncError('invalid_state', `issuance workflow ${wf.id} is ${wf.status}`);
-    if (wf.userDID && !sameDid(wf.userDID, proposer)) {
-      throw new IdsyncError('forbidden', `issuance workflow ${wf.id} is for another DID`);
-    }
     const from = String(ctx.message.from ?? proposer);
     const long = isIonLongForm(from) ? from : ((await core.registry.get(proposer)) ?? proposer);
     const learnt: BatchOp[] = isIonLongForm(long) ? [core.registry.putOp(ionShortForm(long), long)] : [];
@@ -166,7 +169,7 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
       proposal: ctx.message,
       // The workflow IN_PROGRESS on this thread (with its webhook event), the thread and the offer: one step, one batch.
       step: async (thread, write) => {
-        await markInProgress(stateDeps, wf.id, { didcommThreadId: thread.thid, userDID: long }, (ops) => write([...learnt, ...ops]));
+        await markInProgress(stateDeps, wf.id, { didcommThreadId: thread.thid, userDID: long, claim }, (ops) => write([...learnt, ...ops]));
         core.events.emit('workflow-in-progress', { workflowId: wf.id, tenantId: wf.tenantId, thid: thread.thid, proposer });
       },
     });

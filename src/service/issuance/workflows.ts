@@ -203,7 +203,8 @@ async function transition(
   deps: WorkflowStateDeps,
   id: string,
   to: WorkflowStatus,
-  mutate: (wf: IssuanceWorkflow) => void = () => {},
+  /** Sets more fields on `next`; `stored` is the workflow as read under the lock (it may throw to refuse the transition). */
+  mutate: (next: IssuanceWorkflow, stored: IssuanceWorkflow) => void = () => {},
   reason?: string,
   events: (next: IssuanceWorkflow, before: IssuanceWorkflow) => ServiceEvent[] = () => [],
   write?: StepWrite,
@@ -216,7 +217,7 @@ async function transition(
     if (!late?.includes(wf.status)) assertTransition(wf.status, to, id);
     const next: IssuanceWorkflow = { ...wf, status: to, updatedAt: at, history: [...wf.history] };
     if (wf.status !== to) next.history.push({ status: to, at, ...(reason ? { reason } : {}) });
-    mutate(next);
+    mutate(next, wf);
     return { next, commit: await storeWithEvents(deps, next, events(next, wf), write) };
   });
   await commit();
@@ -264,13 +265,18 @@ export function markInvitationSent(deps: WorkflowStateDeps, id: string, sent: Se
   });
 }
 
-/** The wallet answered the invitation (pthid = invitation id): → IN_PROGRESS (stored by `write` when given). */
-export async function markInProgress(deps: WorkflowStateDeps, id: string, info: { didcommThreadId?: string; userDID?: string } = {}, write?: StepWrite): Promise<IssuanceWorkflow> {
+/**
+ * The wallet answered the invitation (pthid = invitation id): → IN_PROGRESS (stored by `write` when
+ * given). `claim` sees the workflow as stored, under its lock, and throws to refuse this answer (one
+ * made on another thread meanwhile holds it): two answers at once cannot both take it.
+ */
+export async function markInProgress(deps: WorkflowStateDeps, id: string, info: { didcommThreadId?: string; userDID?: string; claim?: (stored: IssuanceWorkflow) => void } = {}, write?: StepWrite): Promise<IssuanceWorkflow> {
   return transition(
     deps,
     id,
     'IN_PROGRESS',
-    (w) => {
+    (w, stored) => {
+      info.claim?.(stored);
       if (info.didcommThreadId) w.didcommThreadId = info.didcommThreadId;
       if (info.userDID && !w.userDID) w.userDID = info.userDID;
     },
