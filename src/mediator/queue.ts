@@ -17,6 +17,7 @@ import { IdsyncError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { timeKey } from '../store/time-key.js';
 import { setBounded } from '../bounded.js';
+import { keyedLock } from '../keyed-lock.js';
 
 export const DEFAULT_QUEUE_TTL_MS = 30 * 24 * 3600 * 1000;
 export const DEFAULT_QUEUE_MAX_PER_RECIPIENT = 1000;
@@ -122,6 +123,7 @@ function slotOf(e: QueuedMessage): QueueSlot {
 export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerator }, options: QueueOptions = {}): MessageQueue {
   const name = options.collection ?? DEFAULT_QUEUE_COLLECTION;
   const col = deps.store.collection<QueuedMessage>(name);
+  const enqueueLock = keyedLock();
   const ttl = options.ttlMs ?? DEFAULT_QUEUE_TTL_MS;
   const max = options.maxPerRecipient ?? DEFAULT_QUEUE_MAX_PER_RECIPIENT;
   const index = slotIndexFor(deps.store, name);
@@ -197,7 +199,9 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
   };
 
   return {
-    async enqueue(recipient, packed, meta = {}) {
+    // One recipient's enqueues one at a time: the limit is checked and the message written before
+    // the next one looks, whoever calls (a forward, a mediator's own answer, the twin's queue).
+    enqueue: (recipient, packed, meta = {}) => enqueueLock(ionShortForm(recipient), async () => {
       let now = deps.clock.now();
       let live = alive(await slots(recipient), now);
       // The same message again (a sender retrying an unanswered send) waits once. A copy past its
@@ -231,7 +235,7 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
         return [...s.slice(0, at), slot, ...s.slice(at)];
       });
       return entry;
-    },
+    }),
     async list(recipient, limit) {
       const slotsNow = await current(recipient);
       const wanted = limit === undefined ? slotsNow : slotsNow.slice(0, Math.max(0, limit));

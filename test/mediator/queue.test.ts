@@ -141,6 +141,24 @@ describe('the mediator queue', () => {
     }
   });
 
+  it('holds its limit when a recipient\'s messages arrive at the same moment, on disk', async () => {
+    const dir = await mkdtemp(join(os.tmpdir(), 'idsync-queue-'));
+    const store = await openStore({ path: dir });
+    cleanup.push(async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+    const queue = messageQueue({ store, clock: new ManualClock(), ids: sequentialIds('q') }, { maxPerRecipient: 3 });
+    const did = 'did:example:alice';
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => queue.enqueue(did, packedOf(10), { messageId: `m${i}` }).then(() => 'queued', (err: { code?: string }) => err.code ?? 'error')),
+    );
+    expect(outcomes.filter((o) => o === 'queued')).toHaveLength(3);
+    expect(outcomes.filter((o) => o === 'queue_full')).toHaveLength(9);
+    expect(await queue.count(did)).toBe(3);
+    expect((await store.collection(DEFAULT_QUEUE_COLLECTION).list({ prefix: `${did}/` })).length).toBe(3);
+  });
+
   it('removes what one confirmation names for several recipients in one write', async () => {
     const store = await openStore();
     const batches: number[] = [];
