@@ -41,12 +41,20 @@ export function mediatorRouting(core: MediatorCore, pickup: Pickup): ProtocolMod
   }
 
   /** Pushes now, or once the delay is over (a timer: nothing is lost if the process stops first, it stays queued). */
-  function pushWhenDue(router: Router, owner: string, entries: QueuedMessage[]): void {
+  function pushWhenDue(router: Router, owner: string, recipientDid: string, entries: QueuedMessage[]): void {
     const now = core.clock.now();
     const wait = Math.max(0, ...entries.map((e) => (e.notBefore ?? now) - now));
-    const push = () => core.background('live push', async () => void (await pickup.pushLive(router, owner, entries)));
-    if (wait === 0) return push();
-    setTimeout(push, wait).unref();
+    if (wait === 0) return void core.background('live push', async () => void (await pickup.pushLive(router, owner, entries)));
+    // Held back (delay_milli): by the time it is due it may have passed its expires_time, or been
+    // collected and confirmed by a delivery-request. Only what still waits is pushed.
+    setTimeout(
+      () =>
+        core.background('live push', async () => {
+          const waiting = (await Promise.all(entries.map((e) => core.queue.get(recipientDid, e.id)))).filter((e): e is QueuedMessage => e !== undefined);
+          await pickup.pushLive(router, owner, waiting);
+        }),
+      wait,
+    ).unref();
   }
 
   async function onForward(ctx: HandlerContext): Promise<void> {
@@ -91,7 +99,7 @@ export function mediatorRouting(core: MediatorCore, pickup: Pickup): ProtocolMod
     const { reg, entries } = queued;
     core.crashPoint?.('mediator:forward-queued');
     core.events.emit('forward-queued', { to: ionShortForm(reg.recipientDid), owner: ionShortForm(reg.owner), queueIds: entries.map((e) => e.id), id: ctx.message.id });
-    if (core.live.has(reg.owner)) pushWhenDue(ctx.router, reg.owner, entries);
+    if (core.live.has(reg.owner)) pushWhenDue(ctx.router, reg.owner, reg.recipientDid, entries);
   }
 
   return { piuri: ROUTING_PIURI, roles: ['mediator'], rules: ROUTING_RULES, handlers: { forward: onForward } };

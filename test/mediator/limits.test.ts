@@ -16,7 +16,7 @@ import { startMediator, type RunningMediator, type StartMediatorOptions } from '
 import { openStore, type ListOptions, type Store } from '../../src/store/store.js';
 import { KEYLIST_COLLECTIONS } from '../../src/mediator/keylist.js';
 import { tempDir } from '../cli/run-cli.js';
-import { deliveryRequest, extraDid, open, party, sender, status, type Delivered, type Party } from './parties.js';
+import { deliveryRequest, extraDid, goLive, messagesReceived, nextPush, open, party, sender, status, type Delivered, type Party } from './parties.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -178,6 +178,29 @@ describe('mediator limits and routing headers', () => {
     const d = await deliveryRequest(r, m.did);
     if (!isDelivery(d)) throw new Error('expected a delivery once the delay is over');
     expect((await open(r, d.messages[0]!.packed)).id).toBe(pingId);
+  });
+
+  it('pushes a held-back message live only if it still waits when due: not once expired, not once collected and confirmed', async () => {
+    const clock = new ManualClock(Date.now());
+    const { m, r, s, a } = await setup({ clock, policy: { maxDelayMs: 60_000 } });
+    await goLive(r, m.did, `${m.url.replace(/^http/, 'ws')}/didcomm`);
+    const now = Math.floor(clock.now() / 1000);
+    // Held back 300 ms (the push waits that long in real time), expiring in 1 s by the mediator's clock.
+    expect((await forward(m, s, a, { delayMilli: 300, expiresTime: now + 1 })).status).toBe(202);
+    const expiredPush = nextPush(r, 1500).then(() => 'pushed', () => 'none');
+    clock.advance(2_000);
+    expect(await expiredPush).toBe('none');
+    expect((await status(r, m.did)).status.messageCount).toBe(0);
+    // Held back (1.5 s of real time for its push: room for a loaded machine), then collected and
+    // confirmed by a delivery-request before that push was due.
+    const { pingId } = await forward(m, s, a, { delayMilli: 1_500 });
+    clock.advance(1_500);
+    const d = await deliveryRequest(r, m.did);
+    if (!isDelivery(d)) throw new Error('expected a delivery once the delay is over');
+    expect((await open(r, d.messages[0]!.packed)).id).toBe(pingId);
+    const confirmedPush = nextPush(r, 2500).then(() => 'pushed', () => 'none');
+    await messagesReceived(r, m.did, d.messages.map((x) => x.id));
+    expect(await confirmedPush).toBe('none');
   });
 
   it('drops a queued message at its expires_time, and refuses a forward already expired', async () => {
