@@ -80,6 +80,8 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
   const getOp = (ref: UserRef, id: string) => ops.get(syncOperationKey({ ...ref, id }));
   const putOp = (op: SyncRecord) => ops.put(syncOperationKey(op), { ...op, updatedAt: core.now() });
   const syncLock = <T>(ref: UserRef, fn: () => Promise<T>) => core.lock(`sync:${userKey(ref)}`, fn);
+  /** Operations whose offer is being made from the datapoints they took (startIssue), not yet stored as 'issuing'. */
+  const offering = new Set<string>();
 
   function syncEventOf(op: SyncRecord, event: Parameters<typeof dataSyncEvent>[0]): ServiceEvent {
     const env = dataSyncEvent(event, { cptyDID: op.cptyDID ?? '', dataSyncOperationId: op.id, userId: op.userId });
@@ -219,12 +221,18 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
       const user = await deps.users.require(ref);
       const pipe = await pipes.get(ref);
       if (!pipe || pipe.closedAt) return { missing: true as const };
+      // From here its datapoints are taken: a request meanwhile gets a follow-up (requestSync).
+      offering.add(op.id);
       // Stored with the offer (offerFor): the datapoints as they are now are what is offered.
       return { op: { ...op, phase: 'issuing' as const, datapoints: { ...user.datapoints } } };
     });
     if (!prepared) return;
     if ('missing' in prepared) return fail(ref, opId, 'session_not_established', 'the Data Pipe was closed');
-    await offerFor(ref, prepared.op);
+    try {
+      await offerFor(ref, prepared.op);
+    } finally {
+      offering.delete(opId);
+    }
   }
 
   /** Makes (or, after a restart that lost it before it was recorded, makes again) the operation's offer. */
@@ -419,7 +427,10 @@ export function syncEngine(core: AgentCore, threads: ThreadStore, pipes: DataPip
           running = false;
         }
         if (state.followUpSyncId) return { operationId: state.followUpSyncId, start: false, expired };
-        if (active && running && (active.phase === 'queued' || active.phase === 'authenticating')) return { operationId: active.id, start: false, expired };
+        // A request joins a running sync only while that sync has not taken its datapoints: its
+        // offer, made from them, is then still to come. One whose offer is being made (its phase
+        // still 'authenticating' in the store until the offer is) gets a follow-up.
+        if (active && running && (active.phase === 'queued' || (active.phase === 'authenticating' && !offering.has(active.id)))) return { operationId: active.id, start: false, expired };
         const op = newOp(user, reason);
         const next: SyncUserState = running ? { ...state, followUpSyncId: op.id } : { ...state, activeSyncId: op.id };
         // Durable before the caller answers 202.

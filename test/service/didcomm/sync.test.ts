@@ -5,6 +5,8 @@ import { listSyncOperations } from '../../../src/service/didcomm-seam.js';
 import { buildDataPipeRequest } from '../../../src/protocols/data-pipe.js';
 import { didRegistry } from '../../../src/store/dids.js';
 import { messageLog } from '../../../src/store/messages.js';
+import { openStore, type Store } from '../../../src/store/store.js';
+import { COLLECTIONS } from '../../../src/service/didcomm/collections.js';
 import { DATAPOINTS, memoryHarness, named, type MemoryHarness } from './harness.js';
 
 let h: MemoryHarness;
@@ -166,6 +168,60 @@ describe('sync', () => {
     const b = await h.agent.requestSync(ref, 'manual');
     expect(b.operationId).toBe(a.operationId);
     await h.agent.waitFor('sync-completed');
+  });
+
+  it('gives a request made while the offer is being made a follow-up sync: its datapoints are not lost', async () => {
+    // The second read of the user's Data Pipe after the sync started is the offer's own (offerFor),
+    // after the datapoints were taken and before the operation is stored as issuing: the update
+    // lands there, as a PUT datapoints on a busy disk does.
+    const inner = await openStore();
+    let reads = -1;
+    let update: (() => Promise<unknown>) | undefined;
+    const withHook = <T extends object>(c: T): T =>
+      new Proxy(c, {
+        get(t, p) {
+          if (p === 'get') {
+            return async (key: string) => {
+              const value = await (t as unknown as { get(k: string): Promise<unknown> }).get(key);
+              if (reads >= 0 && ++reads === 2 && update) await update();
+              return value;
+            };
+          }
+          const v = Reflect.get(t, p) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+        },
+      });
+    const store = new Proxy(inner, {
+      get(t, p) {
+        if (p === 'collection') return (name: string) => (name === COLLECTIONS.pipes ? withHook(t.collection(name)) : t.collection(name));
+        const v = Reflect.get(t, p) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+      },
+    }) as Store;
+    const hh = await memoryHarness({ store });
+    try {
+      const ref = await hh.user('u1');
+      const holder = hh.holder();
+      await holder.acceptDataPipe(await hh.invitation(ref));
+      const started = hh.agent.waitFor('sync-started');
+      const { operationId } = await hh.service.deps.users.startSync(ref);
+      await started;
+      let joined: { syncOperationId?: string } | undefined;
+      update = async () => {
+        update = undefined;
+        joined = await hh.service.deps.users.updateDatapoints(ref, { firstName: 'Augusta' }, { autoSync: true });
+      };
+      reads = 0;
+      // The first sync completes with the datapoints it took; the follow-up with the update.
+      await hh.agent.waitFor('sync-completed', (e: { operationId: string }) => e.operationId !== operationId);
+      expect(joined?.syncOperationId).toBeDefined();
+      expect(joined?.syncOperationId).not.toBe(operationId);
+      expect(holder.credentials).toHaveLength(2);
+      expect((await hh.service.deps.users.require(ref)).datapointsSynced.firstName).toBe('Augusta');
+    } finally {
+      await hh.close();
+      await inner.close();
+    }
   });
 
   it('a declined offer aborts the sync', async () => {
