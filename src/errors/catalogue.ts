@@ -59,6 +59,7 @@ export const ERRORS = {
   webhook_not_found: { status: 404, title: 'Webhook not found', meaning: 'No webhook subscription with this id.' },
   status_list_not_found: { status: 404, title: 'Status list not found', meaning: 'No status list with this name.' },
   credential_has_no_status: { meaning: 'The credential has no status list entry, so its status cannot change.' },
+  revocation_final: { meaning: 'The credential is revoked; a revocation is not reversible (Bitstring Status List v1.0 §2.1), a suspension is.' },
 
   // Input the REST API validates
   invalid_datapoints: { status: 400, title: 'Invalid datapoints', meaning: 'Datapoints break the vocabulary or the workflow’s data profile (errors lists the fields).' },

@@ -77,7 +77,11 @@ export interface ServiceDidcommAgent extends ServiceAgent {
   deliverInvitation: DidcommDelivery;
   /** The signed status list credential served at /status-lists/:name. */
   statusListCredential(name: string): Promise<Record<string, unknown> | undefined>;
-  /** Sets (true) or clears (false: unsuspend) a credential's status bit; fires CREDENTIAL_STATUS_UPDATE. */
+  /**
+   * Sets (true) or clears (false: unsuspend) a credential's status bit; fires CREDENTIAL_STATUS_UPDATE.
+   * Resolves false when the bit already had that value; a revoked credential is not cleared
+   * (`revocation_final`: Bitstring Status List v1.0 §2.1, "This status is not reversible").
+   */
   setCredentialStatus(credentialId: string, value: boolean): Promise<boolean>;
   closeDataPipe(user: UserRef, reason?: string): Promise<void>;
   /** statusChangeTerms with trigger WORKFLOW_CREATION: the user's earlier credentials get their status. */

@@ -250,6 +250,11 @@ export function statusService(core: AgentCore): StatusService {
     async setCredentialStatus(credentialId, value) {
       const cred = await creds.get(credentialId);
       if (!cred?.status) throw new IdsyncError('credential_has_no_status', `credential ${credentialId} has no status entry`);
+      // Bitstring Status List v1.0 §2.1, statusPurpose revocation: "Used to cancel the validity of
+      // a verifiable credential. This status is not reversible." (suspension is).
+      if (!value && cred.status.purpose === 'revocation' && cred.status.set) {
+        throw new IdsyncError('revocation_final', `credential ${credentialId} is revoked, and a revocation is not reversible (Bitstring Status List v1.0 §2.1); a suspension is`);
+      }
       return setBit(cred, value);
     },
 

@@ -224,6 +224,21 @@ describe('sync', () => {
     }
   });
 
+  it('revokes a credential for good: clearing its revocation bit is refused, and the bit stays set', async () => {
+    const { ref } = await established();
+    const done = h.agent.waitFor('sync-completed');
+    await h.service.deps.users.startSync(ref);
+    await done;
+    const [op] = await listSyncOperations(h.store, ref);
+    const id = (op as { credentialId?: string }).credentialId!;
+    expect(await h.agent.setCredentialStatus(id, true)).toBe(true);
+    // Bitstring Status List v1.0 §2.1, revocation: "This status is not reversible."
+    await expect(h.agent.setCredentialStatus(id, false)).rejects.toMatchObject({ code: 'revocation_final' });
+    expect(await h.agent.setCredentialStatus(id, true)).toBe(false);
+    await h.agent.idle();
+    expect(named(h.webhooks, 'CREDENTIAL_REVOKED', 'CREDENTIAL_UNSUSPENDED', 'CREDENTIAL_SUSPENDED').map((e) => e.event)).toEqual(['CREDENTIAL_REVOKED']);
+  });
+
   it('a declined offer aborts the sync', async () => {
     const { ref, holder } = await established();
     holder.policy.offer = 'decline';
