@@ -116,7 +116,8 @@ export function mediatorPickup(core: MediatorCore): Pickup {
                 totalBytes: entries.reduce((n, e) => n + e.size, 0),
               }
             : {}),
-          liveDelivery: core.live.has(scope.party),
+          // Asked on a persistent connection: whether that connection is live; else whether any is.
+          liveDelivery: ctx.received?.reply ? core.live.bound(scope.party, ctx.received.reply) : core.live.has(scope.party),
         },
         deps,
       ),
@@ -169,8 +170,9 @@ export function mediatorPickup(core: MediatorCore): Pickup {
           liveThreads.set(ionShortForm(scope.party), ctx.message.id);
           info.bind?.(scope.party);
         } else {
-          core.live.unbind(scope.party);
-          liveThreads.delete(ionShortForm(scope.party));
+          // Off on the connection that asked (over HTTP, which has none: on all of them).
+          core.live.unbind(scope.party, info?.reply);
+          if (!core.live.has(scope.party)) liveThreads.delete(ionShortForm(scope.party));
         }
         core.events.emit('live-delivery-changed', { to: ionShortForm(scope.party), live: parsed.liveDelivery });
         // "Upon receiving the live_delivery_change message, the mediator MUST respond with a status message."

@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { pack } from '../../src/didcomm/envelope/index.js';
-import { buildLiveDeliveryChange, buildMessagesReceived } from '../../src/protocols/message-pickup.js';
+import { buildLiveDeliveryChange, buildMessagesReceived, type QueueStatus } from '../../src/protocols/message-pickup.js';
+import type { PlainMessage } from '../../src/didcomm/types.js';
 import { queryRecipients, requestMediation, updateRecipients } from '../../src/protocols/coordinate-mediation.js';
 import { TRUST_PING } from '../../src/protocols/trust-ping.js';
 import { KEYLIST_COLLECTIONS } from '../../src/mediator/keylist.js';
@@ -222,6 +223,31 @@ describe('forward and pickup', () => {
     expect((await open(r, d.messages[0]!.packed)).id).toBe(pingId);
     expect(await m.agent.mediator.queue.count(a)).toBe(1);
     expect(await messagesReceived(r, m.did, [d.messages[0]!.id], wsEndpoint)).toMatchObject({ messageCount: 0 });
+  });
+
+  it('keeps a party live on its older connection when the newer one ends, or turns live mode off there', async () => {
+    const { m, r, s, a } = await setup();
+    const first = `${m.url.replace(/^http/, 'ws')}/didcomm`;
+    const second = `${first}?second`;
+    await goLive(r, m.did, first);
+    await goLive(r, m.did, second);
+    // "If Live Mode is active, and the connection is broken, a new inbound connection starts with
+    // Live Mode disabled": the broken one, not the other, which was told live_delivery true.
+    r.ws.disconnect(second);
+    let pushed = nextPush(r);
+    const one = await ping(s, a);
+    expect((await open(r, (await pushed).messages[0]!.packed)).id).toBe(one);
+    expect((await status(r, m.did, undefined, first)).status.liveDelivery).toBe(true);
+    // Live mode turned off on a second live connection leaves the first live.
+    await goLive(r, m.did, second);
+    const off = buildLiveDeliveryChange({ to: m.did, liveDelivery: false }, { clock: systemClock });
+    const answered = new Promise<QueueStatus>((resolve) => r.events.on('status', (e: { message: PlainMessage; status: QueueStatus }) => e.message.thid === off.id && resolve(e.status)));
+    await r.router.send(off, { to: m.did, via: second });
+    expect((await answered).liveDelivery).toBe(false);
+    pushed = nextPush(r);
+    const two = await ping(s, a);
+    expect((await open(r, (await pushed).messages[0]!.packed)).id).toBe(two);
+    expect((await status(r, m.did, undefined, first)).status.liveDelivery).toBe(true);
   });
 
   it('logs each live delivery it pushes, checked against the rules as any message it sends', async () => {
