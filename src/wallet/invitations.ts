@@ -21,6 +21,14 @@ import { proposeCredential } from './issue-credential.js';
 import { problemEndsThread } from '../protocols/thread-state.js';
 import { didcommEndpoints } from './outbound.js';
 import { stopWaits } from '../wait.js';
+import { keyedLock } from '../keyed-lock.js';
+
+/**
+ * One acceptance of an invitation at a time, per wallet: the look for an earlier thread and the
+ * start of a new one are one step, so two acceptances at once (a user's approve racing
+ * --auto-accept, two `wallet accept` calls) make one thread, and the second continues it.
+ */
+const acceptLock = keyedLock();
 
 /**
  * Goal codes that open a Data Pipe. docs/protocols.md names `idsync.data-pipe`; `connect` is the
@@ -86,6 +94,15 @@ async function checkUsable(ctx: WalletContext, invitation: Invitation, canReach:
 export async function acceptInvitation(ctx: WalletContext, deps: AcceptDeps, input: string | Invitation, options: AcceptOptions = {}): Promise<Acceptance> {
   const invitation = await readInvitation(input, deps.log, options.fetch);
   await checkUsable(ctx, invitation, deps.canReach);
+  const started = await acceptLock(`${ctx.identity.did}\u0000${invitation.id}`, () => start(ctx, deps, invitation, options));
+  return started.kind === 'data-pipe' && 'established' in started ? { kind: 'data-pipe', invitation, thid: started.thid, connection: await started.established, ...(started.resumed ? { resumed: true } : {}) } : (started as Acceptance);
+}
+
+/**
+ * Looks for this wallet's earlier thread on the invitation, or starts one (its first message
+ * stored and sent); a Data Pipe's `established` is awaited by the caller, outside the lock.
+ */
+async function start(ctx: WalletContext, deps: AcceptDeps, invitation: Invitation, options: AcceptOptions): Promise<Acceptance | { kind: 'data-pipe'; thid: string; established: Promise<ConnectionRecord>; resumed?: true }> {
   const goal = invitation.body.goal_code;
 
   if (goal !== undefined && DATA_PIPE_GOAL_CODES.includes(goal)) {
@@ -97,14 +114,16 @@ export async function acceptInvitation(ctx: WalletContext, deps: AcceptDeps, inp
       established.catch(() => undefined);
       await resendNow(ctx, earlier.id);
       if (deps.pickup) await deps.pickup(invitation.from).catch(() => undefined);
-      return { kind: 'data-pipe', invitation, thid: earlier.id, connection: await established, resumed: true };
+      return { kind: 'data-pipe', thid: earlier.id, established, resumed: true };
     }
     const requested = await requestDataPipe(ctx, invitation, { label: options.label, timeoutMs: options.timeoutMs });
+    // Awaited by the caller once the lock is let go: meanwhile a failure is not unhandled.
+    requested.established.catch(() => undefined);
     // Without an inbound endpoint, `established` is return-routed or queued; collect it if queued.
     if (deps.pickup && (await ctx.connections.get(requested.thid))?.state === 'requested') {
       await deps.pickup(invitation.from).catch((err) => ctx.logger('warn', 'pickup after the data-pipe request failed', { code: (err as IdsyncError).code }));
     }
-    return { kind: 'data-pipe', invitation, thid: requested.thid, connection: await requested.established };
+    return { kind: 'data-pipe', thid: requested.thid, established: requested.established };
   }
 
   if (goal !== undefined && ISSUANCE_GOAL_CODES.includes(goal)) {

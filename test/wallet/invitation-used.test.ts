@@ -86,4 +86,24 @@ describe('an issuance invitation accepted a second time', () => {
     // Three workflows, three credentials in all.
     expect((await a.credentials()).length + (await b.credentials()).length).toBe(3);
   }, 60_000);
+
+  it('accepted twice at the same moment by one wallet makes one thread: the second acceptance continues it', async () => {
+    bed = await startTestbed({ wallets: 1, storage: 'temp', transport: 'http' });
+    const [wallet] = bed.wallets as [NonNullable<Testbed['wallets'][0]>];
+    // An issuance invitation: one thread, one credential, both acceptances resolve with it.
+    const wf = await bed.service.client.createWorkflow({ datapoints: GRACE });
+    const [x, y] = await Promise.all([wallet.acceptInvitation(wf.invitationUrl), wallet.acceptInvitation(wf.invitationUrl)]);
+    expect(x.thid).toBe(y.thid);
+    expect([x, y].filter((a) => a.resumed === true)).toHaveLength(1);
+    const held = await Promise.all([x, y].map((a) => (a.kind === 'issuance' ? a.done : Promise.reject(new Error('not an issuance')))));
+    expect(held[0]!.id).toBe(held[1]!.id);
+    expect(await wallet.credentials()).toHaveLength(1);
+    expect((await wallet.threads({ protocol: 'https://didcomm.org/issue-credential/3.0' })).map((t) => t.state)).toEqual(['done']);
+    // A Data Pipe invitation: one connection.
+    await bed.service.client.putUser('ada', { settings: { isSyncOn: true } });
+    const { invitationUrl } = await bed.service.client.invite('ada');
+    const [p, q] = await Promise.all([wallet.acceptInvitation(invitationUrl!), wallet.acceptInvitation(invitationUrl!)]);
+    expect(p.thid).toBe(q.thid);
+    expect((await wallet.connections()).filter((c) => c.state === 'established')).toHaveLength(1);
+  }, 60_000);
 });
