@@ -8,7 +8,7 @@ import type { WalletContext } from './context.js';
 import { acceptOffer, declineOffer } from './issue-credential.js';
 import type { PendingItem } from './policies.js';
 import { answerProofRequest } from './present-proof.js';
-import { sendStep } from './thread-steps.js';
+import { sendStep, type StepTake } from './thread-steps.js';
 import type { WalletThread } from './threads.js';
 
 async function itemAndThread(ctx: WalletContext, id: string): Promise<{ item: PendingItem; thread?: WalletThread }> {
@@ -25,6 +25,11 @@ async function itemAndThread(ctx: WalletContext, id: string): Promise<{ item: Pe
   return { item, thread };
 }
 
+/** The pending item taken with the step that answers it, if it is still pending and its thread still where it was, under the thread's lock. */
+function taking(ctx: WalletContext, id: string, thread: WalletThread): StepTake {
+  return { ops: [ctx.pending.removeOp(id)], expect: { state: thread.state, pendingId: id } };
+}
+
 /**
  * Answers a pending item: requests the offered credential, sends the DID-auth proof, or accepts
  * the invitation (resolving with what accepting it gave).
@@ -38,19 +43,19 @@ export async function approvePending<A>(ctx: WalletContext, id: string, accept: 
     await ctx.pending.remove(id);
     return accepted;
   }
-  const taken = [ctx.pending.removeOp(id)];
-  if (item.kind === 'credential-offer') await acceptOffer(ctx, thread!, taken);
-  else await answerProofRequest(ctx, thread!, taken);
+  const take = taking(ctx, id, thread!);
+  if (item.kind === 'credential-offer') await acceptOffer(ctx, thread!, take);
+  else await answerProofRequest(ctx, thread!, take);
   return undefined;
 }
 
 /** Declines a pending item: report-problem e.p.req.offer-declined for offers, e.p.req.declined for proof requests. */
 export async function declinePending(ctx: WalletContext, id: string, reason?: string): Promise<void> {
   const { item, thread } = await itemAndThread(ctx, id);
-  const taken = [ctx.pending.removeOp(id)];
-  if (item.kind === 'credential-offer') await declineOffer(ctx, thread!, reason, taken);
+  const take = thread ? taking(ctx, id, thread) : undefined;
+  if (item.kind === 'credential-offer') await declineOffer(ctx, thread!, reason, take);
   else if (item.kind === 'proof-request') {
     const draft = problemReportDraft(item.message, { code: problemCodeOf('declined'), comment: 'The holder declined to present: {1}', args: [reason ?? 'declined'] });
-    await sendStep(ctx, PRESENT_PROOF_PROVER, createMessage({ ...draft, to: [thread!.peer!] }, { clock: ctx.clock, ids: ctx.ids }), { ops: taken });
+    await sendStep(ctx, PRESENT_PROOF_PROVER, createMessage({ ...draft, to: [thread!.peer!] }, { clock: ctx.clock, ids: ctx.ids }), take);
   } else await ctx.pending.remove(id);
 }

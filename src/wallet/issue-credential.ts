@@ -25,7 +25,7 @@ import { signAsHolder } from './identity.js';
 import { announce } from './pending.js';
 import type { PendingItem } from './policies.js';
 import { requireAuthenticatedSender } from './present-proof.js';
-import { answerStep, sendStep, type StepAnswer } from './thread-steps.js';
+import { answerStep, sendStep, type StepAnswer, type StepTake } from './thread-steps.js';
 import type { BatchOp } from '../store/store.js';
 import type { WalletThread } from './threads.js';
 
@@ -121,20 +121,20 @@ async function requestFor(ctx: WalletContext, thread: WalletThread): Promise<Pla
   return buildRequestCredential({ to: thread.peer, thid: thread.thid, pthid: thread.pthid, application }, { clock: ctx.clock, ids: ctx.ids });
 }
 
-/** Answers the thread's offer with a credential application (with `ops`, the rest of the step: the pending item taken). */
-export async function acceptOffer(ctx: WalletContext, thread: WalletThread, ops: BatchOp[] = []): Promise<void> {
-  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, await requestFor(ctx, thread), { ops });
+/** Answers the thread's offer with a credential application (with `take`, the rest of the step: the pending item taken). */
+export async function acceptOffer(ctx: WalletContext, thread: WalletThread, take: StepTake = {}): Promise<void> {
+  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, await requestFor(ctx, thread), take);
 }
 
 /** Declines the thread's offer: report-problem e.p.req.offer-declined (docs/protocols.md). */
-export async function declineOffer(ctx: WalletContext, thread: WalletThread, reason?: string, ops: BatchOp[] = []): Promise<void> {
+export async function declineOffer(ctx: WalletContext, thread: WalletThread, reason?: string, take: StepTake = {}): Promise<void> {
   const offer = (await ctx.pending.get(thread.thid))?.message;
   const draft = problemReportDraft(offer ?? { id: thread.messages[0], thid: thread.thid, type: '', body: {}, from: thread.peer }, {
     code: problemCodeOf('offer_declined'),
     comment: 'The holder declined the offer: {1}',
     args: [reason ?? 'declined'],
   });
-  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, createMessage({ ...draft, to: [thread.peer!] }, { clock: ctx.clock, ids: ctx.ids }), { ops });
+  await sendStep(ctx, ISSUE_CREDENTIAL_HOLDER, createMessage({ ...draft, to: [thread.peer!] }, { clock: ctx.clock, ids: ctx.ids }), take);
 }
 
 function describe(raw: unknown, checked?: W3cCredential): Pick<StoredCredential, 'type' | 'issuer' | 'subject' | 'claims'> {

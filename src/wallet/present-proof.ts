@@ -13,9 +13,8 @@ import { type WalletContext } from './context.js';
 import { signAsHolder } from './identity.js';
 import { announce } from './pending.js';
 import type { PendingItem } from './policies.js';
-import { answerStep, receiveStep, sendStep } from './thread-steps.js';
+import { answerStep, receiveStep, sendStep, type StepTake } from './thread-steps.js';
 import type { PlainMessage } from '../didcomm/types.js';
-import type { BatchOp } from '../store/store.js';
 import type { WalletThread } from './threads.js';
 
 interface ProofData {
@@ -73,9 +72,9 @@ function presented(ctx: WalletContext, thread: WalletThread): void {
   ctx.events.emit('presentation-sent', { thid: thread.thid, domain: data.domain, challenge: data.challenge });
 }
 
-/** Signs the DID-auth presentation for the thread's challenge and domain and sends it (with `ops`, the rest of the step). */
-export async function answerProofRequest(ctx: WalletContext, thread: WalletThread, ops: BatchOp[] = []): Promise<void> {
-  await sendStep(ctx, PRESENT_PROOF_PROVER, await presentationFor(ctx, thread), { ops });
+/** Signs the DID-auth presentation for the thread's challenge and domain and sends it (with `take`, the rest of the step). */
+export async function answerProofRequest(ctx: WalletContext, thread: WalletThread, take: StepTake = {}): Promise<void> {
+  await sendStep(ctx, PRESENT_PROOF_PROVER, await presentationFor(ctx, thread), take);
   presented(ctx, thread);
 }
 

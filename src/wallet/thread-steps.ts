@@ -14,7 +14,7 @@ import { advanceThread, isFinal, requireThread, startThread, type StateMachine }
 import { isProblemReport } from '../protocols/report-problem.js';
 import { outgoingHeaders, type WalletContext } from './context.js';
 import type { WalletThread } from './threads.js';
-import { toIdsyncError } from '../errors.js';
+import { IdsyncError, toIdsyncError } from '../errors.js';
 import { DATA_PIPE_PIURI } from '../protocols/data-pipe.js';
 
 /**
@@ -133,7 +133,7 @@ export async function sendStep<S extends string>(
   ctx: WalletContext,
   machine: StateMachine<S>,
   message: PlainMessage,
-  options: { data?: Data; start?: boolean; ops?: BatchOp[] } = {},
+  options: { data?: Data; start?: boolean } & StepTake = {},
 ): Promise<SendResult | undefined> {
   const thid = threadOfMessage(message);
   const out = await outgoing(ctx, message);
@@ -141,11 +141,28 @@ export async function sendStep<S extends string>(
   // return route is handled inside it and needs the lock itself.
   const step = await ctx.threads.exclusive(thid, async () => {
     const existing = await ctx.threads.get<S>(thid);
+    if (options.expect) await expectStill(ctx, thid, existing, options.expect);
     const thread = sending(ctx, machine, existing, out.outgoing, out.to, options);
     const prepared = await ctx.router.prepare(out.outgoing, { to: out.to, ops: [ctx.threads.putOp(thread), ...(options.ops ?? [])] });
     return { existing, thread, prepared };
   });
   return deliverStep(ctx, machine, step.prepared, { before: step.existing, after: step.thread });
+}
+
+/**
+ * What else a step takes, with its thread: `ops` stored in its batch (a pending item taken), and
+ * what must still hold under the thread's lock for it to be taken at all (the thread where the
+ * pending item found it, the item still pending): an approve and a decline of one offer at once
+ * do not both answer it.
+ */
+export interface StepTake {
+  ops?: BatchOp[];
+  expect?: { state: string; pendingId?: string };
+}
+
+async function expectStill(ctx: WalletContext, thid: string, thread: WalletThread | undefined, expect: NonNullable<StepTake['expect']>): Promise<void> {
+  if (thread?.state !== expect.state) throw new IdsyncError('invalid_state', `thread ${thid} is ${thread?.state ?? 'unknown'}, not ${expect.state}`);
+  if (expect.pendingId !== undefined && !(await ctx.pending.get(expect.pendingId))) throw new IdsyncError('not_found', `nothing pending with id ${expect.pendingId}: it was answered meanwhile`);
 }
 
 /** Delivers a stored step; a failure that may pass leaves it to the retries, one for good puts the thread back. */

@@ -106,4 +106,29 @@ describe('an issuance invitation accepted a second time', () => {
     expect(p.thid).toBe(q.thid);
     expect((await wallet.connections()).filter((c) => c.state === 'established')).toHaveLength(1);
   }, 60_000);
+
+  it('a pending offer approved and declined at the same moment is answered once: the other call is refused', async () => {
+    bed = await startTestbed({ wallets: 0, storage: 'temp', transport: 'http' });
+    const holder = await bed.addWallet({ policy: 'manual' });
+    for (const second of ['decline', 'approve'] as const) {
+      const wf = await bed.service.client.createWorkflow({ datapoints: GRACE });
+      const accepted = await holder.acceptInvitation(wf.invitationUrl);
+      const offer = await holder.waitForPending({ kind: 'credential-offer' });
+      const results = await Promise.allSettled([holder.approve(offer.id), second === 'approve' ? holder.approve(offer.id) : holder.decline(offer.id, 'no')]);
+      const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(refused, second).toHaveLength(1);
+      expect(['invalid_state', 'not_found', 'unexpected_message']).toContain((refused[0]!.reason as { code?: string }).code);
+      // One answer went out on the thread: a request, or a decline.
+      const answers = (await holder.messages()).filter((m) => m.direction === 'out' && m.thid === accepted.thid && /\/(request-credential|problem-report)$/.test(m.type));
+      expect(answers, second).toHaveLength(1);
+      if (answers[0]!.type.endsWith('/request-credential')) {
+        await (accepted.kind === 'issuance' ? accepted.done : Promise.reject(new Error('not an issuance')));
+        await waitForWorkflowStatus(bed.service.client, wf.id, 'COMPLETED');
+      } else {
+        if (accepted.kind === 'issuance') accepted.done.catch(() => undefined);
+        await waitForWorkflowStatus(bed.service.client, wf.id, ['FAILED']);
+      }
+    }
+    expect(await holder.pending()).toEqual([]);
+  }, 60_000);
 });
