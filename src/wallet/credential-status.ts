@@ -40,11 +40,15 @@ export async function refreshStatuses(ctx: WalletContext, ids?: string[]): Promi
       continue;
     }
     let stored: StoredCredential = credential;
+    let changed = false;
     if (status !== credential.status) {
-      stored = await ctx.credentials.setStatus(credential.id, status);
-      ctx.events.emit('credential-status-changed', { credential: stored, previous: credential.status });
+      // Only from the status it had when the list was read: a credential replaced meanwhile (its
+      // replacement arrived during the fetch) keeps 'replaced'.
+      stored = await ctx.credentials.setStatus(credential.id, status, {}, credential.status);
+      changed = stored.status === status;
+      if (changed) ctx.events.emit('credential-status-changed', { credential: stored, previous: credential.status });
     }
-    out.push({ id: credential.id, status: stored.status, changed: status !== credential.status });
+    out.push({ id: credential.id, status: stored.status, changed });
   }
   return out;
 }

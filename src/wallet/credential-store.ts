@@ -72,8 +72,13 @@ export interface CredentialStore {
   get(id: string): Promise<StoredCredential | undefined>;
   /** Accepted credentials, oldest first. */
   list(query?: CredentialQuery): Promise<StoredCredential[]>;
-  /** Changes the status of an accepted credential (e.g. 'replaced' with replacedBy). */
-  setStatus(id: string, status: CredentialStatus, extra?: { replacedBy?: string }): Promise<StoredCredential>;
+  /**
+   * Changes the status of an accepted credential (e.g. 'replaced' with replacedBy). With `from`,
+   * only when its status is still that one (read just before the write): a status read from an
+   * issuer's list does not overwrite a change made meanwhile, 'replaced' above all. Resolves
+   * with the credential as stored.
+   */
+  setStatus(id: string, status: CredentialStatus, extra?: { replacedBy?: string }, from?: CredentialStatus): Promise<StoredCredential>;
   putRejected(rejected: RejectedCredential): Promise<void>;
   putRejectedOp(rejected: RejectedCredential): BatchOp;
   listRejected(): Promise<RejectedCredential[]>;
@@ -118,7 +123,11 @@ export function credentialStore(store: Store, clock: Clock): CredentialStore {
         .filter((c) => (query.status === undefined || c.status === query.status) && (query.thid === undefined || c.thid === query.thid))
         .sort(byReceived);
     },
-    async setStatus(id, status, extra = {}) {
+    async setStatus(id, status, extra = {}, from) {
+      if (from !== undefined) {
+        const now = await col.get(id);
+        if (now && now.status !== from) return now;
+      }
       const next = await withStatus(id, status, extra);
       await col.put(id, next);
       return next;

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { issueCredential } from '../../src/credentials/issue.js';
 import { allocateIndex, createStatusList, issueStatusListCredential, setStatus, statusListEntry, type StatusList } from '../../src/credentials/status-list.js';
 import { wireCredential } from '../../src/protocols/issue-credential.js';
+import { credentialStore } from '../../src/wallet/credential-store.js';
 import { connect, setup, type TestSetup } from './setup.js';
 
 const DATAPOINTS = { firstName: 'Ada', lastName: 'Lovelace' };
@@ -45,6 +46,38 @@ describe('credential status', () => {
     expect(await t.wallet.refreshCredentialStatus()).toEqual([{ id: credential.id, status: 'revoked', changed: true }]);
     expect((await changed).previous).toBe('valid');
     expect((await t.wallet.credentials())[0].status).toBe('revoked');
+  });
+
+  it('does not overwrite a replacement made while the list was being fetched: the credential keeps replaced', async () => {
+    // A slow status list host: the refresh's fetch waits for the test, and meanwhile the credential
+    // is replaced, as the issue of its replacement does (issue-credential.ts, in the issue's batch).
+    let slow: { reached: () => void; go: Promise<void> } | undefined;
+    t = await setup({
+      wallet: {
+        statusListFetch: async (url) => {
+          if (slow) {
+            slow.reached();
+            await slow.go;
+          }
+          return url === LIST_URL ? published : undefined;
+        },
+      },
+    });
+    await connect(t);
+    const { list, index } = allocateIndex(createStatusList({ id: LIST_URL, issuer: t.service.did, purpose: 'revocation' }), () => 5);
+    published = await signedList(t, list);
+    const offer = await issueWithStatus(t, list, index, await signedList(t, list));
+    const credential = await t.wallet.waitForCredential({ thid: offer.id });
+    // The issuer revokes it; the wallet reads that while the replacement lands.
+    published = await signedList(t, setStatus(list, index, true));
+    let go!: () => void;
+    const atFetch = new Promise<void>((reached) => (slow = { reached, go: new Promise<void>((r) => (go = r)) }));
+    const refreshing = t.wallet.refreshCredentialStatus([credential.id]);
+    await atFetch;
+    await credentialStore(t.store, t.clock).setStatus(credential.id, 'replaced', { replacedBy: 'urn:uuid:replacement' });
+    go();
+    expect(await refreshing).toEqual([{ id: credential.id, status: 'replaced', changed: false }]);
+    expect((await t.wallet.credentials()).find((c) => c.id === credential.id)).toMatchObject({ status: 'replaced', replacedBy: 'urn:uuid:replacement' });
   });
 
   it('keeps the stored status when the list cannot be fetched', async () => {
