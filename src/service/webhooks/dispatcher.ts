@@ -38,8 +38,13 @@ export const ORDER = 'webhook-order';
 export const UNSEQUENCED = 'webhook-unsequenced';
 /** An event's sequence number in its subject, by event id: written when it is numbered (see the top of this file). */
 export const NUMBERS = 'webhook-numbers';
-/** A delivery waiting for an earlier one of its subject is looked at again after this, at the latest. */
-const BLOCKED_RECHECK_MS = 5_000;
+/**
+ * A delivery waiting for an earlier one of its subject is made due again when that one ends
+ * (releaseNext, in the same batch as its end); this is only the latest it is looked at anyway.
+ * Looked at every few seconds instead, held-back deliveries took the attempt slots from the
+ * deliveries that could go: one failed POST on a subject of 50 events held them for minutes.
+ */
+const BLOCKED_RECHECK_MS = 60_000;
 
 export type DeliveryState = 'pending' | 'delivered' | 'dead';
 
@@ -424,7 +429,12 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
         options.logger?.error({ err, deliveryId }, 'webhook delivery pass failed');
         return false;
       })
-      .finally(() => underway.delete(deliveryId));
+      .finally(() => {
+        underway.delete(deliveryId);
+        // A place is free, and the attempt may have released its subject's next delivery: start
+        // what is due now, not at the loop's next tick ("goes at once when that one is delivered").
+        if (running) void startDue().catch((err) => options.logger?.error({ err }, 'webhook delivery loop failed'));
+      });
     underway.set(deliveryId, { subscriptionId: subscriptionOf(deliveryId), done });
     return done;
   }

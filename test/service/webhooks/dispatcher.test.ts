@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, sequentialIds } from '../../../src/clock.js';
+import { ManualClock, sequentialIds, systemClock } from '../../../src/clock.js';
 import { openStore, type Store } from '../../../src/store/store.js';
 import { backoffDelay } from '../../../src/service/webhooks/backoff.js';
 import { createWebhookDispatcher, type WebhookDelivery } from '../../../src/service/webhooks/dispatcher.js';
@@ -119,6 +119,32 @@ describe('webhook dispatcher', () => {
     expect(Date.parse(ada[1]!.occurredAt) - Date.parse(ada[0]!.occurredAt)).toBe(10);
     expect(bodies.find((b) => b.subject === 'user:bob')?.sequence).toBe(1);
   });
+
+  it('sends a subject\'s held-back events as soon as the one they waited for is delivered, not a recheck at a time', async () => {
+    // Real time, as the service runs it: the first POST fails (503), its retry comes after ~150 ms,
+    // and the 49 events behind it go right after; the held-back ones do not keep the slots busy.
+    const store = await openStore();
+    cleanup.push(() => store.close());
+    const receiver = await startReceiver([503]);
+    cleanup.push(() => receiver.close());
+    const dispatcher = createWebhookDispatcher({ store, clock: systemClock, ids: sequentialIds('evt'), backoff: { baseMs: 200, maxMs: 200, maxAttempts: 4 }, random: () => 0.5, pollMs: 1_000 });
+    cleanup.push(() => dispatcher.stop());
+    await dispatcher.subscribe({ url: receiver.url });
+    for (let i = 0; i < 50; i++) await dispatcher.emit(dataPipeStatusUpdate('DATA_PIPE_INITIATED', { thid: `t-${i}`, userId: 'ada' }));
+    const started = Date.now();
+    const all = new Promise<void>((resolve) => {
+      let n = 0;
+      dispatcher.on('delivered', () => {
+        if (++n === 50) resolve();
+      });
+    });
+    dispatcher.start();
+    await all;
+    // One event a poll (1 s) would take 50 s; a recheck every few seconds, minutes.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const seq = receiver.received.filter((r) => r.status === 200).map((r) => (JSON.parse(r.body) as { sequence: number }).sequence);
+    expect(seq).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  }, 30_000);
 
   it("lists one subject's events of one tenant in sequence order, subscribers or not", async () => {
     const { clock, dispatcher } = await setup();
