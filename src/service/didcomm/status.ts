@@ -32,6 +32,8 @@ import { credentialIssuer } from './keys.js';
 import { prepareEvents } from '../webhooks/event-outbox.js';
 import type { ServiceEvent } from '../context.js';
 import { buildIndexOnce } from '../../store/index-once.js';
+import { timeKey } from '../../store/time-key.js';
+import { WORKFLOWS, type IssuanceWorkflow } from '../issuance/workflows.js';
 
 export interface StatusListRecord {
   name: string;
@@ -75,7 +77,12 @@ export interface TriggeringWorkflow {
   projectId: string;
   userId?: string;
   userDID?: string;
+  /** When it was created: only credentials of workflows created before it are earlier. */
+  createdAt?: string;
 }
+
+/** A workflow's place in its tenant's creation order (as the workflow index sorts: time, then id). */
+const creationOrder = (w: { createdAt: string; id: string }) => `${timeKey(Date.parse(w.createdAt))}/${w.id}`;
 
 export const listName = (purpose: StatusPurpose): string => `${purpose}-1`;
 
@@ -259,6 +266,11 @@ export function statusService(core: AgentCore): StatusService {
     },
 
     async workflowTriggered(workflow, trigger) {
+      const isEarlier = async (credentialWorkflowId: string | undefined, by: TriggeringWorkflow): Promise<boolean> => {
+        if (credentialWorkflowId === undefined || by.createdAt === undefined) return true;
+        const own = await deps.store.collection<IssuanceWorkflow>(WORKFLOWS).get(credentialWorkflowId);
+        return !own || creationOrder(own) < creationOrder({ createdAt: by.createdAt, id: by.id });
+      };
       const sameUser = (w: WatchedTerms): boolean =>
         (workflow.userId !== undefined && w.userId !== undefined && workflow.userId === w.userId) ||
         (workflow.userDID !== undefined && ionShortForm(workflow.userDID) === ionShortForm(w.subject));
@@ -277,6 +289,11 @@ export function statusService(core: AgentCore): StatusService {
         if (!w) continue;
         // Never the credential's own workflow: its terms are about what comes after it.
         if (w.trigger !== trigger || w.workflowId === workflow.id || !sameUser(w)) continue;
+        // Nor a workflow made after the triggering one: two workflows completing together (a user
+        // accepting both offers at once) would revoke each other's credentials, where only the
+        // earlier one is superseded ("When a later workflow … is completed", docs/service.md).
+        // Not deleted: the credential stays watched for a workflow that does come after it.
+        if (!(await isEarlier(w.workflowId, workflow))) continue;
         const cred = await creds.get(w.credentialId);
         if (cred?.status && cred.terms && !cred.termsApplied && cred.status.purpose === statusPurposeFor(cred.terms.status)) {
           const applied = { at: core.now(), byWorkflowId: workflow.id, trigger };

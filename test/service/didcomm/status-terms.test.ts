@@ -121,6 +121,36 @@ describe('statusChangeTerms', () => {
     expect(stored.find((c) => c.id === newer.id)?.status).toBe('valid');
   });
 
+  it('{REVOKED, WORKFLOW_COMPLETION} on two workflows the user accepts at once: the later workflow\'s credential stays valid', async () => {
+    const e = await start();
+    const terms = { status: 'REVOKED', statusUpdateTrigger: 'WORKFLOW_COMPLETION' };
+    const first = await createWorkflow(e, { userId: 'ada', statusChangeTerms: terms });
+    const second = await createWorkflow(e, { userId: 'ada', statusChangeTerms: terms });
+    for (const wf of [first, second]) {
+      expect((await e.call('POST', `/api/v1/issuance-workflows/${wf.id}/send-invitation`, { destinations: [{ channel: 'DIDCOMM', target: e.wallet.did }] })).status).toBe(200);
+    }
+    // Both invitations wait for the user (each arrival is an event: waited for, not slept on).
+    let items = (await e.wallet.pending()).filter((i) => i.kind === 'invitation');
+    for (let tries = 0; items.length < 2 && tries < 50; tries++) {
+      await e.wallet.waitFor('invitation-received', () => true, { timeoutMs: 200 }).catch(() => undefined);
+      items = (await e.wallet.pending()).filter((i) => i.kind === 'invitation');
+    }
+    expect(items).toHaveLength(2);
+    const completed = Promise.all([first, second].map((wf) => e.agent.waitFor('workflow-completed', (d: { workflowId: string }) => d.workflowId === wf.id, 15_000)));
+    await Promise.all(items.map((i) => e.wallet.approve(i.id)));
+    await completed;
+    await e.agent.idle();
+    const credentialOf = async (id: string) => (await e.call('GET', `/api/v1/issuance-workflows/${id}`)).json.issuanceWorkflow.credentialId as string;
+    const [c1, c2] = [await credentialOf(first.id), await credentialOf(second.id)];
+    // docs/service.md: "When a later workflow … is completed … every earlier credential … gets the
+    // terms' status": the first workflow is not later than the second.
+    const revoked = named(e.webhooks, 'CREDENTIAL_REVOKED').map((w) => (w.params as { credentialId: string }).credentialId);
+    expect(revoked).not.toContain(c2);
+    expect(revoked.filter((id) => id === c1).length).toBeLessThanOrEqual(1);
+    const c2Raw = (await e.wallet.credentials()).find((c) => c.id === c2)!.raw;
+    expect(await servedStatus(c2Raw)).toEqual({ purpose: 'revocation', set: false });
+  });
+
   it('{SUSPENDED, WORKFLOW_CREATION}: valid when issued; suspended as soon as a later workflow for the same user is created', async () => {
     const e = await start();
     const first = await createWorkflow(e, { userId: 'bob', statusChangeTerms: { status: 'SUSPENDED', statusUpdateTrigger: 'WORKFLOW_CREATION' } });
