@@ -32,7 +32,6 @@ import { credentialIssuer } from './keys.js';
 import { prepareEvents } from '../webhooks/event-outbox.js';
 import type { ServiceEvent } from '../context.js';
 import { buildIndexOnce } from '../../store/index-once.js';
-import { timeKey } from '../../store/time-key.js';
 import { WORKFLOWS, type IssuanceWorkflow } from '../issuance/workflows.js';
 
 export interface StatusListRecord {
@@ -81,8 +80,12 @@ export interface TriggeringWorkflow {
   createdAt?: string;
 }
 
-/** A workflow's place in its tenant's creation order (as the workflow index sorts: time, then id). */
-const creationOrder = (w: { createdAt: string; id: string }) => `${timeKey(Date.parse(w.createdAt))}/${w.id}`;
+/**
+ * Whether a workflow created at `own` came before one created at `by`. Two made in the same
+ * millisecond cannot be ordered (their ids are random): each counts as earlier than the other, as
+ * before this check, rather than neither.
+ */
+const createdBefore = (own: string, by: string) => Date.parse(own) <= Date.parse(by);
 
 export const listName = (purpose: StatusPurpose): string => `${purpose}-1`;
 
@@ -269,7 +272,7 @@ export function statusService(core: AgentCore): StatusService {
       const isEarlier = async (credentialWorkflowId: string | undefined, by: TriggeringWorkflow): Promise<boolean> => {
         if (credentialWorkflowId === undefined || by.createdAt === undefined) return true;
         const own = await deps.store.collection<IssuanceWorkflow>(WORKFLOWS).get(credentialWorkflowId);
-        return !own || creationOrder(own) < creationOrder({ createdAt: by.createdAt, id: by.id });
+        return !own || createdBefore(own.createdAt, by.createdAt);
       };
       const sameUser = (w: WatchedTerms): boolean =>
         (workflow.userId !== undefined && w.userId !== undefined && workflow.userId === w.userId) ||

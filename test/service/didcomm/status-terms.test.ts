@@ -124,11 +124,13 @@ describe('statusChangeTerms', () => {
   it('{REVOKED, WORKFLOW_COMPLETION} on two workflows the user accepts at once: the later workflow\'s credential stays valid', async () => {
     const e = await start();
     const terms = { status: 'REVOKED', statusUpdateTrigger: 'WORKFLOW_COMPLETION' };
-    const first = await createWorkflow(e, { userId: 'ada', statusChangeTerms: terms });
-    const second = await createWorkflow(e, { userId: 'ada', statusChangeTerms: terms });
-    for (const wf of [first, second]) {
+    // Created one after the other (the first's invitation sent in between: not in one millisecond).
+    const send = async (wf: { id: string }) =>
       expect((await e.call('POST', `/api/v1/issuance-workflows/${wf.id}/send-invitation`, { destinations: [{ channel: 'DIDCOMM', target: e.wallet.did }] })).status).toBe(200);
-    }
+    const first = await createWorkflow(e, { userId: 'ada', statusChangeTerms: terms });
+    await send(first);
+    const second = await createWorkflow(e, { userId: 'ada', statusChangeTerms: terms });
+    await send(second);
     // Both invitations wait for the user (each arrival is an event: waited for, not slept on).
     let items = (await e.wallet.pending()).filter((i) => i.kind === 'invitation');
     for (let tries = 0; items.length < 2 && tries < 50; tries++) {
