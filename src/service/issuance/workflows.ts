@@ -249,14 +249,18 @@ export async function getWorkflow(deps: WorkflowStateDeps, id: string, scope: { 
 
 /**
  * Records where the invitation went; CREATED → INVITATION_SENT (IN_PROGRESS stays). With
- * `advance: false` (every delivery failed) only the destinations are recorded.
+ * `advance: false` (every delivery failed) only the destinations are recorded. A workflow that
+ * became final while the invitation was being sent (the holder completed it, it expired) keeps its
+ * state, and the destinations are recorded all the same: they were sent, and a 409 saying
+ * "nothing is sent" would hide a message that went out.
  */
 export function markInvitationSent(deps: WorkflowStateDeps, id: string, sent: SentDestination[], options: { advance?: boolean } = {}): Promise<IssuanceWorkflow> {
   return locked(deps, id, async () => {
     const wf = await load(deps, id);
     const to: WorkflowStatus = wf.status === 'IN_PROGRESS' ? 'IN_PROGRESS' : 'INVITATION_SENT';
-    assertTransition(wf.status, to, id);
-    const status = options.advance === false ? wf.status : to;
+    const final = isTerminal(wf.status);
+    if (!final) assertTransition(wf.status, to, id);
+    const status = options.advance === false || final ? wf.status : to;
     const at = iso(deps.clock.now());
     const next: IssuanceWorkflow = { ...wf, status, updatedAt: at, destinations: [...wf.destinations, ...sent], history: [...wf.history] };
     if (wf.status !== status) next.history.push({ status, at });

@@ -195,4 +195,32 @@ describe('issuance workflow API', () => {
     const entries = (await h.call('GET', '/dev/outbox?channel=SMS', { token: h.all })).json.entries;
     expect(entries.map((e: { status: string }) => e.status)).toEqual(['sent', 'failed']);
   });
+
+  it('records an SMS sent while the workflow expired, and answers with it: no 409 hiding a message that went out', async () => {
+    const sms: unknown[] = [];
+    let clock!: ManualClock;
+    // The gateway takes the text, and the workflow's time runs out before it answers.
+    const gw = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        sms.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        clock.advance(120_000);
+        res.writeHead(200).end('{}');
+      });
+    });
+    await new Promise<void>((r) => gw.listen(0, '127.0.0.1', r));
+    cleanup.push(() => new Promise<void>((r) => { gw.closeAllConnections(); gw.close(() => r()); }));
+    const h = await harness({ smsGatewayUrl: `http://127.0.0.1:${(gw.address() as AddressInfo).port}/send` });
+    clock = h.clock;
+    const wf = (await create(h, { expiresIn: 60_000 })).json.issuanceWorkflow;
+    const sent = await h.call('POST', `/api/v1/issuance-workflows/${wf.id}/send-invitation`, { token: h.all, body: { destinations: [{ channel: 'SMS', target: '+15551234567' }] } });
+    expect(sent.status).toBe(200);
+    expect(sms).toHaveLength(1);
+    expect(sent.json.deliveries.map((d: { status: string }) => d.status)).toEqual(['sent']);
+    expect(sent.json.issuanceWorkflow).toMatchObject({ status: 'EXPIRED', destinations: [expect.objectContaining({ channel: 'SMS', status: 'sent' })] });
+    // Once final, a new send-invitation is refused before anything goes out.
+    expectProblem(await h.call('POST', `/api/v1/issuance-workflows/${wf.id}/send-invitation`, { token: h.all, body: { destinations: [{ channel: 'SMS', target: '+15551234567' }] } }), 409, 'invalid_transition');
+    expect(sms).toHaveLength(1);
+  });
 });
