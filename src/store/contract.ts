@@ -56,14 +56,28 @@ export function keyBounds(options: ListOptions = {}): KeyBounds {
   let upper: KeyBounds['upper'];
   if (options.prefix !== undefined) {
     lower = raise(lower, 'gte', options.prefix);
-    // '\uffff' sorts after every character a key of ours uses (keys are BMP text).
-    upper = lowerTo(upper, 'lt', options.prefix + '\uffff');
+    const end = prefixEnd(options.prefix);
+    if (end !== undefined) upper = lowerTo(upper, 'lt', end);
   }
   if (options.gt !== undefined) lower = raise(lower, 'gt', options.gt);
   if (options.gte !== undefined) lower = raise(lower, 'gte', options.gte);
   if (options.lt !== undefined) upper = lowerTo(upper, 'lt', options.lt);
   if (options.lte !== undefined) upper = lowerTo(upper, 'lte', options.lte);
   return { ...(lower ? { lower } : {}), ...(upper ? { upper } : {}) };
+}
+
+/**
+ * The first key after every key that starts with `prefix`, in both backends' orders: its last
+ * character raised by one. LevelDB orders keys by their UTF-8 bytes, the in-memory store by
+ * UTF-16 code units; the two agree on characters below U+D800 but not on the ones above (a
+ * user id with an emoji). `prefix + '\uffff'` was the end in UTF-16 only: on disk a key with a
+ * character outside the BMP after the prefix sorted past it, and listings left it out. A prefix
+ * ending in a character the orders disagree on keeps that end (no such prefix is made here).
+ */
+function prefixEnd(prefix: string): string | undefined {
+  if (prefix === '') return undefined;
+  const last = prefix.charCodeAt(prefix.length - 1);
+  return last < 0xd7ff ? prefix.slice(0, -1) + String.fromCharCode(last + 1) : prefix + '\uffff';
 }
 
 // Module functions rather than closures per call: every listing computes its bounds.

@@ -132,6 +132,16 @@ export function storeContract(name: string, makeHarness: () => Promise<StoreHarn
         expect((await c.list({ prefix: 'a1' }))[0]).toEqual({ key: 'a1', value: 1 });
       });
 
+      it('lists every key of a prefix whatever characters follow it: outside the BMP, U+FFFF, and none', async () => {
+        const c = store.collection<number>('wide');
+        const keys = ['t/😀smile', 't/\uffffend', 't/ada', 't/\u00e9', 't/', 'u/next', 's/before'];
+        for (const [i, k] of keys.entries()) await c.put(k, i);
+        const under = (await c.list({ prefix: 't/' })).map((e) => e.key);
+        expect([...under].sort()).toEqual(['t/', 't/ada', 't/\u00e9', 't/\uffffend', 't/😀smile'].sort());
+        expect((await c.list({ prefix: 't/', reverse: true })).length).toBe(5);
+        expect((await c.list({ prefix: 't/😀' })).map((e) => e.key)).toEqual(['t/😀smile']);
+      });
+
       it('keeps key order through puts and deletes after a listing (appended, inserted, overwritten, removed)', async () => {
         const c = store.collection<number>('reorder');
         const batchKey = 'reorder';
