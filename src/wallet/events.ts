@@ -40,6 +40,11 @@ export interface WalletEventMap {
    * in a way that may pass, or another copy was still being handled. A later pickup brings them again.
    */
   'pickup-left-queued': { peer: string; count: number };
+  /**
+   * A messages-received went to `peer` on a live socket; its status (which says the messages are
+   * gone) comes back on the socket later. `ackId`: the messages-received's id.
+   */
+  'pickup-confirmed-live': { peer: string; ackId: string; count: number };
   /** A DID-auth presentation was sent. */
   'presentation-sent': { thid: string; domain: string; challenge: string };
   /** A thread ended: issuance or proof `done`, or `abandoned` after a problem. */

@@ -111,7 +111,7 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
         // counts it, and it is collected now, as at start.
         const back = await goLive();
         if (!back) return poll();
-        if (!stopped() && (back.status === undefined || back.status.messageCount > 0)) await collect().catch((err) => log('pickup from the mediator failed', err));
+        if (!stopped() && (back.status === undefined || back.status.messageCount > 0)) await collectOrLater();
       })();
     }, d.pollIntervalMs);
     timer.unref?.();
@@ -123,24 +123,50 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
   };
   d.ctx.events.on('live-ended', onLiveEnded);
 
-  // Messages delivered but left queued (their handling failed in a way that may pass): polling
-  // brings them again on its next round; live mode pushes only new arrivals, so they are asked
-  // for once more after the poll interval.
+  // Live mode pushes only new arrivals. What stays queued otherwise is asked for after the poll
+  // interval: messages a pickup left queued (their handling failed in a way that may pass), a
+  // pickup that failed (its request or answer lost), a confirmation whose status never came (the
+  // messages-received may be lost: "Delivered messages MUST NOT be deleted until delivery is
+  // acknowledged", so they wait there, for good unless asked for). A collection that fails is
+  // tried again the same way, while live; polling does it on its own rounds.
   let retry: NodeJS.Timeout | undefined;
-  const onLeftQueued = (e: { peer: string }) => {
-    if (e.peer !== d.mediator || mode !== 'live' || retry) return;
+  function collectLater(): void {
+    if (mode !== 'live' || retry) return;
     retry = setTimeout(() => {
       retry = undefined;
-      if (mode === 'live') void collect().catch((err) => log('pickup from the mediator failed', err));
+      if (mode !== 'live') return;
+      void collect().catch((err) => {
+        log('pickup from the mediator failed', err);
+        collectLater();
+      });
     }, d.pollIntervalMs);
     retry.unref?.();
+  }
+  const onLeftQueued = (e: { peer: string }) => {
+    if (e.peer === d.mediator) collectLater();
   };
   d.ctx.events.on('pickup-left-queued', onLeftQueued);
+  const confirmChecks = new Set<NodeJS.Timeout>();
+  const onConfirmedLive = (e: { peer: string; ackId: string }) => {
+    if (e.peer !== d.mediator || mode !== 'live') return;
+    const check = setTimeout(() => {
+      confirmChecks.delete(check);
+      if (d.session.awaiting(e.ackId)) collectLater();
+    }, d.pollIntervalMs);
+    check.unref?.();
+    confirmChecks.add(check);
+  };
+  d.ctx.events.on('pickup-confirmed-live', onConfirmedLive);
+  const collectOrLater = () =>
+    collect().catch((err) => {
+      log('pickup from the mediator failed', err);
+      collectLater();
+    });
 
   // Live first: new messages are pushed from then on, and the status answering the change counts
   // what was queued before (§Live Mode: those are not pushed), collected only when there is some.
   const live = await goLive();
-  if (!live || live.status === undefined || live.status.messageCount > 0) await collect().catch((err) => log('pickup from the mediator failed', err));
+  if (!live || live.status === undefined || live.status.messageCount > 0) await collectOrLater();
   if (!live) poll();
   started = true;
 
@@ -155,8 +181,11 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
       timer = undefined;
       if (retry) clearTimeout(retry);
       retry = undefined;
+      for (const check of confirmChecks) clearTimeout(check);
+      confirmChecks.clear();
       d.ctx.events.off('live-ended', onLiveEnded);
       d.ctx.events.off('pickup-left-queued', onLeftQueued);
+      d.ctx.events.off('pickup-confirmed-live', onConfirmedLive);
     },
   };
 }

@@ -133,6 +133,10 @@ export class PickupSession {
     this.acks.add(ackId);
     if (this.acks.size > MAX_ACKS_AWAITING_STATUS) this.acks.delete(this.acks.values().next().value as string);
   }
+  /** Whether messages-received `ackId` still awaits its status. */
+  awaiting(ackId: string): boolean {
+    return this.acks.has(ackId);
+  }
   /** True (and forgotten) when `thid` is a messages-received of ours still awaiting its status. */
   statusOfAck(thid: string | undefined): boolean {
     return thid !== undefined && this.acks.delete(thid);
@@ -241,7 +245,12 @@ async function sendMessagesReceived(ctx: WalletContext, session: PickupSession, 
   await ctx.router.send(ack, { to: peer, ...(via ? { via } : {}) });
   const answered = session.take(ack.id);
   if (answered?.status) session.lastStatus = answered.status;
-  else if (via) session.awaitStatus(ack.id);
+  else if (via) {
+    session.awaitStatus(ack.id);
+    // Its status is how the wallet learns the confirmation arrived: the collector collects again
+    // if it does not come (mediator-collect.ts).
+    ctx.events.emit('pickup-confirmed-live', { peer, ackId: ack.id, count: ids.length });
+  }
 }
 
 /**
@@ -272,8 +281,10 @@ function acknowledgeLive(ctx: WalletContext, session: PickupSession, peer: strin
   session.ackBatches.set(peer, batch);
   const run = () =>
     void batch.flush().catch((err: unknown) => {
-      // Left queued at the mediator: delivered again by the next pickup, or on the next live socket.
+      // Left queued at the mediator: delivered again by the next pickup, which this asks for (a
+      // live socket brings only what arrives from now on).
       ctx.logger('warn', 'confirming live deliveries to the mediator failed', { peer, count: batch.ids.length, code: toIdsyncError(err).code });
+      if (!session.closing) ctx.events.emit('pickup-left-queued', { peer, count: batch.ids.length });
     });
   // Closing: confirmed now, while the socket is still there. A timer would also keep the whole
   // wallet (its router, store and keys) in memory until it fired.

@@ -150,6 +150,89 @@ describe('a wallet behind a mediator confirms only what it settled', () => {
     expect(w.collecting).toBe('live');
   });
 
+  it('asks again, in live mode, when the status confirming its messages-received never comes (the confirmation was lost)', async () => {
+    const m = await mediator();
+    const store = await openStore();
+    // The wallet's socket loses its first messages-received on the wire.
+    let dropped = 0;
+    let sentAfter = 0;
+    const w = createWallet({
+      store,
+      mediator: m.invitationUrl,
+      mediation: { pollIntervalMs: 20 },
+      webSocket: (o) => {
+        const t = wsTransport(o);
+        return {
+          ...t,
+          schemes: t.schemes,
+          send: (endpoint, packed, options) => {
+            if (!options?.messageType?.endsWith('/messages-received')) return t.send(endpoint, packed, options);
+            if (dropped === 0) {
+              dropped++;
+              return Promise.resolve([]);
+            }
+            sentAfter++;
+            return t.send(endpoint, packed, options);
+          },
+          close: () => t.close?.() ?? Promise.resolve(),
+        };
+      },
+    });
+    const s = sender();
+    open.push(store, w, s);
+    await w.init();
+    expect(w.collecting).toBe('live');
+    const handled = new Promise<void>((resolve) =>
+      w.on('message', (e) => {
+        if (e.direction === 'in' && e.message?.type === PING && e.status === 'handled') resolve();
+      }),
+    );
+    await s.router.send(ping('ping-confirm-lost'), { to: w.did });
+    await handled;
+    // "Delivered messages MUST NOT be deleted until delivery is acknowledged by a messages-received
+    // message": it waits at the mediator until the wallet asks for it and confirms it again.
+    await vi.waitFor(async () => expect(await m.agent.mediator.queue.count(w.did)).toBe(0));
+    expect([dropped, sentAfter]).toEqual([1, 1]);
+    expect(w.collecting).toBe('live');
+  });
+
+  it('asks again, in live mode, when collecting what waited while it was away failed', async () => {
+    const m = await mediator();
+    const store = await openStore();
+    const s = sender();
+    open.push(store, s);
+    // Made once, then away: a message waits for it at the mediator.
+    const first = createWallet({ store, mediator: m.invitationUrl, mediation: { pollIntervalMs: 20 } });
+    await first.init();
+    const did = first.did;
+    await first.close();
+    await s.router.send(ping('ping-while-away'), { to: did });
+    expect(await m.agent.mediator.queue.count(did)).toBe(1);
+    // Back, live; the first delivery-request of its backlog is lost (no answer).
+    let lost = 0;
+    const http = httpTransport();
+    const w = createWallet({
+      store,
+      mediator: m.invitationUrl,
+      mediation: { pollIntervalMs: 20 },
+      transports: [
+        {
+          schemes: http.schemes,
+          send: (endpoint, packed, options) => {
+            if (options?.messageType?.endsWith('/delivery-request') && lost++ === 0) return Promise.reject(new IdsyncError('transport_unreachable', 'the request was lost'));
+            return http.send(endpoint, packed, options);
+          },
+        },
+      ],
+    });
+    open.push(w);
+    await w.init();
+    expect(w.collecting).toBe('live');
+    await vi.waitFor(async () => expect(await m.agent.mediator.queue.count(did)).toBe(0));
+    expect(lost).toBeGreaterThan(1);
+    expect((await w.messages({ type: PING })).map((r) => r.message?.id)).toContain('ping-while-away');
+  });
+
   it('stays live with its mediator when another WebSocket of its own closes', async () => {
     const m = await mediator();
     const store = await openStore();
