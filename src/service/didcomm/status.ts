@@ -13,6 +13,7 @@ import { ionShortForm } from '../../did/ion-form.js';
 import {
   allocateIndex,
   createStatusList,
+  getStatus,
   issueStatusListCredential,
   setStatus,
   statusListEntry,
@@ -218,6 +219,12 @@ export function statusService(core: AgentCore): StatusService {
     const status = cred.status!;
     const changed = await core.lock(`status-list:${status.purpose}`, async () => {
       const rec = await load(status.purpose);
+      // Bitstring Status List v1.0 §2.1, statusPurpose revocation: "Used to cancel the validity of
+      // a verifiable credential. This status is not reversible." (suspension is). Read under the
+      // list's lock: a revoke made at the same moment is seen.
+      if (!value && status.purpose === 'revocation' && getStatus(rec.list, status.index)) {
+        throw new IdsyncError('revocation_final', `credential ${cred.id} is revoked, and a revocation is not reversible (Bitstring Status List v1.0 §2.1); a suspension is`);
+      }
       const list = setStatus(rec.list, status.index, value);
       if (list.bits === rec.list.bits) return false;
       await reissue({ ...rec, list });
@@ -260,11 +267,6 @@ export function statusService(core: AgentCore): StatusService {
     async setCredentialStatus(credentialId, value) {
       const cred = await creds.get(credentialId);
       if (!cred?.status) throw new IdsyncError('credential_has_no_status', `credential ${credentialId} has no status entry`);
-      // Bitstring Status List v1.0 §2.1, statusPurpose revocation: "Used to cancel the validity of
-      // a verifiable credential. This status is not reversible." (suspension is).
-      if (!value && cred.status.purpose === 'revocation' && cred.status.set) {
-        throw new IdsyncError('revocation_final', `credential ${credentialId} is revoked, and a revocation is not reversible (Bitstring Status List v1.0 §2.1); a suspension is`);
-      }
       return setBit(cred, value);
     },
 

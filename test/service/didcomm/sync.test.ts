@@ -239,6 +239,23 @@ describe('sync', () => {
     expect(named(h.webhooks, 'CREDENTIAL_REVOKED', 'CREDENTIAL_UNSUSPENDED', 'CREDENTIAL_SUSPENDED').map((e) => e.event)).toEqual(['CREDENTIAL_REVOKED']);
   });
 
+  it('a revoke and a clear of one credential at once end revoked: the clear sees the revoke (the check is under the list\'s lock)', async () => {
+    const { ref } = await established();
+    const done = h.agent.waitFor('sync-completed');
+    await h.service.deps.users.startSync(ref);
+    await done;
+    const [op] = await listSyncOperations(h.store, ref);
+    const id = (op as { credentialId?: string }).credentialId!;
+    const [revoke, clear] = await Promise.allSettled([h.agent.setCredentialStatus(id, true), h.agent.setCredentialStatus(id, false)]);
+    expect(revoke).toEqual({ status: 'fulfilled', value: true });
+    // Cleared before the revoke (nothing to clear) or refused after it: never cleared after it.
+    if (clear.status === 'rejected') expect(clear.reason).toMatchObject({ code: 'revocation_final' });
+    else expect(clear.value).toBe(false);
+    await h.agent.idle();
+    expect(named(h.webhooks, 'CREDENTIAL_REVOKED', 'CREDENTIAL_UNSUSPENDED').map((e) => e.event)).toEqual(['CREDENTIAL_REVOKED']);
+    expect(await h.agent.setCredentialStatus(id, true)).toBe(false);
+  });
+
   it('a declined offer aborts the sync', async () => {
     const { ref, holder } = await established();
     holder.policy.offer = 'decline';
