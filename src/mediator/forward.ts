@@ -50,7 +50,7 @@ export function mediatorRouting(core: MediatorCore, pickup: Pickup): ProtocolMod
     setTimeout(
       () =>
         core.background('live push', async () => {
-          const waiting = (await Promise.all(entries.map((e) => core.queue.get(recipientDid, e.id)))).filter((e): e is QueuedMessage => e !== undefined);
+          const waiting = (await Promise.all(entries.map((e) => core.queue.get(recipientDid, e.id, { heldBack: true })))).filter((e): e is QueuedMessage => e !== undefined);
           await pickup.pushLive(router, owner, waiting);
         }),
       wait,

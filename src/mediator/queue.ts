@@ -58,8 +58,12 @@ export interface MessageQueue {
   list(recipient: string, limit?: number): Promise<QueuedMessage[]>;
   /** The messages deliverable now, oldest first, as their queue ids, times and sizes: none is read from the store. */
   waiting(recipient: string): Promise<QueueSlot[]>;
-  /** One message by queue id while it waits (not collected, removed or past its end). */
-  get(recipient: string, id: string): Promise<QueuedMessage | undefined>;
+  /**
+   * One message by queue id while it waits (not collected, removed or past its end) and is due;
+   * `heldBack: true` also while its delay_milli runs (a timer that waited the delay may fire a
+   * millisecond before the clock reaches it).
+   */
+  get(recipient: string, id: string, options?: { heldBack?: boolean }): Promise<QueuedMessage | undefined>;
   count(recipient: string): Promise<number>;
   /** How many messages are kept for this recipient, due or held back (delay_milli); what has expired is deleted on the way. */
   kept(recipient: string): Promise<number>;
@@ -246,12 +250,12 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
     async waiting(recipient) {
       return current(recipient);
     },
-    async get(recipient, id) {
+    async get(recipient, id, options = {}) {
       if (!validId(id)) return undefined;
       const entry = await col.get(prefix(recipient) + id);
       const now = deps.clock.now();
-      if (!entry || Date.parse(entry.queuedAt) < now - ttl || !due(entry, now)) return undefined;
-      return entry;
+      if (!entry || Date.parse(entry.queuedAt) < now - ttl || ended(entry, now)) return undefined;
+      return options.heldBack || due(entry, now) ? entry : undefined;
     },
     async count(recipient) {
       const now = deps.clock.now();

@@ -203,6 +203,17 @@ describe('mediator limits and routing headers', () => {
     expect(await confirmedPush).toBe('none');
   });
 
+  it('pushes a held-back message when its timer fires, though the mediator\'s clock has not quite reached its time', async () => {
+    // The timer waits delay_milli of real time; a timer may fire a little before the clock reads
+    // the message's time. Here the mediator's clock stays still: the push must not be dropped.
+    const clock = new ManualClock(Date.now());
+    const { m, r, s, a } = await setup({ clock, policy: { maxDelayMs: 60_000 } });
+    await goLive(r, m.did, `${m.url.replace(/^http/, 'ws')}/didcomm`);
+    const pushed = nextPush(r, 3_000);
+    const { pingId } = await forward(m, s, a, { delayMilli: 100 });
+    expect((await open(r, (await pushed).messages[0]!.packed)).id).toBe(pingId);
+  });
+
   it('drops a queued message at its expires_time, and refuses a forward already expired', async () => {
     const clock = new ManualClock(Date.now());
     const { m, r, s, a } = await setup({ clock });
