@@ -17,6 +17,7 @@ import { protocolError } from '../protocols/protocol-kit.js';
 import type { HandlerContext, ProtocolModule, Router } from '../router/router.js';
 import type { MediatorCore } from './core.js';
 import type { QueuedMessage } from './queue.js';
+import type { Push } from './live.js';
 
 /** Persistent connections can carry pushes after the request is answered (the fleet's link sockets too: server.ts attach). */
 const PERSISTENT = new Set(['ws', 'memory', 'link']);
@@ -47,6 +48,12 @@ export interface Pickup {
    * through `router` (the one the mediator is mounted on); false when it has none.
    */
   pushLive(router: Router, party: string, entries: QueuedMessage[]): Promise<boolean>;
+}
+
+/** The persistent connection a request came on (its push), if it came on one: an HTTP answer is no connection. */
+function connectionOf(ctx: HandlerContext): Push | undefined {
+  const info = ctx.received;
+  return info?.reply && PERSISTENT.has(info.transport as string) ? (info.reply as Push) : undefined;
 }
 
 export function mediatorPickup(core: MediatorCore): Pickup {
@@ -117,7 +124,7 @@ export function mediatorPickup(core: MediatorCore): Pickup {
               }
             : {}),
           // Asked on a persistent connection: whether that connection is live; else whether any is.
-          liveDelivery: ctx.received?.reply ? core.live.bound(scope.party, ctx.received.reply) : core.live.has(scope.party),
+          liveDelivery: ((c) => (c ? core.live.bound(scope.party, c) : core.live.has(scope.party)))(connectionOf(ctx)),
         },
         deps,
       ),
@@ -170,8 +177,8 @@ export function mediatorPickup(core: MediatorCore): Pickup {
           liveThreads.set(ionShortForm(scope.party), ctx.message.id);
           info.bind?.(scope.party);
         } else {
-          // Off on the connection that asked (over HTTP, which has none: on all of them).
-          core.live.unbind(scope.party, info?.reply);
+          // Off on the connection that asked (over HTTP, which is no connection: on all of them).
+          core.live.unbind(scope.party, connectionOf(ctx));
           if (!core.live.has(scope.party)) liveThreads.delete(ionShortForm(scope.party));
         }
         core.events.emit('live-delivery-changed', { to: ionShortForm(scope.party), live: parsed.liveDelivery });

@@ -250,6 +250,22 @@ describe('forward and pickup', () => {
     expect((await status(r, m.did, undefined, first)).status.liveDelivery).toBe(true);
   });
 
+  it('answers a status asked over HTTP with whether any socket is live, and turns live mode off on all of them when asked over HTTP', async () => {
+    const { m, r, s, a } = await setup();
+    await goLive(r, m.did, `${m.url.replace(/^http/, 'ws')}/didcomm`);
+    // Over HTTP (the party's router posts to the mediator's HTTP endpoint): an answer is no connection.
+    expect((await status(r, m.did)).status.liveDelivery).toBe(true);
+    const off = buildLiveDeliveryChange({ to: m.did, liveDelivery: false }, { clock: systemClock });
+    const answered = new Promise<QueueStatus>((resolve) => r.events.on('status', (e: { message: PlainMessage; status: QueueStatus }) => e.message.thid === off.id && resolve(e.status)));
+    await r.router.send({ ...off, return_route: 'all' }, { to: m.did });
+    expect((await answered).liveDelivery).toBe(false);
+    // Nothing is pushed any more: the forward waits for a delivery-request.
+    const pushed = nextPush(r, 500).then(() => 'pushed', () => 'none');
+    await ping(s, a);
+    expect(await pushed).toBe('none');
+    expect(await m.agent.mediator.queue.count(a)).toBe(1);
+  });
+
   it('logs each live delivery it pushes, checked against the rules as any message it sends', async () => {
     const { m, r, store, d } = await livePush();
     await m.agent.idle();
