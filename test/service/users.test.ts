@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/store.js';
 import { ManualClock, sequentialIds } from '../../src/clock.js';
 import { linkWallet, recordLogin } from '../../src/service/users/users.js';
 import { expectProblem, fakeIonDid, startService, type Harness } from './http-helpers.js';
@@ -104,5 +108,27 @@ describe('provider users', () => {
     const res = await h.call('GET', '/api/v1/provider/users', { token: other });
     expect(res.json.counts.total).toBe(0);
     expectProblem(await h.call('GET', '/api/v1/provider/users/alice', { token: other }), 404, 'user_not_found');
+  });
+
+  it('pages through users whose ids hold characters outside the BMP, with the state on disk', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'idsync-users-'));
+    const store = await openStore({ path: dir });
+    const disk = await startService({ store });
+    try {
+      const t = await disk.token();
+      for (const id of ['a', 'b', '😀x']) expect((await disk.call('PUT', `/api/v1/provider/users/${encodeURIComponent(id)}`, { token: t, body: {} })).status).toBeLessThan(300);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const r = await disk.call('GET', `/api/v1/provider/users?limit=1${cursor ? `&cursor=${cursor}` : ''}`, { token: t });
+        seen.push(...r.json.users.map((u: { userId: string }) => u.userId));
+        cursor = r.json.paging.nextCursor;
+      } while (cursor);
+      expect(seen.sort()).toEqual(['a', 'b', '😀x'].sort());
+    } finally {
+      await disk.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

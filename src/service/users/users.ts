@@ -162,7 +162,7 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
       const prefix = `${tenantId}/`;
       const total = await users.count({ prefix });
       const rows = after !== undefined
-        ? await users.list({ gt: prefix + after, lt: prefix + '\uffff', limit: limit + 1 })
+        ? await users.list({ prefix, gt: prefix + after, limit: limit + 1 })
         : (await users.list({ prefix, limit: offset + limit + 1 })).slice(offset);
       return { total, users: rows.slice(0, limit).map((r) => r.value), hasMore: rows.length > limit };
     },
