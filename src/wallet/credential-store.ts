@@ -124,11 +124,11 @@ export function credentialStore(store: Store, clock: Clock): CredentialStore {
         .sort(byReceived);
     },
     async setStatus(id, status, extra = {}, from) {
-      if (from !== undefined) {
-        const now = await col.get(id);
-        if (now && now.status !== from) return now;
-      }
-      const next = await withStatus(id, status, extra);
+      // One read, then the write with no wait between the comparison and it.
+      const old = await col.get(id);
+      if (!old) throw new IdsyncError('not_found', `no credential ${id}`);
+      if (from !== undefined && old.status !== from) return old;
+      const next: StoredCredential = { ...old, status, statusChangedAt: isoNow(clock), ...(extra.replacedBy ? { replacedBy: extra.replacedBy } : {}) };
       await col.put(id, next);
       return next;
     },
