@@ -215,7 +215,6 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
       wire: wire.truncated ? `${wire.text}…` : wire.text,
     });
     options.onEntry?.(r.entry, 'received');
-    events.emit('redirect-answered');
   }
 
   async function take(packed: string, via: Received['via']): Promise<Received> {

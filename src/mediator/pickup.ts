@@ -108,6 +108,8 @@ export function mediatorPickup(core: MediatorCore): Pickup {
     const entries = (await Promise.all(scope.dids.map((d) => core.queue.waiting(d)))).flat();
     const now = core.clock.now();
     const span = timeSpan(entries);
+    // Asked on a persistent connection: whether that connection is live; else whether any is.
+    const connection = connectionOf(ctx);
     await ctx.reply(
       buildStatus(
         {
@@ -123,8 +125,7 @@ export function mediatorPickup(core: MediatorCore): Pickup {
                 totalBytes: entries.reduce((n, e) => n + e.size, 0),
               }
             : {}),
-          // Asked on a persistent connection: whether that connection is live; else whether any is.
-          liveDelivery: ((c) => (c ? core.live.bound(scope.party, c) : core.live.has(scope.party)))(connectionOf(ctx)),
+          liveDelivery: connection ? core.live.bound(scope.party, connection) : core.live.has(scope.party),
         },
         deps,
       ),

@@ -101,11 +101,17 @@ export function credentialStore(store: Store, clock: Clock): CredentialStore {
     return { type: 'put', collection: CREDENTIALS_COLLECTION, key: credential.id, value: credential };
   }
 
-  async function withStatus(id: string, status: StoredCredential['status'], extra: { replacedBy?: string }): Promise<StoredCredential> {
+  async function stored(id: string): Promise<StoredCredential> {
     const old = await col.get(id);
     if (!old) throw new IdsyncError('not_found', `no credential ${id}`);
-    return { ...old, status, statusChangedAt: isoNow(clock), ...(extra.replacedBy ? { replacedBy: extra.replacedBy } : {}) };
+    return old;
   }
+  const withStatus = (old: StoredCredential, status: StoredCredential['status'], extra: { replacedBy?: string }): StoredCredential => ({
+    ...old,
+    status,
+    statusChangedAt: isoNow(clock),
+    ...(extra.replacedBy ? { replacedBy: extra.replacedBy } : {}),
+  });
 
   return {
     async put(credential) {
@@ -113,8 +119,7 @@ export function credentialStore(store: Store, clock: Clock): CredentialStore {
     },
     putOp,
     async setStatusOp(id, status, extra = {}) {
-      const next = await withStatus(id, status, extra);
-      return { type: 'put', collection: CREDENTIALS_COLLECTION, key: id, value: next };
+      return { type: 'put', collection: CREDENTIALS_COLLECTION, key: id, value: withStatus(await stored(id), status, extra) };
     },
     get: (id) => col.get(id),
     async list(query = {}) {
@@ -125,10 +130,9 @@ export function credentialStore(store: Store, clock: Clock): CredentialStore {
     },
     async setStatus(id, status, extra = {}, from) {
       // One read, then the write with no wait between the comparison and it.
-      const old = await col.get(id);
-      if (!old) throw new IdsyncError('not_found', `no credential ${id}`);
+      const old = await stored(id);
       if (from !== undefined && old.status !== from) return old;
-      const next: StoredCredential = { ...old, status, statusChangedAt: isoNow(clock), ...(extra.replacedBy ? { replacedBy: extra.replacedBy } : {}) };
+      const next = withStatus(old, status, extra);
       await col.put(id, next);
       return next;
     },

@@ -134,11 +134,7 @@ export async function startCollector(d: CollectorDeps): Promise<MediatorCollecto
     if (mode !== 'live' || retry) return;
     retry = setTimeout(() => {
       retry = undefined;
-      if (mode !== 'live') return;
-      void collect().catch((err) => {
-        log('pickup from the mediator failed', err);
-        collectLater();
-      });
+      if (mode === 'live') void collectOrLater();
     }, d.pollIntervalMs);
     retry.unref?.();
   }

@@ -292,13 +292,13 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
 
 // Module-level entry points for the DIDComm side (they only need deps).
 
-/** Links the wallet that answered the user's invitation: sets userDID/shortUserDID and isSessionEstablished. */
 /** Whether `did` is a user's wallet DID in any tenant (the service keeps messages for it, and it collects them itself). */
 export async function isUsersWallet(deps: { config: { listTenants(): Promise<Array<{ id: string }>> }; users: Pick<UserStore, 'findByDid'> }, did: string): Promise<boolean> {
   for (const tenant of await deps.config.listTenants()) if (await deps.users.findByDid(tenant.id, did)) return true;
   return false;
 }
 
+/** Links the wallet that answered the user's invitation: sets userDID/shortUserDID and isSessionEstablished. */
 export function linkWallet(deps: { users: UserStore }, ref: UserRef, dids: LinkedDids): Promise<UserRecord> {
   return deps.users.linkWallet(ref, dids);
 }
