@@ -345,7 +345,17 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
     }
   }
 
+  /**
+   * One attempt of a delivery, from its due key `key`; runs with the delivery marked under way
+   * (startAttempt), so no other attempt of it runs meanwhile and any earlier one has written its
+   * end. Only attempts delete a delivery's due keys.
+   */
   async function attempt(key: string, deliveryId: string): Promise<boolean> {
+    // The listing `key` came from may be older than an attempt that ended since and took it
+    // (rescheduled: its retry waits for its own key; or delivered, or dead). Attempted again from
+    // the old key, a failing delivery was retried at once, before its back-off, and its new key
+    // stayed too: a second attempt at every retry after that (docs/service.md "Delivery and retries").
+    if ((await due.get(key)) === undefined) return false;
     const d = await deliveries.get(deliveryId);
     if (!d || d.state !== 'pending') {
       await due.del(key);
@@ -356,6 +366,11 @@ export function createWebhookDispatcher(options: DispatcherOptions): WebhookDisp
     const sub = await subs.get(d.subscriptionId);
     const next: WebhookDelivery = { ...d, attempts: [...d.attempts] };
     const ops: BatchOp[] = [{ type: 'del', collection: DUE, key }];
+    // A held-back delivery goes from the key its subject's previous one made when it ended
+    // (releaseNext), while the key it was held back to (its nextAttemptAt) is still there: that
+    // one goes with this attempt too, or it would start a retry before its back-off ended.
+    const own = d.nextAttemptAt !== undefined ? dueKey(d.nextAttemptAt, d.id) : undefined;
+    if (own !== undefined && own !== key) ops.push({ type: 'del', collection: DUE, key: own });
     // A URL stored before link-local and metadata hosts were refused is not called either.
     const refused = sub ? endpointRefusal(sub.url, WEBHOOK_ENDPOINT_POLICY) : undefined;
     if (!ev || !sub || !sub.enabled || refused) {
