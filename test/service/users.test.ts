@@ -110,6 +110,37 @@ describe('provider users', () => {
     expectProblem(await h.call('GET', '/api/v1/provider/users/alice', { token: other }), 404, 'user_not_found');
   });
 
+  it('lists and pages users in the same order in memory and on disk where UTF-16 order differs (U+FF01 against an emoji)', async () => {
+    const ids = ['a', '\uFF01', '\u{1F600}', '\uE000x', '\u{1F600}\uFF01', '\u{1F600}z', '\uFFFF'];
+    const utf8 = [...ids].sort((x, y) => Buffer.compare(Buffer.from(x, 'utf8'), Buffer.from(y, 'utf8')));
+    const dir = await mkdtemp(join(tmpdir(), 'idsync-users-'));
+    const disk = await openStore({ path: dir });
+    try {
+      for (const store of [undefined, disk]) {
+        const svc = await startService(store ? { store } : {});
+        try {
+          const t = await svc.token();
+          for (const id of ids) expect((await svc.call('PUT', `/api/v1/provider/users/${encodeURIComponent(id)}`, { token: t, body: {} })).status).toBe(201);
+          const all = await svc.call('GET', '/api/v1/provider/users', { token: t });
+          expect(all.json.users.map((u: { userId: string }) => u.userId), store ? 'on disk' : 'in memory').toEqual(utf8);
+          const seen: string[] = [];
+          let cursor: string | undefined;
+          do {
+            const r = await svc.call('GET', `/api/v1/provider/users?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: t });
+            seen.push(...r.json.users.map((u: { userId: string }) => u.userId));
+            cursor = r.json.paging.nextCursor;
+          } while (cursor);
+          expect(seen, store ? 'on disk, by cursor' : 'in memory, by cursor').toEqual(utf8);
+        } finally {
+          await svc.close();
+        }
+      }
+    } finally {
+      await disk.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('pages through users whose ids hold characters outside the BMP, with the state on disk', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'idsync-users-'));
     const store = await openStore({ path: dir });

@@ -5,6 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { openLightStore } from '../../src/store/light-store.js';
 import { seededRandom as rng } from '../../src/testing/fault-plan.js';
 
+/** LevelDB's key order: by the keys' UTF-8 bytes (each key's bytes made once: the model is sorted at every listing). */
+const bytes = new Map<string, Buffer>();
+const utf8 = (k: string): Buffer => bytes.get(k) ?? bytes.set(k, Buffer.from(k, 'utf8')).get(k)!;
+const byUtf8 = (a: string, b: string): number => Buffer.compare(utf8(a), utf8(b));
+
 describe('light store: key order kept lazily', () => {
   for (const [seed, large] of [[1, false], [2, false], [3, false], [4, true], [5, true]] as const) {
     it(`lists exactly the keys present, in order, after random puts, deletes and listings (seed ${seed}${large ? ', a large collection' : ''})`, async () => {
@@ -53,6 +58,49 @@ describe('light store: key order kept lazily', () => {
         }
       }
       expect((await col.list()).map((e) => [e.key, e.value])).toEqual([...model].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+    });
+  }
+
+  for (const [seed, large] of [[6, false], [7, true]] as const) {
+    it(`keeps LevelDB's order (UTF-8 bytes) for keys with characters outside the BMP and at or above U+E000 (seed ${seed}${large ? ', a large collection' : ''})`, async () => {
+      const random = rng(seed);
+      const col = openLightStore().collection<number>('c');
+      const model = new Set<string>();
+      // Characters on either side of where UTF-16 and UTF-8 orders part, and plain ones.
+      const chars = ['a', 'z', '\uD7FF', '\uE000', '\uFF01', '\uFFFF', '\u{10000}', '\u{1F600}', '\u{10FFFF}'];
+      const key = () => Array.from({ length: 1 + Math.floor(random() * 3) }, () => chars[Math.floor(random() * chars.length)]).join('');
+      if (large) {
+        // An order made from keys in code-unit order first, which keys with surrogates then join.
+        for (let i = 0; i < 5_000; i++) {
+          const k = `b${String(i).padStart(5, '0')}`;
+          await col.put(k, i);
+          model.add(k);
+        }
+        await col.list({ limit: 1 });
+      }
+      for (let step = 0; step < 3_000; step++) {
+        const op = random();
+        if (op < 0.6) {
+          const k = key();
+          await col.put(k, step);
+          model.add(k);
+        } else if (op < 0.8) {
+          const k = random() < 0.5 ? key() : [...model][Math.floor(random() * model.size)];
+          if (k !== undefined) {
+            await col.del(k);
+            model.delete(k);
+          }
+        } else {
+          const expected = [...model].sort(byUtf8);
+          const b = key();
+          const p = key().slice(0, 2);
+          expect((await col.list({ gt: b, limit: 3 })).map((e) => e.key)).toEqual(expected.filter((k) => byUtf8(k, b) > 0).slice(0, 3));
+          expect((await col.list({ lte: b, reverse: true, limit: 3 })).map((e) => e.key)).toEqual(expected.filter((k) => byUtf8(k, b) <= 0).slice(-3).reverse());
+          expect((await col.list({ prefix: p })).map((e) => e.key)).toEqual(expected.filter((k) => k.startsWith(p)));
+          if (random() < 0.2) expect((await col.list()).map((e) => e.key)).toEqual(expected);
+        }
+      }
+      expect((await col.list()).map((e) => e.key)).toEqual([...model].sort(byUtf8));
     });
   }
 

@@ -54,6 +54,16 @@ function connection(over: Partial<ConnectionRecord> = {}): ConnectionRecord {
   };
 }
 
+/** LevelDB's key order: by the keys' UTF-8 bytes. */
+function byUtf8(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/** A key in a failure message, its characters outside ASCII written as escapes. */
+function escape(key: string): string {
+  return [...key].map((ch) => (ch < '\x7f' ? ch : `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase()}}`)).join('');
+}
+
 export function storeContract(name: string, makeHarness: () => Promise<StoreHarness>): void {
   describe(`store contract: ${name}`, () => {
     let h: StoreHarness;
@@ -140,6 +150,57 @@ export function storeContract(name: string, makeHarness: () => Promise<StoreHarn
         expect([...under].sort()).toEqual(['t/', 't/ada', 't/\u00e9', 't/\uffffend', 't/😀smile'].sort());
         expect((await c.list({ prefix: 't/', reverse: true })).length).toBe(5);
         expect((await c.list({ prefix: 't/😀' })).map((e) => e.key)).toEqual(['t/😀smile']);
+      });
+
+      it('lists in UTF-8 byte order (LevelDB\'s) where UTF-16 order differs: characters outside the BMP against U+E000 and above', async () => {
+        const c = store.collection<number>('utf8-order');
+        const ks = async (o?: Parameters<typeof c.list>[0]) => (await c.list(o)).map((e) => e.key);
+        const keys: string[] = [];
+        const put = async (k: string) => {
+          await c.put(k, keys.length);
+          keys.push(k);
+        };
+        // A listing first, then keys that sort before the last one in one order and after it in the other.
+        for (const k of ['u', 'u\u{1F600}']) await put(k);
+        expect(await ks()).toEqual(['u', 'u\u{1F600}']);
+        for (const k of ['u\uFF01', 'u\uE000x', 'u\uFFFF', 'u\u{1F600}z', 'u\u{10000}', 'u\uE000', 'u\u{1F600}\uFF01', 'u\u{1F600}\u{1F601}', 'ua', 'v', 'u\uD7FF', 'u\u{10FFFF}']) await put(k);
+        await c.del('ua');
+        keys.splice(keys.indexOf('ua'), 1);
+        const sorted = [...keys].sort(byUtf8);
+        expect(await ks()).toEqual(sorted);
+        expect(await ks({ reverse: true })).toEqual([...sorted].reverse());
+        expect(await ks({ limit: 4 })).toEqual(sorted.slice(0, 4));
+        expect(await ks({ reverse: true, limit: 4 })).toEqual(sorted.slice(-4).reverse());
+        // Bounds that are keys, and bounds that fall between them.
+        for (const b of [...keys, 'u\uE000w', 'u\u{1F5FF}', 'u\uFFEE', 'u\u{1F600}\uE000', 'u\u{1F600}\uFFFF', 'u\u{FFFD}']) {
+          const after = (k: string) => byUtf8(k, b);
+          expect(await ks({ gt: b }), `gt ${escape(b)}`).toEqual(sorted.filter((k) => after(k) > 0));
+          expect(await ks({ gte: b }), `gte ${escape(b)}`).toEqual(sorted.filter((k) => after(k) >= 0));
+          expect(await ks({ lt: b }), `lt ${escape(b)}`).toEqual(sorted.filter((k) => after(k) < 0));
+          expect(await ks({ lte: b, reverse: true, limit: 2 }), `lte ${escape(b)}`).toEqual(sorted.filter((k) => after(k) <= 0).slice(-2).reverse());
+          expect(await ks({ prefix: 'u', gt: b, limit: 2 }), `u, gt ${escape(b)}`).toEqual(sorted.filter((k) => k.startsWith('u') && after(k) > 0).slice(0, 2));
+          expect(await c.count({ lt: b }), `count lt ${escape(b)}`).toBe(sorted.filter((k) => after(k) < 0).length);
+        }
+        expect(await ks({ gt: 'u\u{1F600}', lt: 'u\uFFFF' })).toEqual([]);
+        expect(await ks({ gt: 'u\uFFFF', lt: 'u\u{1F600}z' })).toEqual(['u\u{10000}', 'u\u{1F600}']);
+        expect(await ks({ prefix: 'u', reverse: true })).toEqual(sorted.filter((k) => k.startsWith('u')).reverse());
+      });
+
+      it('lists every key of a prefix that ends in a character at or above U+D7FF, or outside the BMP, and intersects such a prefix with bounds', async () => {
+        const c = store.collection<number>('utf8-prefix');
+        const keys = ['p\uD7FF', 'p\uD7FFx', 'p\uD7FF\u{1F600}', 'p\uE000', 'p\uE000\u{1F600}', 'p\uE000\uFFFF', 'p\uFFFF\u{1F600}', 'p\u{1F600}', 'p\u{1F600}\u{1F601}', 'p\u{1F600}\uFF01', 'p\u{1F601}', 'p\u{1F7FF}\u{10FFFF}', 'p\u{1F800}', 'p\u{10FFFF}\u{10FFFF}', 'q'];
+        for (const [i, k] of keys.entries()) await c.put(k, i);
+        const sorted = [...keys].sort(byUtf8);
+        for (const prefix of ['p', 'p\uD7FF', 'p\uE000', 'p\uFFFF', 'p\u{1F600}', 'p\u{1F7FF}', 'p\u{10FFFF}', 'p\u{10FFFF}\u{10FFFF}']) {
+          const under = sorted.filter((k) => k.startsWith(prefix));
+          expect((await c.list({ prefix })).map((e) => e.key), `prefix ${escape(prefix)}`).toEqual(under);
+          expect((await c.list({ prefix, reverse: true, limit: 2 })).map((e) => e.key), `prefix ${escape(prefix)}, reverse`).toEqual(under.slice(-2).reverse());
+        }
+        // A prefix and a bound: the tighter of the two, in this order too.
+        const ks = async (o: Parameters<typeof c.list>[0]) => (await c.list(o)).map((e) => e.key);
+        expect(await ks({ prefix: 'p\u{1F600}', gt: 'p\uFF01' })).toEqual(sorted.filter((k) => k.startsWith('p\u{1F600}')));
+        expect(await ks({ prefix: 'p\uE000', lt: 'p\u{1F600}' })).toEqual(sorted.filter((k) => k.startsWith('p\uE000')));
+        expect(await ks({ prefix: 'p\uE000', lte: 'p\uE000\uFFFF' })).toEqual(['p\uE000', 'p\uE000\uFFFF']);
       });
 
       it('keeps key order through puts and deletes after a listing (appended, inserted, overwritten, removed)', async () => {
