@@ -338,6 +338,7 @@ const median = (v: number[]) => quantile(v, 0.5);
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const kbOrNone = (bytes: number | undefined) => (bytes === undefined ? 'not measured' : kb(bytes));
 
 function memory() {
   gc();
@@ -475,8 +476,10 @@ async function concurrentFlows(n: number) {
       throughput: n / (wall / 1000),
       p50: median(latencies),
       p99: quantile(latencies, 0.99),
-      heapPerWallet: (after.heap - before.heap) / n,
-      rssPerWallet: (after.rss - before.rss) / n,
+      // A few wallets are lost in the process's own growth and shrinking (a GC can hand pages back
+      // to the system): a figure at or below zero is no measure, and shows as such.
+      heapPerWallet: after.heap > before.heap ? (after.heap - before.heap) / n : undefined,
+      rssPerWallet: after.rss > before.rss ? (after.rss - before.rss) / n : undefined,
     };
   } finally {
     await bed.close();
@@ -538,7 +541,7 @@ if (concurrent.length) {
     `N wallets syncing at once against one service, envelope engine ${engines[0]} (every flow starts at t=0, so latency ≈ wall time)`,
     '  wallets  wall time   flows/s        p50        p99  heap/wallet  RSS/wallet',
     ...concurrent.map((c) =>
-      `  ${String(c.n).padStart(7)} ${`${(c.wall / 1000).toFixed(1)} s`.padStart(10)} ${c.throughput.toFixed(1).padStart(9)} ${ms(c.p50).padStart(10)} ${ms(c.p99).padStart(10)} ${kb(c.heapPerWallet).padStart(12)} ${kb(c.rssPerWallet).padStart(11)}`,
+      `  ${String(c.n).padStart(7)} ${`${(c.wall / 1000).toFixed(1)} s`.padStart(10)} ${c.throughput.toFixed(1).padStart(9)} ${ms(c.p50).padStart(10)} ${ms(c.p99).padStart(10)} ${kbOrNone(c.heapPerWallet).padStart(12)} ${kbOrNone(c.rssPerWallet).padStart(11)}`,
     ),
   );
 }
@@ -547,6 +550,6 @@ if (!json) process.stdout.write(lines.join('\n') + '\n');
 else {
   const r1 = (x: number) => Math.round(x * 10) / 10;
   const flow = Object.fromEntries(Object.entries(summary).map(([e, v]) => [e === 'didcomm-node' ? 'didcommNode' : e, Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'floorShare' || k.startsWith('mediatedRatio') ? Math.round(x * 1000) / 1000 : r1(x)]))]));
-  const conc = concurrent.map((c) => ({ wallets: c.n, engine: engines[0], wallS: r1(c.wall / 1000), flowsPerS: r1(c.throughput), p50Ms: r1(c.p50), p99Ms: r1(c.p99), heapPerWalletKb: r1(c.heapPerWallet / 1024), rssPerWalletKb: r1(c.rssPerWallet / 1024) }));
+  const conc = concurrent.map((c) => ({ wallets: c.n, engine: engines[0], wallS: r1(c.wall / 1000), flowsPerS: r1(c.throughput), p50Ms: r1(c.p50), p99Ms: r1(c.p99), heapPerWalletKb: c.heapPerWallet === undefined ? null : r1(c.heapPerWallet / 1024), rssPerWalletKb: c.rssPerWallet === undefined ? null : r1(c.rssPerWallet / 1024) }));
   process.stdout.write(JSON.stringify({ flow, concurrent: conc }) + '\n');
 }
