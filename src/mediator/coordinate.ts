@@ -4,7 +4,7 @@
 // granted party, up to the policy's number of recipient DIDs per party; keylist-query /
 // recipient-query answered with its DIDs, one page when asked.
 // Every request must be authcrypted: the party is the DID the envelope proves.
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import { IdsyncError } from '../errors.js';
 import {
   buildMediateDeny, buildMediateGrant, buildRecipientList, buildRecipientUpdateResponse, coordinateMediationProtocol, MEDIATION_VERSIONS,
@@ -40,12 +40,12 @@ function versionProtocol(core: MediatorCore, v: MediationVersion, updates: Keyed
         const party = partyOf(ctx);
         const rule = deniedBy(core.policy, party);
         if (rule !== undefined) {
-          core.events.emit('mediation-denied', { party: ionShortForm(party), rule, version: v });
+          core.events.emit('mediation-denied', { party: shortForm(party), rule, version: v });
           await ctx.reply(buildMediateDeny(v, { thid: ctx.thid }, deps));
           return;
         }
         await core.keylist.grant(party, v);
-        core.events.emit('mediation-granted', { party: ionShortForm(party), version: v });
+        core.events.emit('mediation-granted', { party: shortForm(party), version: v });
         await ctx.reply(buildMediateGrant(v, { thid: ctx.thid, routingDid: core.did() }, deps));
       },
       update: async (ctx, parsed) => {
@@ -54,14 +54,14 @@ function versionProtocol(core: MediatorCore, v: MediationVersion, updates: Keyed
         // (nothing applied), with a problem report that names the limit. Counted and applied with
         // the party's other updates held back: two at once would each count the keylist before
         // the other's adds, and together pass the limit.
-        const updated = await updates(ionShortForm(party), async () => {
+        const updated = await updates(shortForm(party), async () => {
           const after = await core.keylist.countAfter(party, parsed.updates);
           if (after > core.policy.maxKeys) {
             throw protocolError('keylist_full', `this mediator keeps at most ${core.policy.maxKeys} recipient DIDs per party; the update would leave ${after}`, { maxKeys: core.policy.maxKeys });
           }
           return core.keylist.update(party, parsed.updates);
         });
-        core.events.emit('keylist-updated', { party: ionShortForm(party), updated, version: v });
+        core.events.emit('keylist-updated', { party: shortForm(party), updated, version: v });
         await ctx.reply(buildRecipientUpdateResponse(v, { thid: ctx.thid, updated }, deps));
       },
       query: async (ctx, parsed) => {

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { epochSecondsMs } from '../clock.js';
 import { didOf, sameDid } from '../didcomm/message.js';
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import { toIdsyncError } from '../errors.js';
 import { protocolError } from '../protocols/protocol-kit.js';
 import { parseForwardMessage, ROUTING_PIURI, ROUTING_RULES } from '../protocols/routing.js';
@@ -37,7 +37,7 @@ export function mediatorRouting(core: MediatorCore, pickup: Pickup): ProtocolMod
       }
       throw protocolError('forward_onwards_failed', `the endpoint of ${next.slice(0, 200)} did not take the message (${e.code})`, { next: next.slice(0, 200), cause: e.code });
     }
-    core.events.emit('forward-relayed', { next: ionShortForm(next), count: packed.length, id: ctx.message.id });
+    core.events.emit('forward-relayed', { next: shortForm(next), count: packed.length, id: ctx.message.id });
   }
 
   /** Pushes now, or once the delay is over (a timer: nothing is lost if the process stops first, it stays queued). */
@@ -98,7 +98,7 @@ export function mediatorRouting(core: MediatorCore, pickup: Pickup): ProtocolMod
     if (!queued) return relay(ctx, parsed.next, parsed.packed);
     const { reg, entries } = queued;
     core.crashPoint?.('mediator:forward-queued');
-    core.events.emit('forward-queued', { to: ionShortForm(reg.recipientDid), owner: ionShortForm(reg.owner), queueIds: entries.map((e) => e.id), id: ctx.message.id });
+    core.events.emit('forward-queued', { to: shortForm(reg.recipientDid), owner: shortForm(reg.owner), queueIds: entries.map((e) => e.id), id: ctx.message.id });
     if (core.live.has(reg.owner)) pushWhenDue(ctx.router, reg.owner, reg.recipientDid, entries);
   }
 

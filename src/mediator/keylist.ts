@@ -14,13 +14,14 @@
 // the owner's to collect, and no other party can register the DID, and so collect or confirm
 // those messages, until they are gone. The spec says nothing of queued messages at removal;
 // idsync keeps what it acknowledged.
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import { didOf, sameDid } from '../didcomm/message.js';
 import type { Clock } from '../clock.js';
 import { toIdsyncError } from '../errors.js';
 import type { MediationVersion, Paginate, RecipientUpdate, RecipientUpdated } from '../protocols/coordinate-mediation.js';
 import { keyedLock } from '../keyed-lock.js';
 import type { BatchOp, Store } from '../store/store.js';
+import { afterReady, shortFormKeylist } from './short-form-keys.js';
 
 export const KEYLIST_COLLECTIONS = {
   /** Party DID (short form) → its grant. */
@@ -82,7 +83,9 @@ export interface Keylist {
   grants(limit: number): Promise<{ grants: Grant[]; total: number }>;
 }
 
-const key = (did: string) => ionShortForm(did);
+// DID Peer §Method 4: a did:peer:4's long and short forms are one DID, as a did:ion's are; a store
+// keyed otherwise before is moved once (short-form-keys.ts).
+const key = (did: string) => shortForm(did);
 const ownedKey = (party: string, recipient: string) => `${key(party)} ${key(recipient)}`;
 const isRecipientDid = (v: unknown): v is string => typeof v === 'string' && v.length <= 8192 && /^did:[a-z0-9]+:\S+$/.test(v);
 
@@ -179,7 +182,7 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
     }
   }
 
-  return {
+  return afterReady(() => shortFormKeylist(deps.store, KEYLIST_COLLECTIONS), {
     async grant(party, version) {
       // Under the DID's lock, so no add of it slips in between: from the grant on, update() refuses it to others.
       return withRecipient(party, async () => {
@@ -267,5 +270,5 @@ export function keylist(deps: { store: Store; clock: Clock; waiting?: (did: stri
       const [page, total] = await Promise.all([grants.list({ limit }), grants.count()]);
       return { grants: page.map((e) => e.value), total };
     },
-  };
+  } satisfies Keylist);
 }

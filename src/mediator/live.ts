@@ -4,7 +4,7 @@
 // disabled": a push that fails, or a connection that closes (forget), ends that connection's
 // binding. A party live on two connections keeps receiving on the older one when the newer ends:
 // it was told live_delivery true there, and that connection is not broken.
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 
 export type Push = (packed: string) => Promise<void>;
 
@@ -32,18 +32,18 @@ export function liveRoutes(): LiveRoutes {
   };
   return {
     bind(did, push) {
-      const key = ionShortForm(did);
+      const key = shortForm(did);
       sockets.set(key, [...(sockets.get(key) ?? []).filter((p) => p !== push), push]);
     },
     unbind(did, push) {
-      const key = ionShortForm(did);
+      const key = shortForm(did);
       if (push) drop(key, push);
       else sockets.delete(key);
     },
-    has: (did) => sockets.has(ionShortForm(did)),
-    bound: (did, push) => sockets.get(ionShortForm(did))?.includes(push) ?? false,
+    has: (did) => sockets.has(shortForm(did)),
+    bound: (did, push) => sockets.get(shortForm(did))?.includes(push) ?? false,
     async push(did, packed) {
-      const key = ionShortForm(did);
+      const key = shortForm(did);
       for (;;) {
         const list = sockets.get(key);
         const push = list?.[list.length - 1];

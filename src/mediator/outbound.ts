@@ -11,7 +11,7 @@ import { pack as packEnvelope } from '../didcomm/envelope/index.js';
 import { didOf, sameDid } from '../didcomm/message.js';
 import { multiTransport } from '../didcomm/transport/index.js';
 import type { EnvelopeContext, Transport } from '../didcomm/types.js';
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import type { DocumentResolver } from '../did/types.js';
 import type { Clock, IdGenerator } from '../clock.js';
 import { IdsyncError } from '../errors.js';
@@ -87,11 +87,11 @@ export function mediatorOutbound(d: MediatorOutboundDeps): MediatorOutbound {
         return transport.send(endpoint, packed, { returnRoute: target.returnRoute, messageType: message.type });
       }
       if (NEVER_QUEUED.has(message.type) || !(await isParty(to))) {
-        d.events.emit('message-dropped', { to: ionShortForm(to), messageId: message.id, type: message.type, reason: NEVER_QUEUED.has(message.type) ? 'never queued' : 'not a party of this mediator' });
+        d.events.emit('message-dropped', { to: shortForm(to), messageId: message.id, type: message.type, reason: NEVER_QUEUED.has(message.type) ? 'never queued' : 'not a party of this mediator' });
         return [];
       }
       const entry = await d.queue.enqueue(to, packed, { messageId: message.id, thid: message.thid ?? message.id, type: message.type });
-      d.events.emit('message-queued', { to: ionShortForm(to), queueId: entry.id, messageId: message.id, type: message.type });
+      d.events.emit('message-queued', { to: shortForm(to), queueId: entry.id, messageId: message.id, type: message.type });
       return [];
     },
 

@@ -10,7 +10,7 @@
 // them; the Identus SDK handles nothing else arriving on the socket) and stay queued until
 // messages-received: a push the connection lost is delivered again by the next delivery-request.
 import { didOf, sameDid } from '../didcomm/message.js';
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import { IdsyncError, isIdsyncError } from '../errors.js';
 import { buildDelivery, buildStatus, messagePickupProtocol } from '../protocols/message-pickup.js';
 import { protocolError } from '../protocols/protocol-kit.js';
@@ -74,7 +74,7 @@ export function mediatorPickup(core: MediatorCore): Pickup {
       // A party that registered its own DID (idsync's wallet does) holds it once: each DID's queue is read once.
       // With the DIDs it removed while messages for them waited: those are still its to collect.
       const dids = [party, ...(await core.keylist.recipientsOf(party)), ...(await core.keylist.retiredOf(party))];
-      const unique = [...new Map(dids.map((d) => [ionShortForm(d), d])).values()];
+      const unique = [...new Map(dids.map((d) => [shortForm(d), d])).values()];
       const mine: string[] = [];
       for (const d of unique) if (!(await anotherParty(d, party))) mine.push(d);
       return { party, dids: mine };
@@ -148,7 +148,7 @@ export function mediatorPickup(core: MediatorCore): Pickup {
         // The delivery's outer layer is anoncrypted (the queued messages inside are encrypted for their recipients).
         await ctx.reply(delivery, { mode: 'anoncrypt' });
         core.crashPoint?.('mediator:delivered');
-        core.events.emit('pickup-delivered', { to: ionShortForm(scope.party), queueIds: entries.map((e) => e.id) });
+        core.events.emit('pickup-delivered', { to: shortForm(scope.party), queueIds: entries.map((e) => e.id) });
       },
 
       'messages-received': async (ctx, parsed) => {
@@ -157,7 +157,7 @@ export function mediatorPickup(core: MediatorCore): Pickup {
         // Across all the party's DIDs in one write (queue.ts remove()).
         const removed = await core.queue.remove(scope.dids, parsed.messageIds);
         core.crashPoint?.('mediator:received');
-        core.events.emit('pickup-received', { to: ionShortForm(scope.party), removed, queueIds: parsed.messageIds });
+        core.events.emit('pickup-received', { to: shortForm(scope.party), removed, queueIds: parsed.messageIds });
         // "The mediator SHOULD send an updated status message reflecting the changes to the queue."
         // It answers on the connection the confirmation came on (return_route "all", which §Basic
         // Walkthrough has every recipient request set); a recipient that confirms as it disconnects
@@ -175,14 +175,14 @@ export function mediatorPickup(core: MediatorCore): Pickup {
             throw protocolError('live_mode_not_supported', 'live delivery needs a persistent connection (WebSocket)');
           }
           core.live.bind(scope.party, info.reply);
-          liveThreads.set(ionShortForm(scope.party), ctx.message.id);
+          liveThreads.set(shortForm(scope.party), ctx.message.id);
           info.bind?.(scope.party);
         } else {
           // Off on the connection that asked (over HTTP, which is no connection: on all of them).
           core.live.unbind(scope.party, connectionOf(ctx));
-          if (!core.live.has(scope.party)) liveThreads.delete(ionShortForm(scope.party));
+          if (!core.live.has(scope.party)) liveThreads.delete(shortForm(scope.party));
         }
-        core.events.emit('live-delivery-changed', { to: ionShortForm(scope.party), live: parsed.liveDelivery });
+        core.events.emit('live-delivery-changed', { to: shortForm(scope.party), live: parsed.liveDelivery });
         // "Upon receiving the live_delivery_change message, the mediator MUST respond with a status message."
         await status(ctx, scope);
       },
@@ -195,7 +195,7 @@ export function mediatorPickup(core: MediatorCore): Pickup {
     async pushLive(router, party, entries) {
       if (!core.live.has(party) || entries.length === 0) return false;
       const delivery = buildDelivery(
-        { thid: liveThreads.get(ionShortForm(party)) ?? entries[0]!.id, to: party, messages: entries.map((e) => ({ id: e.id, packed: e.packed })) },
+        { thid: liveThreads.get(shortForm(party)) ?? entries[0]!.id, to: party, messages: entries.map((e) => ({ id: e.id, packed: e.packed })) },
         deps,
       );
       // Through the router like every message the mediator sends: checked against the rules and
@@ -209,7 +209,7 @@ export function mediatorPickup(core: MediatorCore): Pickup {
         if (isIdsyncError(err) && err.code === 'live_connection_closed') return false;
         throw err;
       }
-      core.events.emit('live-pushed', { to: ionShortForm(party), queueIds: entries.map((e) => e.id) });
+      core.events.emit('live-pushed', { to: shortForm(party), queueIds: entries.map((e) => e.id) });
       return true;
     },
   };
@@ -225,7 +225,7 @@ export async function takeOne(core: Pick<MediatorCore, 'queue' | 'events'>, did:
   if (!entry) return false;
   await reply(entry.packed);
   await core.queue.remove(did, [entry.id]);
-  core.events.emit('message-delivered', { to: ionShortForm(did), messageId: entry.messageId, type: entry.type, via: 'return-route', queueId: entry.id });
+  core.events.emit('message-delivered', { to: shortForm(did), messageId: entry.messageId, type: entry.type, via: 'return-route', queueId: entry.id });
   return true;
 }
 

@@ -11,13 +11,14 @@
 // nothing it already saw a count of disappears). A message may also carry its own end
 // (`expiresAt`, a forward's expires_time) and a time before which it is held back (`notBefore`,
 // a forward's delay_milli); both are read with the same clock.
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import type { Clock, IdGenerator } from '../clock.js';
 import { IdsyncError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { timeKey } from '../store/time-key.js';
 import { setBounded } from '../bounded.js';
 import { keyedLock } from '../keyed-lock.js';
+import { afterReady, shortFormQueue } from './short-form-keys.js';
 
 export const DEFAULT_QUEUE_TTL_MS = 30 * 24 * 3600 * 1000;
 export const DEFAULT_QUEUE_MAX_PER_RECIPIENT = 1000;
@@ -131,7 +132,7 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
   const ttl = options.ttlMs ?? DEFAULT_QUEUE_TTL_MS;
   const max = options.maxPerRecipient ?? DEFAULT_QUEUE_MAX_PER_RECIPIENT;
   const index = slotIndexFor(deps.store, name);
-  const prefix = (recipient: string) => `${ionShortForm(recipient)}/`;
+  const prefix = (recipient: string) => `${shortForm(recipient)}/`;
   /** Queue ids at or after this one are still alive (id = queueing time's timeKey + …). */
   const liveFromId = (now: number) => timeKey(now - ttl);
   // A number, not merely present: a time stored as null (JSON's Infinity) is no end, and no wait.
@@ -143,7 +144,7 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
 
   /** `recipient`'s slots as the store holds them, expired ones included (they go at the next look). */
   function slots(recipient: string): Promise<readonly QueueSlot[]> {
-    const r = ionShortForm(recipient);
+    const r = shortForm(recipient);
     const known = index.byRecipient.get(r);
     if (known) return Promise.resolve(known);
     const under = index.loading.get(r);
@@ -164,7 +165,7 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
 
   /** After a write to `recipient`'s messages: its kept slots become `change(slots)`, and a listing under way is not kept. */
   function changed(recipient: string, change: (s: readonly QueueSlot[]) => QueueSlot[]): void {
-    const r = ionShortForm(recipient);
+    const r = shortForm(recipient);
     const known = index.byRecipient.get(r);
     // A new array each time: a caller may still be reading the one it was given.
     if (known) index.byRecipient.set(r, change(known));
@@ -202,10 +203,17 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
     return all.filter((s) => s.id >= from);
   };
 
-  return {
+  /** A store keyed by did:peer:4 long forms before is moved first (short-form-keys.ts); what moved is listed again. */
+  const ready = async () => {
+    if ((await shortFormQueue(deps.store, name)) === 0) return;
+    index.byRecipient.clear();
+    for (const l of index.loading.values()) l.dirty = true;
+  };
+
+  return afterReady(ready, {
     // One recipient's enqueues one at a time: the limit is checked and the message written before
     // the next one looks, whoever calls (a forward, a mediator's own answer, the twin's queue).
-    enqueue: (recipient, packed, meta = {}) => enqueueLock(ionShortForm(recipient), async () => {
+    enqueue: (recipient, packed, meta = {}) => enqueueLock(shortForm(recipient), async () => {
       let now = deps.clock.now();
       let live = alive(await slots(recipient), now);
       // The same message again (a sender retrying an unanswered send) waits once. A copy past its
@@ -229,7 +237,7 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
       last = now;
       // Queue ids are URL- and key-safe, and sort by arrival across recipients: time, sequence, random part.
       const id = `${timeKey(now)}-${String(seq).padStart(4, '0')}-${deps.ids().replace(/[^A-Za-z0-9-]/g, '')}`;
-      const entry: QueuedMessage = { id, recipient: ionShortForm(recipient), packed, queuedAt: new Date(now).toISOString(), ...meta };
+      const entry: QueuedMessage = { id, recipient: shortForm(recipient), packed, queuedAt: new Date(now).toISOString(), ...meta };
       for (const k of Object.keys(entry) as Array<keyof QueuedMessage>) if (entry[k] === undefined) delete entry[k];
       await col.put(prefix(recipient) + id, entry);
       const slot = slotOf(entry);
@@ -269,7 +277,7 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
     async remove(recipients, ids) {
       const named = new Set(ids.filter(validId));
       if (named.size === 0) return 0;
-      const each = typeof recipients === 'string' ? [recipients] : [...new Map(recipients.map((r) => [ionShortForm(r), r])).values()];
+      const each = typeof recipients === 'string' ? [recipients] : [...new Map(recipients.map((r) => [shortForm(r), r])).values()];
       const gone = await Promise.all(each.map(async (r) => ({ recipient: r, slots: (await slots(r)).filter((s) => named.has(s.id)) })));
       const ops = gone.flatMap((g) => g.slots.map((s) => ({ type: 'del' as const, collection: name, key: prefix(g.recipient) + s.id })));
       if (ops.length === 0) return 0;
@@ -301,5 +309,5 @@ export function messageQueue(deps: { store: Store; clock: Clock; ids: IdGenerato
       }
       return keys.length;
     },
-  };
+  } satisfies MessageQueue);
 }

@@ -1,5 +1,6 @@
 // Parties that use a mediator in tests, over real sockets: a recipient (a did:peer:2 with no
-// endpoint, or one naming the mediator's DID as its endpoint) that asks for mediation, registers
+// endpoint, or one naming the mediator's DID as its endpoint; or a did:peer:4, which it may use in
+// either form, DID Peer §Method 4) that asks for mediation, registers
 // DIDs and picks up over HTTP or a WebSocket, and a sender that sends to a DID behind the mediator
 // (pack() wraps the forward itself, DIDComm v2.1 §Using a DID as an endpoint). Each is an idsync
 // router with the client side of the protocols; what the mediator answers is awaited as events.
@@ -7,7 +8,9 @@ import { EventEmitter } from 'node:events';
 import { systemClock } from '../../src/clock.js';
 import { createKeyDid } from '../../src/did/key.js';
 import { createPeerDid } from '../../src/did/peer.js';
+import { createPeerDid4 } from '../../src/did/peer4.js';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
+import { shortForm } from '../../src/did/short-form.js';
 import type { CreatedDid, DocumentResolver } from '../../src/did/types.js';
 import { unpack } from '../../src/didcomm/envelope/index.js';
 import { sameDid } from '../../src/didcomm/message.js';
@@ -42,11 +45,20 @@ export interface Delivered {
 
 const baseResolver = documentResolver(createResolver({ cache: false }));
 
-/** A party with a did:peer:2 (or did:key) of its own; `endpoint` is its service URI (a URL, or a mediator's DID). */
-export function party(o: { endpoint?: string; key?: boolean } = {}): Party {
-  const created = o.key ? createKeyDid() : createPeerDid(o.endpoint ? { endpoint: o.endpoint } : {});
+/**
+ * A party with a did:peer:2 (or did:key, or did:peer:4) of its own; `endpoint` is its service URI
+ * (a URL, or a mediator's DID). `created` gives it an existing DID instead, and `as` the form of it
+ * it sends from (a did:peer:4's short form). `knows`: did:peer:4 long forms it has seen, so it
+ * resolves their short forms (DID Peer §Method 4 "Short form").
+ */
+export function party(o: { endpoint?: string; key?: boolean; peer4?: boolean; created?: CreatedDid; as?: string; knows?: string[] } = {}): Party {
+  const created = o.created ?? (o.key ? createKeyDid() : o.peer4 ? createPeerDid4(o.endpoint ? { endpoint: o.endpoint } : {}) : createPeerDid(o.endpoint ? { endpoint: o.endpoint } : {}));
   const extra: CreatedDid[] = [];
+  const longForms = new Map([created.did, ...(o.knows ?? [])].map((long) => [shortForm(long), long]));
+  const peer4Resolver = documentResolver(createResolver({ cache: false, registry: { get: async (did) => longForms.get(did) } }));
   const resolve: DocumentResolver = async (did) => {
+    // A did:peer:4 short form resolves to its own document (ids in the short form), not the long form's.
+    if (did.startsWith('did:peer:4')) return peer4Resolver(did);
     for (const c of [created, ...extra]) if (sameDid(did, c.did)) return c.document;
     return baseResolver(did);
   };
@@ -56,7 +68,7 @@ export function party(o: { endpoint?: string; key?: boolean } = {}): Party {
   const inbox: PlainMessage[] = [];
   let router: Router;
   const ws = wsTransport({ onInbound: async (packed, info) => void (await router.receive(packed, { transport: 'ws', ...(info.reply ? { reply: info.reply } : {}), redelivery: true })) });
-  router = createRouter({ envelope, send: transportOutbound([httpTransport(), ws]), clock: systemClock, myDids: [created.did], reportDuplicates: false });
+  router = createRouter({ envelope, send: transportOutbound([httpTransport(), ws]), clock: systemClock, myDids: [o.as ?? created.did], reportDuplicates: false });
   router.events.on('received', (e: { message: PlainMessage }) => inbox.push(e.message));
   router.use(
     ...basicProtocols(),
@@ -70,7 +82,7 @@ export function party(o: { endpoint?: string; key?: boolean } = {}): Party {
       ['recipient'],
     ),
   );
-  return { did: created.did, created, router, envelope, events, inbox, ws, close: () => ws.close() };
+  return { did: o.as ?? created.did, created, router, envelope, events, inbox, ws, close: () => ws.close() };
 }
 
 /** A sender with no endpoint of its own (its answers, if any, are not awaited). */

@@ -1,0 +1,191 @@
+// The mediator keys every DID by its short form (did/short-form.ts): a did:peer:4's long and short
+// forms are one party and one recipient (DID Peer §Method 4: the long form goes in a first message,
+// the short form after it). Stores written while only did:ion long forms were shortened hold
+// did:peer:4 long forms in their keys; this moves each such record to its short-form key, once per
+// store, before the keylist or the queue reads it. Each record moves in one batch with the removal
+// of its old key, so a crash midway leaves every record under exactly one of them and the next open
+// moves the rest; a mark written at the end says the collection is done, and later opens read no
+// more than that mark.
+import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
+import { didOf, sameDid } from '../didcomm/message.js';
+import type { BatchOp, Collection, Entry, Store } from '../store/store.js';
+
+// The fields read here of a grant, a registration and a queued message (keylist.ts, queue.ts,
+// which use this file); every other field is carried as it is.
+type Grant = { grantedAt: string };
+type Registration = { recipientDid: string; owner: string; addedAt: string; removedAt?: string };
+type QueuedMessage = { recipient: string };
+
+/** The marks: collection (or group of collections) name → done. */
+export const SHORT_FORM_MARKS = 'med-short-keys';
+
+/** Only did:peer:4 long forms changed key: every other DID was keyed by the form the mediator keys it by now. */
+const MOVED_METHOD = 'did:peer:4';
+const PAGE = 256;
+
+const running = new WeakMap<Store, Map<string, Promise<number>>>();
+
+/** Runs `move` over `store` unless `mark` says it ran; once per store object, again after a failure. Resolves with how many records moved. */
+function onceMarked(store: Store, mark: string, move: () => Promise<number>): Promise<number> {
+  let byMark = running.get(store);
+  if (!byMark) running.set(store, (byMark = new Map()));
+  let run = byMark.get(mark);
+  if (!run) {
+    run = (async () => {
+      const marks = store.collection<string>(SHORT_FORM_MARKS);
+      if ((await marks.get(mark)) !== undefined) return 0;
+      const moved = await move();
+      await marks.put(mark, 'short-form');
+      return moved;
+    })();
+    const mine = byMark;
+    run.catch(() => mine.delete(mark));
+    byMark.set(mark, run);
+  }
+  return run;
+}
+
+/** `col`'s entries in key order, a page at a time (a queue may hold many large messages). */
+async function* pages<T>(col: Collection<T>, prefix?: string): AsyncGenerator<Entry<T>[]> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await col.list({ ...(prefix !== undefined ? { prefix } : {}), ...(after !== undefined ? { gt: after } : {}), limit: PAGE });
+    if (page.length) yield page;
+    if (page.length < PAGE) return;
+    after = page[page.length - 1]!.key;
+  }
+}
+
+export interface KeylistCollections {
+  grants: string;
+  recipients: string;
+  owned: string;
+  retired: string;
+}
+
+/**
+ * Of two registrations of one DID or key id (its two forms, which the mediator took for two), the
+ * one kept: the same party's registration over its claim on what waits (keylist.ts retire); else
+ * the DID's own party's (a party registering its own DID proved control of it, and its grant ends
+ * anyone else's); else the earlier, as registering the other form would have been refused.
+ */
+function kept(held: Registration, moved: Registration): Registration {
+  if (shortForm(held.owner) === shortForm(moved.owner)) return held.removedAt !== undefined && moved.removedAt === undefined ? moved : held;
+  const own = [held, moved].filter((r) => sameDid(didOf(r.recipientDid), r.owner));
+  if (own.length === 1) return own[0]!;
+  return moved.addedAt < held.addedAt ? moved : held;
+}
+
+/** The keys of `reg` in its owner's index and retired claims: as written before, and as written now. */
+function indexKeys(reg: Registration): string[] {
+  return [...new Set([`${ionShortForm(reg.owner)} ${ionShortForm(reg.recipientDid)}`, `${shortForm(reg.owner)} ${shortForm(reg.recipientDid)}`])];
+}
+
+/** Moves the keylist's grants, registrations, party indexes and retired claims to short-form keys (keylist.ts layout). */
+export function shortFormKeylist(store: Store, names: KeylistCollections): Promise<number> {
+  return onceMarked(store, 'keylist', async () => {
+    let moved = 0;
+    // Grants: `<party>`. The party granted again in its other form keeps its first grant time.
+    const grants = store.collection<Grant>(names.grants);
+    for await (const page of pages(grants, MOVED_METHOD)) {
+      for (const { key, value } of page) {
+        const to = shortForm(key);
+        if (to === key) continue;
+        const held = await grants.get(to);
+        const grant = held ? { ...held, grantedAt: held.grantedAt < value.grantedAt ? held.grantedAt : value.grantedAt } : value;
+        await store.batch([{ type: 'put', collection: names.grants, key: to, value: grant }, { type: 'del', collection: names.grants, key }]);
+        moved++;
+      }
+    }
+    // Registrations: `<recipient DID or key id>`. Two of one DID keep one; the other party's index
+    // entries go with the one not kept (its messages stay, for the DID's holder to collect).
+    const recipients = store.collection<Registration>(names.recipients);
+    for await (const page of pages(recipients, MOVED_METHOD)) {
+      for (const { key, value } of page) {
+        const to = shortForm(key);
+        if (to === key) continue;
+        const held = await recipients.get(to);
+        const reg = held ? kept(held, value) : value;
+        const dropped = held && shortForm(held.owner) !== shortForm(value.owner) ? (reg === held ? value : held) : undefined;
+        const ops: BatchOp[] = [{ type: 'put', collection: names.recipients, key: to, value: reg }, { type: 'del', collection: names.recipients, key }];
+        if (dropped) for (const k of indexKeys(dropped)) ops.push({ type: 'del', collection: names.owned, key: k }, { type: 'del', collection: names.retired, key: k });
+        await store.batch(ops);
+        moved++;
+      }
+    }
+    // A party's index and its retired claims: `<party> <recipient>` (DIDs hold no spaces). An entry
+    // stays when its registration (moved above) is still that party's, in that state.
+    for (const [name, retired] of [[names.owned, false], [names.retired, true]] as const) {
+      for await (const page of pages(store.collection<{ recipientDid: string }>(name))) {
+        for (const { key } of page) {
+          const space = key.indexOf(' ');
+          if (space === -1) continue;
+          const party = key.slice(0, space);
+          const recipient = key.slice(space + 1);
+          const to = `${shortForm(party)} ${shortForm(recipient)}`;
+          if (to === key) continue;
+          const reg = await recipients.get(shortForm(recipient));
+          const still = reg !== undefined && shortForm(reg.owner) === shortForm(party) && (reg.removedAt !== undefined) === retired;
+          const ops: BatchOp[] = [{ type: 'del', collection: name, key }];
+          if (still) ops.unshift({ type: 'put', collection: name, key: to, value: { recipientDid: reg.recipientDid } });
+          await store.batch(ops);
+          moved++;
+        }
+      }
+    }
+    return moved;
+  });
+}
+
+/** Moves the queue's messages, `<recipient>/<queue id>`, to their recipient's short-form key (queue.ts layout). */
+export function shortFormQueue(store: Store, collection: string): Promise<number> {
+  return onceMarked(store, `queue ${collection}`, async () => {
+    let moved = 0;
+    const col = store.collection<QueuedMessage>(collection);
+    for await (const page of pages(col, MOVED_METHOD)) {
+      for (const { key, value } of page) {
+        // Queue ids hold no '/'; a recipient DID URL may.
+        const slash = key.lastIndexOf('/');
+        if (slash === -1) continue;
+        const to = `${shortForm(key.slice(0, slash))}/${key.slice(slash + 1)}`;
+        if (to === key) continue;
+        await store.batch([
+          { type: 'put', collection, key: to, value: { ...value, recipient: shortForm(value.recipient) } },
+          { type: 'del', collection, key },
+        ]);
+        moved++;
+      }
+    }
+    return moved;
+  });
+}
+
+/**
+ * `api` with each of its methods run once `ready` has resolved, started now; a failure is tried
+ * again at the next call. After that, a call costs one check.
+ */
+export function afterReady<T extends object>(ready: () => Promise<unknown>, api: T): T {
+  let done = false;
+  let pending: Promise<unknown> | undefined;
+  const wait = (): Promise<unknown> =>
+    (pending ??= ready().then(
+      () => void (done = true),
+      (err: unknown) => {
+        pending = undefined;
+        throw err;
+      },
+    ));
+  wait().catch(() => {});
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(api)) {
+    out[name] =
+      typeof value === 'function'
+        ? async (...args: unknown[]) => {
+            if (!done) await wait();
+            return (value as (...a: unknown[]) => unknown).apply(api, args);
+          }
+        : value;
+  }
+  return out as T;
+}
