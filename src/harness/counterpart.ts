@@ -120,6 +120,9 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
   const registry = fullRegistry();
   const rulesChecked = new Map<string, number>();
   let seq = 0;
+  /** Waits not yet settled (waitFor, Redirect.followed): close() ends them, timers and listeners with them. */
+  const pending = new Set<(r?: Received) => void>();
+  let closed = false;
 
   let api!: Counterpart;
   let wellKnown: string | undefined;
@@ -308,18 +311,20 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
     waitFor(match, timeoutMs) {
       const found = received.find(match);
       if (found) return Promise.resolve(found);
+      if (closed) return Promise.resolve(undefined);
       return new Promise((resolve) => {
-        const onReceived = (r: Received) => {
-          if (!match(r)) return;
+        const settle = (r: Received | undefined) => {
           clearTimeout(timer);
           events.off('received', onReceived);
+          pending.delete(settle);
           resolve(r);
         };
-        const timer = setTimeout(() => {
-          events.off('received', onReceived);
-          resolve(undefined);
-        }, timeoutMs);
+        const onReceived = (r: Received) => {
+          if (match(r)) settle(r);
+        };
+        const timer = setTimeout(() => settle(undefined), timeoutMs);
         events.on('received', onReceived);
+        pending.add(settle);
       });
     },
     redirectNext() {
@@ -330,15 +335,17 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
         location: r.location,
         answered: () => r.entry,
         followed(timeoutMs = 0) {
-          if (r.came || timeoutMs <= 0) return Promise.resolve(r.came === true);
+          if (r.came || timeoutMs <= 0 || closed) return Promise.resolve(r.came === true);
           return new Promise<boolean>((resolve) => {
             const done = () => {
               clearTimeout(timer);
               events.off('redirect-followed', done);
+              pending.delete(done);
               resolve(r.came === true);
             };
             const timer = setTimeout(done, timeoutMs);
             events.on('redirect-followed', done);
+            pending.add(done);
           });
         },
         cancel() {
@@ -348,6 +355,11 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
       };
     },
     close: () => new Promise<void>((resolve) => {
+      // Waits still pending end now, with nothing: a wait that lost a race (an answer or a problem
+      // report, whichever comes first) would otherwise keep its timer, and the process, alive for
+      // up to a case timeout after the run has ended.
+      closed = true;
+      for (const settle of [...pending]) settle(undefined);
       // Every connection ever opened goes at once (no close handshake to wait for).
       link.close();
       server.closeAllConnections?.();
