@@ -50,10 +50,10 @@ export function caseLine(c: CaseResult): string {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-/** The options `run` and `matrix` share, added to `cmd`. */
-export function addSharedOptions(cmd: Command): Command {
+/** The options `run` and `matrix` share, added to `cmd`; `moreSuites` names suites only `cmd` has (run's mediator suites). */
+export function addSharedOptions(cmd: Command, moreSuites = ''): Command {
   return cmd
-    .option('--suite <suites>', `comma-separated suites (default all; a DID: ${DID_SUITES.join(', ')}; an invitation URL: ${INVITATION_SUITES.join(', ')})`)
+    .option('--suite <suites>', `comma-separated suites (default all; a DID: ${DID_SUITES.join(', ')}; an invitation URL: ${INVITATION_SUITES.join(', ')}${moreSuites})`)
     .option('--case <id>', 'run only this case (repeatable; see the ids in the report); the run-level case run/sent-messages always runs', collect, [])
     .addOption(new Option('--mode <mode>', 'the envelope the cases pack their messages in').choices([...RUN_MODES]).default('authcrypt'))
     .addOption(new Option('--profile <profile>', 'liberal: a broken MUST fails a case; strict: a broken SHOULD or advice not followed does too').choices(['liberal', 'strict']).default('liberal'))

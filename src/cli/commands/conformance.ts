@@ -67,7 +67,7 @@ export function registerConformanceCommand(program: Command, deps: CommandDeps):
     .option('--accept-timeout <ms>', 'with --role: how long the agent has to accept the invitation', '120000')
     .option('--report <dir>', 'write report.json, junit.xml and report.html into this folder')
     .option('--baseline <file>', 'compare with an earlier run (its report.json or --json output): newly failing, newly passing');
-  addSharedOptions(run)
+  addSharedOptions(run, `; --role mediator: ${MEDIATOR_SUITES.join(', ')}`)
     .addHelpText('after', EXIT_HELP)
     .action(async (opts: RunOpts, cmd: Command) => {
       const verbose = Boolean(cmd.optsWithGlobals().verbose);
