@@ -22,6 +22,28 @@ export const processIo: CliIo = {
   env: process.env,
 };
 
+/**
+ * The exit status of a process whose stdout reader went away (`idsync rules | head -1`): 128 +
+ * SIGPIPE, what a shell reports for `git log | head` and any program SIGPIPE ended.
+ */
+export const EXIT_CLOSED_PIPE = 141;
+
+/**
+ * Makes a closed pipe end the process quietly instead of with Node's "Unhandled 'error' event"
+ * and a stack trace. stdout closed: nobody reads what follows, so the command stops at once with
+ * EXIT_CLOSED_PIPE (a long-running one, such as the proxy, at its next line). stderr closed: there
+ * is nowhere to report anything, so its write errors are dropped and the command ends with its
+ * own status. Any other stdout failure gets the CLI's one error line.
+ */
+export function endQuietlyOnClosedPipes(stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, exit: (code: number) => void): void {
+  stderr.on('error', () => {});
+  stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') return exit(EXIT_CLOSED_PIPE);
+    stderr.write(`idsync: internal_error: cannot write to standard output (${err.code ?? err.message})\n`);
+    exit(1);
+  });
+}
+
 export interface Output {
   readonly json: boolean;
   /** A line for people; dropped with --json so that stdout stays one JSON document. */
