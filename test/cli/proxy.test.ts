@@ -4,7 +4,8 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { proxyRules } from '../../src/cli/commands/proxy.js';
+import { proxyRules, runProxy } from '../../src/cli/commands/proxy.js';
+import { createOutput, type CliIo } from '../../src/cli/output.js';
 import { startCli } from '../e2e/processes.js';
 import { ERROR_LINE, runCli } from './run-cli.js';
 
@@ -46,6 +47,28 @@ describe('idsync proxy', () => {
     } finally {
       expect(await proxy.stop()).toBe(0);
     }
+  });
+
+  it('with --json-log keeps stdout to JSON lines: the banner and the closing line go to stderr', async () => {
+    const out = { stdout: '', stderr: '' };
+    const io: CliIo = { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), readStdin: async () => '' };
+    await runProxy(
+      { listen: '0', target, host: '127.0.0.1', drop: '1', seed: '42', jsonLog: true },
+      {
+        io,
+        output: (json) => createOutput(io, json),
+        // Listening by now: one message through it, dropped and logged, then the proxy stops.
+        until: async () => {
+          const url = /^proxy (\S+) -> /m.exec(out.stderr)?.[1];
+          expect(url, out.stderr).toBeDefined();
+          expect((await fetch(`${url}/didcomm`, { method: 'POST', headers: { 'content-type': 'application/didcomm-plain+json' }, body: msg(2) })).status).toBe(202);
+        },
+      },
+    );
+    const lines = out.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ seq: 1, fault: 'drop', direction: 'to-target' });
+    expect(out.stderr).toMatch(new RegExp(`^proxy http://127\\.0\\.0\\.1:\\d+ -> ${target}\nseed 42; faults: drop 1\nstop with Ctrl-C\nproxy stopping; faults applied: drop 1\n$`));
   });
 
   it('refuses bad flags as usage errors (exit 2, one error line)', async () => {

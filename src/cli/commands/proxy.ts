@@ -71,6 +71,10 @@ export async function runProxy(o: ProxyOptions, deps: ProxyCommandDeps): Promise
   if (!Number.isInteger(seed)) throw usageError('invalid_argument', `--seed must be an integer: ${o.seed}`);
   const rules = proxyRules(o);
   const out = deps.output(Boolean(o.json));
+  // With --json-log stdout carries the fault log alone, one JSON line each, so that it can be
+  // redirected to a .jsonl file: the lines for people go to stderr. --json's document stays on
+  // stdout (it is JSON too).
+  const human = (text: string) => (o.jsonLog ? deps.io.stderr(text + '\n') : out.say(text));
   const now = deps.now ?? Date.now;
   const proxy = await startFaultProxy({
     listen,
@@ -89,12 +93,15 @@ export async function runProxy(o: ProxyOptions, deps: ProxyCommandDeps): Promise
     throw (err as { code?: string }).code === 'invalid_argument' ? usageError('invalid_argument', (err as Error).message) : err;
   });
   try {
-    out.result({ listening: proxy.url, target: o.target, seed, rules }, () =>
-      [`proxy ${proxy.url} -> ${o.target}`, `seed ${seed}; faults: ${rules.length ? rules.map((r) => `${r.fault}${r.probability !== undefined ? ` ${r.probability}` : ` ${r.delayMs}ms${r.jitterMs ? `+${r.jitterMs}` : ''}`}`).join(', ') : 'none'}`, 'stop with Ctrl-C'].join('\n'),
-    );
+    const started = { listening: proxy.url, target: o.target, seed, rules };
+    if (o.json) out.result(started);
+    else {
+      const faults = rules.length ? rules.map((r) => `${r.fault}${r.probability !== undefined ? ` ${r.probability}` : ` ${r.delayMs}ms${r.jitterMs ? `+${r.jitterMs}` : ''}`}`).join(', ') : 'none';
+      for (const line of [`proxy ${proxy.url} -> ${o.target}`, `seed ${seed}; faults: ${faults}`, 'stop with Ctrl-C']) human(line);
+    }
     await (deps.until ?? untilSignal)();
     const counts = Object.entries(proxy.injector.counts()).filter(([, n]) => n > 0);
-    out.say(`proxy stopping; faults applied: ${counts.length ? counts.map(([k, n]) => `${k} ${n}`).join(', ') : 'none'}`);
+    if (!o.json) human(`proxy stopping; faults applied: ${counts.length ? counts.map(([k, n]) => `${k} ${n}`).join(', ') : 'none'}`);
   } finally {
     await proxy.close();
   }
@@ -115,7 +122,7 @@ export function registerProxyCommand(program: Command, deps: ProxyCommandDeps): 
     .option('--disconnect <p>', 'probability of cutting the connection (WebSocket: both sockets)')
     .option('--fail503 <p>', 'probability of answering 503 with Retry-After instead of forwarding')
     .option('--seed <n>', 'seed of the fault PRNG (default 1): the same seed and message order give the same faults')
-    .option('--json-log', 'log each applied fault as one JSON line on stdout')
+    .option('--json-log', 'log each applied fault as one JSON line on stdout (the lines for people go to stderr)')
     .option('--json', 'print one JSON line {listening, target, seed, rules} once listening')
     .action(async (opts: ProxyOptions) => runProxy(opts, deps));
 }
