@@ -231,6 +231,7 @@ export const ERRORS = {
 
   // idsync fleet
   fleet_flow_failed: { meaning: 'A simulated holder\'s flow did not reach its end (a credential refused, a problem reported, an invitation not delivered).' },
+  scenario_invalid: { meaning: 'A fleet scenario module (`fleet --module FILE`) does not import (syntax, file type, its imports or top-level code failing) or exports no scenario ({name, steps, run}).' },
   fleet_worker_failed: { meaning: 'A fleet worker thread stopped before reporting its results.' },
 } as const satisfies Record<string, ErrorEntry>;
 

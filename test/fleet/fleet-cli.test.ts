@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
+import { loadScenario } from '../../src/fleet/scenario-ref.js';
 import type { CliIo } from '../../src/cli/output.js';
 import { runCli } from '../cli/run-cli.js';
 
@@ -64,6 +65,40 @@ describe('idsync fleet', () => {
       Object.assign(process.env, saved);
     }
     expect(a.out.stderr).toMatch(/^idsync: invalid_config: .*IDSYNC_CLIENT_ID/);
+  });
+
+  it('refuses a --module that is missing or no scenario as a usage error naming the option and the file, before any run', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'idsync-fleet-'));
+    const junk = join(dir, 'junk.txt');
+    await writeFile(junk, 'not a module\n');
+    const broken = join(dir, 'broken.mjs');
+    await writeFile(broken, 'export const scenario = {\n');
+    const empty = join(dir, 'empty.mjs');
+    await writeFile(empty, 'export const other = 1;\n');
+    const missing = join(dir, 'nope.mjs');
+    for (const [module, expected] of [
+      [missing, `idsync: file_not_found: --module ${missing}: no such file\n`],
+      [dir, `idsync: file_unreadable: --module ${dir} is not a file\n`],
+      // Node refuses the file type ('Unknown file extension ".txt"'); under vitest's loader it
+      // imports as a module that exports nothing. Either way: scenario_invalid, naming the file.
+      [junk, new RegExp(`^idsync: scenario_invalid: --module ${junk} (cannot be imported|exports no scenario)`)],
+      [broken, new RegExp(`^idsync: scenario_invalid: --module ${broken} cannot be imported: `)],
+      [empty, `idsync: scenario_invalid: --module ${empty} exports no scenario ({name, steps, run}) as scenario or default\n`],
+    ] as const) {
+      const a = io();
+      expect(await run(['fleet', '--module', module, '--wallets', '1', '--workers', '1', '--no-progress'], a.cli), module).toBe(2);
+      if (typeof expected === 'string') expect(a.out.stderr).toBe(expected);
+      else expect(a.out.stderr).toMatch(expected);
+      expect(a.out.stderr).not.toContain('internal_error');
+      expect(a.out.stdout).toBe('');
+    }
+    // As users run it (a process): Node's own refusal of the file type, in the one line.
+    const asProcess = await runCli(['fleet', '--module', junk], { process: true });
+    expect(asProcess).toMatchObject({ code: 2, stdout: '' });
+    expect(asProcess.stderr).toMatch(new RegExp(`^idsync: scenario_invalid: --module ${junk} cannot be imported: Unknown file extension "\\.txt" for ${junk}\n$`));
+    // The library says the same with its codes.
+    await expect(loadScenario({ module: missing })).rejects.toMatchObject({ code: 'file_not_found', message: `scenario module ${missing}: no such file` });
+    await expect(loadScenario({ module: junk })).rejects.toMatchObject({ code: 'scenario_invalid' });
   });
 
   it('fails the command (exit 1, fleet_failed) after the report when flows failed, unless --max-failed allows them', async () => {

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { runFleet, type FleetOptions } from '../../fleet/fleet.js';
 import { fleetTable, progressLine, writeReport } from '../../fleet/report.js';
+import { loadScenario } from '../../fleet/scenario-ref.js';
 import { BUILTIN_SCENARIOS } from '../../fleet/scenarios.js';
 import { SERVICE_STORE_MEMORY_FLOWS } from '../../fleet/target.js';
 import type { LoadModel } from '../../fleet/types.js';
@@ -128,6 +129,9 @@ export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps
   if (typeof o.mediated === 'string' && !isDidOrUrl(o.mediated)) {
     throw usageError('invalid_argument', `--mediated takes a running mediator's DID or its invitation URL (or nothing, for one started for the run): ${o.mediated}`);
   }
+  // A scenario module that is missing or no scenario is the user's mistake (exit 2), said with
+  // the option's name before anything starts: not a failed import deep inside the run.
+  if (o.module) await asUsage(() => loadScenario({ module: o.module! }, '--module'));
   // The report's folder is checked before the load: one nothing can be written to would
   // otherwise be found only after the run, its results lost.
   if (o.report) await asUsage(() => makeWritableDir(o.report!));
