@@ -14,7 +14,7 @@ import { MessageChannel, Worker, type MessagePort, type ResourceLimits } from 'n
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { decodeHistogram, latencyHistogram, type LatencyHistogram } from './histogram.js';
-import { exposeGc, runShard, type ShardPlan, type ShardProgress, type ShardResult } from './runner.js';
+import { exposeGc, openArrivalCount, runShard, type ShardPlan, type ShardProgress, type ShardResult } from './runner.js';
 import { loadScenario, type ScenarioRef } from './scenario-ref.js';
 import { clientFor, remoteTarget, SERVICE_STORE_MEMORY_FLOWS, startEmbeddedTarget, type FleetTarget, type ServiceCredentials, type ServiceStoreKind, type TargetInfo } from './target.js';
 import type { FleetSummary, LoadModel, Scenario } from './types.js';
@@ -309,6 +309,8 @@ function checkModel(m: LoadModel): void {
     if (!(m.ratePerSecond > 0)) throw bad('--rate is a number of flows per second > 0');
     if (!(m.durationMs > 0)) throw bad('--duration is > 0');
     if (m.rampMs !== undefined && !(m.rampMs >= 0)) throw bad('--ramp is ≥ 0');
+    // A run that starts no flow has nothing to measure; its "0 failed" would read as a pass.
+    if (openArrivalCount(m) < 1) throw bad(`--rate ${m.ratePerSecond}/s for ${m.durationMs} ms${m.rampMs ? ` (ramp ${m.rampMs} ms)` : ''} starts no flow`);
   }
 }
 

@@ -246,16 +246,24 @@ export async function runShard(
  * running (that is what makes the model open). This thread takes every `shards`-th arrival.
  * Resolves when every flow it started has ended.
  */
+/**
+ * The flows an open model starts in all: arrivals at `ratePerSecond`, rising linearly from 0
+ * over the ramp, for `durationMs` (the integral of the rate, whole arrivals only).
+ */
+export function openArrivalCount(m: { ratePerSecond: number; durationMs: number; rampMs?: number }): number {
+  const ramp = Math.min(m.rampMs ?? 0, m.durationMs);
+  // A hair over, so that float error (0.3/s for 10 s) does not lose the last whole arrival.
+  return Math.floor((m.ratePerSecond * (m.durationMs - ramp / 2)) / 1000 + 1e-9);
+}
+
 async function openArrivals(plan: ShardPlan, m: { ratePerSecond: number; durationMs: number; rampMs: number }, flow: (i: number) => Promise<void>, signal: AbortSignal): Promise<void> {
   const rate = m.ratePerSecond / 1000; // per ms
   const ramp = Math.min(m.rampMs, m.durationMs);
-  // Arrivals by time t (ms): the integral of the rate.
-  const arrivalsBy = (t: number) => (t <= ramp ? (rate * t * t) / (2 * ramp || 1) : (rate * ramp) / 2 + rate * (t - ramp));
   const timeOf = (k: number) => {
     const rampArrivals = (rate * ramp) / 2;
     return k <= rampArrivals && ramp > 0 ? Math.sqrt((2 * ramp * k) / rate) : ramp + (k - rampArrivals) / rate;
   };
-  const total = Math.floor(arrivalsBy(m.durationMs));
+  const total = openArrivalCount(m);
   const running = new Set<Promise<void>>();
   // Arrivals count from now (after the idle wallets were made), not from the run's start.
   const t0 = performance.now();

@@ -4,7 +4,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadModel, type FleetCliOptions } from '../../src/cli/commands/fleet.js';
 import { run } from '../../src/cli/program.js';
+import { runFleet } from '../../src/fleet/fleet.js';
 import { loadScenario } from '../../src/fleet/scenario-ref.js';
 import type { CliIo } from '../../src/cli/output.js';
 import { runCli } from '../cli/run-cli.js';
@@ -65,6 +67,32 @@ describe('idsync fleet', () => {
       Object.assign(process.env, saved);
     }
     expect(a.out.stderr).toMatch(/^idsync: invalid_config: .*IDSYNC_CLIENT_ID/);
+  });
+
+  it('reads a bare --duration or --ramp as seconds, as --rate is per second', () => {
+    const open = (o: Partial<FleetCliOptions>) => loadModel({ scenario: 'sync', channel: 'DIDCOMM', workers: '1', embeddedTransport: 'link', serviceStore: 'auto', timeout: '120s', ...o });
+    expect(open({ rate: '2', duration: '5' })).toEqual({ kind: 'open', ratePerSecond: 2, durationMs: 5000 });
+    expect(open({ rate: '2', duration: '1.5' })).toMatchObject({ durationMs: 1500 });
+    expect(open({ rate: '2', duration: '90s', ramp: '10' })).toMatchObject({ durationMs: 90_000, rampMs: 10_000 });
+    expect(open({ rate: '2', duration: '2m' })).toMatchObject({ durationMs: 120_000 });
+    expect(open({ rate: '20', duration: '500ms' })).toMatchObject({ durationMs: 500 });
+    expect(open({ rate: '2' })).toMatchObject({ durationMs: 30_000 });
+    expect(() => open({ rate: '2', duration: 'soon' })).toThrow(/^--duration must be a duration such as 30s, 2m or 500ms \(a bare number is seconds\): soon$/);
+  });
+
+  it('refuses an open model that would start no flow (rate × duration < 1) instead of passing an empty run', async () => {
+    for (const args of [
+      ['--rate', '2', '--duration', '100ms'],
+      ['--rate', '0.1', '--duration', '5'],
+      // The ramp starts from 0: 1/s over a 1 s ramp is half an arrival.
+      ['--rate', '1', '--duration', '1', '--ramp', '1'],
+    ]) {
+      const a = io();
+      expect(await run(['fleet', ...args, '--workers', '1', '--no-progress'], a.cli), args.join(' ')).toBe(2);
+      expect(a.out.stderr).toMatch(/^idsync: invalid_argument: --rate .* starts no flow/);
+      expect(a.out.stdout).toBe('');
+    }
+    await expect(runFleet({ scenario: { builtin: 'connect' }, model: { kind: 'open', ratePerSecond: 2, durationMs: 5 }, workers: 1 })).rejects.toMatchObject({ code: 'invalid_argument' });
   });
 
   it('refuses a --module that is missing or no scenario as a usage error naming the option and the file, before any run', async () => {

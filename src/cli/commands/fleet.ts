@@ -8,6 +8,7 @@ import { runFleet, type FleetOptions } from '../../fleet/fleet.js';
 import { fleetTable, progressLine, writeReport } from '../../fleet/report.js';
 import { loadScenario } from '../../fleet/scenario-ref.js';
 import { BUILTIN_SCENARIOS } from '../../fleet/scenarios.js';
+import { openArrivalCount } from '../../fleet/runner.js';
 import { SERVICE_STORE_MEMORY_FLOWS } from '../../fleet/target.js';
 import type { LoadModel } from '../../fleet/types.js';
 import { engineOption } from '../engine-option.js';
@@ -79,16 +80,37 @@ function duration(flag: string, v: string): number {
   return ms;
 }
 
+/**
+ * How long the open model's arrivals go on, or its ramp: 30s, 2m, 500ms, and a bare number in
+ * seconds, as --rate is per second (`--rate 2 --duration 5` is ten flows, not an empty run of 5 ms).
+ */
+function loadDuration(flag: string, v: string): number {
+  const text = v.trim();
+  if (!/^\d+(?:\.\d+)?(?:ms|s|m|h|d)?$/.test(text)) throw usageError('invalid_argument', `${flag} must be a duration such as 30s, 2m or 500ms (a bare number is seconds): ${v}`);
+  return duration(flag, /\d$/.test(text) ? `${text}s` : text);
+}
+
+/** `1500` ms as people read it: `1.5 s`, `500 ms`. */
+function readable(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(3))} s`;
+}
+
 /** The load model from the flags: --rate makes it open, else closed. */
 export function loadModel(o: FleetCliOptions): LoadModel {
   if (o.rate !== undefined) {
     if (o.wallets !== undefined || o.concurrency !== undefined) throw usageError('invalid_argument', '--rate (open model) goes with --duration and --ramp, not --wallets/--concurrency');
     const rate = Number(String(o.rate).replace(/\/s$/, ''));
     if (!(rate > 0)) throw usageError('invalid_argument', `--rate must be flows per second > 0: ${o.rate}`);
-    const durationMs = duration('--duration', o.duration ?? '30s');
+    const durationMs = loadDuration('--duration', o.duration ?? '30s');
     if ((rate * durationMs) / 1000 > MAX_FLOWS) throw usageError('invalid_argument', `--rate × --duration must be at most ${MAX_FLOWS} flows: ${o.rate}/s for ${durationMs} ms`);
     if (durationMs <= 0) throw usageError('invalid_argument', '--duration must be > 0');
-    return { kind: 'open', ratePerSecond: rate, durationMs, ...(o.ramp ? { rampMs: duration('--ramp', o.ramp) } : {}) };
+    const model: LoadModel = { kind: 'open', ratePerSecond: rate, durationMs, ...(o.ramp ? { rampMs: loadDuration('--ramp', o.ramp) } : {}) };
+    // An empty run has nothing to measure, and its "0 failed" would pass a CI job.
+    if (openArrivalCount(model) < 1) {
+      const ramp = model.rampMs ? ` with a ${readable(model.rampMs)} ramp (rising from 0)` : '';
+      throw usageError('invalid_argument', `--rate ${rate}/s for ${readable(durationMs)}${ramp} starts no flow: give a longer --duration or a higher --rate`);
+    }
+    return model;
   }
   if (o.duration !== undefined || o.ramp !== undefined) throw usageError('invalid_argument', '--duration and --ramp belong to the open model (--rate)');
   const wallets = positiveInt('--wallets', o.wallets, 100);
@@ -202,14 +224,14 @@ export function registerFleetCommand(program: Command, deps: FleetCommandDeps): 
     .option('--wallets <n>', 'closed model: wallets, each running the flow once (default 100)')
     .option('--concurrency <c>', 'closed model: flows running at once (default min(wallets, 50))')
     .option('--rate <r>', 'open model: new wallets per second (e.g. 40 or 40/s)')
-    .option('--duration <d>', 'open model: how long arrivals go on (30s, 2m, ms; default 30s)')
-    .option('--ramp <d>', 'open model: the rate rises linearly from 0 over this long')
+    .option('--duration <d>', 'open model: how long arrivals go on: 30s, 2m, 500ms; a bare number is seconds (default 30s)')
+    .option('--ramp <d>', 'open model: the rate rises linearly from 0 over this long (30s, 2m, 500ms; a bare number is seconds)')
     .option('--workers <n>', 'auto (one per core, less one for an embedded service) or a number; 1 runs in this thread', 'auto')
     .option('--service <url>', 'a running service (credentials from IDSYNC_CLIENT_ID, IDSYNC_CLIENT_SECRET, IDSYNC_PROJECT_ID); default: an embedded twin')
     .option('--embedded-transport <how>', 'how wallets reach the embedded twin: link (requests handed between threads, no sockets) or http (loopback sockets, its HTTP stack measured too)', 'link')
     .option('--mediated [mediator]', "wallets behind a mediator: idsync's own, started for the run, or a running one's invitation URL or DID; they collect live over Message Pickup 3.0")
     .option('--service-store <where>', `where the embedded twin keeps its state: memory, disk (a temporary LevelDB) or auto (disk beyond ${SERVICE_STORE_MEMORY_FLOWS.toLocaleString('en')} flows)`, 'auto')
-    .option('--timeout <d>', 'guard for each wait inside a flow', '120s')
+    .option('--timeout <d>', 'guard for each wait inside a flow: 120s, 2m; a bare number is milliseconds', '120s')
     .option('--report <dir>', 'write report.json and report.html (latency histogram and throughput as SVG) into DIR')
     .option('--no-progress', 'no progress line on stderr')
     .addOption(engineOption())
