@@ -55,10 +55,24 @@ describe('idsync errors', () => {
     expect(result.didResolutionMetadata.error).toBe('methodNotSupported');
   });
 
-  it('reports a missing input file', async () => {
-    const run = await runCli(['message', 'unpack', dir.file('absent.json')]);
-    expectErrorLine(run, 'file_not_found', 1);
-    expect(run.stdout).toBe('');
+  it('reports an input file that cannot be read as a usage error (exit 2) in every message command', async () => {
+    const absent = dir.file('absent.json');
+    const runs = await Promise.all(
+      ['check', 'pack', 'unpack'].flatMap((command) => {
+        const mode = command === 'pack' ? ['--mode', 'plaintext'] : [];
+        return [
+          runCli(['message', command, absent, ...mode]).then((run) => ({ run, code: 'file_not_found', what: `${command} FILE` })),
+          runCli(['message', command, dir.path, ...mode]).then((run) => ({ run, code: 'file_unreadable', what: `${command} DIR` })),
+          runCli(['message', command, '-', ...mode, '--secrets', absent], { stdin: '{}' }).then((run) => ({ run, code: 'file_not_found', what: `${command} --secrets` })),
+          runCli(['message', command, '-', ...mode, '--dids', dir.path], { stdin: '{}' }).then((run) => ({ run, code: 'file_unreadable', what: `${command} --dids` })),
+        ];
+      }),
+    );
+    for (const { run, code, what } of runs) {
+      expect(run.stderr.startsWith(`idsync: ${code}: `), `${what}: ${run.stderr}`).toBe(true);
+      expectErrorLine(run, code, 2);
+      expect(run.stdout).toBe('');
+    }
   });
 
   it('reports a malformed message', async () => {
@@ -101,7 +115,7 @@ describe('idsync errors', () => {
 
   it('adds the stack and causes with --verbose', async () => {
     const run = await runCli(['--verbose', 'message', 'unpack', dir.file('absent.json')]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     const [first, ...rest] = run.stderr.trimEnd().split('\n');
     expect(first).toMatch(/^idsync: file_not_found: /);
     expect(rest.join('\n')).toMatch(/\n\s+at /);

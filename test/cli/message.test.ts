@@ -71,6 +71,22 @@ describe('idsync message pack/unpack between DIDs made by the CLI', () => {
     }
   });
 
+  it('asks for --from (or the message\'s "from") and --to as usage errors when the mode needs a sender, signer or recipient', async () => {
+    const anonymous = dir.file('anonymous.json');
+    await writeFile(anonymous, JSON.stringify({ id: 'm-2', type: 'https://didcomm.org/basicmessage/2.0/message', body: { content: 'from nobody' } }));
+    for (const [args, message] of [
+      [['--mode', 'authcrypt', '--to', bob.did], 'idsync: missing_mandatory_option_value: --mode authcrypt needs a sender: --from DID or the message\'s "from"\n'],
+      [['--mode', 'anoncrypt-authcrypt', '--to', bob.did], 'idsync: missing_mandatory_option_value: --mode anoncrypt-authcrypt needs a sender: --from DID or the message\'s "from"\n'],
+      [['--mode', 'signed'], 'idsync: missing_mandatory_option_value: --mode signed needs a signer: --from DID or the message\'s "from"\n'],
+      [['--mode', 'anoncrypt'], 'idsync: missing_mandatory_option_value: --mode anoncrypt needs a recipient: --to DID or the message\'s "to"\n'],
+    ] as const) {
+      const run = await runCli(['message', 'pack', anonymous, ...args, '--secrets', alice.keys]);
+      expect(run.stderr, args.join(' ')).toBe(message);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stdout).toBe('');
+    }
+  });
+
   it('cannot unpack a message for someone else', async () => {
     const packed = await runCli(['message', 'pack', messageFile, '--mode', 'anoncrypt', '--secrets', alice.keys]);
     expect(packed.code, packed.stderr).toBe(0);

@@ -7,6 +7,7 @@ import type { EnvelopeEngine, EnvelopeMode, PlainMessage } from '../../didcomm/t
 import { IdsyncError } from '../../errors.js';
 import { envelopeContext } from '../context.js';
 import { engineOf, engineOption } from '../engine-option.js';
+import { usageError } from '../errors.js';
 import { readInput, readJson } from '../inputs.js';
 import { pretty } from '../output.js';
 import type { CommandDeps } from './did.js';
@@ -25,8 +26,8 @@ export function registerMessageCommand(program: Command, deps: CommandDeps): voi
     .addOption(engineOption())
     .option('--json', 'print one JSON document {message, metadata}')
     .action(async (file: string, opts: { secrets: string[]; dids: string[]; engine?: EnvelopeEngine; json?: boolean }) => {
-      const ctx = { ...(await envelopeContext(opts, deps.io)), ...engineOf(opts) };
-      const packed = (await readInput(file, deps.io)).trim();
+      const ctx = { ...(await unreadableAsUsage(() => envelopeContext(opts, deps.io))), ...engineOf(opts) };
+      const packed = (await unreadableAsUsage(() => readInput(file, deps.io))).trim();
       if (packed === '') throw new IdsyncError('didcomm_malformed', 'the message is empty');
       const result = await unpack(packed, ctx);
       deps.output(Boolean(opts.json)).result(result, (r) => {
@@ -57,13 +58,46 @@ export function registerMessageCommand(program: Command, deps: CommandDeps): voi
     .addOption(engineOption())
     .option('--json', 'print one JSON document {packed, mode, ...metadata}')
     .action(async (file: string, opts: { mode: EnvelopeMode; to?: string; from?: string; secrets: string[]; dids: string[]; engine?: EnvelopeEngine; json?: boolean }) => {
-      const ctx = { ...(await envelopeContext(opts, deps.io)), ...engineOf(opts) };
-      const plain = toPlainMessage(await readJson(file, deps.io), opts);
+      const ctx = { ...(await unreadableAsUsage(() => envelopeContext(opts, deps.io))), ...engineOf(opts) };
+      const plain = toPlainMessage(await unreadableAsUsage(() => readJson(file, deps.io)), opts);
+      checkParties(opts.mode, plain);
       // The plaintext as packed is the input file's: not printed again.
       const { plaintext: _plaintext, ...result } = await pack(plain, { mode: opts.mode, ...(opts.to ? { to: opts.to } : {}), ...(opts.from ? { from: opts.from } : {}) }, ctx);
       // Without --json print the packed message alone, so that it pipes into `message unpack -`.
       deps.output(Boolean(opts.json)).result(result, (r) => r.packed);
     });
+}
+
+/**
+ * An input file (the message, --secrets, --dids) that is missing, a directory or unreadable is
+ * the caller's mistake: exit 2, as in `message check`. What a readable file holds (JSON, keys, a
+ * message) keeps its own code and exit 1.
+ */
+async function unreadableAsUsage<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof IdsyncError && (err.code === 'file_not_found' || err.code === 'file_unreadable')) {
+      throw new IdsyncError(err.code, err.message, { cause: err.cause, details: { ...err.details, usage: true } });
+    }
+    throw err;
+  }
+}
+
+/**
+ * The parties the mode needs, named as the command line gives them (--from, --to or the
+ * message's own headers), before the envelope layer says the same in its library terms.
+ */
+function checkParties(mode: EnvelopeMode, plain: PlainMessage): void {
+  const authcrypts = mode === 'authcrypt' || mode === 'anoncrypt-authcrypt' || mode === 'authcrypt-signed';
+  const signs = mode === 'signed' || mode === 'anoncrypt-signed' || mode === 'authcrypt-signed';
+  // Malformed headers (a `to` that is no array) are left to the envelope layer to name.
+  if ((authcrypts || signs) && (plain.from === undefined || plain.from === '')) {
+    throw usageError('missing_mandatory_option_value', `--mode ${mode} needs a ${authcrypts ? 'sender' : 'signer'}: --from DID or the message's "from"`);
+  }
+  if (mode !== 'plaintext' && mode !== 'signed' && (plain.to === undefined || (Array.isArray(plain.to) && plain.to.length === 0))) {
+    throw usageError('missing_mandatory_option_value', `--mode ${mode} needs a recipient: --to DID or the message's "to"`);
+  }
 }
 
 /**
