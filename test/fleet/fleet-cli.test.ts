@@ -69,6 +69,34 @@ describe('idsync fleet', () => {
     expect(a.out.stderr).toMatch(/^idsync: invalid_config: .*IDSYNC_CLIENT_ID/);
   });
 
+  it('refuses an option that would change nothing in the run asked for, instead of ignoring it (exit 2)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'idsync-fleet-cli-'));
+    const module = join(dir, 'scenario.mjs');
+    await writeFile(module, 'export const scenario = { name: "noop", steps: ["noop"], async run() {} };\n');
+    const saved = { id: process.env.IDSYNC_CLIENT_ID, secret: process.env.IDSYNC_CLIENT_SECRET };
+    process.env.IDSYNC_CLIENT_ID = 'qa';
+    process.env.IDSYNC_CLIENT_SECRET = 'qa-secret';
+    try {
+      for (const [args, said] of [
+        [['--channel', 'EMAIL', '--scenario', 'sync'], /--channel is the built-in issuance scenario's .*not sync's/],
+        [['--channel', 'DIDCOMM', '--scenario', 'connect'], /not connect's/],
+        [['--channel', 'EMAIL', '--module', module], /not a module's/],
+        [['--service', 'http://127.0.0.1:1', '--service-store', 'disk'], /--service-store is where the embedded twin/],
+        [['--service', 'http://127.0.0.1:1', '--embedded-transport', 'http'], /--embedded-transport is how wallets reach the embedded twin/],
+      ] as const) {
+        const a = io();
+        expect(await run(['fleet', ...args], a.cli), args.join(' ')).toBe(2);
+        expect(a.out.stderr).toMatch(/^idsync: invalid_argument: /);
+        expect(a.out.stderr).toMatch(said);
+      }
+    } finally {
+      for (const [name, value] of [['IDSYNC_CLIENT_ID', saved.id], ['IDSYNC_CLIENT_SECRET', saved.secret]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
   it('reads a bare --duration or --ramp as seconds, as --rate is per second', () => {
     const open = (o: Partial<FleetCliOptions>) => loadModel({ scenario: 'sync', channel: 'DIDCOMM', workers: '1', embeddedTransport: 'link', serviceStore: 'auto', timeout: '120s', ...o });
     expect(open({ rate: '2', duration: '5' })).toEqual({ kind: 'open', ratePerSecond: 2, durationMs: 5000 });

@@ -29,7 +29,8 @@ export interface FleetCommandDeps {
 
 export interface FleetCliOptions {
   scenario: string;
-  channel: string;
+  /** Unset: DIDCOMM (no commander default, so that one given where it has no effect is seen). */
+  channel?: string;
   module?: string;
   wallets?: string;
   concurrency?: string;
@@ -38,10 +39,12 @@ export interface FleetCliOptions {
   ramp?: string;
   workers: string;
   service?: string;
-  embeddedTransport: string;
+  /** Unset: link. */
+  embeddedTransport?: string;
   /** --mediated: true (a mediator started for the run) or a running mediator's invitation URL / DID. */
   mediated?: boolean | string;
-  serviceStore: string;
+  /** Unset: auto. */
+  serviceStore?: string;
   timeout: string;
   report?: string;
   maxFailed?: string;
@@ -138,7 +141,12 @@ function serviceFrom(url: string | undefined, env: NodeJS.ProcessEnv): FleetOpti
 
 export async function runFleetCommand(o: FleetCliOptions, deps: FleetCommandDeps): Promise<void> {
   if (!o.module && !(BUILTIN_SCENARIOS as readonly string[]).includes(o.scenario)) throw usageError('invalid_argument', `--scenario must be one of ${BUILTIN_SCENARIOS.join(', ')}: ${o.scenario}`);
-  const channel = o.channel.toUpperCase();
+  // An option that would change nothing is the user's mistake, said, not ignored: a CI job that
+  // passes --channel EMAIL to a sync, or a store to a running service, measures something else.
+  if (o.channel !== undefined && (o.module || o.scenario !== 'issuance')) throw usageError('invalid_argument', `--channel is the built-in issuance scenario's (invitations by DIDCOMM or EMAIL), not ${o.module ? 'a module\'s' : `${o.scenario}'s`}`);
+  if (o.service !== undefined && o.serviceStore !== undefined) throw usageError('invalid_argument', '--service-store is where the embedded twin keeps its state; --service names a running service, which keeps its own');
+  if (o.service !== undefined && o.embeddedTransport !== undefined) throw usageError('invalid_argument', '--embedded-transport is how wallets reach the embedded twin; --service names a running service, reached over HTTP');
+  const channel = (o.channel ?? 'DIDCOMM').toUpperCase();
   if (channel !== 'DIDCOMM' && channel !== 'EMAIL') throw usageError('invalid_argument', `--channel must be DIDCOMM or EMAIL: ${o.channel}`);
   const workers = o.workers === 'auto' ? 'auto' : positiveInt('--workers', o.workers, undefined, MAX_WORKERS);
   const model = loadModel(o);
@@ -219,7 +227,7 @@ export function registerFleetCommand(program: Command, deps: FleetCommandDeps): 
     .command('fleet')
     .description('load a service with simulated holder wallets: connect, sync or issuance flows, closed or open model, on every core')
     .option('--scenario <name>', `flow of each wallet: ${BUILTIN_SCENARIOS.join(' | ')}`, 'sync')
-    .option('--channel <channel>', 'issuance invitations by DIDCOMM or EMAIL', 'DIDCOMM')
+    .option('--channel <channel>', 'issuance invitations by DIDCOMM or EMAIL (default DIDCOMM; --scenario issuance only)')
     .option('--module <file>', 'a module exporting a scenario of your own ({name, steps, run}) as `scenario` or default')
     .option('--wallets <n>', 'closed model: wallets, each running the flow once (default 100)')
     .option('--concurrency <c>', 'closed model: flows running at once (default min(wallets, 50))')
@@ -228,9 +236,9 @@ export function registerFleetCommand(program: Command, deps: FleetCommandDeps): 
     .option('--ramp <d>', 'open model: the rate rises linearly from 0 over this long (30s, 2m, 500ms; a bare number is seconds)')
     .option('--workers <n>', 'auto (one per core, less one for an embedded service) or a number; 1 runs in this thread', 'auto')
     .option('--service <url>', 'a running service (credentials from IDSYNC_CLIENT_ID, IDSYNC_CLIENT_SECRET, IDSYNC_PROJECT_ID); default: an embedded twin')
-    .option('--embedded-transport <how>', 'how wallets reach the embedded twin: link (requests handed between threads, no sockets) or http (loopback sockets, its HTTP stack measured too)', 'link')
+    .option('--embedded-transport <how>', 'how wallets reach the embedded twin: link (requests handed between threads, no sockets; the default) or http (loopback sockets, its HTTP stack measured too)')
     .option('--mediated [mediator]', "wallets behind a mediator: idsync's own, started for the run, or a running one's invitation URL or DID; they collect live over Message Pickup 3.0")
-    .option('--service-store <where>', `where the embedded twin keeps its state: memory, disk (a temporary LevelDB) or auto (disk beyond ${SERVICE_STORE_MEMORY_FLOWS.toLocaleString('en')} flows)`, 'auto')
+    .option('--service-store <where>', `where the embedded twin keeps its state: memory, disk (a temporary LevelDB) or auto (disk beyond ${SERVICE_STORE_MEMORY_FLOWS.toLocaleString('en')} flows; the default)`)
     .option('--timeout <d>', 'guard for each wait inside a flow: 120s, 2m; a bare number is milliseconds', '120s')
     .option('--report <dir>', 'write report.json and report.html (latency histogram and throughput as SVG) into DIR')
     .option('--no-progress', 'no progress line on stderr')
