@@ -2,12 +2,16 @@
 // issuance, mediator) on a LevelDB folder until SIGTERM/SIGINT, which close the server, the
 // agent (after its work in flight) and the store. Reads IDSYNC_CLIENT_ID / IDSYNC_CLIENT_SECRET /
 // IDSYNC_PROJECT_ID to seed a client (all three, or none); without them a demo tenant is created
-// on first start and its credentials are printed once. The flags map onto createService's options (service/app.ts).
+// once the service listens on first start and its credentials are printed once (demo-tenant.ts:
+// a start that fails or dies before printing them leaves credentials owed to the next one).
+// The flags map onto createService's options (service/app.ts).
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { openStore } from '../../store/store.js';
 import { createService, type CreateServiceOptions, type Service } from '../../service/app.js';
 import { checkEnvSeed, type EnvSeed } from '../../service/seed.js';
+import { printDemoCredentials } from '../../service/demo-tenant.js';
+import { envCrashPoint } from '../../crash-point.js';
 import type { RateLimitOptions } from '../../service/http/rate-limit.js';
 import type { WorkGateOptions } from '../../service/http/work-gate.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
@@ -137,7 +141,7 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
   const publicUrl = opts.publicUrl ?? (port !== 0 ? `http://${reachableUrlHost(opts.host)}:${port}` : undefined);
   const env: EnvSeed = { clientId: deps.env.IDSYNC_CLIENT_ID, clientSecret: deps.env.IDSYNC_CLIENT_SECRET, projectId: deps.env.IDSYNC_PROJECT_ID };
   // Before the data folder is touched: a partial set must not leave a demo tenant behind.
-  checkEnvSeed(env);
+  const envSeeded = checkEnvSeed(env);
 
   // With the console: its plugin, and the agent's transports behind a fault switch it turns on and
   // off. Loaded only then: the service starts without the console's modules.
@@ -160,6 +164,8 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
       logger: Boolean(opts.log),
       ...(opts.engine ? { envelopeEngine: opts.engine } : {}),
       env,
+      // Made below once the service listens: its credentials are shown by the start that serves.
+      demoTenant: false,
       ...withConsole?.options,
     });
   } catch (err) {
@@ -172,12 +178,18 @@ export async function runService(opts: ServiceCommandOptions, deps: ServiceRunDe
       throw toIdsyncError(err).code === 'address_in_use' ? addressInUse(opts.host, port, 'stop it, or choose another --port', err) : err;
     });
     const io = deps.io;
-    const demo = service.demoCredentials;
-    if (demo) {
-      // Printed on the start that created them only; the store keeps just a hash of the secret.
-      io.stdout('demo tenant created; keep these, they are shown once:\n');
-      io.stdout(`  IDSYNC_CLIENT_ID=${demo.clientId}\n  IDSYNC_CLIENT_SECRET=${demo.clientSecret}\n  IDSYNC_PROJECT_ID=${demo.projectId}\n`);
-    }
+    // Printed by the first start that listens; the store keeps just a hash of the secret. A start
+    // that made the tenant but died before printing left them owed: this one prints a new secret.
+    const demo = envSeeded
+      ? undefined
+      : await printDemoCredentials(
+          service.deps,
+          (creds) => {
+            io.stdout(creds.renewed ? 'demo tenant: its credentials were never shown, so here is a new secret; keep these, they are shown once:\n' : 'demo tenant created; keep these, they are shown once:\n');
+            io.stdout(`  IDSYNC_CLIENT_ID=${creds.clientId}\n  IDSYNC_CLIENT_SECRET=${creds.clientSecret}\n  IDSYNC_PROJECT_ID=${creds.projectId}\n`);
+          },
+          envCrashPoint(io.env ?? {}),
+        );
     io.stdout(`public URL ${service.deps.publicUrl}, DID ${service.deps.serviceDid}\n`);
     io.stdout(`OpenAPI ${url}/openapi.json, docs ${url}/docs, data in ${opts.data}\n`);
     if (faults) io.stdout(`console ${url}/console: sign in with a client holding idsync:admin (${demo ? 'the demo tenant above' : 'the client printed when this data folder was first used, or IDSYNC_CLIENT_ID / IDSYNC_CLIENT_SECRET'})\n`);
