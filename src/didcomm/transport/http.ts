@@ -219,7 +219,11 @@ export interface HttpEndpointOptions extends HttpInboundOptions {
    * per simulated wallet at /w/17); undefined answers 404. `handler` keeps `path` itself.
    */
   handlerFor?: (subpath: string) => HttpInboundHandler | undefined;
+  /** How long close() lets requests in flight finish their answers before cutting them off (default 10 s). */
+  closeGraceMs?: number;
 }
+
+const CLOSE_GRACE_MS = 10_000;
 
 export interface HttpEndpoint {
   /** The endpoint URL to publish in a DID document, e.g. http://127.0.0.1:50123/didcomm. */
@@ -228,7 +232,7 @@ export interface HttpEndpoint {
   close(): Promise<void>;
 }
 
-function send(res: http.ServerResponse, r: HttpInboundResponse, extra: Record<string, string> = {}): void {
+function sendResponse(res: http.ServerResponse, r: HttpInboundResponse, extra: Record<string, string> = {}): void {
   if (res.headersSent) return;
   const headers: Record<string, string | number> = { ...r.headers, ...extra };
   if (r.body !== undefined) {
@@ -247,16 +251,28 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   const path = options.path ?? '/didcomm';
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
 
+  // Requests being answered, and whether close() began: it lets them finish (see close below).
+  let inFlight = 0;
+  let closing = false;
   const server = http.createServer((req, res) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+    });
+    // While closing, each answer ends its connection: no keep-alive connection outlives close().
+    const send = (r: HttpInboundResponse, extra?: Record<string, string>) => {
+      if (closing) res.shouldKeepAlive = false;
+      sendResponse(res, r, extra);
+    };
     const url = requestUrl(req.url);
-    if (!url) return send(res, badTargetResponse());
+    if (!url) return send(badTargetResponse());
     const pathname = url.pathname;
     const handler = pathname === path ? options.handler : options.handlerFor && pathname.startsWith(`${path}/`) ? options.handlerFor(pathname.slice(path.length + 1)) : undefined;
-    if (!handler) return send(res, problemResponse('not_found', `messages go to ${path}`));
-    if (req.method !== 'POST') return send(res, problemResponse('method_not_allowed', 'messages are POSTed'), { allow: 'POST' });
+    if (!handler) return send(problemResponse('not_found', `messages go to ${path}`));
+    if (req.method !== 'POST') return send(problemResponse('method_not_allowed', 'messages are POSTed'), { allow: 'POST' });
     const tooLarge = () => {
       // Answer, then drop the connection instead of reading the rest of an oversized body.
-      send(res, problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`), { connection: 'close' });
+      send(problemResponse('payload_too_large', `a message may have at most ${maxBytes} bytes`), { connection: 'close' });
       res.once('finish', () => req.destroy());
     };
     if (Number(req.headers['content-length'] ?? 0) > maxBytes) return tooLarge();
@@ -281,8 +297,8 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
       done = true;
       const body = Buffer.concat(chunks).toString('utf8');
       handleHttpInbound({ body, contentType: req.headers['content-type'] }, handler, { maxBytes })
-        .then((r) => send(res, r))
-        .catch(() => send(res, problemResponse('internal_error', 'the message could not be processed')));
+        .then((r) => send(r))
+        .catch(() => send(problemResponse('internal_error', 'the message could not be processed')));
     });
   });
   // What the parser refuses gets problem details too, not Node's bare 400.
@@ -292,10 +308,19 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
   return {
     url: `http://${urlHost(host)}:${port}${path}`,
     server,
+    // Graceful: no new connections, idle ones closed at once, and the requests in flight get
+    // their answers (a sender whose message was handled must not see its connection reset). One
+    // still unanswered after the grace period is cut off.
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+        closing = true;
+        const cut = setTimeout(() => server.closeAllConnections(), options.closeGraceMs ?? CLOSE_GRACE_MS);
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        server.closeIdleConnections();
+        if (inFlight === 0) server.closeAllConnections();
       }),
   };
 }

@@ -166,6 +166,36 @@ describe('http transport', () => {
     expect(err).toMatchObject({ code: 'transport_unreachable', details: { endpoint: ep.url, reason: 'ECONNREFUSED' } });
   });
 
+  it('close() lets a message being handled get its answer and takes no new connection meanwhile', async () => {
+    let entered!: () => void;
+    const inHandler = new Promise<void>((r) => (entered = r));
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const ep = await startHttpEndpoint({
+      handler: async () => {
+        entered();
+        await released;
+      },
+    });
+    const sent = httpTransport().send(ep.url, encrypted());
+    await inHandler;
+    const closed = ep.close();
+    expect(await rejection(httpTransport().send(ep.url, encrypted(2)))).toMatchObject({ code: 'transport_unreachable' });
+    release();
+    expect(await sent).toEqual([]);
+    await closed;
+  });
+
+  it('close() cuts a message still unanswered after the grace period', async () => {
+    let entered!: () => void;
+    const inHandler = new Promise<void>((r) => (entered = r));
+    const ep = await startHttpEndpoint({ handler: () => (entered(), new Promise<never>(() => undefined)), closeGraceMs: 50 });
+    const sent = rejection(httpTransport().send(ep.url, encrypted()));
+    await inHandler;
+    await ep.close();
+    expect((await sent).code).toMatch(/^transport_/);
+  });
+
   it('reports transport_timeout when the receiver does not answer in time', async () => {
     const url = await rawServer(() => {
       /* never answers */
