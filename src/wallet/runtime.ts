@@ -108,7 +108,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
       // ION caps a document at 1000 bytes: a long routing key (a did:peer:2 key id) may not fit.
       const e = toIdsyncError(err);
       if (e.code !== 'invalid_argument') throw err;
-      throw new IdsyncError('mediation_failed', `the wallet's did:ion cannot name this mediator in the ${form} form (${e.message}); the did form (its DID as the endpoint) is shorter, and a did:peer wallet (didMethod 'peer') has no such cap`, { details: { mediator, form }, cause: err });
+      throw new IdsyncError('mediation_failed', `the wallet's did:ion cannot name this mediator in the ${form} form (${e.message}); the did form (its DID as the endpoint) is shorter, and a did:peer wallet (--did-method peer, didMethod 'peer' in the library) has no such cap`, { details: { mediator, form }, cause: err });
     }
   } else if (!created) {
     created = await createIdentity({ store, registry, secrets, clock }, { endpoint: env.endpoint, ...(options.didMethod ? { method: options.didMethod } : {}) });

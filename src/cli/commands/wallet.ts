@@ -70,7 +70,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .option('--mediator-form <form>', "how the DID names the mediator: did (its DID as the endpoint) or routing-keys (its URI and key)", 'did')
     .addOption(engineOption())
     .option('--allow-private-endpoints', 'reach the mediator at a private address')
-    .option('--json', 'print {did, shortDid, endpoint, mediator?}')
+    .option('--json', 'print {did, shortDid, endpoint, mediator?, mediationVersion?}')
     .action(async (opts: { data: string; didMethod: string; endpoint?: string; mediator?: string; mediationVersion: string; mediatorForm: string; engine?: EnvelopeEngine; allowPrivateEndpoints?: boolean; json?: boolean }, cmd: Command) => {
       const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';
       if (!opts.mediator && (given('mediationVersion') || given('mediatorForm'))) {
@@ -135,8 +135,8 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .option('--host <host>', 'address to listen on', parseHost, '127.0.0.1')
     .option('--auto-accept', 'accept invitations that arrive as DIDComm messages at once (default: they wait for wallet approve)')
     .addOption(engineOption())
-    .option('--allow-private-endpoints', 'connect to peers, did:web hosts and status lists at private addresses (10/8, 172.16/12, 192.168/16, fc00::/7)')
-    .option('--json', 'print JSON lines: {did, shortDid, endpoint, listening, control} once listening, then {event, ...} for each arrival')
+    .option('--allow-private-endpoints', 'connect to peers, did:web hosts and status lists at private addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7)')
+    .option('--json', 'print JSON lines: {did, shortDid, endpoint, listening, control, autoAccept} once listening, then {event, ...} for each arrival')
     .option('--console', "serve the wallet's web console (its flows, messages live, threads); an access code to sign in is printed once")
     .option('--console-port <port>', 'port of the web console (default: any free port)')
     .action(async (opts: ServeOptions) => serveWallet(opts, deps));
@@ -150,7 +150,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .option('--timeout <seconds>', 'give up waiting after this long', '120')
     .addOption(engineOption())
     .option('--allow-private-endpoints', 'connect to the inviter, did:web hosts and status lists at private addresses')
-    .option('--json', 'print one JSON document {kind, peer, thid, state?, credential?}')
+    .option('--json', 'print one JSON document {kind, invitationId, goalCode, peer, thid, state?, credential?}')
     .action(async (url: string, opts: { data: string; wait?: boolean; timeout: string; json?: boolean; engine?: EnvelopeEngine; allowPrivateEndpoints?: boolean }) => {
       const o = { wait: Boolean(opts.wait), timeoutMs: parseTimeout(opts.timeout) };
       const result = await withWallet(
@@ -170,7 +170,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
     .command('pending')
     .description('list what waits for the user: invitations that arrived as messages, offers and proof requests held back')
     .requiredOption('--data <dir>', 'wallet folder')
-    .option('--json', 'print a JSON array of {id, kind, from, receivedAt, thid, goalCode?, goal?, preview?, domain?}')
+    .option('--json', 'print a JSON array of {id, kind, from, receivedAt, thid, goalCode?, goal?, preview?, replacementId?, domain?}')
     .action(async (opts: { data: string; json?: boolean }) => {
       const list = await withWallet(opts.data, () => viaServe<PendingView[]>(opts.data, 'GET', '/pending'), listPending);
       deps.output(Boolean(opts.json)).result(list, (l) => humanPending(l, opts.data));
