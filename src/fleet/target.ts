@@ -9,6 +9,7 @@ import { networkError, readBounded } from '../http-fetch.js';
 import { openRunStore } from '../store/temporary.js';
 import { appExchange } from '../testing/inject-fetch.js';
 import { startServiceTwin } from '../testing/service-twin.js';
+import { createServiceClient } from '../testing/rest-client.js';
 import type { ServiceCredentials, TargetInfo } from './target-info.js';
 import type { LinkHandler } from './link.js';
 import { walletLinks, type WalletLinks } from './link-service.js';
@@ -87,5 +88,8 @@ export async function remoteTarget(url: string, credentials: ServiceCredentials,
     throw new IdsyncError('service_unreachable', why, { cause: err });
   }
   if (typeof did !== 'string' || !did.startsWith('did:')) throw new IdsyncError('service_unreachable', `${base}/.well-known/did.json names no DID`);
+  // The credentials too, once, before any wallet is made: a wrong secret would otherwise fail
+  // every flow of the run, one by one, with the same invalid_client.
+  await createServiceClient({ url: base, ...credentials, fetch: fetchFn }).token();
   return { url: base, did, credentials, embedded: false, close: async () => {} };
 }
