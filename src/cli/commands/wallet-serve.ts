@@ -173,7 +173,7 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
           `listening on ${endpoints.http} and ${endpoints.ws}`,
           wallet.mediation
             ? `behind mediator ${wallet.mediation.mediator} (coordinate-mediation ${wallet.mediation.version}): collecting by ${wallet.collecting === 'live' ? 'live delivery on its WebSocket' : 'polling'}`
-            : published && published !== endpoints.http ? `note: the DID names ${published}; the service cannot push to this process` : '',
+            : published && published !== endpoints.http ? `note: the DID names ${published}, not this address: messages reach this process only through something there that forwards to it (a proxy)` : '',
           !published ? 'the DID names no endpoint: messages come by live delivery and pickup' : '',
           opts.autoAccept ? 'invitations that arrive are accepted at once (--auto-accept)' : 'invitations that arrive wait: idsync wallet pending, approve, decline',
           web ? `console ${web.url} (access code ${web.accessCode}; it is shown only here)` : '',
