@@ -3,8 +3,11 @@
 // retried until answered; the last message of a party's side of a thread (an ack, `established`,
 // `close`, a problem report ending the thread) is only sent again when the peer, retrying, shows
 // that it was lost. An out-of-band invitation sent by DIDComm (an issuance workflow's, to a DID)
-// waits for its answer too: a message whose pthid names it (Out-of-Band 2.0: the invitee's first
-// message has pthid = the invitation's id). Pickup, trust ping and discover-features are not
+// is sent again until the wallet took it (its endpoint answered 2xx, or it was queued for a wallet
+// that collects by pickup), so a service killed around send-invitation still reaches the wallet;
+// it is not sent again after that: its answer (a message whose pthid names it, Out-of-Band 2.0)
+// waits for the user's consent, for as long as the workflow lives, and a copy sent meanwhile
+// would only reach the wallet twice. Pickup, trust ping and discover-features are not
 // tracked: they are requests on the return route whose caller sees the answer or its absence.
 import type { PlainMessage } from '../didcomm/types.js';
 import type { StepKind } from '../router/steps/state.js';
@@ -28,7 +31,7 @@ const KINDS: Record<string, StepKind> = {
   [`${ISSUE_CREDENTIAL_PIURI}/issue-credential`]: 'retry',
   [`${ISSUE_CREDENTIAL_PIURI}/ack`]: 'answer',
   [`${REPORT_PROBLEM_PIURI}/problem-report`]: 'answer',
-  [OUT_OF_BAND.invitation]: 'retry',
+  [OUT_OF_BAND.invitation]: 'deliver',
 };
 
 export function resendKind(message: PlainMessage): StepKind | undefined {

@@ -36,7 +36,11 @@ export interface StepOptions extends BackoffOptions {
   /** Where the step records live, and the names of their two collections. */
   store: Pick<Store, 'batch' | 'collection'>;
   collections: StepCollections;
-  /** 'retry': the message waits for an answer; 'answer': kept to answer replays; undefined: not tracked. */
+  /**
+   * 'retry': the message waits for an answer; 'deliver': sent again until the peer took it (an
+   * endpoint's 2xx, or the owner kept it in a pickup queue the peer collects from), then nothing
+   * waits on it; 'answer': kept to answer replays; undefined: not tracked.
+   */
   kind(message: PlainMessage): StepKind | undefined;
   /** The party's retry scheduler; default: one of its own, with the back-off options above. */
   scheduler?: Scheduler;
@@ -190,7 +194,13 @@ export function createStepEngine(
         deps.log('info', 'resend failed; retried later', { thid: j.key, code: e.code });
         return failureOutcome(e, retryAfterMsOf(e));
       }
-      return o.notAccepted?.(out.message) ?? { kind: 'accepted' };
+      const kept = o.notAccepted?.(out.message);
+      if (kept) return kept;
+      if (o.kind(out.message) === 'deliver') {
+        await taken(j.key, out.message.id);
+        return 'done';
+      }
+      return { kind: 'accepted' };
     },
     async giveUp(j) {
       const given = await update(j.key, (r) => (r.retry ? { next: { ...r, retry: undefined, givenUp: true } } : undefined));
@@ -201,6 +211,16 @@ export function createStepEngine(
       await o.onGiveUp?.(record);
     },
   });
+
+  /**
+   * A 'deliver' message the peer took: nothing waits on it any more. Sent again, it would only
+   * reach the peer a second time (queued again for a wallet that collects by pickup, after its
+   * messages-received deleted the first copy); its answer ends nothing here that is still open.
+   */
+  async function taken(thid: string, id: string): Promise<void> {
+    scheduler.cancel(STEP_JOB, thid);
+    await update(thid, (r) => (r.retry && lastOf(r)?.id === id ? { next: { ...r, retry: undefined } } : undefined));
+  }
 
   /** What a resolved send means for the thread's job: accepted, or kept by the owner (retried soon). */
   function settled(message: PlainMessage, outcome: SendOutcome, to?: string): void {
@@ -248,7 +268,7 @@ export function createStepEngine(
       const thid = stepThread(message);
       const now = clock.now();
       const isReport = PROBLEM_REPORT.test(String(message.type));
-      const waits = kind === 'retry' && !isReport;
+      const waits = (kind === 'retry' || kind === 'deliver') && !isReport;
       const stored = await update(
         thid,
         (r) => {
@@ -284,9 +304,16 @@ export function createStepEngine(
     },
 
     noteSent(message) {
-      if (!o.kind(message)) return;
+      const kind = o.kind(message);
+      if (!kind) return;
       const kept = o.notAccepted?.(message);
-      settled(message, kept ?? { kind: 'accepted' }, message.to?.[0]);
+      if (kind === 'deliver' && !kept) {
+        const to = message.to?.[0];
+        if (to && job(stepThread(message))) scheduler.peerIsBack(to);
+        void taken(stepThread(message), message.id).catch((err) =>
+          deps.log('warn', 'a delivered step could not be marked done', { thid: stepThread(message), code: toIdsyncError(err).code }),
+        );
+      } else settled(message, kept ?? { kind: 'accepted' }, message.to?.[0]);
       o.crashPoint?.(`sent:${stepName(message)}`);
     },
 

@@ -4,8 +4,11 @@
 // for the peer's answer — the deadline of the retries.
 import type { EnvelopeMode, PlainMessage } from '../../didcomm/types.js';
 
-/** 'retry': the message waits for an answer; 'answer': kept to answer replays. */
-export type StepKind = 'retry' | 'answer';
+/**
+ * 'retry': the message waits for an answer; 'deliver': sent again only until the peer took it
+ * (its answer may come from a person, much later); 'answer': kept to answer replays.
+ */
+export type StepKind = 'retry' | 'deliver' | 'answer';
 
 export interface StepOut {
   message: PlainMessage;

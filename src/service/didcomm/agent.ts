@@ -145,7 +145,8 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
     // `redeliveries` (below) sends through this outbound path; it exists before any send. A
     // protocol step that waits for its answer is retried as a step (router/steps), not twice.
     retryLater: async (entry, o) => {
-      if (entry.type && resendKind({ type: entry.type } as never) === 'retry') return;
+      const kind = entry.type ? resendKind({ type: entry.type } as never) : undefined;
+      if (kind === 'retry' || kind === 'deliver') return;
       await redeliveries.schedule(entry, { attempts: 1, ...o });
     },
     onReplies: async (replies) => {
