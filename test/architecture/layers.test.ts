@@ -38,6 +38,7 @@ const SERVICE_LAYERS: string[][] = [
   ['context'],
   ['auth'],
   ['seed', 'webhooks'],
+  ['demo-tenant'],
   ['users'],
   ['issuance'],
   ['didcomm-seam'],
