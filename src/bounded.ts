@@ -25,3 +25,19 @@ export function setBounded<K, V>(map: Map<K, V>, key: K, value: V, max: number):
   }
   map.delete(next.value as K);
 }
+
+/**
+ * `fn` with its last `max` results kept by argument: for pure functions of strings that come from
+ * outside (DIDs), so an argument longer than `keyMax` is computed each time and never kept.
+ */
+export function memoBounded(fn: (key: string) => string, max: number, keyMax: number): (key: string) => string {
+  const kept = new Map<string, string>();
+  return (key) => {
+    const keep = key.length <= keyMax;
+    const known = keep ? kept.get(key) : undefined;
+    if (known !== undefined) return known;
+    const value = fn(key);
+    if (keep) setBounded(kept, key, value, max);
+    return value;
+  };
+}

@@ -1,6 +1,6 @@
 // did:ion long form ↔ short form on DIDs and key ids, without parsing the encoded suffix data.
 // Long form: did:ion:<suffix>:<base64url(JCS({suffixData, delta}))>; short form: did:ion:<suffix>.
-import { setBounded } from '../bounded.js';
+import { memoBounded } from '../bounded.js';
 
 const LONG = /^(did:ion:(?:[a-z0-9]+:)?[A-Za-z0-9_-]{46}):[A-Za-z0-9_-]+(#.*)?$/;
 
@@ -9,22 +9,20 @@ const LONG = /^(did:ion:(?:[a-z0-9]+:)?[A-Za-z0-9_-]{46}):[A-Za-z0-9_-]+(#.*)?$/
  * up by their short form many times on its way (its sender, its recipients, the keys of a
  * keylist, a queue's prefix), and each time the pattern ran over the whole long form (about 1 KB).
  * Bounded in entries and in length (a long form holds at most a 1,000-byte delta, well under
- * SHORT_KEY_MAX; longer strings are matched each time and not kept): DIDs come from outside.
+ * the 4,096 characters kept; longer strings are matched each time and not kept): DIDs come from outside.
  */
-const SHORT = new Map<string, string>();
-const SHORT_MAX = 1024;
-const SHORT_KEY_MAX = 4096;
+const shortOfLong = memoBounded(
+  (didOrKid) => {
+    const m = LONG.exec(didOrKid);
+    return m ? m[1] + (m[2] ?? '') : didOrKid;
+  },
+  1024,
+  4096,
+);
 
 /** The short form of an ion long-form DID or key id; anything else is returned unchanged. */
 export function ionShortForm(didOrKid: string): string {
-  if (!didOrKid.startsWith('did:ion:')) return didOrKid;
-  const kept = didOrKid.length <= SHORT_KEY_MAX;
-  const known = kept ? SHORT.get(didOrKid) : undefined;
-  if (known !== undefined) return known;
-  const m = LONG.exec(didOrKid);
-  const short = m ? m[1] + (m[2] ?? '') : didOrKid;
-  if (kept) setBounded(SHORT, didOrKid, short, SHORT_MAX);
-  return short;
+  return didOrKid.startsWith('did:ion:') ? shortOfLong(didOrKid) : didOrKid;
 }
 
 export function isIonLongForm(did: string): boolean {
