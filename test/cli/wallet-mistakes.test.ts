@@ -2,7 +2,8 @@
 // reached by a wallet with nothing else open, options that only look right, a serve.json left by
 // a `wallet serve` killed with -9 whose port another program now holds.
 import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -44,6 +45,20 @@ describe('wallet commands and what goes wrong around them', () => {
     const empty = await runCli(['wallet', 'create', '--data', dir.file('m'), '--mediator', '']);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/^idsync: invalid_argument: --mediator is empty/);
+  });
+
+  it('create that fails behind a mediator leaves no folder it made, and keeps one that was there', async () => {
+    // A URL with neither _oob nor _oobid: mediation fails after the store was opened.
+    const made = dir.file('no-oob');
+    const run = await runCli(['wallet', 'create', '--data', made, '--mediator', 'http://127.0.0.1:1/nothing']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/^idsync: \w+: /);
+    expect(existsSync(made)).toBe(false);
+    const there = dir.file('there');
+    await mkdir(there);
+    expect((await runCli(['wallet', 'create', '--data', there, '--mediator', 'http://127.0.0.1:1/nothing'])).code).not.toBe(0);
+    expect(existsSync(there)).toBe(true);
+    expect(await readdir(there)).toEqual([]);
   });
 
   it('serve --host with a name that does not resolve is address_not_available, not an internal error', async () => {

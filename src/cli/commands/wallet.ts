@@ -4,7 +4,7 @@
 // commands on a control API bound to 127.0.0.1 and guarded by that token (wallet-control.ts);
 // without a serve process they open the store themselves and run the agent for their duration
 // (wallet-run.ts). What they print is in wallet-views.ts.
-import { rm } from 'node:fs/promises';
+import { rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { IdsyncError } from '../../errors.js';
@@ -85,6 +85,9 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
       if (opts.endpoint && opts.mediator) throw usageError('invalid_argument', '--endpoint and --mediator exclude each other: the DID names one inbound route');
       if (!['2.0', '3.0', 'auto'].includes(opts.mediationVersion)) throw usageError('invalid_argument', `--mediation-version must be 2.0, 3.0 or auto: ${opts.mediationVersion}`);
       if (!['did', 'routing-keys'].includes(opts.mediatorForm)) throw usageError('invalid_argument', `--mediator-form must be did or routing-keys: ${opts.mediatorForm}`);
+      // A folder this create makes goes again when the create fails (an empty one only, never one
+      // that was there or holds anything).
+      const existed = await stat(walletDir(opts.data)).then(() => true, () => false);
       const store = await openWalletStore(opts.data);
       let fresh = false;
       try {
@@ -124,6 +127,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
         // A create that failed (the mediator refused, or could not be reached) keeps nothing: the
         // DID it made names that mediator, so the same command, run again, starts over.
         if (fresh) await rm(join(walletDir(opts.data), 'store'), { recursive: true, force: true });
+        if (fresh && !existed) await rmdir(walletDir(opts.data)).catch(() => {});
       }
     });
 
