@@ -14,6 +14,7 @@ import { protocolError } from '../protocols/protocol-kit.js';
 import { outgoingHeaders, type WalletContext } from './context.js';
 import { stopWaits } from '../wait.js';
 import { setBounded } from '../bounded.js';
+import { resolutionError } from '../did/resolver.js';
 
 export interface PickupResult {
   /** Messages delivered and processed. */
@@ -169,6 +170,20 @@ export class PickupSession {
 
 function deps(ctx: WalletContext) {
   return { clock: ctx.clock, ids: ctx.ids };
+}
+
+/**
+ * `err`, or, when it is the envelope's bare "did not resolve" for the peer, why it did not: a
+ * did:web whose host does not answer is named as such (transport_unreachable, the socket's
+ * reason), as accepting an invitation from it says. Asked only after a failure: a pickup that
+ * goes through resolves nothing more.
+ */
+async function whyUnresolved(ctx: WalletContext, peer: string, err: unknown): Promise<unknown> {
+  if (toIdsyncError(err).code !== 'did_not_resolved') return err;
+  const did = peer.split('#')[0]!;
+  const resolved = await ctx.resolution(did).catch(() => undefined);
+  if (!resolved || (resolved.didDocument && !resolved.didResolutionMetadata.error)) return err;
+  return resolutionError(did, resolved, `the peer's DID ${did}`);
 }
 
 /** The delivery at which a message the wallet's own store keeps failing on is confirmed all the same (left queued at those before). */
@@ -334,7 +349,12 @@ export async function pickup(ctx: WalletContext, session: PickupSession, peer: s
 
   const statusRequest = buildStatusRequest(headers, deps(ctx));
   session.expect(statusRequest.id, peer);
-  await ctx.router.send(statusRequest, { to: peer, ...via });
+  try {
+    await ctx.router.send(statusRequest, { to: peer, ...via });
+  } catch (err) {
+    session.take(statusRequest.id);
+    throw await whyUnresolved(ctx, peer, err);
+  }
   let status = session.take(statusRequest.id)?.status;
   if (!status) throw new IdsyncError('pickup_unanswered', `${peer} did not answer the status-request on the return route`);
 

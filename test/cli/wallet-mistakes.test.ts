@@ -47,6 +47,12 @@ describe('wallet commands and what goes wrong around them', () => {
     expect(empty.stderr).toMatch(/^idsync: invalid_argument: --mediator is empty/);
   });
 
+  it('pickup from a service URL where nothing listens names the unreachable host, not an unresolved DID', async () => {
+    const run = await runCli(['wallet', 'pickup', '--data', dir.file('w'), '--from', 'http://127.0.0.1:1']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^idsync: transport_unreachable: cannot reach http:\/\/127\.0\.0\.1:1\/\.well-known\/did\.json \(.*\): the peer.s DID did:web:127\.0\.0\.1%3A1 did not resolve/);
+  });
+
   it('create that fails behind a mediator leaves no folder it made, and keeps one that was there', async () => {
     // A URL with neither _oob nor _oobid: mediation fails after the store was opened.
     const made = dir.file('no-oob');
