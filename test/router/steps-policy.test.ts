@@ -101,6 +101,36 @@ describe('step retries: by what became of the send', () => {
     r.close();
   });
 
+  it("a 'deliver' step: retried while its send fails, counted when a resend went, then done; a dropped one is not taken", async () => {
+    const { r, clock, sends } = setup({ kind: () => 'deliver' });
+    await r.noteSending(msg('m-1'), 'did:example:s', 'authcrypt');
+    r.noteFailed(msg('m-1'), timeout);
+    clock.advance(2_000);
+    expect(await r.runDue()).toBe(1);
+    // Taken: nothing is sent again, however long the answer takes.
+    clock.advance(600_000);
+    expect(await r.runDue()).toBe(0);
+    expect(sends).toHaveLength(1);
+    r.close();
+
+    const dropped = new Set(['m-2']);
+    const d = setup({ kind: () => 'deliver', dropped: (m) => dropped.has(m.id) });
+    await d.r.noteSending(msg('m-2', 't-2'), 'did:example:s', 'authcrypt');
+    d.r.noteSent(msg('m-2', 't-2'));
+    // Dropped by its owner: sent again as a retried step would be (a liveness check, 30 s).
+    d.clock.advance(30_000);
+    expect(await d.r.runDue()).toBe(1); // sent, and dropped again: the next check doubles
+    dropped.clear();
+    d.clock.advance(59_000);
+    expect(await d.r.runDue()).toBe(0);
+    d.clock.advance(1_000);
+    expect(await d.r.runDue()).toBe(1); // sent and taken
+    d.clock.advance(600_000);
+    expect(await d.r.runDue()).toBe(0);
+    expect(d.sends).toHaveLength(2);
+    d.r.close();
+  });
+
   it('retries soon what the owner kept after the endpoint failed (notAccepted), and stops once answered', async () => {
     const kept = new Set(['m-1']);
     const { r, clock, sends } = setup({ notAccepted: (m) => (kept.has(m.id) ? { kind: 'failed' } : undefined) });

@@ -53,6 +53,12 @@ export interface StepOptions extends BackoffOptions {
    * queue after the endpoint failed): retried like a failed send. Undefined when the peer took it.
    */
   notAccepted?(message: PlainMessage): SendOutcome | undefined;
+  /**
+   * A send that resolved but left the message with nobody (the owner dropped it: a full queue, no
+   * relationship with the recipient): a 'deliver' step is then not taken, and is retried as a
+   * 'retry' one would be. Undefined or false when the peer, or a queue it collects from, has it.
+   */
+  dropped?(message: PlainMessage): boolean;
   /** The owner ends the flow of a thread whose message was never answered in time. */
   onGiveUp?(record: StepRecord): Promise<void>;
   /** Test hook (crash-point.ts): `send:<name>` once a message's step is stored, `sent:<name>` after it went out. */
@@ -196,9 +202,10 @@ export function createStepEngine(
       }
       const kept = o.notAccepted?.(out.message);
       if (kept) return kept;
-      if (o.kind(out.message) === 'deliver') {
+      if (o.kind(out.message) === 'deliver' && !o.dropped?.(out.message)) {
         await taken(j.key, out.message.id);
-        return 'done';
+        // Sent, and nothing left to do: counted as a resend that went (retryDue, runDue).
+        return 'delivered';
       }
       return { kind: 'accepted' };
     },
@@ -307,7 +314,7 @@ export function createStepEngine(
       const kind = o.kind(message);
       if (!kind) return;
       const kept = o.notAccepted?.(message);
-      if (kind === 'deliver' && !kept) {
+      if (kind === 'deliver' && !kept && !o.dropped?.(message)) {
         const to = message.to?.[0];
         if (to && job(stepThread(message))) scheduler.peerIsBack(to);
         void taken(stepThread(message), message.id).catch((err) =>

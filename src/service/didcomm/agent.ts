@@ -188,6 +188,8 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
       scheduler,
       // Kept for pickup because the wallet's endpoint failed: retried soon, not as a liveness check.
       notAccepted: (message) => outbound.undelivered(message.id),
+      // Dropped (the wallet's queue full, no relationship with it): an invitation is not yet taken.
+      dropped: (message) => outbound.outcome(message.id) === 'dropped',
       onGiveUp: (record) => givenUp(record),
       ...(options.crashPoint || process.env.IDSYNC_TEST_CRASH_AT ? { crashPoint: (step: string) => crashHook?.(step) } : {}),
     },

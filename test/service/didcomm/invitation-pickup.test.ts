@@ -58,4 +58,34 @@ describe('a DIDCOMM invitation to a wallet that collects by pickup', () => {
     expect(copies.map((m) => m.result).filter((r) => r !== 'accepted')).toEqual(['handled']);
     expect(bed.errors).toEqual([]);
   });
+
+  it('is sent again when it was dropped (the wallet\'s queue full): it is taken only once a queue or the wallet has it', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    bed = await startTestbed({ walletMode: 'pickup', clock, service: { agent: { queue: { maxPerRecipient: 1 } } } });
+    const [wallet] = bed.wallets;
+    await connectUser(bed, 'alan', wallet!);
+    const first = await bed.service.client.createWorkflow({ userId: 'alan', datapoints: ALAN });
+    const second = await bed.service.client.createWorkflow({ userId: 'alan', datapoints: ALAN });
+    const dropped: string[] = [];
+    bed.service.agent.events.on('message-dropped', (e: { messageId?: string }) => {
+      if (e.messageId === second.invitation.id) dropped.push(e.messageId);
+    });
+    const arrived = wallet!.waitForPending({ kind: 'invitation' });
+    await bed.service.client.sendInvitation(first.id, [{ channel: 'DIDCOMM', target: wallet!.did }]);
+    // The queue holds the first until the wallet confirms it: the second has no room.
+    await bed.service.client.sendInvitation(second.id, [{ channel: 'DIDCOMM', target: wallet!.did }]);
+    expect(dropped).toHaveLength(1);
+    expect((await arrived).id).toBe(first.invitation.id);
+    await waitForState('the first confirmed', () => bed!.service.agent.queue.count(wallet!.did), (n) => n === 0, bed.service.changes);
+
+    const has = async () => (await wallet!.pending()).some((p) => p.id === second.invitation.id);
+    for (let i = 0; i < 12 && !(await has()); i++) {
+      clock.advance(60_000);
+      await bed.service.agent.retryDue();
+      await bed.service.agent.idle();
+      await wallet!.pickup(bed.service.did);
+    }
+    expect(await has()).toBe(true);
+    expect(bed.errors).toEqual([]);
+  });
 });
