@@ -71,13 +71,13 @@ export async function startEmbeddedTarget(options: { envelopeEngine?: EnvelopeEn
 const SERVICE_DID_TIMEOUT_MS = 10_000;
 const SERVICE_DID_MAX_BYTES = 256 * 1024;
 
-export async function remoteTarget(url: string, credentials: ServiceCredentials, fetchFn: typeof fetch = fetch): Promise<FleetTarget> {
+export async function remoteTarget(url: string, credentials: ServiceCredentials, fetchFn: typeof fetch = fetch, timeoutMs = SERVICE_DID_TIMEOUT_MS): Promise<FleetTarget> {
   const base = url.replace(/\/+$/, '');
   let did: unknown;
   try {
     // Bounded in time and in size: a host that never answers, or answers a stream without end,
     // would otherwise hold the run before it starts (no --timeout applies yet) or fill memory.
-    const res = await fetchFn(`${base}/.well-known/did.json`, { signal: AbortSignal.timeout(SERVICE_DID_TIMEOUT_MS) });
+    const res = await fetchFn(`${base}/.well-known/did.json`, { signal: AbortSignal.timeout(timeoutMs) });
     if (!res.ok) throw new IdsyncError('service_unreachable', `${base}/.well-known/did.json answered ${res.status}`);
     const text = await readBounded(res, SERVICE_DID_MAX_BYTES, () => new IdsyncError('service_unreachable', `${base}/.well-known/did.json is larger than ${SERVICE_DID_MAX_BYTES} bytes: not a DID document`));
     did = (JSON.parse(text.toString('utf8')) as { id?: unknown } | null)?.id;
@@ -90,6 +90,8 @@ export async function remoteTarget(url: string, credentials: ServiceCredentials,
   if (typeof did !== 'string' || !did.startsWith('did:')) throw new IdsyncError('service_unreachable', `${base}/.well-known/did.json names no DID`);
   // The credentials too, once, before any wallet is made: a wrong secret would otherwise fail
   // every flow of the run, one by one, with the same invalid_client.
-  await createServiceClient({ url: base, ...credentials, fetch: fetchFn }).token();
+  // Bounded in time as the DID's fetch is: no --timeout applies yet.
+  const bounded: typeof fetch = (input, init) => fetchFn(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  await createServiceClient({ url: base, ...credentials, fetch: bounded }).token();
   return { url: base, did, credentials, embedded: false, close: async () => {} };
 }

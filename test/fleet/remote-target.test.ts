@@ -47,6 +47,17 @@ describe('remoteTarget', () => {
     await expect(remoteTarget(`${base}/nodid`, credentials)).rejects.toMatchObject({ code: 'service_unreachable', message: `${base}/nodid/.well-known/did.json names no DID` });
   });
 
+  it('does not wait for ever on a token request that is never answered', async () => {
+    // The DID is answered, the token request never: only its time bound ends the wait.
+    const hanging: typeof fetch = (input, init) =>
+      String(input).endsWith('/auth/token')
+        ? new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))
+        : fetch(input, init);
+    const started = Date.now();
+    await expect(remoteTarget(base, credentials, hanging, 300)).rejects.toMatchObject({ code: 'service_unreachable' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('refuses wrong client credentials before the run, with the service\'s own code', async () => {
     await expect(remoteTarget(base, { clientId: 'a', clientSecret: 'wrong' })).rejects.toMatchObject({ code: 'invalid_client', message: expect.stringMatching(/auth\/token: 401 unknown client or wrong secret/) });
   });
