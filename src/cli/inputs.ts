@@ -166,6 +166,9 @@ export async function writePrivateFile(file: string, content: string): Promise<v
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new IdsyncError('file_not_found', `cannot create ${file}: no such directory`, { cause: err });
     }
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') {
+      throw new IdsyncError('file_not_found', `cannot create ${file}: a part of its path is a file, not a directory`, { cause: err });
+    }
     throw fileError(err, file);
   }
 }

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_LINE, runCli, tempDir } from './run-cli.js';
 
@@ -69,9 +69,24 @@ describe('idsync did', () => {
     const second = await runCli(['did', 'create', '--method', 'key', '--keys-out', keysFile]);
     expect(second.stderr).toMatch(ERROR_LINE);
     expect(second.stderr).toMatch(/^idsync: file_exists: /);
-    expect(second.code).toBe(1);
+    // The user's to fix, like any option naming a path that cannot be used: a usage error.
+    expect(second.code).toBe(2);
     expect(second.stdout).toBe('');
     expect(await readFile(keysFile, 'utf8')).toBe(before);
+  });
+
+  it('refuses a --keys-out path whose folder is a file, that is a folder, or whose folder is missing, as usage errors naming the path', async () => {
+    const file = dir.file('plain.txt');
+    await writeFile(file, 'x');
+    const under = await runCli(['did', 'create', '--method', 'key', '--keys-out', `${file}/keys.json`]);
+    expect(under.stderr).toMatch(/^idsync: file_not_found: cannot create .*plain\.txt\/keys\.json: a part of its path is a file, not a directory\n$/);
+    expect(under.code).toBe(2);
+    const folder = await runCli(['did', 'create', '--method', 'key', '--keys-out', dir.file('')]);
+    expect(folder.stderr).toMatch(/^idsync: file_exists: .* already exists; refusing to overwrite a key file\n$/);
+    expect(folder.code).toBe(2);
+    const missing = await runCli(['did', 'create', '--method', 'key', '--keys-out', dir.file('nope/keys.json')]);
+    expect(missing.stderr).toMatch(/^idsync: file_not_found: cannot create .*: no such directory\n$/);
+    expect(missing.code).toBe(2);
   });
 
   it('resolves an Identus did:peer:2 without services (`.SW10`), exit 0, and says what it read against the method spec', async () => {

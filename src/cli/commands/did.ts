@@ -7,7 +7,7 @@ import { createPeerDid4 } from '../../did/peer4.js';
 import { createResolver, echoedDid } from '../../did/resolver.js';
 import type { CreatedDid, DIDResolutionResult } from '../../did/types.js';
 import { IdsyncError, type ErrorCode } from '../../errors.js';
-import { usageError } from '../errors.js';
+import { asUsage, usageError } from '../errors.js';
 import { DIDCOMM_SCHEMES, parseUrlOption } from '../url-option.js';
 import { secretsFileContent, writePrivateFile } from '../inputs.js';
 import { pretty, type CliIo, type Output } from '../output.js';
@@ -33,7 +33,8 @@ export function registerDidCommand(program: Command, deps: CommandDeps): void {
     .action(async (opts: { method: DidMethod; endpoint?: string; keysOut?: string; json?: boolean }) => {
       const created = await createDid(opts.method, opts.endpoint);
       // Keys first: a DID printed without its keys saved would be useless.
-      if (opts.keysOut) await writePrivateFile(opts.keysOut, secretsFileContent(created.secrets));
+      // A path that cannot take the new file (it exists, its folder does not) is the user's to fix: exit 2.
+      if (opts.keysOut) await asUsage(() => writePrivateFile(opts.keysOut!, secretsFileContent(created.secrets)));
       const out = deps.output(Boolean(opts.json));
       const result = { did: created.did, ...(created.shortDid ? { shortDid: created.shortDid } : {}), document: created.document };
       out.result(result, (r) =>
