@@ -17,7 +17,7 @@ function modelLine(r: FleetResult): string {
   const m = r.model;
   return m.kind === 'closed'
     ? `closed model: ${m.wallets} wallets, ${m.concurrency} at a time`
-    : `open model: ${m.ratePerSecond}/s for ${(m.durationMs / 1000).toFixed(0)} s${m.rampMs ? `, ramp ${(m.rampMs / 1000).toFixed(0)} s` : ''}`;
+    : `open model: ${m.ratePerSecond}/s for ${seconds(m.durationMs)}${m.rampMs ? `, ramp ${seconds(m.rampMs)}` : ''}`;
 }
 
 /** The service: the embedded twin (its state on disk, when it was), or its URL; and the mediator of a mediated run. */
@@ -196,4 +196,10 @@ export async function writeReport(dir: string, r: FleetResult): Promise<{ json: 
   await writeFile(json, JSON.stringify(doc, null, 2) + '\n');
   await writeFile(html, reportHtml(doc));
   return { json, html };
+}
+
+/** A duration as the run was asked for: whole seconds, or the fraction a short one needs ("0.5 s", not "0 s"). */
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : Number(s.toFixed(s < 10 ? 2 : 1))} s`;
 }

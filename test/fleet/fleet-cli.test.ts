@@ -123,6 +123,12 @@ describe('idsync fleet', () => {
     await expect(runFleet({ scenario: { builtin: 'connect' }, model: { kind: 'open', ratePerSecond: 2, durationMs: 5 }, workers: 1 })).rejects.toMatchObject({ code: 'invalid_argument' });
   });
 
+  it('says a short open model\'s duration as it was asked (0.5 s, not 0 s)', async () => {
+    const a = io();
+    expect(await run(['fleet', '--scenario', 'connect', '--rate', '4', '--duration', '500ms', '--ramp', '0.25', '--workers', '1', '--no-progress'], a.cli)).toBe(0);
+    expect(a.out.stdout).toMatch(/^fleet connect: open model: 4\/s for 0\.5 s, ramp 0\.25 s,/);
+  }, 30_000);
+
   it('refuses a --module that is missing or no scenario as a usage error naming the option and the file, before any run', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'idsync-fleet-'));
     const junk = join(dir, 'junk.txt');
