@@ -120,7 +120,8 @@ export function createServiceAgent(deps: ServiceDeps, options: AgentOptions = {}
   const queue = messageQueue(deps, { collection: COLLECTIONS.queue, ...options.queue });
   const live = liveRoutes();
   const threads = threadStore(deps.store, () => isoNow(deps.clock));
-  const related = relationships(deps, threads);
+  // The router (below) holds the durable steps: a step's resend keeps the relationship of its first send.
+  const related = relationships(deps, threads, () => router.steps());
   let agentRef: ServiceDidcommAgent | undefined;
   const given = options.transports ?? [
     httpTransport({ fetch: netFetch }),

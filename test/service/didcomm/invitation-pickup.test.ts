@@ -59,6 +59,19 @@ describe('a DIDCOMM invitation to a wallet that collects by pickup', () => {
     expect(bed.errors).toEqual([]);
   });
 
+  it('reaches a wallet that is no linked user after the service was killed before it went out', async () => {
+    bed = await startTestbed({ walletMode: 'pickup' });
+    const [wallet] = bed.wallets;
+    const wf = await bed.service.client.createWorkflow({ userDID: wallet!.did, datapoints: ALAN });
+    const crashed = bed.crashAt('service', 'send:invitation');
+    await bed.service.client.sendInvitation(wf.id, [{ channel: 'DIDCOMM', target: wallet!.did }]).catch(() => undefined);
+    await crashed;
+    await bed.restart('service');
+    await waitForState('the invitation queued again', () => bed!.service.agent.queue.count(wallet!.did), (n) => n > 0, bed.service.changes);
+    await wallet!.pickup(bed.service.did);
+    expect((await wallet!.pending()).map((p) => p.id)).toContain(wf.invitation.id);
+  });
+
   it('is sent again when it was dropped (the wallet\'s queue full): it is taken only once a queue or the wallet has it', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     bed = await startTestbed({ walletMode: 'pickup', clock, service: { agent: { queue: { maxPerRecipient: 1 } } } });
