@@ -1,7 +1,7 @@
 // Finds the public key a credential was signed with in the issuer's DID document and decides
 // whether the issuer authorised it for assertions (DID Core §5.3.2 assertionMethod;
 // VC Data Integrity §4.5 "Retrieve Verification Method").
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import type { DIDDocument, DocumentResolver, VerificationMethod } from '../did/types.js';
 import { base58btcDecode } from '../encoding.js';
 import { fromMultikey, publicKeyFromJwk } from '../keys.js';
@@ -16,9 +16,9 @@ export type IssuerKeyResult =
       publicKey?: Uint8Array;
     };
 
-/** DIDs and key ids compared with ion long forms reduced to short forms. */
+/** DIDs and key ids compared with long forms (did:ion, did:peer:4) reduced to short forms. */
 export function sameDid(a: string, b: string): boolean {
-  return ionShortForm(a) === ionShortForm(b);
+  return shortForm(a) === shortForm(b);
 }
 
 function absolute(id: string, docId: string): string {
