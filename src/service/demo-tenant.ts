@@ -13,7 +13,7 @@ import { isoNow } from '../clock.js';
 import { randomId } from '../encoding.js';
 import type { CrashPoint } from '../crash-point.js';
 import type { ServiceBase } from './context.js';
-import { ensureTenant, putClient, putProject, type DemoCredentials } from './seed.js';
+import { putDemoTenant, type DemoCredentials } from './seed.js';
 
 type DemoDeps = Pick<ServiceBase, 'store' | 'config' | 'clock' | 'serviceDid'>;
 
@@ -54,10 +54,7 @@ export async function printDemoCredentials(deps: DemoDeps, print: (creds: ShownD
     await records.put(KEY, record);
   }
   const creds: ShownDemo = { tenantId: TENANT_ID, clientId: record.clientId, clientSecret: randomId(24), projectId: PROJECT_ID, renewed };
-  const tenant = await ensureTenant(deps, TENANT_ID, 'Demo tenant');
-  if (!(await deps.config.getProject(TENANT_ID, PROJECT_ID))) await putProject(deps, TENANT_ID, { id: PROJECT_ID, name: 'Demo project' });
-  if (tenant.defaultProjectId !== PROJECT_ID) await deps.config.putTenant({ ...tenant, defaultProjectId: PROJECT_ID });
-  await putClient(deps, TENANT_ID, { clientId: creds.clientId, clientSecret: creds.clientSecret });
+  await putDemoTenant(deps, creds);
   crashPoint?.('demo:stored');
   await print(creds);
   crashPoint?.('demo:printed');

@@ -190,9 +190,17 @@ export interface DemoCredentials {
 export async function seedDemoTenant(deps: SeedDeps): Promise<DemoCredentials | undefined> {
   if ((await deps.config.listTenants()).length > 0) return undefined;
   const creds: DemoCredentials = { tenantId: 'demo', clientId: `demo-${randomId(6)}`, clientSecret: randomId(24), projectId: 'demo-project' };
+  await putDemoTenant(deps, creds);
+  return creds;
+}
+
+/**
+ * The demo tenant with its project (made once, kept after) as its default, and `creds`' client
+ * with that secret (a client already there gets the new secret: demo-tenant.ts renews it so).
+ */
+export async function putDemoTenant(deps: SeedDeps, creds: DemoCredentials): Promise<void> {
   await ensureTenant(deps, creds.tenantId, 'Demo tenant');
-  await putProject(deps, creds.tenantId, { id: creds.projectId, name: 'Demo project' });
+  if (!(await deps.config.getProject(creds.tenantId, creds.projectId))) await putProject(deps, creds.tenantId, { id: creds.projectId, name: 'Demo project' });
   await setDefaultProject(deps, creds.tenantId, creds.projectId);
   await putClient(deps, creds.tenantId, { clientId: creds.clientId, clientSecret: creds.clientSecret });
-  return creds;
 }
