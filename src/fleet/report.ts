@@ -199,7 +199,7 @@ export async function writeReport(dir: string, r: FleetResult): Promise<{ json: 
 }
 
 /** A duration as the run was asked for: whole seconds, or the fraction a short one needs ("0.5 s", not "0 s"). */
-function seconds(ms: number): string {
+export function seconds(ms: number): string {
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : Number(s.toFixed(s < 10 ? 2 : 1))} s`;
 }

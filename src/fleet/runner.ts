@@ -241,12 +241,6 @@ export async function runShard(
 }
 
 /**
- * The open model: arrivals at `ratePerSecond` (all threads together), rising linearly from 0
- * over `rampMs`, for `durationMs`; each arrival starts a flow at once, however many are still
- * running (that is what makes the model open). This thread takes every `shards`-th arrival.
- * Resolves when every flow it started has ended.
- */
-/**
  * The flows an open model starts in all: arrivals at `ratePerSecond`, rising linearly from 0
  * over the ramp, for `durationMs` (the integral of the rate, whole arrivals only).
  */
@@ -256,6 +250,12 @@ export function openArrivalCount(m: { ratePerSecond: number; durationMs: number;
   return Math.floor((m.ratePerSecond * (m.durationMs - ramp / 2)) / 1000 + 1e-9);
 }
 
+/**
+ * The open model: arrivals at `ratePerSecond` (all threads together), rising linearly from 0
+ * over `rampMs`, for `durationMs`; each arrival starts a flow at once, however many are still
+ * running (that is what makes the model open). This thread takes every `shards`-th arrival.
+ * Resolves when every flow it started has ended.
+ */
 async function openArrivals(plan: ShardPlan, m: { ratePerSecond: number; durationMs: number; rampMs: number }, flow: (i: number) => Promise<void>, signal: AbortSignal): Promise<void> {
   const rate = m.ratePerSecond / 1000; // per ms
   const ramp = Math.min(m.rampMs, m.durationMs);

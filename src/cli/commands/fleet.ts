@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { runFleet, type FleetOptions } from '../../fleet/fleet.js';
-import { fleetTable, progressLine, writeReport } from '../../fleet/report.js';
+import { fleetTable, progressLine, seconds, writeReport } from '../../fleet/report.js';
 import { loadScenario } from '../../fleet/scenario-ref.js';
 import { BUILTIN_SCENARIOS } from '../../fleet/scenarios.js';
 import { openArrivalCount } from '../../fleet/runner.js';
@@ -93,11 +93,6 @@ function loadDuration(flag: string, v: string): number {
   return duration(flag, /\d$/.test(text) ? `${text}s` : text);
 }
 
-/** `1500` ms as people read it: `1.5 s`, `500 ms`. */
-function readable(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(3))} s`;
-}
-
 /** The load model from the flags: --rate makes it open, else closed. */
 export function loadModel(o: FleetCliOptions): LoadModel {
   if (o.rate !== undefined) {
@@ -110,8 +105,8 @@ export function loadModel(o: FleetCliOptions): LoadModel {
     const model: LoadModel = { kind: 'open', ratePerSecond: rate, durationMs, ...(o.ramp ? { rampMs: loadDuration('--ramp', o.ramp) } : {}) };
     // An empty run has nothing to measure, and its "0 failed" would pass a CI job.
     if (openArrivalCount(model) < 1) {
-      const ramp = model.rampMs ? ` with a ${readable(model.rampMs)} ramp (rising from 0)` : '';
-      throw usageError('invalid_argument', `--rate ${rate}/s for ${readable(durationMs)}${ramp} starts no flow: give a longer --duration or a higher --rate`);
+      const ramp = model.rampMs ? ` with a ${seconds(model.rampMs)} ramp (rising from 0)` : '';
+      throw usageError('invalid_argument', `--rate ${rate}/s for ${seconds(durationMs)}${ramp} starts no flow: give a longer --duration or a higher --rate`);
     }
     return model;
   }
