@@ -22,8 +22,7 @@ import { WACI_PRESENT_CASES } from './suites/waci-present.js';
 import { ISSUER_ROLE_CASES, issuerInvitation } from './suites/issuer-role.js';
 import { VERIFIER_ROLE_CASES, verifierInvitation } from './suites/verifier-role.js';
 import { checkInvitation, inspectInvitationUrl } from '../conformance/oob-url.js';
-import { ruleOf } from '../conformance/catalogue.js';
-import type { ConformanceResult } from '../conformance/types.js';
+import { refusalsOf } from '../conformance/types.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { parseJsonBounded } from '../json-depth.js';
 import { networkError, readBounded } from '../http-fetch.js';
@@ -125,9 +124,8 @@ export async function readInvitation(url: string): Promise<{ url: string; messag
   if (!m || typeof m.from !== 'string' || typeof m.id !== 'string') {
     // What stopped it first (a broken MUST, or a rule whose breach refuses the invitation: no
     // _oob, not JSON), then what is only advice (plain http).
-    const failed = results.filter((r) => !r.ok);
-    const stops = (r: ConformanceResult) => r.severity === 'error' || ruleOf(r.rule)?.refuses === true;
-    const why = [...failed.filter(stops), ...failed.filter((r) => !stops(r))].map((r) => r.detail);
+    const stops = refusalsOf(results);
+    const why = [...stops, ...results.filter((r) => !r.ok && !stops.includes(r))].map((r) => r.detail);
     throw new IdsyncError('invalid_invitation', `the URL holds no out-of-band invitation with an id and a from: ${why.join('; ') || 'unreadable'}`);
   }
   return { url, message: m, results };

@@ -15,6 +15,7 @@ import { outgoingHeaders, type WalletContext } from './context.js';
 import { stopWaits } from '../wait.js';
 import { setBounded } from '../bounded.js';
 import { resolutionError } from '../did/resolver.js';
+import { didOf } from '../didcomm/message.js';
 
 export interface PickupResult {
   /** Messages delivered and processed. */
@@ -180,7 +181,7 @@ function deps(ctx: WalletContext) {
  */
 async function whyUnresolved(ctx: WalletContext, peer: string, err: unknown): Promise<unknown> {
   if (toIdsyncError(err).code !== 'did_not_resolved') return err;
-  const did = peer.split('#')[0]!;
+  const did = didOf(peer);
   const resolved = await ctx.resolution(did).catch(() => undefined);
   if (!resolved || (resolved.didDocument && !resolved.didResolutionMetadata.error)) return err;
   return resolutionError(did, resolved, `the peer's DID ${did}`);
