@@ -180,7 +180,9 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     if (!(await core.envelope.resolve(targetDid))) throw new IdsyncError('did_not_resolved', `cannot resolve ${targetDid.slice(0, 80)}`);
     const message = { ...invitation, from: deps.serviceDid, to: [targetDid], body: { ...invitation.body } };
     const sentMessage = await core.send(message, targetDid);
-    return outbound.outcome(sentMessage.id) === 'queued' ? 'queued' : 'delivered';
+    const outcome = outbound.outcome(sentMessage.id);
+    // A dropped send leaves the invitation's step to be sent again (router/steps): pending, not sent.
+    return outcome === 'queued' ? 'queued' : outcome === 'dropped' ? 'pending' : 'delivered';
   };
 
   async function onWorkflowCreated(workflow: IssuanceWorkflow): Promise<void> {

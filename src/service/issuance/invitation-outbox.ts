@@ -18,7 +18,8 @@ export const OUTBOX_BY_TARGET = 'outbox-by-target';
 export type OutboxChannel = 'DIDCOMM' | 'EMAIL' | 'SMS';
 
 /**
- * pending: recorded, transport not finished; sent: accepted by SMTP / the SMS gateway / the
+ * pending: recorded, transport not finished (for DIDCOMM also a send the service dropped and
+ * makes again from the invitation's step: its entry is not updated when that one gets through); sent: accepted by SMTP / the SMS gateway / the
  * DIDComm endpoint; queued: DIDComm message waiting for pickup; recorded: no transport
  * configured (dev), only recorded; failed: the transport refused or was unreachable (`error`).
  */

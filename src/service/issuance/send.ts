@@ -41,7 +41,7 @@ export async function sendWorkflowInvitation(
     at,
     ...(d.error ? { error: d.error } : {}),
   }));
-  // Only a delivery that got out (or was at least recorded) moves the workflow on; all failed:
+  // Only a delivery that got out, will be sent again (pending) or was at least recorded moves the workflow on; all failed:
   // the destinations are kept for the record and the state stays, so a retry is a plain re-send.
   const anyOut = deliveries.some((d) => d.status !== 'failed');
   const issuanceWorkflow = await markInvitationSent(deps, wf.id, sent, { advance: anyOut });

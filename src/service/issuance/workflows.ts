@@ -35,7 +35,7 @@ export interface StatusChangeTerms {
 export interface SentDestination {
   channel: 'DIDCOMM' | 'EMAIL' | 'SMS';
   to: string;
-  status: 'sent' | 'queued' | 'recorded' | 'failed';
+  status: 'sent' | 'queued' | 'pending' | 'recorded' | 'failed';
   outboxId: string;
   at: string;
   error?: { code: string; message: string };

@@ -86,8 +86,11 @@ describe('a DIDCOMM invitation to a wallet that collects by pickup', () => {
     const arrived = wallet!.waitForPending({ kind: 'invitation' });
     await bed.service.client.sendInvitation(first.id, [{ channel: 'DIDCOMM', target: wallet!.did }]);
     // The queue holds the first until the wallet confirms it: the second has no room.
-    await bed.service.client.sendInvitation(second.id, [{ channel: 'DIDCOMM', target: wallet!.did }]);
+    const sent = await bed.service.client.sendInvitation(second.id, [{ channel: 'DIDCOMM', target: wallet!.did }]);
     expect(dropped).toHaveLength(1);
+    // Not handed over: said so, and the workflow still counts it as on its way.
+    expect(sent.deliveries.map((d) => d.status)).toEqual(['pending']);
+    expect(sent.issuanceWorkflow.status).toBe('INVITATION_SENT');
     expect((await arrived).id).toBe(first.invitation.id);
     await waitForState('the first confirmed', () => bed!.service.agent.queue.count(wallet!.did), (n) => n === 0, bed.service.changes);
 

@@ -3,7 +3,12 @@
 // This file only fixes the contract; the agent implements it.
 import type { Invitation } from '../../../protocols/out-of-band.js';
 
-export type DidcommDeliveryResult = 'delivered' | 'queued';
+/**
+ * delivered: the wallet's endpoint or live socket took it; queued: kept for pickup; pending: not
+ * handed over yet (the service dropped this send: the wallet's queue full, say), and sent again
+ * with the step's back-off until the wallet takes it.
+ */
+export type DidcommDeliveryResult = 'delivered' | 'queued' | 'pending';
 
 /** Sends `invitation` to `targetDid`; rejects only when the DID cannot be used at all. */
 export type DidcommDelivery = (targetDid: string, invitation: Invitation) => Promise<DidcommDeliveryResult>;

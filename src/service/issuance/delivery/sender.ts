@@ -13,8 +13,8 @@ import { toIdsyncError, type ErrorCode } from '../../../errors.js';
 export interface DeliveryResult {
   channel: Channel;
   to: string;
-  /** sent/queued/recorded as in the outbox; failed with `error`. */
-  status: Exclude<OutboxStatus, 'pending'>;
+  /** As in the outbox: sent, queued, recorded, pending (a DIDCOMM send the service makes again), or failed with `error`. */
+  status: OutboxStatus;
   outboxId: string;
   error?: { code: string; message: string };
 }
@@ -86,7 +86,8 @@ export function createInvitationSender(options: InvitationSenderOptions): Invita
           status = 'sent';
         } else status = 'recorded';
       } else if (options.didcomm) {
-        status = (await options.didcomm(d.target, m.invitation)) === 'delivered' ? 'sent' : 'queued';
+        const r = await options.didcomm(d.target, m.invitation);
+        status = r === 'delivered' ? 'sent' : r;
       } else status = 'recorded';
     } catch (err) {
       const e = toIdsyncError(err, SEND_FAILED[d.channel]);

@@ -37,7 +37,7 @@ const Channel = Type.Union([Type.Literal('DIDCOMM'), Type.Literal('EMAIL'), Type
 export const SentDestinationSchema = Type.Object({
   channel: Channel,
   to: Type.String(),
-  status: Type.Union([Type.Literal('sent'), Type.Literal('queued'), Type.Literal('recorded'), Type.Literal('failed')]),
+  status: Type.Union([Type.Literal('sent'), Type.Literal('queued'), Type.Literal('pending'), Type.Literal('recorded'), Type.Literal('failed')]),
   outboxId: Type.String(),
   at: Iso(),
   error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
@@ -120,8 +120,8 @@ export const SendInvitationResponse = Type.Object({
     Type.Object({
       channel: Channel,
       to: Type.String(),
-      status: Type.Union([Type.Literal('sent'), Type.Literal('queued'), Type.Literal('recorded'), Type.Literal('failed')], {
-        description: 'sent: accepted by SMTP / the SMS gateway / the DIDComm endpoint; queued: DIDComm pickup; recorded: outbox only (no transport configured); failed: see error',
+      status: Type.Union([Type.Literal('sent'), Type.Literal('queued'), Type.Literal('pending'), Type.Literal('recorded'), Type.Literal('failed')], {
+        description: 'sent: accepted by SMTP / the SMS gateway / the DIDComm endpoint; queued: DIDComm pickup; pending: a DIDComm send not taken yet (the wallet\'s queue full), sent again with back-off; recorded: outbox only (no transport configured); failed: see error',
       }),
       outboxId: Type.String(),
       error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
