@@ -7,7 +7,7 @@
 // status 400, as over HTTP) plus the WebSocket live mode (replies after that, and pushes to a
 // bound key, reach the sending transport's `onInbound`).
 import { IdsyncError, isIdsyncError, toIdsyncError } from '../../errors.js';
-import { ionShortForm } from '../../did/ion-form.js';
+import { shortForm } from '../../did/short-form.js';
 import type { InboundHandler, Transport } from '../types.js';
 import { detectMediaType, refusalOf, retryHint, retryLaterError, schemeOf, statusForHandlerError, type InboundOutcome } from './media-type.js';
 
@@ -69,7 +69,7 @@ export function memoryNetwork(): MemoryNetwork {
     },
 
     async pushTo(key, packed) {
-      const live = bound.get(ionShortForm(key));
+      const live = bound.get(shortForm(key));
       if (!live || live.closed) return false;
       await live.deliver(packed);
       return true;
@@ -118,7 +118,8 @@ export function memoryNetwork(): MemoryNetwork {
               else throw new IdsyncError('transport_reply_unavailable', 'the sender is not listening for return-routed messages any more');
             },
             bind(key) {
-              bound.set(ionShortForm(key), live);
+              // Either form of a did:ion or did:peer:4 is one party (DID Peer §Method 4), as in ws.ts.
+              bound.set(shortForm(key), live);
             },
           };
           let outcome: void | InboundOutcome;

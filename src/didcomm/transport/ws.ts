@@ -11,7 +11,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { ionShortForm } from '../../did/ion-form.js';
+import { shortForm } from '../../did/short-form.js';
 import { IdsyncError, isIdsyncError, toIdsyncError } from '../../errors.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
 import { ENDPOINT_REFUSED, refusedError, type ConnectGuard } from '../../net/connect-guard.js';
@@ -220,7 +220,7 @@ export interface WsConnection {
    * proxy this is the proxy's address.
    */
   readonly remoteAddress?: string;
-  /** Keys (DIDs, in ion short form) bound to this socket. */
+  /** Keys (DIDs, in their short form: did/short-form.ts) bound to this socket. */
   readonly keys: ReadonlySet<string>;
   readonly open: boolean;
   send(packed: string): Promise<void>;
@@ -283,7 +283,9 @@ export function attachWsEndpoint(server: http.Server, options: WsEndpointOptions
       },
       send: (packed) => sendFrame(ws, packed, timeoutMs, `push on socket ${conn.id}`),
       bind(key) {
-        const k = ionShortForm(key);
+        // A did:ion or did:peer:4 in either form is one party (DID Peer §Method 4: the long form
+        // in a first message, the short form after it): a push to either form finds this socket.
+        const k = shortForm(key);
         keys.add(k);
         const list = (bound.get(k) ?? []).filter((c) => c !== conn);
         list.push(conn);
@@ -344,7 +346,7 @@ export function attachWsEndpoint(server: http.Server, options: WsEndpointOptions
   return {
     sockets,
     async pushTo(key, packed) {
-      const list = bound.get(ionShortForm(key)) ?? [];
+      const list = bound.get(shortForm(key)) ?? [];
       for (const conn of [...list].reverse()) {
         if (!conn.open) continue;
         try {
@@ -357,7 +359,7 @@ export function attachWsEndpoint(server: http.Server, options: WsEndpointOptions
       return false;
     },
     isConnected(key) {
-      return (bound.get(ionShortForm(key)) ?? []).some((c) => c.open);
+      return (bound.get(shortForm(key)) ?? []).some((c) => c.open);
     },
     async close() {
       server.off('upgrade', onUpgrade);

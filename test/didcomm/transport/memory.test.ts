@@ -4,6 +4,7 @@ import { memoryNetwork } from '../../../src/didcomm/transport/memory.js';
 import { httpTransport, startHttpEndpoint } from '../../../src/didcomm/transport/http.js';
 import { multiTransport } from '../../../src/didcomm/transport/index.js';
 import type { Transport } from '../../../src/didcomm/types.js';
+import { createPeerDid4 } from '../../../src/did/peer4.js';
 import { encrypted, inbox, signed } from './helpers.js';
 
 const ION_SHORT = `did:ion:EiA${'b'.repeat(43)}`;
@@ -51,6 +52,21 @@ describe('memory network', () => {
     await wallet.close();
     expect(await net.pushTo(ION_SHORT, encrypted(4))).toBe(false);
     await expect(wallet.send('memory://service', encrypted(5))).rejects.toMatchObject({ code: 'transport_unreachable' });
+  });
+
+  it('pushes to a did:peer:4 bound in one form when addressed in the other (DID Peer §Method 4)', async () => {
+    const { did: long, shortDid } = createPeerDid4();
+    const short = shortDid!;
+    for (const [boundAs, pushedAs] of [[long, short], [short, long], [`${long}#key-1`, `${short}#key-1`]] as const) {
+      const net = memoryNetwork();
+      net.endpoint('memory://service', async (_p, info) => info.bind(boundAs));
+      const live = inbox();
+      const wallet = net.transport({ onInbound: async (p) => live.push(p) });
+      await wallet.send('memory://service', encrypted(1), { returnRoute: true });
+      expect(await net.pushTo(pushedAs, encrypted(2))).toBe(true);
+      expect(await live.next()).toBe(encrypted(2));
+      await wallet.close();
+    }
   });
 
   it('refuses a late reply when the sender does not listen', async () => {

@@ -4,6 +4,7 @@ import { WebSocket } from 'ws';
 import { IdsyncError } from '../../../src/errors.js';
 import { startHttpEndpoint } from '../../../src/didcomm/transport/http.js';
 import { attachWsEndpoint, startWsEndpoint, wsTransport, type StandaloneWsEndpoint, type WsEndpointOptions, type WsTransportOptions } from '../../../src/didcomm/transport/ws.js';
+import { createPeerDid4 } from '../../../src/did/peer4.js';
 import { deferred, encrypted, inbox } from './helpers.js';
 
 const ION_SHORT = `did:ion:EiA${'b'.repeat(43)}`;
@@ -105,6 +106,28 @@ describe('websocket transport', () => {
     expect(await atClient.next()).toBe(encrypted(6));
     expect(await atClient.next()).toBe(encrypted(7));
     expect(await ep.pushTo('did:example:other', encrypted(8))).toBe(false);
+  });
+
+  it('pushes to the socket a did:peer:4 was bound to in one form when addressed in the other (DID Peer §Method 4)', async () => {
+    const { did: long, shortDid } = createPeerDid4();
+    const short = shortDid!;
+    const bound = deferred();
+    const ep = await server({
+      handler: async (_packed, info) => {
+        info.bind(long);
+        bound.resolve();
+      },
+    });
+    const atClient = inbox();
+    const t = client({ onInbound: async (p) => atClient.push(p) });
+    await t.send(ep.url, encrypted(1), { returnRoute: true });
+    await bound.promise;
+    expect([...ep.sockets][0].keys).toEqual(new Set([short]));
+    expect(ep.isConnected(short)).toBe(true);
+    expect(await ep.pushTo(short, encrypted(2))).toBe(true);
+    expect(await ep.pushTo(long, encrypted(3))).toBe(true);
+    expect(await atClient.next()).toBe(encrypted(2));
+    expect(await atClient.next()).toBe(encrypted(3));
   });
 
   it('forgets a binding when the socket closes, and reconnects on the next send', async () => {
