@@ -2,8 +2,9 @@
 // Cryptosuites v1.0" §3.3): JCS (RFC 8785) instead of RDF canonicalization, so DID authentication
 // and credential applications verify offline without JSON-LD contexts. Used by present-proof
 // (DID-auth before a sync) and issue-credential (the credential application).
-import { ionShortForm, isIonLongForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import type { DIDDocument, DocumentResolver, VerificationMethod } from '../did/types.js';
+import { didOf, sameDid } from '../didcomm/message.js';
 import { jcs } from '../encoding.js';
 import { IdsyncError } from '../errors.js';
 import { fromMultikey, publicKeyFromJwk, verify } from '../keys.js';
@@ -107,9 +108,6 @@ export interface SignPresentationOptions {
   proofPurpose?: string;
 }
 
-const didOf = (didUrl: string): string => didUrl.split(/[#?]/)[0];
-const sameDid = (a: string, b: string): boolean => ionShortForm(didOf(a)) === ionShortForm(didOf(b));
-
 /** Signs `vp` for DID authentication (VC Data Integrity §2.1: challenge and domain bind it to one request). */
 export function signPresentation<T extends VerifiablePresentation>(vp: T, o: SignPresentationOptions): T & { proof: JcsProof } {
   if (typeof vp.holder !== 'string' || !o.kid.includes('#') || !sameDid(vp.holder, o.kid)) {
@@ -148,7 +146,7 @@ export interface VerifyPresentationOptions {
   resolve: DocumentResolver;
   challenge: string;
   domain: string;
-  /** The DID the presentation must come from (long and short ion forms compare equal). */
+  /** The DID the presentation must come from (long and short forms of did:ion and did:peer:4 compare equal). */
   expectedHolder?: string;
   /** The verification relationship the key must be in, and the proofPurpose (default authentication). */
   purpose?: 'authentication' | 'assertionMethod';
@@ -166,7 +164,7 @@ function ed25519Key(vm: VerificationMethod): Uint8Array | undefined {
 /** DID Core §5.3: the method `kid` when the document lists it under `purpose` (by reference or embedded). */
 function methodFor(doc: DIDDocument, kid: string, purpose: string): VerificationMethod | undefined {
   const abs = (id: string) => (id.startsWith('#') ? doc.id + id : id);
-  const same = (id: unknown) => typeof id === 'string' && ionShortForm(abs(id)) === ionShortForm(kid);
+  const same = (id: unknown) => typeof id === 'string' && shortForm(abs(id)) === shortForm(kid);
   const entries = ((doc as unknown as Record<string, unknown>)[purpose] ?? []) as Array<string | VerificationMethod>;
   for (const e of Array.isArray(entries) ? entries : []) {
     if (typeof e === 'string' && same(e)) return (doc.verificationMethod ?? []).find((m) => same(m.id));
@@ -197,8 +195,10 @@ export async function verifyPresentation(vp: unknown, o: VerifyPresentationOptio
   if (proof.domain !== o.domain) return no('domain_mismatch', 'the proof does not carry the expected domain', at);
   if (!sameDid(kid, holder)) return no('holder_mismatch', `the key ${kid} is not a key of the holder ${holder}`, at);
   if (o.expectedHolder !== undefined && !sameDid(holder, o.expectedHolder)) return no('holder_mismatch', `the holder is not ${o.expectedHolder}`, at);
-  // A long form resolves offline; prefer it whichever of holder and key id carries it.
-  const did = [didOf(kid), holder].find(isIonLongForm) ?? holder;
+  // A long form (did:ion, did:peer:4) resolves offline, and a did:peer:4 short form only once its
+  // long form was seen (DID Peer §Method 4 "Short form"): prefer it whichever of holder and key id
+  // carries it. A long form is a DID whose short form differs.
+  const did = [didOf(kid), didOf(holder)].find((d) => shortForm(d) !== d) ?? holder;
   let doc: DIDDocument | null;
   try {
     doc = await o.resolve(did);

@@ -9,6 +9,7 @@ import {
   type VerifiablePresentation,
 } from '../../src/credentials/presentation.js';
 import { createIonDid } from '../../src/did/ion.js';
+import { createPeerDid4 } from '../../src/did/peer4.js';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
 import type { CreatedDid, DIDDocument } from '../../src/did/types.js';
 import { b64uDecode, jcs, multibaseDecode, sha256, utf8 } from '../../src/encoding.js';
@@ -150,5 +151,33 @@ describe('DID-auth presentations with a did:ion wallet', () => {
     for (const bad of [null, 'vp', [], { ...signed, type: ['Other'] }, { ...signed, holder: 42 }, { ...signed, proof: undefined }]) {
       expect(await verifyPresentation(bad, { resolve, challenge, domain })).toMatchObject({ verified: false, code: 'malformed_presentation' });
     }
+  });
+});
+
+// DID Peer §Method 4: a did:peer:4 holder may write its long form in one place and its short form
+// in another; the short form resolves only where the long form was seen, so the long form is the
+// one resolved.
+describe('DID-auth presentations with a did:peer:4 holder, in either form', () => {
+  const holder = createPeerDid4();
+  const short = holder.shortDid!;
+  const privateKey = b64uDecode(holder.secrets.find((s) => s.id.endsWith('#key-2'))!.privateKeyJwk.d);
+  // Resolves long forms only: no short form was seen here.
+  const resolve = documentResolver(createResolver({ cache: false }));
+  const challenge = 'c0ffee00-0000-4000-8000-000000000004';
+  const domain = 'did:web:127.0.0.1%3A8080';
+
+  it('verifies a holder in one form with a key id in the other, resolving the long form', async () => {
+    expect(await resolve(short)).toBeNull();
+    for (const [written, kid] of [[short, `${holder.did}#key-2`], [holder.did, `${short}#key-2`]]) {
+      const vp = signPresentation(didAuthVp(written), { kid, privateKey, challenge, domain });
+      for (const expectedHolder of [short, holder.did]) {
+        expect(await verifyPresentation(vp, { resolve, challenge, domain, expectedHolder })).toEqual({ verified: true, holder: written, kid });
+      }
+    }
+  });
+
+  it('still refuses the short form alone when its long form was never seen', async () => {
+    const vp = signPresentation(didAuthVp(short), { kid: `${short}#key-2`, privateKey, challenge, domain });
+    expect(await verifyPresentation(vp, { resolve, challenge, domain })).toMatchObject({ verified: false, code: 'holder_not_resolved' });
   });
 });
