@@ -21,7 +21,8 @@ import { toIdsyncError } from '../errors.js';
 import type { MediationVersion, Paginate, RecipientUpdate, RecipientUpdated } from '../protocols/coordinate-mediation.js';
 import { keyedLock } from '../keyed-lock.js';
 import type { BatchOp, Store } from '../store/store.js';
-import { afterReady, shortFormKeylist } from './short-form-keys.js';
+import { afterReady } from '../store/short-form-moves.js';
+import { shortFormKeylist } from './short-form-keys.js';
 
 export const KEYLIST_COLLECTIONS = {
   /** Party DID (short form) → its grant. */

@@ -18,7 +18,8 @@ import type { Store } from '../store/store.js';
 import { timeKey } from '../store/time-key.js';
 import { setBounded } from '../bounded.js';
 import { keyedLock } from '../keyed-lock.js';
-import { afterReady, shortFormQueue } from './short-form-keys.js';
+import { afterReady } from '../store/short-form-moves.js';
+import { shortFormQueue } from './short-form-keys.js';
 
 export const DEFAULT_QUEUE_TTL_MS = 30 * 24 * 3600 * 1000;
 export const DEFAULT_QUEUE_MAX_PER_RECIPIENT = 1000;

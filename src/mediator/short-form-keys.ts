@@ -9,7 +9,8 @@
 import { ionShortForm } from '../did/ion-form.js';
 import { shortForm } from '../did/short-form.js';
 import { didOf, sameDid } from '../didcomm/message.js';
-import type { BatchOp, Collection, Entry, Store } from '../store/store.js';
+import { MOVED_METHOD, onceMarked, pages } from '../store/short-form-moves.js';
+import type { BatchOp, Store } from '../store/store.js';
 
 // The fields read here of a grant, a registration and a queued message (keylist.ts, queue.ts,
 // which use this file); every other field is carried as it is.
@@ -20,42 +21,8 @@ type QueuedMessage = { recipient: string };
 /** The marks: collection (or group of collections) name → done. */
 export const SHORT_FORM_MARKS = 'med-short-keys';
 
-/** Only did:peer:4 long forms changed key: every other DID was keyed by the form the mediator keys it by now. */
-const MOVED_METHOD = 'did:peer:4';
-const PAGE = 256;
-
-const running = new WeakMap<Store, Map<string, Promise<number>>>();
-
-/** Runs `move` over `store` unless `mark` says it ran; once per store object, again after a failure. Resolves with how many records moved. */
-function onceMarked(store: Store, mark: string, move: () => Promise<number>): Promise<number> {
-  let byMark = running.get(store);
-  if (!byMark) running.set(store, (byMark = new Map()));
-  let run = byMark.get(mark);
-  if (!run) {
-    run = (async () => {
-      const marks = store.collection<string>(SHORT_FORM_MARKS);
-      if ((await marks.get(mark)) !== undefined) return 0;
-      const moved = await move();
-      await marks.put(mark, 'short-form');
-      return moved;
-    })();
-    const mine = byMark;
-    run.catch(() => mine.delete(mark));
-    byMark.set(mark, run);
-  }
-  return run;
-}
-
-/** `col`'s entries in key order, a page at a time (a queue may hold many large messages). */
-async function* pages<T>(col: Collection<T>, prefix?: string): AsyncGenerator<Entry<T>[]> {
-  let after: string | undefined;
-  for (;;) {
-    const page = await col.list({ ...(prefix !== undefined ? { prefix } : {}), ...(after !== undefined ? { gt: after } : {}), limit: PAGE });
-    if (page.length) yield page;
-    if (page.length < PAGE) return;
-    after = page[page.length - 1]!.key;
-  }
-}
+/** Runs `move` over `store` unless its mark in SHORT_FORM_MARKS says it ran (store/short-form-moves.ts). */
+const once = (store: Store, mark: string, move: () => Promise<number>): Promise<number> => onceMarked(store, SHORT_FORM_MARKS, mark, move);
 
 export interface KeylistCollections {
   grants: string;
@@ -84,7 +51,7 @@ function indexKeys(reg: Registration): string[] {
 
 /** Moves the keylist's grants, registrations, party indexes and retired claims to short-form keys (keylist.ts layout). */
 export function shortFormKeylist(store: Store, names: KeylistCollections): Promise<number> {
-  return onceMarked(store, 'keylist', async () => {
+  return once(store, 'keylist', async () => {
     let moved = 0;
     // Grants: `<party>`. The party granted again in its other form keeps its first grant time.
     const grants = store.collection<Grant>(names.grants);
@@ -140,7 +107,7 @@ export function shortFormKeylist(store: Store, names: KeylistCollections): Promi
 
 /** Moves the queue's messages, `<recipient>/<queue id>`, to their recipient's short-form key (queue.ts layout). */
 export function shortFormQueue(store: Store, collection: string): Promise<number> {
-  return onceMarked(store, `queue ${collection}`, async () => {
+  return once(store, `queue ${collection}`, async () => {
     let moved = 0;
     const col = store.collection<QueuedMessage>(collection);
     for await (const page of pages(col, MOVED_METHOD)) {
@@ -159,33 +126,4 @@ export function shortFormQueue(store: Store, collection: string): Promise<number
     }
     return moved;
   });
-}
-
-/**
- * `api` with each of its methods run once `ready` has resolved, started now; a failure is tried
- * again at the next call. After that, a call costs one check.
- */
-export function afterReady<T extends object>(ready: () => Promise<unknown>, api: T): T {
-  let done = false;
-  let pending: Promise<unknown> | undefined;
-  const wait = (): Promise<unknown> =>
-    (pending ??= ready().then(
-      () => void (done = true),
-      (err: unknown) => {
-        pending = undefined;
-        throw err;
-      },
-    ));
-  wait().catch(() => {});
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(api)) {
-    out[name] =
-      typeof value === 'function'
-        ? async (...args: unknown[]) => {
-            if (!done) await wait();
-            return (value as (...a: unknown[]) => unknown).apply(api, args);
-          }
-        : value;
-  }
-  return out as T;
 }
