@@ -1,9 +1,11 @@
 // DIDComm connections: one record per (their DID, my DID) relationship, found by id or by
-// the other party's DID (long or short ion form: indexed by the short form).
+// the other party's DID in either form of a did:ion or did:peer:4 (indexed by the short form,
+// did/short-form.ts; DID Peer §Method 4: a peer writes its long form first, its short form after).
 import { isoNow, systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import { IdsyncError } from '../errors.js';
+import { afterReady, MOVED_METHOD, moveKeys, onceMarked, SHORT_FORM_KEY_MARKS, shortLead } from './short-form-moves.js';
 import type { BatchOp, Store } from './store.js';
 
 export const CONNECTIONS_COLLECTION = 'connections';
@@ -64,7 +66,14 @@ function check(rec: ConnectionRecord): void {
 }
 
 function indexKey(rec: Pick<ConnectionRecord, 'id' | 'theirDid'>): string {
-  return `${ionShortForm(rec.theirDid)}${SEP}${rec.id}`;
+  return `${shortForm(rec.theirDid)}${SEP}${rec.id}`;
+}
+
+/** Moves, once per store, index entries under a did:peer:4 long form (before only ion long forms were shortened) to its short form. */
+function moveIndexKeys(store: Store): Promise<number> {
+  return onceMarked(store, SHORT_FORM_KEY_MARKS, CONNECTIONS_BY_DID_COLLECTION, () =>
+    moveKeys<string>(store, { collection: CONNECTIONS_BY_DID_COLLECTION, prefix: MOVED_METHOD, to: (key) => shortLead(key, SEP) }),
+  );
 }
 
 const newestFirst = (a: ConnectionRecord, b: ConnectionRecord) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0);
@@ -95,34 +104,36 @@ export function connections(store: Store, clock: Clock = systemClock): Connectio
   }
 
   async function listByTheirDid(did: string): Promise<ConnectionRecord[]> {
-    const short = ionShortForm(did);
+    const short = shortForm(did);
     const out: ConnectionRecord[] = [];
     for (const { value: id } of await byDid.list({ prefix: `${short}${SEP}` })) {
       const rec = await col.get(id);
       // Skip index entries a concurrent update left behind.
-      if (rec && ionShortForm(rec.theirDid) === short) out.push(rec);
+      if (rec && shortForm(rec.theirDid) === short) out.push(rec);
     }
     return out.sort(newestFirst);
   }
 
-  return {
+  // Every call waits for the move of older index keys: a write would otherwise leave an old entry
+  // behind (writeOps removes the entry under the key the record has now).
+  return afterReady(() => moveIndexKeys(store), {
     put: write,
     putOps: writeOps,
 
-    get: (id) => col.get(id),
+    get: (id: string) => col.get(id),
 
-    async update(id, patch) {
+    async update(id: string, patch: Partial<Omit<ConnectionRecord, 'id' | 'createdAt'>>) {
       const rec = await updated(id, patch);
       await write(rec);
       return rec;
     },
 
-    async updateOps(id, patch) {
+    async updateOps(id: string, patch: Partial<Omit<ConnectionRecord, 'id' | 'createdAt'>>) {
       const rec = await updated(id, patch);
       return { connection: rec, ops: await writeOps(rec) };
     },
 
-    async remove(id) {
+    async remove(id: string) {
       const old = await col.get(id);
       if (!old) return;
       await store.batch([
@@ -131,12 +142,12 @@ export function connections(store: Store, clock: Clock = systemClock): Connectio
       ]);
     },
 
-    async list(q = {}) {
+    async list(q: ConnectionQuery = {}) {
       const out: ConnectionRecord[] = [];
-      const myDid = q.myDid === undefined ? undefined : ionShortForm(q.myDid);
+      const myDid = q.myDid === undefined ? undefined : shortForm(q.myDid);
       for (const { value } of await col.list()) {
         if (q.state !== undefined && value.state !== q.state) continue;
-        if (myDid !== undefined && ionShortForm(value.myDid) !== myDid) continue;
+        if (myDid !== undefined && shortForm(value.myDid) !== myDid) continue;
         out.push(value);
         if (q.limit !== undefined && out.length >= q.limit) break;
       }
@@ -145,10 +156,10 @@ export function connections(store: Store, clock: Clock = systemClock): Connectio
 
     listByTheirDid,
 
-    async findByTheirDid(did, options = {}) {
+    async findByTheirDid(did: string, options: { myDid?: string } = {}) {
       const all = await listByTheirDid(did);
-      const my = options.myDid === undefined ? undefined : ionShortForm(options.myDid);
-      return all.find((c) => my === undefined || ionShortForm(c.myDid) === my);
+      const my = options.myDid === undefined ? undefined : shortForm(options.myDid);
+      return all.find((c) => my === undefined || shortForm(c.myDid) === my);
     },
-  };
+  });
 }

@@ -1,10 +1,14 @@
 // Private keys in the store, as the DIDComm layer asks for them (a SecretsSource).
-// Keyed by the canonical kid: the ion short form, so that a key stored under the long-form
-// kid is found by the short-form kid and vice versa. Never put key material in an error.
+// Keyed by the canonical kid: its short form (did/short-form.ts: did:ion and did:peer:4), so that
+// a key stored under the long-form kid is found by the short-form kid and vice versa (DID Peer
+// §Method 4: a peer writes its long form first, its short form after). Never put key material in
+// an error.
 import type { Secret } from '../did/types.js';
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
+import { didOf } from '../didcomm/message.js';
 import type { SecretsSource } from '../didcomm/types.js';
 import { IdsyncError, isErrorCode } from '../errors.js';
+import { afterReady, MOVED_METHOD, moveKeys, onceMarked, SHORT_FORM_KEY_MARKS } from './short-form-moves.js';
 import type { Store } from './store.js';
 
 export const SECRETS_COLLECTION = 'secrets';
@@ -20,7 +24,14 @@ export interface StoredSecrets extends SecretsSource {
 
 /** The key a kid is stored under. */
 export function canonicalKid(kid: string): string {
-  return ionShortForm(kid);
+  return shortForm(kid);
+}
+
+/** Moves, once per store, secrets kept under a did:peer:4 long-form kid (before only ion kids were shortened) to their canonical kid. */
+function moveSecretKeys(store: Store): Promise<number> {
+  return onceMarked(store, SHORT_FORM_KEY_MARKS, SECRETS_COLLECTION, () =>
+    moveKeys<Secret>(store, { collection: SECRETS_COLLECTION, prefix: MOVED_METHOD, to: canonicalKid }),
+  );
 }
 
 const KID = /^did:[a-z0-9]+:[^#\s]+#[^#\s]+$/;
@@ -71,24 +82,24 @@ export function storeSecrets(store: Store): StoredSecrets {
     }
   }
 
-  return {
-    async get(kid) {
+  return afterReady(() => moveSecretKeys(store), {
+    async get(kid: string) {
       const s = await load(kid);
       // didcomm-node needs the secret id to equal the kid it asked for, whichever form that was.
       return s ? { id: kid, type: s.type, privateKeyJwk: s.privateKeyJwk } : undefined;
     },
 
-    async find(kids) {
+    async find(kids: string[]) {
       const out: string[] = [];
       for (const kid of kids) if ((await load(kid)) !== undefined) out.push(kid);
       return out;
     },
 
-    async has(kid) {
+    async has(kid: string) {
       return (await load(kid)) !== undefined;
     },
 
-    async add(secrets) {
+    async add(secrets: Secret[]) {
       secrets.forEach(check);
       const ops = secrets.map((s) => ({
         type: 'put' as const,
@@ -104,7 +115,7 @@ export function storeSecrets(store: Store): StoredSecrets {
       for (const op of ops) hits.delete(op.key);
     },
 
-    async remove(kid) {
+    async remove(kid: string) {
       hits.delete(canonicalKid(kid));
       try {
         await col.del(canonicalKid(kid));
@@ -113,13 +124,13 @@ export function storeSecrets(store: Store): StoredSecrets {
       }
     },
 
-    async kids(did) {
+    async kids(did?: string) {
       try {
-        const prefix = did === undefined ? undefined : `${ionShortForm(did.split('#')[0])}#`;
+        const prefix = did === undefined ? undefined : `${shortForm(didOf(did))}#`;
         return (await col.list({ prefix })).map((e) => e.key);
       } catch (err) {
         throw hide(err, 'could not list secrets');
       }
     },
-  };
+  });
 }

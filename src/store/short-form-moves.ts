@@ -5,9 +5,13 @@
 // moves in one batch with the removal of its old key, so a crash at any write leaves every record
 // under exactly one of them and the next start moves the rest; a mark written at the end says the
 // collection is done, and later starts read no more than that mark.
+import { shortForm } from '../did/short-form.js';
 import type { BatchOp, Collection, Entry, Store } from './contract.js';
 
 const PAGE = 256;
+
+/** The marks of the service's and the wallet's stores (the mediator keeps its own): move name → done. */
+export const SHORT_FORM_KEY_MARKS = 'short-form-keys';
 
 /** The only method whose keys changed: every other DID was keyed by the form it is keyed by now. */
 export const MOVED_METHOD = 'did:peer:4';
@@ -57,6 +61,12 @@ export interface KeyMove<T> {
   to(key: string, value: T): string;
   /** What is kept under the new key: default the record already there, else the moved one. */
   merge?(moved: T, held: T | undefined): T;
+}
+
+/** `key` with the DID it starts with, up to `sep`, in its short form (`<DID><sep><rest>` keys). */
+export function shortLead(key: string, sep: string): string {
+  const at = key.indexOf(sep);
+  return at === -1 ? key : shortForm(key.slice(0, at)) + key.slice(at);
 }
 
 /** Moves the records of one collection to the keys `move.to` gives them (see the file comment). */

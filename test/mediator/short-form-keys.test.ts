@@ -19,6 +19,7 @@ import { TRUST_PING } from '../../src/protocols/trust-ping.js';
 import type { BatchOp, Store } from '../../src/store/contract.js';
 import { openStore } from '../../src/store/store.js';
 import { timeKey } from '../../src/store/time-key.js';
+import { crashingStore } from '../store/crashing-store.js';
 import { deliveryRequest, messagesReceived, open, party, status, type Delivered } from './parties.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
@@ -69,23 +70,6 @@ async function dump(store: Store): Promise<Record<string, Record<string, unknown
   const out: Record<string, Record<string, unknown>> = {};
   for (const name of COLLECTIONS) out[name] = Object.fromEntries((await store.collection(name).list()).map((e) => [e.key, e.value]));
   return out;
-}
-
-/** `inner` whose batches fail from the `failAt`-th on (0: the first), as a process stopped there would leave it. */
-function crashingStore(inner: Store, failAt: number): { store: Store; batches(): number } {
-  let n = 0;
-  return {
-    store: {
-      location: inner.location,
-      collection: (name) => inner.collection(name),
-      close: () => inner.close(),
-      async batch(ops) {
-        if (n++ >= failAt) throw Object.assign(new Error('stopped'), { code: 'store_error' });
-        await inner.batch(ops);
-      },
-    },
-    batches: () => n,
-  };
 }
 
 /** Opens a keylist and a queue over `store` and reads through both (each moves its records at its first use). */
