@@ -1,10 +1,11 @@
 // The service's Data Pipe 1.0 responder (docs/protocols.md "Data Pipe 1.0"): a wallet answers
 // a user's invitation (pthid = invitation id) with an authcrypted `request` from its long-form
-// did:ion; the service records short → long in its DID registry, links the wallet to the user
+// did:ion or did:peer:4; the service records short → long in its DID registry (a did:peer:4 short
+// form resolves only so: DID Peer §Method 4 "Short form"), links the wallet to the user
 // (userDID, shortUserDID, isSessionEstablished; users.linkWallet fires DATA_PIPE_ESTABLISHED
 // and starts an owed sync) and answers `established`. A repeat from the same DID is answered
 // again; another DID for a linked user is refused.
-import { ionShortForm } from '../../did/ion-form.js';
+import { shortForm } from '../../did/short-form.js';
 import { buildEstablished, buildDataPipeClose, dataPipeProtocol, type ParsedDataPipeRequest } from '../../protocols/data-pipe.js';
 import { protocolError } from '../../protocols/protocol-kit.js';
 import type { HandlerContext, ProtocolModule } from '../../router/router.js';
@@ -46,8 +47,16 @@ export interface DataPipeResponder {
   reconcile(ref: UserRef, evidence: { did: string; thid?: string; invitationId?: string }): Promise<boolean>;
 }
 
-/** A pipe's key in the thread index: its thread and the short form of the wallet's DID. */
-const threadKey = (thid: string, shortDid: string) => `${thid}\u0000${shortDid}`;
+/**
+ * A pipe's key in the thread index: its thread and the short form of the wallet's DID. A pipe
+ * recorded before a did:peer:4's forms were one DID names its long form as `shortDid` and is indexed
+ * under it; the first close the index cannot answer indexes every pipe again under this key
+ * (pipeOn), so no separate move is needed.
+ */
+const threadKey = (thid: string, did: string) => `${thid}\u0000${shortForm(did)}`;
+
+/** The registry write that lets the short form of `long` resolve later (DID Peer §Method 4 "Short form"); none when `long` is no long form. */
+const learnt = (core: AgentCore, long: string, short: string): BatchOp[] => (long !== short ? [core.registry.putOp(short, long)] : []);
 
 export function dataPipeResponder(core: AgentCore): DataPipeResponder {
   const { deps } = core;
@@ -71,7 +80,7 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
   /** The pipe on thread `thid` linked to `did` (a wallet's close names only these two): one read of the index, one of the pipe. */
   async function pipeOn(thid: string, did: string): Promise<{ key: string; value: PipeRecord } | undefined> {
     const find = async () => {
-      const key = await byThread.get(threadKey(thid, ionShortForm(did)));
+      const key = await byThread.get(threadKey(thid, did));
       const value = key === undefined ? undefined : await pipes.get(key);
       return key !== undefined && value && value.thid === thid && sameDid(did, value.did) ? { key, value } : undefined;
     };
@@ -90,22 +99,22 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
    */
   async function link(ctx: HandlerContext, parsed: ParsedDataPipeRequest, ref: UserRef): Promise<{ pipe: PipeRecord; linked: boolean; answer: { deliver(): Promise<unknown> } }> {
     const long = parsed.from;
-    const short = ionShortForm(long);
+    const short = shortForm(long);
     return core.lock(`pipe:${userKey(ref)}`, async () => {
       const user = await deps.users.get(ref);
       if (!user) throw protocolError('data_pipe_invitation_unknown', 'the invitation names a user that no longer exists');
       // A user is linked to one wallet (docs/protocols.md: from a different DID it is refused).
-      if (user.isSessionEstablished && user.shortUserDID && user.shortUserDID !== short) {
+      if (user.isSessionEstablished && user.shortUserDID && shortForm(user.shortUserDID) !== short) {
         throw protocolError('data_pipe_already_linked', 'the user is already linked to another DID');
       }
-      const ops: BatchOp[] = long.startsWith('did:ion:') ? [core.registry.putOp(short, long)] : [];
+      const ops: BatchOp[] = learnt(core, long, short);
       const existing = await pipes.get(userKey(ref));
       const pipe: PipeRecord =
-        existing && existing.shortDid === short && !existing.closedAt
+        existing && shortForm(existing.shortDid) === short && !existing.closedAt
           ? existing
           : { ...ref, thid: parsed.thid, invitationId: parsed.invitationId, did: long, shortDid: short, establishedAt: core.now() };
       if (pipe !== existing) ops.push(...pipeOps(pipe, userKey(ref), existing));
-      const linked = !user.isSessionEstablished || user.shortUserDID !== short;
+      const linked = !user.isSessionEstablished || user.shortUserDID === undefined || shortForm(user.shortUserDID) !== short;
       const established = buildEstablished(
         { from: deps.serviceDid, to: parsed.from, thid: parsed.thid, did: pipe.did, shortDid: pipe.shortDid, establishedAt: pipe.establishedAt },
         { clock: deps.clock, ids: deps.ids },
@@ -169,22 +178,22 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
   async function reconcile(ref: UserRef, evidence: { did: string; thid?: string; invitationId?: string }): Promise<boolean> {
     const user = await deps.users.get(ref);
     if (!user) return false;
-    if (user.isSessionEstablished) return user.shortUserDID === ionShortForm(evidence.did);
+    if (user.isSessionEstablished) return sameDid(user.shortUserDID, evidence.did);
     const linked = await core.lock(`pipe:${userKey(ref)}`, async () => {
       const fresh = await deps.users.get(ref);
-      if (!fresh || (fresh.isSessionEstablished && fresh.shortUserDID !== ionShortForm(evidence.did))) return false;
+      if (!fresh || (fresh.isSessionEstablished && !sameDid(fresh.shortUserDID, evidence.did))) return false;
       if (fresh.isSessionEstablished) return true;
       const existing = await pipes.get(userKey(ref));
       if (existing?.closedAt && sameDid(existing.did, evidence.did)) return false;
       const long = existing && sameDid(existing.did, evidence.did) ? existing.did : ((await core.registry.get(evidence.did)) ?? evidence.did);
       const thid = existing?.thid ?? evidence.thid;
       if (!thid) return false;
-      const short = ionShortForm(long);
+      const short = shortForm(long);
       const pipe: PipeRecord = existing && sameDid(existing.did, long)
         ? existing
         : { ...ref, thid, invitationId: evidence.invitationId ?? existing?.invitationId ?? thid, did: long, shortDid: short, establishedAt: core.now() };
       const ops: BatchOp[] = [
-        ...(long.startsWith('did:ion:') && long !== short ? [core.registry.putOp(short, long)] : []),
+        ...learnt(core, long, short),
         ...(pipe !== existing ? pipeOps(pipe, userKey(ref), existing) : []),
       ];
       await deps.users.linkWallet(ref, { longDid: long, shortDid: short, thid: pipe.thid, invitationId: pipe.invitationId }, (more) => deps.store.batch([...ops, ...more]));

@@ -19,7 +19,7 @@ import { pack as packEnvelope } from '../../didcomm/envelope/index.js';
 import type { Outbound, PackFn } from '../../router/router.js';
 import { multiTransport } from '../../didcomm/transport/index.js';
 import type { Transport } from '../../didcomm/types.js';
-import { ionShortForm } from '../../did/ion-form.js';
+import { shortForm } from '../../did/short-form.js';
 import type { DocumentResolver } from '../../did/types.js';
 import { peerRoute } from '../../router/peer-route.js';
 import { toIdsyncError } from '../../errors.js';
@@ -98,7 +98,7 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
   const kept = new Map<string, { to: string; queueId: string }>();
   async function delivered(message: Sent, via: 'live' | 'endpoint', to: string): Promise<void> {
     note(message.id, 'delivered');
-    d.events.emit('message-delivered', { to: ionShortForm(to), messageId: message.id, type: message.type, via });
+    d.events.emit('message-delivered', { to: shortForm(to), messageId: message.id, type: message.type, via });
     const copy = kept.get(message.id);
     if (!copy) return;
     kept.delete(message.id);
@@ -120,8 +120,8 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
 
   function drop(to: string, message: Sent, reason: string): void {
     note(message.id, 'dropped');
-    d.logger?.info({ to: ionShortForm(to).slice(0, 120), messageId: message.id, type: message.type, reason }, 'outbound DIDComm message dropped');
-    d.events.emit('message-dropped', { to: ionShortForm(to), messageId: message.id, type: message.type, reason });
+    d.logger?.info({ to: shortForm(to).slice(0, 120), messageId: message.id, type: message.type, reason }, 'outbound DIDComm message dropped');
+    d.events.emit('message-dropped', { to: shortForm(to), messageId: message.id, type: message.type, reason });
   }
 
   /**
@@ -145,7 +145,7 @@ export function serviceOutbound(d: OutboundDeps): ServiceOutbound {
       setBounded(kept, message.id, { to, queueId: entry.id }, 10_000);
     }
     d.events.emit('message-queued', {
-      to: ionShortForm(to), queueId: entry.id, messageId: message.id, thid: entry.thid, type: message.type, reason, relationship: related,
+      to: shortForm(to), queueId: entry.id, messageId: message.id, thid: entry.thid, type: message.type, reason, relationship: related,
       ...(retry?.retryAfterSeconds !== undefined ? { retryAfterSeconds: retry.retryAfterSeconds } : {}),
     });
     if (retry && d.retryLater) await d.retryLater(entry, { ...retry, reason });

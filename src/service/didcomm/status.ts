@@ -9,7 +9,8 @@
 // (WORKFLOW_COMPLETION), every watched credential of that user whose terms name that trigger gets
 // the terms' status (the newer credential supersedes it). The credential's own workflow never
 // triggers its own terms: a credential born suspended or revoked is refused by every wallet.
-import { ionShortForm } from '../../did/ion-form.js';
+import { sameDid } from '../../didcomm/message.js';
+import { shortForm } from '../../did/short-form.js';
 import {
   allocateIndex,
   createStatusList,
@@ -33,6 +34,7 @@ import { credentialIssuer } from './keys.js';
 import { prepareEvents } from '../webhooks/event-outbox.js';
 import type { ServiceEvent } from '../context.js';
 import { buildIndexOnce } from '../../store/index-once.js';
+import { moveKeys, onceMarked, SHORT_FORM_KEY_MARKS } from '../../store/short-form-moves.js';
 import { WORKFLOWS, type IssuanceWorkflow } from '../issuance/workflows.js';
 
 export interface StatusListRecord {
@@ -160,25 +162,41 @@ export function statusService(core: AgentCore): StatusService {
   const watched = deps.store.collection<WatchedTerms>(COLLECTIONS.statusTerms);
   const watchKey = (rec: Pick<IssuedCredentialRecord, 'tenantId' | 'projectId' | 'id'>) => `${rec.tenantId}/${rec.projectId ?? ''}/${rec.id}`;
   const byHolder = deps.store.collection<string>(COLLECTIONS.statusTermsByHolder);
-  /** A project's watched terms of one user (`u:`) or one holder DID (`d:`, short form). */
+  /** A project's watched terms of one user (`u:`) or one holder DID (`d:`, short form: either form of a did:peer:4 is one holder, DID Peer §Method 4). */
   const holderPrefix = (project: string, holder: string) => `${project}/${holder}\u0000`;
   /** The holder index entries of watched terms `w` under `key` (`<tenantId>/<projectId>/<credentialId>`). */
   const holderKeys = (key: string, w: WatchedTerms): string[] => {
     const project = key.slice(0, key.length - w.credentialId.length - 1);
     return [
       ...(w.userId !== undefined ? [holderPrefix(project, `u:${w.userId}`) + w.credentialId] : []),
-      holderPrefix(project, `d:${ionShortForm(w.subject)}`) + w.credentialId,
+      holderPrefix(project, `d:${shortForm(w.subject)}`) + w.credentialId,
     ];
   };
-  /** The holder index over a store written before it: its watched terms, indexed once (index-once.ts). */
-  const indexHolders = (): Promise<void> =>
-    buildIndexOnce(deps.store, COLLECTIONS.statusTermsByHolder, async () => {
+  /**
+   * The holder index over a store written before it: its watched terms, indexed once (index-once.ts);
+   * then, once, its entries under a did:peer:4 long form (only did:ion long forms were shortened
+   * when they were written) moved to the short form (store/short-form-moves.ts).
+   */
+  const indexHolders = async (): Promise<void> => {
+    await buildIndexOnce(deps.store, COLLECTIONS.statusTermsByHolder, async () => {
       const ops: BatchOp[] = [];
       for (const { key, value } of (await watched.count()) === 0 ? [] : await watched.list()) {
         for (const k of holderKeys(key, value)) ops.push({ type: 'put', collection: COLLECTIONS.statusTermsByHolder, key: k, value: key });
       }
       return ops;
     });
+    await onceMarked(deps.store, SHORT_FORM_KEY_MARKS, COLLECTIONS.statusTermsByHolder, () =>
+      moveKeys<string>(deps.store, {
+        collection: COLLECTIONS.statusTermsByHolder,
+        // `<tenantId>/<projectId>/d:<DID>\0<credentialId>`
+        to: (key) => {
+          const at = key.indexOf('/d:did:peer:4');
+          const end = key.indexOf('\u0000', at);
+          return at === -1 || end === -1 ? key : key.slice(0, at + 3) + shortForm(key.slice(at + 3, end)) + key.slice(end);
+        },
+      }),
+    );
+  };
   const url = (name: string) => `${deps.publicUrl}/status-lists/${name}`;
 
   async function load(purpose: StatusPurpose): Promise<StatusListRecord> {
@@ -278,14 +296,14 @@ export function statusService(core: AgentCore): StatusService {
       };
       const sameUser = (w: WatchedTerms): boolean =>
         (workflow.userId !== undefined && w.userId !== undefined && workflow.userId === w.userId) ||
-        (workflow.userDID !== undefined && ionShortForm(workflow.userDID) === ionShortForm(w.subject));
+        (workflow.userDID !== undefined && sameDid(workflow.userDID, w.subject));
       const changed: string[] = [];
       // The watched terms of this workflow's user, found by user id and by holder DID (not every one of the project's).
       await indexHolders();
       const project = `${workflow.tenantId}/${workflow.projectId}`;
       const holders = [
         ...(workflow.userId !== undefined ? [`u:${workflow.userId}`] : []),
-        ...(workflow.userDID !== undefined ? [`d:${ionShortForm(workflow.userDID)}`] : []),
+        ...(workflow.userDID !== undefined ? [`d:${shortForm(workflow.userDID)}`] : []),
       ];
       const keys = new Set<string>();
       for (const h of holders) for (const e of await byHolder.list({ prefix: holderPrefix(project, h) })) keys.add(e.value);

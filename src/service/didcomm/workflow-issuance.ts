@@ -4,7 +4,7 @@
 // ack; on ack it is COMPLETED with the credential id and the user's credential data is added to
 // the project. A workflow's creation and completion trigger the statusChangeTerms of the same
 // user's earlier credentials (status.ts). Also the DIDCOMM invitation delivery: the invitation itself, authcrypted to the target DID.
-import { ionShortForm, isIonLongForm } from '../../did/ion-form.js';
+import { shortForm } from '../../did/short-form.js';
 import { sameDid } from '../../didcomm/message.js';
 import type { HandlerContext } from '../../router/router.js';
 import type { FlatDatapoints } from '../../credentials/datapoints.js';
@@ -155,8 +155,11 @@ export function workflowIssuance(core: AgentCore, issue: Issuance, status: Statu
     if (!isTerminal(wf.status) || (wf.didcommThreadId && wf.didcommThreadId !== parsed.thid)) claim(wf);
     if (isTerminal(wf.status)) throw new IdsyncError('invalid_state', `issuance workflow ${wf.id} is ${wf.status}`);
     const from = String(ctx.message.from ?? proposer);
-    const long = isIonLongForm(from) ? from : ((await core.registry.get(proposer)) ?? proposer);
-    const learnt: BatchOp[] = isIonLongForm(long) ? [core.registry.putOp(ionShortForm(long), long)] : [];
+    // A did:ion or did:peer:4 long form resolves offline; its short form resolves only from the
+    // long form kept in the registry (DID Peer §Method 4 "Short form").
+    const isLong = (did: string) => shortForm(did) !== did;
+    const long = isLong(from) ? from : ((await core.registry.get(proposer)) ?? proposer);
+    const learnt: BatchOp[] = isLong(long) ? [core.registry.putOp(shortForm(long), long)] : [];
     await issue.offer({
       owner: { kind: 'workflow', workflowId: wf.id },
       tenantId: wf.tenantId,

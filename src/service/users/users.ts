@@ -4,12 +4,13 @@
 import { isoNow } from '../../clock.js';
 import type { FlatDatapoints, FlatDatapointsPatch } from '../../credentials/datapoints.js';
 import { mergeDatapoints } from '../../credentials/datapoints.js';
-import { ionShortForm } from '../../did/ion-form.js';
+import { shortForm } from '../../did/short-form.js';
 import type { ServiceBase } from '../context.js';
 import { keyedLock } from '../../keyed-lock.js';
 import { prepareEvents } from '../webhooks/event-outbox.js';
 import { problem } from '../http/problem.js';
-import type { BatchOp } from '../../store/store.js';
+import { moveKeys, onceMarked, SHORT_FORM_KEY_MARKS } from '../../store/short-form-moves.js';
+import type { BatchOp, Store } from '../../store/store.js';
 
 /** Which user: users live inside a tenant. */
 export interface UserRef {
@@ -35,8 +36,9 @@ export interface SyncRequester {
 export interface UserRecord extends UserRef {
   /** The spec shows only `Registered`; it is the only value we use. */
   userStatus: 'Registered';
-  /** Long-form did:ion of the linked wallet. */
+  /** The linked wallet's DID as it first wrote it (a did:ion or did:peer:4 long form). */
   userDID?: string;
+  /** Its short form (did/short-form.ts). A did:peer:4 linked before its forms were one DID may show its long form here: compare through shortForm. */
   shortUserDID?: string;
   userLogins: number;
   userLastLoginAt?: string;
@@ -58,7 +60,27 @@ export const USER_DIDS = 'svc-user-dids';
 
 /** `<tenantId>/<userId>`: keys of per-user records (here and on the DIDComm side). */
 export const userKey = (r: UserRef): string => `${r.tenantId}/${r.userId}`;
-const didKey = (tenantId: string, did: string): string => `${tenantId}/${ionShortForm(did)}`;
+// A wallet DID in either form of a did:ion or did:peer:4 is one wallet (DID Peer §Method 4: the
+// long form in a first message, the short form after it).
+const didKey = (tenantId: string, did: string): string => `${tenantId}/${shortForm(did)}`;
+
+/**
+ * Moves, once per store, the wallet DIDs kept under a did:peer:4 long form (only did:ion long
+ * forms were shortened then) to their short form: `<tenantId>/<DID>`, and a tenant id holds no
+ * DID. A link written under the short form since stays.
+ */
+function moveUserDidKeys(store: Store): Promise<number> {
+  const lead = '/did:peer:4';
+  return onceMarked(store, SHORT_FORM_KEY_MARKS, USER_DIDS, () =>
+    moveKeys<string>(store, {
+      collection: USER_DIDS,
+      to: (key) => {
+        const at = key.indexOf(lead);
+        return at === -1 ? key : key.slice(0, at + 1) + shortForm(key.slice(at + 1));
+      },
+    }),
+  );
+}
 
 /** The wallet a Data Pipe linked, and the thread it did it on. */
 export interface LinkedDids {
@@ -109,6 +131,9 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
   // Read-modify-write of one user never interleaves (in this process).
   const lock = keyedLock();
   const locked = <T>(ref: UserRef, fn: () => Promise<T>): Promise<T> => lock(userKey(ref), fn);
+  // findByDid and linkWallet, which read and write the wallet DIDs, wait for their move; started now.
+  const moved = () => moveUserDidKeys(deps.store);
+  moved().catch(() => {});
 
   async function requireUser(ref: UserRef): Promise<UserRecord> {
     const u = await users.get(userKey(ref));
@@ -206,7 +231,7 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
     endSession: async (ref, shortDid, write = (ops) => deps.store.batch(ops)) => {
       await locked(ref, async () => {
         const u = await users.get(userKey(ref));
-        const ends = u !== undefined && u.isSessionEstablished && u.shortUserDID === ionShortForm(shortDid);
+        const ends = u !== undefined && u.isSessionEstablished && u.shortUserDID !== undefined && shortForm(u.shortUserDID) === shortForm(shortDid);
         if (ends) {
           u.isSessionEstablished = false;
           u.updatedAt = isoNow(deps.clock);
@@ -216,11 +241,12 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
     },
 
     linkWallet: async (ref, { longDid, shortDid, thid, invitationId }, write = (ops) => deps.store.batch(ops)) => {
+      await moved();
       const { user, owed, event } = await locked(ref, async () => {
         const u = await requireUser(ref);
-        const short = shortDid ?? ionShortForm(longDid);
+        const short = shortForm(shortDid ?? longDid);
         const ops: Parameters<ServiceBase['store']['batch']>[0] = [];
-        if (u.shortUserDID && u.shortUserDID !== short) ops.push({ type: 'del', collection: USER_DIDS, key: didKey(ref.tenantId, u.shortUserDID) });
+        if (u.shortUserDID && shortForm(u.shortUserDID) !== short) ops.push({ type: 'del', collection: USER_DIDS, key: didKey(ref.tenantId, u.shortUserDID) });
         u.userDID = longDid;
         u.shortUserDID = short;
         u.isSessionEstablished = true;
@@ -283,6 +309,7 @@ export function createUserStore(deps: Pick<ServiceBase, 'store' | 'clock' | 'eve
       }),
 
     async findByDid(tenantId, did) {
+      await moved();
       const userId = await dids.get(didKey(tenantId, did));
       return userId === undefined ? undefined : users.get(userKey({ tenantId, userId }));
     },

@@ -38,7 +38,7 @@ export interface MemoryHarness {
   /** A user with consent (isSyncOn) and datapoints stored without a sync. */
   user(userId: string, datapoints?: FlatDatapoints): Promise<UserRef>;
   invitation(ref: UserRef): Promise<Record<string, unknown> & { id: string; from: string }>;
-  holder(options?: { offline?: boolean; name?: string }): Holder;
+  holder(options?: { offline?: boolean; name?: string; peer4?: boolean }): Holder;
   /** Replaces the agent with a fresh one on the same store (a restart). */
   restart(options?: AgentOptions): Promise<ServiceDidcommAgent>;
   close(): Promise<void>;
@@ -110,6 +110,7 @@ export async function memoryHarness(options: MemoryHarnessOptions = {}): Promise
         ...(endpoint ? { endpoint } : {}),
         serviceDid: () => service.deps.serviceDid,
         serviceDocument: () => service.deps.identity.document,
+        ...(o.peer4 ? { peer4: true } : {}),
       });
       if (endpoint) network.endpoint(endpoint, (p, i) => holder!.router.inbound(p, i));
       holders.push(holder);

@@ -1,11 +1,12 @@
-// A minimal hand-written holder for driving the service's DIDComm agent in tests: a did:ion,
-// real envelopes, the protocol builders of src/protocols. NOT src/wallet: the two sides meet only on the wire.
+// A minimal hand-written holder for driving the service's DIDComm agent in tests: a did:ion (or a
+// did:peer:4, long form first and short form after, DID Peer §Method 4), real envelopes, the protocol builders of src/protocols. NOT src/wallet: the two sides meet only on the wire.
 // Policies make it decline offers or refuse credentials; every step is an awaitable router event.
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../../../src/clock.js';
 import { sequentialIds } from '../../../src/clock.js';
-import { ionShortForm } from '../../../src/did/ion-form.js';
 import { createIonDid } from '../../../src/did/ion.js';
+import { createPeerDid4 } from '../../../src/did/peer4.js';
+import { shortForm } from '../../../src/did/short-form.js';
 import { createResolver, documentResolver } from '../../../src/did/resolver.js';
 import type { CreatedDid, DIDDocument } from '../../../src/did/types.js';
 import { createRouter, type Router } from '../../../src/router/router.js';
@@ -42,6 +43,8 @@ export interface HolderOptions {
   /** Answers the service DID without HTTP (in-memory tests). */
   serviceDocument?: () => DIDDocument;
   name?: string;
+  /** A did:peer:4 (authentication key `#key-2`) instead of a did:ion (`#key-1`). */
+  peer4?: boolean;
 }
 
 export interface Holder {
@@ -68,13 +71,14 @@ export interface Holder {
 }
 
 export function createHolder(o: HolderOptions): Holder {
-  const did = createIonDid(o.endpoint ? { endpoint: o.endpoint } : {});
+  const did = (o.peer4 ? createPeerDid4 : createIonDid)(o.endpoint ? { endpoint: o.endpoint } : {});
+  const authKid = `${did.did}#${o.peer4 ? 'key-2' : 'key-1'}`;
   const ids = sequentialIds(o.name ?? 'holder');
   const events = new EventEmitter();
-  const registry = { get: async (d: string) => (ionShortForm(d) === did.shortDid ? did.did : undefined) };
+  const registry = { get: async (d: string) => (shortForm(d) === did.shortDid ? did.did : undefined) };
   const base = documentResolver(createResolver({ registry }));
   const resolve = async (d: string) => (o.serviceDocument && d === o.serviceDid() ? o.serviceDocument() : base(d));
-  const authKey = keyPairFromJwk(did.secrets[0].privateKeyJwk);
+  const authKey = keyPairFromJwk(did.secrets.find((s) => s.id === authKid)!.privateKeyJwk);
   let established = false;
   const mediated = !o.endpoint;
   const offers = new Map<string, ParsedOffer>();
@@ -108,7 +112,7 @@ export function createHolder(o: HolderOptions): Holder {
     presentProofProtocol({
       'request-presentation': async (ctx, req) => {
         const vp = signPresentation(buildDidAuthPresentation({ holder: did.did, definitionId: req.definitionId }), {
-          kid: `${did.did}#key-1`, privateKey: authKey.privateKey, challenge: req.challenge, domain: req.domain,
+          kid: authKid, privateKey: authKey.privateKey, challenge: req.challenge, domain: req.domain,
         });
         await reply(ctx, buildPresentation({ to: serviceOf(ctx.message), thid: req.thid, presentation: vp }, md()));
       },
@@ -188,7 +192,7 @@ export function createHolder(o: HolderOptions): Holder {
     offers,
     application: (a) =>
       signPresentation(buildCredentialApplication({ holder: did.did, manifestId: a.manifestId }), {
-        kid: `${did.did}#key-1`, privateKey: authKey.privateKey, challenge: a.challenge, domain: a.domain,
+        kid: authKid, privateKey: authKey.privateKey, challenge: a.challenge, domain: a.domain,
       }),
     async replay(packed) {
       await o.transport.send(o.serviceEndpoint, packed);
