@@ -16,7 +16,7 @@ import { isExpired, parseMessageType, parsePiuri, threadId, withBody } from '../
 import { addressedDid, senderOf } from './addressing.js';
 import { deliverPrepared, prepareMessage, prepareReply, problemCodeFor, refusalFor, replyTo, sendMessage, sendProblem, type Incoming, type LogInput, type RouterCore } from './outbound.js';
 import { loggedConformance, receivedRecord, refusedByRule, refusingRule, undecryptableRecord } from './records.js';
-import { isTransientProblem, seenKey, seenTracker } from './seen.js';
+import { formerSeenKey, isTransientProblem, seenKey, seenTracker } from './seen.js';
 import { createStepEngine, type StepEngine } from './steps/engine.js';
 import { stepThread } from './steps/names.js';
 import type { StepOut } from './steps/state.js';
@@ -213,7 +213,8 @@ export function createRouter(options: RouterOptions): Router {
     if (handling) result.otherCopyHandling = true;
     // A copy of a message refused for good without a report is refused the same way again (its
     // sender may be retrying because the first answer was lost), never accepted as if taken.
-    const refusal = await seen.refusalOf(seenKey(message.id, senderOf(metadata) ?? message.from));
+    const sender = senderOf(metadata) ?? message.from;
+    const refusal = await seen.refusalOf(seenKey(message.id, sender), formerSeenKey(message.id, sender));
     if (refusal) result.refusal = refusal;
     return result;
   }
@@ -253,8 +254,9 @@ export function createRouter(options: RouterOptions): Router {
     const failures = refusalsOf(opened);
     if (core.strict && failures.length) return refuse('rejected', refusalFor(failures));
 
-    const key = seenKey(message.id, senderOf(metadata) ?? message.from);
-    const claim = await seen.claim(key);
+    const sender = senderOf(metadata) ?? message.from;
+    const key = seenKey(message.id, sender);
+    const claim = await seen.claim(key, formerSeenKey(message.id, sender));
     if (claim !== 'claimed') return refuseDuplicate(inc, results, claim === 'handling');
     // Handled before, though its id was never marked seen (the process stopped while handling
     // it, after its answer was stored): a replay all the same (steps/engine.ts).

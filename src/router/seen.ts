@@ -12,7 +12,7 @@
 // after every `seenPruneEvery` writes. A replay older than the window meets the thread state
 // machines instead (a finished or unknown thread refuses it).
 import type { Clock } from '../clock.js';
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import { b64uEncode, sha256 } from '../encoding.js';
 import { toIdsyncError } from '../errors.js';
 import type { InboundRefusal } from '../didcomm/types.js';
@@ -25,10 +25,27 @@ const PAGE = 500;
 /** Longer keys are hashed: an id and an unauthenticated `from` are sender-chosen and unbounded. */
 const MAX_KEY_CHARS = 256;
 
-/** DIDComm v2 §Threading: ids are unique per sender and compared case-insensitively. */
-export function seenKey(id: unknown, sender: string | undefined): string {
-  const key = `${String(id).toLowerCase()}|${sender ? ionShortForm(sender) : ''}`;
+function keyOf(id: unknown, sender: string): string {
+  const key = `${String(id).toLowerCase()}|${sender}`;
   return key.length > MAX_KEY_CHARS ? `sha256:${b64uEncode(sha256(key))}` : key;
+}
+
+/**
+ * DIDComm v2 §Threading: ids are unique per sender and compared case-insensitively. The sender in
+ * its short form: a did:ion or did:peer:4 in either form is one sender (DID Peer §Method 4).
+ */
+export function seenKey(id: unknown, sender: string | undefined): string {
+  return keyOf(id, sender ? shortForm(sender) : '');
+}
+
+/**
+ * The key a message from a did:peer:4 long form was recorded under when only did:ion long forms
+ * were shortened, when it differs from seenKey's. Records are kept for the retention window only,
+ * so a replay of such a message is looked up under both keys instead of moving the records: a
+ * replay is byte for byte its message, and carries the same long form.
+ */
+export function formerSeenKey(id: unknown, sender: string | undefined): string | undefined {
+  return sender !== undefined && sender.startsWith('did:peer:4') && shortForm(sender) !== sender ? keyOf(id, sender) : undefined;
 }
 
 /**
@@ -44,13 +61,14 @@ export function isTransientProblem(code: string): boolean {
 export interface SeenTracker {
   /**
    * Claims `key` for handling: 'claimed'; else 'handling' while another copy is being handled
-   * (its outcome not known yet), or 'seen' when a copy's outcome was final within the window.
+   * (its outcome not known yet), or 'seen' when a copy's outcome was final within the window
+   * (recorded under `key`, or under `former`: formerSeenKey).
    */
-  claim(key: string): Promise<'claimed' | 'handling' | 'seen'>;
+  claim(key: string, former?: string): Promise<'claimed' | 'handling' | 'seen'>;
   /** Ends handling of a claimed key; with `type`, marks it seen first (with the refusal, if any). Never throws. */
   finish(key: string, mark?: { type: unknown; refusal?: InboundRefusal }): Promise<void>;
   /** The refusal a seen key was marked with, if any (a copy of that message gets it too). Never throws. */
-  refusalOf(key: string): Promise<InboundRefusal | undefined>;
+  refusalOf(key: string, former?: string): Promise<InboundRefusal | undefined>;
   /** Deletes seen records older than the window (when the collection can list and delete). */
   prune(): Promise<number>;
 }
@@ -114,12 +132,12 @@ export function seenTracker(
   }
 
   return {
-    async claim(key) {
+    async claim(key, former) {
       // Synchronously, before any await: a second copy arriving meanwhile finds the key taken.
       if (inFlight.has(key)) return 'handling';
       inFlight.add(key);
       try {
-        const rec = await seen.get(key);
+        const rec = (await seen.get(key)) ?? (former !== undefined ? await seen.get(former) : undefined);
         if (rec !== undefined && !stale(rec, clock.now())) {
           inFlight.delete(key);
           return 'seen';
@@ -145,9 +163,9 @@ export function seenTracker(
       }
     },
 
-    async refusalOf(key) {
+    async refusalOf(key, former) {
       try {
-        const r = (await seen.get(key))?.refusal;
+        const r = ((await seen.get(key)) ?? (former !== undefined ? await seen.get(former) : undefined))?.refusal;
         return r && typeof r.code === 'string' ? r : undefined;
       } catch {
         return undefined;

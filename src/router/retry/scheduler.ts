@@ -8,7 +8,7 @@
 // A job names its peer: a message from that peer, or a send to it that got through, shows the
 // peer is back, and its jobs that failed are due at once instead of after their back-off.
 import type { Clock } from '../../clock.js';
-import { ionShortForm } from '../../did/ion-form.js';
+import { shortForm } from '../../did/short-form.js';
 import { toIdsyncError } from '../../errors.js';
 import { MAX_WAIT_MS } from '../../wait.js';
 import { backoff as makeBackoff, type Backoff, type BackoffOptions, type SendOutcome } from './backoff.js';
@@ -97,7 +97,8 @@ interface Entry extends RetryJob {
 }
 
 const idOf = (kind: string, key: string) => `${kind}\u0000${key}`;
-const peerKey = (did: string) => ionShortForm(did);
+// A peer's did:ion or did:peer:4 in either form is one peer (DID Peer §Method 4).
+const peerKey = (did: string) => shortForm(did);
 
 export function createScheduler(o: SchedulerOptions): Scheduler {
   const { clock } = o;
