@@ -1,7 +1,7 @@
 // The service twin's console context: its message feed, and what ties messages to users (the
 // wallet DIDs a user has linked, its workflows' threads) read through the service's own modules.
 import { sameDid } from '../didcomm/message.js';
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import type { ServiceDeps } from '../service/deps.js';
 import { listWorkflows } from '../service/issuance/list.js';
 import { threadOf, type LoggedMessage } from '../store/messages.js';
@@ -27,12 +27,12 @@ export async function userDids(deps: ServiceDeps, tenantId: string | undefined, 
 /** A predicate over log records: a message to or from one of the user's DIDs, or in one of its workflows' threads. */
 export async function userMessagePredicate(deps: ServiceDeps, tenantId: string | undefined, userId: string): Promise<(m: LoggedMessage) => boolean> {
   const dids = await userDids(deps, tenantId, userId);
-  const shorts = new Set(dids.map((d) => ionShortForm(d)));
+  const shorts = new Set(dids.map((d) => shortForm(d)));
   const threads = new Set<string>();
   if (tenantId) {
     for (const wf of (await listWorkflows(deps, tenantId, { userId }, { limit: 1000 })).workflows) if (wf.didcommThreadId) threads.add(wf.didcommThreadId);
   }
-  const isUser = (d: string | undefined) => d !== undefined && (shorts.has(ionShortForm(d)) || dids.some((u) => sameDid(u, d)));
+  const isUser = (d: string | undefined) => d !== undefined && (shorts.has(shortForm(d)) || dids.some((u) => sameDid(u, d)));
   return (m) => threads.has(threadOf(m)) || isUser(m.from) || (m.to ?? []).some(isUser);
 }
 

@@ -4,7 +4,7 @@
 import type { Clock } from '../clock.js';
 import { memoryNetwork, type MemoryNetwork } from '../didcomm/transport/memory.js';
 import type { EnvelopeEngine, InboundHandler, Transport } from '../didcomm/types.js';
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import { IdsyncError } from '../errors.js';
 import type { ServiceDeps } from '../service/deps.js';
 import type { ServiceDidcommAgent } from '../service/didcomm/agent.js';
@@ -159,7 +159,7 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
     const parties: WalletParty[] = [];
     const onTwin = (twin: ServiceTwin) =>
       twin.agent.events.on('message-queued', (e: { to: string }) => {
-        for (const p of parties) if (!p.crashed && p.wallet.shortDid === ionShortForm(e.to)) p.kick();
+        for (const p of parties) if (!p.crashed && p.wallet.shortDid === shortForm(e.to)) p.kick();
       });
     const service = await startServiceParty(
       await openOne('service'),

@@ -10,7 +10,7 @@ import { xsdDateTime } from '../credentials/issue.js';
 import { signPresentation, type JcsProof, type VerifiablePresentation } from '../credentials/presentation.js';
 import { createIonDid } from '../did/ion.js';
 import { createPeerDid } from '../did/peer.js';
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import { IdsyncError } from '../errors.js';
 import { keyPairFromJwk } from '../keys.js';
 import type { StoredDidRegistry } from '../store/dids.js';
@@ -50,7 +50,7 @@ function toIdentity(did: string, createdAt: string, endpoint?: string): WalletId
   const peer = walletDidMethod(did) === 'peer';
   return {
     did,
-    shortDid: ionShortForm(did),
+    shortDid: shortForm(did),
     ...(endpoint ? { endpoint } : {}),
     authenticationKid: `${did}#${peer ? 'key-2' : 'key-1'}`,
     keyAgreementKid: `${did}#${peer ? 'key-1' : 'key-2'}`,
@@ -78,7 +78,7 @@ export async function createIdentity(
   const created = options.method === 'peer' ? createPeerDid(service) : createIonDid(service);
   const createdAt = isoNow(deps.clock);
   await deps.secrets.add(created.secrets);
-  if (created.controlKeys) await deps.store.collection(CONTROL_KEYS_COLLECTION).put(created.shortDid ?? ionShortForm(created.did), created.controlKeys);
+  if (created.controlKeys) await deps.store.collection(CONTROL_KEYS_COLLECTION).put(created.shortDid ?? shortForm(created.did), created.controlKeys);
   await deps.registry.putOwn({
     did: created.did,
     createdAt,
@@ -92,9 +92,9 @@ export async function createIdentity(
 /** The Ed25519 private key of `kid` from the secrets store (for presentation proofs). Never logged. */
 export async function signingKey(secrets: StoredSecrets, kid: string): Promise<Uint8Array> {
   const secret = await secrets.get(kid);
-  if (!secret) throw new IdsyncError('secret_not_found', `no private key for ${ionShortForm(kid)}`);
+  if (!secret) throw new IdsyncError('secret_not_found', `no private key for ${shortForm(kid)}`);
   const pair = keyPairFromJwk(secret.privateKeyJwk);
-  if (pair.type !== 'Ed25519') throw new IdsyncError('invalid_secret', `${ionShortForm(kid)} is not an Ed25519 key`);
+  if (pair.type !== 'Ed25519') throw new IdsyncError('invalid_secret', `${shortForm(kid)} is not an Ed25519 key`);
   return pair.privateKey;
 }
 

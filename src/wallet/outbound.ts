@@ -3,7 +3,7 @@
 // document (DIDComm v2 §9.12) that one of our transports speaks, HTTP(S) first; for a peer behind
 // a mediator, the mediator's endpoint (router/peer-route.ts, shared with the service twin).
 import type { DIDDocument, DocumentResolver } from '../did/types.js';
-import { ionShortForm } from '../did/ion-form.js';
+import { shortForm } from '../did/short-form.js';
 import { didOf } from '../didcomm/message.js';
 import type { Outbound } from '../router/router.js';
 import type { Transport } from '../didcomm/types.js';
@@ -35,20 +35,20 @@ export function chooseEndpoint(endpoints: string[], schemes: string[], prefer: s
   return usable.sort((a, b) => rank(a) - rank(b))[0];
 }
 
-/** Explicit endpoints by peer DID (ion long and short forms share one entry). */
+/** Explicit endpoints by peer DID (the long and short forms of a did:ion or did:peer:4 share one entry: DID Peer §Method 4). */
 export class Routes {
   private readonly map = new Map<string, string>();
   constructor(initial: Record<string, string> = {}) {
     for (const [did, url] of Object.entries(initial)) this.set(did, url);
   }
   set(did: string, endpoint: string): void {
-    this.map.set(ionShortForm(didOf(did)), endpoint);
+    this.map.set(shortForm(didOf(did)), endpoint);
   }
   get(did: string): string | undefined {
-    return this.map.get(ionShortForm(didOf(did)));
+    return this.map.get(shortForm(didOf(did)));
   }
   delete(did: string, endpoint?: string): void {
-    const key = ionShortForm(didOf(did));
+    const key = shortForm(didOf(did));
     if (endpoint === undefined || this.map.get(key) === endpoint) this.map.delete(key);
   }
 }

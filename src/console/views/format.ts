@@ -1,6 +1,6 @@
 // Small pieces every view uses: times, DIDs and message types cut to what fits a row, verdict
 // badges, and JSON shown with private material withheld.
-import { isIonLongForm, ionShortForm } from '../../did/ion-form.js';
+import { shortForm } from '../../did/short-form.js';
 import { shortType } from '../../harness/sequence.js';
 import { html, prettyJson, type Html } from '../html.js';
 import { redact } from '../redact.js';
@@ -14,10 +14,10 @@ export function time(iso: string | undefined): Html {
   return html`<time datetime="${iso}" title="${iso}">${iso.slice(11, 23)}</time>`;
 }
 
-/** A DID short enough for a cell: the ion short form, cut in the middle; the whole DID in the title. */
+/** A DID short enough for a cell: its short form (did:ion, did:peer:4), cut in the middle; the whole DID in the title. */
 export function did(value: string | undefined): Html {
   if (!value) return html`<span class="muted">–</span>`;
-  const s = isIonLongForm(value) ? ionShortForm(value) : value;
+  const s = shortForm(value);
   const cut = s.length > 34 ? `${s.slice(0, 20)}…${s.slice(-8)}` : s;
   return html`<code class="did" title="${value}">${cut}</code>`;
 }

@@ -2,13 +2,13 @@
 // left, each peer named by what the console knows of it (a user id on the service, else its DID).
 import { shortType, sequenceSvg, type SequenceArrow } from '../../harness/sequence.js';
 import type { LoggedMessage } from '../../store/messages.js';
-import { isIonLongForm, ionShortForm } from '../../did/ion-form.js';
+import { shortForm } from '../../did/short-form.js';
 import type { ConsoleContext } from '../context.js';
 import { worstVerdict } from '../verdicts.js';
 import { peerOf } from './message-row.js';
 
 function didLabel(did: string): string {
-  const s = isIonLongForm(did) ? ionShortForm(did) : did;
+  const s = shortForm(did);
   return s.length > 28 ? `${s.slice(0, 16)}…${s.slice(-8)}` : s;
 }
 
