@@ -126,16 +126,31 @@ export interface FaultInjector {
   counts(): Record<FaultKind, number>;
 }
 
-export function faultInjector(plan: FaultPlan): FaultInjector {
+/** What each rule of an injector has done so far: its PRNG stream and how often it matched and applied. */
+interface RuleState {
+  streams: (() => number)[];
+  matched: number[];
+  used: number[];
+}
+
+const RULE_STATE = new WeakMap<FaultInjector, RuleState>();
+
+/**
+ * An injector for `plan`. Given `from` (an injector whose plan's rules are the first rules of
+ * `plan`), those rules go on where they were there: their counters (`times`, `nth`) and PRNG
+ * streams carry over, so adding a rule does not start the others again.
+ */
+export function faultInjector(plan: FaultPlan, from?: FaultInjector): FaultInjector {
   check(plan);
   const seed = plan.seed ?? 1;
+  const before = from ? RULE_STATE.get(from) : undefined;
   // Stream i is seeded from the plan's seed and the rule's index.
-  const streams = plan.rules.map((_, i) => seededRandom(Math.imul(seed ^ 0x5bd1e995, 2654435761) + i * 0x27d4eb2d));
-  const matched = plan.rules.map(() => 0);
-  const used = plan.rules.map(() => 0);
+  const streams = plan.rules.map((_, i) => before?.streams[i] ?? seededRandom(Math.imul(seed ^ 0x5bd1e995, 2654435761) + i * 0x27d4eb2d));
+  const matched = plan.rules.map((_, i) => before?.matched[i] ?? 0);
+  const used = plan.rules.map((_, i) => before?.used[i] ?? 0);
   const applied: AppliedFault[] = [];
 
-  return {
+  const injector: FaultInjector = {
     plan,
     applied,
     decide(subject, possible = FAULT_KINDS) {
@@ -171,6 +186,8 @@ export function faultInjector(plan: FaultPlan): FaultInjector {
       return c;
     },
   };
+  RULE_STATE.set(injector, { streams, matched, used });
+  return injector;
 }
 
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';

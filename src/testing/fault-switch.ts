@@ -1,14 +1,21 @@
 // A fault plan that is turned on, changed and off while the parties run: the injector the
 // transports are wrapped with once (faulty-transport.ts), over whichever plan is in force now.
 // Off, it applies nothing. Each new plan starts with fresh counters and PRNG streams, as a new
-// testbed would; the record of applied faults runs on across plans.
-import { faultInjector, FAULT_KINDS, type AppliedFault, type FaultInjector, type FaultKind, type FaultPlan } from './fault-plan.js';
+// testbed would (a rule added to the plan in force does not restart the others); the record of
+// applied faults runs on across plans.
+import { faultInjector, FAULT_KINDS, type AppliedFault, type FaultInjector, type FaultKind, type FaultPlan, type FaultRule } from './fault-plan.js';
 
 export interface FaultSwitch extends FaultInjector {
   /** The plan in force, or undefined while off. */
   readonly current: FaultPlan | undefined;
   /** Puts `plan` in force from the next message on (checked: an unknown fault kind throws invalid_argument). */
   set(plan: FaultPlan): void;
+  /**
+   * Adds `rule` to the plan in force (or puts a plan of it alone in force), from the next message
+   * on; the plan's other rules keep their counters and PRNG streams (a `times: 1` rule that has
+   * applied stays spent).
+   */
+  add(rule: FaultRule): void;
   /** No faults from the next message on. */
   off(): void;
   /** Calls `listener` with every fault applied, under any plan; returns the function that stops it. */
@@ -34,6 +41,12 @@ export function faultSwitch(initial?: FaultPlan): FaultSwitch {
     set(plan) {
       // faultInjector checks the rules before anything changes.
       const next = faultInjector(plan);
+      current = plan;
+      inner = next;
+    },
+    add(rule) {
+      const plan: FaultPlan = { ...(current ?? {}), rules: [...(current?.rules ?? []), rule] };
+      const next = faultInjector(plan, inner);
       current = plan;
       inner = next;
     },

@@ -221,4 +221,17 @@ describe('faults', () => {
     expect(c.faults.current).toBeUndefined();
     expect((await c.call('GET', '/console/faults')).body).toContain('id="fault-state">off');
   });
+
+  it('adds a rule without starting the rules already on again: a spent "1 time" stays spent', async () => {
+    const offer = { direction: 'to-wallet', mediaType: 'encrypted' as const, type: 'https://didcomm.org/issue-credential/3.0/offer-credential' };
+    await c.call('POST', '/console/faults', form({ fault: 'drop', direction: 'to-wallet', type: 'issue-credential/3.0/offer-credential', times: '1' }));
+    expect(c.faults.decide(offer).faults.map((f) => f.kind)).toEqual(['drop']);
+    expect(c.faults.decide(offer).faults).toEqual([]);
+    const added = await c.call('POST', '/console/faults', form({ fault: 'delay', type: 'issue-credential/3.0/ack', times: '1' }));
+    expect(added.headers.location).toBe('/console/faults');
+    expect(c.faults.current?.rules).toHaveLength(2);
+    expect(c.faults.decide(offer).faults).toEqual([]);
+    expect(c.faults.decide({ direction: 'to-service', mediaType: 'encrypted', type: 'https://didcomm.org/issue-credential/3.0/ack' }).faults.map((f) => f.kind)).toEqual(['delay']);
+    await c.call('POST', '/console/faults/off', form({}));
+  });
 });

@@ -107,7 +107,8 @@ ${region}`;
     const faults = sw();
     try {
       const rule = ruleOfForm((request.body ?? {}) as Record<string, unknown>);
-      faults.set({ seed: faults.current?.seed ?? 1, rules: [...(faults.current?.rules ?? []), rule] });
+      // The rules already on keep what they did: a spent `times` stays spent.
+      faults.add(rule);
     } catch (err) {
       const e = toIdsyncError(err);
       return reply.code(303).header('location', `/console/faults${query({ failed: `${e.code}: ${e.message}` })}`).send();
