@@ -23,7 +23,7 @@ export type MediatorConsole = StandaloneConsole;
 /** The mediator's events after which the overview may have changed. */
 const MEDIATOR_EVENTS = [
   'mediation-granted', 'mediation-denied', 'keylist-updated', 'forward-queued', 'forward-relayed', 'pickup-delivered', 'pickup-received',
-  'live-delivery-changed', 'live-pushed', 'queue-pruned', 'message-queued', 'message-delivered', 'message-dropped',
+  'live-delivery-changed', 'live-ended', 'live-pushed', 'queue-pruned', 'message-queued', 'message-delivered', 'message-dropped',
 ] as const;
 
 /**

@@ -14,7 +14,7 @@ export interface MediatorCore {
   store: Store;
   clock: Clock;
   ids: IdGenerator;
-  /** 'mediation-granted', 'mediation-denied', 'keylist-updated', 'forward-queued', 'forward-relayed', 'live-pushed', 'pickup-delivered', 'pickup-received', 'live-delivery-changed'. */
+  /** 'mediation-granted', 'mediation-denied', 'keylist-updated', 'forward-queued', 'forward-relayed', 'live-pushed', 'pickup-delivered', 'pickup-received', 'live-delivery-changed', 'live-ended' (a party's last live connection closed or broke). */
   events: EventEmitter;
   queue: MessageQueue;
   keylist: Keylist;

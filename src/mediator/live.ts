@@ -21,14 +21,18 @@ export interface LiveRoutes {
   forget(push: Push): void;
 }
 
-export function liveRoutes(): LiveRoutes {
+/** `ended`: told the (short-form) DID whose last live connection ended by a close, a failed push or an unbind. */
+export function liveRoutes(o: { ended?: (did: string) => void } = {}): LiveRoutes {
   const sockets = new Map<string, Push[]>();
   const drop = (key: string, push: Push) => {
     const list = sockets.get(key);
     if (!list) return;
     const rest = list.filter((p) => p !== push);
     if (rest.length) sockets.set(key, rest);
-    else sockets.delete(key);
+    else {
+      sockets.delete(key);
+      o.ended?.(key);
+    }
   };
   return {
     bind(did, push) {

@@ -68,7 +68,7 @@ export function createMediator(deps: MediatorDeps): Mediator {
     queue,
     // A DID removed while messages for it wait stays its owner's until they are gone (keylist.ts).
     keylist: keylist({ store: deps.store, clock: deps.clock, waiting: (did) => queue.kept(did), ...(deps.reserved ? { reserved: deps.reserved } : {}) }),
-    live: deps.live ?? liveRoutes(),
+    live: deps.live ?? liveRoutes({ ended: (did) => void events.emit('live-ended', { to: did }) }),
     policy,
     did: deps.did,
     ...(deps.relay ? { relay: deps.relay } : {}),

@@ -61,6 +61,34 @@ describe('mediator console', () => {
     for (const type of ['mediate-request', 'mediate-grant', 'keylist-update', 'keylist-update-response', 'live-delivery-change', 'status']) expect(messages).toContain(type);
   });
 
+  it('tells the page when a party stops being live: its socket closed', async () => {
+    const { wallet, web } = await mediatorWithWallet();
+    const auth = { authorization: `Bearer ${web.accessCode}` };
+    expect(await (await get(`${web.url}/overview?fragment=1`, auth)).text()).toContain('state-ok">live<');
+    const ctl = new AbortController();
+    const guard = setTimeout(() => ctl.abort(), 10_000);
+    const res = await fetch(`${web.url}/stream/changes`, { headers: { accept: 'text/event-stream', ...auth }, signal: ctl.signal });
+    const reader = res.body!.getReader();
+    let said = '';
+    const reading = (async () => {
+      for (;;) said += new TextDecoder().decode((await reader.read()).value);
+    })().catch(() => undefined);
+    // Open, and whatever the wallet's start set going has been said.
+    await new Promise((r) => setTimeout(r, 800));
+    expect(said).toContain('retry: 1000');
+    said = '';
+    await wallet.close();
+    try {
+      while (!said.includes('event: changed') && !ctl.signal.aborted) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      clearTimeout(guard);
+      ctl.abort();
+      await reading;
+    }
+    expect(said).toMatch(/^event: changed$/m);
+    expect(await (await get(`${web.url}/overview?fragment=1`, auth)).text()).not.toContain('state-ok">live<');
+  });
+
   it("serves the testbed's mediator too: the forwards of a sync, in process on the memory network", async () => {
     const bed = await startTestbed({ walletMode: 'mediated' });
     cleanup.push(() => bed.close());
