@@ -167,6 +167,12 @@ describe('outbox and workflows', () => {
     expect(list.body).toContain(`/console/workflows/${workflowId}`);
   });
 
+  it("shows a workflow's expiry with its date: it is weeks away, not a time of today", async () => {
+    const { expiresAt } = await c.bed.service.client.getWorkflow(workflowId);
+    const page = await c.call('GET', `/console/workflows/${workflowId}`);
+    expect(page.body).toContain(`<th>expires</th><td><time datetime="${expiresAt}" title="${expiresAt}">${expiresAt.slice(0, 10)} ${expiresAt.slice(11, 19)}</time></td>`);
+  });
+
   it('says why when the wallet cannot accept the invitation', async () => {
     const other = await startConsoleBed({ console: { wallet: () => Promise.reject(new IdsyncError('wallet_not_initialized', 'no wallet here')) } });
     try {

@@ -14,6 +14,12 @@ export function time(iso: string | undefined): Html {
   return html`<time datetime="${iso}" title="${iso}">${iso.slice(11, 23)}</time>`;
 }
 
+/** `2026-12-29 12:03:04` (UTC) of an ISO time, for times not of today (an expiry); the whole ISO time in the title. */
+export function dateTime(iso: string | undefined): Html {
+  if (!iso) return html`<span class="muted">–</span>`;
+  return html`<time datetime="${iso}" title="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 19)}</time>`;
+}
+
 /** A DID short enough for a cell: its short form (did:ion, did:peer:4), cut in the middle; the whole DID in the title. */
 export function did(value: string | undefined): Html {
   if (!value) return html`<span class="muted">–</span>`;

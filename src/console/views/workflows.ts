@@ -8,7 +8,7 @@ import { principalOf, sendHtml } from '../auth.js';
 import { renderPage } from '../context.js';
 import { html, raw, type Html } from '../html.js';
 import type { ServiceConsoleContext } from '../service-context.js';
-import { did, shortId, state, time } from './format.js';
+import { dateTime, did, shortId, state, time } from './format.js';
 import { sequenceOf } from './sequence.js';
 import { liveRegion } from './live-region.js';
 import { timeline } from './timeline.js';
@@ -31,7 +31,7 @@ async function workflowBody(ctx: ServiceConsoleContext, tenantId: string, wf: Is
   const thread = wf.didcommThreadId ? await ctx.feed.log.list({ thid: wf.didcommThreadId }) : [];
   return html`<table class="facts">
 <tr><th>status</th><td>${state(wf.status)}${wf.failure ? html` <code>${wf.failure.code}</code> ${wf.failure.message}` : ''}</td><th>project</th><td>${wf.projectId}</td></tr>
-<tr><th>user</th><td>${wf.userId ? html`<a href="/console/users/${encodeURIComponent(wf.userId)}">${wf.userId}</a>` : '–'} ${did(wf.userDID)}</td><th>expires</th><td>${time(wf.expiresAt)}</td></tr>
+<tr><th>user</th><td>${wf.userId ? html`<a href="/console/users/${encodeURIComponent(wf.userId)}">${wf.userId}</a>` : '–'} ${did(wf.userDID)}</td><th>expires</th><td>${dateTime(wf.expiresAt)}</td></tr>
 <tr><th>credential</th><td>${wf.credentialId ? html`<code>${wf.credentialId}</code>` : '–'}</td><th>invitation</th><td><code>${wf.invitation.id}</code></td></tr>
 <tr><th>sent</th><td colspan="3">${wf.destinations.length ? wf.destinations.map((d) => html`<a href="/console/outbox/${encodeURIComponent(d.outboxId)}">${d.channel} to ${d.to}</a> ${state(d.status)} `) : 'not yet'}</td></tr>
 </table>
