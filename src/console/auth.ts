@@ -130,7 +130,9 @@ export function installAuth(scope: FastifyInstance, o: GuardOptions): void {
     } catch (err) {
       if (!form) throw err;
       const status = (err as { status?: number }).status ?? 401;
-      const text = status === 429 ? 'Too many attempts; wait a moment.' : status === 403 ? 'This client may not use the console (it needs the idsync:admin scope).' : 'Unknown client or wrong secret.';
+      // An access code (a wallet's, the mediator's) has no client to be unknown.
+      const wrong = o.auth.form.id ? 'Unknown client or wrong secret.' : 'Wrong access code.';
+      const text = status === 429 ? 'Too many attempts; wait a moment.' : status === 403 ? 'This client may not use the console (it needs the idsync:admin scope).' : wrong;
       return reply.code(status).type('text/html; charset=utf-8').send(loginPage(o.auth, o.kind, { next, error: text }).value);
     }
     const sid = o.sessions.create(principal);

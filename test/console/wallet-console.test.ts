@@ -50,7 +50,12 @@ describe('wallet console', () => {
     expect(await locked.text()).toContain('Access code');
     const login = (code: string) =>
       fetch(`${web!.url}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ clientSecret: code }), redirect: 'manual' });
-    expect((await login('wrong')).status).toBe(401);
+    const refused = await login('wrong');
+    expect(refused.status).toBe(401);
+    // The page says what was wrong: there is no client here, only the code.
+    const said = await refused.text();
+    expect(said).toContain('Wrong access code.');
+    expect(said).not.toContain('Unknown client');
     const ok = await login(web.accessCode);
     expect(ok.status).toBe(303);
     const cookie = ok.headers.get('set-cookie')!.split(';')[0]!;
