@@ -173,6 +173,19 @@ describe('outbox and workflows', () => {
     expect(page.body).toContain(`<th>expires</th><td><time datetime="${expiresAt}" title="${expiresAt}">${expiresAt.slice(0, 10)} ${expiresAt.slice(11, 19)}</time></td>`);
   });
 
+  it("shows a refused answer to a workflow's invitation, not 'no wallet has answered'", async () => {
+    // Bound to ada's wallet: another wallet's propose is refused (e.p.trust.forbidden).
+    const wf = await c.bed.service.client.createWorkflow({ userId: 'ada', datapoints: { firstName: 'Grace', lastName: 'Hopper', birthDate: '1906-12-09' } });
+    const other = await c.bed.addWallet();
+    const accepted = await other.acceptInvitation(wf.invitationUrl, { timeoutMs: 10_000 });
+    if (accepted.kind === 'issuance') await accepted.done.catch(() => undefined);
+    const page = await c.call('GET', `/console/workflows/${wf.id}`);
+    expect(page.body).not.toContain('No wallet has answered the invitation yet');
+    expect(page.body).toContain('issue-credential/3.0/propose-credential');
+    expect(page.body).toContain('e.p.trust.forbidden');
+    expect(page.body).toContain(`/console/messages?thid=${wf.invitation.id}`);
+  });
+
   it('says why when the wallet cannot accept the invitation', async () => {
     const other = await startConsoleBed({ console: { wallet: () => Promise.reject(new IdsyncError('wallet_not_initialized', 'no wallet here')) } });
     try {

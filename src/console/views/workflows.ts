@@ -7,8 +7,10 @@ import { getWorkflow, type IssuanceWorkflow } from '../../service/issuance/workf
 import { principalOf, sendHtml } from '../auth.js';
 import { renderPage } from '../context.js';
 import { html, raw, type Html } from '../html.js';
+import { threadOf, type LoggedMessage } from '../../store/messages.js';
 import type { ServiceConsoleContext } from '../service-context.js';
 import { dateTime, did, shortId, state, time } from './format.js';
+import { recentMessages } from './messages.js';
 import { sequenceOf } from './sequence.js';
 import { liveRegion } from './live-region.js';
 import { timeline } from './timeline.js';
@@ -27,6 +29,26 @@ ${list.map((w) => html`<tr>
 </tbody></table>`;
 }
 
+/**
+ * Before a thread is taken up: the threads wallets opened in answer to the invitation (their
+ * parent thread is the invitation's id), with what they were answered (a refusal's problem
+ * report is a child of the answer's thread), in log order.
+ */
+async function answersToInvitation(ctx: ServiceConsoleContext, invitationId: string): Promise<LoggedMessage[]> {
+  const all = () => true;
+  const answers = await recentMessages(ctx, { thid: invitationId }, all);
+  const threads = [...new Set(answers.map((m) => threadOf(m)).filter((t) => t !== invitationId))];
+  const replies = (await Promise.all(threads.map((thid) => recentMessages(ctx, { thid }, all)))).flat();
+  const bySeq = new Map([...answers, ...replies].map((m) => [m.seq, m]));
+  return [...bySeq.values()].sort((a, b) => a.seq.localeCompare(b.seq));
+}
+
+async function unansweredSection(ctx: ServiceConsoleContext, tenantId: string, wf: IssuanceWorkflow): Promise<Html> {
+  const answers = await answersToInvitation(ctx, wf.invitation.id);
+  if (answers.length === 0) return html`<p class="muted">No wallet has answered the invitation yet.</p>`;
+  return html`<p>No thread was taken up; what wallets sent in answer to the invitation: <a href="/console/messages?thid=${encodeURIComponent(wf.invitation.id)}">its messages</a></p><div class="diagram">${raw(await sequenceOf(ctx, tenantId, answers))}</div>`;
+}
+
 async function workflowBody(ctx: ServiceConsoleContext, tenantId: string, wf: IssuanceWorkflow): Promise<Html> {
   const thread = wf.didcommThreadId ? await ctx.feed.log.list({ thid: wf.didcommThreadId }) : [];
   return html`<table class="facts">
@@ -40,7 +62,7 @@ ${timeline(await workflowPoints(ctx, wf, thread))}
 <h2>Issue-credential thread</h2>
 ${wf.didcommThreadId
   ? html`<p><a href="/console/threads/${encodeURIComponent(wf.didcommThreadId)}">thread ${shortId(wf.didcommThreadId)}</a> · <a href="/console/messages?thid=${encodeURIComponent(wf.didcommThreadId)}">its messages</a></p><div class="diagram">${raw(await sequenceOf(ctx, tenantId, thread))}</div>`
-  : html`<p class="muted">No wallet has answered the invitation yet.</p>`}`;
+  : await unansweredSection(ctx, tenantId, wf)}`;
 }
 
 export function registerWorkflowsView(scope: FastifyInstance, ctx: ServiceConsoleContext): void {
