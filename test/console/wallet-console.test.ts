@@ -26,6 +26,8 @@ describe('wallet console', () => {
     const overview = await (await get(`${web.url}/overview?fragment=1`, auth)).text();
     expect(overview).toContain('<th>mediator</th>');
     expect(overview).toContain(bed.mediator!.did.slice(0, 40));
+    // Its endpoint is the mediator's DID (hundreds of characters): cut to fit, whole in the title.
+    expect(overview).toMatch(/<th>endpoint<\/th><td><code class="did" title="did:peer:2\.[^"]+">did:peer:2\.[^<]{1,40}<\/code><\/td>/);
     expect(overview).toMatch(/coordinate-mediation 2\.0, <span class="state state-ok">registered<\/span>, its DID as the endpoint; collecting <span class="state state-ok">live<\/span>/);
     // A direct wallet has no such row.
     const direct = await startTestbed({ transport: 'http' });

@@ -10,6 +10,12 @@ import { html, type Html } from '../html.js';
 import { did, shortId, state, time } from './format.js';
 import { liveRegion } from './live-region.js';
 
+/** A URL, or (behind a mediator) the mediator's DID, cut to fit as every DID is. */
+function endpointCell(endpoint: string | undefined): Html {
+  if (endpoint === undefined) return html`<code>none (pickup and live delivery)</code>`;
+  return endpoint.startsWith('did:') ? did(endpoint) : html`<code>${endpoint}</code>`;
+}
+
 async function overview(wallet: Wallet): Promise<Html> {
   const [connections, threads, credentials, rejected, pending] = await Promise.all([
     wallet.connections(), wallet.threads(), wallet.credentials(), wallet.rejectedCredentials(), wallet.pending(),
@@ -21,7 +27,7 @@ async function overview(wallet: Wallet): Promise<Html> {
     : '';
   const thread = (thid: string) => html`<a href="/console/threads/${encodeURIComponent(thid)}"><code title="${thid}">${shortId(thid)}</code></a>`;
   return html`<table class="facts">
-<tr><th>DID</th><td>${did(wallet.did)}</td><th>endpoint</th><td><code>${wallet.identity.endpoint ?? 'none (pickup and live delivery)'}</code></td></tr>
+<tr><th>DID</th><td>${did(wallet.did)}</td><th>endpoint</th><td>${endpointCell(wallet.identity.endpoint)}</td></tr>
 ${mediation}</table>
 <h2>Data Pipes</h2>
 ${connections.length
