@@ -28,6 +28,11 @@ export function did(value: string | undefined): Html {
   return html`<code class="did" title="${value}">${cut}</code>`;
 }
 
+/** Where a message goes: a URL whole, or a DID (a mediator's, hundreds of characters) cut as did() cuts it. */
+export function endpoint(value: string): Html {
+  return value.startsWith('did:') ? did(value) : html`<code>${value}</code>`;
+}
+
 export function shortId(id: string | undefined): string {
   if (!id) return '–';
   return id.length > 14 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id;

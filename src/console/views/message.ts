@@ -9,7 +9,7 @@ import { renderPage, type ConsoleContext } from '../context.js';
 import { html, prettyJson, type Html } from '../html.js';
 import { redact, redactText } from '../redact.js';
 import { verdictOf, worstVerdict, type CheckedRule } from '../verdicts.js';
-import { badge, did, jsonBlock, state, time } from './format.js';
+import { badge, did, endpoint, jsonBlock, state, time } from './format.js';
 import { faultBadge } from './message-row.js';
 import { RULE_HEAD, ruleRow } from './rule.js';
 
@@ -57,7 +57,7 @@ export function registerMessageView(scope: FastifyInstance, ctx: ConsoleContext)
 <tr><th>thread</th><td><a href="/console/threads/${encodeURIComponent(thid)}"><code>${thid}</code></a>${m.pthid ? html` (parent <a href="/console/threads/${encodeURIComponent(m.pthid)}"><code>${m.pthid}</code></a>)` : ''}</td>
 <th>${attempt !== undefined && attempt > 1 ? 'again' : ''}</th><td>${attempt !== undefined && attempt > 1 ? `${m.direction === 'out' ? 'sent' : 'arrived'} again (#${attempt} of this message id)` : ''}</td></tr>
 <tr><th>from</th><td>${did(m.from)}</td><th>to</th><td>${(m.to ?? []).map((t) => did(t))}</td></tr>
-${m.endpoint ? html`<tr><th>endpoint</th><td colspan="3"><code>${m.endpoint}</code></td></tr>` : ''}
+${m.endpoint ? html`<tr><th>endpoint</th><td colspan="3">${endpoint(m.endpoint)}</td></tr>` : ''}
 ${faults.length ? html`<tr><th>faults</th><td colspan="3">${faults.map((f) => html`${faultBadge(f)} (fault ${f.seq}, ${f.direction}) `)}</td></tr>` : ''}
 </table>
 <h2>Rule verdicts</h2>

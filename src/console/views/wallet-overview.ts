@@ -7,14 +7,8 @@ import type { Wallet } from '../../wallet/wallet.js';
 import { sendHtml } from '../auth.js';
 import { renderPage, type ConsoleContext } from '../context.js';
 import { html, type Html } from '../html.js';
-import { did, shortId, state, time } from './format.js';
+import { did, endpoint, shortId, state, time } from './format.js';
 import { liveRegion } from './live-region.js';
-
-/** A URL, or (behind a mediator) the mediator's DID, cut to fit as every DID is. */
-function endpointCell(endpoint: string | undefined): Html {
-  if (endpoint === undefined) return html`<code>none (pickup and live delivery)</code>`;
-  return endpoint.startsWith('did:') ? did(endpoint) : html`<code>${endpoint}</code>`;
-}
 
 async function overview(wallet: Wallet): Promise<Html> {
   const [connections, threads, credentials, rejected, pending] = await Promise.all([
@@ -27,7 +21,7 @@ async function overview(wallet: Wallet): Promise<Html> {
     : '';
   const thread = (thid: string) => html`<a href="/console/threads/${encodeURIComponent(thid)}"><code title="${thid}">${shortId(thid)}</code></a>`;
   return html`<table class="facts">
-<tr><th>DID</th><td>${did(wallet.did)}</td><th>endpoint</th><td>${endpointCell(wallet.identity.endpoint)}</td></tr>
+<tr><th>DID</th><td>${did(wallet.did)}</td><th>endpoint</th><td>${wallet.identity.endpoint !== undefined ? endpoint(wallet.identity.endpoint) : html`<code>none (pickup and live delivery)</code>`}</td></tr>
 ${mediation}</table>
 <h2>Data Pipes</h2>
 ${connections.length
