@@ -38,6 +38,16 @@ export function shortId(id: string | undefined): string {
   return id.length > 14 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id;
 }
 
+/** The newest `n` of a list kept oldest first, newest first, and how many older ones are left out. */
+export function newestOf<T>(oldestFirst: readonly T[], n: number): { newest: T[]; older: number } {
+  return { newest: oldestFirst.slice(-n).reverse(), older: Math.max(0, oldestFirst.length - n) };
+}
+
+/** Under a list cut to its newest rows: how many older ones it leaves out. */
+export function olderNote(older: number, what: string): Html | '' {
+  return older > 0 ? html`<p class="muted older">and ${older} older ${what}</p>` : '';
+}
+
 export function badge(v: Verdict): Html {
   return html`<span class="verdict verdict-${v}">${v}</span>`;
 }

@@ -19,7 +19,7 @@ import { renderPage } from '../context.js';
 import { html, type Html } from '../html.js';
 import type { ServiceConsoleContext } from '../service-context.js';
 import { compareDatapoints, datapointTable, syncSummary } from './datapoints.js';
-import { did, shortId, state, time } from './format.js';
+import { did, newestOf, olderNote, shortId, state, time } from './format.js';
 import { liveRegion } from './live-region.js';
 import { timeline, toneOf, type TimelinePoint } from './timeline.js';
 
@@ -101,13 +101,16 @@ ${timeline(await workflowPoints(ctx, wf))}
 </article>`;
 }
 
+/** The most syncs and workflows a user's page shows, each on its timeline: the newest. */
+const SHOWN = 20;
+
 async function userBody(ctx: ServiceConsoleContext, resolve: DocumentResolver, tenantId: string, userId: string): Promise<Html> {
   const u = await ctx.deps.users.get({ tenantId, userId });
   if (!u) throw problem('user_not_found', `no user ${userId}`);
   const rows = compareDatapoints(u.datapoints, u.datapointsSynced);
   const events = (await ctx.deps.webhooks?.subjectEvents(tenantId, `user:${userId}`)) ?? [];
-  const syncs = ((await listSyncOperations(ctx.deps.store, u)) as SyncRecord[]).reverse();
-  const workflows = (await listWorkflows(ctx.deps, tenantId, { userId }, { limit: 100 })).workflows.reverse();
+  const syncs = newestOf((await listSyncOperations(ctx.deps.store, u)) as SyncRecord[], SHOWN);
+  const workflows = newestOf((await listWorkflows(ctx.deps, tenantId, { userId }, { limit: Number.MAX_SAFE_INTEGER })).workflows, SHOWN);
   const pipeEvents = events.filter((e) => e.envelope.action === 'DATA_PIPE_STATUS_UPDATE');
   const pipeThreads = pipeEvents.map((e) => e.envelope.params.thid).filter((t): t is string => typeof t === 'string');
   const pipe = [...eventPoints(pipeEvents), ...(await messagePoints(ctx, pipeThreads))];
@@ -124,9 +127,11 @@ ${datapointTable(rows)}
 <p>${threadLinks([...new Set(pipeThreads)], pipeThreads.map(() => 'Data Pipe'))}</p>
 ${timeline(pipe)}
 <h2>Syncs</h2>
-${syncs.length ? await Promise.all(syncs.slice(0, 20).map((op) => syncSection(ctx, op, events))) : html`<p class="muted">No syncs yet.</p>`}
+${syncs.newest.length ? await Promise.all(syncs.newest.map((op) => syncSection(ctx, op, events))) : html`<p class="muted">No syncs yet.</p>`}
+${olderNote(syncs.older, 'syncs')}
 <h2>Issuance workflows</h2>
-${workflows.length ? await Promise.all(workflows.slice(0, 20).map((wf) => workflowSection(ctx, wf))) : html`<p class="muted">No issuance workflows for this user.</p>`}`;
+${workflows.newest.length ? await Promise.all(workflows.newest.map((wf) => workflowSection(ctx, wf))) : html`<p class="muted">No issuance workflows for this user.</p>`}
+${olderNote(workflows.older, 'workflows')}`;
 }
 
 export function registerUserView(scope: FastifyInstance, ctx: ServiceConsoleContext): void {

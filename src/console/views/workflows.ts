@@ -9,12 +9,15 @@ import { renderPage } from '../context.js';
 import { html, raw, type Html } from '../html.js';
 import { threadOf, type LoggedMessage } from '../../store/messages.js';
 import type { ServiceConsoleContext } from '../service-context.js';
-import { dateTime, did, shortId, state, time } from './format.js';
+import { dateTime, did, newestOf, olderNote, shortId, state, time } from './format.js';
 import { recentMessages } from './messages.js';
 import { sequenceOf } from './sequence.js';
 import { liveRegion } from './live-region.js';
 import { timeline } from './timeline.js';
 import { workflowPoints } from './user.js';
+
+/** The most workflows the list shows: the newest. */
+const LISTED = 500;
 
 function workflowTable(list: IssuanceWorkflow[]): Html {
   if (list.length === 0) return html`<p class="muted">No issuance workflows yet.</p>`;
@@ -68,8 +71,9 @@ ${wf.didcommThreadId
 export function registerWorkflowsView(scope: FastifyInstance, ctx: ServiceConsoleContext): void {
   scope.get('/console/workflows', { schema: { hide: true } }, async (request, reply) => {
     const tenantId = principalOf(request).tenantId ?? '';
-    const { workflows, total } = await listWorkflows(ctx.deps, tenantId, {}, { limit: 500 });
-    const region = liveRegion('workflows', '/console/workflows?fragment=1', html`<p class="count">${total} workflows</p>${workflowTable(workflows.reverse())}`);
+    const { workflows, total } = await listWorkflows(ctx.deps, tenantId, {}, { limit: Number.MAX_SAFE_INTEGER });
+    const { newest, older } = newestOf(workflows, LISTED);
+    const region = liveRegion('workflows', '/console/workflows?fragment=1', html`<p class="count">${total} workflows</p>${workflowTable(newest)}${olderNote(older, 'workflows')}`);
     if ((request.query as Record<string, unknown>).fragment) return sendHtml(reply, region);
     const body = html`<h1>Issuance workflows</h1>${region}`;
     return sendHtml(reply, renderPage(ctx, request, { title: 'Issuance workflows', active: 'workflows', stream: '/console/stream/changes', body }));
