@@ -4,6 +4,7 @@ import { sameDid } from '../didcomm/message.js';
 import { shortForm } from '../did/short-form.js';
 import type { ServiceDeps } from '../service/deps.js';
 import { listWorkflows } from '../service/issuance/list.js';
+import type { IssuanceWorkflow } from '../service/issuance/workflows.js';
 import { threadOf, type LoggedMessage } from '../store/messages.js';
 import type { ConsoleContext } from './context.js';
 import type { FaultSwitch } from '../testing/fault-switch.js';
@@ -24,15 +25,29 @@ export async function userDids(deps: ServiceDeps, tenantId: string | undefined, 
   return [u?.userDID, u?.shortUserDID].filter((d): d is string => typeof d === 'string');
 }
 
+/** Whether a DID is one of `dids`, in either form. */
+function didIn(dids: string[]): (d: string | undefined) => boolean {
+  const shorts = new Set(dids.map((d) => shortForm(d)));
+  return (d) => d !== undefined && (shorts.has(shortForm(d)) || dids.some((u) => sameDid(u, d)));
+}
+
+/**
+ * A user's workflows, oldest first: those created for its id, and those created for no user id
+ * that a wallet of the user answered (or that were addressed to its DID).
+ */
+export async function userWorkflows(deps: ServiceDeps, tenantId: string | undefined, userId: string, dids?: string[]): Promise<IssuanceWorkflow[]> {
+  if (!tenantId) return [];
+  const isUser = didIn(dids ?? (await userDids(deps, tenantId, userId)));
+  const { workflows } = await listWorkflows(deps, tenantId, {}, { limit: Number.MAX_SAFE_INTEGER });
+  return workflows.filter((wf) => (wf.userId !== undefined ? wf.userId === userId : isUser(wf.userDID)));
+}
+
 /** A predicate over log records: a message to or from one of the user's DIDs, or in one of its workflows' threads. */
 export async function userMessagePredicate(deps: ServiceDeps, tenantId: string | undefined, userId: string): Promise<(m: LoggedMessage) => boolean> {
   const dids = await userDids(deps, tenantId, userId);
-  const shorts = new Set(dids.map((d) => shortForm(d)));
   const threads = new Set<string>();
-  if (tenantId) {
-    for (const wf of (await listWorkflows(deps, tenantId, { userId }, { limit: 1000 })).workflows) if (wf.didcommThreadId) threads.add(wf.didcommThreadId);
-  }
-  const isUser = (d: string | undefined) => d !== undefined && (shorts.has(shortForm(d)) || dids.some((u) => sameDid(u, d)));
+  for (const wf of await userWorkflows(deps, tenantId, userId, dids)) if (wf.didcommThreadId) threads.add(wf.didcommThreadId);
+  const isUser = didIn(dids);
   return (m) => threads.has(threadOf(m)) || isUser(m.from) || (m.to ?? []).some(isUser);
 }
 
