@@ -28,6 +28,8 @@ export interface ConsoleContext {
   self: { name: string; dids(): string[] };
   /** The messages of a user (service only): a predicate over log records, for the tenant signed in. */
   userMessages?(tenantId: string | undefined, userId: string): Promise<(m: LoggedMessage) => boolean>;
+  /** Whether this party knows a thread no logged message is of (its protocol state names it). */
+  knowsThread?(tenantId: string | undefined, thid: string): Promise<boolean>;
   /** A name for a peer DID in diagrams and rows (a user id on the service), if one is known. */
   peerName?(tenantId: string | undefined, did: string): Promise<string | undefined>;
   /** Conformance runs started here, and the targets offered with one click (this party's own agents). */

@@ -22,7 +22,7 @@ import { liveHub, type LiveOptions } from './live.js';
 import { messageFeed, type PackedSighting } from './message-feed.js';
 import { installConsoleBasics } from './scope.js';
 import { serviceAuth } from './service-auth.js';
-import { userMessagePredicate, userOfDid, type ServiceConsoleContext } from './service-context.js';
+import { serviceKnowsThread, userMessagePredicate, userOfDid, type ServiceConsoleContext } from './service-context.js';
 import { registerFaultsView } from './views/faults.js';
 import { registerOutboxView } from './views/outbox.js';
 import { registerUserView } from './views/user.js';
@@ -121,6 +121,7 @@ export function serviceConsole(o: ServiceConsoleOptions = {}): ServicePlugin {
       wallet,
       userMessages: (tenantId, userId) => userMessagePredicate(deps, tenantId, userId),
       peerName: (tenantId, did) => userOfDid(deps, tenantId, did),
+      knowsThread: (tenantId, thid) => serviceKnowsThread(deps, tenantId, thid),
       conformance: {
         runner,
         targets: async () => [

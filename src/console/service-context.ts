@@ -1,8 +1,10 @@
 // The service twin's console context: its message feed, and what ties messages to users (the
 // wallet DIDs a user has linked, its workflows' threads) read through the service's own modules.
+import { isoNow } from '../clock.js';
 import { sameDid } from '../didcomm/message.js';
 import { shortForm } from '../did/short-form.js';
 import type { ServiceDeps } from '../service/deps.js';
+import { threadStore } from '../service/didcomm/threads.js';
 import { listWorkflows } from '../service/issuance/list.js';
 import type { IssuanceWorkflow } from '../service/issuance/workflows.js';
 import { threadOf, type LoggedMessage } from '../store/messages.js';
@@ -49,6 +51,12 @@ export async function userMessagePredicate(deps: ServiceDeps, tenantId: string |
   for (const wf of await userWorkflows(deps, tenantId, userId, dids)) if (wf.didcommThreadId) threads.add(wf.didcommThreadId);
   const isUser = didIn(dids);
   return (m) => threads.has(threadOf(m)) || isUser(m.from) || (m.to ?? []).some(isUser);
+}
+
+/** Whether the service's DIDComm agent keeps the state of a thread of the tenant (a DID authentication, an issuance). */
+export async function serviceKnowsThread(deps: ServiceDeps, tenantId: string | undefined, thid: string): Promise<boolean> {
+  const thread = await threadStore(deps.store, () => isoNow(deps.clock)).get(thid);
+  return thread !== undefined && (tenantId === undefined || thread.tenantId === tenantId);
 }
 
 /** The user a wallet DID belongs to, named for diagrams. */

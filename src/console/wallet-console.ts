@@ -26,6 +26,12 @@ const WALLET_EVENTS: (keyof WalletEventMap)[] = [
   'proof-request-pending', 'invitation-received', 'thread-ended', 'problem-received', 'presentation-sent', 'collecting-changed',
 ];
 
+/** Whether the wallet keeps a thread: a protocol thread, a Data Pipe, or an item waiting for approval. */
+async function walletKnowsThread(wallet: Wallet, thid: string): Promise<boolean> {
+  const [threads, connections, pending] = await Promise.all([wallet.threads(), wallet.connections(), wallet.pending()]);
+  return threads.some((t) => t.thid === thid) || connections.some((c) => c.id === thid) || pending.some((p) => p.thid === thid);
+}
+
 export async function startWalletConsole(wallet: Wallet, o: WalletConsoleOptions = {}): Promise<WalletConsole> {
   await wallet.init();
   const clock = o.clock ?? wallet.options.clock ?? systemClock;
@@ -54,6 +60,7 @@ export async function startWalletConsole(wallet: Wallet, o: WalletConsoleOptions
     feed,
     clock,
     self: { name: 'wallet', dids: () => [wallet.did, wallet.shortDid] },
+    knowsThread: (_, thid) => walletKnowsThread(wallet, thid),
     conformance: { runner, targets: async () => [{ key: 'wallet', label: 'this wallet', target: async () => wallet.did }] },
   };
   const changed = () => hub.changed();

@@ -3,6 +3,7 @@
 // verdict of every rule checked on it with its quoted sentence, and its messages, live.
 import type { FastifyInstance } from 'fastify';
 import { threadOf, type LoggedMessage } from '../../store/messages.js';
+import { problem } from '../../service/http/problem.js';
 import { sendHtml } from '../auth.js';
 import { renderPage, type ConsoleContext } from '../context.js';
 import { html, raw, type Html } from '../html.js';
@@ -67,6 +68,8 @@ ${region}`;
     const tenantId = request.consolePrincipal?.tenantId;
     const f = { thid: thid.slice(0, 2048) };
     const inThread = (await recentMessages(ctx, f, await matcherOf(ctx, tenantId, f), SCAN)).reverse();
+    // As an unknown message or workflow is: a thread no message was logged of, and no state names.
+    if (inThread.length === 0 && !(await ctx.knowsThread?.(tenantId, f.thid))) throw problem('not_found', `no thread ${f.thid}`);
     // Drawn again when rows of this thread come (its stream says `rows`), not at every change of the twin.
     const diagram = liveRegion('diagram', `/console/threads/${encodeURIComponent(f.thid)}?fragment=1`, html`<div class="diagram">${raw(await sequenceOf(ctx, tenantId, inThread))}</div>
 <h2>Rule verdicts</h2>
