@@ -60,10 +60,9 @@ ${list.map((e) => html`<tr>
 </tbody></table>`;
 }
 
-async function entryBody(ctx: ServiceConsoleContext, e: OutboxEntry, note?: string): Promise<Html> {
+async function entryBody(ctx: ServiceConsoleContext, e: OutboxEntry): Promise<Html> {
   const qr = await QRCode.toString(e.invitationUrl, { type: 'svg', errorCorrectionLevel: 'L', margin: 2 });
-  return html`${note ? html`<p class="error" role="alert">${note}</p>` : ''}
-<div class="mail">
+  return html`<div class="mail">
 <dl class="mail-head">
 <dt>To</dt><dd>${e.to}</dd>
 ${e.subject !== undefined ? html`<dt>Subject</dt><dd class="subject">${e.subject}</dd>` : ''}
@@ -100,9 +99,11 @@ export function registerOutboxView(scope: FastifyInstance, ctx: ServiceConsoleCo
     const tenantId = principalOf(request).tenantId;
     const { id } = request.params as { id: string };
     const e = await entryOf(ctx, tenantId, id);
+    const region = liveRegion('entry', `/console/outbox/${encodeURIComponent(id)}?fragment=1`, await entryBody(ctx, e));
+    if ((request.query as Record<string, unknown>).fragment) return sendHtml(reply, region);
     const note = (request.query as Record<string, unknown>).failed;
-    const body = html`<h1>${e.channel === 'EMAIL' ? 'E-mail' : e.channel === 'SMS' ? 'SMS' : 'Message'} to ${e.to}</h1>${await entryBody(ctx, e, typeof note === 'string' ? `Not accepted: ${note}` : undefined)}`;
-    return sendHtml(reply, renderPage(ctx, request, { title: `Outbox: ${e.to}`, active: 'outbox', body }));
+    const body = html`<h1>${e.channel === 'EMAIL' ? 'E-mail' : e.channel === 'SMS' ? 'SMS' : 'Message'} to ${e.to}</h1>${typeof note === 'string' ? html`<p class="error" role="alert">Not accepted: ${note}</p>` : ''}${region}`;
+    return sendHtml(reply, renderPage(ctx, request, { title: `Outbox: ${e.to}`, active: 'outbox', stream: '/console/stream/changes', body }));
   });
 
   scope.post('/console/outbox/:id/accept', { schema: { hide: true } }, async (request, reply) => {
