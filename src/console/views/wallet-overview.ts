@@ -29,7 +29,7 @@ ${connections.length
   : html`<p class="muted">No Data Pipe yet: accept an invitation (idsync wallet accept URL).</p>`}
 <h2>Waiting for approval</h2>
 ${pending.length
-  ? html`<table><thead><tr><th>what</th><th>from</th><th>thread</th><th>received</th></tr></thead><tbody>${pending.map((p) => html`<tr><td>${p.kind}${p.goalCode ? ` (${p.goalCode})` : ''}</td><td>${did(p.from)}</td><td>${thread(p.thid)}</td><td>${time(p.receivedAt)}</td></tr>`)}</tbody></table>`
+  ? html`<table class="pending"><thead><tr><th>id</th><th>what</th><th>from</th><th>thread</th><th>received</th></tr></thead><tbody>${pending.map((p) => html`<tr><td><code class="pending-id">${p.id}</code></td><td>${p.kind}${p.goalCode ? ` (${p.goalCode})` : ''}</td><td>${did(p.from)}</td><td>${thread(p.thid)}</td><td>${time(p.receivedAt)}</td></tr>`)}</tbody></table>`
   : html`<p class="muted">Nothing waits.</p>`}
 <h2>Protocol threads</h2>
 ${threads.length
