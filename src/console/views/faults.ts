@@ -46,6 +46,16 @@ export function ruleOfForm(body: Record<string, unknown>): FaultRule {
   };
 }
 
+/** The fields of the form, as a person typed them: what a form sent back after a bad value shows again. */
+const FIELDS = ['fault', 'direction', 'type', 'times', 'probability', 'delayMs'] as const;
+type Typed = Partial<Record<(typeof FIELDS)[number], string>>;
+
+function typedIn(fields: Record<string, unknown>): Typed {
+  const out: Typed = {};
+  for (const k of FIELDS) if (typeof fields[k] === 'string') out[k] = (fields[k] as string).slice(0, 256);
+  return out;
+}
+
 function describe(r: FaultRule): string {
   const parts = [
     r.fault,
@@ -66,19 +76,21 @@ ${[...faults].reverse().map((f) => html`<tr><td>${f.seq}</td><td>${time(f.at)}</
 </tbody></table>`;
 }
 
-function planSection(ctx: ServiceConsoleContext): Html {
+/** `typed`: what was sent with a bad value, shown again; otherwise the form's defaults. */
+function planSection(ctx: ServiceConsoleContext, typed?: Typed): Html {
   const current = ctx.faults?.current;
+  const selected = (value: string, was: string | undefined) => (was === value ? html` selected` : '');
   return html`<section class="plan">
 <h2>Fault plan: ${current ? html`<span class="state state-bad" id="fault-state">on</span>` : html`<span class="state state-ok" id="fault-state">off</span>`}</h2>
 ${current ? html`<ul>${current.rules.map((r) => html`<li>${describe(r)}</li>`)}</ul>
 <form method="post" action="/console/faults/off"><button type="submit" id="faults-off">Turn faults off</button></form>` : ''}
 <form method="post" action="/console/faults" class="fault-form">
-<label>Fault <select name="fault">${CONSOLE_FAULTS.map((k) => html`<option>${k}</option>`)}</select></label>
-<label>Stream <select name="direction"><option value="">either</option>${DIRECTIONS.map((d) => html`<option>${d}</option>`)}</select></label>
-<label>Message type <input name="type" placeholder="e.g. issue-credential/3.0/offer-credential"></label>
-<label>Times <input name="times" inputmode="numeric" value="1"></label>
-<label>Probability <input name="probability" inputmode="decimal" placeholder="1"></label>
-<label>Delay (ms) <input name="delayMs" inputmode="numeric" placeholder="50"></label>
+<label>Fault <select name="fault">${CONSOLE_FAULTS.map((k) => html`<option${selected(k, typed?.fault)}>${k}</option>`)}</select></label>
+<label>Stream <select name="direction"><option value="">either</option>${DIRECTIONS.map((d) => html`<option${selected(d, typed?.direction)}>${d}</option>`)}</select></label>
+<label>Message type <input name="type" placeholder="e.g. issue-credential/3.0/offer-credential" value="${typed?.type ?? ''}"></label>
+<label>Times <input name="times" inputmode="numeric" value="${typed ? (typed.times ?? '') : '1'}"></label>
+<label>Probability <input name="probability" inputmode="decimal" placeholder="1" value="${typed?.probability ?? ''}"></label>
+<label>Delay (ms) <input name="delayMs" inputmode="numeric" placeholder="50" value="${typed?.delayMs ?? ''}"></label>
 <button type="submit" class="primary" id="faults-on">${current ? 'Add this rule' : 'Turn on'}</button>
 </form>
 <p class="hint">A dropped message the peer never answers is sent again by its sender's retries (after the liveness delay when the endpoint had accepted it); a tampered one fails to open and is sent again the same way.</p>
@@ -92,9 +104,12 @@ export function registerFaultsView(scope: FastifyInstance, ctx: ServiceConsoleCo
   };
 
   scope.get('/console/faults', { schema: { hide: true } }, async (request, reply) => {
-    const region = liveRegion('faults', '/console/faults?fragment=1', html`${ctx.faults ? planSection(ctx) : html`<p class="muted">This twin was started without a fault switch: faults cannot be turned on here.</p>`}<h2>Applied</h2>${appliedList(ctx.feed.faults())}`);
-    if ((request.query as Record<string, unknown>).fragment) return sendHtml(reply, region);
-    const failed = (request.query as Record<string, unknown>).failed;
+    const q = request.query as Record<string, unknown>;
+    const failed = q.failed;
+    // After a bad value, the form shows what was typed, here and when the live part refreshes.
+    const typed = typeof failed === 'string' ? typedIn(q) : undefined;
+    const region = liveRegion('faults', `/console/faults${query({ ...typed, failed: typeof failed === 'string' ? failed : undefined, fragment: '1' })}`, html`${ctx.faults ? planSection(ctx, typed) : html`<p class="muted">This twin was started without a fault switch: faults cannot be turned on here.</p>`}<h2>Applied</h2>${appliedList(ctx.feed.faults())}`);
+    if (q.fragment) return sendHtml(reply, region);
     const body = html`<h1>Faults</h1>
 ${typeof failed === 'string' ? html`<p class="error" role="alert">${failed}</p>` : ''}
 <p class="lead">Faults on the DIDComm messages of the running twin; their effect shows in the <a href="/console/messages">message view</a>.</p>
@@ -105,13 +120,14 @@ ${region}`;
   scope.post('/console/faults', { schema: { hide: true } }, async (request, reply) => {
     assertSameOrigin(request);
     const faults = sw();
+    const form = (request.body ?? {}) as Record<string, unknown>;
     try {
-      const rule = ruleOfForm((request.body ?? {}) as Record<string, unknown>);
+      const rule = ruleOfForm(form);
       // The rules already on keep what they did: a spent `times` stays spent.
       faults.add(rule);
     } catch (err) {
       const e = toIdsyncError(err);
-      return reply.code(303).header('location', `/console/faults${query({ failed: `${e.code}: ${e.message}` })}`).send();
+      return reply.code(303).header('location', `/console/faults${query({ failed: `${e.code}: ${e.message}`, ...typedIn(form) })}`).send();
     }
     ctx.hub.changed();
     return reply.code(303).header('location', '/console/faults').send();
