@@ -7,6 +7,13 @@ export interface WaitOptions {
   /** Guard against waiting forever (default 10 s); not a way to wait for state. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Keep the process alive while waiting: for a caller that awaits the answer and always stops
+   * the wait. Without it the guard's timer is unref'd, so a process whose only work left is this
+   * wait (a CLI whose request got a 202 and no answer) exits with status 13, neither answered nor
+   * timed out.
+   */
+  hold?: boolean;
 }
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 10_000;
@@ -61,7 +68,7 @@ export function waitForEvent<T>(
       done();
       reject(new IdsyncError('timeout', `no ${event} event within ${timeoutMs} ms`));
     }, timeoutMs);
-    timer.unref?.();
+    if (!options.hold) timer.unref?.();
     if (options.signal?.aborted) return aborted();
     options.signal?.addEventListener('abort', aborted);
     emitter.on(event, listener);

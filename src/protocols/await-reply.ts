@@ -25,8 +25,12 @@ export async function request(
   const { timeoutMs, ...sendOptions } = options;
   const id = (draft.id as string | undefined) ?? router.ids();
   const stop = new AbortController();
-  const answered = router.waitFor<{ message: PlainMessage }>(event, (e) => e.message.thid === id, { timeoutMs, signal: stop.signal });
-  const refused = router.waitFor<{ problem: ParsedProblem }>('problem', (e) => e.problem.pthid === id, { timeoutMs, signal: stop.signal });
+  // Held: the caller awaits the answer and the finally below stops both waits, so a request
+  // whose answer never comes (a 202 without the return-routed body) times out instead of
+  // letting a process with nothing else to do exit unanswered.
+  const waitOptions = { timeoutMs, signal: stop.signal, hold: true };
+  const answered = router.waitFor<{ message: PlainMessage }>(event, (e) => e.message.thid === id, waitOptions);
+  const refused = router.waitFor<{ problem: ParsedProblem }>('problem', (e) => e.problem.pthid === id, waitOptions);
   answered.catch(() => undefined);
   refused.catch(() => undefined);
   try {

@@ -35,7 +35,7 @@ import {
   type RouterStatus,
   type UnpackFn,
 } from './types.js';
-import { waitForEvent } from '../wait.js';
+import { waitForEvent, type WaitOptions } from '../wait.js';
 
 export * from './types.js';
 export { transportOutbound } from './outbound.js';
@@ -376,7 +376,7 @@ export function createRouter(options: RouterOptions): Router {
     steps: () => steps,
     prepare: (draft, o) => prepareMessage(core, draft, o),
     deliver: (prepared, outbound) => deliverPrepared(core, prepared, outbound),
-    waitFor<T>(event: string, predicate?: (data: T) => boolean, o?: { timeoutMs?: number; signal?: AbortSignal }) {
+    waitFor<T>(event: string, predicate?: (data: T) => boolean, o?: WaitOptions) {
       return waitForEvent(events, event, predicate, o);
     },
   };

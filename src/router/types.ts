@@ -10,6 +10,7 @@ import type { Collection } from '../store/store.js';
 import type { MessageDraft } from '../didcomm/message.js';
 import type { StepEngine, StepOptions } from './steps/engine.js';
 import type { BatchOp } from '../store/store.js';
+import type { WaitOptions } from '../wait.js';
 import type { EnvelopeContext, EnvelopeMode, InboundRefusal, PackOptions, PackResult, PlainMessage, UnpackMetadata, UnpackResult } from '../didcomm/types.js';
 
 export type PackFn = (message: PlainMessage, options: PackOptions, ctx: EnvelopeContext) => Promise<PackResult>;
@@ -283,7 +284,7 @@ export interface Router {
   /** The durable-steps engine when `options.steps` was given (start(), runDue(), cancel()). */
   steps(): StepEngine | undefined;
   /** Resolves with the first `event` payload that satisfies `predicate`. */
-  waitFor<T = unknown>(event: string, predicate?: (data: T) => boolean, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<T>;
+  waitFor<T = unknown>(event: string, predicate?: (data: T) => boolean, options?: WaitOptions): Promise<T>;
 }
 
 /**
