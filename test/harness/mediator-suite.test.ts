@@ -42,6 +42,15 @@ describe('conformance run --role mediator', () => {
     expect(report.cases.flatMap((c) => c.warnings)).toEqual([]);
   }, 60_000);
 
+  it('over --transport ws fails nothing on the same mediator: the HTTP-only cases skip saying why, the deny comes on the socket', async () => {
+    const report = await runMediatorConformance({ target: strict.did, resolve, timeoutMs: 3000, transport: 'ws' });
+    const notPassed = Object.fromEntries(report.cases.filter((c) => c.status !== 'passed').map((c) => [c.id, `${c.status}: ${c.detail ?? ''}`]));
+    expect(Object.keys(notPassed).sort()).toEqual(['limits/message-size', 'limits/queue', 'live/http-refused']);
+    expect(notPassed['live/http-refused']).toMatch(/^skipped: .*--transport http/);
+    expect(notPassed['limits/queue']).toMatch(/^skipped: .*WebSocket.*--transport http \(25 sent, the status counts 20\)/);
+    expect(notPassed['limits/message-size']).toMatch(/^skipped: .*--transport http/);
+  }, 60_000);
+
   it("passes the peer suites too (trust-ping, discover-features, report-problem, envelope modes) on the mediator's DID", async () => {
     const report = await runConformance({ target: strict.did, resolve, timeoutMs: 3000 });
     expect(report.cases.filter((c) => c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.detail ?? ''}`)).toEqual([]);

@@ -61,8 +61,9 @@ export const MEDIATOR_COORDINATION_CASES: CaseDefinition[] = [
       const request: PlainMessage = { id: crypto.randomUUID(), type: mediationTypes('2.0').request, from: requester.did, to: [c.target], body: {}, return_route: 'all', created_time: Math.floor(Date.now() / 1000) };
       const { packed } = await pack(request, { mode: envelopeModeOf(c.mode), to: c.target, from: requester.did }, ctx);
       const outcome = await c.cp.post(packed, MEDIA_TYPES.encrypted, { type: request.type, id: request.id, note: `mediate-request from ${requester.did.slice(0, 24)}… (answers opened with its keys)` });
-      const reply = outcome.received[0];
-      if (!reply) return inconclusive(`no return-routed answer to the did:key requester's mediate-request (HTTP ${outcome.status ?? outcome.error})`);
+      // On a WebSocket the answer comes as a frame of its own, which the harness's keys cannot open.
+      const reply = outcome.received[0] ?? (outcome.transport === 'ws' && !outcome.error ? await c.cp.waitFor((r) => r.entry.seq > outcome.entry.seq && r.message === undefined, c.timeoutMs) : undefined);
+      if (!reply) return inconclusive(`no return-routed answer to the did:key requester's mediate-request (${outcome.transport === 'ws' ? `on the WebSocket${outcome.error ? `: ${outcome.error}` : ''}` : `HTTP ${outcome.status ?? outcome.error}`})`);
       const answer = (await checkMessageText(reply.packed, ctx)).message;
       if (answer?.type === mediationTypes('2.0').grant) return skipped('the target granted mediation to a did:key requester: its policy denies nobody such (idsync mediator --deny "did:key:*" exercises the refusal)');
       if (answer?.type === mediationTypes('2.0').deny) return answer.thid === request.id ? ok() : { broken: [broke('coordinate-mediation.answered', `the mediate-deny has thid ${String(answer.thid)}, not the request id`, reply.entry.seq)] };

@@ -147,6 +147,14 @@ export async function forward(c: CaseContext, to: string, o: { padding?: number;
 /** Whether a forward was taken: a 2xx over HTTP, or a frame written on a WebSocket. */
 export const accepted = (o: PostOutcome): boolean => o.error === undefined && (o.transport === 'ws' || (o.status !== undefined && o.status >= 200 && o.status < 300));
 
+/**
+ * Why a case that judges the mediator's answer to a forward cannot run on a WebSocket: a frame
+ * written is no receipt (DIDComm v2.1 §Transports: only HTTPS has "A successful message receipt
+ * MUST return a code in the 2xx"; on a WebSocket "responses don't flow back the other way on the
+ * socket"), and an anoncrypted forward has no sender a problem report could go to.
+ */
+export const NO_RECEIPT_ON_SOCKET = 'the forwards went on a WebSocket, which answers none of them (DIDComm v2.1 §Transports: only HTTPS has a receipt), so a refusal cannot be told from a message taken: run with --transport http';
+
 export async function statusRequest(c: CaseContext, recipientDid?: string): Promise<Exchange & { count?: number }> {
   const ex = await exchange(c, c.cp.draft(MESSAGE_PICKUP.statusRequest, recipientDid ? { recipient_did: recipientDid } : {}), 'the status-request');
   const count = ex.answer?.message?.type === MESSAGE_PICKUP.status ? (ex.answer.message.body.message_count as number) : undefined;

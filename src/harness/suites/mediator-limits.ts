@@ -10,7 +10,7 @@ import { mediationTypes } from '../../protocols/coordinate-mediation.js';
 import { inconclusive, ok, skipped, type CaseDefinition } from '../case-kit.js';
 import type { BrokenRule } from '../types.js';
 import {
-  accepted, broke, CM_URL, drain, enrolled, exchange, forward, isProblem, listing, newRecipient, noAnswer, problemCode, ROUTING_SECTION, ROUTING_URL, statusRequest,
+  accepted, broke, CM_URL, drain, NO_RECEIPT_ON_SOCKET, enrolled, exchange, forward, isProblem, listing, newRecipient, noAnswer, problemCode, ROUTING_SECTION, ROUTING_URL, statusRequest,
 } from './mediator-kit.js';
 
 const SUITE = 'limits';
@@ -39,6 +39,7 @@ export const MEDIATOR_LIMIT_CASES: CaseDefinition[] = [
         const s = await statusRequest(c, e.recipient.did);
         await drain(c, e.recipient);
         if (s.count === 1) return skipped(`the target took and held a ${LARGE_MESSAGE_BYTES / 1024} KiB message: its size limit, if any, is higher`);
+        if (f.outcome.transport === 'ws') return skipped(`${NO_RECEIPT_ON_SOCKET} (the status counts ${s.count ?? 'nothing: no answer'})`);
         return { broken: [broke('routing.forward.receipt', `a forward answered ${f.outcome.status ?? 'on the socket'} is not counted (status ${s.count ?? '?'})`, s.answer?.entry.seq)] };
       }
       const status = f.outcome.status;
@@ -56,8 +57,10 @@ export const MEDIATOR_LIMIT_CASES: CaseDefinition[] = [
       if ('why' in e) return skipped(e.why);
       let taken = 0;
       let refusal: Awaited<ReturnType<typeof forward>> | undefined;
+      let socket = false;
       for (let i = 0; i < QUEUE_PROBE; i++) {
         const f = await forward(c, e.recipient.did, { note: `forward ${i + 1} of at most ${QUEUE_PROBE}` });
+        socket = f.outcome.transport === 'ws';
         if (!accepted(f.outcome)) {
           refusal = f;
           break;
@@ -66,6 +69,10 @@ export const MEDIATOR_LIMIT_CASES: CaseDefinition[] = [
       }
       const s = await statusRequest(c, e.recipient.did);
       const broken: BrokenRule[] = [];
+      if (socket && s.count !== taken) {
+        await drain(c, e.recipient);
+        return skipped(`${NO_RECEIPT_ON_SOCKET} (${taken} sent, the status counts ${s.count ?? 'nothing: no answer'})`);
+      }
       if (s.count !== taken) broken.push(broke('routing.forward.receipt', `${taken} forwards were answered 2xx but the status counts ${s.count ?? '?'}`, s.answer?.entry.seq));
       await drain(c, e.recipient);
       if (!refusal) return broken.length ? { broken } : skipped(`the target took ${QUEUE_PROBE} messages for one recipient without refusing: its queue limit, if any, is higher (idsync mediator --max-queue 20 shows one)`);

@@ -44,7 +44,10 @@ export const MEDIATOR_LIVE_CASES: CaseDefinition[] = [
     title: 'Live mode asked for over HTTP is refused with e.m.live-mode-not-supported, and stays off',
     steps: ['after a grant, send live-delivery-change {live_delivery: true} over HTTP', 'a problem report e.m.live-mode-not-supported answers it (SHOULD)', 'no status says live_delivery true (MUST: only over a persistent transport)'],
     async run(c) {
-      if (!granted(await mediate(c))) return skipped('mediation was not granted to the harness');
+      const grant = await mediate(c);
+      if (!granted(grant)) return skipped('mediation was not granted to the harness');
+      // On a socket live mode is the mediator's to grant (live/push judges it): this case is HTTP's.
+      if (grant.outcome.transport === 'ws') return skipped('the run\'s transport is a WebSocket, where live mode may be granted (live/push): this case asks over HTTP, run it with --transport http');
       const ex = await exchange(c, c.cp.draft(MESSAGE_PICKUP.liveDeliveryChange, { live_delivery: true }), 'the live-delivery-change over HTTP');
       const broken: BrokenRule[] = [...ex.broken];
       if (!ex.answer) return inconclusive(noAnswer('the live-delivery-change', c), broken);
