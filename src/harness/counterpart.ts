@@ -193,7 +193,16 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
     take: (text) => take(text, 'return-route'),
     onAnswered: (e) => options.onEntry?.(e, 'answered'),
   });
-  if (options.target) await setTarget(options.target);
+  if (options.target) {
+    try {
+      await setTarget(options.target);
+    } catch (err) {
+      // Nobody gets this counterpart to close: its listening server would keep the process alive.
+      link.close();
+      server.close();
+      throw err;
+    }
+  }
 
   const entry = (e: Omit<ExchangedMessage, 'seq' | 'atMs'>): ExchangedMessage => {
     const full = { seq: ++seq, atMs: Date.now() - started, ...e };

@@ -23,8 +23,18 @@ export async function runMediatorConformance(options: Omit<RunOptions, 'role'>):
   const target = isUrl ? String((await readInvitation(requested)).message.from) : requested;
   const defs = selectCases(MEDIATOR_CASES, options);
   const started = Date.now();
-  const cp = await startCounterpart({ ...counterpartOptions(options), target });
-  const cases = await runCases(contextFor(cp, options, { target }), defs, options);
+  const cp = await startCounterpart(counterpartOptions(options));
+  const ctx = contextFor(cp, options, { target });
+  // A DID that does not resolve is a target that cannot be reached: every case blocked, exit 3,
+  // as for the peer suites (run.ts).
+  try {
+    await cp.setTarget(target);
+  } catch (err) {
+    ctx.blocked.set('reachable', (err as Error)?.message ?? String(err));
+  }
+  const unreachable = cp.unreachable();
+  if (unreachable) ctx.blocked.set('reachable', unreachable);
+  const cases = await runCases(ctx, defs, options);
   const role = `recipient and sender of the mediator ${target.slice(0, 60)}${target.length > 60 ? '…' : ''} (coordinate-mediation, forward, Message Pickup 3.0)`;
   return reportOf(options, { target: requested, role, harnessDid: cp.did }, started, cases, cp);
 }

@@ -2,13 +2,15 @@
 // sockets: every case passes with a deny rule and small limits set, and those that need a policy
 // skip, saying which, without one; the same through the invitation URL and the CLI. A mediator that
 // answers a forward 202 and loses it is judged failed, naming the rule.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
 import { MEDIATOR_CASES, runMediatorConformance } from '../../src/harness/run-mediator.js';
 import { runConformance } from '../../src/harness/run.js';
 import { startMediator, type RunningMediator } from '../../src/mediator/server.js';
 import { openStore, type Store } from '../../src/store/store.js';
-import { runCli } from '../cli/run-cli.js';
+import { ROOT, runCli } from '../cli/run-cli.js';
 
 const resolve = documentResolver(createResolver({ cache: false }));
 const stores: Store[] = [];
@@ -99,6 +101,14 @@ describe('conformance run --role mediator', () => {
     expect(delivery.failedRules).toContain('routing.forward.receipt');
     expect(report.cases.find((c) => c.id === 'pickup/forward-unknown')?.status).toBe('passed');
   }, 60_000);
+
+  it('a target DID that does not resolve blocks every case and exits 3, as the process, which then ends', () => {
+    // It threw invalid_did with the harness's server still listening, so the process never ended.
+    const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'conformance', 'run', '--role', 'mediator', '--target', 'did:peer:2.Ez6LSbogus'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    expect(run.signal).toBeNull();
+    expect(run.status).toBe(3);
+    expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^idsync: conformance_not_judged: .*did:peer:2.Ez6LSbogus is not a valid DID/)]);
+  }, 40_000);
 
   it('runs from the CLI and exits 0; --suite picks suites of the mediator role', async () => {
     const run = await runCli(['conformance', 'run', '--role', 'mediator', '--target', strict.did, '--suite', 'forward-pickup', '--json']);
