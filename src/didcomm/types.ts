@@ -183,6 +183,11 @@ export interface InboundOutcome {
   retryable?: boolean;
   /** Seconds the sender should wait (default DEFAULT_RETRY_AFTER_SECONDS in transport/media-type.ts). */
   retryAfterSeconds?: number;
+  /**
+   * With `retryable`: why the message was not taken now, when the handler knows a coded reason
+   * (the mediator's full queue, queue_full): the 503 names it instead of the generic code.
+   */
+  reason?: InboundRefusal;
   refusal?: InboundRefusal;
 }
 

@@ -12,8 +12,8 @@ import { memorySecrets } from '../didcomm/secrets.js';
 import { httpTransport } from '../didcomm/transport/http.js';
 import type { InboundOutcome } from '../didcomm/transport/media-type.js';
 import { wsTransport } from '../didcomm/transport/ws.js';
-import type { EnvelopeContext, EnvelopeEngine, Transport } from '../didcomm/types.js';
-import { toIdsyncError } from '../errors.js';
+import type { EnvelopeContext, EnvelopeEngine, InboundRefusal, Transport } from '../didcomm/types.js';
+import { isErrorCode, problemCodeOf, toIdsyncError, type ErrorCode } from '../errors.js';
 import { connectGuard } from '../net/connect-guard.js';
 import type { AddressPolicy } from '../net/address-policy.js';
 import { guardedFetch } from '../net/guarded-fetch.js';
@@ -72,6 +72,21 @@ export interface MediatorAgent {
   /** Resolves when no live push is running. */
   idle(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The refusals of the mediator's own limits that may pass, named in their 503 (docs/mediation.md "Options: policy and limits"). */
+const NAMED_RETRY_REASONS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['queue_full']);
+
+/**
+ * Why a message that may be sent again was not taken, for the transport's answer (HTTP 503): a
+ * full queue (queue_full, e.p.me.res.storage.queue-full), which an anoncrypted forward's sender
+ * can learn no other way. Anything else that may pass (a store failure, a reply not delivered)
+ * keeps the generic retry-later answer.
+ */
+function retryReason(result: RouterResult): { reason?: InboundRefusal } {
+  const code = result.code;
+  if (!isErrorCode(code) || !NAMED_RETRY_REASONS.has(code)) return {};
+  return { reason: { code, message: result.error?.message ?? code, problemCode: result.problemCode ?? problemCodeOf(code) } };
 }
 
 const DEFAULT_ADDRESS_POLICY: Required<AddressPolicy> = { allowLoopback: true, allowPrivate: false };
@@ -149,7 +164,7 @@ export async function createMediatorAgent(options: MediatorAgentOptions): Promis
       const result: RouterResult = await router.receive(packed, info);
       events.emit('inbound', { status: result.status, type: result.message?.type, id: result.message?.id, code: result.code, problemCode: result.problemCode, transport: info.transport });
       // The message may be sent again (its id was left free): HTTP answers 503 with Retry-After.
-      if (result.retryable) return { retryable: true, ...(result.code ? { code: result.code } : {}) } as InboundOutcome;
+      if (result.retryable) return { retryable: true, ...(result.code ? { code: result.code } : {}), ...retryReason(result) } as InboundOutcome;
       if (result.refusal) return { refusal: result.refusal };
       return undefined;
     },

@@ -165,6 +165,8 @@ describe('mediator limits and routing headers', () => {
     const full = await forward(m, s, a);
     expect(full.status).toBe(503);
     expect(Number(full.retryAfter)).toBeGreaterThan(0);
+    // An anoncrypted forward has no sender to report to: the 503 itself names the refusal.
+    expect(full.problem).toMatchObject({ code: 'queue_full', problemCode: 'e.p.me.res.storage.queue-full' });
     expect((await status(r, m.did)).status.messageCount).toBe(2);
   });
 

@@ -15,7 +15,7 @@ import { listen, urlHost } from '../../listen.js';
 import { NOT_A_PATH, requestUrl } from '../../net/request-target.js';
 import { answerClientError, problemDocument } from '../../problem-details.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
-import type { InboundHandler, Transport } from '../types.js';
+import type { InboundHandler, InboundRefusal, Transport } from '../types.js';
 import {
   byteLength, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseInboundMessage, refusalOf, RETRY_LATER_CODE, retryHint,
   schemeOf, statusForHandlerError, type InboundOutcome,
@@ -139,15 +139,21 @@ export function badTargetResponse(): HttpInboundResponse {
   return problemResponse('invalid_request', NOT_A_PATH);
 }
 
-/** 503 with Retry-After (RFC 9110 §10.2.3, §15.6.4): the message was not processed; send it again. */
-export function retryLaterResponse(retryAfterSeconds: number): HttpInboundResponse {
-  const detail = 'the message could not be processed now; send it again later';
+/**
+ * 503 with Retry-After (RFC 9110 §10.2.3, §15.6.4): the message was not processed; send it again.
+ * A `reason` the handler gave (code, problem code) is named, so a sender with no other way to be
+ * told (an anoncrypted forward) learns why.
+ */
+export function retryLaterResponse(retryAfterSeconds: number, reason?: InboundRefusal): HttpInboundResponse {
+  const code = reason?.code ?? RETRY_LATER_CODE;
+  const detail = reason?.message ?? 'the message could not be processed now; send it again later';
+  const extra = reason?.problemCode ? { problemCode: reason.problemCode } : {};
   return {
     status: 503,
     contentType: 'application/problem+json',
-    body: JSON.stringify(problemDocument(503, RETRY_LATER_CODE, detail, { retryAfter: retryAfterSeconds })),
+    body: JSON.stringify(problemDocument(503, code, detail, { ...extra, retryAfter: retryAfterSeconds })),
     headers: { 'retry-after': String(retryAfterSeconds) },
-    problem: { code: RETRY_LATER_CODE, detail, retryAfterSeconds },
+    problem: { code, detail, ...extra, retryAfterSeconds },
   };
 }
 
@@ -199,7 +205,7 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
     open = false;
   }
   const retry = retryHint(outcome);
-  if (retry) return retryLaterResponse(retry.retryAfterSeconds);
+  if (retry) return retryLaterResponse(retry.retryAfterSeconds, (outcome as InboundOutcome | undefined)?.reason);
   // Refused for good and no problem report could tell the sender: this answer does (never a 503
   // for a message that would fail the same way every time it is sent).
   const refusal = refusalOf(outcome);
