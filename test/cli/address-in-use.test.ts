@@ -60,6 +60,15 @@ describe('a port already in use', () => {
     expect(run.stderr).toMatch(ERROR_LINE);
     expect(run.stderr).toContain(`idsync: address_in_use: 127.0.0.1:${port} is already in use by another process: stop it, or pass --port (the DID names ${endpoint}`);
   });
+
+  it('stops wallet serve --port with one line saying to choose another --port, not naming an endpoint that is not the taken one', async () => {
+    const data = dir.file('own-port-wallet');
+    const endpoint = `http://127.0.0.1:${await freePort()}/didcomm`;
+    expect((await runCli(['wallet', 'create', '--data', data, '--endpoint', endpoint])).code).toBe(0);
+    const run = await runCli(['wallet', 'serve', '--data', data, '--port', String(port)]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`idsync: address_in_use: 127.0.0.1:${port} is already in use by another process: stop it, or choose another --port\n`);
+  });
 });
 
 describe('a second wallet serve on the same folder', () => {

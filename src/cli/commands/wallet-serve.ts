@@ -54,12 +54,17 @@ async function refuseSecondServe(dir: string): Promise<void> {
   );
 }
 
-/** A listen refusal with what to do about it here: the port the DID names, and --port. */
-function serveListenError(err: unknown, endpoint: string | undefined): unknown {
+/**
+ * A listen refusal with what to do about it here. The DID's endpoint is named only when it chose
+ * the port (a URL, and no --port given): a --port the user chose is theirs to change, and a
+ * mediated wallet's DID names its mediator, not an address of this process.
+ */
+function serveListenError(err: unknown, endpoint: string | undefined, portGiven: boolean): unknown {
   const e = toIdsyncError(err);
   if (e.code !== 'address_in_use') return err;
   const { host, port } = e.details as { host: string; port: number };
-  const named = endpoint ? ` (the DID names ${endpoint}: the service pushes only there)` : '';
+  if (portGiven) return addressInUse(host, port, 'stop it, or choose another --port', err);
+  const named = endpoint && /^https?:\/\//i.test(endpoint) ? ` (the DID names ${endpoint}: the service pushes only there)` : '';
   return addressInUse(host, port, `stop it, or pass --port${named}`, err);
 }
 
@@ -120,7 +125,7 @@ export async function serveWallet(opts: ServeOptions, deps: WalletCommandDeps): 
   let web: WalletConsole | undefined;
   try {
     const endpoints = await wallet.listen(listenOptionsFor(existing?.endpoint, opts.host, port)).catch((err: unknown) => {
-      throw serveListenError(err, existing?.endpoint);
+      throw serveListenError(err, existing?.endpoint, port !== undefined);
     });
 
     // Catch up: anything any peer queued while no one listened (a Data Pipe's service, and also an
