@@ -217,7 +217,12 @@ export async function prepareReply(core: RouterCore, inc: Incoming, draft: Messa
   if ((rr === 'all' || rr === 'thread') && inc.info.reply) {
     const message = createMessage(base, { clock, ids });
     const results = outgoingChecks(core, message);
-    const packed = await packFor(core, message, to, replyMode, senderKid);
+    // Back on the sender's own connection, to the sender itself ("utilizing the same connection
+    // channel for the reply", Message Pickup 3.0 §Requirements): never wrapped in a forward to
+    // the mediator its DID names, which is for the hops to its endpoint (DIDComm v2.1 §Routing).
+    // Wrapped, a wallet behind a mediator got a message for the mediator's keys as the answer to
+    // its pickup request, and no status.
+    const packed = await packFor(core, message, to, replyMode, senderKid, false);
     const rec = outRecord(message, packed, 'sent', results, { transport: 'return-route', problemCode: isProblem ? (message.body.code as string) : undefined });
     const reply = inc.info.reply;
     await storeStep(core, message, to, packed.mode, !track, ops, typeof inc.message.id === 'string' ? inc.message.id : undefined);

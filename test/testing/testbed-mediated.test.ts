@@ -27,6 +27,18 @@ describe('testbed: wallets behind a mediator', () => {
     });
   }
 
+  for (const transport of ['memory', 'http'] as const) {
+    it(`${transport}: a wallet behind the mediator collects from the twin too, its answers return-routed unwrapped`, async () => {
+      bed = await startTestbed({ transport, walletMode: 'mediated' });
+      const [wallet] = bed.wallets;
+      await connectUser(bed, 'ada', wallet);
+      // The twin's status answers on the request's own connection: wrapped in a forward to the
+      // mediator (the wallet's DID names it), it was one the wallet could not open.
+      const collected = await wallet.pickup(bed.service.did);
+      expect(collected.status).toMatchObject({ messageCount: 0 });
+    });
+  }
+
   it('did:peer:2 wallets (walletDidMethod) run the Data Pipe and a sync through the mediator, and keep their DID across a restart', async () => {
     bed = await startTestbed({ walletMode: 'mediated', walletDidMethod: 'peer' });
     const [wallet] = bed.wallets;
