@@ -160,12 +160,16 @@ export function linkedWebSocket(open: SocketOpener, url: string): (options: WsTr
     const real = wsTransport(options);
     const onError = options.onError ?? (() => {});
     const sockets = new Map<string, Promise<LinkSocket>>();
+    /** Settles when each link socket closes (WsTransport.request races its answer with it). */
+    const closings = new WeakMap<LinkSocket, Promise<void>>();
 
     function socketFor(endpoint: string): Promise<LinkSocket> {
       const existing = sockets.get(endpoint);
       if (existing) return existing;
       // One frame at a time, in order, as on a WebSocket: a thread's messages must not overtake each other.
       let chain = Promise.resolve();
+      let markClosed!: () => void;
+      const closing = new Promise<void>((r) => (markClosed = r));
       // Replies and the close are told through the opening: a frame or a close may come in the
       // same turn as the acceptance, before anything awaiting it has run.
       const opening: Promise<LinkSocket> = open(endpoint, {
@@ -180,6 +184,7 @@ export function linkedWebSocket(open: SocketOpener, url: string): (options: WsTr
           });
         },
         closed() {
+          markClosed();
           if (sockets.get(endpoint) === opening) sockets.delete(endpoint);
           // RFC 6455 §7.4.1: 1000 when it was closed on purpose; the wallet hears it as a socket's
           // end. A socket refused before it opened is the opener's failure, not a close.
@@ -187,6 +192,8 @@ export function linkedWebSocket(open: SocketOpener, url: string): (options: WsTr
         },
       });
       sockets.set(endpoint, opening);
+      // Registered before anyone else awaits the opening, so it is set by the time they resume.
+      void opening.then((s) => closings.set(s, closing), () => undefined);
       opening.catch(() => {
         if (sockets.get(endpoint) === opening) sockets.delete(endpoint);
       });
@@ -207,6 +214,17 @@ export function linkedWebSocket(open: SocketOpener, url: string): (options: WsTr
         detectMediaType(packed);
         await (await isLive(endpoint)).send(packed);
         return [];
+      },
+      async request(endpoint, packed, answer) {
+        if (!reaches(endpoint)) return real.request(endpoint, packed, answer);
+        detectMediaType(packed);
+        const socket = await isLive(endpoint);
+        await socket.send(packed);
+        const closed = (closings.get(socket) ?? new Promise<void>(() => {})).then(() => {
+          throw new IdsyncError('transport_unreachable', `${endpoint} closed the socket (${WS_CLOSE.normal}) before answering`, { details: { endpoint, code: WS_CLOSE.normal, reason: '' } });
+        });
+        closed.catch(() => undefined);
+        return Promise.race([answer, closed]);
       },
       async connect(endpoint) {
         if (!reaches(endpoint)) return real.connect(endpoint);

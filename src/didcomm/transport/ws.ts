@@ -65,7 +65,22 @@ export interface WsTransportOptions {
   guard?: Pick<ConnectGuard, 'staticRefusal' | 'lookup'>;
 }
 
+/** How a socket closed: the close frame's code and reason (RFC 6455 §7.4.1; 1006 when none came). */
+export interface WsClosed {
+  code: number;
+  reason: string;
+}
+
 export interface WsTransport extends Transport {
+  /**
+   * Sends like `send`, then waits for `answer` (the caller's own wait for the reply, matched after
+   * unpacking). A frame written is no receipt (DIDComm v2.1 §Transports): a peer that closed the
+   * socket (RFC 6455 §7.4.1: 1009 after an oversized frame, say) reads nothing written on it after
+   * its close frame left, even if ours went out before that frame arrived. So when the socket the
+   * frame went on closes before `answer` settles, this rejects at once with transport_unreachable
+   * (details: endpoint, code, reason) instead of leaving the caller to wait out its timeout.
+   */
+  request<T>(endpoint: string, packed: string, answer: Promise<T>): Promise<T>;
   /** Opens (or reuses) the socket to `endpoint` without sending: to listen in live mode. */
   connect(endpoint: string): Promise<void>;
   isOpen(endpoint: string): boolean;
@@ -81,6 +96,8 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
   const onError = options.onError ?? (() => {});
   const sockets = new Map<string, Promise<WebSocket>>();
   const live = new Set<WebSocket>();
+  /** Settles when each socket closes (ours or the peer's doing). */
+  const closings = new WeakMap<WebSocket, Promise<WsClosed>>();
 
   function open(endpoint: string): Promise<WebSocket> {
     const scheme = schemeOf(endpoint);
@@ -98,6 +115,7 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
         return;
       }
       live.add(ws);
+      closings.set(ws, new Promise<WsClosed>((done) => ws.once('close', (code, reason) => done({ code, reason: reason.toString('utf8') }))));
       let settled = false;
       let opened = false;
       ws.on('unexpected-response', (req, res) => {
@@ -172,6 +190,18 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
       const ws = await socketFor(endpoint);
       await sendFrame(ws, packed, timeoutMs, `send to ${endpoint}`);
       return [];
+    },
+
+    async request(endpoint, packed, answer) {
+      detectMediaType(packed);
+      const ws = await socketFor(endpoint);
+      await sendFrame(ws, packed, timeoutMs, `send to ${endpoint}`);
+      const closed = closings.get(ws)!.then((c) => {
+        throw new IdsyncError('transport_unreachable', `${endpoint} closed the socket (${c.code}${c.reason ? ` ${c.reason}` : ''}) before answering`, { details: { endpoint, code: c.code, reason: c.reason } });
+      });
+      // The loser of the race must not become an unhandled rejection.
+      closed.catch(() => undefined);
+      return Promise.race([answer, closed]);
     },
 
     async connect(endpoint) {

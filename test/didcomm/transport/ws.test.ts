@@ -189,6 +189,49 @@ describe('websocket transport', () => {
     expect(await big.closed).toBe(1009);
   });
 
+  it('fails a request at once when the peer closes its socket before answering (1009 after an oversized frame), and the next send reconnects', async () => {
+    const conns = inbox<number>();
+    const ep = await server({
+      maxBytes: 1000,
+      handler: async (packed, info) => {
+        conns.push(info.connection.id);
+        await info.reply(packed);
+      },
+    });
+    const replies = inbox();
+    const closes = inbox<number>();
+    const t = client({ onInbound: async (p) => replies.push(p), onClose: (_url, code) => closes.push(code) });
+    await t.send(ep.url, encrypted(1));
+    const first = await conns.next();
+    expect(await replies.next()).toBe(encrypted(1));
+    // Written back to back: the second frame goes out before the server's 1009 close frame can
+    // arrive, on a socket the server no longer reads.
+    const oversized = JSON.stringify({ ciphertext: 'x'.repeat(2000) });
+    const started = Date.now();
+    const [bigSent, after] = await Promise.allSettled([
+      t.send(ep.url, oversized),
+      t.request(ep.url, encrypted(2), new Promise((r) => setTimeout(() => r('timed out'), 5000))),
+    ]);
+    expect(bigSent.status).toBe('fulfilled');
+    expect(after.status).toBe('rejected');
+    const err = (after as PromiseRejectedResult).reason as IdsyncError;
+    expect(err.code).toBe('transport_unreachable');
+    expect(err.details).toMatchObject({ endpoint: ep.url, code: 1009 });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await closes.next()).toBe(1009);
+    // The next request goes on a new socket and is answered.
+    expect(await t.request(ep.url, encrypted(3), replies.next())).toBe(encrypted(3));
+    expect(await conns.next()).not.toBe(first);
+  });
+
+  it('resolves a request with its answer while the socket stays open', async () => {
+    const ep = await server({ handler: async (packed, info) => info.reply(packed) });
+    const replies = inbox();
+    const t = client({ onInbound: async (p) => replies.push(p) });
+    expect(await t.request(ep.url, encrypted(1), replies.next())).toBe(encrypted(1));
+    expect(t.isOpen(ep.url)).toBe(true);
+  });
+
   it('keeps the socket open when the handler fails, and reports the error', async () => {
     const errors = inbox<IdsyncError>();
     const got = inbox();
