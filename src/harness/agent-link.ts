@@ -3,6 +3,7 @@
 // when it is one, or a frame on one WebSocket, on which whatever arrives is a reply on the same
 // connection (return route).
 import { WebSocket } from 'ws';
+import type { WsClosed } from '../didcomm/transport/ws.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { readBounded } from '../http-fetch.js';
@@ -34,6 +35,20 @@ export interface PostOutcome {
   location?: string;
   received: Received[];
   entry: ExchangedMessage;
+  /** Over WebSocket: the socket the frame went on, and how it closed once it has. */
+  socket?: SocketWatch;
+}
+
+/**
+ * A WebSocket of the harness's. A frame written on it is no receipt: an agent that closed it (RFC
+ * 6455 §7.4.1, e.g. 1009 after an oversized frame) read nothing written after its close frame
+ * left, so an answer still awaited on it will not come, and its close code is what it said.
+ */
+export interface SocketWatch {
+  /** Settles when the socket closes. */
+  closed: Promise<WsClosed>;
+  /** Set once it has closed. */
+  close?: WsClosed;
 }
 
 /**
@@ -92,21 +107,45 @@ export function agentLink(options: AgentLinkOptions): AgentLink {
   // arrives on it is a reply on the same connection (return route).
   let socket: Promise<WebSocket> | undefined;
   const sockets = new Set<WebSocket>();
+  const watches = new WeakMap<WebSocket, SocketWatch>();
   const openSocket = (uri: string): Promise<WebSocket> => {
-    socket ??= new Promise<WebSocket>((resolveWs, rejectWs) => {
+    if (socket) return socket;
+    const opening = new Promise<WebSocket>((resolveWs, rejectWs) => {
       // Frames within the same bound as an HTTP answer: a larger one closes the socket (1009)
       // instead of being buffered whole (ws takes 100 MiB by default).
       const ws = new WebSocket(uri, { maxPayload: options.maxAnswerBytes });
       sockets.add(ws);
+      // What came on the socket before it closed is read (opened and recorded) before the close
+      // is told: an answer in the last frame is an answer, not a silence.
+      let reading: Promise<unknown> = Promise.resolve();
+      const watch: SocketWatch = {
+        closed: new Promise<WsClosed>((closed) =>
+          ws.once('close', (code, reason) => {
+            const close = { code, reason: reason.toString('utf8') };
+            void reading.then(() => {
+              watch.close = close;
+              closed(close);
+            });
+          }),
+        ),
+      };
+      watches.set(ws, watch);
       ws.on('open', () => resolveWs(ws));
       ws.on('error', (err) => {
-        socket = undefined;
+        if (socket === opening) socket = undefined;
         rejectWs(err);
       });
-      ws.on('close', () => (socket = undefined));
-      ws.on('message', (data) => void options.take(data.toString()));
+      // Only this socket's own close frees the slot: a newer one may hold it by now.
+      ws.on('close', () => {
+        if (socket === opening) socket = undefined;
+      });
+      ws.on('message', (data) => {
+        const taking = options.take(data.toString()).catch(() => undefined);
+        reading = Promise.all([reading, taking]);
+      });
     });
-    return socket;
+    socket = opening;
+    return opening;
   };
   const done = (o: PostOutcome): PostOutcome => {
     options.onAnswered(o.entry);
@@ -123,13 +162,14 @@ export function agentLink(options: AgentLinkOptions): AgentLink {
           const ws = await openSocket(uri);
           if (ws.readyState !== WebSocket.OPEN) throw new Error(`WebSocket is not open (readyState ${ws.readyState})`);
           await new Promise<void>((resolveSend, rejectSend) => ws.send(text, (err) => (err ? rejectSend(err) : resolveSend())));
+          return ws;
         };
         // The agent may have closed the connection (after junk, say): once more on a new one.
-        await sendOnce().catch(() => {
+        const ws = await sendOnce().catch(() => {
           socket = undefined;
           return sendOnce();
         });
-        return done({ transport: 'ws', received: [], entry: e });
+        return done({ transport: 'ws', received: [], entry: e, socket: watches.get(ws)! });
       } catch (err) {
         const error = (err as Error)?.message ?? String(err);
         e.note = [e.note, `WebSocket send failed: ${error}`].filter(Boolean).join('; ');

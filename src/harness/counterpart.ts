@@ -68,8 +68,11 @@ export interface Counterpart {
   sendRaw(plaintext: string, note: string, meta: Partial<ExchangedMessage>, mode?: RawMode): Promise<PostOutcome>;
   /** POSTs text as is, with a content type. */
   post(text: string, contentType: string, entry: Partial<ExchangedMessage>): Promise<PostOutcome>;
-  /** The first received message (already in, or arriving within timeoutMs) that `match` accepts. */
-  waitFor(match: (r: Received) => boolean, timeoutMs: number): Promise<Received | undefined>;
+  /**
+   * The first received message (already in, or arriving within timeoutMs) that `match` accepts;
+   * undefined at once when `until` settles first (the socket the answer was awaited on closed).
+   */
+  waitFor(match: (r: Received) => boolean, timeoutMs: number, until?: Promise<unknown>): Promise<Received | undefined>;
   /**
    * Answers the next POST to the harness's endpoint with 307 Temporary Redirect to a path of its
    * own (DIDComm v2.1 §Transports HTTPS: "HTTPS Redirects SHOULD be followed"), without reading
@@ -317,7 +320,7 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
       const e = sentEntry(undefined, 'unreadable', text, meta);
       return link.send(text, contentType, e);
     },
-    waitFor(match, timeoutMs) {
+    waitFor(match, timeoutMs, until) {
       const found = received.find(match);
       if (found) return Promise.resolve(found);
       if (closed) return Promise.resolve(undefined);
@@ -334,6 +337,8 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
         const timer = setTimeout(() => settle(undefined), timeoutMs);
         events.on('received', onReceived);
         pending.add(settle);
+        // A message that came in the same turn as the close still counts: looked for once more.
+        void until?.then(() => settle(received.find(match)), () => settle(received.find(match)));
       });
     },
     redirectNext() {

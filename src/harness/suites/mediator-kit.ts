@@ -15,6 +15,7 @@ import { mediationTypes, type MediationVersion } from '../../protocols/coordinat
 import { MESSAGE_PICKUP, parseDelivery, type QueuedMessage } from '../../protocols/message-pickup.js';
 import { buildForward } from '../../protocols/routing.js';
 import { systemClock } from '../../clock.js';
+import type { WsClosed } from '../../didcomm/transport/ws.js';
 import { broke, messageRules, ordinary, PING, PROBLEM_REPORT, transportRules, type CaseContext } from '../case-kit.js';
 import { checkMessageText } from '../check.js';
 import type { PostOutcome, Received } from '../counterpart.js';
@@ -32,6 +33,8 @@ export interface Exchange {
   outcome: PostOutcome;
   /** The answer threaded to the request (or a problem report about it), if one came in time. */
   answer?: Received;
+  /** Over WebSocket, when no answer came: how the socket the request went on closed, if it did. */
+  closed?: WsClosed;
   broken: BrokenRule[];
 }
 
@@ -42,9 +45,12 @@ export async function exchange(c: CaseContext, message: PlainMessage, what: stri
   await ordinary(c, outcome, sent, what);
   const broken = transportRules(outcome, what);
   const threaded = (r: Received) => r.message !== undefined && (r.message.thid === sent.id || (r.message.type === PROBLEM_REPORT && r.message.pthid === sent.id));
-  const answer = outcome.received.find(threaded) ?? (await c.cp.waitFor((r) => r.entry.seq > outcome.entry.seq && threaded(r), c.timeoutMs));
+  // On a WebSocket the wait ends when the socket closes: nothing written on it is answered after.
+  const answer = outcome.received.find(threaded) ?? (await c.cp.waitFor((r) => r.entry.seq > outcome.entry.seq && threaded(r), c.timeoutMs, outcome.socket?.closed));
   if (answer) broken.push(...messageRules(answer, `the answer to ${what}`));
-  return { sent, outcome, ...(answer ? { answer } : {}), broken };
+  const closed = answer ? undefined : outcome.socket?.close;
+  if (closed) outcome.entry.note = [outcome.entry.note, `the agent closed the WebSocket (${closed.code}${closed.reason ? ` ${closed.reason}` : ''}) before answering`].filter(Boolean).join('; ');
+  return { sent, outcome, ...(answer ? { answer } : {}), ...(closed ? { closed } : {}), broken };
 }
 
 export const isProblem = (r: Received | undefined): boolean => r?.message?.type === PROBLEM_REPORT;
