@@ -97,5 +97,5 @@ export const MEDIATION_ROWS: RowSpec[] = [
   row('routing.forward.unsupported-header', ROUTING('Roles'), 'MAY', "If a mediator sees a header that requests behavior it doesn't support, it MAY return a problem-report to the sender identifying the unsupported feature, but it is not required to do so.",
     'A forward asking for a delay the mediator will not honour is refused, not delivered early.'),
   row('routing.forward.too-big', TRANSPORTS('Agent Constraint Disclosure'), null, 'It is recommended that the agent imposing the constraint send a problem report citing the constraint as the cause of a reception error.',
-    'A forward larger than the mediator takes is refused with a problem report or HTTP 413, not answered 2xx.'),
+    'A forward larger than the mediator takes is refused with a problem report or HTTP 413 (over a WebSocket, which has no status: the socket closed with 1009), not answered 2xx.'),
 ];

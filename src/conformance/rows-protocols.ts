@@ -3,7 +3,7 @@
 import { row } from './rule-row.js';
 
 const refuses = { refuses: true } as const;
-import { DISCOVER_FEATURES, IDSYNC_PROFILE, PROBLEMS, THREADING, TRANSPORTS, TRUST_PING } from './rule-sources.js';
+import { DISCOVER_FEATURES, IDSYNC_PROFILE, PROBLEMS, THREADING, TRANSPORTS, TRUST_PING, WEBSOCKET } from './rule-sources.js';
 
 /** DIDComm v2.1 §Threads: the MUST every answer in a thread meets. */
 export const THREADS = THREADING('Threads');
@@ -55,6 +55,9 @@ export const PROTOCOL_ROWS = [
     'A sender whose POST of a message is answered 307 Temporary Redirect POSTs the same message again to the Location.'),
   row('transport.redirect-temporary', TRANSPORTS('HTTPS'), null, 'Only temporary redirects (307) are acceptable.',
     'An endpoint that redirects a POSTed message answers 307 Temporary Redirect, not 301, 302, 303 or 308 (a permanent move belongs in the DID document).'),
+  // A WebSocket has no status to refuse with: the close frame's code is the transport's word.
+  row('transport.ws-close-too-big', WEBSOCKET('§7.4.1 Defined Status Codes', 'section-7.4.1'), null, '1009 indicates that an endpoint is terminating the connection because it has received a message that is too big for it to process.',
+    'An endpoint that will not take a WebSocket frame for its size closes the socket with 1009 (Message Too Big), and has taken nothing of it.'),
   row('transport.no-server-error', IDSYNC_PROFILE('idsync profile'), null, 'An endpoint answers input it cannot accept with a 4xx status, never a 5xx: a 5xx says that the receiver itself failed.',
     'An endpoint answers what it cannot accept with 2xx or 4xx; a 5xx says the receiver itself failed.'),
 

@@ -6,6 +6,8 @@
 // idsync's mediator shows them with small limits: --max-keys 30 --max-message-bytes 65536
 // --max-queue 20 --max-delay 1m (each case registers a DID of its own, and the keylist probe 25
 // more, so a whole run passes 30 by the time it probes).
+import { ruleOf } from '../../conformance/catalogue.js';
+import { WS_CLOSE } from '../../didcomm/transport/ws.js';
 import { mediationTypes } from '../../protocols/coordinate-mediation.js';
 import { inconclusive, ok, skipped, type CaseDefinition } from '../case-kit.js';
 import type { BrokenRule } from '../types.js';
@@ -29,17 +31,33 @@ export const MEDIATOR_LIMIT_CASES: CaseDefinition[] = [
     id: 'limits/message-size',
     section: 'DIDComm Messaging v2.1 §Agent Constraint Disclosure: max_receive_bytes',
     url: 'https://identity.foundation/didcomm-messaging/spec/v2.1/#max_receive_bytes',
-    title: `A forward of a ${LARGE_MESSAGE_BYTES / 1024} KiB message is refused clearly (413 or a problem report), or taken and held`,
-    steps: ['register a new DID', `forward a ${LARGE_MESSAGE_BYTES / 1024} KiB message for it`, 'refused: 413 or a problem report; taken (2xx): the status counts it'],
+    title: `A forward of a ${LARGE_MESSAGE_BYTES / 1024} KiB message is refused clearly (413, a problem report, or over a WebSocket its close with 1009), or taken and held`,
+    steps: [
+      'register a new DID',
+      `forward a ${LARGE_MESSAGE_BYTES / 1024} KiB message for it`,
+      'refused: 413 or a problem report; over a WebSocket, the socket closed with 1009 (RFC 6455 §7.4.1) and the status, asked on a new socket, counts none; taken (2xx): the status counts it',
+    ],
+    judges: ['routing.forward.too-big', 'transport.ws-close-too-big'],
     async run(c) {
       const e = await enrolled(c);
       if ('why' in e) return skipped(e.why);
       const f = await forward(c, e.recipient.did, { padding: LARGE_MESSAGE_BYTES, note: `forward of ${LARGE_MESSAGE_BYTES / 1024} KiB` });
       if (accepted(f.outcome) && !problemCode(f.outcome.received[0])) {
-        const s = await statusRequest(c, e.recipient.did);
+        let s = await statusRequest(c, e.recipient.did);
+        // Written before the close frame arrived, the status-request went on a socket the target no
+        // longer read: asked again, on a new one.
+        if (s.closed) s = await statusRequest(c, e.recipient.did);
         await drain(c, e.recipient);
         if (s.count === 1) return skipped(`the target took and held a ${LARGE_MESSAGE_BYTES / 1024} KiB message: its size limit, if any, is higher`);
-        if (f.outcome.transport === 'ws') return skipped(`${NO_RECEIPT_ON_SOCKET} (the status counts ${s.count ?? 'nothing: no answer'})`);
+        const close = f.outcome.socket?.close;
+        if (close?.code === WS_CLOSE.tooBig && s.count === 0) {
+          // A WebSocket has no status (DIDComm v2.1 §Transports): the close frame is the refusal.
+          return ok([
+            `the target closed the WebSocket with ${close.code}${close.reason ? ` (${close.reason})` : ''} after the ${LARGE_MESSAGE_BYTES / 1024} KiB forward (#${f.outcome.entry.seq}), and the status asked on a new socket (#${s.outcome.entry.seq}) counts none: RFC 6455 §7.4.1 (transport.ws-close-too-big): "${ruleOf('transport.ws-close-too-big')!.quote}"`,
+          ]);
+        }
+        const closed = close ? `; the socket closed with ${close.code}` : '';
+        if (f.outcome.transport === 'ws') return skipped(`${NO_RECEIPT_ON_SOCKET} (the status counts ${s.count ?? 'nothing: no answer'}${closed})`);
         return { broken: [broke('routing.forward.receipt', `a forward answered ${f.outcome.status ?? 'on the socket'} is not counted (status ${s.count ?? '?'})`, s.answer?.entry.seq)] };
       }
       const status = f.outcome.status;
