@@ -129,6 +129,21 @@ describe('the wallet\'s WebSocket client over a link', () => {
   });
 });
 
+describe('link socket requests', () => {
+  it('resolves with the answer on an open link socket, and fails at once with transport_unreachable when the server end closes first', async () => {
+    const server = recordingAcceptor();
+    const ws = linkedWebSocket(directSockets(server.accept), 'http://127.0.0.1:9')({ onInbound: async () => {} });
+    const url = 'ws://127.0.0.1:9/didcomm';
+    const plain = JSON.stringify({ id: '1', type: 'https://didcomm.org/trust-ping/2.0/ping', body: {} });
+    expect(await ws.request(url, plain, Promise.resolve('answered'))).toBe('answered');
+    const pending = ws.request(url, plain, new Promise(() => {}));
+    await until(() => server.got.length === 2);
+    server.sockets[0]!.close();
+    await expect(pending).rejects.toMatchObject({ code: 'transport_unreachable', details: { endpoint: url } });
+    await ws.close();
+  });
+});
+
 describe('a wallet live on a link socket to idsync\'s mediator', () => {
   let mediator: RunningMediator | undefined;
   const stores: Store[] = [];
