@@ -1,5 +1,7 @@
 // The fault form, sent with a bad value, says what was wrong and keeps what was typed in every
-// field, so that only the bad value needs changing. Skipped, saying why, where the browser is missing.
+// field, so that only the bad value needs changing; and what is being typed in it survives the
+// live refreshes of the page that other activity on the twin brings. Skipped, saying why, where
+// the browser is missing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_CHROMIUM, launchChromium, SKIP_REASON, type Browser } from './chromium.js';
 import { startConsoleBed, type ConsoleBed } from './helpers.js';
@@ -55,6 +57,54 @@ describe.skipIf(!HAVE_CHROMIUM)(`the fault form in Chromium${SKIP_REASON}`, () =
     await page.waitForSelector('form.fault-form:not([data-before])', WAIT);
     expect(await kept()).toEqual(typed);
     expect(c.faults.current).toBeUndefined();
+    expect(browser.problems).toEqual([]);
+  });
+
+  it('keeps what is being typed, and the focus and caret, while the rules in force refresh live', async () => {
+    const { page } = browser;
+    await page.goto(`${c.bed.service.url}/console/faults`);
+    await page.waitForSelector('body.live-on', WAIT);
+    await page.selectOption('select[name=fault]', 'duplicate');
+    await page.selectOption('select[name=direction]', 'to-wallet');
+    await page.fill('input[name=type]', 'issue-credential/3.0/offer-credential');
+    await page.fill('input[name=times]', '3');
+    await page.fill('input[name=probability]', '0.5');
+    await page.click('input[name=delayMs]');
+    await page.keyboard.type('250');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    const typed = { fault: 'duplicate', direction: 'to-wallet', type: 'issue-credential/3.0/offer-credential', times: '3', probability: '0.5', delayMs: '250' };
+    const state = () =>
+      page.evaluate(() => {
+        const d = (globalThis as unknown as { document: { querySelector(s: string): { value: string } | null; activeElement: { getAttribute(n: string): string | null; selectionStart?: number | null } | null } }).document;
+        const v = (name: string) => d.querySelector(`form.fault-form [name=${name}]`)!.value;
+        return {
+          values: { fault: v('fault'), direction: v('direction'), type: v('type'), times: v('times'), probability: v('probability'), delayMs: v('delayMs') },
+          focused: d.activeElement?.getAttribute('name'),
+          caret: d.activeElement?.selectionStart,
+        };
+      });
+    expect(await state()).toEqual({ values: typed, focused: 'delayMs', caret: 1 });
+
+    // Elsewhere, a plan goes on and a rule is added, each followed by a write the stream reports.
+    await page.evaluate("document.getElementById('faults').setAttribute('data-before', '')");
+    c.faults.set({ rules: [{ fault: 'drop', direction: 'to-service', type: 'issue-credential/3.0/ack', times: 1 }] });
+    await c.bed.service.client.putUser('ada', { settings: { isSyncOn: true } });
+    await page.waitForSelector('#faults:not([data-before]) #fault-state:text("on")', WAIT);
+    await page.waitForSelector('#faults li:has-text("drop, messages of type issue-credential/3.0/ack, to-service, 1 time")', WAIT);
+    expect(await state()).toEqual({ values: typed, focused: 'delayMs', caret: 1 });
+
+    await page.evaluate("document.getElementById('faults').setAttribute('data-before', '')");
+    c.faults.add({ fault: 'tamper', direction: 'to-wallet', times: 2 });
+    await c.bed.service.client.putUser('ada', { settings: { isSyncOn: false } });
+    await page.waitForSelector('#faults:not([data-before]) li:has-text("tamper, every message, to-wallet, 2 times")', WAIT);
+    expect(await page.locator('#faults li').count()).toBe(2);
+    expect(await state()).toEqual({ values: typed, focused: 'delayMs', caret: 1 });
+
+    // Typing goes on where it was.
+    await page.keyboard.type('0');
+    expect(await page.inputValue('input[name=delayMs]')).toBe('2050');
+    c.faults.off();
     expect(browser.problems).toEqual([]);
   });
 });

@@ -76,7 +76,12 @@ ${[...faults].reverse().map((f) => html`<tr><td>${f.seq}</td><td>${time(f.at)}</
 </tbody></table>`;
 }
 
-/** `typed`: what was sent with a bad value, shown again; otherwise the form's defaults. */
+/**
+ * `typed`: what was sent with a bad value, shown again; otherwise the form's defaults. The form's
+ * fields are kept as they are when the live part refreshes (htmx `hx-preserve`, by id): what is
+ * being typed or chosen, and the focus and caret, survive other activity on the twin, while the
+ * rules in force, the state and the button around them are refreshed.
+ */
 function planSection(ctx: ServiceConsoleContext, typed?: Typed): Html {
   const current = ctx.faults?.current;
   const selected = (value: string, was: string | undefined) => (was === value ? html` selected` : '');
@@ -85,12 +90,12 @@ function planSection(ctx: ServiceConsoleContext, typed?: Typed): Html {
 ${current ? html`<ul>${current.rules.map((r) => html`<li>${describe(r)}</li>`)}</ul>
 <form method="post" action="/console/faults/off"><button type="submit" id="faults-off">Turn faults off</button></form>` : ''}
 <form method="post" action="/console/faults" class="fault-form">
-<label>Fault <select name="fault">${CONSOLE_FAULTS.map((k) => html`<option${selected(k, typed?.fault)}>${k}</option>`)}</select></label>
-<label>Stream <select name="direction"><option value="">either</option>${DIRECTIONS.map((d) => html`<option${selected(d, typed?.direction)}>${d}</option>`)}</select></label>
-<label>Message type <input name="type" placeholder="e.g. issue-credential/3.0/offer-credential" value="${typed?.type ?? ''}"></label>
-<label>Times <input name="times" inputmode="numeric" value="${typed ? (typed.times ?? '') : '1'}"></label>
-<label>Probability <input name="probability" inputmode="decimal" placeholder="1" value="${typed?.probability ?? ''}"></label>
-<label>Delay (ms) <input name="delayMs" inputmode="numeric" placeholder="50" value="${typed?.delayMs ?? ''}"></label>
+<label>Fault <select name="fault" id="fault-fault" hx-preserve>${CONSOLE_FAULTS.map((k) => html`<option${selected(k, typed?.fault)}>${k}</option>`)}</select></label>
+<label>Stream <select name="direction" id="fault-direction" hx-preserve><option value="">either</option>${DIRECTIONS.map((d) => html`<option${selected(d, typed?.direction)}>${d}</option>`)}</select></label>
+<label>Message type <input name="type" id="fault-type" hx-preserve placeholder="e.g. issue-credential/3.0/offer-credential" value="${typed?.type ?? ''}"></label>
+<label>Times <input name="times" id="fault-times" hx-preserve inputmode="numeric" value="${typed ? (typed.times ?? '') : '1'}"></label>
+<label>Probability <input name="probability" id="fault-probability" hx-preserve inputmode="decimal" placeholder="1" value="${typed?.probability ?? ''}"></label>
+<label>Delay (ms) <input name="delayMs" id="fault-delayMs" hx-preserve inputmode="numeric" placeholder="50" value="${typed?.delayMs ?? ''}"></label>
 <button type="submit" class="primary" id="faults-on">${current ? 'Add this rule' : 'Turn on'}</button>
 </form>
 <p class="hint">A dropped message the peer never answers is sent again by its sender's retries (after the liveness delay when the endpoint had accepted it); a tampered one fails to open and is sent again the same way.</p>
