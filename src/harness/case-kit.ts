@@ -5,6 +5,7 @@
 // absence of an answer is observed without sleeping); and for refusals, which end a case at once.
 import { ruleOf } from '../conformance/catalogue.js';
 import type { ConformanceResult } from '../conformance/types.js';
+import type { WsClosed } from '../didcomm/transport/ws.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import type { Counterpart, PostOutcome, Received } from './counterpart.js';
 import { isAuthenticated, isEncrypted } from './modes.js';
@@ -174,6 +175,40 @@ export async function ordinary(c: CaseContext, o: PostOutcome, message: Pick<Pla
 }
 
 export const threadOf = (m: Pick<PlainMessage, 'id' | 'thid'>) => m.thid ?? m.id;
+
+/**
+ * Over a WebSocket, how the socket the request of `o` went on closed, once it has. A frame written
+ * is no receipt (DIDComm v2.1 §Transports): an agent that closed the socket (RFC 6455 §7.4.1) reads
+ * nothing written on it after its close frame left, so no answer to that request will come on it.
+ */
+export const socketClosed = (o: PostOutcome | undefined): WsClosed | undefined => o?.socket?.close;
+
+const describeClose = (close: WsClosed) => `code ${close.code}${close.reason ? `: ${close.reason}` : ''}`;
+
+/**
+ * The first received message `match` accepts, waited for as the answer to the request `o` carried:
+ * over a WebSocket the wait ends at once when the socket the request went on closes (see
+ * socketClosed), and the close is noted on the request's exchange.
+ */
+export async function awaitAnswer(c: CaseContext, o: PostOutcome | undefined, match: (r: Received) => boolean, timeoutMs = c.timeoutMs): Promise<Received | undefined> {
+  const answer = await c.cp.waitFor(match, timeoutMs, o?.socket?.closed);
+  const close = answer ? undefined : socketClosed(o);
+  if (close && o) {
+    const said = `the target closed the WebSocket (${describeClose(close)}) before answering`;
+    if (!o.entry.note?.includes(said)) o.entry.note = [o.entry.note, said].filter(Boolean).join('; ');
+  }
+  return answer;
+}
+
+/**
+ * Why no answer to the request `o` carried is in: the wait ran out (" within N ms"), or, over a
+ * WebSocket, the target closed the socket it went on (": the target closed the socket (code N)
+ * after our message (#seq)"). To follow "no <answer>".
+ */
+export function unanswered(c: CaseContext, o: PostOutcome | undefined, timeoutMs = c.timeoutMs): string {
+  const close = socketClosed(o);
+  return close && o ? `: the target closed the socket (${describeClose(close)}) after our message (#${o.entry.seq})` : ` within ${timeoutMs} ms`;
+}
 
 /**
  * The answer of `type` to `sent`: threaded to it, or — so that an agent that threads wrongly is

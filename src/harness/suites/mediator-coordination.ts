@@ -6,7 +6,7 @@ import { pack } from '../../didcomm/envelope/index.js';
 import { memorySecrets } from '../../didcomm/secrets.js';
 import { MEDIA_TYPES, type PlainMessage } from '../../didcomm/types.js';
 import { mediationTypes } from '../../protocols/coordinate-mediation.js';
-import { inconclusive, ok, skipped, type CaseDefinition } from '../case-kit.js';
+import { awaitAnswer, inconclusive, ok, skipped, unanswered, type CaseDefinition } from '../case-kit.js';
 import { checkMessageText } from '../check.js';
 import { envelopeModeOf } from '../modes.js';
 import { broke, CM_SECTION, CM_URL, exchange, granted, isProblem, mediate, newRecipient, noAnswer, register, type Exchange } from './mediator-kit.js';
@@ -33,7 +33,7 @@ export const MEDIATOR_COORDINATION_CASES: CaseDefinition[] = [
     async run(c) {
       const ex = await mediate(c, '2.0');
       const { broken, missing } = answered(ex, 'the mediate-request', [mediationTypes('2.0').grant, mediationTypes('2.0').deny]);
-      if (missing) return inconclusive(noAnswer('the mediate-request', c), broken);
+      if (missing) return inconclusive(noAnswer('the mediate-request', c, ex), broken);
       if (!granted(ex)) return skipped(`the target did not grant mediation to the harness (${String(ex.answer!.message!.type)}${isProblem(ex.answer) ? ` ${String(ex.answer!.message!.body.code)}` : ''}); the other cases need it`);
       return { broken };
     },
@@ -45,7 +45,7 @@ export const MEDIATOR_COORDINATION_CASES: CaseDefinition[] = [
     steps: ['send coordinate-mediation 3.0 mediate-request', 'the answer is a 3.0 mediate-grant whose routing_did is a list'],
     async run(c) {
       const ex = await mediate(c, '3.0');
-      if (!ex.answer) return inconclusive(noAnswer('the 3.0 mediate-request', c), ex.broken);
+      if (!ex.answer) return inconclusive(noAnswer('the 3.0 mediate-request', c, ex), ex.broken);
       if (isProblem(ex.answer) && String(ex.answer.message!.body.code).includes('unsupported')) return skipped('the target does not speak coordinate-mediation 3.0');
       return { broken: answered(ex, 'the 3.0 mediate-request', [mediationTypes('3.0').grant, mediationTypes('3.0').deny]).broken };
     },
@@ -62,8 +62,8 @@ export const MEDIATOR_COORDINATION_CASES: CaseDefinition[] = [
       const { packed } = await pack(request, { mode: envelopeModeOf(c.mode), to: c.target, from: requester.did }, ctx);
       const outcome = await c.cp.post(packed, MEDIA_TYPES.encrypted, { type: request.type, id: request.id, note: `mediate-request from ${requester.did.slice(0, 24)}… (answers opened with its keys)` });
       // On a WebSocket the answer comes as a frame of its own, which the harness's keys cannot open.
-      const reply = outcome.received[0] ?? (outcome.transport === 'ws' && !outcome.error ? await c.cp.waitFor((r) => r.entry.seq > outcome.entry.seq && r.message === undefined, c.timeoutMs) : undefined);
-      if (!reply) return inconclusive(`no return-routed answer to the did:key requester's mediate-request (${outcome.transport === 'ws' ? `on the WebSocket${outcome.error ? `: ${outcome.error}` : ''}` : `HTTP ${outcome.status ?? outcome.error}`})`);
+      const reply = outcome.received[0] ?? (outcome.transport === 'ws' && !outcome.error ? await awaitAnswer(c, outcome, (r) => r.entry.seq > outcome.entry.seq && r.message === undefined) : undefined);
+      if (!reply) return inconclusive(`no return-routed answer to the did:key requester's mediate-request (${outcome.transport === 'ws' ? `on the WebSocket${outcome.error ? `: ${outcome.error}` : unanswered(c, outcome)}` : `HTTP ${outcome.status ?? outcome.error}`})`);
       const answer = (await checkMessageText(reply.packed, ctx)).message;
       if (answer?.type === mediationTypes('2.0').grant) return skipped('the target granted mediation to a did:key requester: its policy denies nobody such (idsync mediator --deny "did:key:*" exercises the refusal)');
       if (answer?.type === mediationTypes('2.0').deny) return answer.thid === request.id ? ok() : { broken: [broke('coordinate-mediation.answered', `the mediate-deny has thid ${String(answer.thid)}, not the request id`, reply.entry.seq)] };
@@ -80,7 +80,7 @@ export const MEDIATOR_COORDINATION_CASES: CaseDefinition[] = [
       const r = newRecipient(c);
       const ex = await register(c, r);
       const { broken, missing } = answered(ex, 'the keylist-update', [mediationTypes('2.0').updateResponse]);
-      if (missing) return inconclusive(noAnswer('the keylist-update', c), broken);
+      if (missing) return inconclusive(noAnswer('the keylist-update', c, ex), broken);
       if (ex.result !== 'success') broken.push(broke('coordinate-mediation.update-result', `adding a new DID gave result ${ex.result ?? '(none for that DID)'}, not success`, ex.answer?.entry.seq));
       return { broken };
     },
@@ -97,7 +97,7 @@ export const MEDIATOR_COORDINATION_CASES: CaseDefinition[] = [
       if (added.result !== 'success') return inconclusive(`adding a DID gave ${added.result ?? 'no answer'}`, added.broken);
       const ex = await exchange(c, c.cp.draft(mediationTypes('2.0').query, {}), 'the keylist-query');
       const { broken, missing } = answered(ex, 'the keylist-query', [mediationTypes('2.0').list]);
-      if (missing) return inconclusive(noAnswer('the keylist-query', c), broken);
+      if (missing) return inconclusive(noAnswer('the keylist-query', c, ex), broken);
       const keys = ex.answer!.message!.body.keys as Array<{ recipient_did?: string }> | undefined;
       if (!Array.isArray(keys) || !keys.some((k) => k?.recipient_did === r.did)) broken.push(broke('coordinate-mediation.keylist-current', 'the keylist does not list the DID just added', ex.answer!.entry.seq));
       return { broken };
@@ -115,7 +115,7 @@ export const MEDIATOR_COORDINATION_CASES: CaseDefinition[] = [
       if (added.result !== 'success') return inconclusive(`adding a DID gave ${added.result ?? 'no answer'}`, added.broken);
       const removed = await register(c, r, 'remove');
       const broken = [...removed.broken];
-      if (!removed.answer) return inconclusive(noAnswer('the keylist-update (remove)', c), broken);
+      if (!removed.answer) return inconclusive(noAnswer('the keylist-update (remove)', c, removed), broken);
       if (removed.result !== 'success') broken.push(broke('coordinate-mediation.update-result', `removing a registered DID gave ${removed.result ?? '(no result for it)'}, not success`, removed.answer.entry.seq));
       const listed = await exchange(c, c.cp.draft(mediationTypes('2.0').query, {}), 'the keylist-query');
       const keys = listed.answer?.message?.body.keys as Array<{ recipient_did?: string }> | undefined;

@@ -16,7 +16,7 @@ import { MESSAGE_PICKUP, parseDelivery, type QueuedMessage } from '../../protoco
 import { buildForward } from '../../protocols/routing.js';
 import { systemClock } from '../../clock.js';
 import type { WsClosed } from '../../didcomm/transport/ws.js';
-import { broke, messageRules, ordinary, PING, PROBLEM_REPORT, transportRules, type CaseContext } from '../case-kit.js';
+import { awaitAnswer, broke, messageRules, ordinary, PING, PROBLEM_REPORT, socketClosed, transportRules, unanswered, type CaseContext } from '../case-kit.js';
 import { checkMessageText } from '../check.js';
 import type { PostOutcome, Received } from '../counterpart.js';
 import type { BrokenRule } from '../types.js';
@@ -46,10 +46,9 @@ export async function exchange(c: CaseContext, message: PlainMessage, what: stri
   const broken = transportRules(outcome, what);
   const threaded = (r: Received) => r.message !== undefined && (r.message.thid === sent.id || (r.message.type === PROBLEM_REPORT && r.message.pthid === sent.id));
   // On a WebSocket the wait ends when the socket closes: nothing written on it is answered after.
-  const answer = outcome.received.find(threaded) ?? (await c.cp.waitFor((r) => r.entry.seq > outcome.entry.seq && threaded(r), c.timeoutMs, outcome.socket?.closed));
+  const answer = outcome.received.find(threaded) ?? (await awaitAnswer(c, outcome, (r) => r.entry.seq > outcome.entry.seq && threaded(r)));
   if (answer) broken.push(...messageRules(answer, `the answer to ${what}`));
-  const closed = answer ? undefined : outcome.socket?.close;
-  if (closed) outcome.entry.note = [outcome.entry.note, `the agent closed the WebSocket (${closed.code}${closed.reason ? ` ${closed.reason}` : ''}) before answering`].filter(Boolean).join('; ');
+  const closed = answer ? undefined : socketClosed(outcome);
   return { sent, outcome, ...(answer ? { answer } : {}), ...(closed ? { closed } : {}), broken };
 }
 
@@ -199,7 +198,7 @@ export async function drain(c: CaseContext, r: Recipient): Promise<void> {
   }
 }
 
-/** When the target did not answer in time: the rule-less inconclusive detail. */
-export const noAnswer = (what: string, c: CaseContext) => `no answer to ${what} within ${c.timeoutMs} ms`;
+/** When the target did not answer in time, or closed the socket first: the rule-less inconclusive detail. */
+export const noAnswer = (what: string, c: CaseContext, ex?: Pick<Exchange, 'outcome'>) => `no answer to ${what}${unanswered(c, ex?.outcome)}`;
 
 export { broke };

@@ -119,7 +119,7 @@ export const MEDIATOR_LIMIT_CASES: CaseDefinition[] = [
       const dids = Array.from({ length: KEYS_PROBE }, () => newRecipient(c).did);
       const ex = await exchange(c, c.cp.draft(mediationTypes(v).update, { updates: dids.map((d) => ({ recipient_did: d, action: 'add' })) }), what);
       const broken: BrokenRule[] = [...ex.broken];
-      if (!ex.answer) return inconclusive(noAnswer(what, c), broken);
+      if (!ex.answer) return inconclusive(noAnswer(what, c, ex), broken);
       const refusedWhole = isProblem(ex.answer);
       if (!refusedWhole && ex.answer.message?.type !== mediationTypes(v).updateResponse) {
         return { broken: [...broken, broke('coordinate-mediation.answered', `${what} was answered with ${String(ex.answer.message?.type)}, neither its response nor a problem report`, ex.answer.entry.seq)] };

@@ -6,7 +6,7 @@
 // and receives over HTTP is in the case's messages. And no status is ever queued.
 import { checkMessageText } from '../check.js';
 import { startCounterpart, type Counterpart, type Received } from '../counterpart.js';
-import { inconclusive, ok, skipped, type CaseContext, type CaseDefinition } from '../case-kit.js';
+import { awaitAnswer, inconclusive, ok, skipped, unanswered, type CaseContext, type CaseDefinition } from '../case-kit.js';
 import { MESSAGE_PICKUP } from '../../protocols/message-pickup.js';
 import { mediationTypes } from '../../protocols/coordinate-mediation.js';
 import type { BrokenRule } from '../types.js';
@@ -50,7 +50,7 @@ export const MEDIATOR_LIVE_CASES: CaseDefinition[] = [
       if (grant.outcome.transport === 'ws') return skipped('the run\'s transport is a WebSocket, where live mode may be granted (live/push): this case asks over HTTP, run it with --transport http');
       const ex = await exchange(c, c.cp.draft(MESSAGE_PICKUP.liveDeliveryChange, { live_delivery: true }), 'the live-delivery-change over HTTP');
       const broken: BrokenRule[] = [...ex.broken];
-      if (!ex.answer) return inconclusive(noAnswer('the live-delivery-change', c), broken);
+      if (!ex.answer) return inconclusive(noAnswer('the live-delivery-change', c, ex), broken);
       if (ex.answer.message?.type === MESSAGE_PICKUP.status && ex.answer.message.body.live_delivery === true) {
         broken.push(broke('messagepickup.live.persistent-only', 'live mode asked for over HTTP was answered with a status saying live_delivery true', ex.answer.entry.seq));
       }
@@ -92,9 +92,10 @@ export const MEDIATOR_LIVE_CASES: CaseDefinition[] = [
         const f = await forward(c, r.did, { note: 'forward for the DID registered over the WebSocket' });
         if (!accepted(f.outcome)) return inconclusive(`the forward was answered ${f.outcome.status ?? f.outcome.error}`, broken);
         const isDelivery = (x: Received) => x.message?.type === MESSAGE_PICKUP.delivery && x.entry.seq > before;
-        const pushed = await ws.cp.waitFor(isDelivery, c.timeoutMs);
+        // Pushed on the socket live mode was asked for on: once that closes, nothing more can come.
+        const pushed = await awaitAnswer(ws, change.outcome, isDelivery, c.timeoutMs);
         if (!pushed) {
-          broken.push(broke('messagepickup.live.push', `with live mode on, a message forwarded for the DID did not arrive on the socket within ${c.timeoutMs} ms`));
+          broken.push(broke('messagepickup.live.push', `with live mode on, a message forwarded for the DID did not arrive on the socket${unanswered(c, change.outcome)}`));
           return { broken, detail: `over the WebSocket: ${summary(ws.cp)}` };
         }
         const attachments = (pushed.message!.attachments ?? []) as Array<{ id?: string; data?: { base64?: string; json?: unknown } }>;
@@ -118,7 +119,7 @@ export const MEDIATOR_LIVE_CASES: CaseDefinition[] = [
       if ('why' in e) return skipped(e.why);
       await statusRequest(c);
       const d = await deliveryRequest(c, 100);
-      if (!d.answer) return inconclusive(noAnswer('the delivery-request', c), d.broken);
+      if (!d.answer) return inconclusive(noAnswer('the delivery-request', c, d), d.broken);
       const opened = await Promise.all((d.messages ?? []).map((m) => checkMessageText(m.packed, c.cp.ctx)));
       const statuses = opened.filter((o) => o.message?.type === MESSAGE_PICKUP.status);
       if (d.messages?.length) await messagesReceived(c, d.messages.map((m) => m.id));

@@ -30,7 +30,7 @@ export const MEDIATOR_PICKUP_CASES: CaseDefinition[] = [
       if ('why' in e) return skipped(e.why);
       const s = await statusRequest(c, e.recipient.did);
       const broken = [...s.broken];
-      if (!s.answer) return inconclusive(noAnswer('the status-request', c), broken);
+      if (!s.answer) return inconclusive(noAnswer('the status-request', c, s), broken);
       if (s.count !== 0) broken.push(broke('messagepickup.status.scoped', `message_count is ${s.count ?? '(no status)'} for a DID with nothing queued`, s.answer.entry.seq));
       if (s.answer.message?.body.recipient_did !== e.recipient.did) broken.push(broke('messagepickup.status.recipient_did-echo', `the status carries recipient_did ${String(s.answer.message?.body.recipient_did)}, not the one asked about`, s.answer.entry.seq));
       return { broken };
@@ -59,7 +59,7 @@ export const MEDIATOR_PICKUP_CASES: CaseDefinition[] = [
       if (s1.count !== 1) broken.push(broke('routing.forward.receipt', `after a forward answered ${f.outcome.status ?? 'on the socket'}, the status counts ${s1.count ?? '(no status)'} messages for the DID`, s1.answer?.entry.seq));
       const d = await deliveryRequest(c, 1, r.did);
       broken.push(...d.broken);
-      if (!d.answer) return inconclusive(noAnswer('the delivery-request', c), broken);
+      if (!d.answer) return inconclusive(noAnswer('the delivery-request', c, d), broken);
       const att = d.messages?.[0];
       if (!att) {
         broken.push(broke('routing.forward.receipt', `a delivery-request for a DID with one message queued was answered ${String(d.answer.message?.type)}`, d.answer.entry.seq));
@@ -89,7 +89,7 @@ export const MEDIATOR_PICKUP_CASES: CaseDefinition[] = [
       for (let i = 0; i < 3; i++) if (!receipt(await forward(c, e.recipient.did), broken)) return { broken };
       const d = await deliveryRequest(c, 2, e.recipient.did);
       broken.push(...d.broken);
-      if (!d.answer) return inconclusive(noAnswer('the delivery-request', c), broken);
+      if (!d.answer) return inconclusive(noAnswer('the delivery-request', c, d), broken);
       if (d.messages?.length !== 2) broken.push(broke('messagepickup.delivery.limit', `limit 2 with 3 queued delivered ${d.messages?.length ?? 0}`, d.answer.entry.seq));
       await drain(c, e.recipient);
       return { broken };
