@@ -213,18 +213,18 @@ export function unanswered(c: CaseContext, o: PostOutcome | undefined, timeoutMs
 /**
  * The answer of `type` to `sent`: threaded to it, or — so that an agent that threads wrongly is
  * judged once, by the case about threading, not by every case that waits — one of `type` that
- * arrived after `sent` and is threaded to no other message of ours.
+ * arrived after `sent` and is threaded to no other message of ours. `on` is the outcome of sending
+ * `sent` (see awaitAnswer).
  */
-export function answerTo(c: CaseContext, sent: PlainMessage, type: string, after: number): Promise<Received | undefined> {
+export function answerTo(c: CaseContext, sent: PlainMessage, type: string, on: PostOutcome): Promise<Received | undefined> {
   const ours = new Set(c.cp.log.filter((e) => e.direction === 'sent' && e.id && e.id !== sent.id).map((e) => e.id));
-  return c.cp.waitFor(
-    (r) => r.message?.type === type && (r.message.thid === sent.id || (r.entry.seq > after && !ours.has(r.message.thid))),
-    c.timeoutMs,
-  );
+  const after = on.entry.seq;
+  return awaitAnswer(c, on, (r) => r.message?.type === type && (r.message.thid === sent.id || (r.entry.seq > after && !ours.has(r.message.thid))));
 }
 
-export function problemAbout(c: CaseContext, sent: PlainMessage, timeoutMs = c.timeoutMs): Promise<Received | undefined> {
-  return c.cp.waitFor((r) => r.message?.type === PROBLEM_REPORT && (r.message.pthid === threadOf(sent) || r.message.thid === sent.id), timeoutMs);
+/** A problem report about `sent`, whose request is `on`. */
+export function problemAbout(c: CaseContext, sent: PlainMessage, on: PostOutcome, timeoutMs = c.timeoutMs): Promise<Received | undefined> {
+  return awaitAnswer(c, on, (r) => r.message?.type === PROBLEM_REPORT && (r.message.pthid === threadOf(sent) || r.message.thid === sent.id), timeoutMs);
 }
 
 /** A ping (in the run's mode by default). */
@@ -244,8 +244,8 @@ export async function ping(c: CaseContext, o: { mode?: HarnessMode; responseRequ
 export async function barrier(c: CaseContext): Promise<boolean> {
   const { message, outcome } = await ping(c, { note: 'barrier: answered once the agent is done with what came before' });
   await ordinary(c, outcome, message, 'the barrier ping');
-  const answered = (await answerTo(c, message, PING_RESPONSE, outcome.entry.seq)) !== undefined;
-  if (!answered) c.blocked.set('ping', `a barrier ping in ${c.mode} went unanswered within ${c.timeoutMs} ms: the absence of an answer cannot be observed`);
+  const answered = (await answerTo(c, message, PING_RESPONSE, outcome)) !== undefined;
+  if (!answered) c.blocked.set('ping', `a barrier ping in ${c.mode} went unanswered${unanswered(c, outcome)}: the absence of an answer cannot be observed`);
   return answered;
 }
 

@@ -4,7 +4,7 @@
 import { sameDid } from '../../didcomm/message.js';
 import { buildDataPipeRequest, DATA_PIPE, DATA_PIPE_GOAL_CODE } from '../../protocols/data-pipe.js';
 import { systemClock } from '../../clock.js';
-import { answerTo, broke, ordinary, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type CaseDefinition } from '../case-kit.js';
+import { answerTo, awaitAnswer, broke, ordinary, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, unanswered, type CaseDefinition } from '../case-kit.js';
 
 export const DATA_PIPE_CASES: CaseDefinition[] = [
   {
@@ -23,10 +23,10 @@ export const DATA_PIPE_CASES: CaseDefinition[] = [
       await ordinary(c, sent, request, 'the request', { rule: 'data-pipe.established.thid' });
       const broken = transportRules(sent, 'the request');
       const answer = await Promise.race([
-        answerTo(c, request, DATA_PIPE.established, sent.entry.seq),
-        c.cp.waitFor((r) => r.message?.type === PROBLEM_REPORT && r.message.pthid === request.id, c.timeoutMs),
+        answerTo(c, request, DATA_PIPE.established, sent),
+        awaitAnswer(c, sent, (r) => r.message?.type === PROBLEM_REPORT && r.message.pthid === request.id),
       ]);
-      if (!answer) return inconclusive(`no established within ${c.timeoutMs} ms`, broken);
+      if (!answer) return inconclusive(`no established${unanswered(c, sent)}`, broken);
       if (answer.message!.type === PROBLEM_REPORT) {
         return { broken: [...broken, broke('data-pipe.established.thid', `the request was answered with a problem report ${String(answer.message!.body.code)}`, answer.entry.seq)] };
       }

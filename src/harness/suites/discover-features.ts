@@ -7,7 +7,7 @@
 // a ping sent after the queries has been answered, its silence is observed rather than waited out.
 import { parseMessageType } from '../../didcomm/message.js';
 import type { PlainMessage } from '../../didcomm/types.js';
-import { barrier, broke, DISCLOSE, inconclusive, messageRules, ordinary, PROBLEM_REPORT, QUERIES, skipped, transportRules, verdict, type CaseContext, type CaseDefinition } from '../case-kit.js';
+import { awaitAnswer, barrier, broke, DISCLOSE, inconclusive, messageRules, ordinary, PROBLEM_REPORT, QUERIES, skipped, transportRules, unanswered, verdict, type CaseContext, type CaseDefinition } from '../case-kit.js';
 import type { PostOutcome, Received } from '../counterpart.js';
 import { clientError, describeAnswer, namesProtocol } from '../refusal.js';
 import { PROBES } from './probes.js';
@@ -32,9 +32,9 @@ async function disclose(c: CaseContext): Promise<{ query: PlainMessage; answer?:
     // A barrier ping shows the silence; it waits out the timeout itself when it goes unanswered.
     const tried = !c.blocked.has('ping');
     const observed = tried && (await barrier(c));
-    answer = await c.cp.waitFor(isDisclose, tried ? 0 : c.timeoutMs);
+    answer = await awaitAnswer(c, outcome, isDisclose, tried ? 0 : c.timeoutMs);
     const took = `the agent took the queries (${outcome.entry.http ? describeAnswer(outcome.entry.http) : 'sent'})`;
-    if (!answer) c.blocked.set(NO_DISCLOSE, `${observed ? `${took} and answered a ping sent after them, but not the queries` : `no disclose within ${c.timeoutMs} ms`}: ${NOT_REQUIRED}`);
+    if (!answer) c.blocked.set(NO_DISCLOSE, `${observed ? `${took} and answered a ping sent after them, but not the queries` : `no disclose${unanswered(c, outcome)}`}: ${NOT_REQUIRED}`);
   }
   return { query, ...(answer ? { answer } : {}), broken };
 }

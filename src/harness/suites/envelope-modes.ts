@@ -10,12 +10,12 @@
 // answers, not waited out), blocks it: that layer's refusal is judged already, and says nothing of
 // the nesting.
 import type { PlainMessage } from '../../didcomm/types.js';
-import type { Received } from '../counterpart.js';
+import type { PostOutcome, Received } from '../counterpart.js';
 import { modePolicy, modeRequirement } from '../modes.js';
 import { describeAnswer, namesProtocol, refusalOf } from '../refusal.js';
 import type { HarnessMode } from '../types.js';
 import {
-  answerTo, blocked, broke, inconclusive, inKindRules, messageRules, ok, ping, PING, PING_RESPONSE, PROBLEM_REPORT, recordRefusal, skipped, transportRules, whatIsRefused,
+  answerTo, awaitAnswer, blocked, broke, inconclusive, inKindRules, messageRules, ok, ping, PING, PING_RESPONSE, PROBLEM_REPORT, recordRefusal, skipped, socketClosed, transportRules, unanswered, whatIsRefused,
   type CaseContext, type CaseDefinition, type CaseOutcome,
 } from '../case-kit.js';
 
@@ -85,12 +85,13 @@ function envelopeCase(mode: HarnessMode): CaseDefinition {
         recordRefusal(c, r, PING);
         return refused(mode, r.answer, outcome.entry.seq, broken, !r.serverError);
       }
-      const answer = layer ? await answerOrBarrier(c, message, outcome.entry.seq) : await answerOf(c, message, outcome.entry.seq);
+      const answer = layer ? await answerOrBarrier(c, message, outcome) : await answerOf(c, message, outcome);
       if (!answer) {
         if (layer) return blocked(`the ${mode} ping was taken (${outcome.entry.http ? describeAnswer(outcome.entry.http) : 'sent'}) and not answered; ${layer}`, broken);
         if (broken.length) return { broken };
-        if (mode === c.mode) c.blocked.set('ping', `no answer to a ping in ${mode} within ${c.timeoutMs} ms (envelope/${mode})`);
-        return required ? inconclusive(`no answer to the ${mode} ping within ${c.timeoutMs} ms`) : skipped(`no answer to the ${mode} ping within ${c.timeoutMs} ms: the agent ignores ${mode} messages, or takes long`);
+        const why = unanswered(c, outcome);
+        if (mode === c.mode) c.blocked.set('ping', `no answer to a ping in ${mode}${why} (envelope/${mode})`);
+        return required ? inconclusive(`no answer to the ${mode} ping${why}`) : skipped(`no answer to the ${mode} ping${why}${socketClosed(outcome) ? '' : `: the agent ignores ${mode} messages, or takes long`}`);
       }
       if (answer.message!.type === PROBLEM_REPORT) {
         const code = String(answer.message!.body?.code);
@@ -124,20 +125,20 @@ function refusedLayer(c: CaseContext, mode: HarnessMode): string | undefined {
  * mode the agent was seen to answer has been answered too, the agent is done with it, so silence
  * is observed instead of waited out. Without such a mode, the ordinary wait.
  */
-async function answerOrBarrier(c: CaseContext, message: PlainMessage, after: number): Promise<Received | undefined> {
+async function answerOrBarrier(c: CaseContext, message: PlainMessage, on: PostOutcome): Promise<Received | undefined> {
   const answered = ENVELOPE_MODES.find((m) => c.answered.has(m));
-  if (!answered) return answerOf(c, message, after);
+  if (!answered) return answerOf(c, message, on);
   const threaded = (r: Received) => r.message !== undefined && (r.message.thid === message.id || r.message.pthid === message.id);
   const bar = await ping(c, { mode: answered, note: `barrier in ${answered}: answered once the agent is done with the ${message.id} ping` });
-  await answerTo(c, bar.message, PING_RESPONSE, bar.outcome.entry.seq);
+  await answerTo(c, bar.message, PING_RESPONSE, bar.outcome);
   return c.cp.waitFor(threaded, 0);
 }
 
 /** What answered the ping: anything threaded to it, else a ping-response after it or a problem report about it. */
-async function answerOf(c: CaseContext, message: PlainMessage, after: number): Promise<Received | undefined> {
+async function answerOf(c: CaseContext, message: PlainMessage, on: PostOutcome): Promise<Received | undefined> {
   return (
     (await c.cp.waitFor((r) => r.message !== undefined && (r.message.thid === message.id || r.message.pthid === message.id), 0)) ??
-    (await Promise.race([answerTo(c, message, PING_RESPONSE, after), c.cp.waitFor((r) => r.message?.type === PROBLEM_REPORT && r.message.pthid === message.id, c.timeoutMs)]))
+    (await Promise.race([answerTo(c, message, PING_RESPONSE, on), awaitAnswer(c, on, (r) => r.message?.type === PROBLEM_REPORT && r.message.pthid === message.id)]))
   );
 }
 

@@ -13,7 +13,7 @@ import { b64uEncode } from '../../encoding.js';
 import { buildIssueCredential, buildOffer, ISSUE_CREDENTIAL, parseRequestCredential, STREAMLINED_VC } from '../../protocols/issue-credential.js';
 import { previewFromDatapoints } from '../../protocols/credential-manifest-messages.js';
 import type { PlainMessage } from '../../didcomm/types.js';
-import { broke, inconclusive, ordinary, inKindRules, messageRules, ok, PROBLEM_REPORT, transportRules, type BrokenRuleList, type CaseDefinition } from '../case-kit.js';
+import { awaitAnswer, broke, inconclusive, ordinary, inKindRules, messageRules, ok, PROBLEM_REPORT, transportRules, unanswered, type BrokenRuleList, type CaseDefinition } from '../case-kit.js';
 
 export const OOB_INVITATION = 'https://didcomm.org/out-of-band/2.0/invitation';
 const PREVIEW = { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10' };
@@ -57,8 +57,8 @@ export const ISSUER_ROLE_CASES: CaseDefinition[] = [
       const o = await c.cp.send(offer, { mode: c.mode });
       await ordinary(c, o, offer, 'the offer', { rule: 'issue-credential.request' });
       broken.push(...transportRules(o, 'the offer'));
-      const request = await c.cp.waitFor((r) => (r.message?.type === ISSUE_CREDENTIAL.request || r.message?.type === PROBLEM_REPORT) && (r.message.thid === thid || r.message.pthid === thid), c.timeoutMs);
-      if (!request) return inconclusive(`no request-credential within ${c.timeoutMs} ms`, broken);
+      const request = await awaitAnswer(c, o, (r) => (r.message?.type === ISSUE_CREDENTIAL.request || r.message?.type === PROBLEM_REPORT) && (r.message.thid === thid || r.message.pthid === thid));
+      if (!request) return inconclusive(`no request-credential${unanswered(c, o)}`, broken);
       if (request.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('issue-credential.request', `the offer was answered with a problem report ${String(request.message!.body.code)}`, request.entry.seq)] };
       broken.push(...messageRules(request, 'the request'), ...inKindRules(request, 'the request', c.mode));
       let application;
@@ -72,9 +72,10 @@ export const ISSUER_ROLE_CASES: CaseDefinition[] = [
 
       const issued = await issueCredential({ format: 'ldp', subjectDid: holder, claims: PREVIEW, clock: systemClock, issuer: c.cp.issuingKey() });
       const issue = buildIssueCredential({ from: c.cp.did, to: holder, thid, manifestId: String(manifest.id), credential: issued.credential as Record<string, unknown>, format: 'ldp_vc' }, { clock: systemClock });
-      broken.push(...transportRules(await c.cp.send(issue, { mode: c.mode }), 'the issue message'));
-      const ack = await c.cp.waitFor((r) => (r.message?.type === ISSUE_CREDENTIAL.ack || r.message?.type === PROBLEM_REPORT) && (r.message.thid === thid || r.message.pthid === thid) && r.entry.seq > request.entry.seq, c.timeoutMs);
-      if (!ack) return inconclusive(`no ack within ${c.timeoutMs} ms`, broken);
+      const i = await c.cp.send(issue, { mode: c.mode });
+      broken.push(...transportRules(i, 'the issue message'));
+      const ack = await awaitAnswer(c, i, (r) => (r.message?.type === ISSUE_CREDENTIAL.ack || r.message?.type === PROBLEM_REPORT) && (r.message.thid === thid || r.message.pthid === thid) && r.entry.seq > request.entry.seq);
+      if (!ack) return inconclusive(`no ack${unanswered(c, i)}`, broken);
       if (ack.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('issue-credential.ack', `a valid credential was refused: ${String(ack.message!.body.code)} ${String(ack.message!.body.comment ?? '')}`, ack.entry.seq)] };
       broken.push(...messageRules(ack, 'the ack'), ...inKindRules(ack, 'the ack', c.mode));
       if (ack.message!.body.status !== undefined && ack.message!.body.status !== 'OK') broken.push(broke('issue-credential.ack', `the ack says ${String(ack.message!.body.status)}`, ack.entry.seq));

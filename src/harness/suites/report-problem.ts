@@ -11,7 +11,7 @@ import { MAX_REDIRECTS } from '../agent-link.js';
 import type { PostOutcome, RawMode } from '../counterpart.js';
 import { isEncrypted } from '../modes.js';
 import {
-  answerTo, barrier, broke, inconclusive, ok, ordinary, ping, PING, PING_RESPONSE, problemAbout, problemRules, PROBLEM_REPORT, skipped, transportRules,
+  answerTo, barrier, broke, inconclusive, ok, ordinary, ping, PING, PING_RESPONSE, problemAbout, problemRules, PROBLEM_REPORT, skipped, transportRules, unanswered,
   type BrokenRuleList, type CaseContext, type CaseDefinition, type CaseOutcome,
 } from '../case-kit.js';
 
@@ -27,8 +27,8 @@ async function expectRefusal(c: CaseContext, sent: PlainMessage, outcome: PostOu
   if (outcome.error !== undefined) return broken;
   // An HTTP 4xx tells the sender; a WebSocket frame has no status, so only a report can.
   if (outcome.status !== undefined && outcome.status >= 400) return broken;
-  const report = await problemAbout(c, sent);
-  if (!report) broken.push(broke('report-problem.reply', `${what} was accepted (${outcome.status !== undefined ? `HTTP ${outcome.status}` : 'WebSocket'}) and no problem report came within ${c.timeoutMs} ms`, outcome.entry.seq));
+  const report = await problemAbout(c, sent, outcome);
+  if (!report) broken.push(broke('report-problem.reply', `${what} was accepted (${outcome.status !== undefined ? `HTTP ${outcome.status}` : 'WebSocket'}) and no problem report came${unanswered(c, outcome)}`, outcome.entry.seq));
   else broken.push(...problemRules(report, sent));
   return broken;
 }
@@ -115,8 +115,8 @@ export const REPORT_PROBLEM_CASES: CaseDefinition[] = [
       const first = c.cp.draft(PING, { response_requested: true });
       const o1 = await c.cp.send(first, { mode: c.mode });
       await ordinary(c, o1, first, 'the ping');
-      const answered = await answerTo(c, first, PING_RESPONSE, o1.entry.seq);
-      if (!answered) return inconclusive(`the first ping went unanswered within ${c.timeoutMs} ms`, transportRules(o1, 'the ping'));
+      const answered = await answerTo(c, first, PING_RESPONSE, o1);
+      if (!answered) return inconclusive(`the first ping went unanswered${unanswered(c, o1)}`, transportRules(o1, 'the ping'));
       const o2 = await c.cp.send(first, { mode: c.mode, note: 'the same id again (a replay)' });
       const before = [...transportRules(o1, 'the ping'), ...transportRules(o2, 'the replay')];
       if (!(await barrier(c))) return inconclusive('the barrier ping went unanswered', before);

@@ -1,6 +1,6 @@
 // Trust Ping 2.0 (DIDComm v2.1 §Trust Ping Protocol 2.0): a ping asking for a response gets one,
 // threaded to it; a ping with response_requested false gets none.
-import { barrier, broke, inconclusive, messageRules, ok, ordinary, ping, PING_RESPONSE, transportRules, type CaseDefinition } from '../case-kit.js';
+import { awaitAnswer, barrier, broke, inconclusive, messageRules, ok, ordinary, ping, PING_RESPONSE, transportRules, unanswered, type CaseDefinition } from '../case-kit.js';
 
 const SECTION = 'DIDComm Messaging v2.1 §Trust Ping Protocol 2.0';
 const URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#trust-ping-protocol-20';
@@ -20,10 +20,10 @@ export const TRUST_PING_CASES: CaseDefinition[] = [
       await ordinary(c, outcome, message, 'the ping');
       const broken = transportRules(outcome, 'the ping');
       // Any ping-response after this ping: one threaded elsewhere is this answer, threaded wrongly.
-      const answer = await c.cp.waitFor((r) => r.message?.type === PING_RESPONSE && r.entry.seq > outcome.entry.seq, c.timeoutMs);
+      const answer = await awaitAnswer(c, outcome, (r) => r.message?.type === PING_RESPONSE && r.entry.seq > outcome.entry.seq);
       if (!answer) {
-        c.blocked.set('ping', `no ping-response within ${c.timeoutMs} ms (trust-ping/response): the absence of an answer cannot be observed`);
-        return inconclusive(`no ping-response within ${c.timeoutMs} ms`, broken);
+        c.blocked.set('ping', `no ping-response${unanswered(c, outcome)} (trust-ping/response): the absence of an answer cannot be observed`);
+        return inconclusive(`no ping-response${unanswered(c, outcome)}`, broken);
       }
       if (answer.message!.thid !== message.id) broken.push(broke('trust-ping.response-thid', `the ping-response has thid ${String(answer.message!.thid)}, not the ping id ${message.id}`, answer.entry.seq));
       return { broken: [...broken, ...messageRules(answer, 'the ping-response')] };

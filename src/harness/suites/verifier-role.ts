@@ -9,7 +9,7 @@ import { verifyPresentation } from '../../credentials/presentation.js';
 import { b64uEncode } from '../../encoding.js';
 import { buildPresentationAck, buildRequestPresentation, parsePresentation, PRESENT_PROOF } from '../../protocols/present-proof.js';
 import type { PlainMessage } from '../../didcomm/types.js';
-import { broke, inconclusive, ordinary, inKindRules, messageRules, ok, PROBLEM_REPORT, transportRules, type BrokenRuleList, type CaseDefinition } from '../case-kit.js';
+import { awaitAnswer, broke, inconclusive, ordinary, inKindRules, messageRules, ok, PROBLEM_REPORT, transportRules, unanswered, type BrokenRuleList, type CaseDefinition } from '../case-kit.js';
 import { OOB_INVITATION } from './issuer-role.js';
 import { STREAMLINED_VP } from './waci-present.js';
 
@@ -50,8 +50,8 @@ export const VERIFIER_ROLE_CASES: CaseDefinition[] = [
       const sent = await c.cp.send(request, { mode: c.mode });
       await ordinary(c, sent, request, 'the request-presentation', { rule: 'present-proof.presentation' });
       broken.push(...transportRules(sent, 'the request'));
-      const answer = await c.cp.waitFor((r) => (r.message?.type === PRESENT_PROOF.presentation || r.message?.type === PROBLEM_REPORT) && (r.message.thid === thid || r.message.pthid === thid), c.timeoutMs);
-      if (!answer) return inconclusive(`no presentation within ${c.timeoutMs} ms`, broken);
+      const answer = await awaitAnswer(c, sent, (r) => (r.message?.type === PRESENT_PROOF.presentation || r.message?.type === PROBLEM_REPORT) && (r.message.thid === thid || r.message.pthid === thid));
+      if (!answer) return inconclusive(`no presentation${unanswered(c, sent)}`, broken);
       if (answer.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('present-proof.presentation', `the request was answered with a problem report ${String(answer.message!.body.code)}`, answer.entry.seq)] };
       broken.push(...messageRules(answer, 'the presentation'), ...inKindRules(answer, 'the presentation', c.mode));
       let vp: unknown;

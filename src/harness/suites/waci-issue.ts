@@ -13,8 +13,8 @@ import { buildIssueAck, buildProposeCredential, buildRequestCredential, ISSUE_CR
 import { signPresentation } from '../../credentials/presentation.js';
 import { xsdDateTime } from '../../credentials/issue.js';
 import type { PlainMessage } from '../../didcomm/types.js';
-import { answerTo, broke, ordinary, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type BrokenRuleList, type CaseContext, type CaseDefinition } from '../case-kit.js';
-import type { Received } from '../counterpart.js';
+import { answerTo, awaitAnswer, broke, ordinary, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, unanswered, type BrokenRuleList, type CaseContext, type CaseDefinition } from '../case-kit.js';
+import type { PostOutcome, Received } from '../counterpart.js';
 
 const OOB_URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#out-of-band-messages';
 const ISSUE_URL = 'https://didcomm.org/issue-credential/3.0/';
@@ -22,10 +22,10 @@ const ISSUE_URL = 'https://didcomm.org/issue-credential/3.0/';
 const deps = () => ({ clock: systemClock });
 
 /** Waits for `type` in the thread of `sent`, or a problem report about it; says which. */
-async function next(c: CaseContext, sent: PlainMessage, after: number, type: string): Promise<Received | undefined> {
+async function next(c: CaseContext, sent: PlainMessage, on: PostOutcome, type: string): Promise<Received | undefined> {
   return Promise.race([
-    answerTo(c, sent, type, after),
-    c.cp.waitFor((r) => r.message?.type === PROBLEM_REPORT && r.entry.seq > after, c.timeoutMs),
+    answerTo(c, sent, type, on),
+    awaitAnswer(c, on, (r) => r.message?.type === PROBLEM_REPORT && r.entry.seq > on.entry.seq),
   ]);
 }
 
@@ -67,8 +67,8 @@ export const OOB_CASES: CaseDefinition[] = [
       const p = await c.cp.send(propose, { mode: c.mode });
       await ordinary(c, p, propose, 'the propose-credential', { rule: 'issue-credential.offer' });
       broken.push(...transportRules(p, 'the propose'));
-      const offerMsg = await next(c, propose, p.entry.seq, ISSUE_CREDENTIAL.offer);
-      if (!offerMsg) return inconclusive(`no offer within ${c.timeoutMs} ms`, broken);
+      const offerMsg = await next(c, propose, p, ISSUE_CREDENTIAL.offer);
+      if (!offerMsg) return inconclusive(`no offer${unanswered(c, p)}`, broken);
       if (offerMsg.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('issue-credential.offer', `the propose was answered with ${problemText(offerMsg)}`, offerMsg.entry.seq)] };
       broken.push(...messageRules(offerMsg, 'the offer'), ...inKindRules(offerMsg, 'the offer', c.mode));
       if (offerMsg.message!.thid !== propose.id) broken.push(broke('issue-credential.offer.thid', `the offer has thid ${String(offerMsg.message!.thid)}, not the propose's ${propose.id}`, offerMsg.entry.seq));
@@ -86,8 +86,8 @@ export const OOB_CASES: CaseDefinition[] = [
       const request = buildRequestCredential({ from: c.cp.did, to: c.target, thid, pthid: inv.id, application }, deps());
       const q = await c.cp.send(request, { mode: c.mode });
       broken.push(...transportRules(q, 'the request'));
-      const issueMsg = await next(c, { ...request, id: thid }, q.entry.seq, ISSUE_CREDENTIAL.issue);
-      if (!issueMsg) return inconclusive(`no issue-credential within ${c.timeoutMs} ms`, broken);
+      const issueMsg = await next(c, { ...request, id: thid }, q, ISSUE_CREDENTIAL.issue);
+      if (!issueMsg) return inconclusive(`no issue-credential${unanswered(c, q)}`, broken);
       if (issueMsg.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('issue-credential.issue', `the request was answered with ${problemText(issueMsg)}`, issueMsg.entry.seq)] };
       broken.push(...messageRules(issueMsg, 'the issue message'), ...inKindRules(issueMsg, 'the issue message', c.mode));
       let issued;

@@ -8,7 +8,7 @@ import { systemClock } from '../../clock.js';
 import { signPresentation } from '../../credentials/presentation.js';
 import { xsdDateTime } from '../../credentials/issue.js';
 import { buildDidAuthPresentation, buildPresentation, buildProposePresentation, parseRequestPresentation, PRESENT_PROOF } from '../../protocols/present-proof.js';
-import { answerTo, broke, ordinary, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, type BrokenRuleList, type CaseDefinition } from '../case-kit.js';
+import { answerTo, awaitAnswer, broke, ordinary, inconclusive, inKindRules, messageRules, ok, PROBLEM_REPORT, skipped, transportRules, unanswered, type BrokenRuleList, type CaseDefinition } from '../case-kit.js';
 
 export const STREAMLINED_VP = 'streamlined-vp';
 
@@ -36,10 +36,10 @@ export const WACI_PRESENT_CASES: CaseDefinition[] = [
       await ordinary(c, p, propose, 'the propose-presentation', { rule: 'present-proof.request' });
       broken.push(...transportRules(p, 'the propose'));
       const request = await Promise.race([
-        answerTo(c, propose, PRESENT_PROOF.request, p.entry.seq),
-        c.cp.waitFor((r) => r.message?.type === PROBLEM_REPORT && r.entry.seq > p.entry.seq, c.timeoutMs),
+        answerTo(c, propose, PRESENT_PROOF.request, p),
+        awaitAnswer(c, p, (r) => r.message?.type === PROBLEM_REPORT && r.entry.seq > p.entry.seq),
       ]);
-      if (!request) return inconclusive(`no request-presentation within ${c.timeoutMs} ms`, broken);
+      if (!request) return inconclusive(`no request-presentation${unanswered(c, p)}`, broken);
       if (request.message!.type === PROBLEM_REPORT) return { broken: [...broken, broke('present-proof.request', `the propose was answered with a problem report ${String(request.message!.body.code)}`, request.entry.seq)] };
       broken.push(...messageRules(request, 'the request'), ...inKindRules(request, 'the request', c.mode));
       if (request.message!.thid !== propose.id) broken.push(broke('present-proof.request.thid', `the request has thid ${String(request.message!.thid)}, not the propose's ${propose.id}`, request.entry.seq));
@@ -61,8 +61,8 @@ export const WACI_PRESENT_CASES: CaseDefinition[] = [
       const s = await c.cp.send(presentation, { mode: c.mode });
       broken.push(...transportRules(s, 'the presentation'));
       if (parsed.willConfirm) {
-        const ack = await c.cp.waitFor((r) => (r.message?.type === PRESENT_PROOF.ack || r.message?.type === PROBLEM_REPORT) && r.entry.seq > s.entry.seq && (r.message.thid === thid || r.message.pthid === thid), c.timeoutMs);
-        if (!ack) return inconclusive(`will_confirm was set, but no ack came within ${c.timeoutMs} ms`, broken);
+        const ack = await awaitAnswer(c, s, (r) => (r.message?.type === PRESENT_PROOF.ack || r.message?.type === PROBLEM_REPORT) && r.entry.seq > s.entry.seq && (r.message.thid === thid || r.message.pthid === thid));
+        if (!ack) return inconclusive(`will_confirm was set, but no ack came${unanswered(c, s)}`, broken);
         if (ack.message!.type === PROBLEM_REPORT) broken.push(broke('present-proof.ack', `a valid presentation was refused: ${String(ack.message!.body.code)}`, ack.entry.seq));
         else {
           broken.push(...messageRules(ack, 'the ack'), ...inKindRules(ack, 'the ack', c.mode));
