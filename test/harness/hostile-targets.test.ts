@@ -1,13 +1,13 @@
 // What `conformance run` meets in agents that misbehave on the wire: a WebSocket answer larger
 // than any answer to one message, a short invitation URL whose body breaks off, and a target DID
-// that does not resolve (the report says why).
+// that does not resolve (the report says why), and a WebSocket closed on every message received.
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { agentLink } from '../../src/harness/agent-link.js';
-import { readInvitation } from '../../src/harness/run.js';
+import { readInvitation, runConformance } from '../../src/harness/run.js';
 import type { ExchangedMessage } from '../../src/harness/types.js';
 import { createResolver, documentResolver, failuresOf, resolutionFailure } from '../../src/did/resolver.js';
 import { createPeerDid } from '../../src/did/peer.js';
@@ -88,4 +88,27 @@ describe('conformance run against hostile targets', () => {
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/cannot resolve the target did:web:127\.0\.0\.1%3A1 \(notFound: could not fetch http:\/\/127\.0\.0\.1:1\/\.well-known\/did\.json/);
   });
+
+  it('stops waiting for an answer once the target closes the WebSocket the request went on, and names the close code', async () => {
+    // RFC 6455 §7.4.1: 1008, a message that violates its policy; the reason is the agent's.
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await once(wss, 'listening');
+    cleanup.push(() => new Promise((r) => wss.close(r)));
+    wss.on('connection', (s) => s.on('message', () => s.close(1008, 'not today')));
+    const target = createPeerDid({ endpoint: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}` });
+    const started = Date.now();
+    const run = (cases: string[]) => runConformance({ target: target.did, resolve: documentResolver(createResolver({})), transport: 'ws', timeoutMs: 20_000, cases });
+    const report = await run(['trust-ping/response']);
+    // The wait ended at the close, not at its 20 s timeout.
+    expect(Date.now() - started).toBeLessThan(5000);
+    const ping = report.cases.find((c) => c.id === 'trust-ping/response')!;
+    expect(ping).toMatchObject({ status: 'inconclusive', detail: expect.stringMatching(/^no ping-response: the target closed the socket \(code 1008: not today\) after our message \(#\d+\)$/) });
+    expect(ping.messages.find((m) => m.direction === 'sent')?.note).toMatch(/the target closed the WebSocket \(code 1008: not today\) before answering/);
+    // A silence the case judges is judged as before (no problem report: advice broken), and says why.
+    const again = Date.now();
+    const unknown = (await run(['report-problem/unknown-type'])).cases.find((c) => c.id === 'report-problem/unknown-type')!;
+    expect(Date.now() - again).toBeLessThan(5000);
+    expect(unknown.advice).toEqual(['report-problem.reply']);
+    expect(unknown.broken[0]!.detail).toMatch(/no problem report came: the target closed the socket \(code 1008: not today\) after our message/);
+  }, 30_000);
 });
