@@ -47,3 +47,14 @@ export async function launchChromium(origin: string): Promise<Browser> {
     },
   };
 }
+
+/**
+ * Signs in on the twin's console at `serviceUrl` + `path` as the console bed's admin client
+ * (helpers.ts startConsoleBed: qa-client), and waits for the page the sign-in leads back to.
+ */
+export async function signInAsQa(page: Page, serviceUrl: string, path = '/console', timeoutMs = 15_000): Promise<void> {
+  await page.goto(`${serviceUrl}${path}`);
+  await page.fill('input[name=clientId]', 'qa-client');
+  await page.fill('input[name=clientSecret]', 'qa-client-secret');
+  await Promise.all([page.waitForURL(path === '/console' ? '**/console/users' : `**${path}`, { timeout: timeoutMs }), page.click('section.login button[type=submit]')]);
+}

@@ -3,7 +3,7 @@
 // live refreshes of the page that other activity on the twin brings. Skipped, saying why, where
 // the browser is missing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_CHROMIUM, launchChromium, SKIP_REASON, type Browser } from './chromium.js';
+import { HAVE_CHROMIUM, launchChromium, signInAsQa, SKIP_REASON, type Browser } from './chromium.js';
 import { startConsoleBed, type ConsoleBed } from './helpers.js';
 
 const WAIT = { timeout: 15_000 };
@@ -16,11 +16,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the fault form in Chromium${SKIP_REASON}`, () =
     c = await startConsoleBed({ testbed: { transport: 'http' } });
     browser = await launchChromium(new URL(c.bed.service.url).origin);
     const { page } = browser;
-    await page.goto(`${c.bed.service.url}/console`);
-    await page.fill('input[name=clientId]', 'qa-client');
-    await page.fill('input[name=clientSecret]', 'qa-client-secret');
-    await page.click('section.login button[type=submit]');
-    await page.waitForURL('**/console/users', WAIT);
+    await signInAsQa(page, c.bed.service.url);
   }, 60_000);
 
   afterAll(async () => {

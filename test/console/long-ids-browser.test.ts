@@ -2,7 +2,7 @@
 // view, the user's page and the webhooks view wrap it instead of growing wider than the window.
 // Skipped, saying why, where the browser is missing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_CHROMIUM, launchChromium, SKIP_REASON, type Browser } from './chromium.js';
+import { HAVE_CHROMIUM, launchChromium, signInAsQa, SKIP_REASON, type Browser } from './chromium.js';
 import { startConsoleBed, type ConsoleBed } from './helpers.js';
 
 const LONG = 'L'.repeat(256);
@@ -20,11 +20,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`a 256-character user id in Chromium${SKIP_REASO
     await c.bed.service.client.invite(LONG);
     browser = await launchChromium(new URL(c.bed.service.url).origin);
     const { page } = browser;
-    await page.goto(`${c.bed.service.url}/console`);
-    await page.fill('input[name=clientId]', 'qa-client');
-    await page.fill('input[name=clientSecret]', 'qa-client-secret');
-    await page.click('section.login button[type=submit]');
-    await page.waitForURL('**/console/users', WAIT);
+    await signInAsQa(page, c.bed.service.url);
   }, 60_000);
 
   afterAll(async () => {

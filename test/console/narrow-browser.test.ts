@@ -3,7 +3,7 @@
 // with a wheel or a trackpad. Skipped, saying why, where the browser is missing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectUser, syncDatapoints } from '../../src/testing/index.js';
-import { HAVE_CHROMIUM, launchChromium, SKIP_REASON, type Browser } from './chromium.js';
+import { HAVE_CHROMIUM, launchChromium, signInAsQa, SKIP_REASON, type Browser } from './chromium.js';
 import { ADA, startConsoleBed, type ConsoleBed } from './helpers.js';
 
 const WAIT = { timeout: 15_000 };
@@ -19,10 +19,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the message list in a narrow window in Chromium
     browser = await launchChromium(new URL(c.bed.service.url).origin);
     const { page } = browser;
     await page.setViewportSize({ width: 800, height: 700 });
-    await page.goto(`${c.bed.service.url}/console/messages`);
-    await page.fill('input[name=clientId]', 'qa-client');
-    await page.fill('input[name=clientSecret]', 'qa-client-secret');
-    await page.click('section.login button[type=submit]');
+    await signInAsQa(page, c.bed.service.url, '/console/messages');
     await page.waitForSelector('#message-rows .msg', WAIT);
   }, 60_000);
 
