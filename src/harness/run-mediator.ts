@@ -4,7 +4,7 @@
 import { IdsyncError } from '../errors.js';
 import type { CaseDefinition } from './case-kit.js';
 import { startCounterpart } from './counterpart.js';
-import { contextFor, counterpartOptions, readInvitation, reportOf, selectCases, type RunOptions } from './run.js';
+import { aimAt, contextFor, counterpartOptions, readInvitation, reportOf, selectCases, type RunOptions } from './run.js';
 import { runCases } from './run-cases.js';
 import { MEDIATOR_COORDINATION_CASES } from './suites/mediator-coordination.js';
 import { MEDIATOR_LIMIT_CASES } from './suites/mediator-limits.js';
@@ -25,15 +25,7 @@ export async function runMediatorConformance(options: Omit<RunOptions, 'role'>):
   const started = Date.now();
   const cp = await startCounterpart(counterpartOptions(options));
   const ctx = contextFor(cp, options, { target });
-  // A DID that does not resolve is a target that cannot be reached: every case blocked, exit 3,
-  // as for the peer suites (run.ts).
-  try {
-    await cp.setTarget(target);
-  } catch (err) {
-    ctx.blocked.set('reachable', (err as Error)?.message ?? String(err));
-  }
-  const unreachable = cp.unreachable();
-  if (unreachable) ctx.blocked.set('reachable', unreachable);
+  await aimAt(cp, ctx, target);
   const cases = await runCases(ctx, defs, options);
   const role = `recipient and sender of the mediator ${target.slice(0, 60)}${target.length > 60 ? '…' : ''} (coordinate-mediation, forward, Message Pickup 3.0)`;
   return reportOf(options, { target: requested, role, harnessDid: cp.did }, started, cases, cp);

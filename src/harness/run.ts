@@ -147,6 +147,20 @@ export function selectCases(all: CaseDefinition[], options: Pick<RunOptions, 'su
   return [...picked.filter((c) => c.id === first), ...picked.filter((c) => c.id !== first)];
 }
 
+/**
+ * Points the counterpart at `target`. A DID that does not resolve, or a target that cannot be
+ * reached, blocks every case ('reachable'): the run ends "not judged" (exit 3), not in an error.
+ */
+export async function aimAt(cp: Counterpart, ctx: CaseContext, target: string): Promise<void> {
+  try {
+    await cp.setTarget(target);
+  } catch (err) {
+    ctx.blocked.set('reachable', (err as Error)?.message ?? String(err));
+  }
+  const unreachable = cp.unreachable();
+  if (unreachable) ctx.blocked.set('reachable', unreachable);
+}
+
 /** The context cases run in: the counterpart, the run's mode and timeouts, nothing blocked yet. */
 export function contextFor(cp: Counterpart, options: RunOptions, extra: Partial<CaseContext> = {}): CaseContext {
   return { cp, target: '', mode: options.mode ?? 'authcrypt', timeoutMs: options.timeoutMs ?? DEFAULT_CASE_TIMEOUT_MS, blocked: new Map(), accepted: new Set(), answered: new Set(), ...extra };
@@ -191,13 +205,7 @@ export async function runConformance(options: RunOptions): Promise<ConformanceRe
   const started = Date.now();
   const cp = await startCounterpart(counterpartOptions(options));
   const ctx = contextFor(cp, options, { target, ...(invitation ? { invitation } : {}) });
-  try {
-    await cp.setTarget(target);
-  } catch (err) {
-    ctx.blocked.set('reachable', (err as Error)?.message ?? String(err));
-  }
-  const unreachable = cp.unreachable();
-  if (unreachable) ctx.blocked.set('reachable', unreachable);
+  await aimAt(cp, ctx, target);
   const cases = await runCases(ctx, defs, options);
   const role = invitation ? `invitee of ${target} (holder for streamlined-vc, prover for streamlined-vp, requester for a Data Pipe)` : 'peer (envelope modes, trust-ping, discover-features, report-problem, transport)';
   return reportOf(options, { target: requested, role, harnessDid: cp.did }, started, cases, cp);
