@@ -184,7 +184,8 @@ export function linkedWebSocket(open: SocketOpener, url: string): (options: WsTr
           });
         },
         closed() {
-          markClosed();
+          // Told once the frames before the close are handled, as on a WebSocket (transport/ws.ts).
+          void chain.then(() => markClosed());
           if (sockets.get(endpoint) === opening) sockets.delete(endpoint);
           // RFC 6455 §7.4.1: 1000 when it was closed on purpose; the wallet hears it as a socket's
           // end. A socket refused before it opened is the opener's failure, not a close.

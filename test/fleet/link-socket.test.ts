@@ -144,6 +144,29 @@ describe('link socket requests', () => {
   });
 });
 
+describe('link socket requests, answered just before the close', () => {
+  it('resolves with the answer that came in the last frame before the server end closed', async () => {
+    const answers: ((p: string) => void)[] = [];
+    const answer = new Promise<string>((r) => answers.push(r));
+    const accept: SocketAcceptor = (socket) => ({
+      frame: (d) => {
+        void socket.send(d).then(() => socket.close());
+      },
+      closed: () => {},
+    });
+    // Handling an arrival takes time (a router unpacks it): the close comes in before it ends.
+    const ws = linkedWebSocket(directSockets(accept), 'http://127.0.0.1:9')({
+      onInbound: async (p) => {
+        await new Promise((r) => setTimeout(r, 30));
+        answers[0]!(p);
+      },
+    });
+    const plain = JSON.stringify({ id: '2', type: 'https://didcomm.org/trust-ping/2.0/ping', body: {} });
+    expect(await ws.request('ws://127.0.0.1:9/didcomm', plain, answer)).toBe(plain);
+    await ws.close();
+  });
+});
+
 describe('a wallet live on a link socket to idsync\'s mediator', () => {
   let mediator: RunningMediator | undefined;
   const stores: Store[] = [];

@@ -115,7 +115,18 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
         return;
       }
       live.add(ws);
-      closings.set(ws, new Promise<WsClosed>((done) => ws.once('close', (code, reason) => done({ code, reason: reason.toString('utf8') }))));
+      // Frames are handed on one at a time (below). The close is told once those that came before
+      // it are handled: an answer in the last frame before a close is an answer, not a silence.
+      let chain = Promise.resolve();
+      closings.set(
+        ws,
+        new Promise<WsClosed>((done) =>
+          ws.once('close', (code, reason) => {
+            const closed = { code, reason: reason.toString('utf8') };
+            void chain.then(() => done(closed));
+          }),
+        ),
+      );
       let settled = false;
       let opened = false;
       ws.on('unexpected-response', (req, res) => {
@@ -142,7 +153,6 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
         opened = true;
         resolve(ws);
       });
-      let chain = Promise.resolve();
       ws.on('message', (data) => {
         const packed = text(data);
         // One frame at a time, in order: a thread's messages must not overtake each other.

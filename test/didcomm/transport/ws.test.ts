@@ -224,6 +224,24 @@ describe('websocket transport', () => {
     expect(await conns.next()).not.toBe(first);
   });
 
+  it('resolves a request with the answer that came just before the peer closed the socket', async () => {
+    const ep = await server({
+      handler: async (packed, info) => {
+        await info.reply(packed);
+        info.connection.close(1000);
+      },
+    });
+    const replies = inbox();
+    // Handling an arrival takes time (a router unpacks it): the close frame is in before it ends.
+    const t = client({
+      onInbound: async (p) => {
+        await new Promise((r) => setTimeout(r, 30));
+        replies.push(p);
+      },
+    });
+    expect(await t.request(ep.url, encrypted(1), replies.next())).toBe(encrypted(1));
+  });
+
   it('resolves a request with its answer while the socket stays open', async () => {
     const ep = await server({ handler: async (packed, info) => info.reply(packed) });
     const replies = inbox();
