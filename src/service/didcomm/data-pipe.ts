@@ -109,10 +109,14 @@ export function dataPipeResponder(core: AgentCore): DataPipeResponder {
       }
       const ops: BatchOp[] = learnt(core, long, short);
       const existing = await pipes.get(userKey(ref));
-      const pipe: PipeRecord =
-        existing && shortForm(existing.shortDid) === short && !existing.closedAt
-          ? existing
-          : { ...ref, thid: parsed.thid, invitationId: parsed.invitationId, did: long, shortDid: short, establishedAt: core.now() };
+      const kept = existing && shortForm(existing.shortDid) === short && !existing.closedAt ? existing : undefined;
+      // A pipe recorded before a did:peer:4's forms were one DID names its long form as shortDid:
+      // written again with the short form, which the wallet checks `established` against.
+      const pipe: PipeRecord = kept
+        ? kept.shortDid === short
+          ? kept
+          : { ...kept, shortDid: short }
+        : { ...ref, thid: parsed.thid, invitationId: parsed.invitationId, did: long, shortDid: short, establishedAt: core.now() };
       if (pipe !== existing) ops.push(...pipeOps(pipe, userKey(ref), existing));
       const linked = !user.isSessionEstablished || user.shortUserDID === undefined || shortForm(user.shortUserDID) !== short;
       const established = buildEstablished(

@@ -48,6 +48,16 @@ describe('a did:peer:4 wallet, long form first and short form after', () => {
     await holder.acceptDataPipe(await h.invitation(ref));
     expect(named(h.webhooks, 'DATA_PIPE_ESTABLISHED')).toHaveLength(1);
 
+    // A pipe recorded before the two forms were one DID kept the long form as its short one: a
+    // repeated request is answered with the short form, which the wallet checks, and the record
+    // is written again with it.
+    const pipes = h.store.collection<{ shortDid: string }>(COLLECTIONS.pipes);
+    await pipes.put(userKey(ref), { ...(await pipes.get(userKey(ref)))!, shortDid: long });
+    const again = h.agent.waitFor<{ shortDid: string }>('data-pipe-established');
+    await holder.acceptDataPipe(await h.invitation(ref));
+    expect((await again).shortDid).toBe(short);
+    expect((await pipes.get(userKey(ref)))!.shortDid).toBe(short);
+
     const closed = h.agent.waitFor<{ userId: string; by: string }>('data-pipe-closed');
     await holder.send(buildDataPipeClose({ from: short, to: String(request.to?.[0]), thid: request.id }, { clock: h.clock, ids: () => 'close-short' }));
     expect(await closed).toMatchObject({ userId: 'u1', by: 'wallet' });
