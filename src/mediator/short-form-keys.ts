@@ -9,7 +9,7 @@
 import { ionShortForm } from '../did/ion-form.js';
 import { shortForm } from '../did/short-form.js';
 import { didOf, sameDid } from '../didcomm/message.js';
-import { MOVED_METHOD, onceMarked, pages } from '../store/short-form-moves.js';
+import { MOVED_METHOD, moveKeys, onceMarked, pages } from '../store/short-form-moves.js';
 import type { BatchOp, Store } from '../store/store.js';
 
 // The fields read here of a grant, a registration and a queued message (keylist.ts, queue.ts,
@@ -54,17 +54,12 @@ export function shortFormKeylist(store: Store, names: KeylistCollections): Promi
   return once(store, 'keylist', async () => {
     let moved = 0;
     // Grants: `<party>`. The party granted again in its other form keeps its first grant time.
-    const grants = store.collection<Grant>(names.grants);
-    for await (const page of pages(grants, MOVED_METHOD)) {
-      for (const { key, value } of page) {
-        const to = shortForm(key);
-        if (to === key) continue;
-        const held = await grants.get(to);
-        const grant = held ? { ...held, grantedAt: held.grantedAt < value.grantedAt ? held.grantedAt : value.grantedAt } : value;
-        await store.batch([{ type: 'put', collection: names.grants, key: to, value: grant }, { type: 'del', collection: names.grants, key }]);
-        moved++;
-      }
-    }
+    moved += await moveKeys<Grant>(store, {
+      collection: names.grants,
+      prefix: MOVED_METHOD,
+      to: shortForm,
+      merge: (grant, held) => (held ? { ...held, grantedAt: held.grantedAt < grant.grantedAt ? held.grantedAt : grant.grantedAt } : grant),
+    });
     // Registrations: `<recipient DID or key id>`. Two of one DID keep one; the other party's index
     // entries go with the one not kept (its messages stay, for the DID's holder to collect).
     const recipients = store.collection<Registration>(names.recipients);
@@ -107,23 +102,16 @@ export function shortFormKeylist(store: Store, names: KeylistCollections): Promi
 
 /** Moves the queue's messages, `<recipient>/<queue id>`, to their recipient's short-form key (queue.ts layout). */
 export function shortFormQueue(store: Store, collection: string): Promise<number> {
-  return once(store, `queue ${collection}`, async () => {
-    let moved = 0;
-    const col = store.collection<QueuedMessage>(collection);
-    for await (const page of pages(col, MOVED_METHOD)) {
-      for (const { key, value } of page) {
-        // Queue ids hold no '/'; a recipient DID URL may.
+  // Queue ids hold no '/'; a recipient DID URL may.
+  return once(store, `queue ${collection}`, () =>
+    moveKeys<QueuedMessage>(store, {
+      collection,
+      prefix: MOVED_METHOD,
+      to: (key) => {
         const slash = key.lastIndexOf('/');
-        if (slash === -1) continue;
-        const to = `${shortForm(key.slice(0, slash))}/${key.slice(slash + 1)}`;
-        if (to === key) continue;
-        await store.batch([
-          { type: 'put', collection, key: to, value: { ...value, recipient: shortForm(value.recipient) } },
-          { type: 'del', collection, key },
-        ]);
-        moved++;
-      }
-    }
-    return moved;
-  });
+        return slash === -1 ? key : `${shortForm(key.slice(0, slash))}/${key.slice(slash + 1)}`;
+      },
+      merge: (message, held) => held ?? { ...message, recipient: shortForm(message.recipient) },
+    }),
+  );
 }
