@@ -1,7 +1,7 @@
 // The service twin's console context: its message feed, and what ties messages to users (the
 // wallet DIDs a user has linked, its workflows' threads) read through the service's own modules.
 import { isoNow } from '../clock.js';
-import { sameDid } from '../didcomm/message.js';
+import { didOf } from '../didcomm/message.js';
 import { shortForm } from '../did/short-form.js';
 import type { ServiceDeps } from '../service/deps.js';
 import { threadStore } from '../service/didcomm/threads.js';
@@ -29,8 +29,9 @@ export async function userDids(deps: ServiceDeps, tenantId: string | undefined, 
 
 /** Whether a DID is one of `dids`, in either form. */
 function didIn(dids: string[]): (d: string | undefined) => boolean {
-  const shorts = new Set(dids.map((d) => shortForm(d)));
-  return (d) => d !== undefined && (shorts.has(shortForm(d)) || dids.some((u) => sameDid(u, d)));
+  // sameDid against each, as one look-up: the short form of a DID URL's DID.
+  const shorts = new Set(dids.map((d) => shortForm(didOf(d))));
+  return (d) => d !== undefined && shorts.has(shortForm(didOf(d)));
 }
 
 /**
