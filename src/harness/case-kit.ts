@@ -192,12 +192,19 @@ const describeClose = (close: WsClosed) => `code ${close.code}${close.reason ? `
  */
 export async function awaitAnswer(c: CaseContext, o: PostOutcome | undefined, match: (r: Received) => boolean, timeoutMs = c.timeoutMs): Promise<Received | undefined> {
   const answer = await c.cp.waitFor(match, timeoutMs, o?.socket?.closed);
-  const close = answer ? undefined : socketClosed(o);
-  if (close && o) {
-    const said = `the target closed the WebSocket (${describeClose(close)}) before answering`;
-    if (!o.entry.note?.includes(said)) o.entry.note = [o.entry.note, said].filter(Boolean).join('; ');
-  }
+  if (!answer) noteClosed(o);
   return answer;
+}
+
+/**
+ * For a wait that ended without an answer: notes on the request's exchange, once, that the socket
+ * it went on closed (see socketClosed), if it has.
+ */
+export function noteClosed(o: PostOutcome | undefined): void {
+  const close = socketClosed(o);
+  if (!close || !o) return;
+  const said = `the target closed the WebSocket (${describeClose(close)}) before answering`;
+  if (!o.entry.note?.includes(said)) o.entry.note = [o.entry.note, said].filter(Boolean).join('; ');
 }
 
 /**
