@@ -88,8 +88,12 @@ export interface Redirect {
   location: string;
   /** The entry of the POST answered 307, once one was. */
   answered(): ExchangedMessage | undefined;
-  /** Whether the POST answered 307 came again, the same bytes, at the Location (waits up to timeoutMs). */
-  followed(timeoutMs?: number): Promise<boolean>;
+  /**
+   * Whether the POST answered 307 came again, the same bytes, at the Location (waits up to
+   * timeoutMs). When `until` settles before any POST was answered 307 (the socket the message it
+   * should answer went on closed), false at once; once one was, its second POST is awaited as before.
+   */
+  followed(timeoutMs?: number, until?: Promise<unknown>): Promise<boolean>;
   /** Disarms it (a POST not yet answered 307 is taken as usual). */
   cancel(): void;
 }
@@ -348,7 +352,7 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
       return {
         location: r.location,
         answered: () => r.entry,
-        followed(timeoutMs = 0) {
+        followed(timeoutMs = 0, until) {
           if (r.came || timeoutMs <= 0 || closed) return Promise.resolve(r.came === true);
           return new Promise<boolean>((resolve) => {
             const done = () => {
@@ -360,6 +364,10 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
             const timer = setTimeout(done, timeoutMs);
             events.on('redirect-followed', done);
             pending.add(done);
+            // The second POST comes to the harness's own endpoint, not on that socket: once the
+            // first was answered 307, a close says nothing of whether it will come.
+            const unlessRedirected = () => (r.body === undefined ? done() : undefined);
+            void until?.then(unlessRedirected, unlessRedirected);
           });
         },
         cancel() {

@@ -11,12 +11,25 @@ import { readInvitation, runConformance } from '../../src/harness/run.js';
 import type { ExchangedMessage } from '../../src/harness/types.js';
 import { createResolver, documentResolver, failuresOf, resolutionFailure } from '../../src/did/resolver.js';
 import { createPeerDid } from '../../src/did/peer.js';
+import type { CreatedDid } from '../../src/did/types.js';
 import { runCli } from '../cli/run-cli.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
+
+/**
+ * A did:peer:2 whose only DIDComm endpoint is a WebSocket that closes with 1008 (RFC 6455 §7.4.1:
+ * a message that violates its policy; the reason is the agent's) on every message it receives.
+ */
+async function closingAgent(): Promise<CreatedDid> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await once(wss, 'listening');
+  cleanup.push(() => new Promise((r) => wss.close(r)));
+  wss.on('connection', (s) => s.on('message', () => s.close(1008, 'not today')));
+  return createPeerDid({ endpoint: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}` });
+}
 
 const entry = (): ExchangedMessage => ({ seq: 1, direction: 'sent', atMs: 0, via: 'http-post', mode: 'unreadable' }) as ExchangedMessage;
 
@@ -90,12 +103,7 @@ describe('conformance run against hostile targets', () => {
   });
 
   it('stops waiting for an answer once the target closes the WebSocket the request went on, and names the close code', async () => {
-    // RFC 6455 §7.4.1: 1008, a message that violates its policy; the reason is the agent's.
-    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    await once(wss, 'listening');
-    cleanup.push(() => new Promise((r) => wss.close(r)));
-    wss.on('connection', (s) => s.on('message', () => s.close(1008, 'not today')));
-    const target = createPeerDid({ endpoint: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}` });
+    const target = await closingAgent();
     const started = Date.now();
     const run = (cases: string[]) => runConformance({ target: target.did, resolve: documentResolver(createResolver({})), transport: 'ws', timeoutMs: 20_000, cases });
     const report = await run(['trust-ping/response']);
@@ -110,5 +118,16 @@ describe('conformance run against hostile targets', () => {
     expect(Date.now() - again).toBeLessThan(5000);
     expect(unknown.advice).toEqual(['report-problem.reply']);
     expect(unknown.broken[0]!.detail).toMatch(/no problem report came: the target closed the socket \(code 1008: not today\) after our message/);
+  }, 30_000);
+
+  it('transport/redirect-followed stops waiting for the POST to redirect once the target closes the socket the ping went on', async () => {
+    const target = await closingAgent();
+    const started = Date.now();
+    const report = await runConformance({ target: target.did, resolve: documentResolver(createResolver({})), transport: 'ws', timeoutMs: 20_000, cases: ['transport/redirect-followed'] });
+    // The ping's answer is the POST to redirect: with the socket closed none comes, and the wait ends there.
+    expect(Date.now() - started).toBeLessThan(5000);
+    const c = report.cases.find((x) => x.id === 'transport/redirect-followed')!;
+    expect(c).toMatchObject({ status: 'inconclusive', detail: expect.stringMatching(/^no POST from the agent: the target closed the socket \(code 1008: not today\) after our message \(#\d+\); nothing was redirected$/) });
+    expect(c.messages.find((m) => m.direction === 'sent')?.note).toMatch(/the target closed the WebSocket \(code 1008: not today\) before answering/);
   }, 30_000);
 });

@@ -1,6 +1,6 @@
 // Trust Ping 2.0 (DIDComm v2.1 §Trust Ping Protocol 2.0): a ping asking for a response gets one,
 // threaded to it; a ping with response_requested false gets none.
-import { awaitAnswer, barrier, broke, inconclusive, messageRules, ok, ordinary, ping, PING_RESPONSE, transportRules, unanswered, type CaseDefinition } from '../case-kit.js';
+import { awaitAnswer, barrier, broke, inconclusive, messageRules, noteClosed, ok, ordinary, ping, PING_RESPONSE, socketClosed, transportRules, unanswered, type CaseDefinition } from '../case-kit.js';
 
 const SECTION = 'DIDComm Messaging v2.1 §Trust Ping Protocol 2.0';
 const URL = 'https://identity.foundation/didcomm-messaging/spec/v2.1/#trust-ping-protocol-20';
@@ -67,10 +67,15 @@ export const TRUST_PING_CASES: CaseDefinition[] = [
         const { message, outcome } = await ping(c, { note: 'the next POST to the harness is answered 307' });
         await ordinary(c, outcome, message, 'the ping');
         const broken = transportRules(outcome, 'the ping');
-        if (await redirect.followed(c.timeoutMs)) return broken.length ? { broken } : ok();
+        // Over a WebSocket the POST to redirect is the ping's answer, and none comes once the target
+        // has closed the socket the ping went on (RFC 6455 §7.4.1; see socketClosed): the wait for
+        // it ends there, as awaitAnswer's does.
+        if (await redirect.followed(c.timeoutMs, outcome.socket?.closed)) return broken.length ? { broken } : ok();
         const answered = redirect.answered();
         if (!answered) {
-          return inconclusive(outcome.received.length ? 'the agent answered on the return route: it POSTed nothing to redirect' : `no POST from the agent within ${c.timeoutMs} ms: nothing was redirected`, broken);
+          noteClosed(outcome);
+          if (outcome.received.length) return inconclusive('the agent answered on the return route: it POSTed nothing to redirect', broken);
+          return inconclusive(`no POST from the agent${unanswered(c, outcome)}${socketClosed(outcome) ? ';' : ':'} nothing was redirected`, broken);
         }
         // It dropped what got the 307, or sent it again where it first went.
         const again = c.cp.received.some((r) => r.via === 'endpoint' && r.entry.seq > answered.seq);
