@@ -1,7 +1,9 @@
 // What `conformance run` meets in agents that misbehave on the wire: a WebSocket answer larger
 // than any answer to one message, a short invitation URL whose body breaks off, and a target DID
-// that does not resolve (the report says why), and a WebSocket closed on every message received.
+// that does not resolve (the report says why), and a WebSocket closed on every message received:
+// by a peer, and by a holder or a prover that accepted idsync's invitation.
 import { once } from 'node:events';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +14,12 @@ import type { ExchangedMessage } from '../../src/harness/types.js';
 import { createResolver, documentResolver, failuresOf, resolutionFailure } from '../../src/did/resolver.js';
 import { createPeerDid } from '../../src/did/peer.js';
 import type { CreatedDid } from '../../src/did/types.js';
+import { pack } from '../../src/didcomm/envelope/index.js';
+import { memorySecrets } from '../../src/didcomm/secrets.js';
+import { MEDIA_TYPES } from '../../src/didcomm/types.js';
+import { systemClock } from '../../src/clock.js';
+import { buildProposeCredential } from '../../src/protocols/issue-credential.js';
+import { buildProposePresentation } from '../../src/protocols/present-proof.js';
 import { runCli } from '../cli/run-cli.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -29,6 +37,15 @@ async function closingAgent(): Promise<CreatedDid> {
   cleanup.push(() => new Promise((r) => wss.close(r)));
   wss.on('connection', (s) => s.on('message', () => s.close(1008, 'not today')));
   return createPeerDid({ endpoint: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}` });
+}
+
+/** Accepts idsync's invitation (at `url`) as `agent`: an authcrypted propose POSTed to the harness's endpoint. */
+async function accept(url: string, agent: CreatedDid, build: typeof buildProposeCredential): Promise<void> {
+  const invitation = JSON.parse(Buffer.from(new URL(url).searchParams.get('_oob')!, 'base64url').toString('utf8')) as { id: string; from: string };
+  const propose = build({ id: randomUUID(), from: agent.did, to: invitation.from, pthid: invitation.id }, { clock: systemClock });
+  const ctx = { resolve: documentResolver(createResolver({})), secrets: memorySecrets(agent.secrets), engine: 'native' as const };
+  const { packed } = await pack(propose, { mode: 'authcrypt', to: invitation.from, from: agent.did }, ctx);
+  await fetch(`${new URL(url).origin}/didcomm`, { method: 'POST', headers: { 'content-type': MEDIA_TYPES.encrypted }, body: packed });
 }
 
 const entry = (): ExchangedMessage => ({ seq: 1, direction: 'sent', atMs: 0, via: 'http-post', mode: 'unreadable' }) as ExchangedMessage;
@@ -128,6 +145,25 @@ describe('conformance run against hostile targets', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     const c = report.cases.find((x) => x.id === 'transport/redirect-followed')!;
     expect(c).toMatchObject({ status: 'inconclusive', detail: expect.stringMatching(/^no POST from the agent: the target closed the socket \(code 1008: not today\) after our message \(#\d+\); nothing was redirected$/) });
+    expect(c.messages.find((m) => m.direction === 'sent')?.note).toMatch(/the target closed the WebSocket \(code 1008: not today\) before answering/);
+  }, 30_000);
+
+  it.each([
+    ['holder', buildProposeCredential, 'request-credential'],
+    ['prover', buildProposePresentation, 'presentation'],
+  ] as const)('--role %s: once the agent accepted, the wait for its answer ends when it closes the socket idsync answered it on', async (role, build, awaited) => {
+    // Before the agent accepts, idsync has no socket to it: the propose comes by POST to idsync's
+    // HTTP endpoint. idsync's answer goes to the agent's WebSocket endpoint (--transport ws).
+    const agent = await closingAgent();
+    const started = Date.now();
+    const report = await runConformance({
+      role, resolve: documentResolver(createResolver({})), transport: 'ws', timeoutMs: 20_000, acceptTimeoutMs: 20_000,
+      onInvitation: (url) => void accept(url, agent, build).catch(() => {}),
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(report.target).toBe(agent.did);
+    const c = report.cases[0]!;
+    expect(c).toMatchObject({ status: 'inconclusive', failedRules: [], detail: `no ${awaited}: the target closed the socket (code 1008: not today) after our message (#2)` });
     expect(c.messages.find((m) => m.direction === 'sent')?.note).toMatch(/the target closed the WebSocket \(code 1008: not today\) before answering/);
   }, 30_000);
 });
