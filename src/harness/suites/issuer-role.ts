@@ -41,6 +41,8 @@ export const ISSUER_ROLE_CASES: CaseDefinition[] = [
       const inv = c.invitation?.message;
       if (!inv) throw new Error('the holder role needs the invitation idsync issued');
       const broken: BrokenRuleList = [];
+      // The agent comes to idsync: its propose is POSTed to idsync's HTTP endpoint, and idsync has
+      // no socket to it yet whose close could end this wait. The waits after it end at one (awaitAnswer).
       const propose = await c.cp.waitFor((r) => r.message?.type === ISSUE_CREDENTIAL.propose, c.acceptTimeoutMs ?? c.timeoutMs);
       if (!propose) return inconclusive(`the invitation was not accepted within ${c.acceptTimeoutMs ?? c.timeoutMs} ms`);
       const md = propose.check.metadata;
