@@ -28,9 +28,14 @@ export function did(value: string | undefined): Html {
   return html`<code class="did" title="${value}">${cut}</code>`;
 }
 
-/** Where a message goes: a URL whole, or a DID (a mediator's, hundreds of characters) cut as did() cuts it. */
+/** Where a message goes: a URL whole, wrapping where it must, or a DID (a mediator's, hundreds of characters) cut as did() cuts it. */
 export function endpoint(value: string): Html {
-  return value.startsWith('did:') ? did(value) : html`<code>${value}</code>`;
+  return value.startsWith('did:') ? did(value) : html`<code class="url">${value}</code>`;
+}
+
+/** Whom an invitation went to: an e-mail address or phone number as it is, a wallet's DID (thousands of characters as a did:peer:2) cut as did() cuts it. */
+export function recipient(value: string): Html | string {
+  return value.startsWith('did:') ? did(value) : value;
 }
 
 export function shortId(id: string | undefined): string {

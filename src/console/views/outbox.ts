@@ -12,7 +12,7 @@ import { renderPage } from '../context.js';
 import { html, raw, query, type Html } from '../html.js';
 import { assertSameOrigin } from '../security.js';
 import type { ServiceConsoleContext } from '../service-context.js';
-import { shortId, state, time } from './format.js';
+import { recipient, shortId, state, time } from './format.js';
 import { liveRegion } from './live-region.js';
 
 function outboxOf(ctx: ServiceConsoleContext) {
@@ -52,7 +52,7 @@ function outboxTable(list: OutboxEntry[]): Html {
   return html`<table class="outbox"><thead><tr><th>sent</th><th>channel</th><th>to</th><th>subject</th><th>status</th><th>workflow</th></tr></thead><tbody>
 ${list.map((e) => html`<tr>
 <td>${time(e.sentAt)}</td><td>${e.channel}</td>
-<td><a href="/console/outbox/${encodeURIComponent(e.id)}">${e.to}</a></td>
+<td><a href="/console/outbox/${encodeURIComponent(e.id)}">${recipient(e.to)}</a></td>
 <td>${e.subject ?? html`<span class="muted">${e.text.slice(0, 60)}</span>`}</td>
 <td>${state(e.status)}</td>
 <td>${e.workflowId ? html`<a href="/console/workflows/${encodeURIComponent(e.workflowId)}"><code>${shortId(e.workflowId)}</code></a>` : ''}</td>
@@ -64,7 +64,7 @@ async function entryBody(ctx: ServiceConsoleContext, e: OutboxEntry): Promise<Ht
   const qr = await QRCode.toString(e.invitationUrl, { type: 'svg', errorCorrectionLevel: 'L', margin: 2 });
   return html`<div class="mail">
 <dl class="mail-head">
-<dt>To</dt><dd>${e.to}</dd>
+<dt>To</dt><dd>${recipient(e.to)}</dd>
 ${e.subject !== undefined ? html`<dt>Subject</dt><dd class="subject">${e.subject}</dd>` : ''}
 <dt>Sent</dt><dd>${time(e.sentAt)} ${state(e.status)}${e.error ? html` <code>${e.error.code}</code> ${e.error.message}` : ''}</dd>
 <dt>Channel</dt><dd>${e.channel}</dd>
@@ -102,7 +102,7 @@ export function registerOutboxView(scope: FastifyInstance, ctx: ServiceConsoleCo
     const region = liveRegion('entry', `/console/outbox/${encodeURIComponent(id)}?fragment=1`, await entryBody(ctx, e));
     if ((request.query as Record<string, unknown>).fragment) return sendHtml(reply, region);
     const note = (request.query as Record<string, unknown>).failed;
-    const body = html`<h1>${e.channel === 'EMAIL' ? 'E-mail' : e.channel === 'SMS' ? 'SMS' : 'Message'} to ${e.to}</h1>${typeof note === 'string' ? html`<p class="error" role="alert">Not accepted: ${note}</p>` : ''}${region}`;
+    const body = html`<h1>${e.channel === 'EMAIL' ? 'E-mail' : e.channel === 'SMS' ? 'SMS' : 'Message'} to ${recipient(e.to)}</h1>${typeof note === 'string' ? html`<p class="error" role="alert">Not accepted: ${note}</p>` : ''}${region}`;
     return sendHtml(reply, renderPage(ctx, request, { title: `Outbox: ${e.to}`, active: 'outbox', stream: '/console/stream/changes', body }));
   });
 

@@ -9,7 +9,7 @@ import { renderPage } from '../context.js';
 import { html, raw, type Html } from '../html.js';
 import { threadOf, type LoggedMessage } from '../../store/messages.js';
 import type { ServiceConsoleContext } from '../service-context.js';
-import { dateTime, did, newestOf, olderNote, shortId, state, time } from './format.js';
+import { dateTime, did, newestOf, olderNote, recipient, shortId, state, time } from './format.js';
 import { recentMessages } from './messages.js';
 import { sequenceOf } from './sequence.js';
 import { liveRegion } from './live-region.js';
@@ -26,7 +26,7 @@ ${list.map((w) => html`<tr>
 <td><a href="/console/workflows/${encodeURIComponent(w.id)}"><code>${shortId(w.id)}</code></a></td>
 <td>${state(w.status)}</td>
 <td>${w.userId ? html`<a href="/console/users/${encodeURIComponent(w.userId)}">${w.userId}</a>` : w.userDID ? did(w.userDID) : html`<span class="muted">–</span>`}</td>
-<td>${w.destinations.map((d) => html`<a href="/console/outbox/${encodeURIComponent(d.outboxId)}">${d.channel.toLowerCase()} ${d.to}</a> `)}</td>
+<td>${w.destinations.map((d) => html`<a href="/console/outbox/${encodeURIComponent(d.outboxId)}">${d.channel.toLowerCase()} ${recipient(d.to)}</a> `)}</td>
 <td>${time(w.createdAt)}</td><td>${time(w.updatedAt)}</td>
 </tr>`)}
 </tbody></table>`;
@@ -58,7 +58,7 @@ async function workflowBody(ctx: ServiceConsoleContext, tenantId: string, wf: Is
 <tr><th>status</th><td>${state(wf.status)}${wf.failure ? html` <code>${wf.failure.code}</code> ${wf.failure.message}` : ''}</td><th>project</th><td>${wf.projectId}</td></tr>
 <tr><th>user</th><td>${wf.userId ? html`<a href="/console/users/${encodeURIComponent(wf.userId)}">${wf.userId}</a>` : '–'} ${did(wf.userDID)}</td><th>expires</th><td>${dateTime(wf.expiresAt)}</td></tr>
 <tr><th>credential</th><td>${wf.credentialId ? html`<code>${wf.credentialId}</code>` : '–'}</td><th>invitation</th><td><code>${wf.invitation.id}</code></td></tr>
-<tr><th>sent</th><td colspan="3">${wf.destinations.length ? wf.destinations.map((d) => html`<a href="/console/outbox/${encodeURIComponent(d.outboxId)}">${d.channel} to ${d.to}</a> ${state(d.status)} `) : 'not yet'}</td></tr>
+<tr><th>sent</th><td colspan="3">${wf.destinations.length ? wf.destinations.map((d) => html`<a href="/console/outbox/${encodeURIComponent(d.outboxId)}">${d.channel} to ${recipient(d.to)}</a> ${state(d.status)} `) : 'not yet'}</td></tr>
 </table>
 <h2>Timeline</h2>
 ${timeline(await workflowPoints(ctx, wf, thread))}
