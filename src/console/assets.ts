@@ -20,6 +20,7 @@ export const ASSETS: Readonly<Record<string, Asset>> = {
   'hx-sse.js': { file: require.resolve('htmx.org/dist/ext/hx-sse.min.js'), type: 'text/javascript; charset=utf-8' },
   'console.js': { file: own('console.js'), type: 'text/javascript; charset=utf-8' },
   'console.css': { file: own('console.css'), type: 'text/css; charset=utf-8' },
+  'narrow.css': { file: own('narrow.css'), type: 'text/css; charset=utf-8' },
 };
 
 const cache = new Map<string, Promise<Buffer>>();

@@ -36,6 +36,8 @@ export function page(o: PageOptions): Html {
 <title>${o.title} · idsync console</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ASSET('console.css')}">
+<!-- A phone's window: tables scroll in their boxes, blocks stack (narrow.css); a wider one never reads it. -->
+<link rel="stylesheet" href="${ASSET('narrow.css')}" media="(max-width: 640px)">
 </head>
 <body>
 <header class="top">

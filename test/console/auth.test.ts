@@ -144,7 +144,7 @@ describe('console access', () => {
     expect(CONSOLE_CSP).toContain("script-src 'self'");
     expect(CONSOLE_CSP).toContain("default-src 'none'");
     expect(CONSOLE_CSP).not.toMatch(/unsafe|https?:|\*/);
-    for (const [name, type] of [['htmx.js', 'text/javascript'], ['hx-sse.js', 'text/javascript'], ['console.js', 'text/javascript'], ['console.css', 'text/css']]) {
+    for (const [name, type] of [['htmx.js', 'text/javascript'], ['hx-sse.js', 'text/javascript'], ['console.js', 'text/javascript'], ['console.css', 'text/css'], ['narrow.css', 'text/css']]) {
       const res = await c.app.inject({ method: 'GET', url: `/console/assets/${name}` });
       expect(res.statusCode, name).toBe(200);
       expect(res.headers['content-type'], name).toContain(type);

@@ -55,7 +55,7 @@ describe('the source maps the package ships', () => {
     expect(paths).toContain('package.json');
     expect(paths.filter((p) => p.startsWith('src/'))).toEqual([]);
     // The web console's own files ship; htmx comes with the runtime dependencies.
-    expect(paths).toEqual(expect.arrayContaining(['assets/console/console.css', 'assets/console/console.js']));
+    expect(paths).toEqual(expect.arrayContaining(['assets/console/console.css', 'assets/console/narrow.css', 'assets/console/console.js']));
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     expect(pkg.dependencies['htmx.org']).toBeDefined();
   });
