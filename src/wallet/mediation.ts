@@ -59,10 +59,13 @@ export function mediationStore(store: Store) {
   return { get: () => col.get(KEY), put: (r: MediationRecord) => col.put(KEY, r), remove: () => col.del(KEY) };
 }
 
+/** Whether a mediator given as `input` is named by its DID (else it is an invitation: URL or JSON). */
+export const namesMediatorDid = (input: string): boolean => /^did:[a-z0-9]+:/.test(input.trim());
+
 /** The mediator's DID from `input`: a DID as given, or the `from` of an out-of-band invitation (URL or JSON). */
 export async function mediatorDidOf(input: string, fetchFn?: typeof fetch): Promise<string> {
   const text = input.trim();
-  if (/^did:[a-z0-9]+:/.test(text)) return didOf(text);
+  if (namesMediatorDid(text)) return didOf(text);
   const invitation = await parseInvitationUrl(text, fetchFn ? { fetchShort: fetchFn } : {});
   if (typeof invitation.from !== 'string') throw new IdsyncError('mediation_failed', 'the invitation to mediate names no mediator DID (from)');
   return invitation.from;

@@ -47,6 +47,22 @@ describe('wallet commands and what goes wrong around them', () => {
     expect(empty.stderr).toMatch(/^idsync: invalid_argument: --mediator is empty/);
   });
 
+  it("a URL that holds no invitation (a mediator's base URL) is a usage error that says what to give instead, and no folder is made", async () => {
+    const base = 'http://127.0.0.1:1';
+    const made = dir.file('base-url');
+    const create = await runCli(['wallet', 'create', '--data', made, '--mediator', base]);
+    expect(create.code).toBe(2);
+    expect(create.stderr).toMatch(ERROR_LINE);
+    expect(create.stderr).toMatch(/^idsync: invalid_invitation: --mediator http:\/\/127\.0\.0\.1:1 holds no invitation \(the URL has neither _oob nor _oobid\): give the mediator's invitation URL, which `idsync mediator` prints when it starts .*, or its DID/);
+    expect(existsSync(made)).toBe(false);
+    for (const url of [base, `${base}/invitation?_oob=xx`, 'not a url']) {
+      const accept = await runCli(['wallet', 'accept', url, '--data', dir.file('w')]);
+      expect(accept.code, url).toBe(2);
+      expect(accept.stderr, url).toMatch(ERROR_LINE);
+      expect(accept.stderr, url).toMatch(/^idsync: invalid_invitation: .* holds no invitation \(.*\): give the invitation URL as the inviter sent it/);
+    }
+  });
+
   it('pickup from a service URL where nothing listens names the unreachable host, not an unresolved DID', async () => {
     const run = await runCli(['wallet', 'pickup', '--data', dir.file('w'), '--from', 'http://127.0.0.1:1']);
     expect(run.code).toBe(1);
@@ -54,15 +70,16 @@ describe('wallet commands and what goes wrong around them', () => {
   });
 
   it('create that fails behind a mediator leaves no folder it made, and keeps one that was there', async () => {
-    // A URL with neither _oob nor _oobid: mediation fails after the store was opened.
+    // A mediator whose endpoint refuses connections: mediation fails after the store was opened.
+    const mediator = createPeerDid({ endpoint: 'http://127.0.0.1:1/didcomm' }).did;
     const made = dir.file('no-oob');
-    const run = await runCli(['wallet', 'create', '--data', made, '--mediator', 'http://127.0.0.1:1/nothing']);
-    expect(run.code).not.toBe(0);
-    expect(run.stderr).toMatch(/^idsync: \w+: /);
+    const run = await runCli(['wallet', 'create', '--data', made, '--mediator', mediator]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^idsync: mediation_failed: /);
     expect(existsSync(made)).toBe(false);
     const there = dir.file('there');
     await mkdir(there);
-    expect((await runCli(['wallet', 'create', '--data', there, '--mediator', 'http://127.0.0.1:1/nothing'])).code).not.toBe(0);
+    expect((await runCli(['wallet', 'create', '--data', there, '--mediator', mediator])).code).toBe(1);
     expect(existsSync(there)).toBe(true);
     expect(await readdir(there)).toEqual([]);
   });

@@ -68,7 +68,8 @@ describe('idsync wallet serve', () => {
   });
 
   it("says what the serve process refused, in its own words: the problem's detail", async () => {
-    const run = await runCli(['wallet', 'accept', 'http://127.0.0.1:9/connect?x=1', '--data', data]);
+    // A short URL: only the serve process, fetching it, finds that nothing answers there.
+    const run = await runCli(['wallet', 'accept', 'http://127.0.0.1:9/connect?_oobid=x', '--data', data]);
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/^idsync: invalid_invitation: .*_oob/);
