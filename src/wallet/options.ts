@@ -32,6 +32,12 @@ export interface WalletOptions {
    */
   fetch?: typeof fetch;
   /**
+   * Aborts the wallet's HTTP(S) requests, those under way and those to come: what waits on one
+   * fails at once, as for a peer that cannot be reached. A command stopped by Ctrl-C while it waits
+   * for a mediator (`wallet create`) gets its failure, and with it its clean-up, at once.
+   */
+  signal?: AbortSignal;
+  /**
    * Which addresses the wallet connects to on others' say-so (peers' endpoints, did:web hosts,
    * status list and short invitation URLs; WebSocket endpoints too). Default: loopback allowed
    * (the local service twin), private ranges refused; link-local and metadata addresses always.

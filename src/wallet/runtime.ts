@@ -76,6 +76,12 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** `fetchFn` whose every request is also ended by `signal` (WalletOptions.signal), besides its own. */
+function abortable(fetchFn: typeof fetch, signal: AbortSignal | undefined): typeof fetch {
+  if (!signal) return fetchFn;
+  return (input, init) => fetchFn(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+}
+
 export async function startWallet(options: WalletOptions, events: WalletEvents, env: { endpoint?: string; isListening(): boolean }): Promise<Runtime> {
   const { store } = options;
   const clock = options.clock ?? systemClock;
@@ -86,7 +92,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   // Every connection the wallet makes on others' say-so is checked after name resolution (src/net).
   const guard = connectGuard(() => ({ ...DEFAULT_WALLET_ADDRESSES, ...options.outboundAddresses }), options.resolveHost);
   const ownFetch = options.fetch ? undefined : guardedFetch(guard);
-  const netFetch = options.fetch ?? ownFetch!;
+  const netFetch = abortable(options.fetch ?? ownFetch!, options.signal);
   const resolver = walletResolver(registry, { ...options, fetch: netFetch });
   const resolve = resolver.document;
   const mediations = mediationStore(store);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { untilSignal } from '../../src/cli/signals.js';
+import { abortOnSignal, untilSignal } from '../../src/cli/signals.js';
 
 describe('untilSignal', () => {
   it('resolves with the first stop signal and stops listening for the others', async () => {
@@ -12,5 +12,24 @@ describe('untilSignal', () => {
     await expect(stopped).resolves.toBe('SIGINT');
     expect(process.listenerCount('SIGTERM')).toBe(before.term);
     expect(process.listenerCount('SIGINT')).toBe(before.int);
+  });
+});
+
+describe('abortOnSignal', () => {
+  it('aborts on the first stop signal, names it, and leaves the next one to end the process', () => {
+    const before = { term: process.listenerCount('SIGTERM'), int: process.listenerCount('SIGINT') };
+    const stop = abortOnSignal();
+    expect(stop.signal.aborted).toBe(false);
+    process.emit('SIGTERM');
+    expect(stop.signal.aborted).toBe(true);
+    expect(stop.stoppedBy()).toBe('SIGTERM');
+    expect(process.listenerCount('SIGTERM')).toBe(before.term);
+    expect(process.listenerCount('SIGINT')).toBe(before.int);
+  });
+
+  it('stops listening when disposed', () => {
+    const before = process.listenerCount('SIGINT');
+    abortOnSignal().dispose();
+    expect(process.listenerCount('SIGINT')).toBe(before);
   });
 });

@@ -10,7 +10,8 @@ import { Command, Option } from 'commander';
 import { IdsyncError } from '../../errors.js';
 import { parseInvitationUrl } from '../../protocols/out-of-band.js';
 import { didRegistry } from '../../store/dids.js';
-import { namesMediatorDid } from '../../wallet/mediation.js';
+import { mediationStore, namesMediatorDid } from '../../wallet/mediation.js';
+import type { Store } from '../../store/store.js';
 import { loadIdentity, WALLET_DID_METHODS, type WalletDidMethod } from '../../wallet/identity.js';
 import { createWallet, type MediationOptions, type MediationRecord, type MediatorEndpointForm, type Wallet, type WalletIdentity } from '../../wallet/wallet.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
@@ -20,6 +21,7 @@ import { usageError } from '../errors.js';
 import { parseHost } from '../port.js';
 import { HTTP_SCHEMES, parseUrlOption } from '../url-option.js';
 import { waitMs } from '../duration.js';
+import { abortOnSignal, type StopSignal } from '../signals.js';
 import { viaServe } from './wallet-control.js';
 import { MESSAGE_FORMATS, messagesDiagram, type MessageFormat } from './wallet-trace.js';
 import { approveWith, declineWith, listPending, pickupWith, type ApproveResult, type PendingView, type PickupView } from './wallet-pending.js';
@@ -50,6 +52,28 @@ async function listCredentials(wallet: Wallet): Promise<CredentialView[]> {
 
 async function listMessages(wallet: Wallet, thid: string | undefined): Promise<MessageView[]> {
   return (await wallet.messages(thid ? { thid } : {})).map(messageView);
+}
+
+/**
+ * wallet_exists, saying what the folder holds. A create stopped before its mediator answered
+ * (killed, or an older idsync's Ctrl-C) leaves a wallet whose DID names that mediator but whose
+ * mediation is not finished: the wallet's next start asks again, or the folder goes.
+ */
+async function walletExists(store: Store, dir: string, shortDid: string): Promise<IdsyncError> {
+  const mediation = await mediationStore(store).get();
+  if (mediation === undefined || mediation.state === 'registered') return new IdsyncError('wallet_exists', `${dir} already holds wallet ${shortDid}`);
+  return new IdsyncError(
+    'wallet_exists',
+    `${dir} already holds wallet ${shortDid}, made for a mediator that has not granted mediation yet (its create was stopped while it waited): ` +
+      `idsync wallet serve --data ${dir} finishes it once that mediator answers (idsync wallet status --data ${dir} names it), or remove ${join(dir, 'store')} and create it again`,
+  );
+}
+
+/** The failure of a create that a stop signal ended (its requests aborted), or undefined when none did. */
+function createStopped(by: StopSignal | undefined, opts: { data: string; mediator?: string }, cause: unknown): IdsyncError | undefined {
+  if (by === undefined) return undefined;
+  const waited = opts.mediator ? ' while it waited for the mediator' : '';
+  return new IdsyncError('aborted', `wallet create stopped by ${by}${waited}: nothing is kept in ${opts.data}, so the same command starts over`, { cause });
 }
 
 // --- commands --------------------------------------------------------------------------------
@@ -97,10 +121,12 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
       // that was there or holds anything).
       const existed = await stat(walletDir(opts.data)).then(() => true, () => false);
       const store = await openWalletStore(opts.data);
+      // Ctrl-C while the mediator keeps it waiting ends the create as its failure does: nothing kept.
+      const stop = abortOnSignal();
       let fresh = false;
       try {
         const old = await loadIdentity(didRegistry(store));
-        if (old) throw new IdsyncError('wallet_exists', `${opts.data} already holds wallet ${old.shortDid}`);
+        if (old) throw await walletExists(store, opts.data, old.shortDid);
         fresh = true;
         const mediation = { version: opts.mediationVersion as MediationOptions['version'], endpointForm: opts.mediatorForm as MediatorEndpointForm, collect: false };
         const w = createWallet({
@@ -110,6 +136,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
           ...(opts.mediator ? { mediator: opts.mediator, mediation } : {}),
           ...(opts.engine ? { envelopeEngine: opts.engine } : {}),
           ...addressOptions(opts),
+          signal: stop.signal,
         });
         let id: WalletIdentity;
         let m: MediationRecord | undefined;
@@ -117,6 +144,8 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
           id = await w.init();
           m = w.mediation;
           fresh = false;
+        } catch (err) {
+          throw createStopped(stop.stoppedBy(), opts, err) ?? err;
         } finally {
           await w.close();
         }
@@ -131,6 +160,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
             ].join('\n'),
         );
       } finally {
+        stop.dispose();
         await store.close();
         // A create that failed (the mediator refused, or could not be reached) keeps nothing: the
         // DID it made names that mediator, so the same command, run again, starts over.
