@@ -63,6 +63,29 @@ describe('wallet commands and what goes wrong around them', () => {
     }
   });
 
+  it('--data naming a file, a path through one, or a LevelDB folder itself is a usage error that says which, and nothing is made', async () => {
+    const file = dir.file('a-file');
+    await writeFile(file, 'not a folder\n');
+    const store = join(dir.file('w'), 'store');
+    const cases: Array<[string[], RegExp]> = [
+      [['wallet', 'create', '--data', file], /is a file, not a folder/],
+      [['wallet', 'pickup', '--data', file], /is a file, not a folder/],
+      [['wallet', 'status', '--data', file], /is a file, not a folder/],
+      [['wallet', 'create', '--data', join(file, 'w')], /goes through .*a-file, a file, not a folder/],
+      // A wallet's own store given for the wallet: create made a second wallet inside it.
+      [['wallet', 'create', '--data', store], /is a LevelDB folder itself, not a wallet's folder .*: give the folder that holds it, .*\bw$/],
+      [['wallet', 'credentials', '--data', store], /is a LevelDB folder itself/],
+    ];
+    for (const [args, line] of cases) {
+      const run = await runCli(args);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr, args.join(' ')).toMatch(ERROR_LINE);
+      expect(run.stderr, args.join(' ')).toMatch(/^idsync: invalid_argument: --data /);
+      expect(run.stderr.trim(), args.join(' ')).toMatch(line);
+    }
+    expect(await readdir(store)).not.toContain('store');
+  });
+
   it('pickup from a service URL where nothing listens names the unreachable host, not an unresolved DID', async () => {
     const run = await runCli(['wallet', 'pickup', '--data', dir.file('w'), '--from', 'http://127.0.0.1:1']);
     expect(run.code).toBe(1);

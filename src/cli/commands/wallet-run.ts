@@ -1,8 +1,8 @@
 // Running a wallet for one `idsync wallet` command: opening its folder (LevelDB admits one
 // process), going through the serve process when one runs (wallet-control.ts), running the agent
 // here for the command's duration otherwise, and answering an invitation (accept, approve).
-import { rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { IdsyncError, toIdsyncError } from '../../errors.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
 import type { Invitation } from '../../protocols/out-of-band.js';
@@ -50,8 +50,44 @@ export function walletDir(dir: string): string {
   return dir;
 }
 
+/**
+ * Refuses a --data that cannot be a wallet's folder before anything is made in it: a file (which
+ * every command called a missing wallet, and create an unusable folder), or a LevelDB folder
+ * itself, such as a wallet's own DIR/store or a mediator's data folder, where create made a new
+ * wallet among another database's files.
+ */
+export async function checkWalletFolder(dir: string): Promise<void> {
+  walletDir(dir);
+  const found = await stat(dir).catch((err: NodeJS.ErrnoException) => err);
+  if (found instanceof Error) {
+    if (found.code === 'ENOTDIR') throw usageError('invalid_argument', `--data ${dir} goes through ${await fileOnTheWay(dir)}, a file, not a folder: give the wallet's folder`);
+    return; // not there (made by create), or refused: the store's opening says why
+  }
+  if (!found.isDirectory()) throw usageError('invalid_argument', `--data ${dir} is a file, not a folder: give the wallet's folder`);
+  if (await isLevelDb(dir)) {
+    const holder = basename(resolve(dir)) === 'store' ? `: give the folder that holds it, ${dirname(dir)}` : '';
+    throw usageError('invalid_argument', `--data ${dir} is a LevelDB folder itself, not a wallet's folder (a wallet keeps its LevelDB in DIR/store)${holder}`);
+  }
+}
+
+/** The first part of `dir` that is a file (what made its stat ENOTDIR). */
+async function fileOnTheWay(dir: string): Promise<string> {
+  let at = dirname(dir);
+  for (let up = dirname(at); up !== at; at = up, up = dirname(at)) {
+    if ((await stat(at).catch(() => undefined))?.isFile()) return at;
+  }
+  return at;
+}
+
+/** LevelDB's own files: it writes CURRENT and LOCK in every folder it opens. */
+async function isLevelDb(dir: string): Promise<boolean> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  return names.includes('CURRENT') && names.includes('LOCK');
+}
+
 export async function openWalletStore(dir: string): Promise<Store> {
-  await makeDir(join(walletDir(dir), 'store'));
+  await checkWalletFolder(dir);
+  await makeDir(join(dir, 'store'));
   try {
     return await openStore({ path: join(dir, 'store') });
   } catch (err) {
@@ -69,7 +105,7 @@ export function addressOptions(opts: { allowPrivateEndpoints?: boolean }): Pick<
 
 /** Opens an existing wallet (never creates a DID here: reading a folder must not change it). */
 async function openExisting(dir: string, engine?: EnvelopeEngine, extra: Partial<WalletOptions> = {}): Promise<{ wallet: Wallet; close(): Promise<void> }> {
-  walletDir(dir);
+  await checkWalletFolder(dir);
   const exists = await stat(join(dir, 'store')).then(() => true, () => false);
   if (!exists) throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
   const store = await openWalletStore(dir);
@@ -94,7 +130,7 @@ async function openExisting(dir: string, engine?: EnvelopeEngine, extra: Partial
 
 /** Runs `fn` on the wallet's store opened here, without starting its agent (nothing is sent). */
 export async function withStore<T>(dir: string, fn: (store: Store) => Promise<T>): Promise<T> {
-  walletDir(dir);
+  await checkWalletFolder(dir);
   const exists = await stat(join(dir, 'store')).then(() => true, () => false);
   if (!exists) throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
   const store = await openWalletStore(dir);
