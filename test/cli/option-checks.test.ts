@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseUrlOption, SMTP_SCHEMES } from '../../src/cli/url-option.js';
+import { createPeerDid } from '../../src/did/peer.js';
 import { configUrl } from '../../src/service/config/config-url.js';
 import { runCli } from './run-cli.js';
 
@@ -85,8 +86,10 @@ describe('wallet create behind a mediator that grants nothing', () => {
   it('keeps nothing, so the same command can run again', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'idsync-options-'));
     const data = join(dir, 'w');
+    // A well-formed mediator DID whose endpoint refuses connections: the store is opened first.
+    const mediator = createPeerDid({ endpoint: 'http://127.0.0.1:1/didcomm' }).did;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const run = await runCli(['wallet', 'create', '--data', data, '--mediator', 'did:key:zzz']);
+      const run = await runCli(['wallet', 'create', '--data', data, '--mediator', mediator]);
       expect(run.code, `attempt ${attempt}`).toBe(1);
       // The second attempt meets the same refusal, not wallet_exists.
       expect(run.stderr, `attempt ${attempt}`).toMatch(/^idsync: mediation_failed: /);

@@ -63,6 +63,17 @@ describe('wallet commands and what goes wrong around them', () => {
     }
   });
 
+  it('a --mediator DID that is malformed or of a method idsync does not resolve is a usage error, not a mediator that granted nothing', async () => {
+    for (const did of ['did:peer:2.garbage', 'did:foo:bar']) {
+      const made = dir.file(`bad-did-${did.length}`);
+      const run = await runCli(['wallet', 'create', '--data', made, '--mediator', did]);
+      expect(run.code, did).toBe(2);
+      expect(run.stderr, did).toMatch(ERROR_LINE);
+      expect(run.stderr, did).toMatch(new RegExp(`^idsync: invalid_did: --mediator ${did} is not a DID idsync can use \\(.+\\): give the mediator's DID as \`idsync mediator\` prints it, or its invitation URL`));
+      expect(existsSync(made), did).toBe(false);
+    }
+  });
+
   it('--data naming a file, a path through one, or a LevelDB folder itself is a usage error that says which, and nothing is made', async () => {
     const file = dir.file('a-file');
     await writeFile(file, 'not a folder\n');

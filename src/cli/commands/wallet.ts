@@ -10,13 +10,13 @@ import { Command, Option } from 'commander';
 import { IdsyncError } from '../../errors.js';
 import { parseInvitationUrl } from '../../protocols/out-of-band.js';
 import { didRegistry } from '../../store/dids.js';
-import { mediationStore, namesMediatorDid } from '../../wallet/mediation.js';
+import { mediationStore } from '../../wallet/mediation.js';
 import type { Store } from '../../store/store.js';
 import { loadIdentity, WALLET_DID_METHODS, type WalletDidMethod } from '../../wallet/identity.js';
 import { createWallet, type MediationOptions, type MediationRecord, type MediatorEndpointForm, type Wallet, type WalletIdentity } from '../../wallet/wallet.js';
 import type { EnvelopeEngine } from '../../didcomm/types.js';
 import { engineOption } from '../engine-option.js';
-import { ACCEPT_INVITATION_HINT, checkInvitationArgument, MEDIATOR_INVITATION_HINT } from '../invitation-argument.js';
+import { ACCEPT_INVITATION_HINT, checkInvitationArgument, checkMediatorArgument, shown } from '../invitation-argument.js';
 import { usageError } from '../errors.js';
 import { parseHost } from '../port.js';
 import { HTTP_SCHEMES, parseUrlOption } from '../url-option.js';
@@ -78,11 +78,6 @@ function createStopped(by: StopSignal | undefined, opts: { data: string; mediato
 
 // --- commands --------------------------------------------------------------------------------
 
-/** A value as the error line repeats it: an invitation in full (`?_oob=`, JSON) runs to kilobytes. */
-function shown(value: string): string {
-  return value.length > 80 ? `${value.slice(0, 79)}…` : value;
-}
-
 function parseTimeout(value: string): number {
   return waitMs('--timeout', value, 1000, 'seconds');
 }
@@ -116,7 +111,7 @@ export function registerWalletCommands(program: Command, deps: WalletCommandDeps
       if (opts.endpoint && opts.mediator) throw usageError('invalid_argument', '--endpoint and --mediator exclude each other: the DID names one inbound route');
       if (!['2.0', '3.0', 'auto'].includes(opts.mediationVersion)) throw usageError('invalid_argument', `--mediation-version must be 2.0, 3.0 or auto: ${opts.mediationVersion}`);
       if (!['did', 'routing-keys'].includes(opts.mediatorForm)) throw usageError('invalid_argument', `--mediator-form must be did or routing-keys: ${opts.mediatorForm}`);
-      if (opts.mediator && !namesMediatorDid(opts.mediator)) await checkInvitationArgument(opts.mediator, `--mediator ${shown(opts.mediator)}`, MEDIATOR_INVITATION_HINT);
+      if (opts.mediator) await checkMediatorArgument(opts.mediator);
       // A folder this create makes goes again when the create fails (an empty one only, never one
       // that was there or holds anything).
       const existed = await stat(walletDir(opts.data)).then(() => true, () => false);
