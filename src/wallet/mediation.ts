@@ -108,8 +108,12 @@ async function grant(router: Router, mediator: string, version: MediationVersion
       last = e;
     }
   }
-  throw new IdsyncError('mediation_failed', `the mediator ${mediator} granted no mediation: ${toIdsyncError(last).message}`, { details: { mediator, code: toIdsyncError(last).code }, cause: last });
+  const e = toIdsyncError(last);
+  throw new IdsyncError('mediation_failed', `${NOT_ASKED.has(e.code) ? `the mediator ${mediator} could not be asked for mediation` : `the mediator ${mediator} granted no mediation`}: ${e.message}`, { details: { mediator, code: e.code }, cause: last });
 }
+
+/** Failures before any request reached the mediator: "granted no mediation" would say it was asked. */
+const NOT_ASKED = new Set(['did_not_resolved', 'transport_unreachable', 'endpoint_refused', 'no_endpoint', 'invalid_did']);
 
 /**
  * Finishes a pending mediation: the grant (its routing DID must be the one the wallet's DID
