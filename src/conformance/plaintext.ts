@@ -122,14 +122,17 @@ const attachmentsRule: MessageRule = (m) => {
   if (!Array.isArray(m.attachments)) return [fail(L, 'plaintext.attachments', 'attachments must be an array')];
   const problems: string[] = [];
   const warnings: string[] = [];
+  const unhashed: string[] = [];
   m.attachments.forEach((a: unknown, i) => {
     if (!isPlainObject(a)) return problems.push(`[${i}] is not an object`);
-    if (a.id !== undefined && typeof a.id !== 'string') problems.push(`[${i}].id must be a string`);
+    // The attachment's own fields are OPTIONAL and no MUST gives them a form (lastmod_time is "a
+    // hint", of no stated type): an odd one is advice, never the MUST on data.
+    if (a.id !== undefined && typeof a.id !== 'string') warnings.push(`[${i}].id is not a string`);
     if (a['@id'] !== undefined && a.id === undefined) warnings.push(`[${i}] uses '@id' (DIDComm v1); v2 uses 'id'`);
-    if (a.media_type !== undefined && typeof a.media_type !== 'string') problems.push(`[${i}].media_type must be a string`);
-    if (a.format !== undefined && typeof a.format !== 'string') problems.push(`[${i}].format must be a string`);
+    if (a.media_type !== undefined && typeof a.media_type !== 'string') warnings.push(`[${i}].media_type is not a string`);
+    if (a.format !== undefined && typeof a.format !== 'string') warnings.push(`[${i}].format is not a string`);
     for (const k of ['byte_count', 'lastmod_time']) {
-      if (a[k] !== undefined && !Number.isInteger(a[k])) problems.push(`[${i}].${k} must be an integer`);
+      if (a[k] !== undefined && !Number.isInteger(a[k])) warnings.push(`[${i}].${k} is not an integer`);
     }
     const d = a.data;
     if (!isPlainObject(d)) return problems.push(`[${i}].data must be an object`);
@@ -151,11 +154,12 @@ const attachmentsRule: MessageRule = (m) => {
     }
     if (d.links !== undefined) {
       if (!isStringArray(d.links)) problems.push(`[${i}].data.links must be an array of strings`);
-      // §Attachments: hash MUST be used when the content is referenced by links.
-      if (typeof d.hash !== 'string') problems.push(`[${i}].data.hash is required with links`);
+      // §Attachments: hash "MUST be used if the data is referenced via the `links` data attribute".
+      if (typeof d.hash !== 'string') unhashed.push(`[${i}].data.hash is required with links`);
     }
   });
   const out = [check(L, 'plaintext.attachments', problems.length === 0, problems.join('; '))];
+  if (unhashed.length) out.push(fail(L, 'plaintext.attachment-links-hash', unhashed.join('; ')));
   if (warnings.length) out.push(fail(L, 'plaintext.attachment-fields', warnings.join('; ')));
   return out;
 };

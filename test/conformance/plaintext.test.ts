@@ -64,7 +64,12 @@ describe('plaintext rules (DIDComm v2.1 §Message Headers)', () => {
     ['attachments that are not an array', { attachments: {} }, 'error:plaintext.attachments'],
     ['an attachment without data', { attachments: [{ id: 'a' }] }, 'error:plaintext.attachments'],
     ['an attachment with bad base64', { attachments: [{ data: { base64: '***' } }] }, 'error:plaintext.attachments'],
-    ['links without a hash', { attachments: [{ data: { links: ['https://x.example/a'] } }] }, 'error:plaintext.attachments'],
+    ['links without a hash', { attachments: [{ data: { links: ['https://x.example/a'] } }] }, 'error:plaintext.attachment-links-hash'],
+    // §Attachments: lastmod_time is "A hint about when the content in this attachment was last
+    // modified", OPTIONAL and of no stated type; id, media_type, format are OPTIONAL too.
+    ['an ISO 8601 lastmod_time (a hint of no stated type)', { attachments: [{ id: 'a', lastmod_time: '2024-01-01T00:00:00Z', data: { json: {} } }] }, 'advice:plaintext.attachment-fields'],
+    ['a numeric attachment id', { attachments: [{ id: 7, data: { json: {} } }] }, 'advice:plaintext.attachment-fields'],
+    ['a byte_count as a string', { attachments: [{ id: 'a', byte_count: '12', data: { base64: 'AAAA' } }] }, 'advice:plaintext.attachment-fields'],
     ['a v1 @id attachment', { attachments: [{ '@id': 'a', data: { json: {} } }] }, 'advice:plaintext.attachment-fields'],
     ['ack that is not an array', { ack: 'm-1' }, 'advice:plaintext.ack'],
     ['an unknown return_route', { return_route: 'always' }, 'advice:plaintext.return_route'],
