@@ -15,8 +15,14 @@ const L = 'envelope' as const;
 const DIDCOMM_ENCS = ['A256CBC-HS512', 'A256GCM', 'XC20P'];
 /** ECDH-1PU draft 04 §2.1: key wrapping only with AES_CBC_HMAC_SHA2; DIDComm's one is A256CBC-HS512. */
 const AUTHCRYPT_ENCS = ['A256CBC-HS512'];
-/** §ECDH-1PU / §ECDH-ES key wrapping: these MUST be in the protected header. */
-const PROTECTED_ONLY = ['alg', 'enc', 'epk', 'apu', 'apv', 'skid'];
+/**
+ * §ECDH-1PU key wrapping: "JWE messages MUST use common `epk`, `apu`, `apv` and `alg` headers for
+ * all recipient keys. They MUST be set in the `protected` JWE section." (§ECDH-ES: `epk`, `apv`
+ * and `alg`.) No MUST places enc or skid.
+ */
+const PROTECTED_ONLY_AUTHCRYPT = ['alg', 'epk', 'apu', 'apv'];
+const PROTECTED_ONLY_ANONCRYPT = ['alg', 'epk', 'apv'];
+const protectedOnly = (alg: unknown) => (alg === ANONCRYPT_ALG ? PROTECTED_ONLY_ANONCRYPT : PROTECTED_ONLY_AUTHCRYPT);
 const AGREEMENT_CURVES: Record<string, string[]> = { OKP: ['X25519'], EC: ['P-256', 'P-384', 'P-521'] };
 
 const didOfKid = (kid: string) => kid.split('#')[0]!;
@@ -28,24 +34,24 @@ function recipientsOf(jwe: Record<string, unknown>): { list: unknown[]; flattene
   return undefined;
 }
 
-function memberRules(jwe: Record<string, unknown>): ConformanceResult[] {
+function memberRules(jwe: Record<string, unknown>, alg: unknown): ConformanceResult[] {
   const out: ConformanceResult[] = [];
   for (const k of ['iv', 'tag', 'ciphertext'] as const) {
     out.push(check(L, `envelope.jwe-${k}`, isBase64url(jwe[k]), jwe[k] === undefined ? `the JWE has no ${k}` : `${k} is not base64url (RFC 7515 §2: URL-safe alphabet, no padding)`));
   }
   if (jwe.aad !== undefined) out.push(check(L, 'envelope.jwe-aad', isBase64url(jwe.aad), 'aad is not base64url'));
-  if (jwe.unprotected !== undefined) out.push(...headerRules(jwe.unprotected, 'the unprotected header'));
+  if (jwe.unprotected !== undefined) out.push(...headerRules(jwe.unprotected, 'the unprotected header', alg));
   return out;
 }
 
 /** An unprotected or per-recipient header: a JSON object without the parameters DIDComm protects. */
-function headerRules(header: unknown, what: string): ConformanceResult[] {
+function headerRules(header: unknown, what: string, alg: unknown): ConformanceResult[] {
   if (!isObject(header)) return [fail(L, 'envelope.jwe-header', `${what} is not a JSON object`)];
-  const misplaced = PROTECTED_ONLY.filter((k) => k in header);
+  const misplaced = protectedOnly(alg).filter((k) => k in header);
   return [pass(L, 'envelope.jwe-header'), check(L, 'envelope.jwe-protected-headers', misplaced.length === 0, `${misplaced.join(', ')} in ${what}, not in the protected header`)];
 }
 
-function recipientRules(jwe: Record<string, unknown>): { results: ConformanceResult[]; kids: string[] } {
+function recipientRules(jwe: Record<string, unknown>, alg: unknown): { results: ConformanceResult[]; kids: string[] } {
   const given = recipientsOf(jwe);
   if (!given || given.list.length === 0) return { results: [fail(L, 'envelope.jwe-recipients', 'the JWE has no recipients (a non-empty recipients array, or one flattened recipient)')], kids: [] };
   const out: ConformanceResult[] = [pass(L, 'envelope.jwe-recipients')];
@@ -55,7 +61,7 @@ function recipientRules(jwe: Record<string, unknown>): { results: ConformanceRes
   const badKey: number[] = [];
   given.list.forEach((r, i) => {
     const entry = isObject(r) ? r : {};
-    if (entry.header !== undefined) out.push(...headerRules(entry.header, `recipient ${i}'s header`));
+    if (entry.header !== undefined) out.push(...headerRules(entry.header, `recipient ${i}'s header`, alg));
     const kid = isObject(entry.header) ? entry.header.kid : undefined;
     if (typeof kid === 'string' && KEY_ID.test(kid)) kids.push(kid);
     else noKid.push(i);
@@ -125,8 +131,8 @@ export function jweRules(jwe: Record<string, unknown>): ConformanceResult[] {
   const out: ConformanceResult[] = [];
   const h = decodeHeader(jwe.protected);
   out.push(check(L, 'envelope.jwe-protected', h !== null, jwe.protected === undefined ? 'the JWE has no protected header' : 'the protected header is not base64url of a JSON object'));
-  out.push(...memberRules(jwe));
-  const { results, kids } = recipientRules(jwe);
+  out.push(...memberRules(jwe, h?.alg));
+  const { results, kids } = recipientRules(jwe, h?.alg);
   out.push(...results);
   if (!h) return out;
   if (h.typ === undefined) out.push(fail(L, 'envelope.jwe-typ-set', 'the protected header sets no typ'));

@@ -40,7 +40,7 @@ export const ENVELOPE_ROWS = [
   row('envelope.jwe-protected', JWE_GENERAL, 'MUST', 'The "protected" member MUST be present and contain the value BASE64URL(UTF8(JWE Protected Header)) when the JWE Protected Header value is non-empty; otherwise, it MUST be absent.',
     'The JWE protected header is base64url of a JSON object.'),
   row('envelope.jwe-protected-headers', KEY_WRAP_1PU, 'MUST', 'JWE messages MUST use common `epk`, `apu`, `apv` and `alg` headers for all recipient keys. They MUST be set in the `protected` JWE section.',
-    'alg, enc, epk, apu, apv and skid sit in the protected header, never in the unprotected header or a recipient\'s header.'),
+    'alg, epk, apv and (authcrypt) apu sit in the protected header, never in the unprotected header or a recipient\'s header.'),
   row('envelope.jwe-header', JWE_GENERAL, 'MUST', 'The "unprotected" member MUST be present and contain the value JWE Shared Unprotected Header when the JWE Shared Unprotected Header value is non-empty; otherwise, it MUST be absent. This value is represented as an unencoded JSON object, rather than as a string.',
     'The unprotected header and each recipient\'s header, when present, are JSON objects.'),
   row('envelope.jwe-iv', JWE_GENERAL, 'MUST', 'The "iv" member MUST be present and contain the value BASE64URL(JWE Initialization Vector) when the JWE Initialization Vector value is non-empty; otherwise, it MUST be absent.',

@@ -121,6 +121,19 @@ describe('envelope rules (DIDComm v2 §Message Encryption, §Message Signing)', 
     ]);
   });
 
+  it('holds to the protected header only the parameters the MUST names (epk, apu, apv, alg), not enc or skid', () => {
+    // §ECDH-1PU key wrapping: "JWE messages MUST use common `epk`, `apu`, `apv` and `alg` headers
+    // for all recipient keys. They MUST be set in the `protected` JWE section."
+    const withUnprotected = (extra: Record<string, unknown>) => {
+      const jwe = JSON.parse(vector('authcrypt-x25519-a256cbc.json'));
+      jwe.unprotected = extra;
+      return JSON.stringify(jwe);
+    };
+    expect(failed(checkEnvelope(withUnprotected({ enc: 'A256CBC-HS512' })))).toEqual([]);
+    expect(failed(checkEnvelope(withUnprotected({ skid: 'did:example:alice#key-x25519-1' })))).toEqual([]);
+    expect(failed(checkEnvelope(withUnprotected({ apv: 'AAAA' })))).toEqual(['error:envelope.jwe-protected-headers']);
+  });
+
   it('lists every fault of a JWS with several', () => {
     const jws = JSON.parse(vector('signed-eddsa-ed25519.json'));
     jws.payload = 'not base64!';

@@ -17,14 +17,16 @@ export interface ParsedJwe {
   notes: EnvelopeNote[];
 }
 
-// DIDComm v2 §ECDH-1PU / §ECDH-ES key wrapping and common protected headers: these MUST be in
-// the protected header (where the AAD covers them), never per recipient or unprotected.
-const PROTECTED_ONLY = ['alg', 'enc', 'epk', 'apu', 'apv', 'skid'];
+// DIDComm v2.1 §ECDH-1PU key wrapping: "JWE messages MUST use common `epk`, `apu`, `apv` and
+// `alg` headers for all recipient keys. They MUST be set in the `protected` JWE section."
+// (§ECDH-ES: `epk`, `apv` and `alg`.) The AAD covers them there.
+const PROTECTED_ONLY_AUTHCRYPT = ['alg', 'epk', 'apu', 'apv'];
+const PROTECTED_ONLY_ANONCRYPT = ['alg', 'epk', 'apv'];
 
-function headerOf(v: unknown, what: string): Record<string, unknown> | undefined {
+function headerOf(v: unknown, what: string, alg: unknown): Record<string, unknown> | undefined {
   if (v === undefined) return undefined;
   if (!isObject(v)) throw malformed('envelope.jwe-header', `${what} must be a JSON object`);
-  for (const name of PROTECTED_ONLY) {
+  for (const name of alg === 'ECDH-ES+A256KW' ? PROTECTED_ONLY_ANONCRYPT : PROTECTED_ONLY_AUTHCRYPT) {
     if (name in v) throw malformed('envelope.jwe-protected-headers', `${name} must be in the protected header, not in ${what}`);
   }
   return v;
@@ -35,7 +37,7 @@ export function parseJwe(jwe: Record<string, unknown>): ParsedJwe {
   if (typeof jwe.protected !== 'string') throw malformed('envelope.jwe-protected', 'the JWE has no protected header');
   const protectedB64 = jwe.protected;
   const header = parseJsonObject(b64Member(protectedB64, 'the protected header', 'envelope.jwe-protected').toString('utf8'), 'the protected header', 'envelope.jwe-protected');
-  const shared = headerOf(jwe.unprotected, 'the unprotected header');
+  const shared = headerOf(jwe.unprotected, 'the unprotected header', header.alg);
   // RFC 7515 §4.1.11 / RFC 7516 §4.1.13: extensions we do not understand make the JWE invalid.
   if (header.crit !== undefined || shared?.crit !== undefined) throw unsupported('envelope.jwe-crit', 'the JWE names critical header extensions this engine does not implement');
   // DIDComm's algorithm tables have no compression.
@@ -54,7 +56,7 @@ export function parseJwe(jwe: Record<string, unknown>): ParsedJwe {
   if (entries.length === 0) throw malformed('envelope.jwe-recipients', 'the JWE has no recipients');
   const recipients = entries.map((r, i) => {
     if (!isObject(r)) throw malformed('envelope.jwe-recipient-kid', `recipient ${i} is not an object`);
-    const own = headerOf(r.header, `recipient ${i}'s header`);
+    const own = headerOf(r.header, `recipient ${i}'s header`, header.alg);
     // RFC 7516 §7.2.1: the recipient's header is the union of the three header sets.
     const kid = own?.kid ?? shared?.kid ?? header.kid;
     if (typeof kid !== 'string' || kid === '') throw malformed('envelope.jwe-recipient-kid', `recipient ${i} has no kid`);
