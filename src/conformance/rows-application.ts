@@ -11,6 +11,7 @@ const refuses = { refuses: true } as const;
 const GOAL_CODE = '`goal_code` -- optional field that indicates the goal of the message sender.';
 const PTHID = 'The Parent Thread ID (`pthid`) MUST be included for this message only, and is set to the Message ID (`id`) of the message encoded as a QR code.';
 const ACK_STATUS = 'The `body` property of an `Acknowledgement` message MUST contain a `status` property. The value of this property MUST be one of the statuses defined [here](https://github.com/hyperledger/aries-rfcs/blob/master/features/0015-acks/README.md#ack-status).';
+const WACI_ENCRYPTED = 'Each message described in this specification MUST be encrypted before transmission with the exception of the [message encoded into a QR code](#step-1---generate-qr-code).';
 const FORMAT = 'Each attachment is described with an instance of a JSON object that has the following structure.';
 const ATTACHMENTS = MESSAGES('Attachments');
 const ISSUE_STEP = (n: number, what: string) => WACI(`Step ${n} : Issue Credential - ${what}`);
@@ -25,7 +26,9 @@ const PIPE_ESTABLISHED_BODY = '`{ "did": "<wallet long form as linked>", "short_
 export const APPLICATION_ROWS = [
   // ---- issue-credential 3.0 (WACI streamlined-vc) ----------------------------------------------
   row('issue-credential.propose', ISSUE_STEP(2, 'Propose Credential'), 'MUST', PTHID,
-    'A holder accepting a streamlined-vc invitation sends propose-credential, authcrypted, with pthid = the invitation id.'),
+    'A holder accepting a streamlined-vc invitation sends propose-credential with pthid = the invitation id.'),
+  row('issue-credential.propose.encrypted', WACI('Encryption'), 'MUST', WACI_ENCRYPTED,
+    'propose-credential arrives encrypted (authcrypt or anoncrypt).'),
   row('issue-credential.propose.goal_code', ISSUE_CREDENTIAL('Propose Credential'), null, GOAL_CODE,
     'body.goal_code, when present, is a string.', refuses),
   row('issue-credential.offer', ISSUE_STEP(3, 'Offer Credential (Credential Manifest)'), null, 'The Issuer sends a [Issue Credential - Offer Credential](https://github.com/decentralized-identity/waci-didcomm/blob/main/issue_credential/README.md#offer-credential) message to Holder.',
@@ -79,7 +82,9 @@ export const APPLICATION_ROWS = [
 
   // ---- present-proof 3.0 (WACI streamlined-vp) -------------------------------------------------
   row('present-proof.propose', PRESENT_STEP(2, 'Send Message Proposing Presentation'), 'MUST', PTHID,
-    'A prover accepting a streamlined-vp invitation sends propose-presentation, authcrypted, with pthid = the invitation id.'),
+    'A prover accepting a streamlined-vp invitation sends propose-presentation with pthid = the invitation id.'),
+  row('present-proof.propose.encrypted', WACI('Encryption'), 'MUST', WACI_ENCRYPTED,
+    'propose-presentation arrives encrypted (authcrypt or anoncrypt).'),
   row('present-proof.request', PRESENT_STEP(3, 'Send Message Requesting Presentation'), null, 'The request for a Verifiable Presentation is defined in the "request presentation" section of [Aries RFC 0454]',
     'A propose-presentation answering a streamlined-vp invitation (pthid = the invitation) is answered with request-presentation.'),
   row('present-proof.request.thid', THREADS, 'MUST', THREADED_QUOTE,

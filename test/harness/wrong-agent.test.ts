@@ -113,4 +113,18 @@ describe('the harness against an agent on raw didcomm-node', () => {
     expect(other(r)).toEqual([]);
     expect(r.cases[0]!.messages.map((m) => `${m.direction} ${m.type?.split('/').pop()}`)).toEqual(['received propose-presentation', 'sent request-presentation', 'received presentation', 'sent ack']);
   }, 20_000);
+
+  // WACI-DIDComm §Encryption: "Each message described in this specification MUST be encrypted
+  // before transmission" — encrypted, not authcrypted: an anoncrypted propose breaks no MUST (the
+  // harness cannot answer its unauthenticated sender: inconclusive); a plaintext one does.
+  it.each<[WrongAgentFault, Record<string, string>, string[]]>([
+    ['anoncrypt-propose', { 'prover/streamlined-vp': 'inconclusive: envelope.sender-authenticated (advice)', 'run/sent-messages': 'passed: envelope.sender-authenticated (advice)' }, ['prover/streamlined-vp: the propose came anoncrypt: encrypted, but not authcrypted, and the harness answers only the authcrypt sender']],
+    ['plaintext-propose', { 'prover/streamlined-vp': 'failed: present-proof.propose.encrypted (error)' }, []],
+  ])('--role prover: a propose-presentation sent with %s', async (fault, expected, inconclusive) => {
+    agent = await startWrongAgent([fault]);
+    const a = agent;
+    const r = await runConformance({ role: 'prover', resolve: documentResolver(createResolver({})), timeoutMs: 2000, acceptTimeoutMs: 5000, onInvitation: (url) => void a.acceptInvitation(url) });
+    expect(broken(r)).toEqual(expected);
+    expect(other(r)).toEqual(inconclusive);
+  }, 20_000);
 });

@@ -30,6 +30,8 @@
 //   offer-mismatch     as a WACI streamlined-vc issuer, it issues a credential whose claims are not
 //                      the ones its offer's preview announced
 //   wrong-challenge    as a streamlined-vp prover, it signs its presentation for another challenge
+//   anoncrypt-propose  as a streamlined-vp prover, it anoncrypts its propose-presentation
+//   plaintext-propose  as a streamlined-vp prover, it sends its propose-presentation as plaintext
 //   no-redirects       it does not follow a redirect of its own POSTs (fetch's redirect: 'manual');
 //                      without it, fetch follows a 307 with the same method and body
 // Without no-flattened it turns a flattened JWS into the general form before didcomm-node reads it
@@ -52,7 +54,8 @@ import { fromMultikey, generateKeyPair, publicJwk, toMultikey, type KeyPair } fr
 
 export type WrongAgentFault =
   | 'ping-thid' | 'disclose-refuse' | 'disclose-refuse-400' | 'junk-5xx' | 'plaintext-reply' | 'authcrypt-400' | 'authcrypt-500' | 'authcrypt-unsupported' | 'no-trust-ping' | 'no-flattened' | 'no-disclose' | 'one-layer' | 'broken-reply'
-  | 'tampered-reply' | 'reuse-id' | 'json-200' | 'propose-400' | 'silent' | 'no-problem-reports' | 'pickup-return-route' | 'pickup-json-receipt' | 'offer-mismatch' | 'wrong-challenge' | 'no-redirects';
+  | 'tampered-reply' | 'reuse-id' | 'json-200' | 'propose-400' | 'silent' | 'no-problem-reports' | 'pickup-return-route' | 'pickup-json-receipt' | 'offer-mismatch' | 'wrong-challenge' | 'no-redirects'
+  | 'anoncrypt-propose' | 'plaintext-propose';
 
 export interface WrongAgent {
   did: string;
@@ -193,9 +196,12 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
 
   async function pack(to: string, message: Record<string, unknown>, authenticated: boolean): Promise<string> {
     const msg = new Message({ id: has('reuse-id') ? fixedId : randomUUID(), typ: 'application/didcomm-plain+json', from: me.did, to: [to], created_time: Math.floor(Date.now() / 1000), ...message } as never);
+    const propose = message.type === `${PP}/propose-presentation`;
     try {
-      const packed = has('plaintext-reply') && authenticated
+      const packed = (has('plaintext-reply') && authenticated) || (has('plaintext-propose') && propose)
         ? await msg.pack_plaintext(resolver as never)
+        : has('anoncrypt-propose') && propose
+        ? (await msg.pack_encrypted(to, null, null, resolver as never, secrets as never, { forward: false, protect_sender: false } as never))[0]
         : (await msg.pack_encrypted(to, me.did, null, resolver as never, secrets as never, { forward: false, protect_sender: false } as never))[0];
       return has('tampered-reply') && message.type === PING_RESPONSE ? flipCiphertext(packed) : packed;
     } finally {

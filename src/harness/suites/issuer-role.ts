@@ -33,7 +33,7 @@ export const ISSUER_ROLE_CASES: CaseDefinition[] = [
     url: 'https://identity.foundation/waci-didcomm/',
     steps: [
       'idsync serves a streamlined-vc invitation at /connect and prints its URL; the agent accepts it',
-      'propose-credential arrives: authcrypted, pthid = the invitation id',
+      'propose-credential arrives: encrypted (authenticated, for the harness to answer it), pthid = the invitation id',
       'idsync offers (credential manifest, challenge, domain, preview); request-credential arrives in the thread with an application signed for that challenge and domain',
       'idsync issues a credential with the previewed claims; an ack with status OK arrives',
     ],
@@ -48,7 +48,10 @@ export const ISSUER_ROLE_CASES: CaseDefinition[] = [
       const md = propose.check.metadata;
       const holder = md?.encryptedFromKid?.split('#')[0] ?? (typeof propose.message!.from === 'string' ? propose.message!.from : undefined);
       broken.push(...messageRules(propose, 'the propose'));
-      if (!md?.authenticated || !holder) return { broken: [...broken, broke('issue-credential.propose', `the propose came ${md?.mode ?? propose.entry.mode}, not authcrypted`, propose.entry.seq)] };
+      // WACI-DIDComm §Encryption asks for encryption, not for authcrypt: an anoncrypted propose breaks
+      // nothing, but the harness answers only a holder the envelope authenticates.
+      if (!md?.encrypted) return { broken: [...broken, broke('issue-credential.propose.encrypted', `the propose came ${md?.mode ?? propose.entry.mode}, not encrypted`, propose.entry.seq)] };
+      if (!md.authenticated || !holder) return inconclusive(`the propose came ${md.mode}: encrypted, but no sender key or signature names the holder to answer`, broken);
       if (propose.message!.pthid !== inv.id) broken.push(broke('issue-credential.propose', `the propose has pthid ${String(propose.message!.pthid)}, not the invitation ${inv.id}`, propose.entry.seq));
       await c.cp.setTarget(holder);
 

@@ -28,7 +28,7 @@ export const VERIFIER_ROLE_CASES: CaseDefinition[] = [
     url: 'https://identity.foundation/waci-didcomm/',
     steps: [
       'idsync serves a streamlined-vp invitation at /connect and prints its URL; the agent accepts it',
-      'propose-presentation arrives: authcrypted, pthid = the invitation id',
+      'propose-presentation arrives: encrypted (authcrypted, for the harness to answer it), pthid = the invitation id',
       'idsync requests DID authentication (challenge, domain = its DID, will_confirm); a presentation arrives in the thread, encrypted and authenticated',
       'the presentation verifies: holder = the prover, signed by its authentication key for that challenge and domain; idsync acks',
     ],
@@ -43,7 +43,10 @@ export const VERIFIER_ROLE_CASES: CaseDefinition[] = [
       const md = propose.check.metadata;
       const prover = md?.encryptedFromKid?.split('#')[0];
       broken.push(...messageRules(propose, 'the propose'));
-      if (!md?.authenticated || !prover) return { broken: [...broken, broke('present-proof.propose', `the propose came ${md?.mode ?? propose.entry.mode}, not authcrypted`, propose.entry.seq)] };
+      // WACI-DIDComm §Encryption asks for encryption, not for authcrypt: a propose in another
+      // encrypted envelope breaks nothing, but the harness answers only an authcrypt sender.
+      if (!md?.encrypted) return { broken: [...broken, broke('present-proof.propose.encrypted', `the propose came ${md?.mode ?? propose.entry.mode}, not encrypted`, propose.entry.seq)] };
+      if (!prover) return inconclusive(`the propose came ${md.mode}: encrypted, but not authcrypted, and the harness answers only the authcrypt sender`, broken);
       if (propose.message!.pthid !== inv.id) broken.push(broke('present-proof.propose', `the propose has pthid ${String(propose.message!.pthid)}, not the invitation ${inv.id}`, propose.entry.seq));
       await c.cp.setTarget(prover);
       const challenge = randomUUID();
