@@ -76,7 +76,7 @@ export const APPLICATION_ROWS = [
   row('issue-credential.ack.thid', THREADS, 'MUST', THREADED_QUOTE,
     'An ack carries thid = the thread it acknowledges.'),
   row('issue-credential.ack.status', PRESENT_STEP(5, 'Ack Presentation'), 'MUST', ACK_STATUS,
-    'body.status, when present, is OK, PENDING or FAIL.'),
+    'body.status is present: OK, PENDING or FAIL.'),
   row('credential.verified', VC_DM, 'MUST', 'A conforming issuer implementation MUST secure the conforming documents it produces using a securing mechanism described in Section 4.12 Securing Mechanisms.',
     'An issued credential verifies: its proof with a key of the issuer\'s assertionMethod, issuer = the DID offering, subject = the holder, within its validity period, its status not revoked.'),
 
@@ -114,7 +114,7 @@ export const APPLICATION_ROWS = [
   row('present-proof.ack.thid', THREADS, 'MUST', THREADED_QUOTE,
     'An ack carries thid = the thread it acknowledges.'),
   row('present-proof.ack.status', PRESENT_STEP(5, 'Ack Presentation'), 'MUST', ACK_STATUS,
-    'body.status, when present, is OK, PENDING or FAIL.'),
+    'body.status is present: OK, PENDING or FAIL.'),
 
   // ---- Data Pipe 1.0 (idsync's own protocol, docs/protocols.md) ------------------------------------
   row('data-pipe.request.thid', DATA_PIPE('Data Pipe 1.0'), null, PIPE_REQUEST,

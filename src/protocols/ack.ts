@@ -1,6 +1,7 @@
 // The `ack` that present-proof 3.0 and issue-credential 3.0 adopt (Aries RFC 0015 ACKs, adopted
 // as `<piuri>/ack`): it closes a thread with `status` OK, or PENDING / FAIL. The WACI vectors
-// send `{"status": "OK"}` (issuance) and `{}` (presentation); an absent status reads as OK.
+// send `{"status": "OK"}` (issuance) and `{}` (presentation): an absent status breaks the MUST
+// of WACI §Ack, and idsync's agents still read it as OK.
 import { createMessage, type MessageDeps } from '../didcomm/message.js';
 import type { PlainMessage } from '../didcomm/types.js';
 import type { MessageRule } from '../conformance/types.js';
@@ -34,14 +35,18 @@ export function buildAck(piuri: string, input: AckInput, deps: MessageDeps): Pla
   );
 }
 
-/** Body rules of an adopted ack: threaded, status one of OK/PENDING/FAIL when present. */
-export function ackRule(protocol: string): MessageRule {
+/**
+ * Body rules of an adopted ack: threaded, and (WACI-DIDComm §Ack) "The `body` property of an
+ * `Acknowledgement` message MUST contain a `status` property", one of OK/PENDING/FAIL.
+ * `lenient`: an absent status reads as OK (how idsync's agents take an ack; the verdict stays).
+ */
+export function ackRule(protocol: string, options: { lenient?: boolean } = {}): MessageRule {
   return (m) => [
     rule(`${protocol}.ack.thid`, isString(m.thid), 'an ack must carry thid = the thread it acknowledges'),
     rule(
       `${protocol}.ack.status`,
-      m.body?.status === undefined || (ACK_STATUSES as readonly string[]).includes(m.body.status as string),
-      `body.status must be one of ${ACK_STATUSES.join(', ')}`,
+      m.body?.status === undefined ? options.lenient === true : (ACK_STATUSES as readonly string[]).includes(m.body.status as string),
+      m.body?.status === undefined ? 'body.status is missing' : `body.status must be one of ${ACK_STATUSES.join(', ')}`,
     ),
   ];
 }
@@ -52,6 +57,6 @@ export interface ParsedAck {
 }
 
 export function parseAck(message: PlainMessage, protocol = 'ack'): ParsedAck {
-  assertRules(message, [ackRule(protocol)]);
+  assertRules(message, [ackRule(protocol, { lenient: true })]);
   return { thid: message.thid as string, status: (message.body.status as AckStatus | undefined) ?? 'OK' };
 }

@@ -4,6 +4,8 @@ import { checkMessage, createRuleRegistry } from '../../src/conformance/registry
 import { check, type ConformanceResult, type MessageRule } from '../../src/conformance/types.js';
 import { DISCOVER_FEATURES } from '../../src/protocols/discover-features.js';
 import { OUT_OF_BAND } from '../../src/protocols/out-of-band.js';
+import { PRESENT_PROOF, PRESENT_PROOF_RULES } from '../../src/protocols/present-proof.js';
+import { parseAck } from '../../src/protocols/ack.js';
 import { PROBLEM_REPORT } from '../../src/protocols/report-problem.js';
 import { TRUST_PING } from '../../src/protocols/trust-ping.js';
 
@@ -73,5 +75,21 @@ describe('rule registry', () => {
 
   it('can start empty', () => {
     expect(createRuleRegistry({ builtins: false }).check({ nonsense: true })).toEqual([]);
+  });
+});
+
+describe('the ack present-proof and issue-credential adopt (WACI-DIDComm §Ack)', () => {
+  // "The `body` property of an `Acknowledgement` message MUST contain a `status` property."
+  const ack = { ...base, type: PRESENT_PROOF.ack, thid: 't-1' };
+  const judge = (m: Record<string, unknown>) => failed(PRESENT_PROOF_RULES.ack!.flatMap((r) => r(m as never, {})));
+
+  it('fails an ack without status, as the WACI vector of present-proof has it, and reads it as OK all the same', () => {
+    expect(judge({ ...ack, body: {} })).toEqual(['error:present-proof.ack.status']);
+    expect(parseAck({ ...ack, body: {} } as never, 'present-proof')).toEqual({ thid: 't-1', status: 'OK' });
+  });
+
+  it('passes a status of Aries RFC 0015 and fails any other', () => {
+    expect(judge({ ...ack, body: { status: 'PENDING' } })).toEqual([]);
+    expect(judge({ ...ack, body: { status: 'DONE' } })).toEqual(['error:present-proof.ack.status']);
   });
 });
