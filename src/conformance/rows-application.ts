@@ -12,6 +12,7 @@ const GOAL_CODE = '`goal_code` -- optional field that indicates the goal of the 
 const PTHID = 'The Parent Thread ID (`pthid`) MUST be included for this message only, and is set to the Message ID (`id`) of the message encoded as a QR code.';
 const ACK_STATUS = 'The `body` property of an `Acknowledgement` message MUST contain a `status` property. The value of this property MUST be one of the statuses defined [here](https://github.com/hyperledger/aries-rfcs/blob/master/features/0015-acks/README.md#ack-status).';
 const WACI_ENCRYPTED = 'Each message described in this specification MUST be encrypted before transmission with the exception of the [message encoded into a QR code](#step-1---generate-qr-code).';
+const ISSUED_AS_OFFERED = 'A credential issued in a WACI issuance names the DID that offered it as issuer and the holder that asked for it as subject, is within its validity period and is not revoked.';
 const FORMAT = 'Each attachment is described with an instance of a JSON object that has the following structure.';
 const ATTACHMENTS = MESSAGES('Attachments');
 const ISSUE_STEP = (n: number, what: string) => WACI(`Step ${n} : Issue Credential - ${what}`);
@@ -78,7 +79,9 @@ export const APPLICATION_ROWS = [
   row('issue-credential.ack.status', PRESENT_STEP(5, 'Ack Presentation'), 'MUST', ACK_STATUS,
     'body.status is present: OK, PENDING or FAIL.'),
   row('credential.verified', VC_DM, 'MUST', 'A conforming issuer implementation MUST secure the conforming documents it produces using a securing mechanism described in Section 4.12 Securing Mechanisms.',
-    'An issued credential verifies: its proof with a key of the issuer\'s assertionMethod, issuer = the DID offering, subject = the holder, within its validity period, its status not revoked.'),
+    'An issued credential is secured: it is readable and its proof verifies with a key of the issuer\'s assertionMethod.'),
+  row('credential.issued-as-offered', IDSYNC_PROFILE('idsync profile'), null, ISSUED_AS_OFFERED,
+    'An issued credential names the DID offering it as issuer and the holder as subject, is within its validity period and is not revoked (its status list readable).'),
 
   // ---- present-proof 3.0 (WACI streamlined-vp) -------------------------------------------------
   row('present-proof.propose', PRESENT_STEP(2, 'Send Message Proposing Presentation'), 'MUST', PTHID,

@@ -80,6 +80,9 @@ describe('the harness against an agent on raw didcomm-node', () => {
   it.each<[WrongAgentFault[], Record<string, string>]>([
     [[], {}],
     [['offer-mismatch'], { 'waci/streamlined-vc': 'passed: issue-credential.issue.matches-preview (advice)' }],
+    // VC DM 2.0 §1.4: "A conforming issuer implementation MUST secure the conforming documents it
+    // produces": a credential secured but naming another subject breaks no such MUST.
+    [['other-subject'], { 'waci/streamlined-vc': 'passed: credential.issued-as-offered (advice)' }],
     [['plaintext-reply'], { 'waci/streamlined-vc': 'passed: envelope.reply-in-kind (advice)' }],
   ])('as a WACI issuer with faults %j it breaks %j', async (faults, expected) => {
     agent = await startWrongAgent(faults);

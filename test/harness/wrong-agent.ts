@@ -31,6 +31,7 @@
 //                      the ones its offer's preview announced
 //   wrong-challenge    as a streamlined-vp prover, it signs its presentation for another challenge
 //   anoncrypt-propose  as a streamlined-vp prover, it anoncrypts its propose-presentation
+//   other-subject      as a WACI streamlined-vc issuer, it issues the credential to itself, not the holder
 //   plaintext-propose  as a streamlined-vp prover, it sends its propose-presentation as plaintext
 //   no-redirects       it does not follow a redirect of its own POSTs (fetch's redirect: 'manual');
 //                      without it, fetch follows a 307 with the same method and body
@@ -55,7 +56,7 @@ import { fromMultikey, generateKeyPair, publicJwk, toMultikey, type KeyPair } fr
 export type WrongAgentFault =
   | 'ping-thid' | 'disclose-refuse' | 'disclose-refuse-400' | 'junk-5xx' | 'plaintext-reply' | 'authcrypt-400' | 'authcrypt-500' | 'authcrypt-unsupported' | 'no-trust-ping' | 'no-flattened' | 'no-disclose' | 'one-layer' | 'broken-reply'
   | 'tampered-reply' | 'reuse-id' | 'json-200' | 'propose-400' | 'silent' | 'no-problem-reports' | 'pickup-return-route' | 'pickup-json-receipt' | 'offer-mismatch' | 'wrong-challenge' | 'no-redirects'
-  | 'anoncrypt-propose' | 'plaintext-propose';
+  | 'anoncrypt-propose' | 'plaintext-propose' | 'other-subject';
 
 export interface WrongAgent {
   did: string;
@@ -289,7 +290,7 @@ export async function startWrongAgent(faults: WrongAgentFault[] = []): Promise<W
       case `${IC}/request-credential`: {
         if (!offers.has(thread)) return reply(problem(thread, 'e.p.msg.unknown-thread', 'no such offer')), 202;
         const claims = has('offer-mismatch') ? { ...PREVIEW, firstName: 'Grace' } : PREVIEW;
-        const { credential } = await issueCredential({ format: 'ldp', subjectDid: from, claims, clock: systemClock, issuer: { did: me.did, kid: `${me.did}#key-2`, privateKey: me.signing.privateKey } });
+        const { credential } = await issueCredential({ format: 'ldp', subjectDid: has('other-subject') ? me.did : from, claims, clock: systemClock, issuer: { did: me.did, kid: `${me.did}#key-2`, privateKey: me.signing.privateKey } });
         const fulfillment = {
           '@context': ['https://www.w3.org/2018/credentials/v1', 'https://identity.foundation/credential-manifest/fulfillment/v1'],
           type: ['VerifiablePresentation', 'CredentialFulfillment'],
