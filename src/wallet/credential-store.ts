@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { CredentialFormat, VerificationCheck } from '../credentials/types.js';
 import { sameDid } from '../didcomm/message.js';
 import { IdsyncError } from '../errors.js';
+import { keyedLock } from '../keyed-lock.js';
 import type { BatchOp, Store } from '../store/store.js';
 
 export const CREDENTIALS_COLLECTION = 'wallet-credentials';
@@ -65,18 +66,29 @@ export interface CredentialQuery {
 export interface CredentialStore {
   /** Stores an accepted credential; throws 'conflict' when its id is held from another issuer. */
   put(credential: StoredCredential): Promise<void>;
-  /** The store write of put(credential) (same checks), to go into a caller's batch. */
+  /** The store write of put(credential) (same checks), to go into a caller's batch; under hold([credential.id]), as setStatusOp. */
   putOp(credential: StoredCredential): Promise<BatchOp>;
-  /** The store write of setStatus(…), to go into a caller's batch. */
+  /**
+   * The store write of setStatus(…), to go into a caller's batch. Made from a read of the
+   * record: call it under hold([id]) and keep the hold until the batch is stored, or a status
+   * change stored in between is written over.
+   */
   setStatusOp(id: string, status: CredentialStatus, extra?: { replacedBy?: string }): Promise<BatchOp>;
+  /**
+   * Holds the records `ids` for a caller's batch: setStatus of any of them waits for the release
+   * (and then compares with the record as the batch left it). Each id is taken once, all in one
+   * order, so two holders of overlapping ids never wait on each other. The release must be
+   * called once the batch is stored or given up; calling it again does nothing.
+   */
+  hold(ids: string[]): Promise<() => void>;
   get(id: string): Promise<StoredCredential | undefined>;
   /** Accepted credentials, oldest first. */
   list(query?: CredentialQuery): Promise<StoredCredential[]>;
   /**
    * Changes the status of an accepted credential (e.g. 'replaced' with replacedBy). With `from`,
-   * only when its status is still that one (read just before the write): a status read from an
-   * issuer's list does not overwrite a change made meanwhile, 'replaced' above all. Resolves
-   * with the credential as stored.
+   * only when its status is still that one when written: a status read from an issuer's list
+   * does not overwrite a change made meanwhile, 'replaced' above all. Resolves with the
+   * credential as stored.
    */
   setStatus(id: string, status: CredentialStatus, extra?: { replacedBy?: string }, from?: CredentialStatus): Promise<StoredCredential>;
   putRejected(rejected: RejectedCredential): Promise<void>;
@@ -89,6 +101,7 @@ const byReceived = <T extends { receivedAt: string }>(a: T, b: T) => (a.received
 export function credentialStore(store: Store, clock: Clock): CredentialStore {
   const col = store.collection<StoredCredential>(CREDENTIALS_COLLECTION);
   const rejected = store.collection<RejectedCredential>(REJECTED_CREDENTIALS_COLLECTION);
+  const writes = recordWrites();
 
   async function putOp(credential: StoredCredential): Promise<BatchOp> {
     if (credential.verified !== true) throw new IdsyncError('invalid_argument', 'only verified credentials are stored as accepted');
@@ -128,13 +141,19 @@ export function credentialStore(store: Store, clock: Clock): CredentialStore {
         .filter((c) => (query.status === undefined || c.status === query.status) && (query.thid === undefined || c.thid === query.thid))
         .sort(byReceived);
     },
+    hold: (ids) => writes.hold(ids),
     async setStatus(id, status, extra = {}, from) {
-      // One read, then the write with no wait between the comparison and it.
-      const old = await stored(id);
-      if (from !== undefined && old.status !== from) return old;
-      const next = withStatus(old, status, extra);
-      await col.put(id, next);
-      return next;
+      // Read outside the lock, so a replacement's step never waits behind it; compared and
+      // written under the lock, with the record read again when a write was stored since.
+      const seen = writes.count(id);
+      const read = await stored(id);
+      return writes.exclusive(id, async () => {
+        const old = writes.count(id) === seen ? read : await stored(id);
+        if (from !== undefined && old.status !== from) return old;
+        const next = withStatus(old, status, extra);
+        await col.put(id, next);
+        return next;
+      });
     },
     async putRejected(rec) {
       await rejected.put(rec.key, rec);
@@ -142,6 +161,45 @@ export function credentialStore(store: Store, clock: Clock): CredentialStore {
     putRejectedOp: (rec) => ({ type: 'put', collection: REJECTED_CREDENTIALS_COLLECTION, key: rec.key, value: rec }),
     async listRejected() {
       return (await rejected.list()).map((e) => e.value).sort(byReceived);
+    },
+  };
+}
+
+/**
+ * The writes to one record, in this process (one wallet per store): made one at a time under a
+ * per-id lock, and counted when each ends, so that a read made before a count moved is known to
+ * be stale. A status from an issuer's list read just before a replacement's batch would
+ * otherwise be written over its 'replaced' and replacedBy.
+ */
+function recordWrites() {
+  const lock = keyedLock();
+  const counts = new Map<string, number>();
+  const ended = (id: string) => counts.set(id, (counts.get(id) ?? 0) + 1);
+  const exclusive = <T>(id: string, fn: () => Promise<T>): Promise<T> =>
+    lock(id, async () => {
+      try {
+        return await fn();
+      } finally {
+        ended(id);
+      }
+    });
+  /** Resolves once `id` is locked, with the release of the lock. */
+  const take = (id: string): Promise<() => void> =>
+    new Promise((taken) => {
+      void exclusive(id, () => new Promise<void>((release) => taken(release)));
+    });
+  return {
+    count: (id: string) => counts.get(id) ?? 0,
+    exclusive,
+    async hold(ids: string[]): Promise<() => void> {
+      const releases: Array<() => void> = [];
+      for (const id of [...new Set(ids)].sort()) releases.push(await take(id));
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        for (const release of releases) release();
+      };
     },
   };
 }
