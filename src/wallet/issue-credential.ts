@@ -169,18 +169,41 @@ function refusal(ctx: WalletContext, h: HandlerContext, thread: WalletThread, ra
   return { rejected, answer: { message: createMessage({ ...draft, to: [thread.peer!] }, { clock: ctx.clock, ids: ctx.ids }), ops: [ctx.credentials.putRejectedOp(rejected)] } };
 }
 
+/** A credential of the issue message to store, with the one it replaces. */
+interface Accepted {
+  credential: StoredCredential;
+  retire?: StoredCredential;
+}
+
 /** What the issue message comes to: the credentials to store with the ack, or the refusal. */
-type IssueOutcome = { accepted: Array<{ credential: StoredCredential; retire?: StoredCredential }> } | { refused: { failedCheck: string; code?: string; rejected: RejectedCredential } };
+type IssueOutcome = { accepted: Accepted[] } | { refused: { failedCheck: string; code?: string; rejected: RejectedCredential } };
+
+/**
+ * The writes of the accepted credentials: each stored, and each credential it replaces marked
+ * 'replaced' (read under the caller's hold: a status refresh cannot write between the read and
+ * the step's batch, and one that read before it compares with 'replaced' and leaves it).
+ */
+async function storeOps(ctx: WalletContext, accepted: Accepted[]): Promise<BatchOp[]> {
+  const ops: BatchOp[] = [];
+  for (const { credential, retire } of accepted) {
+    ops.push(await ctx.credentials.putOp(credential));
+    if (retire) ops.push(await ctx.credentials.setStatusOp(retire.id, 'replaced', { replacedBy: credential.id }));
+  }
+  return ops;
+}
 
 async function onIssue(ctx: WalletContext, h: HandlerContext, issue: ParsedIssueCredential): Promise<void> {
   // As for an offer: a credential is taken only from a sender the envelope proves.
   requireAuthenticatedSender(h);
   let outcome: IssueOutcome | undefined;
+  let release: (() => void) | undefined;
   // The credential received, verified, stored and acknowledged (or refused): one step, one write.
-  const { thread } = await answerStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, h.sender, {}, async (t) => {
+  // The records it writes are held from their reads to that write (stored() comes right after
+  // it, before the ack's delivery, whose return route may bring a step that needs them).
+  const step = answerStep(ctx, ISSUE_CREDENTIAL_HOLDER, h.message, h.sender, { stored: () => release?.() }, async (t) => {
     const data = t.data as unknown as OfferData;
     const receivedAt = isoNow(ctx.clock);
-    const accepted: Array<{ credential: StoredCredential; retire?: StoredCredential }> = [];
+    const accepted: Accepted[] = [];
     const expected: CredentialExpectations = { issuer: t.peer!, claims: data.datapoints, statusListCredential: issue.statusListCredential };
     const refuse = (raw: unknown, failed: Refusal, result: { checks: StoredCredential['checks']; credential?: W3cCredential }): StepAnswer => {
       const r = refusal(ctx, h, t, raw, failed, result, receivedAt);
@@ -211,14 +234,12 @@ async function onIssue(ctx: WalletContext, h: HandlerContext, issue: ParsedIssue
         ...(retire ? { retire } : {}),
       });
     }
-    const ops: BatchOp[] = [];
-    for (const { credential, retire } of accepted) {
-      ops.push(await ctx.credentials.putOp(credential));
-      if (retire) ops.push(await ctx.credentials.setStatusOp(retire.id, 'replaced', { replacedBy: credential.id }));
-    }
+    release = await ctx.credentials.hold(accepted.flatMap(({ credential, retire }) => (retire ? [credential.id, retire.id] : [credential.id])));
+    const ops = await storeOps(ctx, accepted);
     outcome = { accepted };
     return { message: buildIssueAck({ to: t.peer, thid: t.thid, pthid: t.pthid }, { clock: ctx.clock, ids: ctx.ids }), ops };
   });
+  const { thread } = await step.finally(() => release?.());
   if (outcome && 'refused' in outcome) {
     ctx.events.emit('credential-refused', { thid: thread.thid, failedCheck: outcome.refused.failedCheck, code: outcome.refused.code, rejected: outcome.refused.rejected });
     return;
