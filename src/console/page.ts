@@ -36,7 +36,7 @@ export function page(o: PageOptions): Html {
 <title>${o.title} · idsync console</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ASSET('console.css')}">
-<!-- A phone's window: tables scroll in their boxes, blocks stack (narrow.css); a wider one never reads it. -->
+<!-- A phone's window: facts, forms and messages go onto more lines (narrow.css), on top of what console.css does below a desktop's width; a wider window never reads it. -->
 <link rel="stylesheet" href="${ASSET('narrow.css')}" media="(max-width: 640px)">
 </head>
 <body>
