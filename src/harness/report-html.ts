@@ -110,6 +110,14 @@ ${brokenTable(c, i)}${notes}
 ${c.messages.length ? `${caseSvg(c, i)}<p class="muted">Click an arrow to see the message.</p>${c.messages.map((m) => messagePanel(c, i, m)).join('')}` : ''}</section>`;
 }
 
+// A table wider than the window (the rules named, with their sentences and sources, on a phone or
+// a tablet) scrolls its columns in its own box instead of the page; as a block of the window's
+// width it draws nothing of its own, so one that fits looks as before. A rule id in a cell breaks
+// at its hyphens, not between any two letters: the column keeps room for a word a line. What
+// happened to a broken rule breaks its ids anywhere instead, keeping 12em: beside the rule, its
+// severity and its message, it fits a tablet's window without scrolling. A phone
+// (up to 640 px) gets narrower margins; the viewport meta tag makes its browser lay the page out
+// at the phone's width instead of a desktop's 980 px shrunk to fit.
 const STYLE = `body{font-family:system-ui,sans-serif;margin:2rem;color:#1d2733;max-width:1100px}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem;border-top:1px solid #d5dde6;padding-top:1rem}h4{margin:.2rem 0}h5{margin:.6rem 0 .2rem}
 .status{display:inline-block;padding:.1rem .5rem;border-radius:3px;color:#fff;font-size:.8rem;text-transform:uppercase}
@@ -123,7 +131,11 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8rem;background:#fff;
 ul.notes{color:#34495e}blockquote{margin:.3rem 0 0 1rem;color:#34495e;font-style:italic}
 .sev{display:inline-block;padding:0 .4rem;border-radius:3px;font-size:.75rem;text-transform:uppercase}.sev-error{background:#fdecea;color:#c0392b}
 .sev-warning{background:#fdf1d6;color:#8a5a00}.sev-advice{background:#ece8f8;color:#5b4a9e}.keyword{font-weight:700;font-size:.75rem;color:#5b6b80}
-p.back{margin:0 0 1rem}`;
+p.back{margin:0 0 1rem}
+table{display:block;overflow-x:auto;max-width:100%}
+table code{overflow-wrap:break-word}
+table.broken td:last-child{overflow-wrap:anywhere;min-width:12em}
+@media (max-width:640px){body{margin:1rem .75rem}h2{margin-top:1.5rem}.msg{padding:.5rem .6rem}blockquote{margin-left:.5rem}}`;
 
 export interface ReportHtmlOptions {
   /** Link to this stylesheet (reportCss() of the same report) instead of an inline <style>. */
@@ -154,7 +166,7 @@ export function reportHtml(report: ConformanceReport, o: ReportHtmlOptions = {})
     ? `<p>Expected failures that did not happen (the agent now passes them): ${report.unseenExpected.map((u) => `<code>${esc(u.case)}</code> ${ruleRef(u.rule)}`).join(', ')}</p>`
     : '';
   return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>idsync conformance: ${esc(report.target)}</title>${o.stylesheet ? `<link rel="stylesheet" href="${esc(o.stylesheet)}">` : `<style>${reportCss(report)}</style>`}</head>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>idsync conformance: ${esc(report.target)}</title>${o.stylesheet ? `<link rel="stylesheet" href="${esc(o.stylesheet)}">` : `<style>${reportCss(report)}</style>`}</head>
 <body>${o.back ? `<p class="back"><a href="${esc(o.back.href)}">${esc(o.back.label)}</a></p>` : ''}<h1>idsync conformance report</h1>
 <p>Target <code>${esc(report.target)}</code>, played by idsync as <code>${esc(report.harnessDid.length > 60 ? `${report.harnessDid.slice(0, 57)}…` : report.harnessDid)}</code> (${esc(report.role)}).<br>
 Envelope of the cases: ${esc(report.mode ?? 'authcrypt')}; profile ${esc(report.profile ?? 'liberal')}. Started ${esc(report.startedAt)}, ${report.durationMs} ms.</p>
