@@ -3,8 +3,8 @@
 // than itself scrolls that content (a person can reach it) instead of cutting it off.
 import type { Page } from 'playwright-core';
 
-/** What a person looks at and may be wider than a phone: the boxes checked. */
-const BOXES = 'table, .msg-list, .diagram, pre, form, textarea, .mail, .invitation, header.top, main > section, main article';
+/** What a person looks at on a console page and may be wider than a phone: the boxes checked. */
+export const CONSOLE_BOXES = 'table, .msg-list, .diagram, pre, form, textarea, .mail, .invitation, header.top, main > section, main article';
 
 export interface Fit {
   /** The page's width, and the window's: the first at most the second where the page fits. */
@@ -15,10 +15,10 @@ export interface Fit {
 }
 
 // A string, not a function: the page's DOM is not in this project's TypeScript libs.
-const MEASURE = `(() => {
+const measure = (boxes: string) => `(() => {
   const win = window.innerWidth;
   const misfits = [];
-  for (const el of document.querySelectorAll(${JSON.stringify(BOXES)})) {
+  for (const el of document.querySelectorAll(${JSON.stringify(boxes)})) {
     const r = el.getBoundingClientRect();
     if (r.width === 0 && r.height === 0) continue;
     const name = el.tagName.toLowerCase() + (el.classList.length ? '.' + [...el.classList].join('.') : '');
@@ -31,6 +31,7 @@ const MEASURE = `(() => {
   return { page: document.documentElement.scrollWidth, window: win, misfits };
 })()`;
 
-export async function fit(page: Page): Promise<Fit> {
-  return (await page.evaluate(MEASURE)) as Fit;
+/** How the page fits its window, checking the boxes `boxes` selects (a console page's by default). */
+export async function fit(page: Page, boxes = CONSOLE_BOXES): Promise<Fit> {
+  return (await page.evaluate(measure(boxes))) as Fit;
 }

@@ -1,8 +1,11 @@
-// The three consoles on a phone (375 × 800) in Chromium, over data as long as it gets: a user id
-// that is an e-mail address, did:peer DIDs, a mediator's DID as an endpoint, a conformance finding
-// quoting a DID. Every page fits the window (fits.ts): no sideways scroll of the page, every table
-// inside the window, scrolling its columns if they are wider. Screenshots go to
-// test-results/phone-browser/ (git-ignored). Skipped, saying why, where the browser is missing.
+// The three consoles in Chromium on a phone (375 px), a tablet held upright or half a laptop
+// screen (700 px), a small laptop window (900 px) and the narrowest desktop (1024 px), over data as
+// long as it gets: a user id that is an e-mail address, did:peer DIDs, a mediator's DID as an
+// endpoint, a conformance finding quoting a DID. At every width every page fits the window
+// (fits.ts): no sideways scroll of the page, every table inside the window, scrolling its columns
+// if they are wider. One testbed and one browser serve every width. Screenshots go to
+// test-results/phone-browser/ (git-ignored), named by console, width and page. Skipped, saying
+// why, where the browser is missing.
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +20,9 @@ import { fit } from './fits.js';
 import { ADA, startConsoleBed, type ConsoleBed } from './helpers.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-results/phone-browser/', import.meta.url));
-const PHONE = { width: 375, height: 800 };
+/** A phone (narrow.css), two windows narrower than a desktop's (console.css's rules up to 1023 px), and the narrowest desktop. */
+const WIDTHS = [375, 700, 900, 1024] as const;
+const HEIGHT = 800;
 const WAIT = { timeout: 15_000 };
 const USER = 'ada.augusta.king-noel.countess-of-lovelace@analytical-engine.example.org';
 const EMAIL = 'grace.brewster.murray.hopper+invitations@harvard-computation-laboratory.example.edu';
@@ -47,15 +52,18 @@ async function signInWithCode(origin: string, code: string): Promise<void> {
   await Promise.all([page.waitForURL('**/console/overview', WAIT), page.click('section.login button[type=submit]')]);
 }
 
-/** Opens each path at `origin`, screenshots it, and says how each fits. */
+/** Opens each path at `origin` at each width, screenshots it, and says how each fits. */
 async function fits(origin: string, name: string, list: string[]) {
   const { page } = browser;
   const out = [];
-  for (const [i, path] of list.entries()) {
-    await page.goto(`${origin}${path}`);
-    await page.waitForSelector('main h1', WAIT);
-    await page.screenshot({ path: join(SHOTS, `${name}-${String(i + 1).padStart(2, '0')}.png`), fullPage: true });
-    out.push({ path, ...(await fit(page)) });
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: HEIGHT });
+    for (const [i, path] of list.entries()) {
+      await page.goto(`${origin}${path}`);
+      await page.waitForSelector('main h1', WAIT);
+      await page.screenshot({ path: join(SHOTS, `${name}-${width}-${String(i + 1).padStart(2, '0')}.png`), fullPage: true });
+      out.push({ width, path, ...(await fit(page)) });
+    }
   }
   return out;
 }
@@ -63,9 +71,9 @@ async function fits(origin: string, name: string, list: string[]) {
 /** What went wrong in the pages (chromium.ts), requests to the wallet's and the mediator's consoles aside: the browser was launched for the twin's. */
 const problems = () => browser.problems.filter((p) => ![wallet.url, mediator.url].some((u) => p.startsWith(`request elsewhere: ${new URL(u).origin}/`)));
 
-const fitting = (list: string[]) => list.map((path) => expect.objectContaining({ path, misfits: [], page: PHONE.width }));
+const fitting = (list: string[]) => WIDTHS.flatMap((width) => list.map((path) => ({ width, path, misfits: [], page: width, window: width })));
 
-describe.skipIf(!HAVE_CHROMIUM)(`the consoles on a 375 px phone in Chromium${SKIP_REASON}`, () => {
+describe.skipIf(!HAVE_CHROMIUM)(`the consoles from a 375 px phone to a 1024 px window in Chromium${SKIP_REASON}`, () => {
   beforeAll(async () => {
     await rm(SHOTS, { recursive: true, force: true });
     await mkdir(SHOTS, { recursive: true });
@@ -113,7 +121,6 @@ describe.skipIf(!HAVE_CHROMIUM)(`the consoles on a 375 px phone in Chromium${SKI
     paths.mediator = ['/console/overview', '/console/messages', '/console/threads', ...messageAndThread(delivery)];
 
     browser = await launchChromium(new URL(c.bed.service.url).origin);
-    await browser.page.setViewportSize(PHONE);
   }, 120_000);
 
   afterAll(async () => {
@@ -124,9 +131,12 @@ describe.skipIf(!HAVE_CHROMIUM)(`the consoles on a 375 px phone in Chromium${SKI
   });
 
   it("fits the twin's sign-in page and console pages in the window", async () => {
-    await browser.page.goto(`${c.bed.service.url}/console/login`);
-    await browser.page.waitForSelector('section.login', WAIT);
-    expect(await fit(browser.page)).toEqual({ page: PHONE.width, window: PHONE.width, misfits: [] });
+    for (const width of WIDTHS) {
+      await browser.page.setViewportSize({ width, height: HEIGHT });
+      await browser.page.goto(`${c.bed.service.url}/console/login`);
+      await browser.page.waitForSelector('section.login', WAIT);
+      expect(await fit(browser.page)).toEqual({ page: width, window: width, misfits: [] });
+    }
     await signInAsQa(browser.page, c.bed.service.url);
     expect(await fits(c.bed.service.url, 'service', paths.service)).toEqual(fitting(paths.service));
     expect(problems()).toEqual([]);

@@ -1,20 +1,28 @@
 // The HTML report opens offline in a real browser and shows the diagrams: headless Chromium loads
 // report.html with every host unresolvable and prints the DOM it built; then, driven through
 // playwright-core, a click on an arrow opens that message (its plaintext, protected headers and
-// HTTP answer) and highlights the rule rows it broke. Skipped, saying why, where /usr/bin/chromium
-// is missing (.ci/run installs Debian's chromium when it runs as root).
+// HTTP answer) and highlights the rule rows it broke; on a phone (375 px) and in a tablet or half a
+// laptop screen (700 px) it fits the window with a message open (test/console/fits.ts), screenshots
+// in test-results/report-browser/ (git-ignored). Skipped, saying why, where /usr/bin/chromium is
+// missing (.ci/run installs Debian's chromium when it runs as root).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium as playwright } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResolver, documentResolver } from '../../src/did/resolver.js';
 import { writeReportFiles } from '../../src/harness/report-files.js';
 import { runConformance } from '../../src/harness/run.js';
 import type { ConformanceReport } from '../../src/harness/types.js';
+import { fit } from '../console/fits.js';
 import { startWrongAgent } from './wrong-agent.js';
+
+/** What a person looks at in the report and may be wider than a phone: the boxes checked (a table's cells scroll with it). */
+const REPORT_BOXES = 'h1, h2, p, ol, table, section.case, svg.sequence, .msg, pre';
+const SHOTS = fileURLToPath(new URL('../../test-results/report-browser/', import.meta.url));
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE = existsSync(CHROMIUM);
@@ -94,6 +102,32 @@ describe('report.html in headless Chromium', () => {
       expect(sent).toContain('HTTP 202 · a transport answer');
       expect(requests).toEqual([]);
       expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+
+  it.skipIf(!HAVE)(`fits a phone's window and a tablet's, a message open, without scrolling sideways${SKIP}`, async () => {
+    await rm(SHOTS, { recursive: true, force: true });
+    await mkdir(SHOTS, { recursive: true });
+    const browser = await playwright.launch({ executablePath: CHROMIUM, args: ARGS });
+    try {
+      const c = report.cases[0]!;
+      const received = c.messages.find((m) => m.direction === 'received')!;
+      const fits = [];
+      // As a phone lays it out: its browser reads the page's viewport (else it draws a 980 px desktop page, shrunk).
+      for (const [width, isMobile] of [[375, true], [700, false]] as const) {
+        const page = await browser.newPage({ viewport: { width, height: 800 }, isMobile });
+        await page.goto(`file://${join(dir, 'report.html')}#m-0-${received.seq}`);
+        await expect.poll(() => page.locator(`#m-0-${received.seq}`).isVisible()).toBe(true);
+        await page.screenshot({ path: join(SHOTS, `report-${width}.png`), fullPage: true });
+        fits.push({ width, ...(await fit(page, REPORT_BOXES)) });
+        await page.close();
+      }
+      expect(fits).toEqual([
+        { width: 375, page: 375, window: 375, misfits: [] },
+        { width: 700, page: 700, window: 700, misfits: [] },
+      ]);
     } finally {
       await browser.close();
     }
