@@ -24,6 +24,7 @@ import { startServiceParty } from './testbed-service.js';
 import { startWalletParty, type WalletMode, type WalletParty } from './testbed-wallets.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks.js';
 import { startTestbedMediator, type TestbedMediator } from './testbed-mediator.js';
+import { checkTestbedOptions, checkWalletMode } from './testbed-options.js';
 import { trace, type TraceOptions, type TraceResult } from './trace.js';
 import { registerTracer } from './trace-registry.js';
 
@@ -130,6 +131,7 @@ interface Closer {
 }
 
 export async function startTestbed(options: TestbedOptions = {}): Promise<Testbed> {
+  checkTestbedOptions(options as Record<string, unknown>);
   const transport = options.transport ?? 'memory';
   const storage = options.storage ?? 'memory';
   const defaultMode = options.walletMode ?? 'endpoint';
@@ -215,7 +217,11 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
       mediator: mediatorFor,
     };
     let n = 0;
+    let closed = false;
     const addWallet = async (o: AddWalletOptions = {}): Promise<Wallet> => {
+      // A wallet added now would listen and hold its store with nothing left to close them.
+      if (closed) throw new IdsyncError('invalid_state', 'the testbed is closed: start another one');
+      checkWalletMode(o.mode);
       const mode = o.mode ?? defaultMode;
       if (mode === 'live' && transport !== 'http') throw new IdsyncError('invalid_argument', "walletMode 'live' needs transport 'http'");
       const index = ++n;
@@ -235,7 +241,6 @@ export async function startTestbed(options: TestbedOptions = {}): Promise<Testbe
       return p;
     };
 
-    let closed = false;
     const bed: Testbed = {
       service: {
         get url() {
