@@ -45,6 +45,9 @@ export class Wallet extends WalletEvents {
   private runtime?: Runtime;
   private starting?: Promise<Runtime>;
   private listening?: Listening;
+  // Kept after close(): who the wallet was stays readable (a test compares it with the wallet
+  // that replaced it after a restart) instead of asking for an init() that already happened.
+  private closedIdentity?: WalletIdentity;
   // Resolves with the router's result: the HTTP endpoint answers 503 + Retry-After when the
   // message failed for a transient reason and its id was left free for the sender's retry.
   private readonly inbound: InboundHandler = (packed, info) => this.receive(packed, info);
@@ -64,13 +67,13 @@ export class Wallet extends WalletEvents {
   }
   /** The long-form did:ion. */
   get did(): string {
-    return this.rt.ctx.identity.did;
+    return this.identity.did;
   }
   get shortDid(): string {
-    return this.rt.ctx.identity.shortDid;
+    return this.identity.shortDid;
   }
   get identity(): WalletIdentity {
-    return this.rt.ctx.identity;
+    return this.runtime?.ctx.identity ?? this.closedIdentity ?? this.rt.ctx.identity;
   }
   /** The mediator the wallet sits behind and its grant (state, version), when it has one. */
   get mediation(): MediationRecord | undefined {
@@ -306,6 +309,7 @@ export class Wallet extends WalletEvents {
   async close(): Promise<void> {
     await this.listening?.close();
     this.listening = undefined;
+    if (this.runtime) this.closedIdentity = this.runtime.ctx.identity;
     await this.runtime?.close();
     this.runtime = undefined;
   }
