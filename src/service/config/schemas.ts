@@ -1,6 +1,7 @@
 // Configuration inputs (fixtures file and admin API): data profiles, projects with issuance
 // settings, tenants with their API clients.
 import { Type, type Static } from '@fastify/type-provider-typebox';
+import { literalUnion } from '../http/literal-union.js';
 import { DATAPOINT_KEYS } from '../../credentials/datapoints.js';
 import { ID_PATTERN } from '../http/schemas.js';
 
@@ -21,9 +22,9 @@ export const IssuanceSettingsSchema = Type.Object(
 
 export const ProfileFieldSchema = Type.Object(
   {
-    key: Type.Union(DATAPOINT_KEYS.map((k) => Type.Literal(k))),
+    key: literalUnion(DATAPOINT_KEYS),
     required: Type.Boolean(),
-    format: Type.Optional(Type.Union(['date', 'country', 'email', 'phone', 'string'].map((k) => Type.Literal(k)))),
+    format: Type.Optional(literalUnion(['date', 'country', 'email', 'phone', 'string'])),
     pattern: Type.Optional(Type.String({ maxLength: 512 })),
     label: Type.Optional(Type.String({ maxLength: 256 })),
   },

@@ -3,6 +3,7 @@
 // partners. Everything is scoped to the token's tenant. Schemas of projects and profiles are
 // the fixtures' (config/schemas.ts); writes go through the same seed functions.
 import { Type } from '@fastify/type-provider-typebox';
+import { literalUnion } from '../http/literal-union.js';
 import type { App } from '../http/app-types.js';
 import { authOf, requireScope } from '../auth/route-auth.js';
 import { DEFAULT_ISSUANCE, type ProjectRecord } from '../config/config.js';
@@ -181,8 +182,8 @@ export async function adminRoutes(app: App, deps: ServiceDeps): Promise<void> {
 }
 
 // Ecosystem partners ------------------------------------------------------------------------
-const Role = Type.Union(PARTNER_ROLES.map((r) => Type.Literal(r)));
-const Status = Type.Union(PARTNER_STATUSES.map((s) => Type.Literal(s)));
+const Role = literalUnion(PARTNER_ROLES);
+const Status = literalUnion(PARTNER_STATUSES);
 export const PartnerSchema = Type.Object(
   {
     id: Type.String(),

@@ -2,6 +2,7 @@
 // tenant, oldest first, so a test can pick an invitation URL up. Needs the admin scope
 // (scopes.ts ADMIN_SCOPE), like the rest of the configuration and dev API.
 import { Type } from '@fastify/type-provider-typebox';
+import { literalUnion } from '../http/literal-union.js';
 import type { App } from '../http/app-types.js';
 import { authOf, requireScope } from '../auth/route-auth.js';
 import type { ServiceDeps } from '../deps.js';
@@ -23,7 +24,7 @@ export const OutboxEntrySchema = Type.Object(
     workflowId: Type.Optional(Type.String()),
     sentAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
-    status: Type.Union(['pending', 'sent', 'queued', 'recorded', 'failed'].map((s) => Type.Literal(s)), {
+    status: literalUnion(['pending', 'sent', 'queued', 'recorded', 'failed'], {
       description: 'recorded: no transport configured (outbox only); sent: accepted by SMTP / SMS gateway / DIDComm endpoint; queued: DIDComm pickup; failed: see error',
     }),
     error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),

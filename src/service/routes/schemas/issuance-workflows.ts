@@ -2,6 +2,7 @@
 // (OpenAPI). Deeper checks (data profile, DID and phone syntax) happen in the domain modules,
 // which answer with the same `errors: [{field, code, message}]` shape.
 import { Type } from '@fastify/type-provider-typebox';
+import { literalUnion } from '../../http/literal-union.js';
 import { ID_PATTERN } from '../../http/schemas.js';
 import { FlatDatapoints } from './users.js';
 import { WORKFLOW_STATUSES } from '../../issuance/states.js';
@@ -49,7 +50,7 @@ export const IssuanceWorkflowSchema = Type.Object(
     projectId: Type.String(),
     userId: Type.Optional(Type.String()),
     userDID: Type.Optional(Type.String()),
-    status: Type.Union(WORKFLOW_STATUSES.map((s) => Type.Literal(s)), {
+    status: literalUnion(WORKFLOW_STATUSES, {
       description: 'CREATED → INVITATION_SENT → IN_PROGRESS → COMPLETED; FAILED (failure.code) or EXPIRED from any non-final state',
     }),
     datapoints: FlatDatapoints,
@@ -80,7 +81,7 @@ export const WorkflowIdParams = Type.Object({
 
 export const WorkflowListQuery = Type.Object({
   projectId: Type.Optional(Type.String({ maxLength: 256 })),
-  status: Type.Optional(Type.Union(WORKFLOW_STATUSES.map((s) => Type.Literal(s)))),
+  status: Type.Optional(literalUnion(WORKFLOW_STATUSES)),
   userId: Type.Optional(Type.String({ maxLength: 256 })),
   userDID: Type.Optional(Type.String({ maxLength: 8192 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
