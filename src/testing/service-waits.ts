@@ -1,7 +1,8 @@
 // Waiting for service state over its REST API: a user's sync context, a user, an issuance
 // workflow's status. In-process services re-read on their change feed; remote ones are polled.
 import type { IssuanceWorkflow, ServiceClient, SyncContext, User } from './rest-client.js';
-import { IdsyncError } from '../errors.js';
+import { IdsyncError, isIdsyncError } from '../errors.js';
+import { WORKFLOW_STATUSES, type WorkflowStatus } from '../service/issuance/states.js';
 import { stopWaiting, waitForState, type WaitOptions } from './wait.js';
 
 /** Resolves with the user's sync context once `predicate` accepts it. */
@@ -23,15 +24,21 @@ export function waitForUser(client: ServiceClient, userId: string, predicate: (u
 
 /**
  * Resolves with the workflow once its status is `status` (or one of them). Reaching another
- * final status first (COMPLETED, FAILED, EXPIRED) fails at once instead of waiting out the guard.
+ * final status first (COMPLETED, FAILED, EXPIRED) fails at once instead of waiting out the guard,
+ * and so does a workflow the service does not know: its id came from createWorkflow, so a 404
+ * means an id from another service or run, which no wait would ever see appear.
  */
-export function waitForWorkflowStatus(client: ServiceClient, workflowId: string, status: string | string[], options?: WaitOptions): Promise<IssuanceWorkflow> {
-  const wanted = Array.isArray(status) ? status : [status];
+export function waitForWorkflowStatus(client: ServiceClient, workflowId: string, status: WorkflowStatus | WorkflowStatus[], options?: WaitOptions): Promise<IssuanceWorkflow> {
+  const wanted: string[] = Array.isArray(status) ? status : [status];
+  const unknown = wanted.filter((s) => !(WORKFLOW_STATUSES as readonly string[]).includes(s));
+  if (unknown.length) return Promise.reject(new IdsyncError('invalid_argument', `no workflow status ${unknown.join(', ')}: one of ${WORKFLOW_STATUSES.join(', ')}`));
   const final = ['COMPLETED', 'FAILED', 'EXPIRED'];
   return waitForState(
     `workflow ${workflowId} to be ${wanted.join(' or ')}`,
     async () => {
-      const wf = await client.getWorkflow(workflowId);
+      const wf = await client.getWorkflow(workflowId).catch((err: unknown) => {
+        throw isIdsyncError(err) && err.code === 'workflow_not_found' ? stopWaiting(err) : err;
+      });
       if (!wanted.includes(wf.status) && final.includes(wf.status)) {
         throw stopWaiting(new IdsyncError('workflow_ended', `workflow ${workflowId} ended ${wf.status}${wf.failure ? ` (${wf.failure.code})` : ''} instead of ${wanted.join(' or ')}`, { details: { status: wf.status, failure: wf.failure } }));
       }
