@@ -6,6 +6,7 @@ import type { Static } from '@fastify/type-provider-typebox';
 import { systemClock, type Clock } from '../clock.js';
 import { IdsyncError, asErrorCode } from '../errors.js';
 import { inProcessExchange, NULL_BODY_STATUSES } from '../http-fetch.js';
+import { parseRetryAfter } from '../didcomm/transport/media-type.js';
 import type { InviteResponse, SyncContext as SyncContextSchema, SyncStarted, User as UserSchema, UserWithEcho } from '../service/routes/schemas/users.js';
 import type { IssuanceWorkflowSchema, SendInvitationResponse } from '../service/routes/schemas/issuance-workflows.js';
 import type { OutboxEntrySchema } from '../service/routes/dev-outbox.js';
@@ -131,7 +132,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     } catch {
       parsed = text;
     }
-    if (res.status >= 400) throw problemError(method, path, res.status, parsed);
+    if (res.status >= 400) throw problemError(method, path, res.status, parsed, parseRetryAfter(res.headers.get('retry-after'), clock.now()));
     return { status: res.status, headers: res.headers, body: parsed as T };
   }
 
@@ -203,10 +204,12 @@ function queryString(query: Record<string, string | number | undefined>): string
 /**
  * RFC 9457 problem details → IdsyncError(code); the status and problem stay in details. A code
  * that is not in the catalogue (another service's) becomes `service_problem`: it is in details.problem.
+ * A 429's or 503's Retry-After is details.retryAfterSeconds, so that a caller that reads again
+ * (a wait polling a service in another process) waits that long first.
  */
-function problemError(method: string, path: string, status: number, body: unknown): IdsyncError {
+function problemError(method: string, path: string, status: number, body: unknown, retryAfterSeconds?: number): IdsyncError {
   const p = (typeof body === 'object' && body !== null ? body : {}) as { code?: string; title?: string; detail?: string };
   const code = asErrorCode(p.code, 'service_problem');
   const why = p.detail ?? p.title ?? (typeof body === 'string' && body ? body.slice(0, 200) : `HTTP ${status}`);
-  return new IdsyncError(code, `${method} ${path.split('?')[0]}: ${status} ${why}`, { details: { status, problem: body } });
+  return new IdsyncError(code, `${method} ${path.split('?')[0]}: ${status} ${why}`, { details: { status, problem: body, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) } });
 }

@@ -139,6 +139,7 @@ export function waitForState<T>(
       void (async () => {
         while (!stop.signal.aborted) {
           const version = changes?.version ?? 0;
+          let retryAfterMs = 0;
           try {
             const value = await read();
             last = describe(value);
@@ -147,14 +148,23 @@ export function waitForState<T>(
             if (typeof err === 'object' && err !== null && fatalErrors.has(err)) return reject(err);
             const e = toIdsyncError(err);
             last = `error ${e.code}: ${e.message}`;
+            retryAfterMs = retryAfterOf(e);
           }
           if (changes) await changes.after(version, stop.signal);
-          else await pause(options.pollMs ?? 50, stop.signal);
+          // A service that said "too many requests" is not asked again before it said to: polling
+          // on would spend the client's whole rate budget, and the test's own calls would get 429.
+          else await pause(Math.max(options.pollMs ?? 50, retryAfterMs), stop.signal);
         }
       })().catch(reject);
     },
     () => last,
   );
+}
+
+/** The Retry-After of a refused read (rest-client.ts puts it in details), in ms; 0 without one. */
+function retryAfterOf(e: IdsyncError): number {
+  const seconds = (e.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  return typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : 0;
 }
 
 /** A wait between two reads of a remote service (the polling fallback only). */
