@@ -13,7 +13,8 @@ export interface FencedStore extends Store {
 
 export function fencedStore(store: Store): FencedStore {
   let killed = false;
-  const dead = () => new IdsyncError('store_closed', 'the store is gone (the process using it crashed)');
+  // processGone: what the party's endpoint was answering ends as a killed process's would (a reset).
+  const dead = () => new IdsyncError('store_closed', 'the store is gone (the process using it crashed)', { details: { processGone: true } });
   // A read that was in flight when the process died never returned.
   const after = <R>(result: R): R => {
     if (killed) throw dead();

@@ -45,7 +45,7 @@ export async function startServiceParty(
     crashed = true;
     fence.kill();
     void twin.close().catch(() => undefined).finally(a.crashed);
-    throw new IdsyncError('store_closed', `crashed at ${step} (testbed crashAt)`);
+    throw new IdsyncError('store_closed', `crashed at ${step} (testbed crashAt)`, { details: { processGone: true } });
   };
 
   async function boot(): Promise<ServiceTwin> {

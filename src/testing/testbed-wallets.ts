@@ -60,7 +60,7 @@ export async function startWalletParty(host: WalletHost, store: Store, index: nu
     const a = armed;
     armed = undefined;
     void party.crash().finally(a.crashed);
-    throw new IdsyncError('store_closed', `crashed at ${step} (testbed crashAt)`);
+    throw new IdsyncError('store_closed', `crashed at ${step} (testbed crashAt)`, { details: { processGone: true } });
   };
 
   async function boot(): Promise<Wallet> {

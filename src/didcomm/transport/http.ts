@@ -17,7 +17,7 @@ import { answerClientError, problemDocument } from '../../problem-details.js';
 import { JSON_TOO_DEEP } from '../../json-depth.js';
 import type { InboundHandler, InboundRefusal, Transport } from '../types.js';
 import {
-  byteLength, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseInboundMessage, refusalOf, RETRY_LATER_CODE, retryHint,
+  byteLength, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, detectMediaType, isDidcommMediaType, parseInboundMessage, processGone, refusalOf, RETRY_LATER_CODE, retryHint,
   schemeOf, statusForHandlerError, type InboundOutcome,
 } from './media-type.js';
 
@@ -101,7 +101,12 @@ export interface HttpInboundResponse {
   headers?: Record<string, string>;
   /** A refusal (status >= 400), coded: what `body` says as a problem document, for callers that answer in their own way. */
   problem?: InboundProblem;
+  /** The handler's process died (media-type.ts processGone): answer nothing, reset the connection. */
+  abandon?: true;
 }
+
+/** What a killed process answers: nothing (the caller resets the connection). */
+const ABANDONED: HttpInboundResponse = { status: 0, abandon: true };
 
 export interface InboundProblem {
   code: ErrorCode;
@@ -198,12 +203,14 @@ export async function handleHttpInbound(req: HttpInboundRequest, handler: HttpIn
   try {
     outcome = await handler(req.body, info);
   } catch (err) {
+    if (processGone(err)) return ABANDONED;
     const { status, code, message, retryAfterSeconds } = statusForHandlerError(err);
     if (retryAfterSeconds !== undefined) return retryLaterResponse(retryAfterSeconds);
     return problemResponse(code, message, status);
   } finally {
     open = false;
   }
+  if (processGone(outcome)) return ABANDONED;
   const retry = retryHint(outcome);
   if (retry) return retryLaterResponse(retry.retryAfterSeconds, (outcome as InboundOutcome | undefined)?.reason);
   // Refused for good and no problem report could tell the sender: this answer does (never a 503
@@ -267,6 +274,7 @@ export async function startHttpEndpoint(options: HttpEndpointOptions): Promise<H
     });
     // While closing, each answer ends its connection: no keep-alive connection outlives close().
     const send = (r: HttpInboundResponse, extra?: Record<string, string>) => {
+      if (r.abandon) return void req.socket.destroy();
       if (closing) res.shouldKeepAlive = false;
       sendResponse(res, r, extra);
     };

@@ -134,6 +134,17 @@ export function retryHint(outcome: unknown): { retryAfterSeconds: number } | und
 }
 
 /** The refusal of what a handler resolved with: refused for good and no problem report told the sender. */
+/**
+ * Whether the handler's process died while handling the message (a party crashed in-process by
+ * the testbed: its errors carry `details.processGone`). A killed process answers nothing: its
+ * transport resets the connection instead of answering, so the sender sees what it would see
+ * with a real kill -9 (a reset, retried soon) and not a 503 with a Retry-After of seconds.
+ */
+export function processGone(outcome: unknown): boolean {
+  const error = isIdsyncError(outcome) ? outcome : (outcome as { error?: unknown } | undefined)?.error;
+  return isIdsyncError(error) && error.details?.processGone === true;
+}
+
 export function refusalOf(outcome: unknown): InboundRefusal | undefined {
   if (!outcome || typeof outcome !== 'object' || isIdsyncError(outcome)) return undefined;
   const r = (outcome as InboundOutcome).refusal;

@@ -77,8 +77,9 @@ export function wsInboundHandler(deps: ServiceDeps): WsInboundHandler {
 type InboundHandle = ReturnType<typeof inboundHandler>;
 
 /** POST /didcomm's answer to a message: a 2xx and what it carries, or the problem it throws for fastify's error handler. */
-async function answerMessage(handle: InboundHandle, body: string, contentType: string | undefined): Promise<{ status: number; body?: string; contentType?: string }> {
+async function answerMessage(handle: InboundHandle, body: string, contentType: string | undefined): Promise<{ status: number; body?: string; contentType?: string; abandon?: true }> {
   const res = await handleHttpInbound({ body, contentType }, (packed, info) => handle(packed, { transport: 'http', reply: info.reply, parsed: info.parsed }));
+  if (res.abandon) return res;
   if (res.status >= 400) {
     const p = res.problem ?? { code: 'invalid_request', detail: 'the message was refused' };
     // 503 temporarily_unavailable: Retry-After header and the `retryAfter` member, as for 429.
@@ -128,6 +129,11 @@ declare module 'fastify' {
   }
 }
 
+/** What a caller in this process sees of a server killed mid-request. */
+function connectionReset(): Error {
+  return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+}
+
 /** The Content-Type fastify sends a string body with: a JSON type without a charset gets `; charset=utf-8`. */
 function withCharset(type: string): string {
   return type.includes('json') && !/;\s*charset=/i.test(type) ? `${type}; charset=utf-8` : type;
@@ -138,11 +144,10 @@ function inProcessPost(app: App, handle: InboundHandle, limiter: RateLimiter | u
   return async (req) => {
     if (req.contentType === undefined || !DIDCOMM_MEDIA_TYPES.includes(req.contentType)) return undefined;
     if (req.body.length > bodyLimit / 3 && Buffer.byteLength(req.body) > bodyLimit) return undefined;
+    let res: Awaited<ReturnType<typeof answerMessage>>;
     try {
       checkRate(limiter, '127.0.0.1');
-      const res = await answerMessage(handle, req.body, req.contentType);
-      if (res.body === undefined) return { status: res.status, headers: { 'content-length': '0' } };
-      return { status: res.status, headers: { 'content-type': withCharset(res.contentType!), 'content-length': String(Buffer.byteLength(res.body)) }, body: res.body };
+      res = await answerMessage(handle, req.body, req.contentType);
     } catch (err) {
       // As sendProblem() renders it: serialised here, with its headers, as application/problem+json.
       const { status, body, headers } = problemAt(req.url, err, app.log);
@@ -151,6 +156,10 @@ function inProcessPost(app: App, handle: InboundHandle, limiter: RateLimiter | u
       for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
       return { status, headers: out, body: text };
     }
+    // The service crashed while handling it: its caller sees the connection reset.
+    if (res.abandon) throw connectionReset();
+    if (res.body === undefined) return { status: res.status, headers: { 'content-length': '0' } };
+    return { status: res.status, headers: { 'content-type': withCharset(res.contentType!), 'content-length': String(Buffer.byteLength(res.body)) }, body: res.body };
   };
 }
 
@@ -181,6 +190,12 @@ export async function didcommRoutes(app: App, deps: ServiceDeps, limiter?: RateL
       // and is refused for its Content-Type (415) without being serialised again.
       const body = typeof request.body === 'string' ? request.body : '';
       const res = await answerMessage(handle, body, request.headers['content-type']);
+      if (res.abandon) {
+        // The service crashed while handling it: no answer, the connection is reset.
+        reply.hijack();
+        request.raw.socket.destroy();
+        return;
+      }
       reply.code(res.status);
       if (res.body === undefined) return reply.send();
       return reply.type(res.contentType!).send(res.body);
