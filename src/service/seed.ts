@@ -18,13 +18,36 @@ export const DEFAULT_PROFILE_ID = 'idsync-kyc-default';
 
 /** Validates a value against a TypeBox schema, throwing IdsyncError(code) with field errors. */
 export function checkSchema<T>(schema: TSchema, value: unknown, code: ErrorCode, what: string): T {
-  const check = TypeBoxValidatorCompiler({ schema, method: 'POST', url: '/', httpPart: 'body' } as never) as (v: unknown) => { value?: unknown; error?: Array<{ message?: string; instancePath?: string }> };
+  const check = TypeBoxValidatorCompiler({ schema, method: 'POST', url: '/', httpPart: 'body' } as never) as (v: unknown) => { value?: unknown; error?: SchemaError[] };
   const result = check(value);
   if (result.error) {
     const errors = result.error.map((e) => ({ field: e.instancePath ?? '', message: e.message ?? 'is invalid' }));
-    throw new IdsyncError(code, `${what}: ${errors[0] ? `${errors[0].field || '/'} ${errors[0].message}` : 'invalid'}`, { details: { errors } });
+    const first = result.error[0];
+    const message = first ? `${first.instancePath || '/'} ${allowedValues(schema, first) ?? first.message ?? 'is invalid'}` : 'invalid';
+    throw new IdsyncError(code, `${what}: ${message}`, { details: { errors } });
   }
   return value as T;
+}
+
+interface SchemaError {
+  keyword?: string;
+  message?: string;
+  instancePath?: string;
+  schemaPath?: string;
+}
+
+/**
+ * A value outside a list of literals fails once per literal, each "must be equal to constant"
+ * (and the validator stops listing after a few): the list is read from the schema instead, at
+ * the union the first failed literal belongs to.
+ */
+function allowedValues(schema: TSchema, first: SchemaError): string | undefined {
+  if (first.keyword !== 'const' || !first.schemaPath?.startsWith('#/')) return undefined;
+  const path = first.schemaPath.slice(2).split('/').slice(0, -1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let node: unknown = schema;
+  for (const p of path) node = node && typeof node === 'object' ? (node as Record<string, unknown>)[p] : undefined;
+  if (!Array.isArray(node) || !node.every((n) => n && typeof n === 'object' && 'const' in n)) return undefined;
+  return `must be one of ${node.map((n: { const: unknown }) => JSON.stringify(n.const)).join(', ')}`;
 }
 
 export function parseFixtures(value: unknown): ServiceFixturesT {

@@ -44,6 +44,15 @@ describe('configuration seeding', () => {
     }
   });
 
+  it('names the allowed values of a field that takes one of a list', async () => {
+    const store = await openStore();
+    const bad = { tenants: [{ id: 'x', dataProfiles: [{ id: 'd', name: 'D', fields: [{ key: 'email', required: true }] }] }] };
+    const err = await createService({ store, fixtures: bad }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'invalid_config' });
+    expect((err as Error).message).toBe(`invalid fixtures: /tenants/0/dataProfiles/0/fields/0/key must be one of ${DATAPOINT_KEYS.map((k) => `"${k}"`).join(', ')}`);
+    await store.close();
+  });
+
   it('seeds the environment client idempotently and follows a changed secret', async () => {
     const store = await openStore();
     const env = { clientId: 'env-client', clientSecret: 'first-secret', projectId: 'env-project' };
