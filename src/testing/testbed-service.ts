@@ -44,7 +44,7 @@ export async function startServiceParty(
     armed = undefined;
     crashed = true;
     fence.kill();
-    void twin.close().catch(() => undefined).finally(a.crashed);
+    void killed(twin).finally(a.crashed);
     throw new IdsyncError('store_closed', `crashed at ${step} (testbed crashAt)`, { details: { processGone: true } });
   };
 
@@ -96,7 +96,7 @@ export async function startServiceParty(
       fence.kill();
       // Endpoints, webhook delivery and the agent stop; with the store cut off, nothing they
       // still do is kept.
-      await twin.close().catch(() => undefined);
+      await killed(twin);
     },
     async restart() {
       if (!crashed) await party.crash();
@@ -112,4 +112,15 @@ export async function startServiceParty(
     },
   };
   return party;
+}
+
+/**
+ * Stops a twin as kill -9 would: its connections are cut at once, the request in flight
+ * included. A graceful close would wait for every open connection to go idle, and a peer
+ * retrying on its kept-alive connection never lets it: the crash then took as long as the test.
+ */
+async function killed(twin: ServiceTwin): Promise<void> {
+  const closing = twin.close().catch(() => undefined);
+  twin.service.app.server.closeAllConnections();
+  await closing;
 }
