@@ -1,7 +1,10 @@
 // A testbed whose twin serves the console, and a signed-in session to call it with (in-process
 // through fastify's inject, or over the twin's socket).
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { systemClock } from '../../src/clock.js';
 import { serviceConsole, type ServiceConsoleOptions } from '../../src/console/index.js';
+import { messageLog, type LoggedMessage } from '../../src/store/messages.js';
+import type { Store } from '../../src/store/store.js';
 import { faultSwitch, startTestbed, type FaultSwitch, type Testbed, type TestbedOptions } from '../../src/testing/index.js';
 
 export const ADA = { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10' };
@@ -54,4 +57,14 @@ export async function startConsoleBed(o: { testbed?: TestbedOptions; console?: S
       app!.inject({ method, url, ...extra, headers: { accept: 'text/html', cookie, ...(extra.headers ?? {}) } }),
     close: () => bed!.close(),
   };
+}
+
+/** The first logged message `pick` accepts, looked for until `guardMs` has passed. */
+export async function logged(store: Store, pick: (m: LoggedMessage) => boolean, guardMs = 20_000): Promise<LoggedMessage> {
+  const until = Date.now() + guardMs;
+  for (;;) {
+    const found = (await messageLog(store, systemClock).list()).find(pick);
+    if (found || Date.now() > until) return found!;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -4,29 +4,17 @@
 // that quotes a sender's DID (the twin's console, after a conformance run's anoncrypt ping from
 // the harness's did:peer:2). Skipped, saying why, where the browser is missing.
 import { afterAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
 import { startMediatorConsole } from '../../src/console/index.js';
-import { messageLog, threadOf, type LoggedMessage } from '../../src/store/messages.js';
-import type { Store } from '../../src/store/store.js';
+import { threadOf } from '../../src/store/messages.js';
 import { connectUser, startTestbed, syncDatapoints } from '../../src/testing/index.js';
 import { HAVE_CHROMIUM, launchChromium, SKIP_REASON } from './chromium.js';
-import { ADA, startConsoleBed } from './helpers.js';
+import { ADA, logged, startConsoleBed } from './helpers.js';
 
 const WAIT = { timeout: 15_000 };
 const cleanup: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
-
-/** The first logged message `pick` accepts, looked for until `guardMs` has passed. */
-async function logged(store: Store, pick: (m: LoggedMessage) => boolean, guardMs = 20_000): Promise<LoggedMessage> {
-  const until = Date.now() + guardMs;
-  for (;;) {
-    const found = (await messageLog(store, systemClock).list()).find(pick);
-    if (found || Date.now() > until) return found!;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Signs in at `origin` (id and secret, or an access code), opens each path, and says how wide each page is. */
 async function widths(origin: string, login: { clientId?: string; secret: string }, paths: string[]): Promise<{ path: string; wider: boolean }[]> {

@@ -10,14 +10,12 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
 import { startMediatorConsole, startWalletConsole, type MediatorConsole, type WalletConsole } from '../../src/console/index.js';
-import { messageLog, threadOf, type LoggedMessage } from '../../src/store/messages.js';
-import type { Store } from '../../src/store/store.js';
+import { threadOf, type LoggedMessage } from '../../src/store/messages.js';
 import { connectUser, nextOutboxEntry, syncDatapoints } from '../../src/testing/index.js';
 import { HAVE_CHROMIUM, launchChromium, signInAsQa, SKIP_REASON, type Browser } from './chromium.js';
 import { fit } from './fits.js';
-import { ADA, startConsoleBed, type ConsoleBed } from './helpers.js';
+import { ADA, logged, startConsoleBed, type ConsoleBed } from './helpers.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-results/phone-browser/', import.meta.url));
 /** A phone (narrow.css), two windows narrower than a desktop's (console.css's rules up to 1023 px), and the narrowest desktop. */
@@ -32,16 +30,6 @@ let wallet: WalletConsole;
 let mediator: MediatorConsole;
 let browser: Browser;
 const paths: Record<'service' | 'wallet' | 'mediator', string[]> = { service: [], wallet: [], mediator: [] };
-
-/** The first logged message `pick` accepts, looked for until `guardMs` has passed. */
-async function logged(store: Store, pick: (m: LoggedMessage) => boolean, guardMs = 20_000): Promise<LoggedMessage> {
-  const until = Date.now() + guardMs;
-  for (;;) {
-    const found = (await messageLog(store, systemClock).list()).find(pick);
-    if (found || Date.now() > until) return found!;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const messageAndThread = (m: LoggedMessage) => [`/console/messages/${m.seq}`, `/console/threads/${encodeURIComponent(threadOf(m))}`];
 
