@@ -2,6 +2,7 @@
 // §Message Encryption, §ECDH-1PU and §ECDH-ES key wrapping and common protected headers). Every
 // rule is judged on its own, so a JWE with several faults gets every one of them, not the first.
 import { MEDIA_TYPES } from '../didcomm/types.js';
+import { critListFault, JWE_HEADER_NAMES } from '../didcomm/envelope/crit.js';
 import { hash } from 'node:crypto';
 import { b64uDecodeText } from '../encoding.js';
 import { ANONCRYPT_ALG, AUTHCRYPT_ALG, decodeHeader, isBase64url, isObject } from './envelope-shape.js';
@@ -126,6 +127,22 @@ function apvRules(h: Record<string, unknown>, kids: string[], alg: unknown): Con
   return [check(L, 'envelope.jwe-apv', h.apv === expected, 'apv is not base64url(SHA-256 of the sorted recipient kids joined with "."): the recipient list is not bound')];
 }
 
+/**
+ * RFC 7515 §4.1.11 (RFC 7516 §4.1.13): the producer keeps crit in the protected header and writes a
+ * well-formed list; a list idsync does not understand is a note (the MUST to refuse it binds the recipient).
+ */
+function critRules(jwe: Record<string, unknown>, h: Record<string, unknown>): ConformanceResult[] {
+  const given = recipientsOf(jwe)?.list ?? [];
+  const elsewhere = [isObject(jwe.unprotected) && 'crit' in jwe.unprotected ? 'the unprotected header' : '', ...given.map((r, i) => (isObject(r) && isObject(r.header) && 'crit' in r.header ? `recipient ${i}'s header` : ''))].filter(Boolean);
+  if (h.crit === undefined && elsewhere.length === 0) return [];
+  const out = [check(L, 'envelope.jwe-crit-protected', elsewhere.length === 0, `crit in ${elsewhere.join(', ')}, not in the protected header`)];
+  if (h.crit === undefined) return out;
+  const fault = critListFault(h.crit, { ...(isObject(jwe.unprotected) ? jwe.unprotected : {}), ...h }, JWE_HEADER_NAMES);
+  out.push(check(L, 'envelope.jwe-crit-list', fault === undefined, fault ?? ''));
+  if (fault === undefined) out.push(note(L, 'envelope.jwe-crit', `crit names extensions idsync does not implement, so it cannot open the JWE: ${JSON.stringify(h.crit)}`));
+  return out;
+}
+
 /** Every rule on a JWE (`jwe` parsed from JSON) that can be judged without keys. Never throws. */
 export function jweRules(jwe: Record<string, unknown>): ConformanceResult[] {
   const out: ConformanceResult[] = [];
@@ -137,7 +154,7 @@ export function jweRules(jwe: Record<string, unknown>): ConformanceResult[] {
   if (!h) return out;
   if (h.typ === undefined) out.push(fail(L, 'envelope.jwe-typ-set', 'the protected header sets no typ'));
   else out.push(check(L, 'envelope.typ', sameMediaType(h.typ, MEDIA_TYPES.encrypted), `typ ${String(h.typ)} is not ${MEDIA_TYPES.encrypted}`));
-  if (h.crit !== undefined) out.push(fail(L, 'envelope.jwe-crit', `crit names extensions idsync does not implement: ${JSON.stringify(h.crit)}`));
+  out.push(...critRules(jwe, h));
   if (h.zip !== undefined) out.push(fail(L, 'envelope.jwe-zip', `zip ${String(h.zip)}: DIDComm has no compression`));
   out.push(...epkRules(h));
   const alg = h.alg;

@@ -2,6 +2,7 @@
 // §Message Signing), each judged on its own so that every fault is listed. The payload of a
 // JWS is readable without keys: payloadOf() hands it to the plaintext rules.
 import { MEDIA_TYPES } from '../didcomm/types.js';
+import { critListFault, JWS_HEADER_NAMES } from '../didcomm/envelope/crit.js';
 import { b64uDecodeText } from '../encoding.js';
 import { decodeHeader, isBase64url, isObject } from './envelope-shape.js';
 import { KEY_ID, sameMediaType } from './plaintext.js';
@@ -32,12 +33,25 @@ function signatureRules(s: unknown, where: string): ConformanceResult[] {
   const joseHeader = { ...prot, ...header };
   if (prot.typ === undefined) out.push(fail(L, 'envelope.jws-typ-set', `${where}: the protected header sets no typ`));
   else out.push(check(L, 'envelope.jws-typ', sameMediaType(prot.typ, MEDIA_TYPES.signed), `${where}: typ ${String(prot.typ)} is not ${MEDIA_TYPES.signed}`));
-  if (joseHeader.crit !== undefined) out.push(fail(L, 'envelope.jws-crit', `${where}: crit names extensions idsync does not implement: ${JSON.stringify(joseHeader.crit)}`));
+  if (joseHeader.crit !== undefined) out.push(...critRules(joseHeader, header, where));
   out.push(check(L, 'envelope.jws-alg', SIGN_ALGS.includes(joseHeader.alg as string), `${where}: alg ${String(joseHeader.alg)} is not one of ${SIGN_ALGS.join(', ')}`));
   const kid = joseHeader.kid;
   out.push(check(L, 'envelope.jws-kid', typeof kid === 'string' && KEY_ID.test(kid), kid === undefined ? `${where} names no kid` : `${where}: kid ${String(kid)} is not a DID URL`));
   if (kid !== undefined && !('kid' in header)) out.push(note(L, 'envelope.jws-kid-protected', `${where}: kid only in the protected header`));
   return out;
+}
+
+/**
+ * RFC 7515 §4.1.11: the producer keeps crit in the protected header and writes a well-formed list;
+ * a list idsync does not understand is a note (the MUST to refuse it binds the recipient).
+ */
+function critRules(joseHeader: Record<string, unknown>, unprotected: Record<string, unknown>, where: string): ConformanceResult[] {
+  const fault = critListFault(joseHeader.crit, joseHeader, JWS_HEADER_NAMES);
+  return [
+    check(L, 'envelope.jws-crit-protected', !('crit' in unprotected), `${where}: crit in the unprotected header, not the protected one`),
+    check(L, 'envelope.jws-crit-list', fault === undefined, `${where}: ${fault}`),
+    ...(fault === undefined ? [note(L, 'envelope.jws-crit', `${where}: crit names extensions idsync does not implement, so it cannot verify the JWS: ${JSON.stringify(joseHeader.crit)}`)] : []),
+  ];
 }
 
 /** Every rule on a JWS (`jws` parsed from JSON) that can be judged without the signer's key. Never throws. */

@@ -3,6 +3,8 @@
 import { row } from './rule-row.js';
 import { ECDH_1PU, ENCRYPTION, IDSYNC_PROFILE, JWE, JWS, MESSAGES, SIGNING } from './rule-sources.js';
 
+const refuses = { refuses: true } as const;
+
 const JWE_GENERAL = JWE('§7.2.1 General JWE JSON Serialization Syntax', 'section-7.2.1');
 const JWS_GENERAL = JWS('§7.2.1 General JWS JSON Serialization Syntax', 'section-7.2.1');
 const CURVES = ENCRYPTION('Curves and Content Encryption Algorithms');
@@ -17,6 +19,12 @@ const APV = "`apv`: this represents the recipients' `kid` list. The list must be
 const COMMON_ES_HEADERS = 'JWE messages MUST use common `epk`, `apv` and `alg` headers for all recipient keys. They MUST be set in the `protected` JWE section.';
 const EPK_CURVE = '`epk`: generated once for all recipient keys. It MUST be of the same type and curve as all recipient keys since kdf with the sender key must be on the same curve.';
 const FROM_PRIOR = '**from_prior**: REQUIRED. A JWT, with `sub`: new DID and `iss`: prior DID, with a signature from a key authorized by prior DID.';
+// RFC 7515 §4.1.11, which RFC 7516 §4.1.13 applies to a JWE. Its MUST to refuse an extension not
+// understood binds the recipient; what binds the producer is the form of the list and where it sits.
+const CRIT = JWS('§4.1.11 "crit" (Critical) Header Parameter', 'section-4.1.11');
+const CRIT_NOT_UNDERSTOOD = 'If any of the listed extension Header Parameters are not understood and supported by the recipient, then the JWS is invalid.';
+const CRIT_LIST = 'Producers MUST NOT include Header Parameter names defined by this specification or [JWA] for use with JWS, duplicate names, or names that do not occur as Header Parameter names within the JOSE Header in the "crit" list. Producers MUST NOT use the empty list "[]" as the "crit" value.';
+const CRIT_PROTECTED = 'When used, this Header Parameter MUST be integrity protected; therefore, it MUST occur only within the JWS Protected Header.';
 const ROTATION_KID = 'The validity of the DID Rotation is verified by checking the JWT signature against the key indicated in the `kid` header parameter. The indicated key MUST be authorized in the DID Document of the prior DID (`iss`).';
 
 export const ENVELOPE_ROWS = [
@@ -57,8 +65,12 @@ export const ENVELOPE_ROWS = [
     'Senders use the General JWE JSON serialization; a flattened JWE (RFC 7516 §7.2.2) is still opened.'),
   row('envelope.jwe-encrypted-key', JWE_GENERAL, 'MUST', 'The "encrypted_key" member MUST be present and contain the value BASE64URL(JWE Encrypted Key) when the JWE Encrypted Key value is non-empty; otherwise, it MUST be absent.',
     'Each recipient has an encrypted_key in base64url that unwraps to the content key with the agreed key.'),
-  row('envelope.jwe-crit', JWS('§4.1.11 "crit" (Critical) Header Parameter', 'section-4.1.11'), 'MUST', 'The "crit" (critical) Header Parameter indicates that extensions to this specification and/or [JWA] are being used that MUST be understood and processed.',
-    'A JWE naming critical extensions (RFC 7516 §4.1.13 applies this to JWE) that the receiver does not implement is refused.'),
+  row('envelope.jwe-crit', CRIT, null, CRIT_NOT_UNDERSTOOD,
+    'A well-formed crit (RFC 7516 §4.1.13 applies §4.1.11 to JWE) names extensions idsync does not implement: it cannot open the JWE (noted; the sender broke nothing).', refuses),
+  row('envelope.jwe-crit-list', CRIT, 'MUST NOT', CRIT_LIST,
+    'crit is a non-empty array of distinct names, each a parameter of the JOSE header and none defined by JWS, JWE or JWA.'),
+  row('envelope.jwe-crit-protected', CRIT, 'MUST', CRIT_PROTECTED,
+    'crit sits in the protected header, never in the unprotected header or a recipient\'s header.'),
 
   // ---- DIDComm's profile of JWE ----------------------------------------------------------------
   row('envelope.jwe-alg', ENCRYPTION('Message Encryption'), 'MUST', 'Each encrypted message MUST use either authcrypt or anoncrypt.',
@@ -128,8 +140,12 @@ export const ENVELOPE_ROWS = [
     'No header parameter appears in both the protected and the unprotected header of a signature.'),
   row('envelope.jws-kid-protected', JWS_GENERAL, null, 'The Header Parameter values used when creating or validating individual signature or MAC values are the union of the two sets of Header Parameter values that may be present: (1) the JWS Protected Header represented in the "protected" member of the signature/MAC\'s array element, and (2) the JWS Unprotected Header in the "header" member of the signature/MAC\'s array element.',
     'A kid only in the protected header is read and noted: DIDComm\'s own signed vectors carry it in the unprotected header, and agents differ in where they look.'),
-  row('envelope.jws-crit', JWS('§4.1.11 "crit" (Critical) Header Parameter', 'section-4.1.11'), 'MUST', 'The "crit" (critical) Header Parameter indicates that extensions to this specification and/or [JWA] are being used that MUST be understood and processed.',
-    'A JWS naming critical extensions that the receiver does not implement is refused.'),
+  row('envelope.jws-crit', CRIT, null, CRIT_NOT_UNDERSTOOD,
+    'A well-formed crit names extensions idsync does not implement: it cannot verify the JWS (noted; the sender broke nothing).', refuses),
+  row('envelope.jws-crit-list', CRIT, 'MUST NOT', CRIT_LIST,
+    'crit is a non-empty array of distinct names, each a parameter of the JOSE header and none defined by JWS or JWA.'),
+  row('envelope.jws-crit-protected', CRIT, 'MUST', CRIT_PROTECTED,
+    'crit sits in the protected header of a signature, never in its unprotected header.'),
   row('envelope.signed-supported', SIGNING('Construction'), 'MUST', 'Either the General or Flattened form of a JWS is valid. Message recipients MUST be able to process both forms.',
     'A recipient processes a signed message (an EdDSA JWS) in the General and in the Flattened JSON serialization: it refuses neither.'),
   row('envelope.jws-flattened', SIGNING('Construction'), 'MUST', 'Either the General or Flattened form of a JWS is valid. Message recipients MUST be able to process both forms.',

@@ -248,6 +248,14 @@ describe('forbidden forms are refused with a coded error naming the rule', () =>
     expect(await refusal(unpack(JSON.stringify(twice), ctx(bob)))).toEqual({ code: 'didcomm_malformed', rule: 'envelope.jws-header-disjoint' });
     const crit = { ...jws, signatures: [{ ...sig, protected: Buffer.from(JSON.stringify({ ...h, crit: ['b64'], b64: false })).toString('base64url') }] };
     expect(await refusal(unpack(JSON.stringify(crit), ctx(bob)))).toEqual({ code: 'didcomm_unsupported', rule: 'envelope.jws-crit' });
+    // RFC 7515 §4.1.11: what the producer broke is named, not "not understood".
+    const withCrit = (prot: Record<string, unknown>, header: Record<string, unknown> = sig.header) => JSON.stringify({ ...jws, signatures: [{ ...sig, header, protected: Buffer.from(JSON.stringify(prot)).toString('base64url') }] });
+    expect(await refusal(unpack(withCrit(h, { ...sig.header, crit: ['b64'], b64: false }), ctx(bob)))).toEqual({ code: 'didcomm_malformed', rule: 'envelope.jws-crit-protected' });
+    expect(await refusal(unpack(withCrit({ ...h, crit: [] }), ctx(bob)))).toEqual({ code: 'didcomm_malformed', rule: 'envelope.jws-crit-list' });
+    expect(await refusal(unpack(withCrit({ ...h, crit: ['alg'] }), ctx(bob)))).toEqual({ code: 'didcomm_malformed', rule: 'envelope.jws-crit-list' });
+    expect(await refusal(unpack(withCrit({ ...h, crit: ['exp'] }), ctx(bob)))).toEqual({ code: 'didcomm_malformed', rule: 'envelope.jws-crit-list' });
+    expect(await refusal(unpack(forge({ header: authHeader({ crit: ['x-ext'], 'x-ext': 1 }) }), ctx(bob)))).toEqual({ code: 'didcomm_unsupported', rule: 'envelope.jwe-crit' });
+    expect(await refusal(unpack(forge({ header: authHeader({ crit: [] }) }), ctx(bob)))).toEqual({ code: 'didcomm_malformed', rule: 'envelope.jwe-crit-list' });
   });
 });
 

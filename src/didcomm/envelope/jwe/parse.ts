@@ -3,6 +3,7 @@
 // requires of the structure is checked here; the cryptography is in decrypt.ts.
 import type { EnvelopeNote } from '../../types.js';
 import { b64Member, isObject, malformed, parseJsonObject, unsupported } from '../refusal.js';
+import { critListFault, JWE_HEADER_NAMES } from '../crit.js';
 
 export interface ParsedJwe {
   protectedB64: string;
@@ -39,7 +40,12 @@ export function parseJwe(jwe: Record<string, unknown>): ParsedJwe {
   const header = parseJsonObject(b64Member(protectedB64, 'the protected header', 'envelope.jwe-protected').toString('utf8'), 'the protected header', 'envelope.jwe-protected');
   const shared = headerOf(jwe.unprotected, 'the unprotected header', header.alg);
   // RFC 7515 §4.1.11 / RFC 7516 §4.1.13: extensions we do not understand make the JWE invalid.
-  if (header.crit !== undefined || shared?.crit !== undefined) throw unsupported('envelope.jwe-crit', 'the JWE names critical header extensions this engine does not implement');
+  if (shared?.crit !== undefined) throw malformed('envelope.jwe-crit-protected', 'crit in the unprotected header, not the protected one');
+  if (header.crit !== undefined) {
+    const fault = critListFault(header.crit, { ...shared, ...header }, JWE_HEADER_NAMES);
+    if (fault) throw malformed('envelope.jwe-crit-list', fault);
+    throw unsupported('envelope.jwe-crit', 'the JWE names critical header extensions this engine does not implement');
+  }
   // DIDComm's algorithm tables have no compression.
   if (header.zip !== undefined) throw unsupported('envelope.jwe-zip', `compressed content (zip ${String(header.zip)}) is outside DIDComm v2's algorithm tables`);
 
@@ -57,6 +63,7 @@ export function parseJwe(jwe: Record<string, unknown>): ParsedJwe {
   const recipients = entries.map((r, i) => {
     if (!isObject(r)) throw malformed('envelope.jwe-recipient-kid', `recipient ${i} is not an object`);
     const own = headerOf(r.header, `recipient ${i}'s header`, header.alg);
+    if (own?.crit !== undefined) throw malformed('envelope.jwe-crit-protected', `crit in recipient ${i}'s header, not the protected one`);
     // RFC 7516 §7.2.1: the recipient's header is the union of the three header sets.
     const kid = own?.kid ?? shared?.kid ?? header.kid;
     if (typeof kid !== 'string' || kid === '') throw malformed('envelope.jwe-recipient-kid', `recipient ${i} has no kid`);

@@ -4,6 +4,7 @@
 // unprotected headers (RFC 7515 §4), whose names must be disjoint (§7.2.1).
 import type { EnvelopeNote } from '../../types.js';
 import { b64Member, isObject, malformed, parseJsonObject, unsupported } from '../refusal.js';
+import { critListFault, JWS_HEADER_NAMES } from '../crit.js';
 import { isSignAlg, type SignAlg } from './algorithms.js';
 
 export interface JwsSignature {
@@ -29,7 +30,14 @@ function joseHeader(protectedB64: unknown, unprotected: unknown, where: string, 
   if (both.length) throw malformed('envelope.jws-header-disjoint', `${where}: ${both.join(', ')} in both the protected and the unprotected header (RFC 7515 §7.2.1)`);
   const union: Record<string, unknown> = { ...prot, ...header };
   // RFC 7515 §4.1.11: extensions we do not understand make the JWS invalid (b64: false among them).
-  if (union.crit !== undefined) throw unsupported('envelope.jws-crit', `${where} names critical header extensions this engine does not implement`);
+  // The refusal names what the producer broke, if anything: crit outside the protected header, or a
+  // malformed list; a well-formed one is only not understood here.
+  if (union.crit !== undefined) {
+    if ('crit' in header) throw malformed('envelope.jws-crit-protected', `${where}: crit in the unprotected header, not the protected one`);
+    const fault = critListFault(union.crit, union, JWS_HEADER_NAMES);
+    if (fault) throw malformed('envelope.jws-crit-list', `${where}: ${fault}`);
+    throw unsupported('envelope.jws-crit', `${where} names critical header extensions this engine does not implement`);
+  }
   if (!isSignAlg(union.alg)) throw unsupported('envelope.jws-alg', `${where}: alg ${String(union.alg)} is not one of DIDComm v2's EdDSA, ES256, ES256K`);
   if (typeof union.kid !== 'string' || union.kid === '') throw malformed('envelope.jws-kid', `${where} has no kid`);
   if (!('kid' in header)) notes.push({ rule: 'envelope.jws-kid-protected', detail: `${where}: kid only in the protected header accepted (RFC 7515 §4: the JOSE header is the union of both)` });

@@ -1,0 +1,62 @@
+// Verdicts that blame the party the quoted sentence binds, at the severity of its RFC 2119
+// keyword, under a quote that says what is checked.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ruleOf } from '../../src/conformance/catalogue.js';
+import { checkEnvelope } from '../../src/conformance/envelope.js';
+import type { ConformanceResult } from '../../src/conformance/types.js';
+import { b64uDecodeText, b64uEncode } from '../../src/encoding.js';
+
+const SPEC = join(import.meta.dirname, '../../fixtures/didcomm-v2-spec');
+const vector = (name: string) => readFileSync(join(SPEC, name), 'utf8');
+const failed = (results: ConformanceResult[]) => results.filter((r) => !r.ok).map((r) => `${r.severity}:${r.rule}`);
+
+/** The JWE vector with its protected header (and, optionally, its unprotected header) changed. */
+function jweWith(name: string, change: (h: Record<string, unknown>) => void, unprotected?: Record<string, unknown>): string {
+  const jwe = JSON.parse(vector(name));
+  const h = JSON.parse(b64uDecodeText(jwe.protected));
+  change(h);
+  jwe.protected = b64uEncode(JSON.stringify(h));
+  if (unprotected) jwe.unprotected = unprotected;
+  return JSON.stringify(jwe);
+}
+
+/** The signed vector with its one signature's protected and unprotected headers changed. */
+function jwsWith(change: (prot: Record<string, unknown>, header: Record<string, unknown>) => void): string {
+  const jws = JSON.parse(vector('signed-eddsa-ed25519.json'));
+  const sig = jws.signatures[0];
+  const prot = JSON.parse(b64uDecodeText(sig.protected));
+  const header = { ...(sig.header ?? {}) };
+  change(prot, header);
+  jws.signatures = [{ ...sig, protected: b64uEncode(JSON.stringify(prot)), header }];
+  return JSON.stringify(jws);
+}
+
+describe('crit: the producer is failed for what RFC 7515 §4.1.11 forbids it, not for an extension idsync lacks', () => {
+  it('a well-formed crit in the protected header is a note, not a failure of the sender', () => {
+    for (const results of [
+      checkEnvelope(jwsWith((p) => Object.assign(p, { crit: ['x-ext'], 'x-ext': 1 }))),
+      checkEnvelope(jweWith('authcrypt-x25519-a256cbc.json', (h) => Object.assign(h, { crit: ['x-ext'], 'x-ext': 1 }))),
+    ]) {
+      expect(failed(results)).toEqual([]);
+      expect(results.find((r) => r.rule.endsWith('-crit'))).toMatchObject({ ok: true, severity: 'advice', detail: expect.stringContaining('does not implement') });
+    }
+    expect(ruleOf('envelope.jws-crit')).toMatchObject({ severity: 'advice', refuses: true });
+    expect(ruleOf('envelope.jwe-crit')).toMatchObject({ severity: 'advice', refuses: true });
+  });
+
+  it('an empty list, a JOSE name, a duplicate or a name absent from the header breaks the producer MUST NOT', () => {
+    for (const crit of [[], ['alg'], ['x-ext', 'x-ext'], ['x-absent'], 'x-ext']) {
+      expect(failed(checkEnvelope(jwsWith((p) => Object.assign(p, { crit, 'x-ext': 1 })))), JSON.stringify(crit)).toEqual(['error:envelope.jws-crit-list']);
+      expect(failed(checkEnvelope(jweWith('authcrypt-x25519-a256cbc.json', (h) => Object.assign(h, { crit, 'x-ext': 1 })))), JSON.stringify(crit)).toEqual(['error:envelope.jwe-crit-list']);
+    }
+    expect(failed(checkEnvelope(jweWith('authcrypt-x25519-a256cbc.json', (h) => Object.assign(h, { crit: ['epk'] }))))).toEqual(['error:envelope.jwe-crit-list']);
+  });
+
+  it('crit outside the protected header breaks "it MUST occur only within the JWS Protected Header"', () => {
+    expect(failed(checkEnvelope(jwsWith((_p, header) => Object.assign(header, { crit: ['x-ext'], 'x-ext': 1 }))))).toEqual(['error:envelope.jws-crit-protected']);
+    expect(failed(checkEnvelope(jweWith('authcrypt-x25519-a256cbc.json', (h) => Object.assign(h, { 'x-ext': 1 }), { crit: ['x-ext'] })))).toEqual(['error:envelope.jwe-crit-protected']);
+  });
+});
+
