@@ -78,10 +78,11 @@ function recipientRules(jwe: Record<string, unknown>, alg: unknown): { results: 
 function epkRules(h: Record<string, unknown>): ConformanceResult[] {
   const epk = h.epk;
   if (!isObject(epk)) return [fail(L, 'envelope.jwe-epk', 'the protected header has no epk')];
-  if ('d' in epk) return [fail(L, 'envelope.jwe-epk', 'the epk carries a private key')];
+  // RFC 7518 §4.6.1.1: the epk "MUST contain only public key parameters".
+  const out = [pass(L, 'envelope.jwe-epk'), check(L, 'envelope.jwe-epk-public', !('d' in epk), 'the epk carries a private key (d)')];
   const curves = ownEntry(AGREEMENT_CURVES, String(epk.kty));
-  if (!curves?.includes(String(epk.crv))) return [fail(L, 'envelope.jwe-epk', `epk kty ${String(epk.kty)} crv ${String(epk.crv)} is not a key agreement curve of DIDComm (X25519, P-256, P-384, P-521)`)];
-  const out = [pass(L, 'envelope.jwe-epk')];
+  if (!curves?.includes(String(epk.crv))) return [...out, fail(L, 'envelope.jwe-epk-crv', `epk kty ${String(epk.kty)} crv ${String(epk.crv)} is not a curve of DIDComm's key wrapping table (X25519, P-256, P-384, P-521)`)];
+  out.push(pass(L, 'envelope.jwe-epk-crv'));
   if (epk.crv === 'P-384' || epk.crv === 'P-521') out.push(note(L, 'envelope.jwe-curve', `key agreement on ${String(epk.crv)}: agents that agree keys only on X25519 and P-256 cannot read it`));
   return out;
 }

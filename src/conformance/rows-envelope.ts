@@ -1,7 +1,7 @@
 // Catalogue rows of the envelope layer: the JWE and JWS structure, sender authentication and
 // from_prior. Each quotes DIDComm Messaging v2.1, or the JOSE RFC or ECDH-1PU draft it builds on.
 import { row } from './rule-row.js';
-import { ECDH_1PU, ENCRYPTION, IDSYNC_PROFILE, JWE, JWS, MESSAGES, SIGNING } from './rule-sources.js';
+import { ECDH_1PU, ENCRYPTION, IDSYNC_PROFILE, JWA, JWE, JWS, MESSAGES, SIGNING } from './rule-sources.js';
 
 const refuses = { refuses: true } as const;
 
@@ -87,7 +87,14 @@ export const ENVELOPE_ROWS = [
   row('envelope.jwe-curve', CURVES, null, 'NIST defined P-521 elliptic curve. Optional.',
     'Key agreement on P-521 (optional) or P-384 (required only since v2.1) is read and noted: agents that agree keys only on X25519 and P-256 cannot read it.'),
   row('envelope.jwe-epk', KEY_WRAP_ES, 'MUST', COMMON_ES_HEADERS,
-    'The protected header carries one ephemeral public key, epk, as a public JWK on a key agreement curve.'),
+    'The protected header carries one ephemeral key, epk, as a JWK object.'),
+  row('envelope.jwe-epk-public', JWA('§4.6.1.1 "epk" (Ephemeral Public Key) Header Parameter', 'section-4.6.1.1'), 'MUST',
+    'This key is represented as a JSON Web Key [JWK] public key value. It MUST contain only public key parameters and SHOULD contain only the minimum JWK parameters necessary to represent the key; other JWK parameters included can be checked for consistency and honored, or they can be ignored.',
+    'The epk is a public key: it carries no private parameter (d).'),
+  // The key wrapping table lists the curves; no sentence forbids another, and the MUST of
+  // §Curves binds what implementations support, not what a sender may choose.
+  row('envelope.jwe-epk-crv', ENCRYPTION('Message Encryption'), null, SUBSET_OF_JWAS,
+    'The epk is on a curve of DIDComm\'s key wrapping table (X25519, P-256, P-384, P-521); another is not read.', refuses),
   row('envelope.jwe-epk-curve', KEY_WRAP_1PU, 'MUST', EPK_CURVE,
     'The epk, the recipient keys and (authcrypt) the sender key are of one type and curve.'),
   row('envelope.jwe-recipient-curve', KEY_WRAP_ES, 'MUST', EPK_CURVE,

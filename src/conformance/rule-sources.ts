@@ -56,6 +56,7 @@ export const rfc = (n: number, title: string, section: string, anchor: string): 
 });
 export const JWS = (section: string, anchor: string) => rfc(7515, 'JSON Web Signature (JWS)', section, anchor);
 export const JWE = (section: string, anchor: string) => rfc(7516, 'JSON Web Encryption (JWE)', section, anchor);
+export const JWA = (section: string, anchor: string) => rfc(7518, 'JSON Web Algorithms (JWA)', section, anchor);
 export const WEBSOCKET = (section: string, anchor: string) => rfc(6455, 'The WebSocket Protocol', section, anchor);
 
 export const ECDH_1PU = (section: string, anchor: string): RuleSource => ({

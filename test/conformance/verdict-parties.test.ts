@@ -60,3 +60,22 @@ describe('crit: the producer is failed for what RFC 7515 §4.1.11 forbids it, no
   });
 });
 
+describe('epk: where it sits, that it is public, and its curve, each by its own sentence', () => {
+  it('a private d breaks RFC 7518 §4.6.1.1, not the common-headers MUST', () => {
+    const results = checkEnvelope(jweWith('anoncrypt-x25519-xc20p.json', (h) => ((h.epk as Record<string, unknown>).d = 'AAAA')));
+    expect(failed(results)).toEqual(['error:envelope.jwe-epk-public']);
+    expect(results.find((r) => r.rule === 'envelope.jwe-epk')).toMatchObject({ ok: true });
+    expect(ruleOf('envelope.jwe-epk-public')).toMatchObject({ version: 'RFC 7518', keyword: 'MUST' });
+  });
+
+  it('a curve outside DIDComm\'s table is advice (idsync cannot read it), no MUST forbids the sender', () => {
+    const results = checkEnvelope(jweWith('anoncrypt-x25519-xc20p.json', (h) => (h.epk = { kty: 'EC', crv: 'secp256k1', x: 'AAAA', y: 'AAAA' })));
+    expect(failed(results)).toEqual(['advice:envelope.jwe-epk-crv']);
+    expect(ruleOf('envelope.jwe-epk-crv')).toMatchObject({ refuses: true });
+  });
+
+  it('a missing epk still breaks the common-headers MUST', () => {
+    expect(failed(checkEnvelope(jweWith('anoncrypt-x25519-xc20p.json', (h) => delete h.epk)))).toContain('error:envelope.jwe-epk');
+  });
+});
+

@@ -190,8 +190,8 @@ describe('forbidden forms are refused with a coded error naming the rule', () =>
       [forge({ header: anon({ enc: 'A128GCM' }), sender: undefined, enc: 'A256GCM' }), 'envelope.jwe-enc'],
       // ECDH-1PU key wrapping requires an AES-CBC-HMAC enc (1PU-04 §2.1).
       [forge({ header: authHeader({ enc: 'A256GCM' }), enc: 'A256GCM' }), 'envelope.authcrypt-enc'],
-      [forge({ header: anon({ epk: { crv: 'secp256k1', kty: 'EC', ...pointOf('secp256k1') } }), sender: undefined, enc: 'A256GCM' }), 'envelope.jwe-epk'],
-      [forge({ header: anon({ epk: { crv: 'Ed25519', kty: 'OKP', x: pointOf('Ed25519').x } }), sender: undefined, enc: 'A256GCM' }), 'envelope.jwe-epk'],
+      [forge({ header: anon({ epk: { crv: 'secp256k1', kty: 'EC', ...pointOf('secp256k1') } }), sender: undefined, enc: 'A256GCM' }), 'envelope.jwe-epk-crv'],
+      [forge({ header: anon({ epk: { crv: 'Ed25519', kty: 'OKP', x: pointOf('Ed25519').x } }), sender: undefined, enc: 'A256GCM' }), 'envelope.jwe-epk-crv'],
     ];
     for (const [jwe, rule] of cases) expect(await refusal(unpack(jwe, ctx(bob))), rule).toEqual({ code: 'didcomm_unsupported', rule });
     // JWS: alg none or HMAC refused outright; an alg that does not fit the key, refused too.

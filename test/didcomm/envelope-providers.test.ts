@@ -90,7 +90,7 @@ describe('native engine under libsodium and under node:crypto', () => {
         expect(outcomes[0]).not.toBe('accepted');
         expect(outcomes[1]).toBe(outcomes[0]);
         // Refused at the agreement itself, not later at the key unwrap.
-        if (bad === lowOrder) expect(outcomes[0]).toBe('didcomm_malformed envelope.jwe-epk');
+        if (bad === lowOrder) expect(outcomes[0]).toBe('didcomm_malformed envelope.jwe-epk-public');
       }
     }
   });

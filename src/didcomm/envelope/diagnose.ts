@@ -103,7 +103,7 @@ async function openJwe(value: Record<string, unknown>, call: NativeCall, md: Unp
   const own = call.heldKey(held[0]!);
   let epk: EngineKey;
   try {
-    epk = publicKeyOf(jwe.header.epk as Record<string, unknown>, 'the epk', 'envelope.jwe-epk', false);
+    epk = publicKeyOf(jwe.header.epk as Record<string, unknown>, 'the epk', 'envelope.jwe-epk-public', false);
   } catch (err) {
     return `the epk is not a usable public key: ${(err as Error).message}`;
   }

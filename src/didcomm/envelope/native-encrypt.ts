@@ -35,7 +35,7 @@ export async function anoncrypt(plaintext: Buffer, to: string, enc: ContentEnc, 
   const doc = await call.requireDoc(didAndFragment(to).did, 'recipient');
   const keys = agreementKeys(doc, to, 'recipient');
   const curve = keys.find((k) => k.curve)?.curve;
-  if (!curve) throw unsupported('envelope.jwe-epk', `no key agreement key of ${doc.id} is on X25519, P-256, P-384 or P-521`);
+  if (!curve) throw unsupported('envelope.jwe-epk-crv', `no key agreement key of ${doc.id} is on X25519, P-256, P-384 or P-521`);
   const chosen = keys.filter((k) => k.curve === curve);
   const recipients = publicKeys(chosen);
   return { packed: encryptJwe(plaintext, { alg: 'ECDH-ES+A256KW', enc, curve, recipients }), toKids: recipients.map((r) => r.kid) };

@@ -72,9 +72,9 @@ function jweBasics(jwe: ParsedJwe, alg: KeyWrapAlg, s: State): { enc: ContentEnc
     throw unsupported(alg === 'ECDH-1PU+A256KW' ? 'envelope.authcrypt-enc' : 'envelope.jwe-enc', `${alg} with enc ${String(h.enc)} is outside DIDComm v2's tables (${encs.join(', ')})`);
   }
   if (!isObject(h.epk)) throw malformed('envelope.jwe-epk', 'the protected header has no epk');
-  if ('d' in h.epk) throw malformed('envelope.jwe-epk', 'the epk carries a private key');
+  if ('d' in h.epk) throw malformed('envelope.jwe-epk-public', 'the epk carries a private key');
   const curve = curveOf(h.epk);
-  if (!isAgreementCurve(curve)) throw unsupported('envelope.jwe-epk', `epk kty ${String(h.epk.kty)} crv ${String(h.epk.crv)} is outside DIDComm v2's key agreement curves (X25519, P-256, P-384, P-521)`);
+  if (!isAgreementCurve(curve)) throw unsupported('envelope.jwe-epk-crv', `epk kty ${String(h.epk.kty)} crv ${String(h.epk.crv)} is outside DIDComm v2's key agreement curves (X25519, P-256, P-384, P-521)`);
   if (curve === 'P-384' || curve === 'P-521') s.notes.push({ rule: 'envelope.jwe-curve', detail: `${alg} on ${curve} accepted (DIDComm v2 §Curves; agents that agree keys only on X25519 and P-256 cannot read it)` });
   const kids = jwe.recipients.map((r) => r.kid);
   // §Message Encryption: "A message being sent to multiple DIDs MUST be encrypted for each DID independently."
@@ -110,7 +110,7 @@ async function decryptForUs(jwe: ParsedJwe, i: { alg: KeyWrapAlg; enc: ContentEn
   // One epk serves all recipients, so they must all be on its curve.
   if (odd) throw malformed('envelope.jwe-recipient-curve', `recipient ${odd.kid} is a ${odd.curve} key but the epk is ${i.curve}: mixed curves among recipients`);
   // Each message has its own epk: imported, not kept.
-  const epk = publicKeyOf(jwe.header.epk as Record<string, unknown>, 'the epk', 'envelope.jwe-epk', false);
+  const epk = publicKeyOf(jwe.header.epk as Record<string, unknown>, 'the epk', 'envelope.jwe-epk-public', false);
   let out: Buffer | undefined;
   for (const k of s.expectAll ? keys : keys.slice(0, 1)) {
     out = decryptJwe(jwe, { alg: i.alg, enc: i.enc, epk, apu: i.apu, apv: i.apv, recipient: { kid: k.kid, key: k.key }, sender: i.sender });

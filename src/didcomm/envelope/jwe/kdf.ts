@@ -68,7 +68,7 @@ export interface KekInput {
 
 /** The key-encryption key of one recipient: Z = Ze (ECDH-ES) or Ze || Zs (ECDH-1PU §2.2). */
 export function deriveKek(i: KekInput): Buffer {
-  const ze = sharedSecret(i.own, i.peer, 'envelope.jwe-epk');
+  const ze = sharedSecret(i.own, i.peer, 'envelope.jwe-epk-public');
   let z: Buffer = ze;
   try {
     if (i.staticPair) z = Buffer.concat([ze, staticSharedSecret(i.staticPair.own, i.staticPair.peer, 'envelope.jwe-sender-key')]);
