@@ -62,7 +62,9 @@ export const PLAINTEXT_ROWS = [
     'ack, when present, is an array of message ids.'),
   row('plaintext.return_route', PICKUP('Requirements'), null, 'In order to have this synchronous behavior the `recipient` should specify `return_route` header to `all`.',
     "return_route, when present, is 'none', 'all' or 'thread' (the values of the return route extension)."),
-  row('plaintext.from_prior', SIGNING('DID Rotation'), 'REQUIRED', '**from_prior**: REQUIRED. A JWT, with `sub`: new DID and `iss`: prior DID, with a signature from a key authorized by prior DID.',
+  // REQUIRED on the field line makes from_prior present in a rotating message; the form of a JWT
+  // (RFC 7519: always a JWS or JWE Compact Serialization) is what the JWT practices sentence demands.
+  row('plaintext.from_prior', SIGNING('DID Rotation'), 'MUST', 'Standard [JWT](https://datatracker.ietf.org/doc/html/rfc7519) Practices for creating and signing the JWT MUST be followed.',
     'from_prior, when present, is a compact JWT.'),
 ];
 

@@ -79,3 +79,9 @@ describe('epk: where it sits, that it is public, and its curve, each by its own 
   });
 });
 
+describe('from_prior by the sentences that govern it', () => {
+  it('plaintext.from_prior judges the JWT form under the JWT-practices MUST, not under REQUIRED (presence)', () => {
+    expect(ruleOf('plaintext.from_prior')).toMatchObject({ keyword: 'MUST', quote: expect.stringContaining('Practices for creating and signing the JWT MUST be followed') });
+  });
+});
+
