@@ -19,6 +19,7 @@ const APV = "`apv`: this represents the recipients' `kid` list. The list must be
 const COMMON_ES_HEADERS = 'JWE messages MUST use common `epk`, `apv` and `alg` headers for all recipient keys. They MUST be set in the `protected` JWE section.';
 const EPK_CURVE = '`epk`: generated once for all recipient keys. It MUST be of the same type and curve as all recipient keys since kdf with the sender key must be on the same curve.';
 const FROM_PRIOR = '**from_prior**: REQUIRED. A JWT, with `sub`: new DID and `iss`: prior DID, with a signature from a key authorized by prior DID.';
+const JWT_PRACTICES = 'Standard [JWT](https://datatracker.ietf.org/doc/html/rfc7519) Practices for creating and signing the JWT MUST be followed.';
 // RFC 7515 §4.1.11, which RFC 7516 §4.1.13 applies to a JWE. Its MUST to refuse an extension not
 // understood binds the recipient; what binds the producer is the form of the list and where it sits.
 const CRIT = JWS('§4.1.11 "crit" (Critical) Header Parameter', 'section-4.1.11');
@@ -183,12 +184,16 @@ export const ENVELOPE_ROWS = [
     'A private key handed to idsync is on the curve its DID document says (a fault of the configuration, not of a message).'),
 
   // ---- from_prior (DID rotation) -----------------------------------------------------------------
-  row('from_prior.jwt', ROTATION, 'MUST', 'Standard [JWT](https://datatracker.ietf.org/doc/html/rfc7519) Practices for creating and signing the JWT MUST be followed.',
+  row('from_prior.jwt', ROTATION, 'MUST', JWT_PRACTICES,
     'from_prior is a compact JWS (a JWT) with a JSON header and claims.'),
   row('from_prior.typ', SIGNING('JWT Details'), null, 'The JWT used in the `from_prior` header is constructed as follows, with appropriate values changed.',
     'The from_prior header typ is JWT.'),
-  row('from_prior.alg', ROTATION, 'MUST', 'Standard [JWT](https://datatracker.ietf.org/doc/html/rfc7519) Practices for creating and signing the JWT MUST be followed.',
-    'The from_prior alg is EdDSA, ES256 or ES256K and fits the key of its kid.'),
+  // v2.1 names no algorithms for from_prior: its JWT Details show EdDSA as an example, and the JWS
+  // algorithms of §Message Signing are for signed messages. idsync verifies the algorithms it has.
+  row('from_prior.alg', SIGNING('JWT Details'), null, 'The JWT used in the `from_prior` header is constructed as follows, with appropriate values changed.',
+    'The from_prior alg is one idsync verifies (EdDSA, as the spec\'s example, ES256 or ES256K); another is not verified (noted; no sentence limits the sender to these).', refuses),
+  row('from_prior.alg-key', JWS('§5.2 Message Signature or MAC Validation', 'section-5.2'), 'MUST', '…in the manner defined for the algorithm being used, which MUST be accurately represented by the value of the "alg" (algorithm) Header Parameter, which MUST be present.',
+    'The from_prior alg fits the curve of the key its kid names.'),
   row('from_prior.kid', ROTATION, 'MUST', ROTATION_KID,
     'The from_prior kid is a key of the prior DID (iss).'),
   row('from_prior.iss', ROTATION, 'REQUIRED', FROM_PRIOR,

@@ -83,5 +83,10 @@ describe('from_prior by the sentences that govern it', () => {
   it('plaintext.from_prior judges the JWT form under the JWT-practices MUST, not under REQUIRED (presence)', () => {
     expect(ruleOf('plaintext.from_prior')).toMatchObject({ keyword: 'MUST', quote: expect.stringContaining('Practices for creating and signing the JWT MUST be followed') });
   });
+
+  it('v2.1 names no algorithms for from_prior: one idsync lacks is advice; one that does not fit its key is a MUST of RFC 7515 §5.2', () => {
+    expect(ruleOf('from_prior.alg')).toMatchObject({ severity: 'advice', refuses: true, section: 'JWT Details' });
+    expect(ruleOf('from_prior.alg-key')).toMatchObject({ severity: 'error', version: 'RFC 7515' });
+  });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkEnvelope } from '../../src/conformance/envelope.js';
+import { refusedByRule } from '../../src/router/records.js';
 import { b64uDecodeText, b64uEncode } from '../../src/encoding.js';
 import { IdsyncError } from '../../src/errors.js';
 import { FORWARD_TYPE, pack, packFromPrior, parseForward, unpack, wrapInForward } from '../../src/didcomm/envelope/index.js';
@@ -390,5 +391,20 @@ describe('DID rotation (from_prior)', () => {
     expect(metadata.fromPriorIssuerKid).toBe(issuerKid);
     const tampered = jwt.slice(0, -4) + (jwt.endsWith('AAAA') ? 'BBBB' : 'AAAA');
     expect((await rejects(pack({ ...message(alice, bob), from_prior: tampered }, { mode: 'authcrypt' }, ctx))).code).toBe('didcomm_malformed');
+  });
+
+  it('an alg idsync does not verify is refused as advice (v2.1 names none for from_prior); an alg that does not fit the key breaks RFC 7515 §5.2', async () => {
+    const prior = makeParty('alice-prior');
+    const r = mapResolver([alice.doc, bob.doc, prior.doc]);
+    const ctx = { resolve: r, secrets: memorySecrets([...alice.secrets, ...prior.secrets]) };
+    const { jwt, issuerKid } = await packFromPrior({ iss: prior.did, sub: alice.did }, undefined, ctx);
+    const [, payload, signature] = jwt.split('.');
+    const withAlg = (alg: string) => `${b64uEncode(JSON.stringify({ typ: 'JWT', alg, kid: issuerKid }))}.${payload}.${signature}`;
+    const other = await rejects(pack({ ...message(alice, bob), from_prior: withAlg('PS256') }, { mode: 'authcrypt' }, ctx));
+    expect(other).toMatchObject({ code: 'didcomm_unsupported', details: { rule: 'from_prior.alg' } });
+    expect(refusedByRule(other)).toMatchObject({ rule: 'from_prior.alg', severity: 'advice' });
+    const misfit = await rejects(pack({ ...message(alice, bob), from_prior: withAlg('ES256') }, { mode: 'authcrypt' }, ctx));
+    expect(misfit).toMatchObject({ code: 'didcomm_malformed', details: { rule: 'from_prior.alg-key' } });
+    expect(refusedByRule(misfit)).toMatchObject({ rule: 'from_prior.alg-key', severity: 'error' });
   });
 });

@@ -62,7 +62,7 @@ export async function verifyFromPrior(jwt: string, call: NativeCall): Promise<{ 
   const vm = doc.authentication.includes(kid) ? methodOf(doc, kid) : undefined;
   if (!vm) throw notResolved(`from_prior key ${kid} is not in the authentication section of its DID`);
   const curve = methodCurve(vm);
-  if (curve !== CURVE_OF_ALG[header.alg]) throw malformed('from_prior.alg', `from_prior alg ${header.alg} does not fit the ${String(curve)} key ${kid}`);
+  if (curve !== CURVE_OF_ALG[header.alg]) throw malformed('from_prior.alg-key', `from_prior alg ${header.alg} does not fit the ${String(curve)} key ${kid}`);
   if (!verifyBytes(header.alg, methodKey(vm, 'from_prior.kid'), signingInput(headerB64, payloadB64), signature)) {
     throw malformed('from_prior.signature', 'the from_prior signature does not verify');
   }
