@@ -148,8 +148,10 @@ export const APPLICATION_ROWS = [
     'body.recipient_did, when present, is a DID.', refuses),
   row('messagepickup.status-request.return_route', PICKUP('States'), null, RETURN_ROUTE,
     'status-request sets return_route "all".'),
-  row('messagepickup.status.recipient_did', PICKUP('Status'), 'MUST', 'If a `recipient_did` was specified in the `status-request message`, the matching value **MUST** be specified in the `recipient_did` attribute of the status message.',
-    'body.recipient_did, when present, is a DID (the one the status-request named).'),
+  // Whether a status echoes the recipient_did its request named is messagepickup.status.recipient_did-echo
+  // (that MUST binds the mediator, judged against the request); a status alone only shows the form.
+  row('messagepickup.status.recipient_did', PICKUP('Status'), 'MAY', '`message_count` is the only **REQUIRED** attribute. The others **MAY** be present if offered by the `mediator`.',
+    'body.recipient_did, when present, is a DID string.', refuses),
   row('messagepickup.status.message_count', PICKUP('Status'), 'REQUIRED', '`message_count` is the only **REQUIRED** attribute.',
     'body.message_count is a non-negative integer.'),
   row('messagepickup.status.longest_waited_seconds', PICKUP('Status'), null, '`longest_waited_seconds` is in seconds, and is the longest delay of any message in the queue.',

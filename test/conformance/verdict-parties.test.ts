@@ -5,8 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ruleOf } from '../../src/conformance/catalogue.js';
 import { checkEnvelope } from '../../src/conformance/envelope.js';
+import { createRuleRegistry } from '../../src/conformance/registry.js';
 import type { ConformanceResult } from '../../src/conformance/types.js';
+import type { PlainMessage } from '../../src/didcomm/types.js';
 import { b64uDecodeText, b64uEncode } from '../../src/encoding.js';
+import { addIdsyncRules } from '../../src/protocols/idsync-rules.js';
+import { MESSAGE_PICKUP } from '../../src/protocols/message-pickup.js';
 
 const SPEC = join(import.meta.dirname, '../../fixtures/didcomm-v2-spec');
 const vector = (name: string) => readFileSync(join(SPEC, name), 'utf8');
@@ -76,6 +80,17 @@ describe('epk: where it sits, that it is public, and its curve, each by its own 
 
   it('a missing epk still breaks the common-headers MUST', () => {
     expect(failed(checkEnvelope(jweWith('anoncrypt-x25519-xc20p.json', (h) => delete h.epk)))).toContain('error:envelope.jwe-epk');
+  });
+});
+
+describe('Message Pickup 3.0 fields, by what their sentences say', () => {
+  const registry = addIdsyncRules(createRuleRegistry());
+  const check = (type: string, body: Record<string, unknown>) => failed(registry.check({ id: 'm-1', type, body, return_route: 'all' } as PlainMessage)).filter((f) => f.includes('messagepickup'));
+
+  it('a status alone is not judged by the echo MUST: its recipient_did form is advice', () => {
+    expect(check(MESSAGE_PICKUP.status, { message_count: 0, recipient_did: 7 })).toEqual(['advice:messagepickup.status.recipient_did']);
+    expect(ruleOf('messagepickup.status.recipient_did')?.quote).not.toContain('MUST');
+    expect(ruleOf('messagepickup.status.recipient_did-echo')?.severity).toBe('error');
   });
 });
 
