@@ -167,7 +167,10 @@ export const APPLICATION_ROWS = [
   row('messagepickup.delivery-request.recipient_did', PICKUP('Delivery Request'), null, RECIPIENT_DID,
     'body.recipient_did, when present, is a DID.', refuses),
   row('messagepickup.delivery-request.limit', PICKUP('Delivery Request'), 'REQUIRED', '`limit` is a **REQUIRED** attribute',
-    'body.limit is a positive integer.'),
+    'body.limit is present.'),
+  // The spec gives limit no lower bound: 0 asks for nothing, and the mediator answers with a status.
+  row('messagepickup.delivery-request.limit-form', PICKUP('Message Delivery'), null, 'Messages delivered from the queue must be delivered in a batch delivery message as attachments, with a batch size specified by the `limit` provided in the `delivery-request` message.',
+    'body.limit is a batch size: a non-negative integer (0 is allowed).', refuses),
   row('messagepickup.delivery-request.return_route', PICKUP('States'), null, RETURN_ROUTE,
     'delivery-request sets return_route "all".'),
   row('messagepickup.delivery.recipient_did', PICKUP('Message Delivery'), null, 'The `recipient_did` attribute is only included when responding to a `delivery-request` message that indicates a `recipient_did`.',

@@ -108,7 +108,11 @@ const statusRules: MessageRule[] = [
 ];
 const deliveryRequestRules: MessageRule[] = [
   recipientRule('delivery-request'),
-  (m) => [rule(`${M}.delivery-request.limit`, Number.isInteger(m.body.limit) && (m.body.limit as number) > 0, 'body.limit is required: a positive integer')],
+  // §Delivery Request: "`limit` is a REQUIRED attribute" (presence); its form, a batch size, has no MUST and no lower bound.
+  (m) =>
+    m.body.limit === undefined
+      ? [rule(`${M}.delivery-request.limit`, false, 'body.limit is required')]
+      : [rule(`${M}.delivery-request.limit`, true, ''), rule(`${M}.delivery-request.limit-form`, isCount(m.body.limit), 'body.limit must be a batch size: a non-negative integer')],
 ];
 /** An attachment whose data is a packed message as idsync reads it: base64(url) text or a JSON object. */
 const usableAttachment = (a: Attachment | undefined): boolean =>

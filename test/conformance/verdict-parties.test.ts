@@ -87,6 +87,12 @@ describe('Message Pickup 3.0 fields, by what their sentences say', () => {
   const registry = addIdsyncRules(createRuleRegistry());
   const check = (type: string, body: Record<string, unknown>) => failed(registry.check({ id: 'm-1', type, body, return_route: 'all' } as PlainMessage)).filter((f) => f.includes('messagepickup'));
 
+  it('delivery-request limit: REQUIRED means present; 0 is a limit the spec allows', () => {
+    expect(check(MESSAGE_PICKUP.deliveryRequest, { limit: 0 })).toEqual([]);
+    expect(check(MESSAGE_PICKUP.deliveryRequest, {})).toEqual(['error:messagepickup.delivery-request.limit']);
+    expect(check(MESSAGE_PICKUP.deliveryRequest, { limit: 'ten' })).toEqual(['advice:messagepickup.delivery-request.limit-form']);
+  });
+
   it('a status alone is not judged by the echo MUST: its recipient_did form is advice', () => {
     expect(check(MESSAGE_PICKUP.status, { message_count: 0, recipient_did: 7 })).toEqual(['advice:messagepickup.status.recipient_did']);
     expect(ruleOf('messagepickup.status.recipient_did')?.quote).not.toContain('MUST');

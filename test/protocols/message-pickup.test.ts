@@ -76,7 +76,8 @@ describe('message pickup 3.0 messages', () => {
     const bad: Array<[() => unknown, string]> = [
       [() => parseStatus({ ...buildStatus({ messageCount: 1 }, deps), body: {} }), 'messagepickup.status.message_count'],
       [() => parseStatus({ ...buildStatus({ messageCount: 1 }, deps), body: { message_count: -1 } }), 'messagepickup.status.message_count'],
-      [() => parseDeliveryRequest({ ...buildDeliveryRequest({ limit: 1 }, deps), body: { limit: 0 } }), 'messagepickup.delivery-request.limit'],
+      [() => parseDeliveryRequest({ ...buildDeliveryRequest({ limit: 1 }, deps), body: {} }), 'messagepickup.delivery-request.limit'],
+      [() => parseDeliveryRequest({ ...buildDeliveryRequest({ limit: 1 }, deps), body: { limit: -1 } }), 'messagepickup.delivery-request.limit-form'],
       [() => parseDeliveryRequest({ ...buildDeliveryRequest({ limit: 1 }, deps), body: { limit: 5, recipient_did: 3 } }), 'messagepickup.delivery-request.recipient_did'],
       [() => parseDelivery({ ...delivery, attachments: [] }), 'messagepickup.delivery.attachments'],
       [() => parseDelivery({ ...delivery, attachments: [{ data: { base64: 'eyJ9' } }] }), 'messagepickup.delivery.attachments'],
