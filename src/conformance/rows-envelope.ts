@@ -1,7 +1,7 @@
 // Catalogue rows of the envelope layer: the JWE and JWS structure, sender authentication and
 // from_prior. Each quotes DIDComm Messaging v2.1, or the JOSE RFC or ECDH-1PU draft it builds on.
 import { row } from './rule-row.js';
-import { ECDH_1PU, ENCRYPTION, IDSYNC_PROFILE, JWA, JWE, JWS, MESSAGES, SIGNING } from './rule-sources.js';
+import { APPENDIX, ECDH_1PU, ENCRYPTION, IDSYNC_PROFILE, JWA, JWE, JWS, MESSAGES, SIGNING } from './rule-sources.js';
 
 const refuses = { refuses: true } as const;
 
@@ -36,6 +36,11 @@ export const ENVELOPE_ROWS = [
     'A packed message is one of the envelopes of the media type table (a JWE, a JWS or a plaintext message), recognisable by its members.'),
   row('envelope.nesting', MESSAGES('IANA Media Types'), 'MUST NOT', ONLY_THESE_COMBINATIONS,
     'Layers nest in one order only, anoncrypt around authcrypt around signed around plaintext, none repeated.'),
+  // The spec contradicts itself here: §IANA Media Types names anoncrypt(authcrypt(sign(plaintext)))
+  // as a combination that "MUST NOT be used" ("use anoncrypt(sign(plaintext)) instead"), and its own
+  // Appendix C.3 vector packs exactly it, as protect_sender does. Read and noted, never failed.
+  row('envelope.nesting-protected-signed', APPENDIX('C.3. DIDComm Encrypted Messages'), null, 'After that the message is encrypted a second time with ECDH-ES key wrapping algorithm using key with X25519 elliptic curve and XC20P for content encryption of the message. The second anoncrypt is used to protect the sender ID.',
+    'anoncrypt(authcrypt(sign(plaintext))) is read and noted: §IANA Media Types forbids it ("envelope combinations other than the ones above MUST NOT be used … it makes no sense to use anoncrypt(authcrypt(sign(plaintext)))"), the appendix vector uses it.'),
   row('envelope.typ', MESSAGES('DIDComm Encrypted Messages'), 'MUST', 'The media type of a non-nested DIDComm encrypted message MUST be `application/didcomm-encrypted+json`.',
     'The typ of a JWE, when set, is application/didcomm-encrypted+json (the application/ prefix may be left out).'),
   row('envelope.jwe-typ-set', MESSAGES('DIDComm Encrypted Messages'), 'SHOULD', 'The media type of the envelope SHOULD be set in the `typ` property of the JWE.',

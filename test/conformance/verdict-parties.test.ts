@@ -7,10 +7,13 @@ import { ruleOf } from '../../src/conformance/catalogue.js';
 import { checkEnvelope } from '../../src/conformance/envelope.js';
 import { createRuleRegistry } from '../../src/conformance/registry.js';
 import type { ConformanceResult } from '../../src/conformance/types.js';
+import { unpack } from '../../src/didcomm/envelope/index.js';
+import { memorySecrets } from '../../src/didcomm/secrets.js';
 import type { PlainMessage } from '../../src/didcomm/types.js';
 import { b64uDecodeText, b64uEncode } from '../../src/encoding.js';
 import { addIdsyncRules } from '../../src/protocols/idsync-rules.js';
 import { MESSAGE_PICKUP } from '../../src/protocols/message-pickup.js';
+import { mapResolver, readVector, vectorDocs, vectorSecrets } from '../didcomm/envelope-fixtures.js';
 
 const SPEC = join(import.meta.dirname, '../../fixtures/didcomm-v2-spec');
 const vector = (name: string) => readFileSync(join(SPEC, name), 'utf8');
@@ -108,6 +111,17 @@ describe('from_prior by the sentences that govern it', () => {
   it('v2.1 names no algorithms for from_prior: one idsync lacks is advice; one that does not fit its key is a MUST of RFC 7515 §5.2', () => {
     expect(ruleOf('from_prior.alg')).toMatchObject({ severity: 'advice', refuses: true, section: 'JWT Details' });
     expect(ruleOf('from_prior.alg-key')).toMatchObject({ severity: 'error', version: 'RFC 7515' });
+  });
+});
+
+describe('anoncrypt(authcrypt(sign(plaintext))): forbidden by §IANA Media Types, used by Appendix C.3', () => {
+  it('the appendix vector is read and the nesting noted, citing both, the sender not failed', async () => {
+    const bob = { resolve: mapResolver(vectorDocs()), secrets: memorySecrets(vectorSecrets('secrets-bob.json')) };
+    const { metadata } = await unpack(readVector('signed-authcrypt-then-anoncrypt-x25519.json'), bob, { engine: 'native' });
+    const noted = metadata.notes?.find((n) => n.rule === 'envelope.nesting-protected-signed');
+    expect(noted).toMatchObject({ detail: expect.stringMatching(/MUST NOT be used.*Appendix C\.3/) });
+    expect(noted?.broken).toBeUndefined();
+    expect(ruleOf('envelope.nesting-protected-signed')).toMatchObject({ severity: 'advice', section: 'C.3. DIDComm Encrypted Messages' });
   });
 });
 

@@ -188,6 +188,7 @@ export async function nativeUnpack(packed: string, call: NativeCall, o: { expect
   const opened = layerOf(value) === 'plaintext' ? undefined : value;
   let next = 0;
   let outer: Layer | undefined;
+  const seen: Layer[] = [];
   for (;;) {
     const kind = layerOf(value);
     let layer: Layer = kind === 'jwe' ? 'anoncrypt' : kind;
@@ -201,8 +202,15 @@ export async function nativeUnpack(packed: string, call: NativeCall, o: { expect
     }
     // §Message Formats: anoncrypt(authcrypt(signed(plaintext))), any layer left out, none repeated.
     if (RANK[layer] < next) throw malformed('envelope.nesting', `${layer === 'plaintext' ? 'a plaintext' : layer} inside ${outer}: DIDComm nests anoncrypt ⊃ authcrypt ⊃ signed ⊃ plaintext`);
+    // §IANA Media Types names anoncrypt(authcrypt(sign(plaintext))) among the combinations that
+    // "MUST NOT be used", and Appendix C.3 packs exactly it "to protect the sender ID" (as
+    // protect_sender does): read, and noted with both sentences, the sender not failed.
+    if (layer === 'signed' && outer === 'authcrypt' && seen[0] === 'anoncrypt') {
+      s.notes.push({ rule: 'envelope.nesting-protected-signed', detail: 'anoncrypt(authcrypt(sign(plaintext))) read: §IANA Media Types says combinations outside its table MUST NOT be used and names this one; Appendix C.3 packs it to protect the sender ID' });
+    }
     next = RANK[layer] + 1;
     outer = layer;
+    seen.push(layer);
     if (layer === 'plaintext') break;
     if (layer === 'signed') ({ value, text: plaintext } = await openSigned(value, s));
     else {
