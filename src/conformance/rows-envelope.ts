@@ -26,6 +26,7 @@ const CRIT = JWS('§4.1.11 "crit" (Critical) Header Parameter', 'section-4.1.11'
 const CRIT_NOT_UNDERSTOOD = 'If any of the listed extension Header Parameters are not understood and supported by the recipient, then the JWS is invalid.';
 const CRIT_LIST = 'Producers MUST NOT include Header Parameter names defined by this specification or [JWA] for use with JWS, duplicate names, or names that do not occur as Header Parameter names within the JOSE Header in the "crit" list. Producers MUST NOT use the empty list "[]" as the "crit" value.';
 const CRIT_PROTECTED = 'When used, this Header Parameter MUST be integrity protected; therefore, it MUST occur only within the JWS Protected Header.';
+const TWO_ENCRYPTIONS = 'DIDComm supports two types of message encryption: Authenticated Sender Encryption ("authcrypt") and Anonymous Sender Encryption ("anoncrypt").';
 const ROTATION_KID = 'The validity of the DID Rotation is verified by checking the JWT signature against the key indicated in the `kid` header parameter. The indicated key MUST be authorized in the DID Document of the prior DID (`iss`).';
 
 export const ENVELOPE_ROWS = [
@@ -131,13 +132,14 @@ export const ENVELOPE_ROWS = [
     'The authcrypt sender key is a keyAgreement key of the sender\'s DID, on the curve of the epk.'),
   row('envelope.tampered-refused', JWE('§5.2 Message Decryption', 'section-5.2'), 'MUST', 'If there was no recipient for which all of the decryption steps succeeded, then the JWE MUST be considered invalid.',
     'A message whose ciphertext was changed, or that is encrypted for someone else, is refused and never acted on.'),
-  // What a recipient must process, judged on its answer to a well-formed message in each of these
-  // envelopes (conformance run): a clean refusal of one breaks the rule. The first curve of the
-  // table is X25519, and the algorithm table lists A256CBC-HS512 for "Authcrypt/Anoncrypt" as
-  // "Required"; the harness packs exactly these.
-  row('envelope.authcrypt-supported', CURVES, 'MUST', 'For the keys involved in key agreement, the first three elliptic curves in this table MUST be supported, and P-521 is optional.',
+  // What a recipient processes, judged on its answer to a well-formed message in each of these
+  // envelopes (conformance run). No sentence obliges a recipient to process authcrypt or anoncrypt:
+  // the MUST of §Curves binds the curves an implementation supports (X25519 among them, which an
+  // agent taking either one supports), the algorithm table's "Required" is not an RFC 2119 keyword,
+  // and the MUSTs of §Sender Authenticated Encryption bind how a JWE is made. A refusal is advice.
+  row('envelope.authcrypt-supported', ENCRYPTION('Message Encryption'), null, TWO_ENCRYPTIONS,
     'A recipient processes authcrypt (ECDH-1PU+A256KW) on X25519 with A256CBC-HS512: it does not refuse such a message.'),
-  row('envelope.anoncrypt-supported', CURVES, 'MUST', 'For the keys involved in key agreement, the first three elliptic curves in this table MUST be supported, and P-521 is optional.',
+  row('envelope.anoncrypt-supported', ENCRYPTION('Message Encryption'), null, TWO_ENCRYPTIONS,
     'A recipient processes anoncrypt (ECDH-ES+A256KW) on X25519 with A256CBC-HS512 around an authenticated message: it does not refuse such a message.'),
 
   // ---- JWS (RFC 7515, DIDComm §Message Signing) ------------------------------------------------

@@ -1,5 +1,6 @@
 // The envelopes the harness sends and what the spec says a recipient must do with each: the modes
-// DIDComm v2.1 requires every recipient to process (a clean refusal breaks a MUST, quoted here),
+// it judges a recipient on (a clean refusal breaks the rule quoted here: a MUST for signed
+// messages, advice for authcrypt and anoncrypt, which no sentence obliges a recipient to process),
 // and those it leaves to the agent's policy (a refusal is a note). Also how an HTTP answer is told
 // apart from a DIDComm message coming back on the same connection.
 import { ruleOf } from '../conformance/catalogue.js';
@@ -22,7 +23,7 @@ function quoted(rule: string): ModeRequirement {
 }
 
 /**
- * Modes a recipient must process. The harness packs them with X25519 keys, A256CBC-HS512 for
+ * Modes a recipient is judged on. The harness packs them with X25519 keys, A256CBC-HS512 for
  * every encryption layer, and EdDSA signatures: the algorithms the spec makes mandatory.
  */
 const REQUIRED: Partial<Record<HarnessMode, string>> = {

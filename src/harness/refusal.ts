@@ -7,6 +7,7 @@
 // the spec requires recipients to process breaks that MUST (modes.ts quotes it); refusing one the
 // spec leaves to the agent is its policy. Either way the refusal is a verdict now, and the cases
 // that need what was refused are blocked at once instead of waiting for answers that cannot come.
+import { severityOf } from '../conformance/catalogue.js';
 import { modePolicy, modeRequirement } from './modes.js';
 import type { PostOutcome } from './counterpart.js';
 import type { HarnessMode, HttpAnswer } from './types.js';
@@ -76,6 +77,9 @@ export function refusalOf(o: PostOutcome, mode: HarnessMode, type: string | unde
 /** The same refusal read as a refusal of its envelope mode (required or left to policy). */
 export function asModeRefusal(r: Refusal): Refusal {
   const required = modeRequirement(r.mode);
-  if (required) return { ...r, kind: 'required-mode', rule: required.rule, quote: required.quote };
+  // Only a refusal that breaks a MUST is a verdict against the agent; one its rule counts as advice
+  // leaves the mode to the agent, and the cases that need it are blocked, not passed.
+  if (required && severityOf(required.rule) === 'error') return { ...r, kind: 'required-mode', rule: required.rule, quote: required.quote };
+  if (required) return { ...r, kind: 'policy-mode', policy: `no sentence obliges a recipient to process ${r.mode} (${required.rule}: ${required.quote})` };
   return { ...r, kind: 'policy-mode', policy: modePolicy(r.mode) ?? 'the spec does not require recipients to take it' };
 }

@@ -125,3 +125,11 @@ describe('anoncrypt(authcrypt(sign(plaintext))): forbidden by §IANA Media Types
   });
 });
 
+describe('forward receipt and encryption support: no MUST binds them', () => {
+  it('refusing authcrypt or anoncrypt is advice: the curve MUST is about curves, not envelopes', () => {
+    for (const id of ['envelope.authcrypt-supported', 'envelope.anoncrypt-supported']) {
+      expect(ruleOf(id)).toMatchObject({ severity: 'advice', section: 'Message Encryption', quote: expect.stringContaining('DIDComm supports two types of message encryption') });
+    }
+    expect(ruleOf('envelope.signed-supported')?.severity).toBe('error');
+  });
+});

@@ -36,7 +36,8 @@ describe('conformance matrix over Veramo, Identus and didcomm-node', () => {
     const m = JSON.parse(result.out) as Matrix;
     expect(m.targets.map((t) => t.exitCode)).toEqual([1, 1, 1]);
     expect(Object.fromEntries(m.cases.map((c) => [c.id, c.results]))).toEqual({
-      'envelope/authcrypt': ['failed', 'passed', 'passed'],
+      // Veramo refuses authcrypt; no MUST obliges a recipient to process it (advice).
+      'envelope/authcrypt': ['passed', 'passed', 'passed'],
       'envelope/signed-flattened': ['failed', 'failed', 'failed'],
       'envelope/anoncrypt': ['failed', 'passed', 'passed'],
       'trust-ping/response': ['blocked', 'passed', 'passed'],

@@ -60,24 +60,26 @@ afterAll(async () => {
 });
 
 describe('conformance run --role mediator against Veramo 7 (default options: authcrypt)', () => {
-  it('fails the first request on authcrypt and blocks every case after it', () => {
-    const blocked = Object.fromEntries(authcrypt.cases.filter((c) => c.id !== 'mediation/grant' && c.id !== 'run/sent-messages').map((c) => [c.id, 'blocked']));
+  it('is refused the first request on authcrypt, which no MUST obliges it to take, and blocks every case', () => {
+    const blocked = Object.fromEntries(authcrypt.cases.filter((c) => c.id !== 'run/sent-messages').map((c) => [c.id, 'blocked']));
     expect(verdicts(authcrypt)).toEqual({
       // HTTP 400 "Unsupported message type" to the mediate-request authcrypted as v2.1 writes it
       // (ECDH-1PU draft 04): Veramo derives the KEK with the draft-03 KDF (veramo#1375), its
       // DIDCommMessageHandler (message-handler.ts 140-146) falls back to the alpha path, and no
       // handler takes what it cannot open (MessagingRouter 55-57: 400 with e.message). A ping in
-      // authcrypt is refused the same way, so it is the mode. v2.1 §Curves and Content Encryption
-      // Algorithms (the rule's quote): "the first three elliptic curves in this table MUST be
-      // supported"; §Sender Authenticated Encryption: "the JWA of ECDH-1PU [draft 04] MUST be used".
-      'mediation/grant': 'failed: envelope.authcrypt-supported',
+      // authcrypt is refused the same way, so it is the mode. No sentence of v2.1 obliges a
+      // recipient to process authcrypt (§Message Encryption, the rule's quote: "DIDComm supports two
+      // types of message encryption"; the MUST of §Curves binds curves, not envelopes), so the
+      // refusal is no verdict: the grant, and every case after it, is blocked.
       ...blocked,
       // Veramo sent nothing: nothing to judge at the run level.
       'run/sent-messages': 'skipped',
     });
     expect(byId(authcrypt, 'mediation/grant').messages[0]!.http).toEqual({ status: 400, contentType: 'text/html; charset=utf-8', body: 'Unsupported message type' });
+    expect(byId(authcrypt, 'mediation/grant').detail).toContain('no sentence obliges a recipient to process authcrypt (envelope.authcrypt-supported: DIDComm Messaging v2.1 §Message Encryption');
     expect(byId(authcrypt, 'pickup/forward-delivery').detail).toBe('the agent refuses authcrypt messages: HTTP 400 (text/html): Unsupported message type');
-    expect(runExitCode(authcrypt)).toBe(1);
+    // Every case blocked, none judged.
+    expect(runExitCode(authcrypt)).toBe(3);
   });
 });
 

@@ -12,6 +12,7 @@
 import type { PlainMessage } from '../../didcomm/types.js';
 import type { PostOutcome, Received } from '../counterpart.js';
 import { modePolicy, modeRequirement } from '../modes.js';
+import { severityOf } from '../../conformance/catalogue.js';
 import { describeAnswer, namesProtocol, refusalOf } from '../refusal.js';
 import type { HarnessMode } from '../types.js';
 import {
@@ -60,7 +61,7 @@ function envelopeCase(mode: HarnessMode): CaseDefinition {
   return {
     id: `envelope/${mode}`,
     suite: 'envelope',
-    title: required ? `A ping in ${mode} is taken and answered in kind (recipients must process ${mode})` : `A ping in ${mode} is answered in kind, or refused cleanly`,
+    title: required ? `A ping in ${mode} is taken and answered in kind (${severityOf(required.rule) === 'error' ? 'recipients must process' : 'the spec expects recipients to process'} ${mode})` : `A ping in ${mode} is answered in kind, or refused cleanly`,
     section: SECTION,
     url: URL,
     steps: [`send a ping packed ${LAYERS[mode]}`, 'wait for its ping-response, a problem report or an HTTP 4xx', required ? `a refusal breaks ${required.rule}; the response is no weaker than the ping` : 'a clean refusal is a note; a response is no weaker than the ping'],
