@@ -88,10 +88,11 @@ export const MEDIATION_ROWS: RowSpec[] = [
     'A forward carries no please_ack.'),
   row('routing.forward.delay_milli', ROUTING('Roles'), null, 'An additional header, `delay_milli` is also possible; this allows the sender to request that a mediator wait a specified number of milliseconds before delivering.',
     'delay_milli, when present, is an integer number of milliseconds.', refuses),
-  // A 2xx says the message was received: a mediator that answers 2xx and then drops the forward
-  // has not received it in any sense its sender can rely on.
-  row('routing.forward.receipt', TRANSPORTS('HTTPS'), 'MUST', 'A successful message receipt MUST return a code in the 2xx HTTPS Status Code range.',
-    'A forward the mediator answers 2xx is held for its recipient: picking up delivers it.'),
+  // What a mediator does with a forward is told, not required: §Roles says it passes the payload on,
+  // with no keyword, and §HTTPS's "A successful message receipt MUST return a code in the 2xx HTTPS
+  // Status Code range" binds the status of a receipt, not what happens to the message after it.
+  row('routing.forward.receipt', ROUTING('Roles'), null, 'The mediator unpacks (decrypts) the payload of an encrypted `forward` message and passes on the result (a blob that probably contains a differently encrypted payload) to the recipient.',
+    'A forward to a registered DID is taken (2xx) and held for its recipient: picking up delivers it.'),
   row('routing.forward.unknown-next', MEDIATION_2('Mediate Grant'), null, 'After receiving a `mediate-grant` message the `recipient` should update his `recipient_did` with a `keylist-update` message',
     'A forward whose next no recipient registered is not accepted: it is refused (4xx or a problem report), never answered 2xx and lost.'),
   row('routing.forward.unsupported-header', ROUTING('Roles'), 'MAY', "If a mediator sees a header that requests behavior it doesn't support, it MAY return a problem-report to the sender identifying the unsupported feature, but it is not required to do so.",

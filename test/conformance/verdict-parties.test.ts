@@ -126,6 +126,10 @@ describe('anoncrypt(authcrypt(sign(plaintext))): forbidden by §IANA Media Types
 });
 
 describe('forward receipt and encryption support: no MUST binds them', () => {
+  it('a forward answered 2xx and not held breaks advice (Routing §Roles), not the HTTPS status MUST', () => {
+    expect(ruleOf('routing.forward.receipt')).toMatchObject({ severity: 'advice', section: 'Roles', quote: expect.stringContaining('passes on the result') });
+  });
+
   it('refusing authcrypt or anoncrypt is advice: the curve MUST is about curves, not envelopes', () => {
     for (const id of ['envelope.authcrypt-supported', 'envelope.anoncrypt-supported']) {
       expect(ruleOf(id)).toMatchObject({ severity: 'advice', section: 'Message Encryption', quote: expect.stringContaining('DIDComm supports two types of message encryption') });
