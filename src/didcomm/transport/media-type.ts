@@ -133,7 +133,6 @@ export function retryHint(outcome: unknown): { retryAfterSeconds: number } | und
   return o.retryable === true ? { retryAfterSeconds: clampSeconds(o.retryAfterSeconds) } : undefined;
 }
 
-/** The refusal of what a handler resolved with: refused for good and no problem report told the sender. */
 /**
  * Whether the handler's process died while handling the message (a party crashed in-process by
  * the testbed: its errors carry `details.processGone`). A killed process answers nothing: its
@@ -145,6 +144,7 @@ export function processGone(outcome: unknown): boolean {
   return isIdsyncError(error) && error.details?.processGone === true;
 }
 
+/** The refusal of what a handler resolved with: refused for good and no problem report told the sender. */
 export function refusalOf(outcome: unknown): InboundRefusal | undefined {
   if (!outcome || typeof outcome !== 'object' || isIdsyncError(outcome)) return undefined;
   const r = (outcome as InboundOutcome).refusal;
