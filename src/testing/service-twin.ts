@@ -18,6 +18,7 @@ import type { DataProfileInputT } from '../service/config/schemas.js';
 import type { Store } from '../store/store.js';
 import { changeSignal, type ChangeSignal } from './changes.js';
 import { appFetch, routeFetch } from './inject-fetch.js';
+import { claimMemoryServiceUrl, refuseOtherMemoryServices, type MemoryServiceName } from './memory-service-names.js';
 import { createServiceClient, type ServiceClient } from './rest-client.js';
 
 export interface TwinServiceOptions {
@@ -33,7 +34,11 @@ export interface TwinServiceOptions {
   validityMs?: number | null;
   /** The project's data profile (default: the whole KYC vocabulary; firstName, lastName, birthDate required). */
   dataProfile?: DataProfileInputT;
-  /** Public URL (memory transport default http://service.idsync.test; http: the bound address). */
+  /**
+   * Public URL (http: the bound address). Memory transport default: a name no other in-memory
+   * service of this process holds while this one runs, http://service.idsync.test for the first,
+   * http://service-2.idsync.test, … for the others (memory-service-names.ts).
+   */
   publicUrl?: string;
   /** Per-client rate limit (default off in tests). */
   rateLimit?: RateLimitOptions | false;
@@ -79,7 +84,7 @@ export interface ServiceTwin {
   close(): Promise<void>;
 }
 
-export const MEMORY_SERVICE_URL = 'http://service.idsync.test';
+export { MEMORY_SERVICE_URL } from './memory-service-names.js';
 export const MEMORY_SERVICE_ENDPOINT = 'memory://service';
 
 /** Agent events that may mean REST-visible state changed (agent.ts lists them). */
@@ -97,8 +102,18 @@ export async function startServiceTwin(o: StartTwinOptions): Promise<ServiceTwin
     projectId: o.projectId ?? 'qa-project',
   };
   if (o.transport === 'memory' && !o.network) throw new IdsyncError('invalid_argument', 'startServiceTwin: the memory transport needs a network');
-  const changes = changeSignal();
+  // Held until close(): two in-memory services running at once must not share a did:web.
+  const name: MemoryServiceName | undefined = o.transport === 'memory' && !o.publicUrl ? claimMemoryServiceUrl() : undefined;
+  try {
+    return await startTwin(o, credentials, name);
+  } catch (err) {
+    name?.release();
+    throw err;
+  }
+}
 
+async function startTwin(o: StartTwinOptions, credentials: ServiceTwin['credentials'], name: MemoryServiceName | undefined): Promise<ServiceTwin> {
+  const changes = changeSignal();
   const transports: Transport[] | undefined = o.transport === 'memory' ? [o.network!.transport(), httpTransport()] : undefined;
   let agent: ServiceDidcommAgent | undefined;
 
@@ -106,7 +121,7 @@ export async function startServiceTwin(o: StartTwinOptions): Promise<ServiceTwin
     store: o.store,
     ...(o.clock ? { clock: o.clock } : {}),
     ...(o.ids ? { ids: o.ids } : {}),
-    ...(o.publicUrl ? { publicUrl: o.publicUrl } : o.transport === 'memory' ? { publicUrl: MEMORY_SERVICE_URL } : {}),
+    ...(o.publicUrl ? { publicUrl: o.publicUrl } : name ? { publicUrl: name.url } : {}),
     fixtures: fixturesFor(credentials, o),
     demoTenant: false,
     rateLimit: o.rateLimit ?? false,
@@ -154,7 +169,8 @@ export async function startServiceTwin(o: StartTwinOptions): Promise<ServiceTwin
     const ep = o.network!.endpoint(MEMORY_SERVICE_ENDPOINT, (packed, info) => real.receive(packed, { transport: 'http', reply: info.reply }));
     memoryEndpoint = ep.url;
     closeEndpoint = ep.close;
-    fetchFn = routeFetch(url, appFetch(service.app));
+    // Another in-memory service's name is refused here rather than looked up in DNS.
+    fetchFn = routeFetch(url, appFetch(service.app), refuseOtherMemoryServices());
     // listen() starts webhook delivery; without a socket we start it ourselves.
     service.deps.webhooks!.start();
   }
@@ -191,8 +207,12 @@ export async function startServiceTwin(o: StartTwinOptions): Promise<ServiceTwin
       if (closed) return;
       closed = true;
       closeEndpoint();
-      if (o.transport === 'memory') await service.deps.webhooks!.stop();
-      await service.close();
+      try {
+        if (o.transport === 'memory') await service.deps.webhooks!.stop();
+        await service.close();
+      } finally {
+        name?.release();
+      }
     },
   };
 }

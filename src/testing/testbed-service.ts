@@ -8,6 +8,7 @@ import { IdsyncError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { fencedStore, type FencedStore } from './fenced-store.js';
 import { fencedNetwork, fencedTransport } from './fenced-transport.js';
+import { claimMemoryServiceUrl } from './memory-service-names.js';
 import { startOnRestartablePort } from './restartable-port.js';
 import { startServiceTwin, type ServiceTwin, type StartTwinOptions } from './service-twin.js';
 
@@ -82,7 +83,16 @@ export async function startServiceParty(
     return t;
   }
 
-  twin = await boot();
+  // In memory, the party holds the service's name across restarts (its did:web stays the same);
+  // left to each twin, a restart could come back under another testbed's freed name.
+  const name = options.transport === 'memory' && !options.publicUrl ? claimMemoryServiceUrl() : undefined;
+  if (name) options = { ...options, publicUrl: name.url };
+  try {
+    twin = await boot();
+  } catch (err) {
+    name?.release();
+    throw err;
+  }
   const party: ServiceParty = {
     get twin() {
       return twin;
@@ -108,7 +118,11 @@ export async function startServiceParty(
       return new Promise<void>((resolve) => (armed = { step, crashed: resolve }));
     },
     async close() {
-      if (!crashed) await twin.close();
+      try {
+        if (!crashed) await twin.close();
+      } finally {
+        name?.release();
+      }
     },
   };
   return party;
