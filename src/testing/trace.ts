@@ -1,6 +1,7 @@
 // trace(testbed): every DIDComm message of a testbed's service and wallets, from their message
 // logs, drawn as one sequence diagram (harness/trace.ts) in a self-contained HTML file — for
-// looking at a flow after the fact. Waits that time out write one and name it (wait.ts).
+// looking at a flow after the fact. Waits that time out write one and name it (wait.ts). Those
+// written to the OS temp folder are pruned as more are written (trace-retention.ts).
 import { writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -10,9 +11,13 @@ import { buildTrace, traceHtml, traceMermaid, type TraceEntry } from '../harness
 import { messageLog, threadOf, type LoggedMessage } from '../store/messages.js';
 import type { Store } from '../store/store.js';
 import type { Wallet } from '../wallet/wallet.js';
+import { pruneTraceFilesSoon, TRACE_FILE_PREFIX } from './trace-retention.js';
 
 export interface TraceOptions {
-  /** Where to write the HTML (default: a new file in the OS temp folder). */
+  /**
+   * Where to write the HTML (default: a new file in the OS temp folder; the newest 50 such files
+   * are kept, older ones are removed once an hour old, any after a day: trace-retention.ts).
+   */
   file?: string;
   /** Only this thread. */
   thid?: string;
@@ -53,7 +58,10 @@ export async function trace(source: TraceSource, options: TraceOptions = {}): Pr
     entries.push(...(await w.messages(query)).map((m) => entryOf(party, m)));
   }
   const drawn = buildTrace(entries, dids);
-  const file = options.file ?? join(tmpdir(), `idsync-trace-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.html`);
+  const dir = options.file ? undefined : tmpdir();
+  const file = options.file ?? join(dir!, `${TRACE_FILE_PREFIX}${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.html`);
   await writeFile(file, traceHtml(options.title ?? `idsync testbed trace${options.thid ? ` (thread ${options.thid})` : ''}`, drawn));
+  // In the background: a wait's error, which names this file, must not wait for a crowded folder.
+  if (dir) void pruneTraceFilesSoon(dir);
   return { file, mermaid: traceMermaid(drawn), messages: drawn.entries.length };
 }
