@@ -33,7 +33,10 @@ export type { WalletMode } from './testbed-wallets.js';
 export interface TestbedOptions {
   /** Holder wallets to create (default 1); more with addWallet(). */
   wallets?: number;
-  /** 'memory' (default) or 'temp': LevelDB folders in the OS temp dir, removed by close(). */
+  /**
+   * 'memory' (default) or 'temp': LevelDB folders in the OS temp dir, removed by close() (or, if
+   * it never runs, when the process exits: store/temporary.ts).
+   */
   storage?: 'memory' | 'temp';
   /** 'memory' (default): no sockets; 'http': real HTTP on 127.0.0.1, port 0. */
   transport?: 'memory' | 'http';
