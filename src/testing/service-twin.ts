@@ -14,7 +14,8 @@ import type { ServiceEvent } from '../service/context.js';
 import type { AgentOptions } from '../service/didcomm/core.js';
 import { createServiceAgent, type ServiceDidcommAgent } from '../service/didcomm/agent.js';
 import type { RateLimitOptions } from '../service/http/rate-limit.js';
-import type { DataProfileInputT } from '../service/config/schemas.js';
+import { DataProfileInput, IssuanceSettingsSchema, type DataProfileInputT } from '../service/config/schemas.js';
+import { checkSchema } from '../service/seed.js';
 import type { Store } from '../store/store.js';
 import { changeSignal, type ChangeSignal } from './changes.js';
 import { appFetch, routeFetch } from './inject-fetch.js';
@@ -102,6 +103,7 @@ export async function startServiceTwin(o: StartTwinOptions): Promise<ServiceTwin
     projectId: o.projectId ?? 'qa-project',
   };
   if (o.transport === 'memory' && !o.network) throw new IdsyncError('invalid_argument', 'startServiceTwin: the memory transport needs a network');
+  checkServiceOptions(o);
   // Held until close(): two in-memory services running at once must not share a did:web.
   const name: MemoryServiceName | undefined = o.transport === 'memory' && !o.publicUrl ? claimMemoryServiceUrl() : undefined;
   try {
@@ -217,12 +219,26 @@ async function startTwin(o: StartTwinOptions, credentials: ServiceTwin['credenti
   };
 }
 
-function fixturesFor(c: ServiceTwin['credentials'], o: TwinServiceOptions): unknown {
-  const issuance = {
+/**
+ * The options that become the service's fixtures, checked as the options they are: checked as
+ * fixtures, a mistake would be reported at a fixtures path (/tenants/0/dataProfiles/0/…) of a
+ * file the caller never wrote.
+ */
+function checkServiceOptions(o: TwinServiceOptions): void {
+  if (o.dataProfile !== undefined) checkSchema(DataProfileInput, o.dataProfile, 'invalid_config', 'invalid service option dataProfile');
+  checkSchema(IssuanceSettingsSchema, issuanceOf(o), 'invalid_config', 'invalid service options (format, statusList, validityMs)');
+}
+
+function issuanceOf(o: TwinServiceOptions) {
+  return {
     format: o.format ?? 'ldp',
     ...(o.statusList !== undefined ? { statusList: o.statusList } : {}),
     ...(o.validityMs !== undefined ? { validityMs: o.validityMs } : {}),
   };
+}
+
+function fixturesFor(c: ServiceTwin['credentials'], o: TwinServiceOptions): unknown {
+  const issuance = issuanceOf(o);
   return {
     tenants: [
       {

@@ -24,6 +24,15 @@ describe('startTestbed options', () => {
     await refused({ faults: { seed: 1, rules: [{ fault: 'drop', direction: 'to-server' }] } }, /fault rule 0: direction must be 'to-service' or 'to-wallet'/);
   });
 
+  it('names the service option a bad data profile or issuance setting came from, not a fixtures path', async () => {
+    const bad = (service: unknown) => startTestbed({ service } as TestbedOptions).then(() => undefined, (e: unknown) => e as Error);
+    const profile = await bad({ dataProfile: { id: 'p', name: 'P', fields: [{ key: 'shoeSize', required: true }] } });
+    expect(profile).toMatchObject({ code: 'invalid_config', message: expect.stringMatching(/^invalid service option dataProfile: \/fields\/0\/key must be one of /) });
+    expect(profile?.message).not.toMatch(/fixtures|tenants/);
+    const issuance = await bad({ validityMs: 0 });
+    expect(issuance).toMatchObject({ code: 'invalid_config', message: expect.stringMatching(/^invalid service options \(format, statusList, validityMs\): \/validityMs /) });
+  });
+
   it('refuses addWallet once closed, and an unknown mode', async () => {
     const bed = await startTestbed({ wallets: 0 });
     await expect(bed.addWallet({ mode: 'push' as never })).rejects.toMatchObject({ code: 'invalid_argument' });
