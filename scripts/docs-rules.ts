@@ -21,7 +21,7 @@ const href = (url: string) => (url.startsWith('docs/') ? url.slice('docs/'.lengt
 
 function line(r: CatalogueRule): string {
   const source = `[${cell(`${r.spec} ${r.version}, ${r.section}`)}](${href(r.url)})`;
-  const checks = `${cell(r.text)}${r.refuses ? ' *idsync refuses such a message.*' : ''}`;
+  const checks = `${cell(r.text)}${r.refuses ? ' *idsync refuses such a message.*' : ''}${r.tolerated ? ' *idsync takes such a message all the same.*' : ''}`;
   return `| <a id="${ruleAnchor(r.id)}"></a>\`${r.id}\` | ${r.severity} | ${r.keyword ?? '—'} | “${cell(r.quote)}” | ${source} | ${checks} |`;
 }
 
@@ -47,7 +47,9 @@ export function renderRulesDoc(): string {
     'and interop advice. Only an error fails a conformance case or `message check`; with',
     '`--profile strict` warnings and advice fail too. Rules marked *idsync refuses such a message* are',
     'body fields idsync\'s own agents cannot act without: they refuse such a message as their own policy,',
-    'which is not a verdict on its sender. `idsync rules --json` prints the same list.',
+    'which is not a verdict on its sender. Rules marked *idsync takes such a message all the same* keep',
+    'their verdict on the sender, but idsync\'s own agents act on the message: refusing it would stop a',
+    'flow over a field with a plain default. `idsync rules --json` prints the same list.',
     '',
     `${RULES.length} rules: ${count('error')} errors, ${count('warning')} warnings, ${count('advice')} advice.`,
     '',

@@ -34,6 +34,8 @@ export interface CatalogueRule extends RuleSource {
   text: string;
   /** idsync's own agents refuse a message breaking this rule whatever its severity (catalogue rows say why). */
   refuses?: true;
+  /** idsync's own agents take a message breaking this rule (its verdict stands; catalogue rows say why). */
+  tolerated?: true;
 }
 
 /** The severity an RFC 2119 keyword gives. */
@@ -74,6 +76,7 @@ const toRule = (r: RowSpec): CatalogueRule => ({
   ...r.source,
   text: r.text,
   ...(r.refuses ? { refuses: true as const } : {}),
+  ...(r.tolerated ? { tolerated: true as const } : {}),
 });
 
 export const CATALOGUE_ENTRIES: CatalogueRule[] = [...ENVELOPE_ROWS, ...PLAINTEXT_ROWS, ...OOB_ROWS, ...PROTOCOL_ROWS, ...APPLICATION_ROWS, ...MEDIATION_ROWS].map(toRule);

@@ -40,7 +40,7 @@ export function ruleLink(url: string): string {
   return url;
 }
 
-/** `idsync rules --json`: `{"rules": [{id, layer, severity, keyword, quote, spec, version, section, url, text, refuses?}]}`. */
+/** `idsync rules --json`: `{"rules": [{id, layer, severity, keyword, quote, spec, version, section, url, text, refuses?, tolerated?}]}`. */
 export function rulesDocument(): { rules: Array<Omit<CatalogueRule, 'file'>> } {
   return {
     rules: RULES.map((r) => ({
@@ -55,6 +55,7 @@ export function rulesDocument(): { rules: Array<Omit<CatalogueRule, 'file'>> } {
       url: ruleLink(r.url),
       text: r.text,
       ...(r.refuses ? { refuses: true as const } : {}),
+      ...(r.tolerated ? { tolerated: true as const } : {}),
     })),
   };
 }

@@ -8,6 +8,7 @@ import { DATA_PIPE, IDSYNC_PROFILE, ISSUE_CREDENTIAL, MESSAGES, PICKUP, PRESENT_
 import { THREADED_QUOTE, THREADS } from './rows-protocols.js';
 
 const refuses = { refuses: true } as const;
+const tolerated = { tolerated: true } as const;
 const GOAL_CODE = '`goal_code` -- optional field that indicates the goal of the message sender.';
 const PTHID = 'The Parent Thread ID (`pthid`) MUST be included for this message only, and is set to the Message ID (`id`) of the message encoded as a QR code.';
 const ACK_STATUS = 'The `body` property of an `Acknowledgement` message MUST contain a `status` property. The value of this property MUST be one of the statuses defined [here](https://github.com/hyperledger/aries-rfcs/blob/master/features/0015-acks/README.md#ack-status).';
@@ -76,8 +77,10 @@ export const APPLICATION_ROWS = [
     'A holder that received a valid credential acks it (status OK) in the issuance thread.'),
   row('issue-credential.ack.thid', THREADS, 'MUST', THREADED_QUOTE,
     'An ack carries thid = the thread it acknowledges.'),
+  row('issue-credential.ack.status-present', PRESENT_STEP(5, 'Ack Presentation'), 'MUST', ACK_STATUS,
+    'body.status is present. idsync reads an ack without one as OK (WACI\'s own present-proof vector acks with an empty body).', tolerated),
   row('issue-credential.ack.status', PRESENT_STEP(5, 'Ack Presentation'), 'MUST', ACK_STATUS,
-    'body.status is present: OK, PENDING or FAIL.'),
+    'body.status, when present, is OK, PENDING or FAIL.'),
   row('credential.verified', VC_DM, 'MUST', 'A conforming issuer implementation MUST secure the conforming documents it produces using a securing mechanism described in Section 4.12 Securing Mechanisms.',
     'An issued credential is secured: it is readable and its proof verifies with a key of the issuer\'s assertionMethod.'),
   row('credential.issued-as-offered', IDSYNC_PROFILE('idsync profile'), null, ISSUED_AS_OFFERED,
@@ -116,8 +119,10 @@ export const APPLICATION_ROWS = [
     'A verifier that set will_confirm acks a valid presentation (status OK) in the thread.'),
   row('present-proof.ack.thid', THREADS, 'MUST', THREADED_QUOTE,
     'An ack carries thid = the thread it acknowledges.'),
+  row('present-proof.ack.status-present', PRESENT_STEP(5, 'Ack Presentation'), 'MUST', ACK_STATUS,
+    'body.status is present. idsync reads an ack without one as OK (WACI\'s own present-proof vector acks with an empty body).', tolerated),
   row('present-proof.ack.status', PRESENT_STEP(5, 'Ack Presentation'), 'MUST', ACK_STATUS,
-    'body.status is present: OK, PENDING or FAIL.'),
+    'body.status, when present, is OK, PENDING or FAIL.'),
 
   // ---- Data Pipe 1.0 (idsync's own protocol, docs/protocols.md) ------------------------------------
   row('data-pipe.request.thid', DATA_PIPE('Data Pipe 1.0'), null, PIPE_REQUEST,

@@ -21,8 +21,14 @@ export interface RowSpec {
    * act on it (a body field their handlers need). A local policy, not a verdict on the sender.
    */
   refuses?: true;
+  /**
+   * idsync's own agents take a message that breaks this rule, as if it had not: the verdict on
+   * the sender stands (the message log, `message check` and the harness report it), but acting on
+   * the message is safe and refusing it would stop a flow over a field with a plain default.
+   */
+  tolerated?: true;
 }
 
-export function row(id: string, source: RuleSource, keyword: Keyword | null, quote: string, text: string, options: { refuses?: true } = {}): RowSpec {
+export function row(id: string, source: RuleSource, keyword: Keyword | null, quote: string, text: string, options: { refuses?: true; tolerated?: true } = {}): RowSpec {
   return { id, source, keyword, quote, text, ...options };
 }

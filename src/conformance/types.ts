@@ -84,9 +84,10 @@ export function failuresUnder(results: ConformanceResult[], profile: Profile = '
 }
 
 /**
- * The failed results idsync's own agents refuse a message for: a broken MUST, or a rule whose
- * catalogue row says idsync cannot act without it (`refuses`, a local policy).
+ * The failed results idsync's own agents refuse a message for: a broken MUST (unless its row says
+ * idsync takes such a message all the same: `tolerated`), or a rule whose catalogue row says
+ * idsync cannot act without it (`refuses`, a local policy).
  */
 export function refusalsOf(results: ConformanceResult[]): ConformanceResult[] {
-  return results.filter((r) => !r.ok && (r.severity === 'error' || ruleOf(r.rule)?.refuses === true));
+  return results.filter((r) => !r.ok && (r.severity === 'error' ? ruleOf(r.rule)?.tolerated !== true : ruleOf(r.rule)?.refuses === true));
 }

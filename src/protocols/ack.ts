@@ -37,16 +37,20 @@ export function buildAck(piuri: string, input: AckInput, deps: MessageDeps): Pla
 
 /**
  * Body rules of an adopted ack: threaded, and (WACI-DIDComm §Ack) "The `body` property of an
- * `Acknowledgement` message MUST contain a `status` property", one of OK/PENDING/FAIL.
- * `lenient`: an absent status reads as OK (how idsync's agents take an ack; the verdict stays).
+ * `Acknowledgement` message MUST contain a `status` property", one of OK/PENDING/FAIL. A missing
+ * status fails `…ack.status-present`, whose row is `tolerated`: idsync's agents read it as OK
+ * (WACI's own present-proof vector acks with `body: {}`), the verdict on the sender stays. A
+ * status of another value fails `…ack.status`, and that ack is refused: it may say FAIL in words
+ * idsync does not know.
  */
-export function ackRule(protocol: string, options: { lenient?: boolean } = {}): MessageRule {
+export function ackRule(protocol: string): MessageRule {
   return (m) => [
     rule(`${protocol}.ack.thid`, isString(m.thid), 'an ack must carry thid = the thread it acknowledges'),
+    rule(`${protocol}.ack.status-present`, m.body?.status !== undefined, 'body.status is missing'),
     rule(
       `${protocol}.ack.status`,
-      m.body?.status === undefined ? options.lenient === true : (ACK_STATUSES as readonly string[]).includes(m.body.status as string),
-      m.body?.status === undefined ? 'body.status is missing' : `body.status must be one of ${ACK_STATUSES.join(', ')}`,
+      m.body?.status === undefined || (ACK_STATUSES as readonly string[]).includes(m.body.status as string),
+      `body.status must be one of ${ACK_STATUSES.join(', ')}`,
     ),
   ];
 }
@@ -57,6 +61,6 @@ export interface ParsedAck {
 }
 
 export function parseAck(message: PlainMessage, protocol = 'ack'): ParsedAck {
-  assertRules(message, [ackRule(protocol, { lenient: true })]);
+  assertRules(message, [ackRule(protocol)]);
   return { thid: message.thid as string, status: (message.body.status as AckStatus | undefined) ?? 'OK' };
 }

@@ -187,8 +187,10 @@ describe('the rule catalogue', () => {
     expect(code).toBe(0);
     const doc = JSON.parse(out) as { rules: Array<Record<string, unknown>> };
     expect(doc.rules).toHaveLength(RULES.length);
-    for (const r of doc.rules) expect(Object.keys(r).filter((k) => k !== 'refuses')).toEqual(['id', 'layer', 'severity', 'keyword', 'quote', 'spec', 'version', 'section', 'url', 'text']);
+    for (const r of doc.rules) expect(Object.keys(r).filter((k) => k !== 'refuses' && k !== 'tolerated')).toEqual(['id', 'layer', 'severity', 'keyword', 'quote', 'spec', 'version', 'section', 'url', 'text']);
     expect(doc.rules.find((r) => r.id === 'trust-ping.response-thid')).toMatchObject({ layer: 'protocol', severity: 'error', keyword: 'MUST', spec: 'DIDComm Messaging', version: 'v2.1', section: 'Threads' });
+    // A MUST idsync's agents take a message breaking all the same says so, and keeps its severity.
+    expect(doc.rules.find((r) => r.id === 'present-proof.ack.status-present')).toMatchObject({ severity: 'error', keyword: 'MUST', tolerated: true });
   });
 
   it('`idsync rules` lists every rule for people', async () => {

@@ -84,7 +84,7 @@ describe('the ack present-proof and issue-credential adopt (WACI-DIDComm §Ack)'
   const judge = (m: Record<string, unknown>) => failed(PRESENT_PROOF_RULES.ack!.flatMap((r) => r(m as never, {})));
 
   it('fails an ack without status, as the WACI vector of present-proof has it, and reads it as OK all the same', () => {
-    expect(judge({ ...ack, body: {} })).toEqual(['error:present-proof.ack.status']);
+    expect(judge({ ...ack, body: {} })).toEqual(['error:present-proof.ack.status-present']);
     expect(parseAck({ ...ack, body: {} } as never, 'present-proof')).toEqual({ thid: 't-1', status: 'OK' });
   });
 

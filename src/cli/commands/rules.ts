@@ -19,7 +19,7 @@ export function registerRulesCommand(program: Command, deps: CommandDeps): void 
             [
               `${r.id}  [${r.layer}, ${r.severity}${r.keyword ? `, ${r.keyword}` : ''}]  ${r.spec} ${r.version}, ${r.section}`,
               `    “${r.quote}”`,
-              `    ${r.text}${r.refuses ? ' (idsync refuses such a message)' : ''}`,
+              `    ${r.text}${r.refuses ? ' (idsync refuses such a message)' : ''}${r.tolerated ? ' (idsync takes such a message all the same)' : ''}`,
               `    ${ruleLink(r.url)}`,
             ].join('\n'),
           ),
