@@ -123,11 +123,14 @@ const attachmentsRule: MessageRule = (m) => {
   const problems: string[] = [];
   const warnings: string[] = [];
   const unhashed: string[] = [];
+  const badIds: string[] = [];
   m.attachments.forEach((a: unknown, i) => {
     if (!isPlainObject(a)) return problems.push(`[${i}] is not an object`);
-    // The attachment's own fields are OPTIONAL and no MUST gives them a form (lastmod_time is "a
-    // hint", of no stated type): an odd one is advice, never the MUST on data.
-    if (a.id !== undefined && typeof a.id !== 'string') warnings.push(`[${i}].id is not a string`);
+    // id is OPTIONAL, but "Because the `id` of an attachment is used to compose URIs, this value
+    // should be brief and MUST consist entirely of unreserved URI characters" (RFC 3986 §2.3).
+    if (a.id !== undefined && !(typeof a.id === 'string' && UNRESERVED.test(a.id))) badIds.push(`[${i}].id ${JSON.stringify(a.id)?.slice(0, 80)} is not made of unreserved URI characters (A-Z a-z 0-9 - . _ ~)`);
+    // The other fields are OPTIONAL and no MUST gives them a form (lastmod_time is "a hint", of
+    // no stated type): an odd one is advice, never the MUST on data.
     if (a['@id'] !== undefined && a.id === undefined) warnings.push(`[${i}] uses '@id' (DIDComm v1); v2 uses 'id'`);
     if (a.media_type !== undefined && typeof a.media_type !== 'string') warnings.push(`[${i}].media_type is not a string`);
     if (a.format !== undefined && typeof a.format !== 'string') warnings.push(`[${i}].format is not a string`);
@@ -160,6 +163,7 @@ const attachmentsRule: MessageRule = (m) => {
   });
   const out = [check(L, 'plaintext.attachments', problems.length === 0, problems.join('; '))];
   if (unhashed.length) out.push(fail(L, 'plaintext.attachment-links-hash', unhashed.join('; ')));
+  if (badIds.length) out.push(fail(L, 'plaintext.attachment-id', badIds.join('; ')));
   if (warnings.length) out.push(fail(L, 'plaintext.attachment-fields', warnings.join('; ')));
   return out;
 };

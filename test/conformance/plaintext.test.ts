@@ -66,9 +66,12 @@ describe('plaintext rules (DIDComm v2.1 §Message Headers)', () => {
     ['an attachment with bad base64', { attachments: [{ data: { base64: '***' } }] }, 'error:plaintext.attachments'],
     ['links without a hash', { attachments: [{ data: { links: ['https://x.example/a'] } }] }, 'error:plaintext.attachment-links-hash'],
     // §Attachments: lastmod_time is "A hint about when the content in this attachment was last
-    // modified", OPTIONAL and of no stated type; id, media_type, format are OPTIONAL too.
+    // modified", OPTIONAL and of no stated type; media_type and format are OPTIONAL too ...
     ['an ISO 8601 lastmod_time (a hint of no stated type)', { attachments: [{ id: 'a', lastmod_time: '2024-01-01T00:00:00Z', data: { json: {} } }] }, 'advice:plaintext.attachment-fields'],
-    ['a numeric attachment id', { attachments: [{ id: 7, data: { json: {} } }] }, 'advice:plaintext.attachment-fields'],
+    // ... but its id "MUST consist entirely of unreserved URI characters" (RFC 3986 §2.3).
+    ['a numeric attachment id', { attachments: [{ id: 7, data: { json: {} } }] }, 'error:plaintext.attachment-id'],
+    ['an attachment id with reserved characters', { attachments: [{ id: 'a/b?c', data: { json: {} } }] }, 'error:plaintext.attachment-id'],
+    ['an attachment id that is an object', { attachments: [{ id: { x: 1 }, data: { json: {} } }] }, 'error:plaintext.attachment-id'],
     ['a byte_count as a string', { attachments: [{ id: 'a', byte_count: '12', data: { base64: 'AAAA' } }] }, 'advice:plaintext.attachment-fields'],
     ['a v1 @id attachment', { attachments: [{ '@id': 'a', data: { json: {} } }] }, 'advice:plaintext.attachment-fields'],
     ['ack that is not an array', { ack: 'm-1' }, 'advice:plaintext.ack'],
