@@ -13,7 +13,7 @@
 // keylist updates) skip the sockets too, and so does live mode: a link socket for each wallet
 // stands in for its WebSocket (link-socket.ts).
 import { createResolver } from '../did/resolver.js';
-import { handleHttpInbound, problemResponse, startHttpEndpoint, type HttpEndpoint, type HttpInboundHandler } from '../didcomm/transport/http.js';
+import { connectionReset, handleHttpInbound, problemResponse, startHttpEndpoint, type HttpEndpoint, type HttpInboundHandler } from '../didcomm/transport/http.js';
 import type { EnvelopeEngine } from '../didcomm/types.js';
 import { IdsyncError } from '../errors.js';
 import { connectGuard } from '../net/connect-guard.js';
@@ -133,6 +133,8 @@ export async function startWalletPool(options: WalletPoolOptions = {}): Promise<
       : req.method !== 'POST'
         ? problemResponse('method_not_allowed', 'messages are POSTed')
         : await handleHttpInbound({ body: req.body ?? '', contentType: req.headers['content-type'] ?? null }, handler);
+    // A handler whose process died answers nothing: the link's caller sees a reset connection.
+    if (r.abandon) throw connectionReset();
     const headers: Record<string, string> = { ...r.headers };
     if (r.body !== undefined) headers['content-type'] = r.contentType ?? 'application/octet-stream';
     return { status: r.status, headers, ...(r.body !== undefined ? { body: r.body } : {}) } satisfies LinkResponse;

@@ -63,6 +63,8 @@ export interface PersistentConnection {
 
 function send(res: http.ServerResponse, r: HttpInboundResponse): void {
   if (res.headersSent) return;
+  // A handler whose process died answers nothing: the connection is reset, as a killed one's is.
+  if (r.abandon) return void res.socket?.destroy();
   const headers: Record<string, string | number> = { ...r.headers, 'content-length': r.body === undefined ? 0 : Buffer.byteLength(r.body) };
   if (r.body !== undefined) headers['content-type'] = r.contentType ?? 'application/octet-stream';
   res.writeHead(r.status, headers);

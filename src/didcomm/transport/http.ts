@@ -108,6 +108,11 @@ export interface HttpInboundResponse {
 /** What a killed process answers: nothing (the caller resets the connection). */
 const ABANDONED: HttpInboundResponse = { status: 0, abandon: true };
 
+/** What a caller in this process sees of a server killed mid-request (an `abandon` answer). */
+export function connectionReset(): Error {
+  return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+}
+
 export interface InboundProblem {
   code: ErrorCode;
   /** What went wrong with this message (the body's `detail`). */

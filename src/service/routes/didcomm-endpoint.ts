@@ -10,7 +10,7 @@ import type { FastifyReply } from 'fastify';
 import type { App } from '../http/app-types.js';
 import type { ServiceDeps } from '../deps.js';
 import type { InboundInfo, ReceiveOutcome } from '../didcomm-seam.js';
-import { handleHttpInbound } from '../../didcomm/transport/http.js';
+import { connectionReset, handleHttpInbound } from '../../didcomm/transport/http.js';
 import type { InboundOutcome } from '../../didcomm/transport/media-type.js';
 import type { WsInboundHandler } from '../../didcomm/transport/ws.js';
 import { MEDIA_TYPES, type InboundRefusal } from '../../didcomm/types.js';
@@ -127,11 +127,6 @@ declare module 'fastify' {
     /** POST /didcomm for callers in this process (didcomm-endpoint.ts). */
     didcommInProcess: DidcommInProcess;
   }
-}
-
-/** What a caller in this process sees of a server killed mid-request. */
-function connectionReset(): Error {
-  return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 }
 
 /** The Content-Type fastify sends a string body with: a JSON type without a charset gets `; charset=utf-8`. */
