@@ -7,6 +7,7 @@ import type { CredentialFormat, VerificationCheck } from '../credentials/types.j
 import { sameDid } from '../didcomm/message.js';
 import { IdsyncError } from '../errors.js';
 import { keyedLock } from '../keyed-lock.js';
+import { setBounded } from '../bounded.js';
 import type { BatchOp, Store } from '../store/store.js';
 
 export const CREDENTIALS_COLLECTION = 'wallet-credentials';
@@ -145,10 +146,10 @@ export function credentialStore(store: Store, clock: Clock): CredentialStore {
     async setStatus(id, status, extra = {}, from) {
       // Read outside the lock, so a replacement's step never waits behind it; compared and
       // written under the lock, with the record read again when a write was stored since.
-      const seen = writes.count(id);
+      const seen = writes.version(id);
       const read = await stored(id);
       return writes.exclusive(id, async () => {
-        const old = writes.count(id) === seen ? read : await stored(id);
+        const old = writes.version(id) === seen ? read : await stored(id);
         if (from !== undefined && old.status !== from) return old;
         const next = withStatus(old, status, extra);
         await col.put(id, next);
@@ -165,16 +166,22 @@ export function credentialStore(store: Store, clock: Clock): CredentialStore {
   };
 }
 
+/** Ids whose last write's version is kept (see recordWrites). */
+const MAX_VERSIONS = 4096;
+
 /**
  * The writes to one record, in this process (one wallet per store): made one at a time under a
- * per-id lock, and counted when each ends, so that a read made before a count moved is known to
- * be stale. A status from an issuer's list read just before a replacement's batch would
- * otherwise be written over its 'replaced' and replacedBy.
+ * per-id lock, and versioned when each ends, so that a read made before the version moved is
+ * known to be stale. A status from an issuer's list read just before a replacement's batch would
+ * otherwise be written over its 'replaced' and replacedBy. Versions come from one sequence, so
+ * none repeats; only the last MAX_VERSIONS ids keep theirs (a long-running wallet writes many),
+ * and an id without one gets a version never given before: a read of it is always read again.
  */
 function recordWrites() {
   const lock = keyedLock();
-  const counts = new Map<string, number>();
-  const ended = (id: string) => counts.set(id, (counts.get(id) ?? 0) + 1);
+  let sequence = 0;
+  const versions = new Map<string, number>();
+  const ended = (id: string) => setBounded(versions, id, ++sequence, MAX_VERSIONS);
   const exclusive = <T>(id: string, fn: () => Promise<T>): Promise<T> =>
     lock(id, async () => {
       try {
@@ -189,7 +196,7 @@ function recordWrites() {
       void exclusive(id, () => new Promise<void>((release) => taken(release)));
     });
   return {
-    count: (id: string) => counts.get(id) ?? 0,
+    version: (id: string) => versions.get(id) ?? -++sequence,
     exclusive,
     async hold(ids: string[]): Promise<() => void> {
       const releases: Array<() => void> = [];
