@@ -59,7 +59,7 @@ const MODES: { name: string; options: Omit<PackOptions, 'engine'>; batch: number
   { name: 'authcrypt', options: { mode: 'authcrypt' }, batch: 60, resolves: 2 },
   { name: 'anoncrypt', options: { mode: 'anoncrypt' }, batch: 80, resolves: 0 },
   { name: 'signed', options: { mode: 'signed' }, batch: 120, resolves: 2 },
-  { name: 'authcrypt+signed', options: { mode: 'authcrypt-signed', protectSender: false }, batch: 40, resolves: 2 },
+  { name: 'authcrypt+signed', options: { mode: 'authcrypt-signed' }, batch: 40, resolves: 2 },
   { name: 'anoncrypt(authcrypt)', options: { mode: 'anoncrypt-authcrypt' }, batch: 40, resolves: 2 },
 ];
 const TARGETS: Record<string, number> = { authcrypt: 5, anoncrypt: 5, signed: 5 };
@@ -219,7 +219,7 @@ function open(kind: LayerKind, s: Sealed): Buffer {
  */
 async function floorOp(options: Omit<PackOptions, 'engine'>): Promise<Op> {
   const sender: EnvelopeContext = { resolve, secrets: senderSecrets, engine: 'native' };
-  const size = async (mode: PackOptions['mode']) => (await pack(message, { mode, protectSender: false, forward: false }, sender)).packed.length;
+  const size = async (mode: PackOptions['mode']) => (await pack(message, { mode, forward: false }, sender)).packed.length;
   if (sizes.authcrypt.aad === 0) await measureHeaders();
   const layers: { kind: LayerKind | 'signed'; bytes: Buffer }[] = [];
   const plaintext = Buffer.alloc(await size('plaintext'), 0x61);

@@ -33,8 +33,9 @@ export interface PlainMessage {
 }
 
 /**
- * How a message travels. `authcrypt-signed` is authcrypt of a signed message with
- * protect_sender; `anoncrypt-authcrypt` is authcrypt wrapped again in anoncrypt
+ * How a message travels. `authcrypt-signed` is authcrypt of a signed message,
+ * authcrypt(sign(plaintext)) (DIDComm v2.1 §IANA Media Types: it "SHOULD NOT be emitted", and
+ * "implementations MAY accept it"); `anoncrypt-authcrypt` is authcrypt wrapped again in anoncrypt
  * (what protect_sender produces in didcomm-node).
  */
 export type EnvelopeMode = 'plaintext' | 'signed' | 'anoncrypt' | 'authcrypt' | 'authcrypt-signed' | 'anoncrypt-authcrypt' | 'anoncrypt-signed';
@@ -92,8 +93,12 @@ export interface PackOptions {
   /** Wrap in routing forwards when the recipient's service names routing keys (default true). */
   forward?: boolean;
   /**
-   * 'authcrypt-signed' only: anoncrypt the authcrypted JWS again so that mediators cannot see the
-   * sender (default true). false gives a plain authcrypted JWS.
+   * 'authcrypt-signed' only: anoncrypt the authcrypted JWS again (didcomm-node's protect_sender),
+   * giving anoncrypt(authcrypt(sign(plaintext))). Default false. DIDComm v2.1 §IANA Media Types:
+   * "envelope combinations other than the ones above MUST NOT be used. In particular, it makes no
+   * sense to use anoncrypt(authcrypt(sign(plaintext))); use anoncrypt(sign(plaintext)) instead."
+   * true emits that forbidden combination (Appendix C.3's vector packs it): for testing how
+   * recipients take it, not for talking to them. To hide the sender, use 'anoncrypt-signed'.
    */
   protectSender?: boolean;
   /** Content encryption of the anoncrypt layers (the outer one of the protected modes, and forwards); default XC20P. */

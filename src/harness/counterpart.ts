@@ -301,7 +301,7 @@ export async function startCounterpart(options: CounterpartOptions): Promise<Cou
     async send(message, o) {
       const to = o.to ?? target;
       if (!to) throw new IdsyncError('invalid_argument', 'no agent under test to send to yet');
-      const packOptions = { mode: envelopeModeOf(o.mode), to, from: me.did, encAlgAnon: HARNESS_ANON_ENC, protectSender: false };
+      const packOptions = { mode: envelopeModeOf(o.mode), to, from: me.did, encAlgAnon: HARNESS_ANON_ENC };
       let packed = (await pack(message, packOptions, ctx)).packed;
       if (o.mode === 'signed-flattened') packed = flattenJws(packed);
       const text = o.mangle ? o.mangle(packed) : packed;

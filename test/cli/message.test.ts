@@ -29,7 +29,7 @@ describe('idsync message pack/unpack between DIDs made by the CLI', () => {
     ['signed', { encrypted: false, nonRepudiation: true }],
     ['anoncrypt', { encrypted: true, anonymousSender: true }],
     ['authcrypt', { encrypted: true, authenticated: true }],
-    ['authcrypt-signed', { encrypted: true, authenticated: true, nonRepudiation: true }],
+    ['authcrypt-signed', { encrypted: true, authenticated: true, nonRepudiation: true, anonymousSender: false }],
     ['anoncrypt-authcrypt', { encrypted: true, authenticated: true, anonymousSender: true }],
   ])('round-trips a message packed as %s', async (mode, expected) => {
     const packed = await runCli(['message', 'pack', messageFile, '--mode', mode, '--to', bob.did, '--from', alice.did, '--secrets', alice.keys, '--json']);
@@ -69,6 +69,22 @@ describe('idsync message pack/unpack between DIDs made by the CLI', () => {
       expect(unpacked.code, unpacked.stderr).toBe(0);
       expect(JSON.parse(unpacked.stdout)).toMatchObject({ message: { body: { content: 'hi bob' } }, metadata: { mode: 'authcrypt-signed' } });
     }
+  });
+
+  it('packs authcrypt-signed as authcrypt(sign(plaintext)); --protect-sender adds the anoncrypt §IANA Media Types says MUST NOT be used, and unpack notes it', async () => {
+    const outerAlg = (packed: string) => JSON.parse(Buffer.from(JSON.parse(packed).protected, 'base64url').toString('utf8')).alg;
+    const plain = await runCli(['message', 'pack', messageFile, '--mode', 'authcrypt-signed', '--to', bob.did, '--from', alice.did, '--secrets', alice.keys]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(outerAlg(plain.stdout)).toBe('ECDH-1PU+A256KW');
+    const protectedForm = await runCli(['message', 'pack', messageFile, '--mode', 'authcrypt-signed', '--protect-sender', '--to', bob.did, '--from', alice.did, '--secrets', alice.keys]);
+    expect(protectedForm.code, protectedForm.stderr).toBe(0);
+    expect(outerAlg(protectedForm.stdout)).toBe('ECDH-ES+A256KW');
+    const unpacked = await runCli(['message', 'unpack', '-', '--secrets', bob.keys, '--json'], { stdin: protectedForm.stdout });
+    expect(unpacked.code, unpacked.stderr).toBe(0);
+    expect(JSON.parse(unpacked.stdout).metadata).toMatchObject({ mode: 'authcrypt-signed', anonymousSender: true, notes: [expect.objectContaining({ rule: 'envelope.nesting-protected-signed' })] });
+    const elsewhere = await runCli(['message', 'pack', messageFile, '--mode', 'authcrypt', '--protect-sender', '--to', bob.did, '--from', alice.did, '--secrets', alice.keys]);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toBe('idsync: conflicting_option: --protect-sender applies to --mode authcrypt-signed only, not authcrypt\n');
   });
 
   it('asks for --from (or the message\'s "from") and --to as usage errors when the mode needs a sender, signer or recipient', async () => {

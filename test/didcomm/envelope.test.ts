@@ -39,7 +39,7 @@ const EXPECTED: Record<EnvelopeMode, { mediaType: string; encrypted: boolean; au
   'anoncrypt-signed': { mediaType: MEDIA_TYPES.encrypted, encrypted: true, authenticated: true, nonRepudiation: true, anonymousSender: true },
   authcrypt: { mediaType: MEDIA_TYPES.encrypted, encrypted: true, authenticated: true, nonRepudiation: false, anonymousSender: false },
   'anoncrypt-authcrypt': { mediaType: MEDIA_TYPES.encrypted, encrypted: true, authenticated: true, nonRepudiation: false, anonymousSender: true },
-  'authcrypt-signed': { mediaType: MEDIA_TYPES.encrypted, encrypted: true, authenticated: true, nonRepudiation: true, anonymousSender: true },
+  'authcrypt-signed': { mediaType: MEDIA_TYPES.encrypted, encrypted: true, authenticated: true, nonRepudiation: true, anonymousSender: false },
 };
 
 describe('pack and unpack', () => {
@@ -69,7 +69,8 @@ describe('pack and unpack', () => {
   });
 
   it('reports the keys used on both sides', async () => {
-    const p = await pack(message(alice, bob), { mode: 'authcrypt-signed' }, ctxA);
+    // Every layer there is: the signature, authcrypt, and the outer anoncrypt asked for explicitly.
+    const p = await pack(message(alice, bob), { mode: 'authcrypt-signed', protectSender: true }, ctxA);
     expect(p).toMatchObject({ fromKid: `${alice.did}#key-2`, signByKid: `${alice.did}#key-1`, toKids: [`${bob.did}#key-2`] });
     const { metadata } = await unpack(p.packed, ctxB);
     expect(metadata).toMatchObject({
@@ -83,8 +84,8 @@ describe('pack and unpack', () => {
   });
 
   it('hides the sender from the outer layer in the protected modes (anoncrypt around authcrypt)', async () => {
-    for (const mode of ['anoncrypt-authcrypt', 'authcrypt-signed'] as const) {
-      const { packed } = await pack(message(alice, bob), { mode }, ctxA);
+    for (const [mode, protectSender] of [['anoncrypt-authcrypt', undefined], ['authcrypt-signed', true]] as const) {
+      const { packed } = await pack(message(alice, bob), { mode, protectSender }, ctxA);
       const h = header(packed);
       expect(h.alg).toBe('ECDH-ES+A256KW');
       expect(h).not.toHaveProperty('skid');
@@ -94,11 +95,21 @@ describe('pack and unpack', () => {
     expect(header(packed)).toMatchObject({ alg: 'ECDH-1PU+A256KW', skid: `${alice.did}#key-2` });
   });
 
-  it('packs authcrypt-signed without sender protection as an authcrypted JWS', async () => {
-    const p = await pack(message(alice, bob), { mode: 'authcrypt-signed', protectSender: false }, ctxA);
-    expect(header(p.packed)).toMatchObject({ alg: 'ECDH-1PU+A256KW' });
+  it('packs authcrypt-signed as authcrypt(sign(plaintext)) unless protectSender: true asks for the outer anoncrypt', async () => {
+    // §IANA Media Types: "envelope combinations other than the ones above MUST NOT be used. In
+    // particular, it makes no sense to use anoncrypt(authcrypt(sign(plaintext)))".
+    for (const options of [{}, { protectSender: false }]) {
+      const p = await pack(message(alice, bob), { mode: 'authcrypt-signed', ...options }, ctxA);
+      expect(header(p.packed)).toMatchObject({ alg: 'ECDH-1PU+A256KW', skid: `${alice.did}#key-2` });
+      const { metadata } = await unpack(p.packed, ctxB);
+      expect(metadata).toMatchObject({ mode: 'authcrypt-signed', anonymousSender: false, nonRepudiation: true });
+      expect(metadata.notes ?? []).toEqual([]);
+    }
+    const p = await pack(message(alice, bob), { mode: 'authcrypt-signed', protectSender: true }, ctxA);
+    expect(header(p.packed)).toMatchObject({ alg: 'ECDH-ES+A256KW' });
     const { metadata } = await unpack(p.packed, ctxB);
-    expect(metadata).toMatchObject({ mode: 'authcrypt-signed', anonymousSender: false, nonRepudiation: true });
+    expect(metadata).toMatchObject({ mode: 'authcrypt-signed', anonymousSender: true, nonRepudiation: true });
+    expect(metadata.notes).toContainEqual(expect.objectContaining({ rule: 'envelope.nesting-protected-signed' }));
   });
 
   it('keeps attachments', async () => {

@@ -55,14 +55,16 @@ export function registerMessageCommand(program: Command, deps: CommandDeps): voi
     .option('--from <did>', 'sender DID for authcrypt and signer for signed modes (default: the message\'s "from")')
     .option('--secrets <file...>', 'JSON files, each an array of private JWKs with kid', [])
     .option('--dids <file...>', 'JSON files, each a DID document or an array of them', [])
+    .option('--protect-sender', 'authcrypt-signed only: anoncrypt it again, packing anoncrypt(authcrypt(sign(plaintext))), which DIDComm v2.1 §IANA Media Types says MUST NOT be used (to test how recipients take it)')
     .addOption(engineOption())
     .option('--json', 'print one JSON document {packed, mode, ...metadata}')
-    .action(async (file: string, opts: { mode: EnvelopeMode; to?: string; from?: string; secrets: string[]; dids: string[]; engine?: EnvelopeEngine; json?: boolean }) => {
+    .action(async (file: string, opts: { mode: EnvelopeMode; to?: string; from?: string; secrets: string[]; dids: string[]; protectSender?: boolean; engine?: EnvelopeEngine; json?: boolean }) => {
       const ctx = { ...(await unreadableAsUsage(() => envelopeContext(opts, deps.io))), ...engineOf(opts) };
       const plain = toPlainMessage(await unreadableAsUsage(() => readJson(file, deps.io)), opts);
       checkParties(opts.mode, plain);
+      if (opts.protectSender && opts.mode !== 'authcrypt-signed') throw usageError('conflicting_option', `--protect-sender applies to --mode authcrypt-signed only, not ${opts.mode}`);
       // The plaintext as packed is the input file's: not printed again.
-      const { plaintext: _plaintext, ...result } = await pack(plain, { mode: opts.mode, ...(opts.to ? { to: opts.to } : {}), ...(opts.from ? { from: opts.from } : {}) }, ctx);
+      const { plaintext: _plaintext, ...result } = await pack(plain, { mode: opts.mode, ...(opts.to ? { to: opts.to } : {}), ...(opts.from ? { from: opts.from } : {}), ...(opts.protectSender ? { protectSender: true } : {}) }, ctx);
       // Without --json print the packed message alone, so that it pipes into `message unpack -`.
       deps.output(Boolean(opts.json)).result(result, (r) => r.packed);
     });

@@ -13,13 +13,15 @@
 // | anoncrypt-signed    | pack_encrypted(to, null, signBy)                      | ECDH-ES JWE(JWS)                   |
 // | authcrypt           | pack_encrypted(to, from, null)                        | ECDH-1PU JWE(JWM)                  |
 // | anoncrypt-authcrypt | pack_encrypted(to, from, null, protect_sender)        | ECDH-ES JWE(ECDH-1PU JWE(JWM))     |
-// | authcrypt-signed    | pack_encrypted(to, from, signBy, protect_sender)      | ECDH-ES JWE(ECDH-1PU JWE(JWS))     |
+// | authcrypt-signed    | pack_encrypted(to, from, signBy)                      | ECDH-1PU JWE(JWS)                  |
+// |   protectSender     | pack_encrypted(to, from, signBy, protect_sender)      | ECDH-ES JWE(ECDH-1PU JWE(JWS))     |
 //
 // didcomm-node's protect_sender does not hide `skid` inside one JWE: it anoncrypts the
 // authcrypted JWE again. So unpack metadata says authenticated + anonymous_sender for both
-// protected modes; `envelopeMode` tells them apart by non_repudiation. An authcrypted JWS
-// without the outer layer (`protectSender: false`, or the spec's appendix vector) is also
-// reported as 'authcrypt-signed', with anonymousSender false.
+// protected forms; `envelopeMode` tells them apart by non_repudiation. With a signature that gives
+// anoncrypt(authcrypt(sign(plaintext))), which DIDComm v2.1 §IANA Media Types says "MUST NOT be
+// used": only an explicit `protectSender: true` asks for it. An authcrypted JWS with or without
+// the outer layer is reported as 'authcrypt-signed' (anonymousSender says which).
 import { Message, FromPrior } from 'didcomm-node';
 import { IdsyncError, isIdsyncError, type ErrorCode } from '../../errors.js';
 import { libraryResolver, librarySecrets, type ErrorTrap, type LibDidResolver } from './adapters.js';

@@ -12,11 +12,14 @@
 // | anoncrypt-signed    | ECDH-ES JWE(JWS)                         | anonymousSender, nonRepudiation            |
 // | authcrypt           | ECDH-1PU JWE(JWM)                        | authenticated                              |
 // | anoncrypt-authcrypt | ECDH-ES JWE(ECDH-1PU JWE(JWM))           | authenticated, anonymousSender             |
-// | authcrypt-signed    | ECDH-ES JWE(ECDH-1PU JWE(JWS))           | authenticated, anonymousSender, nonRep.    |
+// | authcrypt-signed    | ECDH-1PU JWE(JWS)                        | authenticated, nonRepudiation              |
 //
-// protect_sender (DIDComm v2 §Protecting the Sender Identity) anoncrypts the authcrypted JWE
-// again, as didcomm-node does; an authcrypted JWS without that layer (`protectSender: false`, or
-// the spec's appendix vector) is also 'authcrypt-signed', with anonymousSender false.
+// authcrypt-signed is authcrypt(sign(plaintext)), which §IANA Media Types lists but says "SHOULD
+// NOT be emitted by conforming implementations. However, implementations MAY accept it." Only an
+// explicit `protectSender: true` anoncrypts it again, as didcomm-node's protect_sender does, into
+// anoncrypt(authcrypt(sign(plaintext))): a combination the same section says "MUST NOT be used"
+// (Appendix C.3's vector packs it all the same). It exists to test recipients, never as a default.
+// Unpacked, either form is 'authcrypt-signed'; anonymousSender tells them apart.
 import { IdsyncError } from '../../errors.js';
 import { didOf } from '../message.js';
 import type { EnvelopeContext, EnvelopeEngine, PackOptions, PackResult, PlainMessage, UnpackResult } from '../types.js';
@@ -110,7 +113,7 @@ export async function pack(message: PlainMessage, options: PackOptions, ctx: Env
     signBy,
     signs,
     authcrypts,
-    protect: mode === 'anoncrypt-authcrypt' || (mode === 'authcrypt-signed' && options.protectSender !== false),
+    protect: mode === 'anoncrypt-authcrypt' || (mode === 'authcrypt-signed' && options.protectSender === true),
     forward: options.forward ?? true,
     encAlgAnon: options.encAlgAnon ?? 'XC20P',
   };
