@@ -1,7 +1,7 @@
 // Catalogue rows of the envelope layer: the JWE and JWS structure, sender authentication and
 // from_prior. Each quotes DIDComm Messaging v2.1, or the JOSE RFC or ECDH-1PU draft it builds on.
 import { row } from './rule-row.js';
-import { APPENDIX, ECDH_1PU, ENCRYPTION, IDSYNC_PROFILE, JWA, JWE, JWS, MESSAGES, SIGNING } from './rule-sources.js';
+import { ECDH_1PU, ENCRYPTION, IDSYNC_PROFILE, JWA, JWE, JWS, MESSAGES, SIGNING } from './rule-sources.js';
 
 const refuses = { refuses: true } as const;
 
@@ -14,6 +14,7 @@ const CONSISTENCY = MESSAGES('Message Layer Addressing Consistency');
 const ROTATION = SIGNING('DID Rotation');
 
 const ONLY_THESE_COMBINATIONS = 'However, in the set of envelopes that targets a single hop, envelope combinations other than the ones above MUST NOT be used.';
+const PROTECTED_SIGNED = `${ONLY_THESE_COMBINATIONS} In particular, it makes no sense to use anoncrypt(authcrypt(sign(plaintext))); use anoncrypt(sign(plaintext)) instead.`;
 const SUBSET_OF_JWAS = 'For the purposes of interoperability, DIDComm messaging does not support all JWAs; rather, it takes a subset of the supported algorithms that are applicable for the following cases around secure messaging.';
 const APV = "`apv`: this represents the recipients' `kid` list. The list must be alphanumerically sorted, `kid` values will then be concatenated with a `.` and the final result MUST be base64 URL (no padding) encoding of the SHA256 hash of concatenated list.";
 const COMMON_ES_HEADERS = 'JWE messages MUST use common `epk`, `apv` and `alg` headers for all recipient keys. They MUST be set in the `protected` JWE section.';
@@ -37,11 +38,12 @@ export const ENVELOPE_ROWS = [
     'A packed message is one of the envelopes of the media type table (a JWE, a JWS or a plaintext message), recognisable by its members.'),
   row('envelope.nesting', MESSAGES('IANA Media Types'), 'MUST NOT', ONLY_THESE_COMBINATIONS,
     'Layers nest in one order only, anoncrypt around authcrypt around signed around plaintext, none repeated.'),
-  // The spec contradicts itself here: §IANA Media Types names anoncrypt(authcrypt(sign(plaintext)))
-  // as a combination that "MUST NOT be used" ("use anoncrypt(sign(plaintext)) instead"), and its own
-  // Appendix C.3 vector packs exactly it, as protect_sender does. Read and noted, never failed.
-  row('envelope.nesting-protected-signed', APPENDIX('C.3. DIDComm Encrypted Messages'), null, 'After that the message is encrypted a second time with ECDH-ES key wrapping algorithm using key with X25519 elliptic curve and XC20P for content encryption of the message. The second anoncrypt is used to protect the sender ID.',
-    'anoncrypt(authcrypt(sign(plaintext))) is read and noted: §IANA Media Types forbids it ("envelope combinations other than the ones above MUST NOT be used … it makes no sense to use anoncrypt(authcrypt(sign(plaintext)))"), the appendix vector uses it.'),
+  // §IANA Media Types forbids this combination by name, so a sender that packs it breaks that MUST
+  // NOT; a recipient may still read it (the unpack does, and records the failed rule). The spec
+  // contradicts itself: its own Appendix C.3 vector packs exactly this combination ("The second
+  // anoncrypt is used to protect the sender ID"), as didcomm-node's protect_sender does.
+  row('envelope.nesting-protected-signed', MESSAGES('IANA Media Types'), 'MUST NOT', PROTECTED_SIGNED,
+    'A sender does not pack anoncrypt(authcrypt(sign(plaintext))) for one hop (anoncrypt(sign(plaintext)) instead); such a message is still opened and read. Appendix C.3 of the same spec contradicts this: its vector packs exactly that combination ("The second anoncrypt is used to protect the sender ID").'),
   row('envelope.typ', MESSAGES('DIDComm Encrypted Messages'), 'MUST', 'The media type of a non-nested DIDComm encrypted message MUST be `application/didcomm-encrypted+json`.',
     'The typ of a JWE, when set, is application/didcomm-encrypted+json (the application/ prefix may be left out).'),
   row('envelope.jwe-typ-set', MESSAGES('DIDComm Encrypted Messages'), 'SHOULD', 'The media type of the envelope SHOULD be set in the `typ` property of the JWE.',

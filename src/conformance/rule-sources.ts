@@ -46,7 +46,6 @@ export const TRUST_PING = didcomm('trustping');
 export const DISCOVER_FEATURES = didcomm('feature_discovery');
 export const TRANSPORTS = didcomm('transports');
 export const ROUTING = didcomm('routing');
-export const APPENDIX = didcomm('appendix');
 
 /** An RFC of the RFC Editor (not kept under fixtures/spec: its quotes are checked for form only). */
 export const rfc = (n: number, title: string, section: string, anchor: string): RuleSource => ({

@@ -71,7 +71,7 @@ describe('idsync message pack/unpack between DIDs made by the CLI', () => {
     }
   });
 
-  it('packs authcrypt-signed as authcrypt(sign(plaintext)); --protect-sender adds the anoncrypt §IANA Media Types says MUST NOT be used, and unpack notes it', async () => {
+  it('packs authcrypt-signed as authcrypt(sign(plaintext)); --protect-sender adds the anoncrypt §IANA Media Types says MUST NOT be used, and unpack names the rule', async () => {
     const outerAlg = (packed: string) => JSON.parse(Buffer.from(JSON.parse(packed).protected, 'base64url').toString('utf8')).alg;
     const plain = await runCli(['message', 'pack', messageFile, '--mode', 'authcrypt-signed', '--to', bob.did, '--from', alice.did, '--secrets', alice.keys]);
     expect(plain.code, plain.stderr).toBe(0);
@@ -81,7 +81,7 @@ describe('idsync message pack/unpack between DIDs made by the CLI', () => {
     expect(outerAlg(protectedForm.stdout)).toBe('ECDH-ES+A256KW');
     const unpacked = await runCli(['message', 'unpack', '-', '--secrets', bob.keys, '--json'], { stdin: protectedForm.stdout });
     expect(unpacked.code, unpacked.stderr).toBe(0);
-    expect(JSON.parse(unpacked.stdout).metadata).toMatchObject({ mode: 'authcrypt-signed', anonymousSender: true, notes: [expect.objectContaining({ rule: 'envelope.nesting-protected-signed' })] });
+    expect(JSON.parse(unpacked.stdout).metadata).toMatchObject({ mode: 'authcrypt-signed', anonymousSender: true, notes: [expect.objectContaining({ rule: 'envelope.nesting-protected-signed', broken: true })] });
     const elsewhere = await runCli(['message', 'pack', messageFile, '--mode', 'authcrypt', '--protect-sender', '--to', bob.did, '--from', alice.did, '--secrets', alice.keys]);
     expect(elsewhere.code).toBe(2);
     expect(elsewhere.stderr).toBe('idsync: conflicting_option: --protect-sender applies to --mode authcrypt-signed only, not authcrypt\n');

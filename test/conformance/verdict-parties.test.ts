@@ -115,13 +115,21 @@ describe('from_prior by the sentences that govern it', () => {
 });
 
 describe('anoncrypt(authcrypt(sign(plaintext))): forbidden by §IANA Media Types, used by Appendix C.3', () => {
-  it('the appendix vector is read and the nesting noted, citing both, the sender not failed', async () => {
+  it('the MUST NOT governs: the appendix vector is read, and its sender fails envelope.nesting-protected-signed (error)', async () => {
     const bob = { resolve: mapResolver(vectorDocs()), secrets: memorySecrets(vectorSecrets('secrets-bob.json')) };
-    const { metadata } = await unpack(readVector('signed-authcrypt-then-anoncrypt-x25519.json'), bob, { engine: 'native' });
+    const { message, metadata } = await unpack(readVector('signed-authcrypt-then-anoncrypt-x25519.json'), bob, { engine: 'native' });
+    expect(metadata).toMatchObject({ mode: 'authcrypt-signed', anonymousSender: true });
     const noted = metadata.notes?.find((n) => n.rule === 'envelope.nesting-protected-signed');
-    expect(noted).toMatchObject({ detail: expect.stringMatching(/MUST NOT be used.*Appendix C\.3/) });
-    expect(noted?.broken).toBeUndefined();
-    expect(ruleOf('envelope.nesting-protected-signed')).toMatchObject({ severity: 'advice', section: 'C.3. DIDComm Encrypted Messages' });
+    expect(noted).toMatchObject({ broken: true, detail: expect.stringMatching(/MUST NOT be used.*Appendix C\.3/) });
+    expect(ruleOf('envelope.nesting-protected-signed')).toMatchObject({
+      severity: 'error',
+      keyword: 'MUST NOT',
+      section: 'IANA Media Types',
+      quote: 'However, in the set of envelopes that targets a single hop, envelope combinations other than the ones above MUST NOT be used. In particular, it makes no sense to use anoncrypt(authcrypt(sign(plaintext))); use anoncrypt(sign(plaintext)) instead.',
+      text: expect.stringContaining('Appendix C.3'),
+    });
+    const results = addIdsyncRules(createRuleRegistry()).check(message, { metadata });
+    expect(results).toContainEqual(expect.objectContaining({ rule: 'envelope.nesting-protected-signed', ok: false, severity: 'error' }));
   });
 });
 

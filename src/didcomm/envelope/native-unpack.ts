@@ -202,11 +202,12 @@ export async function nativeUnpack(packed: string, call: NativeCall, o: { expect
     }
     // §Message Formats: anoncrypt(authcrypt(signed(plaintext))), any layer left out, none repeated.
     if (RANK[layer] < next) throw malformed('envelope.nesting', `${layer === 'plaintext' ? 'a plaintext' : layer} inside ${outer}: DIDComm nests anoncrypt ⊃ authcrypt ⊃ signed ⊃ plaintext`);
-    // §IANA Media Types names anoncrypt(authcrypt(sign(plaintext))) among the combinations that
-    // "MUST NOT be used", and Appendix C.3 packs exactly it "to protect the sender ID" (as
-    // protect_sender does): read, and noted with both sentences, the sender not failed.
+    // §IANA Media Types: "envelope combinations other than the ones above MUST NOT be used. In
+    // particular, it makes no sense to use anoncrypt(authcrypt(sign(plaintext)))". The sender broke
+    // that; nothing forbids reading it, so it is read and the failed rule recorded. (Appendix C.3's
+    // vector packs exactly this combination: the spec contradicts itself.)
     if (layer === 'signed' && outer === 'authcrypt' && seen[0] === 'anoncrypt') {
-      s.notes.push({ rule: 'envelope.nesting-protected-signed', detail: 'anoncrypt(authcrypt(sign(plaintext))) read: §IANA Media Types says combinations outside its table MUST NOT be used and names this one; Appendix C.3 packs it to protect the sender ID' });
+      s.notes.push({ rule: 'envelope.nesting-protected-signed', detail: 'anoncrypt(authcrypt(sign(plaintext))), read all the same: §IANA Media Types says envelope combinations outside its table MUST NOT be used and names this one ("use anoncrypt(sign(plaintext)) instead"); Appendix C.3\'s vector packs it nonetheless', broken: true });
     }
     next = RANK[layer] + 1;
     outer = layer;
