@@ -75,6 +75,30 @@ function recipientRules(jwe: Record<string, unknown>, alg: unknown): { results: 
   return { results: out, kids };
 }
 
+/**
+ * RFC 7516 §7.2.1: "The Header Parameter names in the three locations MUST be disjoint." The
+ * protected header, the shared unprotected header and each recipient's header (a flattened JWE's
+ * top-level header, §7.2.2) name no parameter twice.
+ */
+function disjointRules(jwe: Record<string, unknown>, h: Record<string, unknown> | null): ConformanceResult[] {
+  const shared = isObject(jwe.unprotected) ? jwe.unprotected : undefined;
+  const given = recipientsOf(jwe)?.list ?? [];
+  const headers: [Record<string, unknown>, string][] = given.flatMap((r, i) => (isObject(r) && isObject(r.header) ? [[r.header, `recipient ${i}'s header`] as [Record<string, unknown>, string]] : []));
+  if (!shared && headers.length === 0) return [];
+  const faults: string[] = [];
+  const overlap = (a: Record<string, unknown>, b: Record<string, unknown>) => Object.keys(a).filter((k) => Object.hasOwn(b, k));
+  const pair = (a: Record<string, unknown> | null | undefined, aName: string, b: Record<string, unknown>, bName: string) => {
+    const both = a ? overlap(b, a) : [];
+    if (both.length) faults.push(`${both.join(', ')} in both ${aName} and ${bName}`);
+  };
+  if (shared) pair(h, 'the protected header', shared, 'the unprotected header');
+  for (const [header, name] of headers) {
+    pair(h, 'the protected header', header, name);
+    pair(shared, 'the unprotected header', header, name);
+  }
+  return [check(L, 'envelope.jwe-header-disjoint', faults.length === 0, faults.join('; '))];
+}
+
 function epkRules(h: Record<string, unknown>): ConformanceResult[] {
   const epk = h.epk;
   if (!isObject(epk)) return [fail(L, 'envelope.jwe-epk', 'the protected header has no epk')];
@@ -152,6 +176,7 @@ export function jweRules(jwe: Record<string, unknown>): ConformanceResult[] {
   out.push(...memberRules(jwe, h?.alg));
   const { results, kids } = recipientRules(jwe, h?.alg);
   out.push(...results);
+  out.push(...disjointRules(jwe, h));
   if (!h) return out;
   if (h.typ === undefined) out.push(fail(L, 'envelope.jwe-typ-set', 'the protected header sets no typ'));
   else out.push(check(L, 'envelope.typ', sameMediaType(h.typ, MEDIA_TYPES.encrypted), `typ ${String(h.typ)} is not ${MEDIA_TYPES.encrypted}`));

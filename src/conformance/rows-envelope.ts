@@ -60,6 +60,8 @@ export const ENVELOPE_ROWS = [
     'alg, epk, apv and (authcrypt) apu sit in the protected header, never in the unprotected header or a recipient\'s header.'),
   row('envelope.jwe-header', JWE_GENERAL, 'MUST', 'The "unprotected" member MUST be present and contain the value JWE Shared Unprotected Header when the JWE Shared Unprotected Header value is non-empty; otherwise, it MUST be absent. This value is represented as an unencoded JSON object, rather than as a string.',
     'The unprotected header and each recipient\'s header, when present, are JSON objects.'),
+  row('envelope.jwe-header-disjoint', JWE_GENERAL, 'MUST', 'The Header Parameter names in the three locations MUST be disjoint.',
+    'No header parameter appears in more than one of the protected header, the shared unprotected header and a recipient\'s header.'),
   row('envelope.jwe-iv', JWE_GENERAL, 'MUST', 'The "iv" member MUST be present and contain the value BASE64URL(JWE Initialization Vector) when the JWE Initialization Vector value is non-empty; otherwise, it MUST be absent.',
     'A JWE carries its initialization vector as base64url, of the length its enc needs.'),
   row('envelope.jwe-tag', JWE_GENERAL, 'MUST', 'The "tag" member MUST be present and contain the value BASE64URL(JWE Authentication Tag) when the JWE Authentication Tag value is non-empty; otherwise, it MUST be absent.',

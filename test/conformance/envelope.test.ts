@@ -124,14 +124,48 @@ describe('envelope rules (DIDComm v2 §Message Encryption, §Message Signing)', 
   it('holds to the protected header only the parameters the MUST names (epk, apu, apv, alg), not enc or skid', () => {
     // §ECDH-1PU key wrapping: "JWE messages MUST use common `epk`, `apu`, `apv` and `alg` headers
     // for all recipient keys. They MUST be set in the `protected` JWE section."
-    const withUnprotected = (extra: Record<string, unknown>) => {
+    const moved = (names: string[]) => {
       const jwe = JSON.parse(vector('authcrypt-x25519-a256cbc.json'));
-      jwe.unprotected = extra;
+      const h = JSON.parse(b64uDecodeText(jwe.protected));
+      jwe.unprotected = Object.fromEntries(names.map((n) => [n, h[n]]));
+      for (const n of names) delete h[n];
+      jwe.protected = b64uEncode(JSON.stringify(h));
       return JSON.stringify(jwe);
     };
-    expect(failed(checkEnvelope(withUnprotected({ enc: 'A256CBC-HS512' })))).toEqual([]);
-    expect(failed(checkEnvelope(withUnprotected({ skid: 'did:example:alice#key-x25519-1' })))).toEqual([]);
-    expect(failed(checkEnvelope(withUnprotected({ apv: 'AAAA' })))).toEqual(['error:envelope.jwe-protected-headers']);
+    // Moved, not copied: RFC 7516 §7.2.1 keeps the names of the header locations disjoint.
+    const placement = (packed: string) => checkEnvelope(packed).filter((r) => r.rule === 'envelope.jwe-protected-headers').every((r) => r.ok);
+    expect(placement(moved(['enc']))).toBe(true);
+    expect(failed(checkEnvelope(moved(['skid'])))).toEqual([]);
+    expect(placement(moved(['apv']))).toBe(false);
+    expect(failed(checkEnvelope(moved(['apv'])))).toContain('error:envelope.jwe-protected-headers');
+  });
+
+  it('fails a header name in two of the protected, the shared unprotected and a recipient\'s header', () => {
+    // RFC 7516 §7.2.1: "The Header Parameter names in the three locations MUST be disjoint."
+    const jwe = JSON.parse(vector('authcrypt-x25519-a256cbc.json'));
+    const skid = JSON.parse(b64uDecodeText(jwe.protected)).skid as string;
+    const variant = (change: (j: Record<string, any>) => void) => {
+      const j = structuredClone(jwe);
+      change(j);
+      return checkEnvelope(JSON.stringify(j));
+    };
+    expect(failed(variant(() => {}))).toEqual([]);
+    expect(variant(() => {})).toContainEqual(expect.objectContaining({ rule: 'envelope.jwe-header-disjoint', ok: true }));
+    // A protected skid and an unprotected one naming another key: the JOSE header is ambiguous.
+    const two = variant((j) => (j.unprotected = { skid: 'did:example:mallory#key-x25519-1' }));
+    expect(failed(two)).toEqual(['error:envelope.jwe-header-disjoint']);
+    expect(two.find((r) => r.rule === 'envelope.jwe-header-disjoint')?.detail).toBe('skid in both the protected header and the unprotected header');
+    expect(failed(variant((j) => (j.unprotected = { skid })))).toEqual(['error:envelope.jwe-header-disjoint']);
+    const perRecipient = variant((j) => {
+      j.unprotected = { cty: 'x' };
+      j.recipients[1].header = { ...j.recipients[1].header, skid, cty: 'y' };
+    });
+    expect(failed(perRecipient)).toEqual(['error:envelope.jwe-header-disjoint']);
+    expect(perRecipient.find((r) => r.rule === 'envelope.jwe-header-disjoint')?.detail).toBe("skid in both the protected header and recipient 1's header; cty in both the unprotected header and recipient 1's header");
+    // A flattened JWE's top-level header is its recipient's header (RFC 7516 §7.2.2).
+    const [r] = jwe.recipients;
+    const flattened = { protected: jwe.protected, header: { ...r.header, enc: 'A256CBC-HS512' }, encrypted_key: r.encrypted_key, iv: jwe.iv, ciphertext: jwe.ciphertext, tag: jwe.tag };
+    expect(failed(checkEnvelope(JSON.stringify(flattened)))).toContain('error:envelope.jwe-header-disjoint');
   });
 
   it('lists every fault of a JWS with several', () => {

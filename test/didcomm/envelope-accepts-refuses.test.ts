@@ -237,6 +237,25 @@ describe('forbidden forms are refused with a coded error naming the rule', () =>
     expect(await refusal(unpack(JSON.stringify(await e.encrypt()), ctx(bob)))).toEqual({ code: 'didcomm_malformed', rule: 'envelope.jwe-protected-headers' });
   });
 
+  it('a header name in two of the protected, the shared unprotected and a recipient\'s header', async () => {
+    // RFC 7516 §7.2.1: "The Header Parameter names in the three locations MUST be disjoint."
+    const good = JSON.parse(forge({ header: authHeader() }));
+    expect((await unpack(JSON.stringify(good), ctx(bob))).metadata.encryptedFromKid).toBe(skid);
+    const other = carol.agreementKids[0]!;
+    const withRecipientHeader = (extra: Record<string, unknown>) => good.recipients.map((r: { header: Record<string, unknown> }) => ({ ...r, header: { ...r.header, ...extra } }));
+    for (const variant of [
+      { ...good, unprotected: { skid: other } },
+      { ...good, unprotected: { skid } },
+      { ...good, unprotected: { enc: 'A256CBC-HS512' } },
+      { ...good, recipients: withRecipientHeader({ skid: other }) },
+      { ...good, unprotected: { kid: to[0] } },
+    ]) {
+      expect(await refusal(unpack(JSON.stringify(variant), ctx(bob))), JSON.stringify(variant.unprotected ?? variant.recipients[0].header)).toEqual({ code: 'didcomm_malformed', rule: 'envelope.jwe-header-disjoint' });
+    }
+    // Names in one place each stay accepted: a shared unprotected header of other names.
+    expect((await unpack(JSON.stringify({ ...good, unprotected: { 'x-note': 1 } }), ctx(bob))).metadata.encryptedFromKid).toBe(skid);
+  });
+
   it('layers out of order, duplicated header names, unknown critical extensions', async () => {
     const { packed: inner } = await pack(JSON.parse(plaintext(bob)), { mode: 'anoncrypt' }, ctx(alice));
     expect(await refusal(unpack(forge({ header: authHeader(), plaintext: inner }), ctx(bob)))).toEqual({ code: 'didcomm_malformed', rule: 'envelope.nesting' });

@@ -33,12 +33,27 @@ function headerOf(v: unknown, what: string, alg: unknown): Record<string, unknow
   return v;
 }
 
+/**
+ * RFC 7516 §7.2.1: "The Header Parameter names in the three locations MUST be disjoint." (the
+ * protected header, the shared unprotected header, and the recipient's header; §7.2.2 the same
+ * for a flattened JWE). A name in two of them would leave the JOSE header ambiguous: a protected
+ * `skid` and an unprotected one naming another key, say.
+ */
+function disjoint(h: Record<string, unknown> | undefined, what: string, others: [Record<string, unknown> | undefined, string][]): void {
+  if (!h) return;
+  for (const [other, where] of others) {
+    const both = other ? Object.keys(h).filter((k) => Object.hasOwn(other, k)) : [];
+    if (both.length) throw malformed('envelope.jwe-header-disjoint', `${both.join(', ')} in both ${where} and ${what} (RFC 7516 §7.2.1)`);
+  }
+}
+
 export function parseJwe(jwe: Record<string, unknown>): ParsedJwe {
   const notes: EnvelopeNote[] = [];
   if (typeof jwe.protected !== 'string') throw malformed('envelope.jwe-protected', 'the JWE has no protected header');
   const protectedB64 = jwe.protected;
   const header = parseJsonObject(b64Member(protectedB64, 'the protected header', 'envelope.jwe-protected').toString('utf8'), 'the protected header', 'envelope.jwe-protected');
   const shared = headerOf(jwe.unprotected, 'the unprotected header', header.alg);
+  disjoint(shared, 'the unprotected header', [[header, 'the protected header']]);
   // RFC 7515 §4.1.11 / RFC 7516 §4.1.13: extensions we do not understand make the JWE invalid.
   if (shared?.crit !== undefined) throw malformed('envelope.jwe-crit-protected', 'crit in the unprotected header, not the protected one');
   if (header.crit !== undefined) {
@@ -63,6 +78,7 @@ export function parseJwe(jwe: Record<string, unknown>): ParsedJwe {
   const recipients = entries.map((r, i) => {
     if (!isObject(r)) throw malformed('envelope.jwe-recipient-kid', `recipient ${i} is not an object`);
     const own = headerOf(r.header, `recipient ${i}'s header`, header.alg);
+    disjoint(own, `recipient ${i}'s header`, [[header, 'the protected header'], [shared, 'the unprotected header']]);
     if (own?.crit !== undefined) throw malformed('envelope.jwe-crit-protected', `crit in recipient ${i}'s header, not the protected one`);
     // RFC 7516 §7.2.1: the recipient's header is the union of the three header sets.
     const kid = own?.kid ?? shared?.kid ?? header.kid;
