@@ -30,14 +30,32 @@ function text(data: RawData): string {
   return Buffer.from(data as ArrayBuffer).toString('utf8');
 }
 
-function sendFrame(ws: WebSocket, packed: string, timeoutMs: number, what: string): Promise<void> {
+/** The failure of a connect or write that `signal` ended. */
+function abortedError(what: string, signal: AbortSignal): IdsyncError {
+  return new IdsyncError('aborted', `${what}: stopped`, { cause: signal.reason });
+}
+
+function sendFrame(ws: WebSocket, packed: string, timeoutMs: number, what: string, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(abortedError(what, signal));
   if (ws.readyState !== WebSocket.OPEN) {
     return Promise.reject(new IdsyncError('transport_unreachable', `${what}: the socket is closed`));
   }
   return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new IdsyncError('transport_timeout', `${what}: the frame was not written in time`)), timeoutMs);
-    ws.send(packed, (err) => {
+    const done = () => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', aborted);
+    };
+    const aborted = () => {
+      done();
+      reject(abortedError(what, signal!));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new IdsyncError('transport_timeout', `${what}: the frame was not written in time`));
+    }, timeoutMs);
+    signal?.addEventListener('abort', aborted, { once: true });
+    ws.send(packed, (err) => {
+      done();
       if (err) reject(new IdsyncError('transport_unreachable', `${what}: ${err.message}`, { cause: err }));
       else resolve();
     });
@@ -63,6 +81,12 @@ export interface WsTransportOptions {
    * address its host resolves to through the guard's `lookup`, which the socket then connects to.
    */
   guard?: Pick<ConnectGuard, 'staticRefusal' | 'lookup'>;
+  /**
+   * Ends the connects and writes under way, and refuses those to come, with code 'aborted' (as an
+   * aborted fetch ends an HTTP request): what waits on one fails at once. Open sockets stay open
+   * until close().
+   */
+  signal?: AbortSignal;
 }
 
 /** How a socket closed: the close frame's code and reason (RFC 6455 §7.4.1; 1006 when none came). */
@@ -99,6 +123,8 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
   /** Settles when each socket closes (ours or the peer's doing). */
   const closings = new WeakMap<WebSocket, Promise<WsClosed>>();
 
+  const signal = options.signal;
+
   function open(endpoint: string): Promise<WebSocket> {
     const scheme = schemeOf(endpoint);
     if (scheme !== 'ws' && scheme !== 'wss') {
@@ -106,6 +132,7 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
     }
     const refused = options.guard?.staticRefusal(endpoint);
     if (refused) return Promise.reject(refusedError(new URL(endpoint).host, refused));
+    if (signal?.aborted) return Promise.reject(abortedError(`connect to ${endpoint}`, signal));
     const opening = new Promise<WebSocket>((resolve, reject) => {
       let ws: WebSocket;
       try {
@@ -129,6 +156,17 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
       );
       let settled = false;
       let opened = false;
+      let stopped = false;
+      // Aborted while connecting: the socket goes, and the connect fails now, not at its timeout.
+      const aborted = () => {
+        if (settled) return;
+        settled = true;
+        stopped = true;
+        reject(abortedError(`connect to ${endpoint}`, signal!));
+        ws.terminate();
+      };
+      signal?.addEventListener('abort', aborted, { once: true });
+      ws.once('close', () => signal?.removeEventListener('abort', aborted));
       ws.on('unexpected-response', (req, res) => {
         settled = true;
         reject(new IdsyncError('transport_rejected', `${endpoint} refused the WebSocket upgrade with ${res.statusCode}`, { details: { endpoint, status: res.statusCode } }));
@@ -136,6 +174,8 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
         req.destroy();
       });
       ws.on('error', (err: Error & { code?: string }) => {
+        // The handshake this transport cut short when aborted is no error to report.
+        if (stopped) return;
         if (settled) return onError(toIdsyncError(err, 'transport_error'));
         settled = true;
         // The guard's lookup refused where the host name led: say so, not "unreachable".
@@ -159,7 +199,7 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
         chain = chain.then(async () => {
           if (!options.onInbound) return onError(new IdsyncError('transport_unhandled', `a message from ${endpoint} arrived and no onInbound is set`));
           try {
-            await options.onInbound(packed, { transport: 'ws', reply: (p) => sendFrame(ws, p, timeoutMs, `reply to ${endpoint}`) });
+            await options.onInbound(packed, { transport: 'ws', reply: (p) => sendFrame(ws, p, timeoutMs, `reply to ${endpoint}`, signal) });
           } catch (err) {
             onError(toIdsyncError(err, 'transport_error'));
           }
@@ -198,14 +238,14 @@ export function wsTransport(options: WsTransportOptions = {}): WsTransport {
     async send(endpoint, packed) {
       detectMediaType(packed);
       const ws = await socketFor(endpoint);
-      await sendFrame(ws, packed, timeoutMs, `send to ${endpoint}`);
+      await sendFrame(ws, packed, timeoutMs, `send to ${endpoint}`, signal);
       return [];
     },
 
     async request(endpoint, packed, answer) {
       detectMediaType(packed);
       const ws = await socketFor(endpoint);
-      await sendFrame(ws, packed, timeoutMs, `send to ${endpoint}`);
+      await sendFrame(ws, packed, timeoutMs, `send to ${endpoint}`, signal);
       const closed = closings.get(ws)!.then((c) => {
         throw new IdsyncError('transport_unreachable', `${endpoint} closed the socket (${c.code}${c.reason ? ` ${c.reason}` : ''}) before answering`, { details: { endpoint, code: c.code, reason: c.reason } });
       });

@@ -301,6 +301,44 @@ describe('websocket transport', () => {
     await expect(client({ timeoutMs: 150 }).send(url, encrypted())).rejects.toMatchObject({ code: 'transport_timeout' });
   });
 
+  it('ends a connect whose upgrade is never answered when its signal aborts, and refuses what comes after', async () => {
+    const sockets: net.Socket[] = [];
+    const connected = deferred<void>();
+    const silent = net.createServer((s) => {
+      // accepts TCP, never answers the upgrade
+      sockets.push(s);
+      connected.resolve();
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => silent.close(() => r())));
+    cleanups.push(async () => sockets.forEach((s) => s.destroy()));
+    const url = `ws://127.0.0.1:${(silent.address() as net.AddressInfo).port}/didcomm`;
+    const stop = new AbortController();
+    const errors: IdsyncError[] = [];
+    // The default timeout (10 s) is far off: only the abort can end the connect in the test's time.
+    const t = client({ signal: stop.signal, onError: (e) => errors.push(e) });
+    const sent = t.send(url, encrypted());
+    await connected.promise;
+    stop.abort();
+    await expect(sent).rejects.toMatchObject({ code: 'aborted' });
+    await expect(t.send(url, encrypted())).rejects.toMatchObject({ code: 'aborted' });
+    await expect(t.connect(url)).rejects.toMatchObject({ code: 'aborted' });
+    expect(t.isOpen(url)).toBe(false);
+    // The handshake it cut short is not reported as a transport error.
+    expect(errors).toEqual([]);
+  });
+
+  it('refuses to write on an open socket once its signal aborted', async () => {
+    const got = inbox();
+    const ep = await server({ handler: async (p) => got.push(p) });
+    const stop = new AbortController();
+    const t = client({ signal: stop.signal });
+    await t.send(ep.url, encrypted(1));
+    await got.next();
+    stop.abort();
+    await expect(t.send(ep.url, encrypted(2))).rejects.toMatchObject({ code: 'aborted' });
+  });
+
   it('shares a port with the HTTP endpoint', async () => {
     const got = inbox<string>();
     const http = await startHttpEndpoint({ handler: async (_p, info) => got.push(info.transport) });
