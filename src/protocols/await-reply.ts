@@ -9,6 +9,8 @@ import { stopWaits } from '../wait.js';
 
 export interface RequestOptions extends SendOptions {
   timeoutMs?: number;
+  /** Stops waiting for the answer: the request rejects with code 'aborted' at once. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -22,13 +24,15 @@ export async function request(
   event: string,
   options: RequestOptions = {},
 ): Promise<{ request: PlainMessage; response: PlainMessage }> {
-  const { timeoutMs, ...sendOptions } = options;
+  const { timeoutMs, signal, ...sendOptions } = options;
+  // Stopped before it was sent: nothing goes out.
+  if (signal?.aborted) throw new IdsyncError('aborted', `stopped before ${event}: the request was not sent`, { cause: signal.reason });
   const id = (draft.id as string | undefined) ?? router.ids();
   const stop = new AbortController();
   // Held: the caller awaits the answer and the finally below stops both waits, so a request
   // whose answer never comes (a 202 without the return-routed body) times out instead of
   // letting a process with nothing else to do exit unanswered.
-  const waitOptions = { timeoutMs, signal: stop.signal, hold: true };
+  const waitOptions = { timeoutMs, signal: signal ? AbortSignal.any([stop.signal, signal]) : stop.signal, hold: true };
   const answered = router.waitFor<{ message: PlainMessage }>(event, (e) => e.message.thid === id, waitOptions);
   const refused = router.waitFor<{ problem: ParsedProblem }>('problem', (e) => e.problem.pthid === id, waitOptions);
   answered.catch(() => undefined);
