@@ -221,19 +221,28 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     mediationClientProtocol('2.0'),
     mediationClientProtocol('3.0'),
   );
-  // Resumes every open thread: its last message goes out again at once (router/steps).
-  await router.steps()!.start();
   let collector: MediatorCollector | undefined;
-  if (mediation) {
-    if (mediation.state !== 'registered') {
-      mediation = await completeMediation({ router, store, did: identity.did, now: () => isoNow(clock), version: options.mediation?.version }, mediation);
+  try {
+    // Resumes every open thread: its last message goes out again at once (router/steps).
+    await router.steps()!.start();
+    if (mediation) {
+      if (mediation.state !== 'registered') {
+        mediation = await completeMediation({ router, store, did: identity.did, now: () => isoNow(clock), version: options.mediation?.version }, mediation);
+      }
+      if (options.mediation?.collect !== false) {
+        collector = await startCollector({
+          ctx, session, mediator: mediation.mediator, connect: (url) => ws.connect(url),
+          live: options.mediation?.live ?? true, pollIntervalMs: options.mediation?.pollIntervalMs ?? 2000,
+        });
+      }
     }
-    if (options.mediation?.collect !== false) {
-      collector = await startCollector({
-        ctx, session, mediator: mediation.mediator, connect: (url) => ws.connect(url),
-        live: options.mediation?.live ?? true, pollIntervalMs: options.mediation?.pollIntervalMs ?? 2000,
-      });
-    }
+  } catch (err) {
+    // A start that failed (the mediator refused, did not answer, or the start was aborted) leaves
+    // no socket open behind it: a WebSocket to the mediator would keep the process alive.
+    router.steps()?.close();
+    await transport.close().catch(() => {});
+    await ownFetch?.close().catch(() => {});
+    throw err;
   }
   router.events.on('result', (r: RouterResult, packed?: string) => {
     events.emit('message', { direction: 'in', message: r.message, mode: r.metadata?.mode, status: r.status, problemCode: r.problemCode, conformance: r.conformance, packed });
