@@ -94,17 +94,19 @@ export async function serviceForMediator(routingDid: string, form: MediatorEndpo
 }
 
 /** Asks for mediation in `version` ('auto': 2.0, then 3.0 when 2.0 is refused or its grant unreadable). */
-async function grant(router: Router, mediator: string, version: MediationVersion | 'auto', timeoutMs: number): Promise<{ version: MediationVersion; routingDids: string[] }> {
+async function grant(router: Router, mediator: string, version: MediationVersion | 'auto', timeoutMs: number, signal?: AbortSignal): Promise<{ version: MediationVersion; routingDids: string[] }> {
   const tries: MediationVersion[] = version === 'auto' ? ['2.0', '3.0'] : [version];
   let last: unknown;
   for (const v of tries) {
     try {
-      const answer = await requestMediation(router, mediator, v, { to: mediator, untracked: true, timeoutMs });
+      const answer = await requestMediation(router, mediator, v, { to: mediator, untracked: true, timeoutMs, ...(signal ? { signal } : {}) });
       if (!answer.granted) throw new IdsyncError('mediation_denied', `the mediator ${mediator} denied mediation (coordinate-mediation ${v})`, { details: { mediator, version: v } });
       return { version: v, routingDids: answer.routingDids };
     } catch (err) {
       const e = toIdsyncError(err);
       if (e.code === 'mediation_denied') throw e;
+      // Stopped: no other version is asked, and the failure says it was stopped.
+      if (signal?.aborted) throw new IdsyncError('aborted', `stopped while asking ${mediator} for mediation (coordinate-mediation ${v})`, { details: { mediator }, cause: err });
       last = e;
     }
   }
@@ -118,14 +120,15 @@ const NOT_ASKED = new Set(['did_not_resolved', 'transport_unreachable', 'endpoin
 /**
  * Finishes a pending mediation: the grant (its routing DID must be the one the wallet's DID
  * names), then the wallet's DID registered. Both requests are idempotent at the mediator, so a
- * wallet stopped between them asks again on its next start.
+ * wallet stopped between them asks again on its next start. `signal` stops both, the waits for
+ * the answers included: it fails at once with code 'aborted'.
  */
 export async function completeMediation(
-  o: { router: Router; store: Store; did: string; now: () => string; version?: MediationVersion | 'auto'; timeoutMs?: number },
+  o: { router: Router; store: Store; did: string; now: () => string; version?: MediationVersion | 'auto'; timeoutMs?: number; signal?: AbortSignal },
   record: MediationRecord,
 ): Promise<MediationRecord> {
   const timeoutMs = o.timeoutMs ?? 15_000;
-  const granted = await grant(o.router, record.mediator, record.version ?? o.version ?? 'auto', timeoutMs);
+  const granted = await grant(o.router, record.mediator, record.version ?? o.version ?? 'auto', timeoutMs, o.signal);
   if (!granted.routingDids.some((d) => sameDid(d, record.routingDid))) {
     throw new IdsyncError('mediation_failed', `the mediator routes through ${granted.routingDids.join(', ')}, not ${record.routingDid} that the wallet's DID names`, {
       details: { mediator: record.mediator, routingDids: granted.routingDids },
@@ -134,7 +137,7 @@ export async function completeMediation(
   const withGrant: MediationRecord = { ...record, version: granted.version, grantedAt: o.now() };
   await mediationStore(o.store).put(withGrant);
   // §Keylist Update: "Used to notify the mediator of keys in use by the recipient."
-  await updateRecipients(o.router, record.mediator, [{ recipientDid: o.did, action: 'add' }], granted.version, { to: record.mediator, untracked: true, timeoutMs });
+  await updateRecipients(o.router, record.mediator, [{ recipientDid: o.did, action: 'add' }], granted.version, { to: record.mediator, untracked: true, timeoutMs, ...(o.signal ? { signal: o.signal } : {}) });
   const registered: MediationRecord = { ...withGrant, state: 'registered' };
   await mediationStore(o.store).put(registered);
   return registered;

@@ -32,9 +32,11 @@ export interface WalletOptions {
    */
   fetch?: typeof fetch;
   /**
-   * Aborts the wallet's HTTP(S) requests, those under way and those to come: what waits on one
-   * fails at once, as for a peer that cannot be reached. A command stopped by Ctrl-C while it waits
-   * for a mediator (`wallet create`) gets its failure, and with it its clean-up, at once.
+   * Aborts the wallet's HTTP(S) requests and WebSocket connects and writes, those under way and
+   * those to come, and the waits for the mediator's answers while the wallet starts (a grant that
+   * is to come after a 202, or over a socket): what waits on one fails at once. A command stopped
+   * by Ctrl-C while it waits for a mediator (`wallet create`) gets its failure, and with it its
+   * clean-up, at once.
    */
   signal?: AbortSignal;
   /**

@@ -142,6 +142,8 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
   const inbound: InboundHandler = async (packed, info) => void (await receive(packed, info));
   const ws = (options.webSocket ?? wsTransport)({
     guard,
+    // Ended with the HTTP requests (netFetch): a mediator reached over WebSocket keeps no stopped create waiting.
+    ...(options.signal ? { signal: options.signal } : {}),
     // Messages on our own outgoing sockets: live-mode pushes and replies (logged as 'ws-live').
     onInbound: (packed, info) => inbound(packed, { ...info, transport: 'ws-live' }),
     onError: (err) => logger('warn', 'WebSocket transport error', { code: err.code }),
@@ -227,7 +229,7 @@ export async function startWallet(options: WalletOptions, events: WalletEvents, 
     await router.steps()!.start();
     if (mediation) {
       if (mediation.state !== 'registered') {
-        mediation = await completeMediation({ router, store, did: identity.did, now: () => isoNow(clock), version: options.mediation?.version }, mediation);
+        mediation = await completeMediation({ router, store, did: identity.did, now: () => isoNow(clock), version: options.mediation?.version, ...(options.signal ? { signal: options.signal } : {}) }, mediation);
       }
       if (options.mediation?.collect !== false) {
         collector = await startCollector({
