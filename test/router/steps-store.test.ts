@@ -228,3 +228,71 @@ describe('step records: the last message stored apart from the state, in one bat
     again.r.close();
   });
 });
+
+describe('step records: a read that overlaps a write of the same thread', () => {
+  /** Held until `open()`; `entered` resolves once something waits on it. */
+  function hold() {
+    let open!: () => void;
+    let enter!: () => void;
+    const opened = new Promise<void>((r) => (open = r));
+    const entered = new Promise<void>((r) => (enter = r));
+    return { open, entered, wait: () => (enter(), opened) };
+  }
+
+  it('a retry that read the thread while its next step was stored leaves the stored step in place (its job is not dropped)', async () => {
+    const store = openLightStore();
+    const clock = new ManualClock();
+    // A state read returns what the store held when it was asked but resolves later (a loaded
+    // process): here, once the write of the thread's next step has completed.
+    let heldGet: ReturnType<typeof hold> | undefined;
+    let heldBatch: ReturnType<typeof hold> | undefined;
+    const slow: Store = {
+      location: null,
+      close: () => store.close(),
+      collection<T>(n: string) {
+        const c = store.collection<T>(n);
+        if (n !== 'resend') return c;
+        return {
+          name: c.name,
+          put: c.put.bind(c), del: c.del.bind(c), list: c.list.bind(c), count: c.count.bind(c),
+          async get(k: string) {
+            const v = await c.get(k);
+            const h = heldGet;
+            heldGet = undefined;
+            if (h) await h.wait();
+            return v;
+          },
+        };
+      },
+      async batch(ops) {
+        const h = heldBatch;
+        heldBatch = undefined;
+        if (h) await h.wait();
+        return store.batch(ops);
+      },
+    };
+    const p = party(slow, clock, { maxDelayMs: 100, baseDelayMs: 20 });
+    const { r } = p;
+    await r.noteSending(msg('m-1', REQUEST), 'did:example:w', 'authcrypt');
+    // The next step of the thread is being stored when the first message's in-flight guard comes due.
+    const batch = (heldBatch = hold());
+    const next = r.noteSending(msg('m-2', ISSUE), 'did:example:w', 'authcrypt', 'in-1');
+    await batch.entered;
+    clock.advance(100);
+    const get = (heldGet = hold());
+    const retry = r.runDue();
+    // The retry read the state as it was before the write; its read resolves after the write.
+    await get.entered;
+    batch.open();
+    await next;
+    get.open();
+    await retry;
+    // The thread's state is the stored one (m-2, waiting for its answer), and m-2 is sent again.
+    expect((await r.get('t-1'))?.out?.message.id).toBe('m-2');
+    expect(r.scheduler.get('step', 't-1')).toBeDefined();
+    clock.advance(100);
+    await r.runDue();
+    expect(p.sends.map((s) => s.message.id)).toContain('m-2');
+    r.close();
+  });
+});

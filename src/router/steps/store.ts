@@ -49,6 +49,12 @@ export function stepStore(store: Pick<Store, 'batch' | 'collection'>, names: Ste
     cache.delete(thid);
     setBounded(cache, thid, s, CACHE_MAX);
   };
+  // Counts the starts and ends of writes and removals. Reads are not under the thread's lock (a
+  // retry, a replay's lookup): one whose store read began before a write of its thread may
+  // resolve after that write cached the new state, and must not put the old one back in the
+  // cache, where every later read (a retry finding no message to send, its job then dropped)
+  // would take it for the thread's state until the next write.
+  let changes = 0;
 
   async function outOf(thid: string, s: StepState): Promise<StepOut | undefined> {
     if (s.out) return s.out;
@@ -59,7 +65,10 @@ export function stepStore(store: Pick<Store, 'batch' | 'collection'>, names: Ste
     async read(thid) {
       const known = cache.get(thid);
       if (known) return known;
+      const before = changes;
       const s = await states.get(thid);
+      // A write or removal ran meanwhile: the state it cached, if any, is the newer one.
+      if (changes !== before) return cache.get(thid) ?? s;
       if (s) keep(thid, s);
       return s;
     },
@@ -87,18 +96,22 @@ export function stepStore(store: Pick<Store, 'batch' | 'collection'>, names: Ste
       // The message the state named before, once it names another or none.
       const before = current.last;
       if (before && stored.last?.id !== before.id) ops.push({ type: 'del', collection: names.outs, key: outKey(thid, before.id) });
+      changes++;
       cache.delete(thid);
       await store.batch(ops);
+      changes++;
       keep(thid, stored);
       return stored;
     },
 
     async remove(thid, s) {
+      changes++;
       cache.delete(thid);
       await store.batch([
         ...(s.last ? [{ type: 'del' as const, collection: names.outs, key: outKey(thid, s.last.id) }] : []),
         { type: 'del', collection: names.states, key: thid },
       ]);
+      changes++;
     },
 
     list: () => states.list(),
