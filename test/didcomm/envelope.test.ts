@@ -233,6 +233,13 @@ describe('pack failures', () => {
     for (const [m, mode] of cases) expect((await rejects(pack(m, { mode }, ctxA))).code, mode).toBe('didcomm_invalid_argument');
   });
 
+  it('refuses protectSender with a mode it does not apply to, rather than dropping it', async () => {
+    for (const mode of ['authcrypt', 'anoncrypt', 'anoncrypt-authcrypt'] as EnvelopeMode[]) {
+      expect((await rejects(pack(message(alice, bob), { mode, protectSender: true }, ctxA))).code, mode).toBe('didcomm_invalid_argument');
+    }
+    expect((await pack(message(alice, bob), { mode: 'authcrypt', protectSender: false }, ctxA)).packed).toBeTypeOf('string');
+  });
+
   it('maps library argument errors: a recipient not in message.to', async () => {
     expect((await rejects(pack(message(alice, bob), { mode: 'authcrypt', to: carol.did }, ctxA))).code).toBe('didcomm_invalid_argument');
   });

@@ -106,6 +106,9 @@ export async function pack(message: PlainMessage, options: PackOptions, ctx: Env
   if (authcrypts && !from) throw invalid(`${mode} needs a sender: options.from or message.from`);
   if (mode !== 'plaintext' && mode !== 'signed' && !to) throw invalid(`${mode} needs a recipient: options.to or message.to`);
   if (options.encAlgAnon !== undefined && !ENCS.includes(options.encAlgAnon)) throw invalid(`encAlgAnon must be one of ${ENCS.join(', ')}`);
+  // Asked for with any other mode, it would be dropped without a word: anoncrypt-authcrypt
+  // already hides the sender, and the other modes have no authcrypt layer to hide.
+  if (options.protectSender === true && mode !== 'authcrypt-signed') throw invalid(`protectSender applies to authcrypt-signed only, not ${mode}`);
   const plan: PackPlan = {
     mode,
     to,
