@@ -87,6 +87,21 @@ async function isLevelDb(dir: string): Promise<boolean> {
 
 export async function openWalletStore(dir: string): Promise<Store> {
   await checkWalletFolder(dir);
+  return openStoreIn(dir);
+}
+
+const noWallet = (dir: string) => new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
+
+/** The store of the wallet in `dir`, which must have one: never made here. */
+async function openExistingStore(dir: string): Promise<Store> {
+  await checkWalletFolder(dir);
+  const exists = await stat(join(dir, 'store')).then(() => true, () => false);
+  if (!exists) throw noWallet(dir);
+  return openStoreIn(dir);
+}
+
+/** Opens DIR/store (made when missing) in a `dir` already checked (checkWalletFolder). */
+async function openStoreIn(dir: string): Promise<Store> {
   await makeDir(join(dir, 'store'));
   try {
     return await openStore({ path: join(dir, 'store') });
@@ -105,13 +120,10 @@ export function addressOptions(opts: { allowPrivateEndpoints?: boolean }): Pick<
 
 /** Opens an existing wallet (never creates a DID here: reading a folder must not change it). */
 async function openExisting(dir: string, engine?: EnvelopeEngine, extra: Partial<WalletOptions> = {}): Promise<{ wallet: Wallet; close(): Promise<void> }> {
-  await checkWalletFolder(dir);
-  const exists = await stat(join(dir, 'store')).then(() => true, () => false);
-  if (!exists) throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
-  const store = await openWalletStore(dir);
+  const store = await openExistingStore(dir);
   if (!(await loadIdentity(didRegistry(store)))) {
     await store.close();
-    throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
+    throw noWallet(dir);
   }
   // No serve process holds the store: a serve.json left behind is stale.
   await rm(join(dir, 'serve.json'), { force: true });
@@ -130,10 +142,7 @@ async function openExisting(dir: string, engine?: EnvelopeEngine, extra: Partial
 
 /** Runs `fn` on the wallet's store opened here, without starting its agent (nothing is sent). */
 export async function withStore<T>(dir: string, fn: (store: Store) => Promise<T>): Promise<T> {
-  await checkWalletFolder(dir);
-  const exists = await stat(join(dir, 'store')).then(() => true, () => false);
-  if (!exists) throw new IdsyncError('wallet_not_found', `no wallet in ${dir} (create one: idsync wallet create --data ${dir})`);
-  const store = await openWalletStore(dir);
+  const store = await openExistingStore(dir);
   try {
     return await fn(store);
   } finally {
