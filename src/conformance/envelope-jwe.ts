@@ -3,6 +3,8 @@
 // rule is judged on its own, so a JWE with several faults gets every one of them, not the first.
 import { MEDIA_TYPES } from '../didcomm/types.js';
 import { critListFault, JWE_HEADER_NAMES } from '../didcomm/envelope/crit.js';
+// §ECDH-1PU / §ECDH-ES key wrapping: the headers that MUST be in the protected section (no MUST places enc or skid).
+import { protectedOnly } from '../didcomm/envelope/jwe/parse.js';
 import { hash } from 'node:crypto';
 import { b64uDecodeText } from '../encoding.js';
 import { ANONCRYPT_ALG, AUTHCRYPT_ALG, decodeHeader, isBase64url, isObject } from './envelope-shape.js';
@@ -16,14 +18,6 @@ const L = 'envelope' as const;
 const DIDCOMM_ENCS = ['A256CBC-HS512', 'A256GCM', 'XC20P'];
 /** ECDH-1PU draft 04 §2.1: key wrapping only with AES_CBC_HMAC_SHA2; DIDComm's one is A256CBC-HS512. */
 const AUTHCRYPT_ENCS = ['A256CBC-HS512'];
-/**
- * §ECDH-1PU key wrapping: "JWE messages MUST use common `epk`, `apu`, `apv` and `alg` headers for
- * all recipient keys. They MUST be set in the `protected` JWE section." (§ECDH-ES: `epk`, `apv`
- * and `alg`.) No MUST places enc or skid.
- */
-const PROTECTED_ONLY_AUTHCRYPT = ['alg', 'epk', 'apu', 'apv'];
-const PROTECTED_ONLY_ANONCRYPT = ['alg', 'epk', 'apv'];
-const protectedOnly = (alg: unknown) => (alg === ANONCRYPT_ALG ? PROTECTED_ONLY_ANONCRYPT : PROTECTED_ONLY_AUTHCRYPT);
 const AGREEMENT_CURVES: Record<string, string[]> = { OKP: ['X25519'], EC: ['P-256', 'P-384', 'P-521'] };
 
 const didOfKid = (kid: string) => kid.split('#')[0]!;

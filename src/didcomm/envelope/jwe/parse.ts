@@ -24,10 +24,13 @@ export interface ParsedJwe {
 const PROTECTED_ONLY_AUTHCRYPT = ['alg', 'epk', 'apu', 'apv'];
 const PROTECTED_ONLY_ANONCRYPT = ['alg', 'epk', 'apv'];
 
+/** The header parameters a JWE of key wrapping `alg` must keep in its protected header. */
+export const protectedOnly = (alg: unknown): readonly string[] => (alg === 'ECDH-ES+A256KW' ? PROTECTED_ONLY_ANONCRYPT : PROTECTED_ONLY_AUTHCRYPT);
+
 function headerOf(v: unknown, what: string, alg: unknown): Record<string, unknown> | undefined {
   if (v === undefined) return undefined;
   if (!isObject(v)) throw malformed('envelope.jwe-header', `${what} must be a JSON object`);
-  for (const name of alg === 'ECDH-ES+A256KW' ? PROTECTED_ONLY_ANONCRYPT : PROTECTED_ONLY_AUTHCRYPT) {
+  for (const name of protectedOnly(alg)) {
     if (name in v) throw malformed('envelope.jwe-protected-headers', `${name} must be in the protected header, not in ${what}`);
   }
   return v;
